@@ -1,0 +1,13 @@
+"""ASGI entry point: HTTP through Django, websockets through Channels routing."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "atlas.settings")
+
+from django.core.asgi import get_asgi_application  # noqa: E402
+
+django_asgi_app = get_asgi_application()
+
+from atlas.routing import application  # noqa: E402,F401

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from runs.models import Case
+from runs.uploads import CheckedUpload, check_upload
+
+
+class CaseForm(forms.ModelForm):
+    document = forms.FileField(
+        required=False,
+        help_text="Optional. PDF or plain text, up to the upload limit.",
+    )
+    jurisdiction = forms.CharField(
+        required=False,
+        max_length=10,
+        label="Jurisdiction (ISO code)",
+        help_text="Two letters, such as GB, US or SG. Leave blank if unknown.",
+    )
+    document_sensitive = forms.BooleanField(
+        required=False,
+        label="Document is sensitive",
+        help_text="Extracting a sensitive document needs a reviewer's approval.",
+    )
+
+    class Meta:
+        model = Case
+        fields = ["subject_name", "subject_type", "jurisdiction", "notes"]
+        labels = {"subject_name": "Subject", "jurisdiction": "Jurisdiction (ISO code)"}
+        widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
+
+    checked_upload: CheckedUpload | None = None
+
+    def clean_subject_name(self) -> str:
+        name = " ".join(self.cleaned_data["subject_name"].split())
+        if len(name) < 2:
+            raise ValidationError("Enter the subject's name (at least two characters).")
+        return name
+
+    def clean_jurisdiction(self) -> str:
+        code = self.cleaned_data["jurisdiction"].strip().upper()
+        if code and (len(code) != 2 or not code.isalpha()):
+            raise ValidationError(
+                "Use a two-letter country code such as GB, US or SG, or leave it blank."
+            )
+        return code
+
+    def clean_document(self):
+        upload = self.cleaned_data.get("document")
+        if upload:
+            self.checked_upload = check_upload(upload)
+        return upload

@@ -1,0 +1,60 @@
+"""Create the demo tenants and personas. Safe to run again: it only fills in what is missing."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from runs.models import Membership, Tenant
+
+DEMO_PASSWORD = "atlas-demo-2026"
+
+PERSONAS = [
+    # username, full name, tenant slug, role
+    ("analyst", "Ana Lyst", "demo-bank", Membership.Role.ANALYST),
+    ("reviewer", "Rita View", "demo-bank", Membership.Role.REVIEWER),
+    ("reviewer2", "Sam Second", "demo-bank", Membership.Role.REVIEWER),
+    ("admin", "Ada Admin", "demo-bank", Membership.Role.ADMIN),
+    ("outsider", "Otto Side", "harbor-credit", Membership.Role.ANALYST),
+]
+TENANTS = {"demo-bank": "Demo Bank", "harbor-credit": "Harbor Credit"}
+
+
+class Command(BaseCommand):
+    help = "Create the demo tenants and users (idempotent) and print their logins."
+
+    @transaction.atomic
+    def handle(self, *args, **options) -> None:
+        tenants = {
+            slug: Tenant.objects.get_or_create(slug=slug, defaults={"name": name})[0]
+            for slug, name in TENANTS.items()
+        }
+        admins = self._admin_group()
+        user_model = get_user_model()
+        for username, full_name, slug, role in PERSONAS:
+            first, last = full_name.split(" ", 1)
+            user, created = user_model.objects.get_or_create(
+                username=username, defaults={"first_name": first, "last_name": last}
+            )
+            if created:
+                user.set_password(DEMO_PASSWORD)
+            user.is_staff = role == Membership.Role.ADMIN
+            user.save()
+            if user.is_staff:
+                user.groups.add(admins)
+            Membership.objects.update_or_create(
+                user=user, defaults={"tenant": tenants[slug], "role": role}
+            )
+
+        self.stdout.write(f"Demo logins (password for all: {DEMO_PASSWORD})")
+        for username, full_name, slug, role in PERSONAS:
+            self.stdout.write(f"  {username:<10} {role:<9} {TENANTS[slug]}  ({full_name})")
+
+    def _admin_group(self) -> Group:
+        group, _ = Group.objects.get_or_create(name="Atlas admins")
+        group.permissions.set(
+            Permission.objects.filter(content_type__app_label__in=["runs", "reviews", "auth"])
+        )
+        return group

@@ -1,0 +1,290 @@
+"""Cases, documents and the persisted side of agent runs.
+
+A run's truth lives in its row: status, serialized state with a version for optimistic
+concurrency, and the lease that says which worker owns it right now.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Tenant(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(unique=True)
+    approval_cost_threshold_usd = models.DecimalField(
+        max_digits=10, decimal_places=4, default=Decimal("0.50")
+    )
+    forbidden_tools = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        ANALYST = "analyst", "Analyst"
+        REVIEWER = "reviewer", "Reviewer"
+        ADMIN = "admin", "Admin"
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="membership"
+    )
+    tenant = models.ForeignKey(Tenant, on_delete=models.PROTECT, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.role} at {self.tenant})"
+
+
+class CaseQuerySet(models.QuerySet):
+    def for_tenant(self, tenant: Tenant) -> CaseQuerySet:
+        return self.filter(tenant=tenant)
+
+
+class Case(models.Model):
+    class SubjectType(models.TextChoices):
+        COMPANY = "company", "Company"
+        PERSON = "person", "Person"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.PROTECT, related_name="cases")
+    subject_name = models.CharField(max_length=300)
+    subject_type = models.CharField(max_length=16, choices=SubjectType.choices)
+    jurisdiction = models.CharField(max_length=2, blank=True)
+    notes = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="cases_opened"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = CaseQuerySet.as_manager()
+
+    class Meta:
+        indexes = [
+            # The case list: a tenant's cases, newest first.
+            models.Index(
+                fields=["tenant", "-created_at", "-id"], name="runs_case_tenant_recent_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject_name} ({self.get_subject_type_display()})"
+
+
+def document_upload_path(document: Document, filename: str) -> str:
+    return (
+        f"documents/{document.case.tenant_id}/{document.case_id}/{document.sha256[:16]}-{filename}"
+    )
+
+
+class Document(models.Model):
+    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="documents")
+    file = models.FileField(upload_to=document_upload_path, max_length=400)
+    original_name = models.CharField(max_length=255)
+    content_type = models.CharField(max_length=100)
+    size = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    sensitive = models.BooleanField(default=False)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.original_name
+
+
+class RunQuerySet(models.QuerySet):
+    def for_tenant(self, tenant: Tenant) -> RunQuerySet:
+        return self.filter(case__tenant=tenant)
+
+
+class Run(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RESEARCHING = "researching", "Researching"
+        WAITING_FOR_INPUT = "waiting_for_input", "Waiting for input"
+        AWAITING_REVIEW = "awaiting_review", "Awaiting review"
+        COMPLETED = "completed", "Completed"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    class Reason(models.TextChoices):
+        FINISH_PROPOSED = "finish_proposed", "Finish proposed"
+        PACKET_APPROVED = "packet_approved", "Packet approved"
+        AWAITING_APPROVAL = "awaiting_approval", "Awaiting approval"
+        WAITING_FOR_INPUT = "waiting_for_input", "Waiting for input"
+        MAX_ITERATIONS = "max_iterations", "Iteration budget reached"
+        TOKEN_BUDGET = "token_budget", "Token budget reached"
+        COST_BUDGET = "cost_budget", "Cost budget reached"
+        DEADLINE = "deadline", "Deadline reached"
+        REPEATED_ACTION = "repeated_action", "Repeated action"
+        NO_PROGRESS = "no_progress", "No progress"
+        POLICY_DENIED = "policy_denied", "Policy denied"
+        TOOL_FAILURE = "tool_failure", "Tool failure"
+        MODEL_FAILURE = "model_failure", "Model failure"
+        CANCELLED = "cancelled", "Cancelled"
+
+    ACTIVE_STATUSES = (Status.QUEUED, Status.RESEARCHING)
+    TERMINAL_STATUSES = (Status.COMPLETED, Status.FAILED, Status.CANCELLED)
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.PROTECT, related_name="runs")
+    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="runs")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True
+    )
+    status = models.CharField(max_length=24, choices=Status.choices, default=Status.QUEUED)
+    termination_reason = models.CharField(max_length=24, choices=Reason.choices, blank=True)
+    user_status = models.CharField(max_length=300, blank=True)
+
+    budgets = models.JSONField(default=dict)
+    iterations = models.PositiveIntegerField(default=0)
+    tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
+    elapsed_seconds = models.FloatField(default=0.0)
+
+    state = models.JSONField(default=dict)
+    state_version = models.PositiveIntegerField(default=0)
+    last_seq = models.PositiveIntegerField(default=0)
+    scenario = models.JSONField(null=True, blank=True)
+
+    model_name = models.CharField(max_length=120, default="playbook")
+    prompt_version = models.CharField(max_length=40, blank=True)
+    schema_version = models.CharField(max_length=40, blank=True)
+    policy_version = models.CharField(max_length=40, blank=True)
+    toolset_version = models.CharField(max_length=40, blank=True)
+
+    lease_owner = models.CharField(max_length=120, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    resume_requested_at = models.DateTimeField(null=True, blank=True)
+    cancel_requested_at = models.DateTimeField(null=True, blank=True)
+    cancel_requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    last_error = models.TextField(blank=True)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = RunQuerySet.as_manager()
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["tenant", "-created_at", "-id"], name="runs_run_tenant_recent_idx"
+            ),
+            models.Index(fields=["tenant", "status", "-id"], name="runs_run_tenant_status_idx"),
+            models.Index(
+                fields=["tenant", "termination_reason", "-id"], name="runs_run_tenant_reason_idx"
+            ),
+            models.Index(fields=["tenant", "cost_usd", "id"], name="runs_run_tenant_cost_idx"),
+            models.Index(fields=["tenant", "tokens", "id"], name="runs_run_tenant_tokens_idx"),
+            models.Index(
+                fields=["tenant", "iterations", "id"], name="runs_run_tenant_iterations_idx"
+            ),
+            models.Index(
+                fields=["tenant", "elapsed_seconds", "id"], name="runs_run_tenant_elapsed_idx"
+            ),
+            models.Index(fields=["case", "-id"], name="runs_run_case_recent_idx"),
+            # The worker sweep: runs that need a worker (queued, researching with an
+            # expired lease, or a requested resume).
+            models.Index(
+                fields=["lease_expires_at"],
+                name="runs_run_sweep_idx",
+                condition=Q(status__in=["queued", "researching"])
+                | Q(resume_requested_at__isnull=False),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Run {self.pk} of {self.case.subject_name}: {self.status}"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in self.TERMINAL_STATUSES
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE_STATUSES
+
+
+class Observation(models.Model):
+    class Source(models.TextChoices):
+        TOOL = "tool", "Tool"
+        HUMAN = "human", "Human"
+        RUNTIME = "runtime", "Runtime"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="observations")
+    step = models.PositiveIntegerField()
+    source = models.CharField(max_length=16, choices=Source.choices)
+    name = models.CharField(max_length=80)
+    ok = models.BooleanField()
+    data = models.JSONField(null=True, blank=True)
+    model_view = models.JSONField(null=True, blank=True)
+    error_type = models.CharField(max_length=80, blank=True)
+    error_message = models.TextField(blank=True)
+    source_ids = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["run", "step"], name="runs_observation_run_step_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.name} at step {self.step} ({'ok' if self.ok else self.error_type})"
+
+
+class TraceEvent(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    step = models.PositiveIntegerField()
+    type = models.CharField(max_length=40)
+    data = models.JSONField(default=dict, blank=True)
+    timestamp = models.DateTimeField()
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "seq"], name="runs_traceevent_seq_unique"),
+        ]
+        indexes = [models.Index(fields=["run", "type"], name="runs_traceevent_run_type_idx")]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.type}"
+
+
+class ToolCall(models.Model):
+    class Effect(models.TextChoices):
+        INTENDED = "intended", "Intended"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+        UNKNOWN = "unknown", "Unknown"
+        CANCELLED = "cancelled", "Cancelled"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="tool_calls")
+    idempotency_key = models.CharField(max_length=128, unique=True)
+    step = models.PositiveIntegerField()
+    tool = models.CharField(max_length=80)
+    arguments = models.JSONField(default=dict)
+    effect_status = models.CharField(max_length=16, choices=Effect.choices, default=Effect.INTENDED)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
+    result = models.JSONField(null=True, blank=True)
+    error_type = models.CharField(max_length=80, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["run", "step"], name="runs_toolcall_run_step_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.tool} [{self.effect_status}] {self.idempotency_key}"

@@ -1,0 +1,54 @@
+"""The main navigation: which sections a role sees, with open-item counts where useful."""
+
+from __future__ import annotations
+
+from django import template
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html, format_html_join
+
+from reviews.queries import open_counts_for_nav
+
+register = template.Library()
+
+SECTIONS = [
+    ("runs-case-list", "Cases", {"analyst", "reviewer", "admin"}),
+    ("reviews-queue", "Approvals", {"reviewer"}),
+    ("reviews-clarifications", "Questions", {"analyst", "reviewer"}),
+    ("reviews-escalations", "Escalations", {"reviewer"}),
+    ("reviews-audit", "Audit", {"reviewer", "admin"}),
+    ("runs-trace-list", "Runs", {"admin"}),
+    ("runs-metrics", "Metrics", {"admin"}),
+]
+
+
+@register.simple_tag(takes_context=True)
+def nav_links(context) -> str:
+    request = context["request"]
+    role = context.get("role")
+    counts = context.get("nav_counts") or _queue_counts(context)
+    links = []
+    for url_name, label, roles in SECTIONS:
+        if role not in roles:
+            continue
+        try:
+            url = reverse(url_name)
+        except NoReverseMatch:
+            continue
+        current = "page" if request.path.startswith(url) and url != "/" else ""
+        count = counts.get(url_name)
+        links.append(
+            (
+                url,
+                current,
+                label,
+                format_html(' <span class="count">{}</span>', count) if count else "",
+            )
+        )
+    return format_html_join("", '<a href="{}" aria-current="{}">{}{}</a>', links)
+
+
+def _queue_counts(context) -> dict[str, int]:
+    tenant = context.get("tenant")
+    if tenant is None:
+        return {}
+    return open_counts_for_nav(tenant)

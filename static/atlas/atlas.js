@@ -1,0 +1,1 @@
+// Atlas page behaviour that htmx attributes cannot express on their own.

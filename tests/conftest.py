@@ -1,0 +1,141 @@
+"""Shared personas and fixtures.
+
+The personas: an analyst, a reviewer, a second reviewer and an admin at Demo Bank, and an
+outsider analyst at another tenant who must never see Demo Bank's data.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from runs.models import Case, Membership, Tenant
+
+PASSWORD = "correct-horse-battery"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+
+
+@pytest.fixture(autouse=True)
+def _media_in_tmp(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    settings.ALLOWED_HOSTS = ["*"]
+
+
+def _person(username: str, tenant: Tenant, role: str):
+    user = get_user_model().objects.create_user(
+        username=username, password=PASSWORD, first_name=username.title()
+    )
+    Membership.objects.create(user=user, tenant=tenant, role=role)
+    if role == Membership.Role.ADMIN:
+        user.is_staff = True
+        user.save(update_fields=["is_staff"])
+    return user
+
+
+@pytest.fixture
+def tenant(db) -> Tenant:
+    return Tenant.objects.create(name="Demo Bank", slug="demo-bank")
+
+
+@pytest.fixture
+def other_tenant(db) -> Tenant:
+    return Tenant.objects.create(name="Harbor Credit", slug="harbor-credit")
+
+
+@pytest.fixture
+def analyst(tenant):
+    return _person("analyst", tenant, Membership.Role.ANALYST)
+
+
+@pytest.fixture
+def reviewer(tenant):
+    return _person("reviewer", tenant, Membership.Role.REVIEWER)
+
+
+@pytest.fixture
+def second_reviewer(tenant):
+    return _person("reviewer2", tenant, Membership.Role.REVIEWER)
+
+
+@pytest.fixture
+def admin_user(tenant):
+    return _person("admin", tenant, Membership.Role.ADMIN)
+
+
+@pytest.fixture
+def outsider(other_tenant):
+    return _person("outsider", other_tenant, Membership.Role.ANALYST)
+
+
+@pytest.fixture
+def case(tenant, analyst) -> Case:
+    return Case.objects.create(
+        tenant=tenant,
+        subject_name="Acme Widgets Ltd",
+        subject_type="company",
+        jurisdiction="GB",
+        created_by=analyst,
+    )
+
+
+@pytest.fixture
+def outsider_case(other_tenant, outsider) -> Case:
+    return Case.objects.create(
+        tenant=other_tenant,
+        subject_name="Harbor Holdings",
+        subject_type="company",
+        created_by=outsider,
+    )
+
+
+def client_for(client, user):
+    client.force_login(user)
+    return client
+
+
+# --- Browser ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's Chromium driven by Playwright; never a downloaded browser."""
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("ATLAS_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"{CHROMIUM} is missing; install Debian's chromium package")
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install -y chromium)")
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium):
+    context = chromium.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+def screenshot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def login_in_browser(page, base_url: str, username: str, password: str = PASSWORD) -> None:
+    page.goto(f"{base_url}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+    page.wait_for_load_state()

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse
+from django.test import RequestFactory
+
+from runs.access import get_for_tenant, require_role
+from runs.models import Case
+
+
+def test_another_tenants_case_is_a_404(case, outsider_case, tenant):
+    assert get_for_tenant(Case.objects.all(), tenant, pk=case.pk) == case
+    with pytest.raises(Http404):
+        get_for_tenant(Case.objects.all(), tenant, pk=outsider_case.pk)
+
+
+def test_a_missing_case_is_also_a_404(tenant):
+    with pytest.raises(Http404):
+        get_for_tenant(Case.objects.all(), tenant, pk=999_999)
+
+
+@require_role("reviewer")
+def _reviewer_only(request):
+    return HttpResponse("ok")
+
+
+def test_a_role_check_refuses_other_roles(analyst, reviewer):
+    request = RequestFactory().get("/")
+    request.user = analyst
+    with pytest.raises(PermissionDenied):
+        _reviewer_only(request)
+    request.user = reviewer
+    assert _reviewer_only(request).status_code == 200
+
+
+def test_an_anonymous_user_is_sent_to_login(db, client):
+    response = client.get("/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/login/")
+
+
+def test_an_account_without_a_tenant_is_told_so(db, client, django_user_model):
+    user = django_user_model.objects.create_user(username="drifter", password="x" * 12)
+    client.force_login(user)
+    response = client.get("/")
+    assert response.status_code == 403
+    assert b"not a member of any tenant" in response.content

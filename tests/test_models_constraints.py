@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from reviews.models import HumanDecision
+from runs.models import Run, ToolCall, TraceEvent
+
+
+@pytest.fixture
+def run(case, tenant):
+    return Run.objects.create(case=case, tenant=tenant)
+
+
+def test_it_rejects_a_duplicate_sequence_number_in_one_run(run):
+    TraceEvent.objects.create(run=run, seq=1, step=0, type="run_started", timestamp=timezone.now())
+    with pytest.raises(IntegrityError), transaction.atomic():
+        TraceEvent.objects.create(
+            run=run, seq=1, step=0, type="model_requested", timestamp=timezone.now()
+        )
+
+
+def test_the_same_sequence_number_is_fine_in_another_run(run, case, tenant):
+    other = Run.objects.create(case=case, tenant=tenant)
+    TraceEvent.objects.create(run=run, seq=1, step=0, type="run_started", timestamp=timezone.now())
+    TraceEvent.objects.create(
+        run=other, seq=1, step=0, type="run_started", timestamp=timezone.now()
+    )
+    assert TraceEvent.objects.filter(seq=1).count() == 2
+
+
+def test_it_rejects_a_reused_idempotency_key(run):
+    ToolCall.objects.create(
+        run=run, idempotency_key="run1:step2:abc", step=2, tool="screen_sanctions"
+    )
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ToolCall.objects.create(
+            run=run, idempotency_key="run1:step2:abc", step=3, tool="screen_sanctions"
+        )
+
+
+def test_a_human_decision_cannot_be_edited_or_deleted(run, reviewer, tenant, case):
+    decision = HumanDecision.objects.create(
+        tenant=tenant,
+        case=case,
+        run=run,
+        actor=reviewer,
+        kind="approve",
+        reason="ok",
+        state_version=3,
+    )
+    decision.reason = "changed my mind"
+    with pytest.raises(ValidationError):
+        decision.save()
+    with pytest.raises(ValidationError):
+        decision.delete()
+    assert HumanDecision.objects.get().reason == "ok"
+
+
+def test_every_model_has_a_readable_name(run):
+    assert "Acme Widgets Ltd" in str(run)
+    assert "queued" in str(run)

@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _check(env_overrides: dict[str, str]) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG"}}
+    env.update(env_overrides)
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_it_refuses_to_start_with_debug_off_and_the_development_key():
+    result = _check({"DEBUG": "0"})
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr
+
+
+def test_it_starts_with_debug_off_and_a_real_key():
+    result = _check({"DEBUG": "0", "SECRET_KEY": "k" * 50})
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_malformed_boolean_fails_loudly():
+    result = _check({"DEBUG": "maybe"})
+    assert result.returncode != 0
+    assert "DEBUG must be a boolean" in result.stderr
