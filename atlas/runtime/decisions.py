@@ -1,0 +1,146 @@
+"""What the model may propose: the typed NextAction and the due-diligence packet.
+
+Schema-valid is not trusted: the engine validates semantics (policy, citations, risk)
+after parsing.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+RiskRating = Literal["low", "medium", "high"]
+
+
+class Usage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    cost_usd: Decimal = Field(default=Decimal("0"), ge=0)
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+class Finding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    claim: str
+    evidence_ids: list[str] = Field(default_factory=list)
+
+
+class PacketConflictValue(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    value: str
+    source_id: str
+    source_label: str = ""
+    retrieved_at: str = ""
+    excerpt: str = ""
+
+
+class PacketConflict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    conflict_id: str
+    fact: str
+    status: str = "open"
+    values: list[PacketConflictValue] = Field(default_factory=list)
+
+
+class DueDiligencePacket(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    subject: str
+    selected_entity: str | None = None
+    risk_rating: RiskRating
+    findings: list[Finding] = Field(default_factory=list)
+    sanctions_result: str = ""
+    adverse_media_summary: str = ""
+    unresolved_conflicts: list[PacketConflict] = Field(default_factory=list)
+    open_gaps: list[str] = Field(default_factory=list)
+    # Set by the runtime only (a partial packet after a stop, or a reviewer closing it).
+    partial: bool = False
+    closed_by_reviewer: bool = False
+    closing_note: str = ""
+
+
+class _Action(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    usage: Usage | None = None
+
+
+class CallTool(_Action):
+    kind: Literal["call_tool"] = "call_tool"
+    # A plain string on purpose: an unknown tool is a policy outcome (tool_rejected),
+    # not a schema error that would burn a model-repair turn.
+    tool_name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    rationale_summary: str = ""
+
+
+class AskHuman(_Action):
+    kind: Literal["ask_human"] = "ask_human"
+    question: str = Field(min_length=1)
+    blocking: bool = True
+    candidates: list[str] = Field(default_factory=list)
+
+
+class Finish(_Action):
+    kind: Literal["finish"] = "finish"
+    packet: DueDiligencePacket
+
+
+NextAction = Annotated[CallTool | AskHuman | Finish, Field(discriminator="kind")]
+NEXT_ACTION_ADAPTER: TypeAdapter[CallTool | AskHuman | Finish] = TypeAdapter(NextAction)
+NEXT_ACTION_SCHEMA_VERSION = "next-action/1"
+
+
+class InvalidModelOutput(ValueError):
+    """The model's output was not JSON or not a valid NextAction."""
+
+    def __init__(self, error_type: str, message: str) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+        self.message = message
+
+
+def parse_next_action(raw: str | dict[str, Any]) -> CallTool | AskHuman | Finish:
+    """Parse raw model text (or an already-decoded object) into one NextAction."""
+    if isinstance(raw, str):
+        text = raw.strip()
+        if text.startswith("```"):
+            # Models often wrap JSON in a fenced block; the fence is not part of the object.
+            text = text.strip("`")
+            if text.lower().startswith("json"):
+                text = text[4:]
+        try:
+            payload = json.loads(text)
+        except (json.JSONDecodeError, ValueError) as error:
+            raise InvalidModelOutput("invalid_json", f"Output is not JSON: {error}") from error
+    else:
+        payload = raw
+    if not isinstance(payload, dict):
+        raise InvalidModelOutput("invalid_action", "Output must be one JSON object.")
+    try:
+        return NEXT_ACTION_ADAPTER.validate_python(payload)
+    except ValidationError as error:
+        summary = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()[:5]
+        )
+        raise InvalidModelOutput("invalid_action", f"Not a valid NextAction: {summary}") from error
+
+
+def next_action_json_schema() -> dict[str, Any]:
+    """JSON schema of NextAction, used as the OpenAI ``response_format`` schema."""
+    return NEXT_ACTION_ADAPTER.json_schema()
+
+
+def action_to_json(action: CallTool | AskHuman | Finish) -> dict[str, Any]:
+    return action.model_dump(mode="json", exclude_none=True)

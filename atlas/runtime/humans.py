@@ -1,0 +1,101 @@
+"""Human inputs applied to a paused run (`Runtime.apply_human_input`).
+
+Every input carries a decision_id (idempotency: applying the same id twice does nothing)
+and the actor who made it.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+
+
+class _HumanInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    decision_id: str = Field(min_length=1)
+    actor: str = Field(min_length=1)
+
+
+class ClarificationAnswer(_HumanInput):
+    """Answer to the pending question (`waiting_for_input`)."""
+
+    kind: Literal["clarification_answer"] = "clarification_answer"
+    question_id: str
+    text: str = Field(min_length=1)
+
+
+class ApprovalDecision(_HumanInput):
+    """A reviewer's decision on the pending action (`awaiting_review`/`awaiting_approval`)."""
+
+    kind: Literal["approval"] = "approval"
+    action_id: str
+    approved: bool
+    reason: str = ""
+
+
+class ConflictResolution(_HumanInput):
+    """Pick the right value of a conflicting fact, or mark it unresolvable with a note."""
+
+    kind: Literal["conflict_resolution"] = "conflict_resolution"
+    conflict_id: str
+    value: str | None = None
+    unresolvable: bool = False
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _value_or_unresolvable(self) -> ConflictResolution:
+        if self.unresolvable == (self.value is not None):
+            raise ValueError("give either a chosen value or unresolvable=True, not both")
+        return self
+
+
+class BudgetExtension(_HumanInput):
+    """More room for a run stopped by a budget (or by repetition / no progress)."""
+
+    kind: Literal["budget_extension"] = "budget_extension"
+    extra_iterations: int = Field(default=0, ge=0)
+    extra_tokens: int = Field(default=0, ge=0)
+    extra_cost_usd: Decimal = Field(default=Decimal("0"), ge=0)
+    extra_seconds: float = Field(default=0, ge=0)
+
+
+class PacketSignOff(_HumanInput):
+    """Reviewer sign-off on a proposed packet (`awaiting_review`/`finish_proposed`).
+
+    Approved → `completed`/`packet_approved`; rejected → back to `researching` with the
+    reason as a human observation. The reviewer must not be the analyst who opened it.
+    """
+
+    kind: Literal["packet_signoff"] = "packet_signoff"
+    approved: bool
+    reason: str = ""
+
+
+class CloseCase(_HumanInput):
+    """Close the case as it stands: `completed`/`packet_approved`, packet marked closed."""
+
+    kind: Literal["close_case"] = "close_case"
+    decision: str = Field(min_length=1)
+
+
+HumanInput = Annotated[
+    ClarificationAnswer
+    | ApprovalDecision
+    | ConflictResolution
+    | BudgetExtension
+    | PacketSignOff
+    | CloseCase,
+    Field(discriminator="kind"),
+]
+HUMAN_INPUT_ADAPTER: TypeAdapter = TypeAdapter(HumanInput)
+
+
+class HumanInputRejected(ValueError):
+    """The input does not fit the run's current state (wrong status, unknown id, ...)."""
+
+
+def parse_human_input(data: dict) -> HumanInput:
+    return HUMAN_INPUT_ADAPTER.validate_python(data)

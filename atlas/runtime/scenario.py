@@ -1,0 +1,244 @@
+"""The scenario file of DESIGN.md, parsed strictly (unknown keys or values are errors)."""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from atlas.runtime.decisions import AskHuman, CallTool, Finish
+
+TOOL_NAMES = (
+    "resolve_entity",
+    "screen_sanctions",
+    "search_adverse_media",
+    "extract_uploaded_document",
+)
+FAULT_WORDS = (
+    "ok",
+    "timeout",
+    "rate_limited",
+    "forbidden",
+    "not_found",
+    "effect_unknown",
+    "oversized",
+)
+_FAULT_RE = re.compile(
+    r"^(ok|timeout|rate_limited|forbidden|not_found|effect_unknown|oversized|slow:\d+(\.\d+)?)$"
+)
+
+EVENT_TYPES = (
+    "run_started",
+    "run_resumed",
+    "model_requested",
+    "model_decision",
+    "model_failed",
+    "policy_denied",
+    "tool_rejected",
+    "duplicate_action_blocked",
+    "approval_requested",
+    "approval_granted",
+    "approval_denied",
+    "tool_started",
+    "tool_retryable_failure",
+    "tool_failed",
+    "tool_succeeded",
+    "result_truncated",
+    "clarification_requested",
+    "clarification_received",
+    "conflict_detected",
+    "no_progress_detected",
+    "cycle_detected",
+    "budget_exhausted",
+    "final_rejected",
+    "finish_proposed",
+    "escalated",
+    "run_cancelled",
+    "run_failed",
+    "run_completed",
+    # extra events
+    "conflict_resolved",
+    "budget_extended",
+    "packet_approved",
+    "packet_rejected",
+)
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be used, with a message naming the bad key."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScenarioDocument(_Strict):
+    path: str
+    name: str | None = None
+    sensitive: bool = False
+
+
+class ScenarioCase(_Strict):
+    subject: str = Field(min_length=1)
+    subject_type: Literal["company", "person"] = "company"
+    jurisdiction: str | None = None
+    notes: str = ""
+    documents: list[ScenarioDocument] = Field(default_factory=list)
+
+
+class ScenarioBudgets(_Strict):
+    max_iterations: int | None = Field(default=None, ge=0)
+    max_tokens: int | None = Field(default=None, ge=0)
+    max_cost_usd: Decimal | None = Field(default=None, ge=0)
+    deadline_seconds: float | None = Field(default=None, ge=0)
+    max_model_errors: int | None = Field(default=None, ge=0)
+    max_no_progress: int | None = Field(default=None, ge=1)
+
+    def overrides(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
+class RawTurn(_Strict):
+    raw: str
+
+
+class TransportErrorTurn(_Strict):
+    transport_error: Literal["timeout", "rate_limited"]
+
+
+ScriptTurn = CallTool | AskHuman | Finish | RawTurn | TransportErrorTurn
+
+
+class ScriptedModelSpec(_Strict):
+    turns: list[ScriptTurn]
+
+    @field_validator("turns", mode="before")
+    @classmethod
+    def _parse_turns(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            raise ValueError("turns must be a list")
+        return [parse_turn(turn, index) for index, turn in enumerate(value)]
+
+
+def parse_turn(turn: Any, index: int = 0) -> ScriptTurn:
+    if isinstance(turn, BaseModel):
+        return turn  # type: ignore[return-value]
+    if not isinstance(turn, dict):
+        raise ValueError(f"turn {index} must be an object")
+    try:
+        if "raw" in turn:
+            return RawTurn.model_validate(turn)
+        if "transport_error" in turn:
+            return TransportErrorTurn.model_validate(turn)
+        kind = turn.get("kind")
+        model = {"call_tool": CallTool, "ask_human": AskHuman, "finish": Finish}.get(kind)
+        if model is None:
+            raise ValueError(
+                f"turn {index}: 'kind' must be call_tool, ask_human or finish (got {kind!r}); "
+                "use {'raw': ...} for raw model text"
+            )
+        return model.model_validate(turn)
+    except ValidationError as error:
+        raise ValueError(f"turn {index}: {_describe(error)}") from error
+
+
+class CancelOn(_Strict):
+    event: str
+    nth: int = Field(default=1, ge=1)
+
+    @field_validator("event")
+    @classmethod
+    def _known_event(cls, value: str) -> str:
+        if value not in EVENT_TYPES:
+            raise ValueError(f"unknown event type {value!r}")
+        return value
+
+
+class HumanScript(_Strict):
+    answers: list[str] = Field(default_factory=list)
+    approvals: list[Literal["approve", "deny"]] = Field(default_factory=list)
+    cancel_on: CancelOn | None = None
+
+
+class Scenario(_Strict):
+    case: ScenarioCase
+    budgets: ScenarioBudgets = Field(default_factory=ScenarioBudgets)
+    model: Literal["playbook"] | ScriptedModelSpec = "playbook"
+    tool_faults: dict[str, list[str]] = Field(default_factory=dict)
+    human: HumanScript = Field(default_factory=HumanScript)
+    base_dir: str | None = Field(default=None, exclude=True)
+
+    @field_validator("tool_faults")
+    @classmethod
+    def _known_faults(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for tool, words in value.items():
+            if tool not in TOOL_NAMES:
+                raise ValueError(f"unknown tool {tool!r} (expected one of {', '.join(TOOL_NAMES)})")
+            for word in words:
+                if not _FAULT_RE.match(word):
+                    raise ValueError(
+                        f"unknown fault {word!r} for {tool} (expected one of "
+                        f"{', '.join(FAULT_WORDS)} or slow:SECONDS)"
+                    )
+        return value
+
+    def document_path(self, document: ScenarioDocument) -> Path:
+        path = Path(document.path)
+        if not path.is_absolute() and self.base_dir:
+            path = Path(self.base_dir) / path
+        return path
+
+
+def _describe(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors()[:5]:
+        location = ".".join(str(p) for p in item["loc"]) or "(top level)"
+        if item["type"] == "extra_forbidden":
+            parts.append(f"unknown key '{location}'")
+        else:
+            parts.append(f"'{location}': {item['msg']}")
+    return "; ".join(parts)
+
+
+def parse_scenario(data: Any, base_dir: str | Path | None = None) -> Scenario:
+    if not isinstance(data, dict):
+        raise ScenarioError("scenario must be a JSON object")
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as error:
+        raise ScenarioError(f"invalid scenario: {_describe(error)}") from error
+    if base_dir is not None:
+        scenario.base_dir = str(base_dir)
+    return scenario
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ScenarioError(f"cannot read scenario {path}: {error}") from error
+    except json.JSONDecodeError as error:
+        raise ScenarioError(f"scenario {path} is not valid JSON: {error}") from error
+    return parse_scenario(data, base_dir=path.parent)
+
+
+def load_turns(path: str | Path) -> list[ScriptTurn]:
+    """A `scripted:FILE` model file: a JSON list of turns, or {"turns": [...]}."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ScenarioError(f"cannot read script {path}: {error}") from error
+    except json.JSONDecodeError as error:
+        raise ScenarioError(f"script {path} is not valid JSON: {error}") from error
+    if isinstance(data, dict):
+        data = data.get("turns")
+    try:
+        return ScriptedModelSpec.model_validate({"turns": data}).turns
+    except ValidationError as error:
+        raise ScenarioError(f"invalid script {path}: {_describe(error)}") from error

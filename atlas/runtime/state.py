@@ -1,0 +1,353 @@
+"""AtlasState: the durable memory of one run. Everything survives a JSON round trip."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from atlas.runtime.decisions import DueDiligencePacket
+
+RunStatus = Literal[
+    "queued",
+    "researching",
+    "waiting_for_input",
+    "awaiting_review",
+    "completed",
+    "failed",
+    "cancelled",
+]
+STATUSES: tuple[str, ...] = (
+    "queued",
+    "researching",
+    "waiting_for_input",
+    "awaiting_review",
+    "completed",
+    "failed",
+    "cancelled",
+)
+TERMINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
+PAUSED_STATUSES = frozenset({"waiting_for_input", "awaiting_review"})
+
+ReasonCode = Literal[
+    "finish_proposed",
+    "packet_approved",
+    "awaiting_approval",
+    "waiting_for_input",
+    "max_iterations",
+    "token_budget",
+    "cost_budget",
+    "deadline",
+    "repeated_action",
+    "no_progress",
+    "policy_denied",
+    "tool_failure",
+    "model_failure",
+    "cancelled",
+]
+REASON_CODES: tuple[str, ...] = (
+    "finish_proposed",
+    "packet_approved",
+    "awaiting_approval",
+    "waiting_for_input",
+    "max_iterations",
+    "token_budget",
+    "cost_budget",
+    "deadline",
+    "repeated_action",
+    "no_progress",
+    "policy_denied",
+    "tool_failure",
+    "model_failure",
+    "cancelled",
+)
+BUDGET_REASONS = frozenset({"max_iterations", "token_budget", "cost_budget", "deadline"})
+
+# One sentence per reason code and per status, shown in the console.
+USER_STATUS: dict[str, str] = {
+    "finish_proposed": "Research is done and the packet is waiting for a reviewer's sign-off.",
+    "packet_approved": "A reviewer signed off the packet; the case is complete.",
+    "awaiting_approval": "A proposed action needs a reviewer's approval before it runs.",
+    "waiting_for_input": "The agent asked the analyst a question and is waiting for the answer.",
+    "max_iterations": "The research stopped at its iteration limit; a reviewer should look at the partial packet.",
+    "token_budget": "The research stopped before exceeding its token budget; a reviewer should look at the partial packet.",
+    "cost_budget": "The research stopped before exceeding its cost budget; a reviewer should look at the partial packet.",
+    "deadline": "The research stopped at its time limit; a reviewer should look at the partial packet.",
+    "repeated_action": "The agent kept repeating the same actions, so the run was handed to a reviewer.",
+    "no_progress": "The agent stopped making progress, so the run was handed to a reviewer with what it found.",
+    "policy_denied": "The agent kept proposing actions that policy forbids, so the run was handed to a reviewer.",
+    "tool_failure": "A research tool failed in a way retrying cannot fix; the run stopped.",
+    "model_failure": "The model kept returning unusable answers; the run stopped.",
+    "cancelled": "The run was cancelled.",
+    "queued": "The run is queued and will start shortly.",
+    "researching": "The agent is researching the subject.",
+    "awaiting_review": "The run is waiting for a reviewer.",
+    "completed": "The case is complete.",
+    "failed": "The run failed.",
+}
+
+
+def user_status_for(status: str, reason: str | None) -> str:
+    if reason is not None:
+        return USER_STATUS[reason]
+    return USER_STATUS[status]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AttachedDocument(_Model):
+    document_id: str
+    name: str
+    sensitive: bool = False
+
+
+class CaseBrief(_Model):
+    subject: str = Field(min_length=1)
+    subject_type: Literal["company", "person"] = "company"
+    jurisdiction: str | None = None
+    notes: str = ""
+    documents: list[AttachedDocument] = Field(default_factory=list)
+
+
+class Budgets(_Model):
+    max_iterations: int = Field(default=12, ge=0)
+    max_tokens: int = Field(default=20000, ge=0)
+    max_cost_usd: Decimal = Field(default=Decimal("1.00"), ge=0)
+    deadline_seconds: float = Field(default=120, ge=0)
+    max_model_errors: int = Field(default=2, ge=0)
+    max_no_progress: int = Field(default=3, ge=1)
+    # Tokens reserved for the model's answer when checking the budget before a call.
+    max_output_tokens: int = Field(default=600, ge=1)
+    max_tool_retries: int = Field(default=2, ge=0)
+    max_policy_denials: int = Field(default=3, ge=1)
+    max_consecutive_tool_failures: int = Field(default=3, ge=1)
+
+
+class VersionBundle(_Model):
+    model: str = "playbook"
+    model_kind: Literal["rule-based", "scripted", "llm"] = "rule-based"
+    prompt: str = "atlas-prompt/1"
+    schema_version: str = "next-action/1"
+    policy: str = "atlas-policy/1"
+    toolset: str = "atlas-tools/1"
+
+
+class EntityCandidate(_Model):
+    entity_id: str
+    name: str
+    entity_type: Literal["company", "person"]
+    jurisdiction: str
+    score: float
+    matched_on: str = ""
+    registration_number: str | None = None
+
+    def label(self) -> str:
+        reg = f", no. {self.registration_number}" if self.registration_number else ""
+        return f"{self.name} ({self.jurisdiction}{reg}) [{self.entity_id}]"
+
+
+class EvidenceItem(_Model):
+    evidence_id: str
+    evidence_class: str  # registry | sanctions | adverse_media | document | human
+    source_id: str
+    source_label: str = ""
+    tool: str
+    url: str | None = None
+    document_id: str | None = None
+    retrieved_at: datetime
+    fingerprint: str
+    claim: str
+    step: int
+    signals: list[str] = Field(default_factory=list)  # sanctions_hit, pep, adverse
+
+
+class Fact(_Model):
+    fact: str  # directors | registration_number | sanctions_status
+    entity_id: str
+    value: str  # normalized, compared for conflicts
+    display_value: str
+    source_id: str
+    source_label: str = ""
+    retrieved_at: datetime
+    excerpt: str = ""
+    evidence_id: str
+
+
+class ConflictValue(_Model):
+    value: str
+    source_id: str
+    source_label: str = ""
+    retrieved_at: datetime
+    excerpt: str = ""
+
+
+class ConflictResolutionRecord(_Model):
+    value: str | None
+    note: str = ""
+    actor: str
+    decision_id: str
+
+
+class Conflict(_Model):
+    conflict_id: str
+    fact: str
+    entity_id: str
+    values: list[ConflictValue]
+    status: Literal["open", "resolved", "unresolvable"] = "open"
+    resolution: ConflictResolutionRecord | None = None
+
+
+class PendingQuestion(_Model):
+    question_id: str
+    question: str
+    candidates: list[str] = Field(default_factory=list)
+    blocking: bool = True
+    step: int
+
+
+class ProposedToolCall(_Model):
+    action_id: str
+    tool_name: str
+    arguments: dict[str, Any]
+    signature: str
+    reasons: list[str] = Field(default_factory=list)
+    estimated_cost_usd: Decimal = Decimal("0")
+    step: int
+    # Reuse of a key on crash reconciliation; empty means "derive from run, step, args".
+    idempotency_key: str = ""
+
+
+class InFlightToolCall(_Model):
+    idempotency_key: str
+    tool_name: str
+    arguments: dict[str, Any]
+    signature: str
+    step: int
+
+
+class ObservationNote(_Model):
+    """What the model was shown about one observation (the whole data lives in the store)."""
+
+    step: int
+    source: Literal["tool", "human", "runtime"]
+    name: str
+    ok: bool
+    model_view: str
+    error_type: str | None = None
+    error_message: str | None = None
+    source_ids: list[str] = Field(default_factory=list)
+
+
+class AtlasState(_Model):
+    run_id: str
+    case_id: str
+    tenant_id: str
+    brief: CaseBrief
+    opened_by: str | None = None
+    version: int = 0
+
+    status: RunStatus = "queued"
+    termination_reason: ReasonCode | None = None
+    user_status: str = USER_STATUS["queued"]
+
+    entity_candidates: list[EntityCandidate] = Field(default_factory=list)
+    selected_entity: EntityCandidate | None = None
+    evidence: list[EvidenceItem] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)
+    conflicts: list[Conflict] = Field(default_factory=list)
+    observations: list[ObservationNote] = Field(default_factory=list)
+
+    pending_question: PendingQuestion | None = None
+    answered_questions: list[dict[str, str]] = Field(default_factory=list)
+    pending_approval: ProposedToolCall | None = None
+    approved_action: ProposedToolCall | None = None
+    in_flight: InFlightToolCall | None = None
+    proposed_packet: DueDiligencePacket | None = None
+    completed_steps: list[str] = Field(default_factory=list)
+
+    step: int = 0
+    iteration: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_cost_usd: Decimal = Decimal("0")
+    tool_cost_usd: Decimal = Decimal("0")
+    largest_model_call_cost_usd: Decimal = Decimal("0")
+
+    started_at: datetime | None = None
+    deadline_at: datetime | None = None
+    paused_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    budgets: Budgets = Field(default_factory=Budgets)
+    versions: VersionBundle = Field(default_factory=VersionBundle)
+
+    next_seq: int = 1
+    action_counts: dict[str, int] = Field(default_factory=dict)
+    decision_history: list[str] = Field(default_factory=list)
+    denied_signatures: list[str] = Field(default_factory=list)
+    approved_signatures: list[str] = Field(default_factory=list)
+    policy_denials: int = 0
+    progress_history: list[str] = Field(default_factory=list)
+    consecutive_model_errors: int = 0
+    consecutive_tool_failures: int = 0
+    applied_decision_ids: list[str] = Field(default_factory=list)
+
+    model_cursor: int = 0
+    fault_plan: dict[str, list[str]] = Field(default_factory=dict)
+    tool_fault_cursors: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    @property
+    def cost_usd(self) -> Decimal:
+        return self.model_cost_usd + self.tool_cost_usd
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in TERMINAL_STATUSES
+
+    def evidence_by_id(self) -> dict[str, EvidenceItem]:
+        return {item.evidence_id: item for item in self.evidence}
+
+    def evidence_classes(self) -> list[str]:
+        return sorted({item.evidence_class for item in self.evidence})
+
+    def open_conflicts(self) -> list[Conflict]:
+        return [c for c in self.conflicts if c.status != "resolved"]
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AtlasState:
+        return cls.model_validate(data)
+
+
+def new_state(
+    *,
+    run_id: str,
+    case_id: str,
+    tenant_id: str,
+    brief: CaseBrief,
+    budgets: Budgets | None = None,
+    versions: VersionBundle | None = None,
+    fault_plan: dict[str, list[str]] | None = None,
+    opened_by: str | None = None,
+) -> AtlasState:
+    """A fresh `queued` state; `Runtime.start` moves it to `researching`."""
+    return AtlasState(
+        run_id=run_id,
+        case_id=case_id,
+        tenant_id=tenant_id,
+        brief=brief,
+        budgets=budgets or Budgets(),
+        versions=versions or VersionBundle(),
+        fault_plan=dict(fault_plan or {}),
+        opened_by=opened_by,
+    )
