@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.utils import timezone
 
-from runs.models import Case, Document, Tenant
+from atlas.runtime.scenario import Scenario
+from atlas.runtime.state import (
+    USER_STATUS,
+    AttachedDocument,
+    Budgets,
+    CaseBrief,
+    VersionBundle,
+    new_state,
+)
+from reviews.models import HumanDecision
+from runs.dispatch import wake_worker
+from runs.execution import SCRIPTED_IN_SCENARIO, cancel_idle_run
+from runs.models import Case, Document, Run, Tenant
 from runs.uploads import CheckedUpload, check_upload
 
 
@@ -56,3 +70,109 @@ def do_open_case(
     if upload is not None:
         do_attach_document(case, upload, user=user, sensitive=sensitive, checked=checked)
     return case
+
+
+def _brief_for(case: Case) -> CaseBrief:
+    return CaseBrief(
+        subject=case.subject_name,
+        subject_type=case.subject_type,
+        jurisdiction=case.jurisdiction or None,
+        notes=case.notes,
+        documents=[
+            AttachedDocument(
+                document_id=str(doc.pk), name=doc.original_name, sensitive=doc.sensitive
+            )
+            for doc in case.documents.order_by("pk")
+        ],
+    )
+
+
+def model_kind_of(model_name: str) -> str:
+    if model_name == "playbook":
+        return "rule-based"
+    if model_name.startswith("scripted"):
+        return "scripted"
+    return "llm"
+
+
+@transaction.atomic
+def do_start_run(
+    case: Case,
+    user=None,
+    *,
+    model_name: str | None = None,
+    budgets: dict | None = None,
+    scenario: Scenario | None = None,
+    wake: bool = True,
+) -> Run:
+    """Queue a new run of `case`; a worker picks it up after commit."""
+    model_name = model_name or (
+        SCRIPTED_IN_SCENARIO
+        if scenario is not None and not isinstance(scenario.model, str)
+        else settings.ATLAS_MODEL
+    )
+    merged_budgets = Budgets(
+        **{**(scenario.budgets.overrides() if scenario else {}), **(budgets or {})}
+    )
+    run = Run.objects.create(
+        tenant=case.tenant,
+        case=case,
+        created_by=user,
+        model_name=model_name,
+        scenario=scenario.model_dump(mode="json") if scenario else None,
+        budgets=merged_budgets.model_dump(mode="json"),
+        user_status=USER_STATUS["queued"],
+    )
+    state = new_state(
+        run_id=str(run.pk),
+        case_id=str(case.pk),
+        tenant_id=str(case.tenant_id),
+        brief=_brief_for(case),
+        budgets=merged_budgets,
+        versions=VersionBundle(model=model_name, model_kind=model_kind_of(model_name)),
+        fault_plan=scenario.tool_faults if scenario else None,
+        opened_by=case.created_by.get_username(),
+    )
+    run.state = state.to_json()
+    run.save(update_fields=["state"])
+    if wake:
+        wake_worker(run.pk, "run.start")
+    return run
+
+
+def do_request_cancel(run: Run, user) -> Run:
+    """Cancel within a second: directly when no worker holds the run, else via its worker."""
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run.pk)  # one cancel request at a time
+        if run.is_terminal:
+            return run
+        first_request = run.cancel_requested_at is None
+        if first_request:
+            run.cancel_requested_at = timezone.now()
+            run.cancel_requested_by = user
+            run.save(update_fields=["cancel_requested_at", "cancel_requested_by"])
+            HumanDecision.objects.create(
+                tenant_id=run.tenant_id,
+                case_id=run.case_id,
+                run=run,
+                actor=user,
+                kind=HumanDecision.Kind.CANCEL,
+                reason="Cancelled from the console",
+                state_version=run.state_version,
+            )
+        held = (
+            bool(run.lease_owner) and run.lease_expires_at and run.lease_expires_at > timezone.now()
+        )
+    if not held:
+        cancel_idle_run(run)
+    else:
+        with transaction.atomic():
+            wake_worker(run.pk, "run.cancel")
+    run.refresh_from_db()
+    return run
+
+
+def do_request_resume(run: Run) -> None:
+    """A person decided something the run waits for: ask a worker to apply it."""
+    Run.objects.filter(pk=run.pk).update(resume_requested_at=timezone.now())
+    wake_worker(run.pk, "run.resume")

@@ -22,7 +22,9 @@ def wake_worker(run_id: int, action: str) -> None:
     def send() -> None:
         layer = get_channel_layer()
         try:
-            async_to_sync(layer.send)(settings.ATLAS_WORKER_CHANNEL, {"type": action, "run_id": run_id})
+            async_to_sync(layer.send)(
+                settings.ATLAS_WORKER_CHANNEL, {"type": action, "run_id": run_id}
+            )
         except Exception:  # the sweep will find the run; never fail the caller's request for this
             logger.warning("Could not wake a worker for run %s (%s)", run_id, action, exc_info=True)
 

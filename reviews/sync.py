@@ -1,0 +1,95 @@
+"""Keep a run's open review items in step with its committed state.
+
+Called inside the storage transaction, so an item appears exactly when the run pauses
+for it and is withdrawn when the run moves on without it (cancelled, resumed, replaced).
+"""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from atlas.runtime.state import BUDGET_REASONS, AtlasState
+from reviews.models import ReviewItem
+from runs.models import Run
+
+ESCALATING_REASONS = BUDGET_REASONS | {"no_progress", "repeated_action", "policy_denied"}
+
+
+def _conflict_payload(state: AtlasState) -> list[dict]:
+    return [c.model_dump(mode="json") for c in state.open_conflicts()]
+
+
+def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
+    """(kind, key) -> {summary, payload} for what this state asks people to do."""
+    wanted: dict[tuple[str, str], dict] = {}
+    subject = state.brief.subject
+    if state.status == "waiting_for_input" and state.pending_question:
+        question = state.pending_question
+        wanted[(ReviewItem.Kind.CLARIFICATION, question.question_id)] = {
+            "summary": f"{subject}: {question.question}"[:500],
+            "payload": question.model_dump(mode="json"),
+        }
+    if state.status != "awaiting_review":
+        return wanted
+    reason = state.termination_reason
+    if reason == "awaiting_approval" and state.pending_approval:
+        action = state.pending_approval
+        wanted[(ReviewItem.Kind.APPROVAL, action.action_id)] = {
+            "summary": f"{subject}: run {action.tool_name}",
+            "payload": action.model_dump(mode="json"),
+        }
+    if reason == "finish_proposed" and state.proposed_packet:
+        packet = state.proposed_packet
+        wanted[(ReviewItem.Kind.SIGNOFF, f"packet-{state.step}")] = {
+            "summary": f"{subject}: packet rated {packet.risk_rating} risk",
+            "payload": {"packet": packet.model_dump(mode="json"), "step": state.step},
+        }
+    conflicts = _conflict_payload(state)
+    if reason in ESCALATING_REASONS or (reason == "finish_proposed" and conflicts):
+        label = "unresolved conflict" if reason == "finish_proposed" else reason.replace("_", " ")
+        wanted[(ReviewItem.Kind.ESCALATION, f"{reason}-{state.step}")] = {
+            "summary": f"{subject}: {label}",
+            "payload": {
+                "reason": reason,
+                "user_status": state.user_status,
+                "conflicts": conflicts,
+                "open_gaps": state.proposed_packet.open_gaps if state.proposed_packet else [],
+                "usage": {
+                    "iterations": state.iteration,
+                    "tokens": state.tokens,
+                    "cost_usd": str(state.cost_usd),
+                },
+                "budgets": state.budgets.model_dump(mode="json"),
+            },
+        }
+    return wanted
+
+
+def sync_review_items(run_id: int, state: AtlasState) -> None:
+    wanted = desired_items(state)
+    open_items = {
+        (item.kind, item.key): item
+        for item in ReviewItem.objects.filter(run_id=run_id, status=ReviewItem.Status.OPEN)
+    }
+    stale = [item.pk for key, item in open_items.items() if key not in wanted]
+    if stale:
+        ReviewItem.objects.filter(pk__in=stale).update(status=ReviewItem.Status.WITHDRAWN)
+    missing = [key for key in wanted if key not in open_items]
+    if not missing:
+        return
+    tenant_id, case_id = Run.objects.values_list("tenant_id", "case_id").get(pk=run_id)
+    now = timezone.now()
+    for kind, key in missing:
+        spec = wanted[(kind, key)]
+        ReviewItem.objects.get_or_create(
+            run_id=run_id,
+            kind=kind,
+            key=key,
+            defaults={
+                "tenant_id": tenant_id,
+                "case_id": case_id,
+                "summary": spec["summary"],
+                "payload": spec["payload"],
+                "requested_at": now,
+            },
+        )

@@ -1,0 +1,203 @@
+"""Drive a persisted run with the runtime: the bridge between a Run row and the loop.
+
+The worker calls `advance_run` while it holds the run's lease; `run_case` and tests use
+`run_inline` / `run_headless` to drive a run in this process.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.conf import settings
+from django.utils import timezone
+
+from atlas.runtime.engine import Runtime, build_runtime, drive
+from atlas.runtime.humans import HumanInput, HumanInputRejected, parse_human_input
+from atlas.runtime.memory import MemoryCancelSignal, SystemClock
+from atlas.runtime.policy import TenantPolicy
+from atlas.runtime.ports import CancelSignal, StaleRunVersion
+from atlas.runtime.scenario import Scenario, parse_scenario
+from atlas.runtime.state import AtlasState
+from reviews.models import HumanDecision
+from runs.models import Run
+from runs.storage import DjangoDocumentSource, DjangoRunStore
+
+logger = logging.getLogger(__name__)
+
+SCRIPTED_IN_SCENARIO = "scripted"
+
+# HumanDecision.kind -> the runtime's human input kind. The decision's payload carries the
+# input's own fields (question_id/text, action_id/approved/reason, conflict_id/value or
+# unresolvable/note, extra_*, approved/reason, decision).
+RUNTIME_INPUT_KIND = {
+    HumanDecision.Kind.APPROVE: "approval",
+    HumanDecision.Kind.DENY: "approval",
+    HumanDecision.Kind.ANSWER: "clarification_answer",
+    HumanDecision.Kind.RESOLVE_CONFLICT: "conflict_resolution",
+    HumanDecision.Kind.MARK_UNRESOLVABLE: "conflict_resolution",
+    HumanDecision.Kind.EXTEND_BUDGET: "budget_extension",
+    HumanDecision.Kind.SIGN_OFF: "packet_signoff",
+    HumanDecision.Kind.REJECT_PACKET: "packet_signoff",
+    HumanDecision.Kind.CLOSE_CASE: "close_case",
+}
+
+
+def scenario_of(run: Run) -> Scenario | None:
+    if not run.scenario:
+        return None
+    return parse_scenario(run.scenario)
+
+
+def runtime_for(run: Run, cancel: CancelSignal, listeners=()) -> Runtime:
+    tenant = run.tenant
+    scenario = scenario_of(run)
+    # "scripted" means the turns travel inside the run's scenario.
+    model = None if run.model_name == SCRIPTED_IN_SCENARIO else run.model_name
+    return build_runtime(
+        model,
+        scenario=scenario,
+        store=DjangoRunStore(),
+        clock=SystemClock(),
+        cancel=cancel,
+        documents=DjangoDocumentSource(run.case_id),
+        tenant_policy=TenantPolicy(
+            approval_cost_threshold_usd=tenant.approval_cost_threshold_usd,
+            forbidden_tools=list(tenant.forbidden_tools or []),
+        ),
+        listeners=listeners,
+    )
+
+
+def human_input_from(decision: HumanDecision) -> HumanInput:
+    return parse_human_input(
+        {
+            **decision.payload,
+            "kind": RUNTIME_INPUT_KIND[decision.kind],
+            "decision_id": str(decision.pk),
+            "actor": decision.actor.get_username(),
+        }
+    )
+
+
+def pending_decisions(run: Run, state: AtlasState) -> list[HumanDecision]:
+    applied = set(state.applied_decision_ids)
+    return [
+        decision
+        for decision in run.decisions.select_related("actor").order_by("id")
+        if decision.kind in RUNTIME_INPUT_KIND and str(decision.pk) not in applied
+    ]
+
+
+def apply_decisions(runtime: Runtime, run: Run, state: AtlasState) -> AtlasState:
+    for decision in pending_decisions(run, state):
+        try:
+            state = runtime.apply_human_input(state, human_input_from(decision))
+        except (HumanInputRejected, ValueError) as error:
+            # The run moved on (cancelled, question withdrawn): keep the decision in the audit
+            # trail, say why it had no effect, and carry on.
+            logger.warning("Decision %s not applied to run %s: %s", decision.pk, run.pk, error)
+            Run.objects.filter(pk=run.pk).update(
+                last_error=f"Decision {decision.pk} ({decision.kind}) was not applied: {error}"
+            )
+    return state
+
+
+def advance_run(
+    run_id: int,
+    *,
+    owner: str,
+    cancel: CancelSignal,
+    still_owner: Callable[[], bool] = lambda: True,
+) -> str:
+    """Move a run as far as it goes now; the caller holds the lease. Returns the status."""
+    run = Run.objects.select_related("tenant", "case").get(pk=run_id)
+    if run.is_terminal:
+        return run.status
+    state = AtlasState.from_json(run.state)
+    runtime = runtime_for(run, cancel)
+    Run.objects.filter(pk=run_id).update(resume_requested_at=None)
+    try:
+        if run.cancel_requested_at is not None:
+            return runtime.cancel(state).status
+        if state.status == "queued":
+            state = runtime.start(state)
+        elif state.status == "researching":
+            # Nobody pauses in `researching`: the previous holder of the lease died or lost it.
+            state = runtime.resume_after_crash(state)
+        state = apply_decisions(runtime, run, state)
+        if state.status == "researching":
+            state = runtime.run_until_pause(state, keep_going=still_owner)
+    except StaleRunVersion:
+        logger.info("Run %s was advanced by another writer; %s stops here", run_id, owner)
+        return Run.objects.values_list("status", flat=True).get(pk=run_id)
+    return state.status
+
+
+def cancel_idle_run(run: Run) -> str:
+    """Cancel a run that no worker is stepping (paused, or queued and never claimed)."""
+    run = Run.objects.select_related("tenant", "case").get(pk=run.pk)
+    if run.is_terminal:
+        return run.status
+    state = AtlasState.from_json(run.state)
+    return runtime_for(run, MemoryCancelSignal()).cancel(state).status
+
+
+def _hold(run: Run, owner: str) -> bool:
+    """Keep workers' sweeps away while this process drives the run itself."""
+    expires = timezone.now() + timezone.timedelta(seconds=settings.ATLAS_LEASE_SECONDS * 40)
+    return bool(
+        Run.objects.filter(pk=run.pk, lease_owner__in=["", owner]).update(
+            lease_owner=owner, lease_expires_at=expires
+        )
+    )
+
+
+def _release(run: Run, owner: str) -> None:
+    Run.objects.filter(pk=run.pk, lease_owner=owner).update(lease_owner="", lease_expires_at=None)
+
+
+def run_inline(run: Run, cancel: CancelSignal | None = None) -> Run:
+    """Drive a run in this process until it pauses or ends (tests, headless commands)."""
+    owner = f"inline-{run.pk}"
+    _hold(run, owner)
+    try:
+        advance_run(run.pk, owner=owner, cancel=cancel or MemoryCancelSignal())
+    finally:
+        _release(run, owner)
+    run.refresh_from_db()
+    return run
+
+
+def run_headless(run: Run, scenario: Scenario | None) -> Run:
+    """Like run_inline, but answers questions and approvals from the scenario's human script."""
+    cancel = MemoryCancelSignal()
+    listeners = []
+    human = scenario.human if scenario else None
+    if human and human.cancel_on:
+        listeners.append(_cancel_on(human.cancel_on.event, human.cancel_on.nth, cancel))
+    owner = f"headless-{run.pk}"
+    _hold(run, owner)
+    try:
+        run = Run.objects.select_related("tenant", "case").get(pk=run.pk)
+        runtime = runtime_for(run, cancel, listeners=listeners)
+        state = AtlasState.from_json(run.state)
+        if state.status == "queued":
+            state = runtime.start(state)
+        drive(runtime, state, human)
+    finally:
+        _release(run, owner)
+    run.refresh_from_db()
+    return run
+
+
+def _cancel_on(event_type: str, nth: int, cancel: MemoryCancelSignal):
+    seen = {"n": 0}
+
+    def listen(event) -> None:
+        if event.type == event_type:
+            seen["n"] += 1
+            if seen["n"] == nth:
+                cancel.set()
+
+    return listen

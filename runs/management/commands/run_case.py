@@ -1,0 +1,189 @@
+"""Run one case end to end without a browser, persisted like any other run."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management.base import BaseCommand, CommandError
+
+from atlas.runtime.scenario import Scenario, ScenarioError, load_scenario
+from runs.actions import do_attach_document, do_open_case, do_start_run
+from runs.execution import run_headless
+from runs.models import Run, Tenant
+from runs.records import run_record
+from runs.uploads import check_upload
+
+CLI_USERNAME = "atlas-cli"
+BUDGET_FLAGS = {
+    "max_iterations": int,
+    "max_tokens": int,
+    "max_cost_usd": Decimal,
+    "deadline_seconds": float,
+    "max_model_errors": int,
+    "max_no_progress": int,
+}
+
+
+def _decimal(value: str) -> Decimal:
+    try:
+        return Decimal(value)
+    except InvalidOperation:
+        raise CommandError(
+            f"--max-cost-usd must be a decimal amount such as 0.50, got {value!r}"
+        ) from None
+
+
+class Command(BaseCommand):
+    help = "Run one due-diligence case headlessly and print the run record."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--subject", help="Name of the company or person to research")
+        parser.add_argument("--subject-type", choices=["company", "person"], default="company")
+        parser.add_argument("--jurisdiction", help="Two-letter country code, e.g. GB")
+        parser.add_argument(
+            "--document", action="append", default=[], help="Path of a PDF or text file to attach"
+        )
+        parser.add_argument("--scenario", help="Scenario file (JSON, see DESIGN.md)")
+        parser.add_argument(
+            "--model", help="playbook | scripted:FILE | openai:MODEL (overrides the scenario's)"
+        )
+        parser.add_argument("--tenant", default="demo-bank", help="Tenant slug (default demo-bank)")
+        parser.add_argument("--json", action="store_true", help="Print the run record as JSON")
+        parser.add_argument(
+            "--async",
+            dest="run_async",
+            action="store_true",
+            help="Queue the run for the workers instead",
+        )
+        parser.add_argument("--max-iterations", type=int)
+        parser.add_argument("--max-tokens", type=int)
+        parser.add_argument("--max-cost-usd", type=_decimal)
+        parser.add_argument("--deadline-seconds", type=float)
+        parser.add_argument("--max-model-errors", type=int)
+        parser.add_argument("--max-no-progress", type=int)
+
+    def handle(self, *args, **options) -> None:
+        scenario = self._scenario(options)
+        if scenario is None and not options["subject"]:
+            raise CommandError("Give --subject NAME or --scenario FILE.")
+        if options["model"]:
+            self._check_model(options["model"])
+        budgets = {name: options[name] for name in BUDGET_FLAGS if options.get(name) is not None}
+        for name, value in budgets.items():
+            if value < 0:
+                raise CommandError(f"--{name.replace('_', '-')} must not be negative")
+
+        tenant, _ = Tenant.objects.get_or_create(
+            slug=options["tenant"], defaults={"name": options["tenant"].replace("-", " ").title()}
+        )
+        user, _ = get_user_model().objects.get_or_create(
+            username=CLI_USERNAME, defaults={"first_name": "Atlas", "last_name": "command line"}
+        )
+        case = self._open_case(tenant, user, scenario, options)
+        run = do_start_run(
+            case,
+            user,
+            model_name=options["model"],
+            budgets=budgets,
+            scenario=scenario,
+            wake=options["run_async"],
+        )
+        if options["run_async"]:
+            self.stdout.write(
+                json.dumps({"run_id": run.pk, "status": run.status})
+                if options["json"]
+                else f"Run {run.pk} queued for the workers."
+            )
+            return
+        run = run_headless(run, scenario)
+        self._print(run, as_json=options["json"])
+
+    def _scenario(self, options) -> Scenario | None:
+        if not options["scenario"]:
+            return None
+        try:
+            return load_scenario(options["scenario"])
+        except ScenarioError as error:
+            raise CommandError(str(error)) from None
+
+    def _check_model(self, spec: str) -> None:
+        if spec == "playbook":
+            return
+        kind, _, rest = spec.partition(":")
+        if kind not in {"scripted", "openai"} or not rest:
+            raise CommandError(
+                f"--model must be playbook, scripted:FILE or openai:MODEL, got {spec!r}"
+            )
+        if kind == "scripted" and not Path(rest).is_file():
+            raise CommandError(f"scripted model file {rest!r} does not exist")
+
+    def _open_case(self, tenant, user, scenario: Scenario | None, options):
+        if scenario is not None:
+            subject, subject_type = scenario.case.subject, scenario.case.subject_type
+            jurisdiction, notes = scenario.case.jurisdiction or "", scenario.case.notes
+            documents = [
+                (scenario.document_path(d), d.name, d.sensitive) for d in scenario.case.documents
+            ]
+        else:
+            subject, subject_type = options["subject"], options["subject_type"]
+            jurisdiction, notes = options["jurisdiction"] or "", ""
+            documents = []
+        documents += [(Path(p), None, False) for p in options["document"]]
+        if jurisdiction and (len(jurisdiction) != 2 or not jurisdiction.isalpha()):
+            raise CommandError(
+                f"jurisdiction must be a two-letter country code, got {jurisdiction!r}"
+            )
+        uploads = []
+        for path, name, sensitive in documents:
+            upload = self._read_document(path, name)
+            try:
+                uploads.append((upload, check_upload(upload), sensitive))
+            except ValidationError as error:
+                raise CommandError(" ".join(error.messages)) from None
+        case = do_open_case(
+            tenant=tenant,
+            user=user,
+            subject_name=subject,
+            subject_type=subject_type,
+            jurisdiction=jurisdiction.upper(),
+            notes=notes,
+        )
+        for upload, checked, sensitive in uploads:
+            do_attach_document(case, upload, user=user, sensitive=sensitive, checked=checked)
+        return case
+
+    def _read_document(self, path: Path, name: str | None) -> SimpleUploadedFile:
+        try:
+            content = path.read_bytes()
+        except OSError as error:
+            raise CommandError(f"cannot read document {path}: {error.strerror}") from None
+        return SimpleUploadedFile(name or path.name, content)
+
+    def _print(self, run: Run, *, as_json: bool) -> None:
+        record = run_record(run)
+        if as_json:
+            self.stdout.write(json.dumps(record, indent=2))
+            return
+        self.stdout.write(
+            f"Run {record['run_id']}: {record['status']} / {record['termination_reason']}"
+        )
+        self.stdout.write(f"  {record['user_status']}")
+        self.stdout.write(
+            f"  iterations {record['iterations']}, tokens {record['tokens']}, cost ${record['cost_usd']}"
+        )
+        packet = record["packet"]
+        if packet:
+            self.stdout.write(
+                f"  packet: risk {packet.get('risk_rating')}, {len(packet.get('findings', []))} findings"
+            )
+        for conflict in record["conflicts"]:
+            values = " vs ".join(
+                f"{v['value']} ({v['source_label'] or v['source_id']})" for v in conflict["values"]
+            )
+            self.stdout.write(f"  conflict [{conflict['status']}] {conflict['fact']}: {values}")
+        self.stdout.write("  trace: " + ", ".join(event["type"] for event in record["trace"]))

@@ -1,0 +1,176 @@
+"""The runtime's storage port, persisted by Django: one transaction per step.
+
+A step's state, trace events, observations and tool-call records are written together,
+and only if the run's stored version is still the one the step started from.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from atlas.runtime.ports import (
+    BaseRunStore,
+    DocumentNotFound,
+    StaleRunVersion,
+    StepCommit,
+    StoredDocument,
+    ToolCallRecord,
+)
+from atlas.runtime.state import AtlasState
+from reviews.sync import sync_review_items
+from runs.live import announce_run_update
+from runs.models import Document, Observation, Run, ToolCall, TraceEvent
+
+TOOL_CALL_FIELDS = [
+    "effect_status",
+    "attempts",
+    "cost_usd",
+    "result",
+    "error_type",
+    "started_at",
+    "finished_at",
+    "duration_ms",
+    "arguments",
+]
+
+
+def run_fields_from_state(state: AtlasState) -> dict:
+    """The columns that mirror the state, so lists and queues never parse the JSON."""
+    fields = {
+        "state": state.to_json(),
+        "state_version": state.version,
+        "status": state.status,
+        "termination_reason": state.termination_reason or "",
+        "user_status": state.user_status,
+        "iterations": state.iteration,
+        "tokens": state.tokens,
+        "cost_usd": state.cost_usd,
+        "last_seq": state.next_seq - 1,
+        "model_name": state.versions.model,
+        "prompt_version": state.versions.prompt,
+        "schema_version": state.versions.schema_version,
+        "policy_version": state.versions.policy,
+        "toolset_version": state.versions.toolset,
+        "budgets": state.budgets.model_dump(mode="json"),
+        "updated_at": timezone.now(),
+    }
+    if state.started_at:
+        fields["started_at"] = state.started_at
+        end = state.updated_at or state.started_at
+        fields["elapsed_seconds"] = max(0.0, (end - state.started_at).total_seconds())
+    if state.is_terminal:
+        fields["finished_at"] = state.updated_at or timezone.now()
+    return fields
+
+
+def _tool_call_values(record: ToolCallRecord) -> dict:
+    values = record.model_dump(mode="json", include=set(TOOL_CALL_FIELDS))
+    values["cost_usd"] = record.cost_usd
+    values["started_at"] = record.started_at
+    values["finished_at"] = record.finished_at
+    values["error_type"] = record.error_type or ""
+    return values
+
+
+class DjangoRunStore(BaseRunStore):
+    def commit_step(self, commit: StepCommit) -> None:
+        run_id = int(commit.run_id)
+        with transaction.atomic():
+            updated = Run.objects.filter(pk=run_id, state_version=commit.expected_version).update(
+                **run_fields_from_state(commit.state)
+            )
+            if updated != 1:
+                raise StaleRunVersion(
+                    f"run {run_id} is no longer at version {commit.expected_version}"
+                )
+            TraceEvent.objects.bulk_create(
+                TraceEvent(
+                    run_id=run_id,
+                    seq=event.seq,
+                    step=event.step,
+                    type=event.type,
+                    data=event.data,
+                    timestamp=event.timestamp,
+                    duration_ms=event.duration_ms,
+                )
+                for event in commit.events
+            )
+            Observation.objects.bulk_create(
+                Observation(
+                    run_id=run_id,
+                    step=obs.step,
+                    source=obs.source,
+                    name=obs.name,
+                    ok=obs.ok,
+                    data=obs.model_dump(mode="json", include={"data"})["data"],
+                    model_view=obs.model_view,
+                    error_type=obs.error_type or "",
+                    error_message=obs.error_message or "",
+                    source_ids=obs.source_ids,
+                    created_at=commit.state.updated_at or timezone.now(),
+                )
+                for obs in commit.observations
+            )
+            for record in commit.tool_calls:
+                self._upsert_tool_call(run_id, record)
+            sync_review_items(run_id, commit.state)
+            if commit.events:
+                announce_run_update(run_id, commit.events[-1].seq)
+
+    def save_tool_call(self, record: ToolCallRecord) -> None:
+        with transaction.atomic():
+            self._upsert_tool_call(int(record.run_id), record)
+
+    def find_tool_call(self, idempotency_key: str) -> ToolCallRecord | None:
+        row = ToolCall.objects.filter(idempotency_key=idempotency_key).first()
+        if row is None:
+            return None
+        return ToolCallRecord(
+            idempotency_key=row.idempotency_key,
+            run_id=str(row.run_id),
+            step=row.step,
+            tool=row.tool,
+            arguments=row.arguments,
+            effect_status=row.effect_status,
+            attempts=row.attempts,
+            cost_usd=row.cost_usd,
+            result=row.result,
+            error_type=row.error_type or None,
+            started_at=row.started_at,
+            finished_at=row.finished_at,
+            duration_ms=row.duration_ms,
+        )
+
+    def _upsert_tool_call(self, run_id: int, record: ToolCallRecord) -> None:
+        values = _tool_call_values(record)
+        updated = ToolCall.objects.filter(idempotency_key=record.idempotency_key).update(**values)
+        if not updated:
+            ToolCall.objects.create(
+                run_id=run_id,
+                idempotency_key=record.idempotency_key,
+                step=record.step,
+                tool=record.tool,
+                **values,
+            )
+
+
+class DjangoDocumentSource:
+    """Reads a case's uploaded files; only documents of that case are reachable."""
+
+    def __init__(self, case_id: int) -> None:
+        self.case_id = case_id
+
+    def get(self, document_id: str) -> StoredDocument:
+        try:
+            document = Document.objects.get(pk=int(document_id), case_id=self.case_id)
+        except (Document.DoesNotExist, ValueError):
+            raise DocumentNotFound(document_id) from None
+        with document.file.open("rb") as handle:
+            content = handle.read()
+        return StoredDocument(
+            document_id=str(document.pk),
+            name=document.original_name,
+            content_type=document.content_type,
+            content=content,
+        )
