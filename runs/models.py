@@ -168,6 +168,8 @@ class Run(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
     )
     last_error = models.TextField(blank=True)
+    # Crashes of the worker code while driving this run; the sweep stops retrying at a cap.
+    worker_failures = models.PositiveSmallIntegerField(default=0)
 
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
