@@ -1,0 +1,147 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import pytest
+
+from atlas.runtime.ports import (
+    ObservationRecord,
+    StaleRunVersion,
+    StepCommit,
+    ToolCallRecord,
+    TraceEventRecord,
+)
+from atlas.runtime.state import AtlasState, PendingQuestion
+from reviews.models import ReviewItem
+from runs.actions import do_start_run
+from runs.models import Observation, Run, ToolCall, TraceEvent
+from runs.storage import DjangoRunStore
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def run(case, analyst) -> Run:
+    return do_start_run(case, analyst, wake=False)
+
+
+def _commit(run: Run, state: AtlasState, *types: str, **extra) -> StepCommit:
+    events = [
+        TraceEventRecord(
+            run_id=str(run.pk), seq=state.next_seq + i, step=state.step, type=t, timestamp=NOW
+        )
+        for i, t in enumerate(types)
+    ]
+    new_state = state.model_copy(
+        update={"version": state.version + 1, "next_seq": state.next_seq + len(types), **extra}
+    )
+    return StepCommit(
+        run_id=str(run.pk), expected_version=state.version, state=new_state, events=events
+    )
+
+
+def test_a_step_is_written_whole_and_mirrored_on_the_run(run, django_capture_on_commit_callbacks):
+    state = AtlasState.from_json(run.state)
+    commit = _commit(
+        run, state, "run_started", "model_requested", status="researching", iteration=1
+    )
+    commit.observations.append(
+        ObservationRecord(
+            run_id=str(run.pk),
+            step=1,
+            source="tool",
+            name="resolve_entity",
+            ok=True,
+            data={"candidates": []},
+            model_view="<untrusted>…</untrusted>",
+        )
+    )
+    commit.tool_calls.append(
+        ToolCallRecord(
+            idempotency_key=f"{run.pk}:1:abc",
+            run_id=str(run.pk),
+            step=1,
+            tool="resolve_entity",
+            effect_status="succeeded",
+            attempts=1,
+            cost_usd=Decimal("0.010000"),
+        )
+    )
+    with django_capture_on_commit_callbacks() as callbacks:
+        DjangoRunStore().commit_step(commit)
+    run.refresh_from_db()
+    assert (run.status, run.state_version, run.last_seq, run.iterations) == ("researching", 1, 2, 1)
+    assert list(TraceEvent.objects.filter(run=run).values_list("seq", "type")) == [
+        (1, "run_started"),
+        (2, "model_requested"),
+    ]
+    assert Observation.objects.get(run=run).model_view.startswith("<untrusted>")
+    assert ToolCall.objects.get(run=run).cost_usd == Decimal("0.01")
+    assert len(callbacks) == 1, "one live-page announcement per committed step"
+
+
+def test_a_stale_commit_is_refused_and_writes_nothing(run):
+    state = AtlasState.from_json(run.state)
+    store = DjangoRunStore()
+    store.commit_step(_commit(run, state, "run_started", status="researching"))
+    with pytest.raises(StaleRunVersion):
+        store.commit_step(_commit(run, state, "run_started", status="researching"))
+    assert TraceEvent.objects.filter(run=run).count() == 1
+    run.refresh_from_db()
+    assert run.state_version == 1
+
+
+def test_a_tool_call_is_upserted_by_its_idempotency_key(run):
+    store = DjangoRunStore()
+    key = f"{run.pk}:2:xyz"
+    store.save_tool_call(
+        ToolCallRecord(idempotency_key=key, run_id=str(run.pk), step=2, tool="screen_sanctions")
+    )
+    store.save_tool_call(
+        ToolCallRecord(
+            idempotency_key=key,
+            run_id=str(run.pk),
+            step=2,
+            tool="screen_sanctions",
+            effect_status="succeeded",
+            attempts=1,
+            result={"hits": []},
+        )
+    )
+    assert ToolCall.objects.filter(idempotency_key=key).count() == 1
+    found = store.find_tool_call(key)
+    assert found.effect_status == "succeeded" and found.result == {"hits": []}
+    assert store.find_tool_call("missing") is None
+
+
+def test_a_question_opens_a_clarification_item_and_moving_on_withdraws_it(run):
+    store = DjangoRunStore()
+    state = AtlasState.from_json(run.state)
+    question = PendingQuestion(
+        question_id="q1", question="Which Northwind?", candidates=["A", "B"], step=1
+    )
+    waiting = _commit(
+        run,
+        state,
+        "clarification_requested",
+        status="waiting_for_input",
+        termination_reason="waiting_for_input",
+        pending_question=question,
+    )
+    store.commit_step(waiting)
+    item = ReviewItem.objects.get(run=run)
+    assert (item.kind, item.key, item.status) == ("clarification", "q1", "open")
+    assert item.payload["candidates"] == ["A", "B"]
+
+    resumed = _commit(
+        run,
+        waiting.state,
+        "clarification_received",
+        status="researching",
+        termination_reason=None,
+        pending_question=None,
+    )
+    store.commit_step(resumed)
+    item.refresh_from_db()
+    assert item.status == "withdrawn"
