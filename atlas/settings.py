@@ -89,7 +89,13 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": 5000, "expiry": 30},
+            "CONFIG": {
+                "hosts": [REDIS_URL],
+                "capacity": 5000,
+                "expiry": 30,
+                # Parallel test processes share one Redis: keep their channels apart.
+                "prefix": env_str("CHANNEL_PREFIX", "atlas") + env_str("PYTEST_XDIST_WORKER", ""),
+            },
         }
     }
 else:
