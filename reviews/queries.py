@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from django.db.models import Count
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
 
 from reviews.models import ReviewItem
 from runs.models import Tenant
@@ -27,3 +28,37 @@ def open_counts_for_nav(tenant: Tenant) -> dict[str, int]:
         key = NAV_KEYS[row["kind"]]
         counts[key] = counts.get(key, 0) + row["n"]
     return counts
+
+
+AGE_FILTERS = {
+    "1h": ("Older than 1 hour", 3600),
+    "4h": ("Older than 4 hours", 4 * 3600),
+    "24h": ("Older than 1 day", 24 * 3600),
+}
+
+
+def open_items(tenant: Tenant, kinds: list[str]) -> QuerySet[ReviewItem]:
+    """A tenant's open items of `kinds`, oldest first (uses reviews_item_open_queue_idx)."""
+    return (
+        ReviewItem.objects.filter(tenant=tenant, status=ReviewItem.Status.OPEN, kind__in=kinds)
+        .select_related("case", "case__created_by", "run", "claimed_by")
+        .order_by("requested_at", "id")
+    )
+
+
+def filter_queue(
+    items: QuerySet[ReviewItem], *, kind: str = "", age: str = "", query: str = "", now=None
+) -> QuerySet[ReviewItem]:
+    if kind:
+        items = items.filter(kind=kind)
+    if age in AGE_FILTERS:
+        now = now or timezone.now()
+        items = items.filter(
+            requested_at__lte=now - timezone.timedelta(seconds=AGE_FILTERS[age][1])
+        )
+    if query:
+        condition = Q(case__subject_name__icontains=query)
+        if query.isdigit():
+            condition |= Q(case_id=int(query))
+        items = items.filter(condition)
+    return items

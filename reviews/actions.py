@@ -1,0 +1,354 @@
+"""The only code that writes review state: claims and human decisions.
+
+Every decision is one append-only `HumanDecision` carrying the fields of the runtime's
+human input in its payload; the worker applies it when the run resumes.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from pydantic import ValidationError as PydanticValidationError
+
+from atlas.runtime.humans import parse_human_input
+from reviews.models import HumanDecision, ReviewItem
+from runs.actions import do_request_resume
+from runs.execution import RUNTIME_INPUT_KIND
+
+MAX_REASON_CHARS = 2000
+
+
+class ReviewError(ValidationError):
+    """A decision that could not be recorded; the message says why, nothing was written."""
+
+
+class AlreadyDecided(ReviewError):
+    def __init__(self, decision: HumanDecision) -> None:
+        self.decision = decision
+        when = timezone.localtime(decision.created_at).strftime("%Y-%m-%d %H:%M:%S %Z")
+        super().__init__(
+            f"{_name(decision.actor)} already recorded “{decision.get_kind_display()}” "
+            f"at {when}; your decision was not recorded."
+        )
+
+
+class ItemNotOpen(ReviewError):
+    def __init__(self, item: ReviewItem) -> None:
+        self.item = item
+        super().__init__(
+            "The run no longer waits for this item (it moved on or was cancelled); "
+            "nothing was recorded."
+        )
+
+
+class ClaimHeld(ReviewError):
+    def __init__(self, item: ReviewItem) -> None:
+        self.item = item
+        until = timezone.localtime(item.claim_expires_at).strftime("%H:%M:%S %Z")
+        super().__init__(
+            f"{_name(item.claimed_by)} is working on this item (claimed until {until}); "
+            "nothing was recorded."
+        )
+
+
+class FourEyes(PermissionDenied):
+    """Nobody decides on a case they opened."""
+
+
+FOUR_EYES_MESSAGE = "You opened this case, so another reviewer must decide on it (four-eyes rule)."
+
+
+def _name(user) -> str:
+    return user.get_full_name() or user.get_username()
+
+
+def claim_is_live(item: ReviewItem, now=None) -> bool:
+    now = now or timezone.now()
+    return bool(item.claimed_by_id and item.claim_expires_at and item.claim_expires_at > now)
+
+
+def check_four_eyes(item: ReviewItem, user) -> None:
+    if item.case.created_by_id == user.pk:
+        raise FourEyes(FOUR_EYES_MESSAGE)
+
+
+def _clean_reason(reason: str, *, what: str = "a reason") -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise ReviewError(f"Give {what}; it is recorded in the audit trail.")
+    if len(reason) > MAX_REASON_CHARS:
+        raise ReviewError(
+            f"Keep it under {MAX_REASON_CHARS:,} characters (yours has {len(reason):,})."
+        )
+    return reason
+
+
+def _locked_item(item: ReviewItem) -> ReviewItem:
+    # Row lock on PostgreSQL: two reviewers deciding one item queue here, and the second
+    # sees the first's decision instead of racing it. SQLite serialises writers anyway.
+    return (
+        ReviewItem.objects.select_for_update()
+        .select_related("run", "case", "claimed_by")
+        .get(pk=item.pk)
+    )
+
+
+def _existing_decision(item: ReviewItem) -> HumanDecision | None:
+    return item.decisions.select_related("actor").order_by("id").first()
+
+
+def _check_runtime_payload(kind: str, payload: dict, user) -> None:
+    """Refuse a payload the runtime could not apply, before anything is stored."""
+    try:
+        parse_human_input(
+            {
+                **payload,
+                "kind": RUNTIME_INPUT_KIND[kind],
+                "decision_id": "check",
+                "actor": user.get_username(),
+            }
+        )
+    except PydanticValidationError as error:
+        problems = "; ".join(e["msg"] for e in error.errors())
+        raise ReviewError(f"This decision is not valid: {problems}") from None
+
+
+def _record(
+    item: ReviewItem,
+    user,
+    *,
+    kind: str,
+    reason: str,
+    payload: dict,
+    four_eyes: bool = True,
+    closes_item: bool = True,
+) -> HumanDecision:
+    """Lock the item, check it still waits for a decision, append one decision, resume."""
+    _check_runtime_payload(kind, payload, user)
+    with transaction.atomic():
+        locked = _locked_item(item)
+        if four_eyes:
+            check_four_eyes(locked, user)
+        existing = _existing_decision(locked)
+        if existing is not None:
+            raise AlreadyDecided(existing)
+        if locked.status != ReviewItem.Status.OPEN:
+            raise ItemNotOpen(locked)
+        if claim_is_live(locked) and locked.claimed_by_id != user.pk:
+            raise ClaimHeld(locked)
+        try:
+            with transaction.atomic():
+                decision = HumanDecision.objects.create(
+                    tenant_id=locked.tenant_id,
+                    case_id=locked.case_id,
+                    run_id=locked.run_id,
+                    review_item=locked if closes_item else None,
+                    actor=user,
+                    kind=kind,
+                    reason=reason,
+                    payload=payload,
+                    state_version=locked.run.state_version,
+                )
+        except IntegrityError:
+            # The named constraint reviews_decision_one_per_item: another decision won.
+            winner = _existing_decision(locked)
+            if winner is None:
+                raise
+            raise AlreadyDecided(winner) from None
+        if closes_item:
+            locked.status = ReviewItem.Status.DECIDED
+            locked.decided_at = decision.created_at
+            locked.save(update_fields=["status", "decided_at"])
+        do_request_resume(locked.run)
+    item.refresh_from_db()
+    return decision
+
+
+def do_claim_item(item: ReviewItem, user) -> ReviewItem:
+    """Hold an item for `ATLAS_REVIEW_CLAIM_SECONDS`; an expired claim can be taken over."""
+    with transaction.atomic():
+        locked = _locked_item(item)
+        if locked.kind != ReviewItem.Kind.CLARIFICATION:
+            check_four_eyes(locked, user)
+        existing = _existing_decision(locked)
+        if existing is not None:
+            raise AlreadyDecided(existing)
+        if locked.status != ReviewItem.Status.OPEN:
+            raise ItemNotOpen(locked)
+        if claim_is_live(locked) and locked.claimed_by_id != user.pk:
+            raise ClaimHeld(locked)
+        locked.claimed_by = user
+        locked.claim_expires_at = timezone.now() + timezone.timedelta(
+            seconds=settings.ATLAS_REVIEW_CLAIM_SECONDS
+        )
+        locked.save(update_fields=["claimed_by", "claim_expires_at"])
+    item.refresh_from_db()
+    return item
+
+
+def do_release_claim(item: ReviewItem, user) -> ReviewItem:
+    """Give an item back to the queue; only its holder can."""
+    with transaction.atomic():
+        locked = _locked_item(item)
+        if locked.claimed_by_id == user.pk:
+            locked.claimed_by = None
+            locked.claim_expires_at = None
+            locked.save(update_fields=["claimed_by", "claim_expires_at"])
+    item.refresh_from_db()
+    return item
+
+
+def _expect_kind(item: ReviewItem, *kinds: str) -> None:
+    if item.kind not in kinds:
+        raise ReviewError(f"This is a {item.get_kind_display().lower()}, not that kind of item.")
+
+
+def do_decide_approval(item: ReviewItem, user, approve: bool, reason: str) -> HumanDecision:
+    _expect_kind(item, ReviewItem.Kind.APPROVAL)
+    reason = _clean_reason(reason)
+    action_id = item.payload.get("action_id") or item.key
+    return _record(
+        item,
+        user,
+        kind=HumanDecision.Kind.APPROVE if approve else HumanDecision.Kind.DENY,
+        reason=reason,
+        payload={"action_id": action_id, "approved": approve, "reason": reason},
+    )
+
+
+def do_sign_off(item: ReviewItem, user, approve: bool, reason: str) -> HumanDecision:
+    _expect_kind(item, ReviewItem.Kind.SIGNOFF)
+    reason = _clean_reason(reason)
+    return _record(
+        item,
+        user,
+        kind=HumanDecision.Kind.SIGN_OFF if approve else HumanDecision.Kind.REJECT_PACKET,
+        reason=reason,
+        payload={"approved": approve, "reason": reason},
+    )
+
+
+def do_decide(item: ReviewItem, user, approve: bool, reason: str) -> HumanDecision:
+    """Approve/deny from the approval queue: a tool approval or a packet sign-off."""
+    if item.kind == ReviewItem.Kind.SIGNOFF:
+        return do_sign_off(item, user, approve, reason)
+    return do_decide_approval(item, user, approve, reason)
+
+
+def do_answer_question(item: ReviewItem, user, text: str) -> HumanDecision:
+    _expect_kind(item, ReviewItem.Kind.CLARIFICATION)
+    text = _clean_reason(text, what="an answer")
+    question_id = item.payload.get("question_id") or item.key
+    return _record(
+        item,
+        user,
+        kind=HumanDecision.Kind.ANSWER,
+        reason=text,
+        payload={"question_id": question_id, "text": text},
+        four_eyes=False,
+    )
+
+
+def open_conflict_ids(item: ReviewItem) -> list[str]:
+    """Conflicts of this escalation nobody has decided on yet (in state or in a decision)."""
+    from atlas.runtime.state import AtlasState
+
+    ids = [c["conflict_id"] for c in item.payload.get("conflicts", [])]
+    if item.run.state:
+        state = AtlasState.from_json(item.run.state)
+        settled_in_state = {c.conflict_id for c in state.conflicts if c.status != "open"}
+        ids = [cid for cid in ids if cid not in settled_in_state]
+    decided = set(
+        HumanDecision.objects.filter(
+            run_id=item.run_id,
+            kind__in=[HumanDecision.Kind.RESOLVE_CONFLICT, HumanDecision.Kind.MARK_UNRESOLVABLE],
+            created_at__gte=item.requested_at,
+        ).values_list("payload__conflict_id", flat=True)
+    )
+    return [cid for cid in ids if cid not in decided]
+
+
+def do_resolve_conflict(
+    item: ReviewItem,
+    user,
+    conflict_id: str,
+    *,
+    chosen_value: str | None = None,
+    unresolvable: bool = False,
+    note: str = "",
+) -> HumanDecision:
+    """Pick the value that stands, or mark the conflict unresolvable with a note.
+
+    The decision closes the escalation only when it settles its last open conflict; until
+    then the item stays open so the other conflicts can be decided too.
+    """
+    _expect_kind(item, ReviewItem.Kind.ESCALATION)
+    note = _clean_reason(note, what="a note explaining the resolution")
+    with transaction.atomic():
+        locked = _locked_item(item)
+        remaining = open_conflict_ids(locked)
+        if conflict_id not in remaining:
+            raise ReviewError("This conflict is already settled or not part of this escalation.")
+        if unresolvable:
+            kind = HumanDecision.Kind.MARK_UNRESOLVABLE
+            payload = {"conflict_id": conflict_id, "unresolvable": True, "note": note}
+        else:
+            values = next(
+                c["values"] for c in locked.payload["conflicts"] if c["conflict_id"] == conflict_id
+            )
+            if chosen_value not in {v["value"] for v in values}:
+                raise ReviewError("Pick one of the competing values, or mark it unresolvable.")
+            kind = HumanDecision.Kind.RESOLVE_CONFLICT
+            payload = {"conflict_id": conflict_id, "value": chosen_value, "note": note}
+        return _record(
+            locked,
+            user,
+            kind=kind,
+            reason=note,
+            payload=payload,
+            closes_item=remaining == [conflict_id],
+        )
+
+
+def do_extend_budget(
+    item: ReviewItem,
+    user,
+    *,
+    extra_iterations: int = 0,
+    extra_tokens: int = 0,
+    extra_cost_usd: Decimal = Decimal("0"),
+    extra_seconds: float = 0,
+    reason: str,
+) -> HumanDecision:
+    _expect_kind(item, ReviewItem.Kind.ESCALATION)
+    reason = _clean_reason(reason)
+    if not (extra_iterations or extra_tokens or extra_cost_usd or extra_seconds):
+        raise ReviewError("Extend at least one budget (iterations, tokens, cost or time).")
+    return _record(
+        item,
+        user,
+        kind=HumanDecision.Kind.EXTEND_BUDGET,
+        reason=reason,
+        payload={
+            "extra_iterations": int(extra_iterations),
+            "extra_tokens": int(extra_tokens),
+            "extra_cost_usd": str(Decimal(extra_cost_usd)),
+            "extra_seconds": float(extra_seconds),
+        },
+    )
+
+
+def do_close_case(item: ReviewItem, user, decision: str) -> HumanDecision:
+    _expect_kind(item, ReviewItem.Kind.ESCALATION, ReviewItem.Kind.SIGNOFF)
+    decision = _clean_reason(decision, what="the closing decision")
+    return _record(
+        item,
+        user,
+        kind=HumanDecision.Kind.CLOSE_CASE,
+        reason=decision,
+        payload={"decision": decision},
+    )
