@@ -33,11 +33,12 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
-    "channels",
     "django_htmx",
     "template_partials",
     "runs",
     "reviews",
+    # After runs: runs' `runworker` (Channels' worker plus the run sweep) must win.
+    "channels",
 ]
 
 MIDDLEWARE = [

@@ -20,6 +20,20 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
+    """SQLite tests use a file, not shared-cache memory, because worker and server threads
+    write concurrently: a shared-cache database fails at once with "table is locked" where
+    a file waits for the lock (settings give SQLite a busy timeout)."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        database.setdefault("TEST", {})["NAME"] = str(
+            tmp_path_factory.mktemp("db") / "test.sqlite3"
+        )
+
+
 @pytest.fixture(autouse=True)
 def _media_in_tmp(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"

@@ -1,0 +1,136 @@
+"""Who drives a run right now: a lease on the run's row.
+
+A worker owns a run while `lease_owner` is its name and `lease_expires_at` is in the
+future. Every claim is a compare-and-set update, so two workers can never both win; a
+worker that dies simply stops renewing and its lease runs out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from runs.models import Run
+
+# After this many crashes of the code driving a run, workers stop picking it up and the
+# run waits for an operator (its last_error says why).
+MAX_WORKER_FAILURES = 5
+
+
+def lease_expiry(now: datetime | None = None) -> datetime:
+    return (now or timezone.now()) + timedelta(seconds=settings.ATLAS_LEASE_SECONDS)
+
+
+def needs_work() -> Q:
+    """Runs a worker has something to do for: start, continue, apply a decision, cancel."""
+    return ~Q(status__in=Run.TERMINAL_STATUSES) & (
+        Q(status__in=Run.ACTIVE_STATUSES)
+        | Q(resume_requested_at__isnull=False)
+        | Q(cancel_requested_at__isnull=False)
+    )
+
+
+def is_free(now: datetime) -> Q:
+    return Q(lease_owner="") | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+
+
+def claimable(now: datetime) -> Q:
+    return needs_work() & is_free(now) & Q(worker_failures__lt=MAX_WORKER_FAILURES)
+
+
+def claim_run(run_id: int, owner: str) -> bool:
+    """Take one run if it needs work and nobody holds it (the wake-up message path)."""
+    now = timezone.now()
+    claimed = Run.objects.filter(claimable(now), pk=run_id).update(
+        lease_owner=owner, lease_expires_at=lease_expiry(now)
+    )
+    return claimed == 1
+
+
+def claim_due_runs(owner: str, limit: int, exclude: Iterable[int] = ()) -> list[int]:
+    """The sweep's claim: up to `limit` runs that need work and have no live lease."""
+    if limit <= 0:
+        return []
+    now = timezone.now()
+    with transaction.atomic():
+        due = Run.objects.filter(claimable(now)).exclude(pk__in=list(exclude)).order_by("id")
+        if connection.features.has_select_for_update_skip_locked:
+            # Every worker sweeps at once: skip rows another sweeper is claiming right now
+            # instead of queueing behind its lock and then losing the compare-and-set.
+            due = due.select_for_update(skip_locked=True)
+        run_ids = list(due.values_list("pk", flat=True)[:limit])
+        if not run_ids:
+            return []
+        Run.objects.filter(claimable(now), pk__in=run_ids).update(
+            lease_owner=owner, lease_expires_at=lease_expiry(now)
+        )
+        return list(
+            Run.objects.filter(pk__in=run_ids, lease_owner=owner)
+            .order_by("id")
+            .values_list("pk", flat=True)
+        )
+
+
+def renew_leases(owner: str, run_ids: Iterable[int]) -> set[int]:
+    """Extend this worker's leases; returns the runs it still holds."""
+    run_ids = list(run_ids)
+    if not run_ids:
+        return set()
+    held = Run.objects.filter(pk__in=run_ids, lease_owner=owner)
+    held.update(lease_expires_at=lease_expiry())
+    return set(held.values_list("pk", flat=True))
+
+
+def release_lease(run_id: int, owner: str) -> bool:
+    """Let go of a run that waits or ended; a clean pass also clears its failure count."""
+    released = Run.objects.filter(pk=run_id, lease_owner=owner).update(
+        lease_owner="", lease_expires_at=None, worker_failures=0
+    )
+    return released == 1
+
+
+def record_worker_failure(run_id: int, owner: str, message: str) -> int:
+    """Keep the lease for a back-off window, so the run is retried later, not in a loop.
+
+    Returns the run's failure count (0 if the run is gone or no longer ours).
+    """
+    held = Run.objects.filter(pk=run_id, lease_owner=owner)
+    row = held.values_list("worker_failures", flat=True).first()
+    if row is None:
+        return 0
+    failures = row + 1
+    backoff = settings.ATLAS_LEASE_SECONDS * (2 ** min(failures, 6))
+    if failures >= MAX_WORKER_FAILURES:
+        message = f"Workers gave up after {failures} attempts; an operator must look. {message}"
+    held.update(
+        worker_failures=F("worker_failures") + 1,
+        last_error=message[:4000],
+        lease_expires_at=timezone.now() + timedelta(seconds=backoff),
+    )
+    return failures
+
+
+def cancel_requested(run_ids: Iterable[int]) -> set[int]:
+    run_ids = list(run_ids)
+    if not run_ids:
+        return set()
+    return set(
+        Run.objects.filter(pk__in=run_ids, cancel_requested_at__isnull=False).values_list(
+            "pk", flat=True
+        )
+    )
+
+
+def still_needs_work(run_id: int) -> bool:
+    """Asked by the holder after a pass: did a decision or a cancel arrive meanwhile?"""
+    return Run.objects.filter(needs_work(), pk=run_id).exists()
+
+
+def note_bad_message(run_id: int, message: str) -> bool:
+    """Record a wake-up message that could not be acted on, on the run it names."""
+    return Run.objects.filter(pk=run_id).update(last_error=message[:4000]) == 1

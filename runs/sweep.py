@@ -1,0 +1,43 @@
+"""The sweep every worker runs: nothing waits forever for a message that was lost.
+
+Every `ATLAS_SWEEP_SECONDS` a worker with free slots claims runs that need work and have no
+live lease: queued runs whose wake-up never arrived, runs with a decision to apply
+(`resume_requested_at`) or a cancel to carry out, and `researching` runs whose worker died
+(its lease expired). The claim itself is in `runs.leases`; any number of workers can sweep
+at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from runs.leases import claim_due_runs
+
+if TYPE_CHECKING:
+    from runs.worker import RunWorker
+
+logger = logging.getLogger(__name__)
+
+
+async def sweep_once(worker: RunWorker) -> list[int]:
+    """Claim what this worker has room for and start driving it; returns the run ids."""
+    if not worker.sweeping or worker.free_slots <= 0:
+        return []
+    claimed = await worker.db(claim_due_runs, worker.owner, worker.free_slots, list(worker.driven))
+    for run_id in claimed:
+        logger.info("Sweep: worker %s picked up run %s", worker.owner, run_id)
+        worker.begin_claimed(run_id)
+    return claimed
+
+
+async def sweep_forever(worker: RunWorker) -> None:
+    while True:
+        try:
+            await sweep_once(worker)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("Sweep failed in worker %s; trying again", worker.owner)
+        await asyncio.sleep(worker.sweep_seconds)

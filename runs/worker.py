@@ -1,0 +1,340 @@
+"""The run worker: a Channels consumer on a named channel, and the pool that drives runs.
+
+A channel message only wakes a worker; the run's row decides who drives it (see
+`runs.leases`). Claimed runs are driven in threads from a bounded pool, so one slow tool
+call never holds up other runs or the event loop. While a run is driven, a heartbeat on the
+event loop renews the leases and watches the database for cancel requests, so a cancel
+reaches the run within a second on whichever worker holds it. The sweep (`runs.sweep`)
+finds runs whose message was lost or whose worker died.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Literal
+
+from asgiref.sync import sync_to_async
+from channels.consumer import AsyncConsumer
+from django.conf import settings
+from django.db import DatabaseError, close_old_connections, connection, connections
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+
+from atlas.runtime.memory import MemoryCancelSignal
+from runs import leases
+from runs.execution import advance_run
+from runs.models import Run
+
+logger = logging.getLogger(__name__)
+
+# A pass ends when the run pauses; a decision or cancel that landed meanwhile gets another
+# pass under the same lease. Bounded so a run that keeps changing cannot pin a slot.
+MAX_PASSES_PER_CLAIM = 5
+
+
+class WakeMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    type: Literal["run.start", "run.resume", "run.cancel"]
+    run_id: StrictInt = Field(gt=0)
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+@dataclass
+class DrivenRun:
+    """A run this worker holds, shared between the event loop and the run's thread."""
+
+    run_id: int
+    lease_seconds: float
+    cancel: MemoryCancelSignal = field(default_factory=MemoryCancelSignal)
+    lost: threading.Event = field(default_factory=threading.Event)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    renewed_at: float = field(default_factory=time.monotonic)
+
+    def still_owner(self) -> bool:
+        # A lease we failed to renew for most of its life may already be someone else's.
+        fresh = time.monotonic() - self.renewed_at < self.lease_seconds * 0.8
+        return fresh and not self.lost.is_set() and not self.stopping.is_set()
+
+
+class RunWorker:
+    def __init__(
+        self,
+        *,
+        owner: str | None = None,
+        concurrency: int | None = None,
+        lease_seconds: float | None = None,
+        sweep_seconds: float | None = None,
+        poll_seconds: float = 0.2,
+    ) -> None:
+        self.owner = owner or worker_name()
+        self.concurrency = concurrency or settings.ATLAS_WORKER_CONCURRENCY
+        self.lease_seconds = lease_seconds or settings.ATLAS_LEASE_SECONDS
+        self.sweep_seconds = sweep_seconds or settings.ATLAS_SWEEP_SECONDS
+        self.poll_seconds = poll_seconds
+        self.driven: dict[int, DrivenRun] = {}
+        self.sweeping = True
+        self._tasks: set[asyncio.Task] = set()
+        self._drives: set[asyncio.Task] = set()
+        self._stopping = threading.Event()
+        self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="atlas-run")
+        # One thread for lease and cancel bookkeeping, so it never waits behind a slow run.
+        self._housekeeping = ThreadPoolExecutor(1, thread_name_prefix="atlas-leases")
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # --- lifecycle -------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._loop is not None and not self._stopping.is_set()
+
+    async def start(self) -> None:
+        from runs.sweep import sweep_forever
+
+        self._loop = asyncio.get_running_loop()
+        self._spawn(self._heartbeat())
+        self._spawn(sweep_forever(self))
+        logger.info("Run worker %s started (%s slots)", self.owner, self.concurrency)
+
+    async def stop(self, grace_seconds: float = 10.0) -> None:
+        """Stop claiming, let each run finish its current step, hand the leases back."""
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        for driven in self.driven.values():
+            driven.stopping.set()
+        for task in self._tasks:
+            task.cancel()
+        if self._drives:
+            done, pending = await asyncio.wait(set(self._drives), timeout=grace_seconds)
+            if pending:
+                logger.warning(
+                    "Run worker %s stopped with %s runs mid-step; their leases will expire",
+                    self.owner,
+                    len(pending),
+                )
+        await self.db(connections.close_all)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._housekeeping.shutdown(wait=False)
+        logger.info("Run worker %s stopped", self.owner)
+
+    def _spawn(self, coroutine) -> asyncio.Task:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def idle(self, timeout: float) -> bool:
+        """Wait until no run is being driven; True if that happened within `timeout`."""
+        deadline = time.monotonic() + timeout
+        while self._drives and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        return not self._drives
+
+    # --- waking and driving ------------------------------------------------------
+
+    @property
+    def free_slots(self) -> int:
+        return 0 if self._stopping.is_set() else self.concurrency - len(self.driven)
+
+    async def wake(self, run_id: int, action: str) -> None:
+        driven = self.driven.get(run_id)
+        if driven is not None:
+            if action == "run.cancel":
+                driven.cancel.set()
+            return
+        if self.free_slots <= 0:
+            logger.info("Worker %s is full; run %s waits for a sweep", self.owner, run_id)
+            return
+        self._begin(run_id, claimed=False)
+
+    def begin_claimed(self, run_id: int) -> None:
+        """Drive a run the sweep already claimed for this worker."""
+        self._begin(run_id, claimed=True)
+
+    def _begin(self, run_id: int, *, claimed: bool) -> None:
+        driven = DrivenRun(run_id=run_id, lease_seconds=self.lease_seconds)
+        self.driven[run_id] = driven
+        task = asyncio.ensure_future(self._drive(driven, claimed))
+        self._drives.add(task)
+
+        def finished(done: asyncio.Task) -> None:
+            self._drives.discard(done)
+            if self.driven.get(run_id) is driven:
+                del self.driven[run_id]
+
+        task.add_done_callback(finished)
+
+    async def _drive(self, driven: DrivenRun, claimed: bool) -> None:
+        # sync_to_async (not run_in_executor) so channel sends made by the run's thread, such
+        # as live-page updates after each commit, are scheduled on this event loop.
+        drive = sync_to_async(self._drive_blocking, thread_sensitive=False, executor=self._pool)
+        try:
+            await drive(driven, claimed)
+        except Exception:
+            logger.exception("Driving run %s failed outside the run's own handling", driven.run_id)
+
+    def _drive_blocking(self, driven: DrivenRun, claimed: bool) -> None:
+        run_id = driven.run_id
+        close_old_connections()
+        try:
+            if not claimed and not leases.claim_run(run_id, self.owner):
+                if not Run.objects.filter(pk=run_id).exists():
+                    logger.warning("Wake-up for run %s, which does not exist", run_id)
+                return
+            driven.renewed_at = time.monotonic()
+            if leases.cancel_requested([run_id]):
+                driven.cancel.set()
+            for _ in range(MAX_PASSES_PER_CLAIM):
+                status = advance_run(
+                    run_id, owner=self.owner, cancel=driven.cancel, still_owner=driven.still_owner
+                )
+                logger.info("Run %s is %s (worker %s)", run_id, status, self.owner)
+                if not driven.still_owner() or not leases.still_needs_work(run_id):
+                    break
+                if leases.cancel_requested([run_id]):
+                    driven.cancel.set()
+            leases.release_lease(run_id, self.owner)
+        except Exception as error:
+            logger.exception("Worker %s crashed driving run %s", self.owner, run_id)
+            try:
+                failures = leases.record_worker_failure(
+                    run_id, self.owner, f"{type(error).__name__}: {error}"
+                )
+                logger.warning("Run %s has failed in workers %s time(s)", run_id, failures)
+            except DatabaseError:
+                logger.exception("Could not record the failure of run %s", run_id)
+        finally:
+            connections.close_all()
+
+    # --- bookkeeping on the event loop -----------------------------------------
+
+    async def db(self, function: Callable[..., Any], *args: Any) -> Any:
+        """Run a short query on the bookkeeping thread."""
+        return await asyncio.get_running_loop().run_in_executor(
+            self._housekeeping, partial(_guarded, function, *args)
+        )
+
+    async def _heartbeat(self) -> None:
+        last_renewal = time.monotonic()
+        while True:
+            await asyncio.sleep(self.poll_seconds)
+            if not self.driven:
+                continue
+            try:
+                await self._poll_cancels()
+                if time.monotonic() - last_renewal >= self.lease_seconds / 3:
+                    await self._renew()
+                    last_renewal = time.monotonic()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("Worker %s could not renew leases or poll cancels", self.owner)
+
+    async def _poll_cancels(self) -> None:
+        watched = [run_id for run_id, run in self.driven.items() if not run.cancel.is_set()]
+        for run_id in await self.db(leases.cancel_requested, watched):
+            if run_id in self.driven:
+                logger.info("Cancel requested for run %s; stopping it", run_id)
+                self.driven[run_id].cancel.set()
+
+    async def _renew(self) -> None:
+        renewing = dict(self.driven)
+        renewed_at = time.monotonic()
+        held = await self.db(leases.renew_leases, self.owner, list(renewing))
+        for run_id, driven in renewing.items():
+            if run_id in held:
+                driven.renewed_at = renewed_at
+            else:
+                logger.warning("Worker %s lost the lease on run %s", self.owner, run_id)
+                driven.lost.set()
+
+
+def _guarded(function: Callable[..., Any], *args: Any) -> Any:
+    try:
+        return function(*args)
+    except DatabaseError:
+        # A broken connection stays broken: drop it so the next call reconnects.
+        connection.close()
+        raise
+
+
+# --- the process's worker and its consumer ---------------------------------------
+
+_current: RunWorker | None = None
+
+
+def current_worker() -> RunWorker | None:
+    return _current
+
+
+async def running_worker() -> RunWorker:
+    """This process's worker, started on the current event loop if it is not running."""
+    global _current
+    if _current is None or not _current.running:
+        _current = RunWorker()
+        await _current.start()
+    return _current
+
+
+@asynccontextmanager
+async def worker_running(**options: Any):
+    """Run a worker as this process's worker for the duration of the block."""
+    global _current
+    worker = RunWorker(**options)
+    previous, _current = _current, worker
+    await worker.start()
+    try:
+        yield worker
+    finally:
+        await worker.stop()
+        _current = previous
+
+
+class RunWorkerConsumer(AsyncConsumer):
+    """Takes `run.start`, `run.resume` and `run.cancel` on the worker channel."""
+
+    async def dispatch(self, message: dict) -> None:
+        # Never let one message kill the consumer: log, record on the run, carry on.
+        try:
+            wake = WakeMessage.model_validate(message)
+        except ValidationError as error:
+            await self._reject(message, error)
+            return
+        try:
+            worker = await running_worker()
+            await worker.wake(wake.run_id, wake.type)
+        except Exception:
+            logger.exception("Could not act on %s for run %s", wake.type, wake.run_id)
+
+    async def _reject(self, message: Any, error: ValidationError) -> None:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in issue['loc']) or 'message'}: {issue['msg']}"
+            for issue in error.errors()
+        )
+        summary = f"Ignored a bad worker message {_preview(message)}: {problems}"
+        logger.warning(summary)
+        run_id = message.get("run_id") if isinstance(message, dict) else None
+        if isinstance(run_id, int) and not isinstance(run_id, bool) and run_id > 0:
+            try:
+                await sync_to_async(leases.note_bad_message)(run_id, summary)
+            except Exception:
+                logger.exception("Could not record the bad message on run %s", run_id)
+
+
+def _preview(message: Any) -> str:
+    text = repr(message)
+    return text if len(text) <= 200 else text[:200] + "…"
