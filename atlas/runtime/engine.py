@@ -20,23 +20,170 @@ won; reload and retry or give up). The runtime never mutates the state passed in
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
 
-from atlas.runtime.humans import HumanInput
-from atlas.runtime.policy import TenantPolicy
-from atlas.runtime.ports import CancelSignal, Clock, DocumentSource, RunStore, TraceEventRecord
-from atlas.runtime.state import AtlasState
+from pydantic import BaseModel, ValidationError
 
-if TYPE_CHECKING:
-    from atlas.runtime.adapters.base import DecisionMaker
-    from atlas.runtime.scenario import HumanScript, Scenario
-    from atlas.runtime.tools.registry import ToolRegistry
+from atlas.runtime import reducer
+from atlas.runtime.adapters.base import DecisionMaker, ModelReply
+from atlas.runtime.adapters.playbook import Playbook, draft_packet
+from atlas.runtime.budgets import (
+    BudgetStop,
+    Reservation,
+    check_model_call,
+    check_tool_call,
+    estimate_tokens,
+    model_cost_reservation,
+)
+from atlas.runtime.context import (
+    MODEL_VIEW_LIMIT,
+    PROMPT_VERSION,
+    build_context,
+    fence,
+    model_view,
+    project_state,
+)
+from atlas.runtime.decisions import (
+    NEXT_ACTION_SCHEMA_VERSION,
+    AskHuman,
+    CallTool,
+    DueDiligencePacket,
+    Finish,
+    InvalidModelOutput,
+    PacketConflict,
+    PacketConflictValue,
+    parse_next_action,
+)
+from atlas.runtime.humans import (
+    ApprovalDecision,
+    BudgetExtension,
+    ClarificationAnswer,
+    CloseCase,
+    ConflictResolution,
+    HumanInput,
+    HumanInputRejected,
+    PacketSignOff,
+)
+from atlas.runtime.memory import (
+    MemoryCancelSignal,
+    MemoryDocumentSource,
+    MemoryRunStore,
+    SystemClock,
+)
+from atlas.runtime.policy import POLICY_VERSION, TenantPolicy, evaluate
+from atlas.runtime.ports import (
+    CancelSignal,
+    Clock,
+    DocumentSource,
+    ObservationRecord,
+    RunStore,
+    StepCommit,
+    StoredDocument,
+    ToolCallRecord,
+    TraceEventRecord,
+)
+from atlas.runtime.progress import (
+    HISTORY_BREAK,
+    detect_cycle,
+    pending_requirements,
+    progress_signature,
+    unchanged_for,
+)
+from atlas.runtime.scenario import HumanScript, Scenario, ScriptedModelSpec
+from atlas.runtime.state import (
+    BUDGET_REASONS,
+    AtlasState,
+    AttachedDocument,
+    Budgets,
+    CaseBrief,
+    ConflictResolutionRecord,
+    InFlightToolCall,
+    ObservationNote,
+    PendingQuestion,
+    ProposedToolCall,
+    VersionBundle,
+    new_state,
+    user_status_for,
+)
+from atlas.runtime.tools.base import ToolContext, ToolSpec
+from atlas.runtime.tools.gateway import (
+    ToolGateway,
+    ToolOutcome,
+    action_signature,
+    idempotency_key,
+)
+from atlas.runtime.tools.registry import TOOLSET_VERSION, ToolRegistry, default_registry
+from atlas.runtime.world import World, default_world
+
+logger = logging.getLogger(__name__)
 
 EventListener = Callable[[TraceEventRecord], None]
+MAX_OBSERVATIONS_IN_STATE = 40
+
+
+class _AnyCancel:
+    """Set when either the host's signal or the runtime's own one is set."""
+
+    def __init__(self, external: CancelSignal | None, local: MemoryCancelSignal) -> None:
+        self.external = external
+        self.local = local
+
+    def is_set(self) -> bool:
+        return self.local.is_set() or (self.external is not None and self.external.is_set())
+
+    def wait(self, timeout: float) -> bool:
+        if self.external is None:
+            return self.local.wait(timeout)
+        # Poll both in small slices; neither can wake the other.
+        remaining = timeout
+        while True:
+            if self.is_set():
+                return True
+            if remaining <= 0:
+                return False
+            slice_ = min(0.02, remaining)
+            if self.local.wait(slice_):
+                return True
+            remaining -= slice_
+
+
+@dataclass
+class _Buffer:
+    events: list[TraceEventRecord] = field(default_factory=list)
+    observations: list[ObservationRecord] = field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+
+
+def _jsonable(value: Any) -> Any:
+    def default(obj: Any) -> Any:
+        if isinstance(obj, Decimal):
+            return str(obj)
+        if isinstance(obj, datetime):
+            return obj.isoformat()
+        if isinstance(obj, BaseModel):
+            return obj.model_dump(mode="json")
+        if isinstance(obj, set | frozenset):
+            return sorted(obj)
+        return str(obj)
+
+    return json.loads(json.dumps(value, default=default))
+
+
+def _short_hash(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
 class Runtime:
+    """The deterministic shell around a decision maker. See the module docstring."""
+
     def __init__(
         self,
         model: DecisionMaker,
@@ -47,44 +194,1182 @@ class Runtime:
         clock: Clock | None = None,
         cancel: CancelSignal | None = None,
         documents: DocumentSource | None = None,
+        world: World | None = None,
         listeners: Sequence[EventListener] = (),
         retry_backoff_seconds: float = 0.05,
     ) -> None:
-        raise NotImplementedError  # filled in by the next commit
+        self.model = model
+        self.registry = registry or default_registry()
+        self.tenant_policy = tenant_policy or TenantPolicy()
+        self.store = store if store is not None else MemoryRunStore()
+        self.clock = clock or SystemClock()
+        self._local_cancel = MemoryCancelSignal()
+        self.cancel_signal = _AnyCancel(cancel, self._local_cancel)
+        self.documents = documents
+        self.world = world or default_world()
+        self.listeners: list[EventListener] = list(listeners)
+        self.gateway = ToolGateway(
+            store=self.store, cancel=self.cancel_signal, backoff_seconds=retry_backoff_seconds
+        )
+
+    # ------------------------------------------------------------------ host API
+
+    def request_cancel(self) -> None:
+        """Cancel this runtime's current or next step from any thread."""
+        self._local_cancel.set()
+
+    def versions(self) -> VersionBundle:
+        return VersionBundle(
+            model=getattr(self.model, "name", type(self.model).__name__),
+            model_kind=getattr(self.model, "kind", "llm"),
+            prompt=PROMPT_VERSION,
+            schema_version=NEXT_ACTION_SCHEMA_VERSION,
+            policy=POLICY_VERSION,
+            toolset=TOOLSET_VERSION,
+        )
 
     def start(self, state: AtlasState) -> AtlasState:
         """queued -> researching; sets the deadline; emits `run_started`."""
-        raise NotImplementedError
-
-    def step(self, state: AtlasState) -> AtlasState:
-        """Exactly one iteration (or one approved action); commits; returns the new state."""
-        raise NotImplementedError
+        if state.status != "queued":
+            return state
+        s = state.model_copy(deep=True)
+        buf = _Buffer()
+        now = self.clock.now()
+        s.versions = self.versions()
+        s.started_at = now
+        s.deadline_at = now + timedelta(seconds=s.budgets.deadline_seconds)
+        self._set_status(s, "researching", None)
+        s.progress_history = [progress_signature(s)]
+        self._emit(
+            s,
+            buf,
+            "run_started",
+            subject=s.brief.subject,
+            subject_type=s.brief.subject_type,
+            jurisdiction=s.brief.jurisdiction,
+            documents=[d.model_dump() for d in s.brief.documents],
+            budgets=s.budgets.model_dump(mode="json"),
+            versions=s.versions.model_dump(),
+            deadline_at=s.deadline_at,
+        )
+        return self._commit(s, buf)
 
     def run_until_pause(
         self, state: AtlasState, keep_going: Callable[[], bool] = lambda: True
     ) -> AtlasState:
         """step() while researching and keep_going() (a lease check, for example)."""
-        raise NotImplementedError
+        if state.status == "queued":
+            state = self.start(state)
+        while state.status == "researching" and keep_going():
+            state = self.step(state)
+        return state
 
-    def apply_human_input(self, state: AtlasState, human_input: HumanInput) -> AtlasState:
-        """Apply one human decision (idempotent by decision_id)."""
-        raise NotImplementedError
+    def step(self, state: AtlasState) -> AtlasState:
+        """Exactly one iteration (a model decision), or one approved action; committed."""
+        if state.status != "researching":
+            return state
+        s = state.model_copy(deep=True)
+        buf = _Buffer()
+        s.step += 1
+        if self.cancel_signal.is_set():
+            return self._commit(self._cancelled(s, buf), buf)
+        if s.approved_action is not None:
+            call = s.approved_action
+            s.approved_action = None
+            s = self._run_tool(s, buf, call)
+            return self._commit(s, buf)
+        s = self._model_iteration(s, buf)
+        return self._commit(s, buf)
 
     def cancel(self, state: AtlasState) -> AtlasState:
-        """cancelled/cancelled with `run_cancelled` (for a run that is not stepping)."""
-        raise NotImplementedError
+        """cancelled/cancelled with `run_cancelled`, for a run no worker is stepping."""
+        if state.is_terminal:
+            return state
+        s = state.model_copy(deep=True)
+        buf = _Buffer()
+        return self._commit(self._cancelled(s, buf), buf)
 
     def resume_after_crash(self, state: AtlasState) -> AtlasState:
-        """`run_resumed`; reconcile an in-flight tool call by idempotency key."""
-        raise NotImplementedError
+        """`run_resumed`; a tool call left in flight is reconciled by idempotency key
+        before anything is retried: a call the store says succeeded is not run again."""
+        s = state.model_copy(deep=True)
+        buf = _Buffer()
+        now = self.clock.now()
+        self._shift_deadline(s, now, since=s.paused_at or s.updated_at)
+        in_flight = s.in_flight
+        self._emit(
+            s,
+            buf,
+            "run_resumed",
+            status=s.status,
+            in_flight=in_flight.idempotency_key if in_flight else None,
+        )
+        if in_flight is not None:
+            s.in_flight = None
+            record = self.store.find_tool_call(in_flight.idempotency_key)
+            call = ProposedToolCall(
+                action_id=f"{s.run_id}:reconcile:{in_flight.step}",
+                tool_name=in_flight.tool_name,
+                arguments=in_flight.arguments,
+                signature=in_flight.signature,
+                step=in_flight.step,
+                idempotency_key=in_flight.idempotency_key,
+            )
+            spec = self.registry.get(in_flight.tool_name)
+            if record is not None and record.effect_status == "succeeded" and spec is not None:
+                outcome = ToolOutcome(
+                    status="succeeded",
+                    effect_status="succeeded",
+                    attempts=record.attempts,
+                    duration_ms=record.duration_ms or 0,
+                    result=record.result,
+                    cost_usd=record.cost_usd,
+                    reconciled=True,
+                )
+                s.tool_cost_usd += record.cost_usd
+                s = self._absorb_outcome(s, buf, call, spec, outcome, record.idempotency_key)
+            elif s.status == "researching":
+                # Effect unknown and every tool here is a read: run it again, same key.
+                s.approved_action = call
+        return self._commit(s, buf)
 
-    def request_cancel(self) -> None:
-        """Cancel this runtime's current step from any thread."""
-        raise NotImplementedError
+    def apply_human_input(self, state: AtlasState, human_input: HumanInput) -> AtlasState:
+        """Apply one human decision; idempotent by decision_id. Raises HumanInputRejected
+        when the input does not fit the run's current state."""
+        if human_input.decision_id in state.applied_decision_ids:
+            return state
+        if state.is_terminal:
+            raise HumanInputRejected(f"The run is already {state.status}.")
+        s = state.model_copy(deep=True)
+        buf = _Buffer()
+        now = self.clock.now()
+        if isinstance(human_input, ClarificationAnswer):
+            s = self._apply_answer(s, buf, human_input)
+        elif isinstance(human_input, ApprovalDecision):
+            s = self._apply_approval(s, buf, human_input)
+        elif isinstance(human_input, ConflictResolution):
+            s = self._apply_conflict_resolution(s, buf, human_input)
+        elif isinstance(human_input, BudgetExtension):
+            s = self._apply_budget_extension(s, buf, human_input, now)
+        elif isinstance(human_input, PacketSignOff):
+            s = self._apply_signoff(s, buf, human_input)
+        elif isinstance(human_input, CloseCase):
+            s = self._apply_close(s, buf, human_input)
+        else:  # pragma: no cover - the union is closed
+            raise HumanInputRejected(f"Unknown human input {type(human_input).__name__}.")
+        s.applied_decision_ids.append(human_input.decision_id)
+        return self._commit(s, buf)
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _emit(
+        self, s: AtlasState, buf: _Buffer, type_: str, duration_ms: int | None = None, **data: Any
+    ) -> None:
+        buf.events.append(
+            TraceEventRecord(
+                run_id=s.run_id,
+                seq=s.next_seq,
+                step=s.step,
+                type=type_,
+                timestamp=self.clock.now(),
+                data=_jsonable(data),
+                duration_ms=duration_ms,
+            )
+        )
+        s.next_seq += 1
+
+    def _observe(
+        self,
+        s: AtlasState,
+        buf: _Buffer,
+        *,
+        source: str,
+        name: str,
+        ok: bool,
+        data: Any = None,
+        view: str | None = None,
+        error_type: str | None = None,
+        error_message: str | None = None,
+        source_ids: Sequence[str] = (),
+    ) -> None:
+        if view is None:
+            payload = data if ok else {"error_type": error_type, "message": error_message}
+            view, _ = model_view(f"{source}:{name}", payload)
+        note = ObservationNote(
+            step=s.step,
+            source=source,  # type: ignore[arg-type]
+            name=name,
+            ok=ok,
+            model_view=view,
+            error_type=error_type,
+            error_message=error_message,
+            source_ids=list(source_ids),
+        )
+        s.observations.append(note)
+        del s.observations[:-MAX_OBSERVATIONS_IN_STATE]
+        buf.observations.append(
+            ObservationRecord(
+                run_id=s.run_id,
+                step=s.step,
+                source=source,  # type: ignore[arg-type]
+                name=name,
+                ok=ok,
+                data=_jsonable(data),
+                model_view=view,
+                error_type=error_type,
+                error_message=error_message,
+                source_ids=list(source_ids),
+            )
+        )
+
+    def _commit(self, s: AtlasState, buf: _Buffer, *, intent: bool = False) -> AtlasState:
+        expected = s.version
+        s.version = expected + 1
+        s.updated_at = self.clock.now()
+        commit = StepCommit(
+            run_id=s.run_id,
+            expected_version=expected,
+            state=s.model_copy(deep=True),
+            events=list(buf.events),
+            observations=list(buf.observations),
+            tool_calls=list(buf.tool_calls),
+        )
+        if intent:
+            record_intent = getattr(self.store, "record_tool_intent", None)
+            (record_intent or self.store.commit_step)(commit)
+        else:
+            self.store.commit_step(commit)
+        events = list(buf.events)
+        buf.events.clear()
+        buf.observations.clear()
+        buf.tool_calls.clear()
+        for event in events:  # side effects only after the commit
+            for listener in self.listeners:
+                try:
+                    listener(event)
+                except Exception:  # a listener must never break the run
+                    logger.exception("trace listener failed on %s", event.type)
+        return s
+
+    def _set_status(self, s: AtlasState, status: str, reason: str | None) -> None:
+        s.status = status  # type: ignore[assignment]
+        s.termination_reason = reason  # type: ignore[assignment]
+        s.user_status = user_status_for(status, reason)
+        if status in ("waiting_for_input", "awaiting_review"):
+            s.paused_at = self.clock.now()
+
+    def _terminal_event(self, s: AtlasState, buf: _Buffer, type_: str, **extra: Any) -> None:
+        self._emit(
+            s,
+            buf,
+            type_,
+            status=s.status,
+            reason=s.termination_reason,
+            user_status=s.user_status,
+            **extra,
+        )
+
+    def _cancelled(self, s: AtlasState, buf: _Buffer) -> AtlasState:
+        s.pending_question = None
+        s.pending_approval = None
+        s.approved_action = None
+        self._set_status(s, "cancelled", "cancelled")
+        self._terminal_event(s, buf, "run_cancelled")
+        return s
+
+    def _fail(self, s: AtlasState, buf: _Buffer, reason: str, **extra: Any) -> AtlasState:
+        self._set_status(s, "failed", reason)
+        self._terminal_event(s, buf, "run_failed", **extra)
+        return s
+
+    def _shift_deadline(self, s: AtlasState, now: datetime, since: datetime | None) -> None:
+        """Time spent paused does not count against the deadline."""
+        if s.deadline_at is not None and since is not None and now > since:
+            s.deadline_at = s.deadline_at + (now - since)
+        s.paused_at = None
+
+    def _partial_packet(self, s: AtlasState, reason: str) -> DueDiligencePacket:
+        projection = project_state(s)
+        subject_name = s.selected_entity.name if s.selected_entity else s.brief.subject
+        gaps = [
+            f"Still to do: {item}"
+            for item in pending_requirements(s)
+            if not item.startswith("resolve_conflict")
+        ]
+        gaps.append(f"Stopped early: {user_status_for('awaiting_review', reason)}")
+        packet = draft_packet(projection, subject_name, gaps)
+        packet.partial = True
+        return self._with_conflicts(s, packet)
+
+    def _with_conflicts(self, s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
+        """Unresolved conflicts are always carried into the packet, with both sides."""
+        conflicts = [
+            PacketConflict(
+                conflict_id=c.conflict_id,
+                fact=c.fact,
+                status=c.status,
+                values=[
+                    PacketConflictValue(
+                        value=v.value,
+                        source_id=v.source_id,
+                        source_label=v.source_label,
+                        retrieved_at=v.retrieved_at.isoformat(),
+                        excerpt=v.excerpt,
+                    )
+                    for v in c.values
+                ],
+            )
+            for c in s.conflicts
+            if c.status != "resolved"
+        ]
+        gaps = list(packet.open_gaps)
+        for c in conflicts:
+            line = f"Unresolved conflict on {c.fact}: sources disagree."
+            if line not in gaps:
+                gaps.append(line)
+        return packet.model_copy(update={"unresolved_conflicts": conflicts, "open_gaps": gaps})
+
+    def _pause_for_review(
+        self, s: AtlasState, buf: _Buffer, reason: str, cause_event: str | None, **data: Any
+    ) -> AtlasState:
+        if cause_event:
+            self._emit(s, buf, cause_event, **data)
+        s.proposed_packet = self._partial_packet(s, reason)
+        self._set_status(s, "awaiting_review", reason)
+        self._emit(
+            s,
+            buf,
+            "escalated",
+            reason=reason,
+            user_status=s.user_status,
+            conflicts=[c.conflict_id for c in s.conflicts if c.status != "resolved"],
+            open_gaps=s.proposed_packet.open_gaps,
+        )
+        return s
+
+    def _budget_stop(self, s: AtlasState, buf: _Buffer, stop: BudgetStop) -> AtlasState:
+        return self._pause_for_review(
+            s,
+            buf,
+            stop.reason,
+            "budget_exhausted",
+            budget=stop.budget,
+            reason=stop.reason,
+            used=stop.used,
+            limit=stop.limit,
+        )
+
+    def _next_fault(self, s: AtlasState, tool: str) -> str:
+        plan = s.fault_plan.get(tool, [])
+        index = s.tool_fault_cursors.get(tool, 0)
+        s.tool_fault_cursors[tool] = index + 1
+        return plan[index] if index < len(plan) else "ok"
+
+    # ------------------------------------------------------------------ one iteration
+
+    def _model_iteration(self, s: AtlasState, buf: _Buffer) -> AtlasState:
+        context = build_context(s, self.registry, self.tenant_policy)
+        reserved_tokens = estimate_tokens(context.text()) + s.budgets.max_output_tokens
+        price = (
+            self.model.price_per_1k_tokens() if hasattr(self.model, "price_per_1k_tokens") else None
+        )
+        reserved_cost = model_cost_reservation(s, reserved_tokens, price)
+        stop = check_model_call(s, Reservation(reserved_tokens, reserved_cost), self.clock.now())
+        if stop:
+            return self._budget_stop(s, buf, stop)
+        s.iteration += 1
+        self._emit(
+            s,
+            buf,
+            "model_requested",
+            iteration=s.iteration,
+            reserved_tokens=reserved_tokens,
+            reserved_cost_usd=reserved_cost,
+            model=s.versions.model,
+        )
+        started = self.clock.monotonic()
+        try:
+            reply = self.model.decide(context)
+        except Exception as error:  # an adapter bug is a model failure, not a crash
+            reply = ModelReply(
+                transport_error="adapter_error", error_message=f"{type(error).__name__}: {error}"
+            )
+        s.model_cursor += 1
+        usage = reply.usage
+        if (
+            reply.action is not None
+            and reply.action.usage is not None
+            and usage.total_tokens == 0
+            and not usage.cost_usd
+        ):
+            usage = reply.action.usage
+        s.input_tokens += usage.input_tokens
+        s.output_tokens += usage.output_tokens
+        s.model_cost_usd += usage.cost_usd
+        s.largest_model_call_cost_usd = max(s.largest_model_call_cost_usd, usage.cost_usd)
+        if self.cancel_signal.is_set():
+            return self._cancelled(s, buf)
+
+        action, error_type, message = self._interpret(reply)
+        if action is None:
+            s.consecutive_model_errors += 1
+            self._emit(
+                s,
+                buf,
+                "model_failed",
+                error_type=error_type,
+                message=message,
+                consecutive=s.consecutive_model_errors,
+                raw_excerpt=(reply.raw or "")[:300],
+                usage=usage,
+            )
+            self._observe(
+                s,
+                buf,
+                source="runtime",
+                name="model_output",
+                ok=False,
+                error_type=error_type,
+                error_message=f"Your last reply was rejected ({message}). Reply with exactly one valid NextAction JSON object.",
+            )
+            if reply.fatal or s.consecutive_model_errors > s.budgets.max_model_errors:
+                return self._fail(s, buf, "model_failure", error_type=error_type)
+            return self._after_iteration(s, buf)
+
+        s.consecutive_model_errors = 0
+        self._emit(
+            s,
+            buf,
+            "model_decision",
+            duration_ms=int((self.clock.monotonic() - started) * 1000),
+            kind=action.kind,
+            tool_name=getattr(action, "tool_name", None),
+            arguments=getattr(action, "arguments", None),
+            rationale_summary=getattr(action, "rationale_summary", None),
+            question=getattr(action, "question", None),
+            usage=usage,
+        )
+        if isinstance(action, CallTool):
+            s = self._handle_call_tool(s, buf, action)
+        elif isinstance(action, AskHuman):
+            s = self._handle_ask(s, buf, action)
+        else:
+            s = self._handle_finish(s, buf, action)
+        return self._after_iteration(s, buf)
+
+    @staticmethod
+    def _interpret(
+        reply: ModelReply,
+    ) -> tuple[CallTool | AskHuman | Finish | None, str | None, str | None]:
+        if reply.transport_error:
+            return (
+                None,
+                f"transport_{reply.transport_error}",
+                reply.error_message or reply.transport_error,
+            )
+        if reply.action is not None:
+            return reply.action, None, None
+        if reply.raw is None:
+            return None, "empty_output", "The model returned nothing."
+        try:
+            return parse_next_action(reply.raw), None, None
+        except InvalidModelOutput as error:
+            return None, error.error_type, error.message
+
+    def _after_iteration(self, s: AtlasState, buf: _Buffer) -> AtlasState:
+        if s.status != "researching":
+            return s
+        if s.policy_denials >= s.budgets.max_policy_denials:
+            return self._pause_for_review(s, buf, "policy_denied", None)
+        period = detect_cycle(s.decision_history)
+        if period:
+            return self._pause_for_review(
+                s,
+                buf,
+                "repeated_action",
+                "cycle_detected",
+                period=period,
+                actions=s.decision_history[-3 * period :],
+            )
+        s.progress_history.append(progress_signature(s))
+        stalled = unchanged_for(s.progress_history)
+        if stalled >= s.budgets.max_no_progress:
+            return self._pause_for_review(
+                s,
+                buf,
+                "no_progress",
+                "no_progress_detected",
+                iterations=stalled,
+                signature=s.progress_history[-1],
+            )
+        return s
+
+    # ------------------------------------------------------------------ decisions
+
+    def _handle_call_tool(self, s: AtlasState, buf: _Buffer, action: CallTool) -> AtlasState:
+        name = action.tool_name
+        spec = self.registry.get(name)
+        if spec is None:
+            s.decision_history.append(f"call_tool:{name}:{_short_hash(action.arguments)}")
+            self._emit(s, buf, "tool_rejected", tool=name, reason="unknown_tool")
+            self._observe(
+                s,
+                buf,
+                source="runtime",
+                name=name,
+                ok=False,
+                error_type="unknown_tool",
+                error_message=f"There is no tool named {name!r}. Tools: {', '.join(self.registry.names())}.",
+            )
+            return s
+        try:
+            args = spec.args_model.model_validate(action.arguments)
+        except ValidationError as error:
+            s.decision_history.append(f"call_tool:{name}:{_short_hash(action.arguments)}")
+            problems = [
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                for e in error.errors()[:5]
+            ]
+            self._emit(
+                s, buf, "tool_rejected", tool=name, reason="invalid_arguments", errors=problems
+            )
+            self._observe(
+                s,
+                buf,
+                source="runtime",
+                name=name,
+                ok=False,
+                error_type="invalid_arguments",
+                error_message="Invalid arguments: " + "; ".join(problems),
+            )
+            return s
+        normalized = args.model_dump(mode="json", exclude_none=True)
+        signature = action_signature(name, normalized)
+        s.decision_history.append(f"call_tool:{name}:{signature[:12]}")
+        if signature in s.denied_signatures:
+            s.policy_denials += 1
+            reason = "This exact action was denied before and stays blocked."
+            self._emit(s, buf, "policy_denied", tool=name, arguments=normalized, reason=reason)
+            self._observe(
+                s,
+                buf,
+                source="runtime",
+                name=name,
+                ok=False,
+                error_type="policy_denied",
+                error_message=reason,
+            )
+            return s
+        verdict = evaluate(s, spec, args, self.tenant_policy)
+        if verdict.outcome == "deny":
+            s.policy_denials += 1
+            reason = " ".join(verdict.reasons)
+            s.denied_signatures.append(signature)
+            s.denied_actions.append({"tool": name, "arguments": normalized, "reason": reason})
+            self._emit(s, buf, "policy_denied", tool=name, arguments=normalized, reason=reason)
+            self._observe(
+                s,
+                buf,
+                source="runtime",
+                name=name,
+                ok=False,
+                error_type="policy_denied",
+                error_message=reason,
+            )
+            return s
+        if s.action_counts.get(signature, 0) >= 1:
+            self._emit(s, buf, "duplicate_action_blocked", tool=name, arguments=normalized)
+            self._observe(
+                s,
+                buf,
+                source="runtime",
+                name=name,
+                ok=False,
+                error_type="duplicate_action",
+                error_message="Identical action blocked: this tool already ran with these arguments. Change the plan or the arguments.",
+            )
+            return s
+        call = ProposedToolCall(
+            action_id=f"{s.run_id}:act:{s.step}",
+            tool_name=name,
+            arguments=normalized,
+            signature=signature,
+            reasons=verdict.reasons,
+            estimated_cost_usd=spec.price_usd,
+            step=s.step,
+        )
+        if verdict.outcome == "needs_approval" and signature not in s.approved_signatures:
+            s.pending_approval = call
+            self._set_status(s, "awaiting_review", "awaiting_approval")
+            self._emit(
+                s,
+                buf,
+                "approval_requested",
+                action_id=call.action_id,
+                tool=name,
+                arguments=normalized,
+                reasons=verdict.reasons,
+                estimated_cost_usd=spec.price_usd,
+            )
+            return s
+        return self._run_tool(s, buf, call)
+
+    def _run_tool(self, s: AtlasState, buf: _Buffer, call: ProposedToolCall) -> AtlasState:
+        spec = self.registry.get(call.tool_name)
+        assert spec is not None
+        stop = check_tool_call(s, spec.price_usd, self.clock.now())
+        if stop:
+            return self._budget_stop(s, buf, stop)
+        args = spec.args_model.model_validate(call.arguments)
+        key = call.idempotency_key or idempotency_key(s.run_id, s.step, call.signature)
+        started_at = self.clock.now()
+        s.in_flight = InFlightToolCall(
+            idempotency_key=key,
+            tool_name=spec.name,
+            arguments=call.arguments,
+            signature=call.signature,
+            step=s.step,
+        )
+        record = ToolCallRecord(
+            idempotency_key=key,
+            run_id=s.run_id,
+            step=s.step,
+            tool=spec.name,
+            arguments=call.arguments,
+            effect_status="intended",
+            attempts=1,
+            started_at=started_at,
+        )
+        self._emit(
+            s,
+            buf,
+            "tool_started",
+            tool=spec.name,
+            arguments=call.arguments,
+            idempotency_key=key,
+            attempt=1,
+        )
+        buf.tool_calls.append(record)
+        s = self._commit(s, buf, intent=True)
+
+        ctx = ToolContext(brief=s.brief, documents=self.documents, world=self.world)
+        outcome = self.gateway.execute(
+            spec,
+            args,
+            key=key,
+            ctx=ctx,
+            next_fault=lambda: self._next_fault(s, spec.name),
+            emit=lambda type_, **data: self._emit(s, buf, type_, **data),
+            max_retries=s.budgets.max_tool_retries,
+        )
+        finished_at = self.clock.now()
+        record = record.model_copy(
+            update={
+                "effect_status": outcome.effect_status,
+                "attempts": outcome.attempts,
+                "cost_usd": outcome.cost_usd,
+                "result": outcome.result,
+                "error_type": outcome.error_type,
+                "finished_at": finished_at,
+                "duration_ms": outcome.duration_ms,
+            }
+        )
+        self.store.save_tool_call(record)  # durable before the state commit (crash window)
+        buf.tool_calls.append(record)
+        s.in_flight = None
+        s.tool_cost_usd += outcome.cost_usd
+        return self._absorb_outcome(s, buf, call, spec, outcome, key)
+
+    def _absorb_outcome(
+        self,
+        s: AtlasState,
+        buf: _Buffer,
+        call: ProposedToolCall,
+        spec: ToolSpec,
+        outcome: ToolOutcome,
+        key: str,
+    ) -> AtlasState:
+        name = spec.name
+        if outcome.status == "cancelled":
+            return self._cancelled(s, buf)
+        if outcome.status == "succeeded":
+            s.consecutive_tool_failures = 0
+            s.action_counts[call.signature] = s.action_counts.get(call.signature, 0) + 1
+            s.executed_actions.append({"tool": name, "arguments": call.arguments, "step": s.step})
+            result = outcome.result or {}
+            known_evidence = {e.evidence_id for e in s.evidence}
+            known_conflicts = {c.conflict_id for c in s.conflicts}
+            s = reducer.apply(
+                s,
+                CallTool(tool_name=name, arguments=call.arguments),
+                result,
+                step=s.step,
+                now=self.clock.now(),
+                arguments=call.arguments,
+            )
+            new_evidence = [e for e in s.evidence if e.evidence_id not in known_evidence]
+            payload, omitted = _model_payload(result)
+            view, truncated = model_view(f"tool:{name}", payload)
+            stored_chars = len(json.dumps(result, default=str))
+            if omitted or truncated:
+                self._emit(
+                    s,
+                    buf,
+                    "result_truncated",
+                    tool=name,
+                    idempotency_key=key,
+                    stored_chars=stored_chars,
+                    shown_chars=min(len(view), MODEL_VIEW_LIMIT + 200),
+                )
+            summary = _summary(name, result, len(new_evidence))
+            self._emit(
+                s,
+                buf,
+                "tool_succeeded",
+                duration_ms=outcome.duration_ms,
+                tool=name,
+                idempotency_key=key,
+                summary=summary,
+                cost_usd=outcome.cost_usd,
+                source_ids=[e.evidence_id for e in new_evidence],
+                attempts=outcome.attempts,
+                reconciled=outcome.reconciled,
+            )
+            cited = [e.evidence_id for e in new_evidence] or _result_evidence_ids(
+                s, name, step=s.step
+            )
+            self._observe(
+                s,
+                buf,
+                source="tool",
+                name=name,
+                ok=True,
+                data=result,
+                view=view + f"\nEvidence ids: {', '.join(cited) or '(nothing new)'}",
+                source_ids=cited,
+            )
+            for conflict in s.conflicts:
+                if conflict.conflict_id not in known_conflicts:
+                    self._emit(
+                        s,
+                        buf,
+                        "conflict_detected",
+                        conflict_id=conflict.conflict_id,
+                        fact=conflict.fact,
+                        entity_id=conflict.entity_id,
+                        values=[v.model_dump(mode="json") for v in conflict.values],
+                    )
+            return s
+        self._observe(
+            s,
+            buf,
+            source="tool",
+            name=name,
+            ok=False,
+            error_type=outcome.error_type,
+            error_message=f"{outcome.error_message} (after {outcome.attempts} attempt(s))",
+        )
+        if outcome.status == "domain_error":
+            # The provider answered; asking again with the same arguments gives the same answer.
+            s.action_counts[call.signature] = s.action_counts.get(call.signature, 0) + 1
+            return s
+        if outcome.status == "forbidden":
+            return self._fail(s, buf, "tool_failure", tool=name, error_type=outcome.error_type)
+        s.consecutive_tool_failures += 1
+        if s.consecutive_tool_failures >= s.budgets.max_consecutive_tool_failures:
+            return self._fail(s, buf, "tool_failure", tool=name, error_type=outcome.error_type)
+        return s
+
+    def _handle_ask(self, s: AtlasState, buf: _Buffer, action: AskHuman) -> AtlasState:
+        s.decision_history.append(f"ask_human:{_short_hash(action.question)}")
+        candidates = list(action.candidates)
+        if not candidates and s.selected_entity is None and len(s.entity_candidates) > 1:
+            candidates = [c.label() for c in s.entity_candidates]
+        question_id = f"q-{s.step}"
+        self._emit(
+            s,
+            buf,
+            "clarification_requested",
+            question_id=question_id,
+            question=action.question,
+            candidates=candidates,
+            blocking=action.blocking,
+        )
+        if action.blocking:
+            s.pending_question = PendingQuestion(
+                question_id=question_id,
+                question=action.question,
+                candidates=candidates,
+                blocking=True,
+                step=s.step,
+            )
+            self._set_status(s, "waiting_for_input", "waiting_for_input")
+        else:
+            self._observe(
+                s,
+                buf,
+                source="runtime",
+                name="ask_human",
+                ok=True,
+                data={"question": action.question},
+                view="Non-blocking question recorded for the analyst; carry on with the research.",
+            )
+        return s
+
+    def validate_finish(self, s: AtlasState, packet: DueDiligencePacket) -> list[str]:
+        """Deterministic checks a proposed packet must pass (schema-valid is not enough)."""
+        errors: list[str] = []
+        evidence = s.evidence_by_id()
+        if not packet.findings:
+            errors.append("The packet has no findings.")
+        for index, finding in enumerate(packet.findings, start=1):
+            if not finding.claim.strip():
+                errors.append(f"Finding {index} is empty.")
+            if not finding.evidence_ids:
+                errors.append(f"Finding {index} cites no evidence.")
+            for evidence_id in finding.evidence_ids:
+                if evidence_id not in evidence:
+                    errors.append(
+                        f"Finding {index} cites {evidence_id}, which is not evidence this run has read."
+                    )
+        if "screen_sanctions" not in s.completed_steps:
+            errors.append("Sanctions screening has not been done.")
+        signals = {signal for item in s.evidence for signal in item.signals}
+        if "sanctions_hit" in signals and packet.risk_rating != "high":
+            errors.append("A sanctions hit requires a high risk rating.")
+        elif ({"adverse", "pep"} & signals) and packet.risk_rating == "low":
+            errors.append(
+                "Adverse media or a politically exposed person rules out a low risk rating."
+            )
+        if s.selected_entity is None and len(s.entity_candidates) > 1:
+            errors.append(
+                "The subject matches several registry entities; ask the analyst which one."
+            )
+        return errors
+
+    def _handle_finish(self, s: AtlasState, buf: _Buffer, action: Finish) -> AtlasState:
+        s.decision_history.append(f"finish:{_short_hash(action.packet.model_dump(mode='json'))}")
+        errors = self.validate_finish(s, action.packet)
+        if errors:
+            self._emit(s, buf, "final_rejected", errors=errors)
+            self._observe(
+                s,
+                buf,
+                source="runtime",
+                name="finish",
+                ok=False,
+                error_type="final_rejected",
+                error_message="The packet was rejected: " + " ".join(errors),
+            )
+            return s
+        packet = self._with_conflicts(
+            s, action.packet.model_copy(update={"partial": False, "closed_by_reviewer": False})
+        )
+        s.proposed_packet = packet
+        self._set_status(s, "awaiting_review", "finish_proposed")
+        self._emit(s, buf, "finish_proposed", packet=packet)
+        if packet.unresolved_conflicts:
+            self._emit(
+                s,
+                buf,
+                "escalated",
+                reason="unresolved_conflict",
+                user_status=s.user_status,
+                conflicts=[c.conflict_id for c in packet.unresolved_conflicts],
+                open_gaps=packet.open_gaps,
+            )
+        return s
+
+    # ------------------------------------------------------------------ human input
+
+    def _resume_research(self, s: AtlasState) -> None:
+        self._shift_deadline(s, self.clock.now(), since=s.paused_at)
+        self._set_status(s, "researching", None)
+        s.decision_history.append(HISTORY_BREAK)
+        s.progress_history = [progress_signature(s)]
+
+    def _apply_answer(self, s: AtlasState, buf: _Buffer, answer: ClarificationAnswer) -> AtlasState:
+        question = s.pending_question
+        if s.status != "waiting_for_input" or question is None:
+            raise HumanInputRejected("The run is not waiting for an answer.")
+        if question.question_id != answer.question_id:
+            raise HumanInputRejected(f"Question {answer.question_id} is not the pending question.")
+        s.pending_question = None
+        s.answered_questions.append(
+            {
+                "question_id": question.question_id,
+                "question": question.question,
+                "answer": answer.text,
+            }
+        )
+        self._emit(
+            s,
+            buf,
+            "clarification_received",
+            question_id=question.question_id,
+            answer=answer.text,
+            actor=answer.actor,
+            decision_id=answer.decision_id,
+        )
+        self._observe(
+            s,
+            buf,
+            source="human",
+            name="clarification",
+            ok=True,
+            data={"question": question.question, "answer": answer.text},
+            view=fence("human:analyst", f"Q: {question.question}\nA: {answer.text}"),
+        )
+        self._resume_research(s)
+        return s
+
+    def _apply_approval(
+        self, s: AtlasState, buf: _Buffer, decision: ApprovalDecision
+    ) -> AtlasState:
+        pending = s.pending_approval
+        if pending is None or pending.action_id != decision.action_id:
+            raise HumanInputRejected(f"Action {decision.action_id} is not awaiting approval.")
+        s.pending_approval = None
+        data = {
+            "action_id": pending.action_id,
+            "tool": pending.tool_name,
+            "arguments": pending.arguments,
+            "actor": decision.actor,
+            "reason": decision.reason,
+            "decision_id": decision.decision_id,
+        }
+        if decision.approved:
+            s.approved_signatures.append(pending.signature)
+            s.approved_action = pending
+            self._emit(s, buf, "approval_granted", **data)
+        else:
+            s.denied_signatures.append(pending.signature)
+            s.denied_actions.append(
+                {
+                    "tool": pending.tool_name,
+                    "arguments": pending.arguments,
+                    "reason": decision.reason or "denied by a reviewer",
+                }
+            )
+            self._emit(s, buf, "approval_denied", **data)
+            self._observe(
+                s,
+                buf,
+                source="human",
+                name=pending.tool_name,
+                ok=False,
+                error_type="approval_denied",
+                error_message=f"A reviewer denied this action: {decision.reason or 'no reason given'}. Do not propose it again.",
+            )
+        self._resume_research(s)
+        return s
+
+    def _apply_conflict_resolution(
+        self, s: AtlasState, buf: _Buffer, resolution: ConflictResolution
+    ) -> AtlasState:
+        conflict = next((c for c in s.conflicts if c.conflict_id == resolution.conflict_id), None)
+        if conflict is None:
+            raise HumanInputRejected(f"Unknown conflict {resolution.conflict_id}.")
+        if conflict.status != "open":
+            raise HumanInputRejected(
+                f"Conflict {resolution.conflict_id} is already {conflict.status}."
+            )
+        if resolution.value is not None and resolution.value not in {
+            v.value for v in conflict.values
+        }:
+            raise HumanInputRejected("The chosen value is not one of the conflicting values.")
+        conflict.status = "unresolvable" if resolution.unresolvable else "resolved"
+        conflict.resolution = ConflictResolutionRecord(
+            value=resolution.value,
+            note=resolution.note,
+            actor=resolution.actor,
+            decision_id=resolution.decision_id,
+        )
+        self._emit(
+            s,
+            buf,
+            "conflict_resolved",
+            conflict_id=conflict.conflict_id,
+            fact=conflict.fact,
+            status=conflict.status,
+            value=resolution.value,
+            note=resolution.note,
+            actor=resolution.actor,
+        )
+        self._observe(
+            s,
+            buf,
+            source="human",
+            name="conflict_resolution",
+            ok=True,
+            data={
+                "conflict_id": conflict.conflict_id,
+                "status": conflict.status,
+                "value": resolution.value,
+                "note": resolution.note,
+            },
+            view=fence(
+                "human:reviewer",
+                f"Conflict on {conflict.fact}: {conflict.status}"
+                + (f", correct value: {resolution.value}" if resolution.value else "")
+                + (f". Note: {resolution.note}" if resolution.note else ""),
+            ),
+        )
+        if s.status == "awaiting_review" and s.termination_reason != "awaiting_approval":
+            s.proposed_packet = None
+            self._resume_research(s)
+        return s
+
+    def _apply_budget_extension(
+        self, s: AtlasState, buf: _Buffer, extension: BudgetExtension, now: datetime
+    ) -> AtlasState:
+        resumable = BUDGET_REASONS | {"no_progress", "repeated_action", "policy_denied"}
+        if s.status != "awaiting_review" or s.termination_reason not in resumable:
+            raise HumanInputRejected(
+                "Only a run stopped by a budget or a loop guard can be extended."
+            )
+        budgets = s.budgets
+        s.budgets = budgets.model_copy(
+            update={
+                "max_iterations": budgets.max_iterations + extension.extra_iterations,
+                "max_tokens": budgets.max_tokens + extension.extra_tokens,
+                "max_cost_usd": budgets.max_cost_usd + extension.extra_cost_usd,
+                "deadline_seconds": budgets.deadline_seconds + extension.extra_seconds,
+            }
+        )
+        if s.deadline_at is not None:
+            s.deadline_at = s.deadline_at + timedelta(seconds=extension.extra_seconds)
+        s.policy_denials = 0
+        s.proposed_packet = None
+        self._emit(
+            s,
+            buf,
+            "budget_extended",
+            actor=extension.actor,
+            extra_iterations=extension.extra_iterations,
+            extra_tokens=extension.extra_tokens,
+            extra_cost_usd=extension.extra_cost_usd,
+            extra_seconds=extension.extra_seconds,
+            budgets=s.budgets.model_dump(mode="json"),
+        )
+        self._resume_research(s)
+        return s
+
+    def _apply_signoff(self, s: AtlasState, buf: _Buffer, signoff: PacketSignOff) -> AtlasState:
+        if (
+            s.status != "awaiting_review"
+            or s.termination_reason != "finish_proposed"
+            or s.proposed_packet is None
+        ):
+            raise HumanInputRejected("There is no proposed packet to sign off.")
+        if s.opened_by is not None and signoff.actor == s.opened_by:
+            raise HumanInputRejected("The analyst who opened the case cannot sign off its packet.")
+        if signoff.approved:
+            self._set_status(s, "completed", "packet_approved")
+            s.paused_at = None
+            self._emit(
+                s, buf, "packet_approved", actor=signoff.actor, reason=signoff.reason, closed=False
+            )
+            self._terminal_event(s, buf, "run_completed")
+            return s
+        self._emit(s, buf, "packet_rejected", actor=signoff.actor, reason=signoff.reason)
+        self._observe(
+            s,
+            buf,
+            source="human",
+            name="packet_review",
+            ok=False,
+            error_type="packet_rejected",
+            error_message=f"A reviewer rejected the packet: {signoff.reason or 'no reason given'}",
+        )
+        s.proposed_packet = None
+        self._resume_research(s)
+        return s
+
+    def _apply_close(self, s: AtlasState, buf: _Buffer, close: CloseCase) -> AtlasState:
+        packet = s.proposed_packet or self._partial_packet(s, s.termination_reason or "no_progress")
+        s.proposed_packet = packet.model_copy(
+            update={"closed_by_reviewer": True, "closing_note": close.decision}
+        )
+        s.pending_question = None
+        s.pending_approval = None
+        s.approved_action = None
+        self._set_status(s, "completed", "packet_approved")
+        s.paused_at = None
+        self._emit(s, buf, "packet_approved", actor=close.actor, reason=close.decision, closed=True)
+        self._terminal_event(s, buf, "run_completed")
+        return s
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _model_payload(result: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """What the model sees of a result: no raw provider dump, article text bounded."""
+    payload = dict(result)
+    omitted = 0
+    raw = payload.pop("raw", None)
+    if raw:
+        omitted = len(raw)
+        payload["raw_omitted_chars"] = omitted
+    if "articles" in payload:
+        payload["articles"] = [
+            {k: (v[:600] if k == "text" else v) for k, v in article.items() if k != "facts"}
+            for article in payload["articles"]
+        ]
+    if "candidates" in payload:
+        payload["candidates"] = [
+            {k: v for k, v in c.items() if k != "record"}
+            | {"directors": c.get("record", {}).get("directors", [])}
+            for c in payload["candidates"]
+        ]
+    return payload, omitted
+
+
+def _summary(tool: str, result: dict[str, Any], new_items: int) -> str:
+    if tool == "resolve_entity":
+        count = len(result.get("candidates", []))
+        return f"Found {count} registry candidate(s) for '{result.get('query', '')}'."
+    if tool == "screen_sanctions":
+        hits = len(result.get("hits", []))
+        return f"Sanctions screening found {hits} hit(s) across {len(result.get('lists_checked', []))} lists."
+    if tool == "search_adverse_media":
+        count = len(result.get("articles", []))
+        return f"Found {count} article(s) for '{result.get('query', '')}', {new_items} new piece(s) of evidence."
+    if tool == "extract_uploaded_document":
+        return f"Extracted {len(result.get('fields', {}))} field type(s) from {result.get('name', 'the document')}."
+    return f"{tool} succeeded."
+
+
+def _result_evidence_ids(s: AtlasState, tool: str, step: int) -> list[str]:
+    return [e.evidence_id for e in s.evidence if e.tool == tool and e.step == step]
+
+
+# ---------------------------------------------------------------------- building runs
+
+
+def make_model(spec: Any, *, price_table: Any = None) -> DecisionMaker:
+    """ "playbook" | "scripted:FILE" | "openai:MODEL" | ScriptedModelSpec | a DecisionMaker."""
+    from atlas.runtime.adapters.openai import OpenAIChatModel
+    from atlas.runtime.adapters.scripted import ScriptedModel
+
+    if spec is None or spec == "playbook":
+        return Playbook()
+    if isinstance(spec, ScriptedModelSpec):
+        return ScriptedModel(spec.turns)
+    if isinstance(spec, str):
+        if spec.startswith("scripted:"):
+            return ScriptedModel.from_file(spec.split(":", 1)[1])
+        if spec.startswith("openai:") and spec.split(":", 1)[1]:
+            return OpenAIChatModel(spec.split(":", 1)[1], prices=price_table)
+        raise ValueError(f"unknown model {spec!r}: use playbook, scripted:FILE or openai:MODEL")
+    if hasattr(spec, "decide"):
+        return spec
+    raise ValueError(f"unknown model {spec!r}")
 
 
 def build_runtime(
-    model: str | DecisionMaker | None = None,
+    model: Any = None,
     *,
     scenario: Scenario | None = None,
     store: RunStore | None = None,
@@ -93,13 +1378,168 @@ def build_runtime(
     documents: DocumentSource | None = None,
     tenant_policy: TenantPolicy | None = None,
     registry: ToolRegistry | None = None,
+    world: World | None = None,
     listeners: Sequence[EventListener] = (),
+    price_table: Any = None,
+    retry_backoff_seconds: float = 0.05,
 ) -> Runtime:
     """Build a Runtime from a model spec: "playbook", "scripted:FILE", "openai:MODEL"
-    (a `model` argument overrides the scenario's model), or a DecisionMaker instance."""
-    raise NotImplementedError
+    (a `model` argument overrides the scenario's model), or a DecisionMaker instance.
+    A scenario's `human.cancel_on` becomes a listener that cancels at the nth event."""
+    spec = model if model is not None else (scenario.model if scenario is not None else "playbook")
+    runtime = Runtime(
+        make_model(spec, price_table=price_table),
+        registry=registry,
+        tenant_policy=tenant_policy,
+        store=store,
+        clock=clock,
+        cancel=cancel,
+        documents=documents,
+        world=world,
+        listeners=listeners,
+        retry_backoff_seconds=retry_backoff_seconds,
+    )
+    if scenario is not None and scenario.human.cancel_on is not None:
+        runtime.listeners.append(
+            _cancel_on(runtime, scenario.human.cancel_on.event, scenario.human.cancel_on.nth)
+        )
+    return runtime
+
+
+def _cancel_on(runtime: Runtime, event_type: str, nth: int) -> EventListener:
+    seen = {"count": 0}
+
+    def listener(event: TraceEventRecord) -> None:
+        if event.type == event_type:
+            seen["count"] += 1
+            if seen["count"] == nth:
+                runtime.request_cancel()
+
+    return listener
+
+
+def scenario_documents(scenario: Scenario) -> tuple[MemoryDocumentSource, list[AttachedDocument]]:
+    """Read a scenario's documents from disk into an in-memory source."""
+    source = MemoryDocumentSource()
+    attached: list[AttachedDocument] = []
+    for document in scenario.case.documents:
+        path = scenario.document_path(document)
+        content = Path(path).read_bytes()
+        document_id = "doc-" + hashlib.sha256(content).hexdigest()[:12]
+        name = document.name or Path(path).name
+        content_type = "application/pdf" if name.lower().endswith(".pdf") else "text/plain"
+        source.add(
+            StoredDocument(
+                document_id=document_id, name=name, content_type=content_type, content=content
+            )
+        )
+        attached.append(
+            AttachedDocument(document_id=document_id, name=name, sensitive=document.sensitive)
+        )
+    return source, attached
+
+
+def state_for_scenario(
+    scenario: Scenario,
+    *,
+    run_id: str,
+    case_id: str = "case-1",
+    tenant_id: str = "tenant-1",
+    documents: Sequence[AttachedDocument] = (),
+    opened_by: str | None = None,
+    budget_overrides: dict[str, Any] | None = None,
+) -> AtlasState:
+    budgets = Budgets(**{**scenario.budgets.overrides(), **(budget_overrides or {})})
+    brief = CaseBrief(
+        subject=scenario.case.subject,
+        subject_type=scenario.case.subject_type,
+        jurisdiction=scenario.case.jurisdiction,
+        notes=scenario.case.notes,
+        documents=list(documents),
+    )
+    return new_state(
+        run_id=run_id,
+        case_id=case_id,
+        tenant_id=tenant_id,
+        brief=brief,
+        budgets=budgets,
+        fault_plan=scenario.tool_faults,
+        opened_by=opened_by,
+    )
 
 
 def drive(runtime: Runtime, state: AtlasState, human: HumanScript | None = None) -> AtlasState:
-    """Headless: run until pause, answering questions/approvals from the human script."""
-    raise NotImplementedError
+    """Headless: run until pause, answering questions and approvals from the script."""
+    human = human or HumanScript()
+    answers = list(human.answers)
+    approvals = list(human.approvals)
+    state = runtime.run_until_pause(state)
+    count = 0
+    while True:
+        count += 1
+        if state.status == "waiting_for_input" and state.pending_question and answers:
+            decision: HumanInput = ClarificationAnswer(
+                decision_id=f"{state.run_id}:script:{count}",
+                actor="scenario-analyst",
+                question_id=state.pending_question.question_id,
+                text=answers.pop(0),
+            )
+        elif (
+            state.termination_reason == "awaiting_approval" and state.pending_approval and approvals
+        ):
+            word = approvals.pop(0)
+            decision = ApprovalDecision(
+                decision_id=f"{state.run_id}:script:{count}",
+                actor="scenario-reviewer",
+                action_id=state.pending_approval.action_id,
+                approved=word == "approve",
+                reason=f"scripted {word}",
+            )
+        else:
+            return state
+        state = runtime.apply_human_input(state, decision)
+        state = runtime.run_until_pause(state)
+
+
+def run_record(state: AtlasState, events: Sequence[TraceEventRecord]) -> dict[str, Any]:
+    """The run record DESIGN.md's `run_case --json` prints."""
+    return {
+        "run_id": state.run_id,
+        "status": state.status,
+        "termination_reason": state.termination_reason,
+        "user_status": state.user_status,
+        "iterations": state.iteration,
+        "tokens": state.tokens,
+        "cost_usd": str(state.cost_usd),
+        "packet": state.proposed_packet.model_dump(mode="json") if state.proposed_packet else None,
+        "conflicts": [c.model_dump(mode="json") for c in state.conflicts],
+        "trace": [{"seq": e.seq, "type": e.type, "step": e.step, "data": e.data} for e in events],
+    }
+
+
+def run_scenario(
+    scenario: Scenario,
+    *,
+    model: Any = None,
+    run_id: str = "run-1",
+    store: MemoryRunStore | None = None,
+    clock: Clock | None = None,
+    tenant_policy: TenantPolicy | None = None,
+    budget_overrides: dict[str, Any] | None = None,
+) -> tuple[AtlasState, MemoryRunStore]:
+    """Run a scenario headless against an in-memory store (tests, demos)."""
+    store = store or MemoryRunStore()
+    documents, attached = scenario_documents(scenario)
+    runtime = build_runtime(
+        model,
+        scenario=scenario,
+        store=store,
+        clock=clock,
+        documents=documents,
+        tenant_policy=tenant_policy,
+    )
+    state = state_for_scenario(
+        scenario, run_id=run_id, documents=attached, budget_overrides=budget_overrides
+    )
+    state = runtime.start(state)
+    return drive(runtime, state, scenario.human), store

@@ -1,10 +1,21 @@
-"""Runtime policy: what the model may do, decided without reading its rationale."""
+"""Runtime policy: what the model may do, decided without reading its rationale.
+
+Outcomes: allow, deny (`policy_denied`, the same action stays blocked), or
+needs_approval (`awaiting_review`/`awaiting_approval` until a reviewer decides).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from atlas.runtime.state import AtlasState
+from atlas.runtime.tools.base import ToolSpec
+
+POLICY_VERSION = "atlas-policy/1"
 
 
 class TenantPolicy(BaseModel):
@@ -12,3 +23,42 @@ class TenantPolicy(BaseModel):
 
     approval_cost_threshold_usd: Decimal = Field(default=Decimal("0.50"), ge=0)
     forbidden_tools: list[str] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PolicyVerdict:
+    outcome: Literal["allow", "deny", "needs_approval"]
+    reasons: list[str] = field(default_factory=list)
+
+
+def tool_allowed_in_state(state: AtlasState, tool_name: str, policy: TenantPolicy) -> str | None:
+    """Why a tool may not be used right now, or None."""
+    if tool_name in policy.forbidden_tools:
+        return f"{tool_name} is forbidden by the tenant's policy."
+    if tool_name == "extract_uploaded_document" and not state.brief.documents:
+        return "No documents are attached to this case, so there is nothing to extract."
+    return None
+
+
+def evaluate(
+    state: AtlasState, spec: ToolSpec, arguments: BaseModel, policy: TenantPolicy
+) -> PolicyVerdict:
+    reason = tool_allowed_in_state(state, spec.name, policy)
+    if reason:
+        return PolicyVerdict("deny", [reason])
+    needs: list[str] = []
+    if spec.name == "extract_uploaded_document":
+        document_id = getattr(arguments, "document_id", None)
+        attached = {d.document_id: d for d in state.brief.documents}
+        if document_id not in attached:
+            return PolicyVerdict("deny", [f"Document {document_id} is not attached to this case."])
+        if attached[document_id].sensitive:
+            needs.append(f"Document {attached[document_id].name} is marked sensitive.")
+    if spec.price_usd > policy.approval_cost_threshold_usd:
+        needs.append(
+            f"Estimated cost ${spec.price_usd} is above the approval threshold "
+            f"${policy.approval_cost_threshold_usd}."
+        )
+    if needs:
+        return PolicyVerdict("needs_approval", needs)
+    return PolicyVerdict("allow")

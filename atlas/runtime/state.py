@@ -289,6 +289,8 @@ class AtlasState(_Model):
     action_counts: dict[str, int] = Field(default_factory=dict)
     decision_history: list[str] = Field(default_factory=list)
     denied_signatures: list[str] = Field(default_factory=list)
+    denied_actions: list[dict[str, Any]] = Field(default_factory=list)  # {tool, arguments, reason}
+    executed_actions: list[dict[str, Any]] = Field(default_factory=list)  # {tool, arguments, step}
     approved_signatures: list[str] = Field(default_factory=list)
     policy_denials: int = 0
     progress_history: list[str] = Field(default_factory=list)

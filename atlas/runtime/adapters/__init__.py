@@ -1,0 +1,1 @@
+"""Decision makers: the rule-based playbook (default), a scripted model, OpenAI-compatible."""

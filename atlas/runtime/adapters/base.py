@@ -1,0 +1,32 @@
+"""The one protocol every decision maker implements."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from atlas.runtime.context import ModelContext
+from atlas.runtime.decisions import AskHuman, CallTool, Finish, Usage
+
+
+class ModelReply(BaseModel):
+    """Raw text or an already parsed action, usage, or a transport error."""
+
+    action: CallTool | AskHuman | Finish | None = None
+    raw: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    transport_error: str | None = None  # timeout | rate_limited | server_error | ...
+    error_message: str | None = None
+    # A failure no repair turn can fix (a script that ran out).
+    fatal: bool = False
+
+
+class DecisionMaker(Protocol):
+    name: str
+    kind: str  # rule-based | scripted | llm
+
+    def decide(self, context: ModelContext) -> ModelReply: ...
+
+    def price_per_1k_tokens(self):  # -> Decimal | None, for budget reservations
+        ...

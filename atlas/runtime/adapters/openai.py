@@ -1,0 +1,155 @@
+"""OpenAI-compatible chat-completions adapter over stdlib HTTP.
+
+The request carries the NextAction JSON schema as `response_format`; the assistant's
+content is parsed as one NextAction by the engine; usage comes from the response.
+429 and 5xx are retried with exponential backoff and jitter (tenacity).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from decimal import Decimal
+from typing import Any
+
+from pydantic import BaseModel
+from tenacity import (
+    RetryError,
+    retry,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+from atlas.runtime.adapters.base import ModelReply
+from atlas.runtime.context import ModelContext
+from atlas.runtime.decisions import Usage
+
+
+class PriceTable(BaseModel):
+    """USD per 1,000 tokens."""
+
+    input_per_1k: Decimal = Decimal("0")
+    output_per_1k: Decimal = Decimal("0")
+
+    def cost(self, input_tokens: int, output_tokens: int) -> Decimal:
+        return (
+            self.input_per_1k * input_tokens / Decimal(1000)
+            + self.output_per_1k * output_tokens / Decimal(1000)
+        ).quantize(Decimal("0.000001"))
+
+
+class _Retryable(Exception):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class OpenAIChatModel:
+    kind = "llm"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        prices: PriceTable | None = None,
+        timeout_seconds: float = 30.0,
+        max_attempts: int = 3,
+        backoff_initial: float = 0.5,
+        backoff_max: float = 8.0,
+    ) -> None:
+        self.model = model
+        self.name = f"openai:{model}"
+        self.base_url = (
+            base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        ).rstrip("/")
+        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+        self.prices = prices or PriceTable()
+        self.timeout_seconds = timeout_seconds
+        self.max_attempts = max_attempts
+        self.backoff_initial = backoff_initial
+        self.backoff_max = backoff_max
+
+    def price_per_1k_tokens(self) -> Decimal | None:
+        return max(self.prices.input_per_1k, self.prices.output_per_1k)
+
+    def request_body(self, context: ModelContext) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "messages": context.messages,
+            "max_tokens": context.max_output_tokens,
+            "temperature": 0,
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "NextAction", "schema": context.response_schema},
+            },
+        }
+
+    def decide(self, context: ModelContext) -> ModelReply:
+        body = json.dumps(self.request_body(context)).encode()
+
+        @retry(
+            retry=retry_if_exception_type(_Retryable),
+            stop=stop_after_attempt(self.max_attempts),
+            wait=wait_exponential_jitter(initial=self.backoff_initial, max=self.backoff_max),
+            reraise=False,
+        )
+        def post() -> dict[str, Any]:
+            return self._post(body)
+
+        try:
+            payload = post()
+        except RetryError as error:
+            last = error.last_attempt.exception()
+            kind = last.kind if isinstance(last, _Retryable) else "transport_error"
+            return ModelReply(transport_error=kind, error_message=str(last))
+        except _PermanentError as error:
+            return ModelReply(transport_error=error.kind, error_message=str(error))
+        try:
+            content = payload["choices"][0]["message"].get("content") or ""
+        except (KeyError, IndexError, TypeError):
+            return ModelReply(raw=json.dumps(payload)[:2000])
+        usage_data = payload.get("usage") or {}
+        input_tokens = int(usage_data.get("prompt_tokens", 0) or 0)
+        output_tokens = int(usage_data.get("completion_tokens", 0) or 0)
+        usage = Usage(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cost_usd=self.prices.cost(input_tokens, output_tokens),
+        )
+        return ModelReply(raw=content, usage=usage)
+
+    def _post(self, body: bytes) -> dict[str, Any]:
+        request = urllib.request.Request(
+            f"{self.base_url}/chat/completions",
+            data=body,
+            method="POST",
+            headers={
+                "Content-Type": "application/json",
+                "Authorization": f"Bearer {self.api_key}",
+            },
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_seconds) as response:
+                return json.loads(response.read().decode())
+        except urllib.error.HTTPError as error:
+            detail = error.read().decode(errors="replace")[:300]
+            if error.code == 429:
+                raise _Retryable("rate_limited", f"HTTP 429: {detail}") from error
+            if error.code >= 500:
+                raise _Retryable("server_error", f"HTTP {error.code}: {detail}") from error
+            raise _PermanentError("http_error", f"HTTP {error.code}: {detail}") from error
+        except (TimeoutError, urllib.error.URLError, ConnectionError) as error:
+            raise _Retryable("timeout", f"transport error: {error}") from error
+        except json.JSONDecodeError as error:
+            raise _PermanentError("bad_response", f"response is not JSON: {error}") from error
+
+
+class _PermanentError(Exception):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind

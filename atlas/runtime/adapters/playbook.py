@@ -1,0 +1,229 @@
+"""The default decision maker: a deterministic, honestly rule-based playbook.
+
+It decides from the same bounded projection a language model would see and never reads
+tool text as instructions: resolve the entity (ask the analyst when several candidates
+fit), screen sanctions, search adverse media, extract each attached document, then
+finish with a packet that cites every finding and carries open conflicts.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from atlas.runtime.adapters.base import ModelReply
+from atlas.runtime.context import ModelContext
+from atlas.runtime.decisions import (
+    AskHuman,
+    CallTool,
+    DueDiligencePacket,
+    Finding,
+    Finish,
+    PacketConflict,
+    PacketConflictValue,
+)
+
+MAX_FINDINGS = 12
+
+
+class Playbook:
+    name = "playbook"
+    kind = "rule-based"
+
+    def price_per_1k_tokens(self) -> Decimal | None:
+        return Decimal("0")
+
+    def decide(self, context: ModelContext) -> ModelReply:
+        return ModelReply(action=self.next_action(context.projection))
+
+    def next_action(self, p: dict[str, Any]) -> CallTool | AskHuman | Finish:
+        case = p["case"]
+        done = set(p["completed_steps"])
+        selected = p["selected_entity"]
+        candidates = p["entity_candidates"]
+        denied = p.get("denied_actions", [])
+        failures = _failure_counts(p)
+        gaps: list[str] = []
+
+        if selected is None:
+            if "resolve_entity" not in done and failures.get("resolve_entity", 0) < 2:
+                return _call(
+                    "resolve_entity",
+                    _without_none(
+                        name=case["subject"],
+                        jurisdiction=case["jurisdiction"],
+                        entity_type=case["subject_type"],
+                    ),
+                    "Identify the subject in the registry first.",
+                )
+            chosen = _candidate_from_answer(p, candidates)
+            if chosen is not None:
+                args = _without_none(
+                    name=chosen["name"],
+                    jurisdiction=chosen["jurisdiction"],
+                    entity_type=chosen["entity_type"],
+                )
+                if not _already_tried(p, "resolve_entity", args):
+                    return _call(
+                        "resolve_entity", args, "Resolve the candidate the analyst picked."
+                    )
+            if len(candidates) > 1 and not _asked_recently(p):
+                labels = [_label(c) for c in candidates]
+                return AskHuman(
+                    question=(
+                        f"Several registry entities match '{case['subject']}'. Which one is "
+                        f"the subject? Candidates: " + "; ".join(labels)
+                    ),
+                    blocking=True,
+                    candidates=labels,
+                )
+            gaps.append("The subject could not be matched to exactly one registry entity.")
+
+        entity_id = selected["entity_id"] if selected else None
+        subject_name = selected["name"] if selected else case["subject"]
+        if "screen_sanctions" not in done and failures.get("screen_sanctions", 0) < 2:
+            args = {"entity_id": entity_id} if entity_id else {"name": subject_name}
+            return _call("screen_sanctions", args, "Screen the subject and its aliases.")
+        if "screen_sanctions" not in done:
+            gaps.append("Sanctions screening could not be completed.")
+        if "search_adverse_media" not in done and failures.get("search_adverse_media", 0) < 2:
+            return _call(
+                "search_adverse_media",
+                _without_none(query=subject_name, entity_id=entity_id),
+                "Look for adverse media about the subject.",
+            )
+        if "search_adverse_media" not in done:
+            gaps.append("Adverse media search could not be completed.")
+        for document in case["documents"]:
+            step = f"extract:{document['document_id']}"
+            if step in done:
+                continue
+            blocked = any(
+                d["tool"] == "extract_uploaded_document"
+                and d["arguments"].get("document_id") == document["document_id"]
+                for d in denied
+            )
+            if blocked or failures.get("extract_uploaded_document", 0) >= 2:
+                gaps.append(f"Document {document['name']} was not extracted.")
+                continue
+            return _call(
+                "extract_uploaded_document",
+                {"document_id": document["document_id"]},
+                f"Read the attached document {document['name']}.",
+            )
+        return Finish(packet=draft_packet(p, subject_name, gaps))
+
+
+def _call(tool: str, arguments: dict[str, Any], why: str) -> CallTool:
+    return CallTool(tool_name=tool, arguments=arguments, rationale_summary=why)
+
+
+def _without_none(**kwargs: Any) -> dict[str, Any]:
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def _label(c: dict[str, Any]) -> str:
+    reg = f", no. {c['registration_number']}" if c.get("registration_number") else ""
+    return f"{c['name']} ({c['jurisdiction']}{reg}) [{c['entity_id']}]"
+
+
+def _failure_counts(p: dict[str, Any]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for o in p["last_observations"]:
+        if o["source"] in ("tool", "runtime") and not o["ok"]:
+            counts[o["name"]] = counts.get(o["name"], 0) + 1
+    return counts
+
+
+def _already_tried(p: dict[str, Any], tool: str, args: dict[str, Any]) -> bool:
+    return any(a["tool"] == tool and a["arguments"] == args for a in p.get("executed_actions", []))
+
+
+def _asked_recently(p: dict[str, Any]) -> bool:
+    """Asked, answered, and the answer matched nothing: do not ask the same thing forever."""
+    return len(p["answered_questions"]) >= 2
+
+
+def _candidate_from_answer(
+    p: dict[str, Any], candidates: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    if not p["answered_questions"] or not candidates:
+        return None
+    answer = p["answered_questions"][-1].get("answer", "")
+    for c in candidates:
+        if c["entity_id"].lower() in answer.lower():
+            return c
+    codes = set(re.findall(r"\b[A-Z]{2}\b", answer.upper()))
+    by_code = [c for c in candidates if c["jurisdiction"] in codes]
+    if len(by_code) == 1:
+        return by_code[0]
+    best = max(candidates, key=lambda c: fuzz.token_set_ratio(answer, _label(c)))
+    if fuzz.token_set_ratio(answer, _label(best)) >= 80:
+        return best
+    return None
+
+
+def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDiligencePacket:
+    """A cited packet drafted from a state projection (also the runtime's partial packet)."""
+    evidence = p["evidence"]
+    selected = p["selected_entity"]
+    entity_id = selected["entity_id"] if selected else None
+    relevant = [
+        e
+        for e in evidence
+        if e["class"] != "registry"
+        or entity_id is None
+        or e["source_id"] == f"registry:{entity_id}"
+    ]
+    hits = [e for e in relevant if "sanctions_hit" in e["signals"]]
+    adverse = [e for e in relevant if e["class"] == "adverse_media" and "adverse" in e["signals"]]
+    pep = [e for e in relevant if "pep" in e["signals"]]
+    open_conflicts = [c for c in p["conflicts"] if c["status"] != "resolved"]
+    if hits:
+        risk = "high"
+    elif adverse or pep or open_conflicts:
+        risk = "medium"
+    else:
+        risk = "low"
+    findings = [Finding(claim=e["claim"], evidence_ids=[e["evidence_id"]]) for e in relevant]
+    sanctions = [e for e in relevant if e["class"] == "sanctions"]
+    if hits:
+        sanctions_result = f"{len(hits)} sanctions hit(s): " + " ".join(e["claim"] for e in hits)
+    elif sanctions:
+        sanctions_result = sanctions[0]["claim"]
+    else:
+        sanctions_result = "Not screened."
+    media = [e for e in relevant if e["class"] == "adverse_media"]
+    if adverse:
+        media_summary = f"{len(adverse)} adverse article(s): " + "; ".join(
+            e["claim"] for e in adverse
+        )
+    elif media:
+        media_summary = f"{len(media)} article(s) found, none adverse."
+    else:
+        media_summary = "No adverse media found."
+    return DueDiligencePacket(
+        subject=p["case"]["subject"],
+        selected_entity=f"{selected['name']} [{entity_id}]" if selected else None,
+        risk_rating=risk,
+        findings=findings[:MAX_FINDINGS],
+        sanctions_result=sanctions_result,
+        adverse_media_summary=media_summary,
+        unresolved_conflicts=[
+            PacketConflict(
+                conflict_id=c["conflict_id"],
+                fact=c["fact"],
+                status=c["status"],
+                values=[
+                    PacketConflictValue(value=v["value"], source_id=v["source_id"])
+                    for v in c["values"]
+                ],
+            )
+            for c in open_conflicts
+        ],
+        open_gaps=gaps
+        + [f"Unresolved conflict on {c['fact']}: sources disagree." for c in open_conflicts],
+    )

@@ -1,0 +1,98 @@
+"""Budgets checked BEFORE each model or tool call, with a reservation.
+
+Deadline: time spent waiting for a person does not count. Whenever a paused run resumes
+(human input, crash recovery) its deadline is shifted by the time it spent paused, so the
+deadline measures the runtime's active time only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from atlas.runtime.state import AtlasState
+
+
+@dataclass(frozen=True)
+class BudgetStop:
+    reason: str  # max_iterations | token_budget | cost_budget | deadline
+    budget: str
+    used: str
+    limit: str
+
+
+@dataclass(frozen=True)
+class Reservation:
+    tokens: int
+    cost_usd: Decimal
+
+
+def estimate_tokens(text: str) -> int:
+    """A deliberate over-estimate (~3.5 characters per token) so reservations are safe."""
+    return math.ceil(len(text) / 3.5)
+
+
+def deadline_passed(state: AtlasState, now: datetime) -> BudgetStop | None:
+    if state.deadline_at is not None and now >= state.deadline_at:
+        return BudgetStop(
+            "deadline",
+            "deadline_seconds",
+            f"{(now - (state.deadline_at - timedelta(seconds=state.budgets.deadline_seconds))).total_seconds():.1f}",
+            f"{state.budgets.deadline_seconds:g}",
+        )
+    return None
+
+
+def check_model_call(
+    state: AtlasState, reservation: Reservation, now: datetime
+) -> BudgetStop | None:
+    budgets = state.budgets
+    if state.iteration >= budgets.max_iterations:
+        return BudgetStop(
+            "max_iterations", "max_iterations", str(state.iteration), str(budgets.max_iterations)
+        )
+    stop = deadline_passed(state, now)
+    if stop:
+        return stop
+    if state.tokens + reservation.tokens > budgets.max_tokens:
+        return BudgetStop(
+            "token_budget",
+            "max_tokens",
+            f"{state.tokens} used + {reservation.tokens} reserved",
+            str(budgets.max_tokens),
+        )
+    if state.cost_usd + reservation.cost_usd > budgets.max_cost_usd:
+        return BudgetStop(
+            "cost_budget",
+            "max_cost_usd",
+            f"{state.cost_usd} used + {reservation.cost_usd} reserved",
+            str(budgets.max_cost_usd),
+        )
+    return None
+
+
+def check_tool_call(state: AtlasState, price: Decimal, now: datetime) -> BudgetStop | None:
+    stop = deadline_passed(state, now)
+    if stop:
+        return stop
+    if state.cost_usd + price > state.budgets.max_cost_usd:
+        return BudgetStop(
+            "cost_budget",
+            "max_cost_usd",
+            f"{state.cost_usd} used + {price} for the tool",
+            str(state.budgets.max_cost_usd),
+        )
+    return None
+
+
+def model_cost_reservation(
+    state: AtlasState, reserved_tokens: int, price_per_1k: Decimal | None
+) -> Decimal:
+    """Price x reserved tokens when the price is known; never less than the most any one
+    model call of this run has cost so far (a scripted or unpriced model)."""
+    priced = Decimal("0")
+    if price_per_1k is not None:
+        priced = (price_per_1k * reserved_tokens / Decimal(1000)).quantize(Decimal("0.000001"))
+    return max(priced, state.largest_model_call_cost_usd)

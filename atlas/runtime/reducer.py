@@ -1,0 +1,381 @@
+"""The deterministic reducer: tool results become evidence, facts, conflicts, selection.
+
+`apply` is pure: it returns a new state and never mutates its input. Evidence ids are
+content fingerprints, so results that say the same thing (a syndicated article at another
+URL) collapse into one item.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from typing import Any
+
+from atlas.runtime.decisions import CallTool
+from atlas.runtime.state import (
+    AtlasState,
+    Conflict,
+    ConflictValue,
+    EntityCandidate,
+    EvidenceItem,
+    Fact,
+)
+from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
+from atlas.runtime.tools.gateway import fingerprint
+from atlas.runtime.world import name_score
+from atlas.runtime.world.normalize import fingerprint_text, normalize_text
+
+
+def apply(
+    state: AtlasState,
+    decision: CallTool,
+    result: dict[str, Any],
+    *,
+    step: int,
+    now: datetime,
+    arguments: dict[str, Any] | None = None,
+) -> AtlasState:
+    """Fold one successful tool result into a copy of the state."""
+    new = state.model_copy(deep=True)
+    args = arguments if arguments is not None else decision.arguments
+    tool = decision.tool_name
+    if tool == "resolve_entity":
+        _apply_resolve(new, result, step, now)
+        _complete(new, "resolve_entity")
+    elif tool == "screen_sanctions":
+        _apply_sanctions(new, result, step, now)
+        _complete(new, "screen_sanctions")
+    elif tool == "search_adverse_media":
+        _apply_media(new, result, step, now)
+        _complete(new, "search_adverse_media")
+    elif tool == "extract_uploaded_document":
+        _apply_document(new, result, step, now)
+        _complete(new, f"extract:{args.get('document_id', result.get('document_id'))}")
+    _detect_conflicts(new)
+    return new
+
+
+def _complete(state: AtlasState, step_name: str) -> None:
+    if step_name not in state.completed_steps:
+        state.completed_steps.append(step_name)
+
+
+def _evidence_id(fp: str) -> str:
+    return f"ev-{fp[:10]}"
+
+
+def _add_evidence(state: AtlasState, item: EvidenceItem) -> bool:
+    if any(existing.fingerprint == item.fingerprint for existing in state.evidence):
+        return False
+    state.evidence.append(item)
+    return True
+
+
+def _add_fact(state: AtlasState, fact: Fact) -> None:
+    for existing in state.facts:
+        if (existing.fact, existing.entity_id, existing.source_id) == (
+            fact.fact,
+            fact.entity_id,
+            fact.source_id,
+        ):
+            return
+    state.facts.append(fact)
+
+
+def _directors_value(directors: list[str]) -> str:
+    return "; ".join(sorted(normalize_text(d) for d in directors))
+
+
+def _apply_resolve(state: AtlasState, result: dict[str, Any], step: int, now: datetime) -> None:
+    candidates = [
+        EntityCandidate(
+            entity_id=c["entity_id"],
+            name=c["name"],
+            entity_type=c["entity_type"],
+            jurisdiction=c["jurisdiction"],
+            score=c["score"],
+            matched_on=c.get("matched_on", ""),
+            registration_number=c.get("registration_number"),
+        )
+        for c in result.get("candidates", [])
+    ]
+    if state.selected_entity is None:
+        state.entity_candidates = candidates
+        if candidates and candidates[0].score >= STRONG_MATCH:
+            lead = candidates[0].score - (candidates[1].score if len(candidates) > 1 else 0)
+            if lead >= AMBIGUITY_MARGIN:
+                state.selected_entity = candidates[0]
+    for candidate in result.get("candidates", []):
+        record = candidate["record"]
+        fp = fingerprint({"registry": record})[:20]
+        reg = f", no. {record['registration_number']}" if record.get("registration_number") else ""
+        if record["entity_type"] == "company":
+            claim = (
+                f"Registry record: {record['name']} ({record['jurisdiction']}{reg}), "
+                f"status {record.get('status') or 'unknown'}; directors: "
+                f"{', '.join(record.get('directors') or []) or 'none listed'}."
+            )
+        else:
+            claim = f"Registry record: {record['name']} ({record['jurisdiction']})"
+            if record.get("born_year"):
+                claim += f", born {record['born_year']}"
+            if record.get("pep"):
+                claim += f"; politically exposed person: {record.get('role') or 'public office'}"
+            claim += "."
+        source_id = f"registry:{record['entity_id']}"
+        item = EvidenceItem(
+            evidence_id=_evidence_id(fp),
+            evidence_class="registry",
+            source_id=source_id,
+            source_label=f"Company registry ({record['jurisdiction']})",
+            tool="resolve_entity",
+            retrieved_at=now,
+            fingerprint=fp,
+            claim=claim,
+            step=step,
+            signals=["pep"] if record.get("pep") else [],
+        )
+        _add_evidence(state, item)
+        if record.get("directors"):
+            _add_fact(
+                state,
+                Fact(
+                    fact="directors",
+                    entity_id=record["entity_id"],
+                    value=_directors_value(record["directors"]),
+                    display_value=", ".join(record["directors"]),
+                    source_id=source_id,
+                    source_label=item.source_label,
+                    retrieved_at=now,
+                    excerpt=claim,
+                    evidence_id=item.evidence_id,
+                ),
+            )
+        if record.get("registration_number"):
+            _add_fact(
+                state,
+                Fact(
+                    fact="registration_number",
+                    entity_id=record["entity_id"],
+                    value=normalize_text(record["registration_number"]),
+                    display_value=record["registration_number"],
+                    source_id=source_id,
+                    source_label=item.source_label,
+                    retrieved_at=now,
+                    excerpt=claim,
+                    evidence_id=item.evidence_id,
+                ),
+            )
+
+
+def _apply_sanctions(state: AtlasState, result: dict[str, Any], step: int, now: datetime) -> None:
+    hits = result.get("hits", [])
+    subject = result.get("entity_id") or normalize_text(" ".join(result.get("screened_names", [])))
+    for hit in hits:
+        fp = fingerprint({"sanctions_hit": hit["entry_id"], "subject": subject})[:20]
+        aliases = (
+            f"; aliases matched: {', '.join(hit['aliases_matched'])}"
+            if hit["aliases_matched"]
+            else ""
+        )
+        claim = (
+            f"Sanctions hit: '{hit['matched_query']}' matches {hit['listed_name']} on "
+            f"{hit['list']} (score {hit['score']:g}, programs {', '.join(hit['programs']) or 'n/a'}, "
+            f"listed {hit['listed_on']}{aliases})."
+        )
+        _add_evidence(
+            state,
+            EvidenceItem(
+                evidence_id=_evidence_id(fp),
+                evidence_class="sanctions",
+                source_id=f"sanctions:{hit['entry_id']}",
+                source_label=hit["list"],
+                tool="screen_sanctions",
+                retrieved_at=now,
+                fingerprint=fp,
+                claim=claim,
+                step=step,
+                signals=["sanctions_hit"],
+            ),
+        )
+    if not hits:
+        fp = fingerprint({"sanctions_clear": subject})[:20]
+        names = result.get("screened_names", [])
+        _add_evidence(
+            state,
+            EvidenceItem(
+                evidence_id=_evidence_id(fp),
+                evidence_class="sanctions",
+                source_id=f"sanctions-screen:{subject}",
+                source_label=", ".join(result.get("lists_checked", [])),
+                tool="screen_sanctions",
+                retrieved_at=now,
+                fingerprint=fp,
+                claim=(
+                    f"No sanctions hits for {', '.join(names[:3])} across "
+                    f"{len(result.get('lists_checked', []))} lists (threshold "
+                    f"{result.get('threshold', 0):g})."
+                ),
+                step=step,
+            ),
+        )
+    if result.get("entity_id"):
+        status = "listed" if hits else "not listed"
+        _add_fact(
+            state,
+            Fact(
+                fact="sanctions_status",
+                entity_id=result["entity_id"],
+                value=status,
+                display_value=status,
+                source_id="sanctions-screen",
+                source_label="Sanctions screening",
+                retrieved_at=now,
+                excerpt=f"{len(hits)} hit(s)",
+                evidence_id=state.evidence[-1].evidence_id,
+            ),
+        )
+
+
+def _apply_media(state: AtlasState, result: dict[str, Any], step: int, now: datetime) -> None:
+    articles = result.get("articles", [])
+    for article in articles:
+        fp = fingerprint_text(article["text"])
+        item = EvidenceItem(
+            evidence_id=_evidence_id(fp),
+            evidence_class="adverse_media",
+            source_id=f"article:{article['article_id']}",
+            source_label=article["outlet"],
+            tool="search_adverse_media",
+            url=article["url"],
+            retrieved_at=now,
+            fingerprint=fp,
+            claim=f"{article['outlet']}, {article['date']}: {article['title']}",
+            step=step,
+            signals=sorted(set(article.get("signals", []))),
+        )
+        if not _add_evidence(state, item):
+            continue  # same story as an item already held: no new facts either
+        for entity_id, facts in (article.get("facts") or {}).items():
+            directors = facts.get("directors")
+            if directors:
+                _add_fact(
+                    state,
+                    Fact(
+                        fact="directors",
+                        entity_id=entity_id,
+                        value=_directors_value(directors),
+                        display_value=", ".join(directors),
+                        source_id=item.source_id,
+                        source_label=item.source_label,
+                        retrieved_at=now,
+                        excerpt=article.get("snippet", "")[:240],
+                        evidence_id=item.evidence_id,
+                    ),
+                )
+    if not articles:
+        key = result.get("entity_id") or normalize_text(result.get("query", ""))
+        fp = fingerprint({"no_media": key})[:20]
+        _add_evidence(
+            state,
+            EvidenceItem(
+                evidence_id=_evidence_id(fp),
+                evidence_class="adverse_media",
+                source_id=f"media-search:{key}",
+                source_label="News search",
+                tool="search_adverse_media",
+                retrieved_at=now,
+                fingerprint=fp,
+                claim=f"No adverse media found for '{result.get('query', '')}'.",
+                step=step,
+            ),
+        )
+
+
+def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: datetime) -> None:
+    fp = (
+        fingerprint_text(result.get("text", "")) or fingerprint({"doc": result["document_id"]})[:20]
+    )
+    fields = result.get("fields", {})
+    found = ", ".join(name.replace("_", " ") for name in sorted(fields)) or "no structured fields"
+    item = EvidenceItem(
+        evidence_id=_evidence_id(fp),
+        evidence_class="document",
+        source_id=f"document:{result['document_id']}",
+        source_label=f"Uploaded document {result.get('name', '')}",
+        tool="extract_uploaded_document",
+        document_id=result["document_id"],
+        retrieved_at=now,
+        fingerprint=fp,
+        claim=f"Uploaded document {result.get('name', '')} ({result.get('pages', 1)} page(s)) contains: {found}.",
+        step=step,
+    )
+    _add_evidence(state, item)
+    entity = state.selected_entity
+    names = fields.get("company_names", [])
+    if entity is None or not any(name_score(n, entity.name) >= STRONG_MATCH for n in names):
+        return
+    if fields.get("directors"):
+        _add_fact(
+            state,
+            Fact(
+                fact="directors",
+                entity_id=entity.entity_id,
+                value=_directors_value(fields["directors"]),
+                display_value=", ".join(fields["directors"]),
+                source_id=item.source_id,
+                source_label=item.source_label,
+                retrieved_at=now,
+                excerpt="Directors: " + ", ".join(fields["directors"]),
+                evidence_id=item.evidence_id,
+            ),
+        )
+    if fields.get("registration_numbers"):
+        number = fields["registration_numbers"][0]
+        _add_fact(
+            state,
+            Fact(
+                fact="registration_number",
+                entity_id=entity.entity_id,
+                value=normalize_text(number),
+                display_value=number,
+                source_id=item.source_id,
+                source_label=item.source_label,
+                retrieved_at=now,
+                excerpt=f"Company number: {number}",
+                evidence_id=item.evidence_id,
+            ),
+        )
+
+
+def conflict_id_for(entity_id: str, fact: str) -> str:
+    return "cf-" + hashlib.sha256(f"{entity_id}|{fact}".encode()).hexdigest()[:10]
+
+
+def _detect_conflicts(state: AtlasState) -> None:
+    groups: dict[tuple[str, str], list[Fact]] = {}
+    for fact in state.facts:
+        groups.setdefault((fact.entity_id, fact.fact), []).append(fact)
+    for (entity_id, fact_name), facts in groups.items():
+        if len({f.value for f in facts}) < 2:
+            continue
+        values = [
+            ConflictValue(
+                value=f.display_value,
+                source_id=f.source_id,
+                source_label=f.source_label,
+                retrieved_at=f.retrieved_at,
+                excerpt=f.excerpt,
+            )
+            for f in facts
+        ]
+        conflict_id = conflict_id_for(entity_id, fact_name)
+        existing = next((c for c in state.conflicts if c.conflict_id == conflict_id), None)
+        if existing is None:
+            state.conflicts.append(
+                Conflict(
+                    conflict_id=conflict_id, fact=fact_name, entity_id=entity_id, values=values
+                )
+            )
+        else:
+            existing.values = values

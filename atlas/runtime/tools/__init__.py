@@ -1,0 +1,1 @@
+"""Tool registry, the gateway that runs tools, and the four due-diligence tools."""

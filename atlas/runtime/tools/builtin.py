@@ -1,0 +1,271 @@
+"""The four due-diligence tools, running over the synthetic world."""
+
+from __future__ import annotations
+
+import io
+import re
+from decimal import Decimal
+
+from atlas.runtime.tools.base import ToolContext, ToolNotFound, ToolSpec
+from atlas.runtime.tools.schemas import (
+    Article,
+    Candidate,
+    ExtractDocumentArgs,
+    ExtractDocumentResult,
+    RegistryRecord,
+    ResolveEntityArgs,
+    ResolveEntityResult,
+    SanctionsHit,
+    ScreenSanctionsArgs,
+    ScreenSanctionsResult,
+    SearchAdverseMediaArgs,
+    SearchAdverseMediaResult,
+)
+
+CANDIDATE_THRESHOLD = 80.0
+STRONG_MATCH = 90.0
+AMBIGUITY_MARGIN = 5.0
+SANCTIONS_THRESHOLD = 90.0
+MEDIA_THRESHOLD = 60.0
+
+
+def _record(entity: dict) -> RegistryRecord:
+    return RegistryRecord.model_validate(
+        {k: entity.get(k) for k in RegistryRecord.model_fields if k in entity}
+    )
+
+
+def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityResult:
+    world = ctx.world
+    scored: list[Candidate] = []
+    for entity in world.entities:
+        if args.entity_type and entity["entity_type"] != args.entity_type:
+            continue
+        score, matched = world.best_name_match(args.name, world.entity_names(entity))
+        if score < CANDIDATE_THRESHOLD:
+            continue
+        scored.append(
+            Candidate(
+                entity_id=entity["entity_id"],
+                name=entity["name"],
+                entity_type=entity["entity_type"],
+                jurisdiction=entity["jurisdiction"],
+                registration_number=entity.get("registration_number"),
+                score=score,
+                matched_on=matched,
+                record=_record(entity),
+            )
+        )
+    excluded = 0
+    if args.jurisdiction:
+        in_jurisdiction = [c for c in scored if c.jurisdiction == args.jurisdiction]
+        excluded = len(scored) - len(in_jurisdiction)
+        scored = in_jurisdiction
+    scored.sort(key=lambda c: (-c.score, c.entity_id))
+    return ResolveEntityResult(
+        query=args.name,
+        candidates=scored[:5],
+        excluded_by_jurisdiction=excluded,
+        thresholds={
+            "candidate": CANDIDATE_THRESHOLD,
+            "strong_match": STRONG_MATCH,
+            "ambiguity_margin": AMBIGUITY_MARGIN,
+        },
+        explanation=(
+            f"Names are compared after transliteration and dropping legal forms; candidates "
+            f"score at least {CANDIDATE_THRESHOLD:g}/100. A match is unambiguous when the best "
+            f"scores {STRONG_MATCH:g} or more and leads the next by {AMBIGUITY_MARGIN:g} or more."
+            + (
+                f" {excluded} candidate(s) outside {args.jurisdiction} were excluded."
+                if excluded
+                else ""
+            )
+        ),
+    )
+
+
+def screen_sanctions(args: ScreenSanctionsArgs, ctx: ToolContext) -> ScreenSanctionsResult:
+    world = ctx.world
+    names: list[str] = []
+    if args.entity_id:
+        entity = world.entities_by_id.get(args.entity_id)
+        if entity is None:
+            raise ToolNotFound(f"Unknown entity id: {args.entity_id}")
+        names.extend(world.entity_names(entity))
+    if args.name:
+        names.append(args.name)
+    hits: list[SanctionsHit] = []
+    for entry in world.sanctions:
+        listed = [entry["name"], *entry.get("aliases", [])]
+        best = (0.0, "", "")
+        matched_aliases: list[str] = []
+        for query in names:
+            for listed_name in listed:
+                score = world.best_name_match(query, [listed_name])[0]
+                if (
+                    score >= SANCTIONS_THRESHOLD
+                    and listed_name != entry["name"]
+                    and listed_name not in matched_aliases
+                ):
+                    matched_aliases.append(listed_name)
+                if score > best[0]:
+                    best = (score, query, listed_name)
+        if best[0] >= SANCTIONS_THRESHOLD:
+            hits.append(
+                SanctionsHit(
+                    entry_id=entry["entry_id"],
+                    list=entry["list"],
+                    listed_name=entry["name"],
+                    score=best[0],
+                    aliases_matched=matched_aliases,
+                    matched_query=best[1],
+                    programs=entry.get("programs", []),
+                    listed_on=entry.get("listed_on", ""),
+                )
+            )
+    hits.sort(key=lambda h: (-h.score, h.entry_id))
+    lists = sorted({entry["list"] for entry in world.sanctions})
+    return ScreenSanctionsResult(
+        entity_id=args.entity_id,
+        screened_names=names,
+        lists_checked=lists,
+        hits=hits,
+        threshold=SANCTIONS_THRESHOLD,
+        explanation=(
+            f"Every screened name and alias is compared with every listed name and alias "
+            f"(transliteration-aware); {SANCTIONS_THRESHOLD:g}/100 or more is a hit."
+        ),
+    )
+
+
+def search_adverse_media(
+    args: SearchAdverseMediaArgs, ctx: ToolContext
+) -> SearchAdverseMediaResult:
+    world = ctx.world
+    if args.entity_id and args.entity_id not in world.entities_by_id:
+        raise ToolNotFound(f"Unknown entity id: {args.entity_id}")
+    found: list[Article] = []
+    for article in world.articles:
+        if args.entity_id:
+            if args.entity_id not in article.get("entity_ids", []):
+                continue
+            score = 100.0
+        else:
+            score = world.article_matches_query(article, args.query)
+            if score < MEDIA_THRESHOLD:
+                continue
+        found.append(
+            Article(
+                article_id=article["article_id"],
+                url=article["url"],
+                title=article["title"],
+                outlet=article["outlet"],
+                date=article["date"],
+                snippet=article["text"][:240],
+                text=article["text"],
+                entity_ids=article.get("entity_ids", []),
+                signals=article.get("signals", []),
+                facts=article.get("facts", {}),
+                score=score,
+            )
+        )
+    found.sort(key=lambda a: (-a.score, a.date, a.article_id))
+    return SearchAdverseMediaResult(
+        query=args.query,
+        entity_id=args.entity_id,
+        articles=found[:10],
+        explanation=(
+            "With entity_id, every article linked to that entity is returned; otherwise "
+            "articles whose subject's name appears in the query."
+        ),
+    )
+
+
+_FIELD_PATTERNS = {
+    "emails": r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}",
+    "passport_numbers": r"(?i)passport(?:\s*(?:no\.?|number|#))?\s*[:#]?\s*([A-Z0-9]{6,10})\b",
+    "ibans": r"\b([A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?)\b",
+    "account_numbers": r"(?i)account(?:\s*(?:no\.?|number|#))?\s*[:#]?\s*(\d[\d -]{5,24}\d)\b",
+    "dates_of_birth": r"(?i)(?:date of birth|\bdob\b|born on)\s*:?\s*(\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4})",
+    "registration_numbers": r"(?i)(?:company|registration)\s*(?:number|no\.?)\s*:?\s*([A-Z0-9-]{5,20})",
+    "company_names": r"(?im)^\s*company\s*:\s*(.+?)\s*$",
+    "directors": r"(?im)^\s*directors?\s*:\s*(.+?)\s*$",
+}
+
+
+def _text_of(content: bytes, content_type: str, name: str) -> tuple[str, int]:
+    if content_type == "application/pdf" or name.lower().endswith(".pdf"):
+        from pypdf import PdfReader
+
+        reader = PdfReader(io.BytesIO(content))
+        return "\n".join(page.extract_text() or "" for page in reader.pages), len(reader.pages)
+    return content.decode("utf-8", errors="replace"), 1
+
+
+def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> ExtractDocumentResult:
+    if ctx.documents is None:
+        raise ToolNotFound("No document store is configured.")
+    try:
+        document = ctx.documents.get(args.document_id)
+    except KeyError:
+        raise ToolNotFound(f"Unknown document: {args.document_id}") from None
+    text, pages = _text_of(document.content, document.content_type, document.name)
+    fields: dict[str, list[str]] = {}
+    for field_name, pattern in _FIELD_PATTERNS.items():
+        values = [m.strip() for m in re.findall(pattern, text)]
+        if field_name == "directors":
+            values = [name.strip() for line in values for name in line.split(",") if name.strip()]
+        if values:
+            fields[field_name] = list(dict.fromkeys(values))
+    return ExtractDocumentResult(
+        document_id=document.document_id,
+        name=document.name,
+        content_type=document.content_type,
+        pages=pages,
+        text=text,
+        fields=fields,
+    )
+
+
+BUILTIN_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="resolve_entity",
+        description="Find registry records matching a company or person name; returns candidates with match scores.",
+        args_model=ResolveEntityArgs,
+        result_model=ResolveEntityResult,
+        handler=resolve_entity,
+        price_usd=Decimal("0.01"),
+        timeout_seconds=5.0,
+        evidence_class="registry",
+    ),
+    ToolSpec(
+        name="screen_sanctions",
+        description="Screen an entity (by id, with its aliases) or a name against sanctions lists.",
+        args_model=ScreenSanctionsArgs,
+        result_model=ScreenSanctionsResult,
+        handler=screen_sanctions,
+        price_usd=Decimal("0.05"),
+        timeout_seconds=5.0,
+        evidence_class="sanctions",
+    ),
+    ToolSpec(
+        name="search_adverse_media",
+        description="Search news for adverse media about the subject.",
+        args_model=SearchAdverseMediaArgs,
+        result_model=SearchAdverseMediaResult,
+        handler=search_adverse_media,
+        price_usd=Decimal("0.02"),
+        timeout_seconds=5.0,
+        evidence_class="adverse_media",
+    ),
+    ToolSpec(
+        name="extract_uploaded_document",
+        description="Extract text and fields from a document attached to this case.",
+        args_model=ExtractDocumentArgs,
+        result_model=ExtractDocumentResult,
+        handler=extract_uploaded_document,
+        price_usd=Decimal("0.03"),
+        timeout_seconds=10.0,
+        evidence_class="document",
+    ),
+)

@@ -1,0 +1,273 @@
+"""The tool gateway: runs one validated tool call with faults, timeout, retries, cancel.
+
+The engine records the intent (and the first `tool_started`) before calling `execute`.
+The tool runs in a worker thread; the gateway polls the CancelSignal every 50 ms, so a
+cancel or a timeout interrupts even a slow tool promptly (the abandoned thread is told to
+stop through its `stop` event).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from atlas.runtime.ports import CancelSignal, RunStore
+from atlas.runtime.tools.base import (
+    EffectUnknown,
+    MalformedResult,
+    ToolContext,
+    ToolError,
+    ToolForbidden,
+    ToolNotFound,
+    ToolSpec,
+    TransportError,
+)
+
+POLL_SECONDS = 0.05
+OVERSIZED_BYTES = 150_000
+
+Emit = Callable[..., None]
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
+
+
+def fingerprint(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value).encode()).hexdigest()
+
+
+def action_signature(tool_name: str, normalized_arguments: dict[str, Any]) -> str:
+    return fingerprint({"tool": tool_name, "arguments": normalized_arguments})[:24]
+
+
+def idempotency_key(run_id: str, step: int, signature: str) -> str:
+    return f"{run_id}:{step}:{signature[:16]}"
+
+
+class _Cancelled(Exception):
+    pass
+
+
+@dataclass
+class ToolOutcome:
+    status: str  # succeeded | domain_error | failed | forbidden | cancelled
+    effect_status: str  # succeeded | failed | unknown | cancelled
+    attempts: int
+    duration_ms: int
+    result: dict[str, Any] | None = None
+    error_type: str | None = None
+    error_message: str | None = None
+    retryable: bool = False
+    cost_usd: Decimal = Decimal("0")
+    reconciled: bool = False
+
+
+class ToolGateway:
+    def __init__(
+        self,
+        *,
+        store: RunStore | None,
+        cancel: CancelSignal,
+        backoff_seconds: float = 0.05,
+    ) -> None:
+        self.store = store
+        self.cancel = cancel
+        self.backoff_seconds = backoff_seconds
+
+    def execute(
+        self,
+        spec: ToolSpec,
+        args: BaseModel,
+        *,
+        key: str,
+        ctx: ToolContext,
+        next_fault: Callable[[], str],
+        emit: Emit,
+        max_retries: int,
+    ) -> ToolOutcome:
+        started = time.monotonic()
+        attempt = 1
+        while True:
+            fault = next_fault()
+            try:
+                result = self._attempt(spec, args, ctx, fault)
+                return ToolOutcome(
+                    status="succeeded",
+                    effect_status="succeeded",
+                    attempts=attempt,
+                    duration_ms=_ms(started),
+                    result=result,
+                    cost_usd=spec.price_usd,
+                )
+            except _Cancelled:
+                emit(
+                    "tool_failed",
+                    tool=spec.name,
+                    error_type="cancelled",
+                    message="Cancelled while the tool was running.",
+                    retryable=False,
+                    attempt=attempt,
+                )
+                return ToolOutcome(
+                    status="cancelled",
+                    effect_status="cancelled",
+                    attempts=attempt,
+                    duration_ms=_ms(started),
+                    error_type="cancelled",
+                    error_message="Cancelled while the tool was running.",
+                )
+            except ToolError as error:
+                if isinstance(error, EffectUnknown):
+                    reconciled = self._reconcile(key)
+                    if reconciled is not None:
+                        return ToolOutcome(
+                            status="succeeded",
+                            effect_status="succeeded",
+                            attempts=attempt,
+                            duration_ms=_ms(started),
+                            result=reconciled,
+                            cost_usd=spec.price_usd,
+                            reconciled=True,
+                        )
+                can_retry = (
+                    error.retryable
+                    and spec.retry_class == "safe_to_retry"
+                    and attempt <= max_retries
+                )
+                if can_retry:
+                    emit(
+                        "tool_retryable_failure",
+                        tool=spec.name,
+                        error_type=error.error_type,
+                        message=error.message,
+                        retryable=True,
+                        attempt=attempt,
+                    )
+                    if self.cancel.wait(self.backoff_seconds * (2 ** (attempt - 1))):
+                        return ToolOutcome(
+                            status="cancelled",
+                            effect_status="cancelled",
+                            attempts=attempt,
+                            duration_ms=_ms(started),
+                            error_type="cancelled",
+                            error_message="Cancelled while waiting to retry.",
+                        )
+                    attempt += 1
+                    emit(
+                        "tool_started",
+                        tool=spec.name,
+                        arguments=args.model_dump(mode="json"),
+                        idempotency_key=key,
+                        attempt=attempt,
+                    )
+                    continue
+                emit(
+                    "tool_failed",
+                    tool=spec.name,
+                    error_type=error.error_type,
+                    message=error.message,
+                    retryable=error.retryable,
+                    attempt=attempt,
+                )
+                if isinstance(error, ToolForbidden):
+                    status = "forbidden"
+                elif isinstance(error, ToolNotFound):
+                    status = "domain_error"
+                else:
+                    status = "failed"
+                return ToolOutcome(
+                    status=status,
+                    effect_status="unknown" if isinstance(error, EffectUnknown) else "failed",
+                    attempts=attempt,
+                    duration_ms=_ms(started),
+                    error_type=error.error_type,
+                    error_message=error.message,
+                    retryable=error.retryable,
+                    cost_usd=spec.price_usd if status == "domain_error" else Decimal("0"),
+                )
+
+    def _reconcile(self, key: str) -> dict[str, Any] | None:
+        if self.store is None:
+            return None
+        record = self.store.find_tool_call(key)
+        if record is not None and record.effect_status == "succeeded" and record.result:
+            return record.result
+        return None
+
+    def _attempt(
+        self, spec: ToolSpec, args: BaseModel, ctx: ToolContext, fault: str
+    ) -> dict[str, Any]:
+        stop = threading.Event()
+        ctx.stop = stop
+        box: dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                box["result"] = _run_with_fault(spec, args, ctx, fault, stop)
+            except BaseException as error:  # handed to the calling thread
+                box["error"] = error
+
+        worker = threading.Thread(target=target, name=f"tool-{spec.name}", daemon=True)
+        worker.start()
+        deadline = time.monotonic() + spec.timeout_seconds
+        while worker.is_alive():
+            if self.cancel.wait(POLL_SECONDS):
+                stop.set()
+                raise _Cancelled
+            if time.monotonic() >= deadline:
+                stop.set()
+                raise TransportError(
+                    "timeout", f"{spec.name} did not answer within {spec.timeout_seconds:g} s"
+                )
+            worker.join(0)
+        if "error" in box:
+            error = box["error"]
+            if isinstance(error, ToolError):
+                raise error
+            raise MalformedResult(f"{spec.name} crashed: {type(error).__name__}: {error}")
+        if self.cancel.is_set():
+            raise _Cancelled
+        return box["result"]
+
+
+def _run_with_fault(
+    spec: ToolSpec, args: BaseModel, ctx: ToolContext, fault: str, stop: threading.Event
+) -> dict[str, Any]:
+    if fault.startswith("slow:"):
+        if stop.wait(float(fault.split(":", 1)[1])):
+            raise TransportError("timeout", "stopped")
+    elif fault == "timeout":
+        raise TransportError("timeout", f"{spec.name} timed out (transport)")
+    elif fault == "rate_limited":
+        raise TransportError("rate_limited", f"{spec.name} is rate limited (HTTP 429)")
+    elif fault == "forbidden":
+        raise ToolForbidden(f"{spec.name}: the provider refused our credentials (HTTP 403)")
+    elif fault == "not_found":
+        raise ToolNotFound(f"{spec.name}: the provider has no record for these arguments")
+    raw = spec.handler(args, ctx)
+    payload = raw.model_dump(mode="json") if isinstance(raw, BaseModel) else raw
+    try:
+        result = spec.result_model.model_validate(payload).model_dump(mode="json")
+    except ValidationError as error:
+        raise MalformedResult(
+            f"{spec.name} returned a result that breaks its contract: {error.error_count()} error(s)"
+        ) from error
+    if fault == "effect_unknown":
+        raise EffectUnknown(f"{spec.name}: connection lost after the request was sent")
+    if fault == "oversized":
+        filler = "Provider page dump. " * (OVERSIZED_BYTES // 20)
+        result["raw"] = filler
+    return result
+
+
+def _ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)

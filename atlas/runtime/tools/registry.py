@@ -1,0 +1,31 @@
+"""The set of tools a runtime may execute."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from atlas.runtime.tools.base import ToolSpec
+from atlas.runtime.tools.builtin import BUILTIN_TOOLS
+
+TOOLSET_VERSION = "atlas-tools/1"
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[ToolSpec] = BUILTIN_TOOLS) -> None:
+        self._tools = {tool.name: tool for tool in tools}
+
+    def get(self, name: str) -> ToolSpec | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self):
+        return iter(self._tools.values())
+
+
+def default_registry() -> ToolRegistry:
+    return ToolRegistry(BUILTIN_TOOLS)

@@ -1,0 +1,142 @@
+"""Pydantic argument and result schemas of the four tools (DESIGN.md's arguments)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    # Raw provider payload, when a provider sends one; can be very large (kept whole in
+    # the store, never shown to the model whole).
+    raw: str | None = None
+
+
+class ResolveEntityArgs(_Args):
+    name: str = Field(min_length=1, max_length=200)
+    jurisdiction: str | None = Field(default=None, min_length=2, max_length=2)
+    entity_type: Literal["company", "person"] | None = None
+
+    @field_validator("jurisdiction")
+    @classmethod
+    def _upper(cls, value: str | None) -> str | None:
+        return value.upper() if value else value
+
+
+class RegistryRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    entity_id: str
+    name: str
+    entity_type: Literal["company", "person"]
+    jurisdiction: str
+    registration_number: str | None = None
+    status: str | None = None
+    incorporated: str | None = None
+    directors: list[str] = Field(default_factory=list)
+    aliases: list[str] = Field(default_factory=list)
+    pep: bool = False
+    role: str | None = None
+    born_year: int | None = None
+
+
+class Candidate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    entity_id: str
+    name: str
+    entity_type: Literal["company", "person"]
+    jurisdiction: str
+    registration_number: str | None = None
+    score: float = Field(ge=0, le=100)
+    matched_on: str
+    record: RegistryRecord
+
+
+class ResolveEntityResult(_Result):
+    query: str
+    candidates: list[Candidate]
+    excluded_by_jurisdiction: int = 0
+    thresholds: dict[str, float]
+    explanation: str
+
+
+class ScreenSanctionsArgs(_Args):
+    entity_id: str | None = Field(default=None, min_length=1, max_length=100)
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+
+    @model_validator(mode="after")
+    def _one_of(self) -> ScreenSanctionsArgs:
+        if not self.entity_id and not self.name:
+            raise ValueError("give entity_id or name")
+        return self
+
+
+class SanctionsHit(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    entry_id: str
+    list: str
+    listed_name: str
+    score: float = Field(ge=0, le=100)
+    aliases_matched: list[str]
+    matched_query: str
+    programs: list[str]
+    listed_on: str
+
+
+class ScreenSanctionsResult(_Result):
+    entity_id: str | None
+    screened_names: list[str]
+    lists_checked: list[str]
+    hits: list[SanctionsHit]
+    threshold: float
+    explanation: str
+
+
+class SearchAdverseMediaArgs(_Args):
+    query: str = Field(min_length=2, max_length=300)
+    entity_id: str | None = Field(default=None, min_length=1, max_length=100)
+
+
+class Article(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    article_id: str
+    url: str
+    title: str
+    outlet: str
+    date: str
+    snippet: str
+    text: str
+    entity_ids: list[str]
+    signals: list[str]
+    facts: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    score: float
+
+
+class SearchAdverseMediaResult(_Result):
+    query: str
+    entity_id: str | None
+    articles: list[Article]
+    explanation: str
+
+
+class ExtractDocumentArgs(_Args):
+    document_id: str = Field(min_length=1, max_length=100)
+
+
+class ExtractDocumentResult(_Result):
+    document_id: str
+    name: str
+    content_type: str
+    pages: int
+    text: str
+    fields: dict[str, list[str]]

@@ -1,0 +1,113 @@
+"""The synthetic world the stub tools run over (JSON fixtures shipped in the package)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from atlas.runtime.ports import StoredDocument
+from atlas.runtime.world.normalize import normalize_name, normalize_text, phonetic_skeleton
+
+DATA_DIR = Path(__file__).parent / "data"
+DOCUMENTS_DIR = Path(__file__).parent / "documents"
+
+
+def name_score(query: str, candidate: str) -> float:
+    """0-100 similarity of two names, robust to order, transliteration and spelling."""
+    a, b = normalize_name(query), normalize_name(candidate)
+    if not a or not b:
+        return 0.0
+    direct = max(fuzz.WRatio(a, b), fuzz.token_sort_ratio(a, b), fuzz.token_set_ratio(a, b) - 3)
+    skeleton = fuzz.token_sort_ratio(phonetic_skeleton(query), phonetic_skeleton(candidate))
+    return round(float(max(direct, skeleton - 2)), 1)
+
+
+class World:
+    def __init__(self, entities: list[dict], sanctions: list[dict], articles: list[dict]) -> None:
+        self.entities = entities
+        self.entities_by_id = {e["entity_id"]: e for e in entities}
+        self.sanctions = sanctions
+        self.articles = articles
+
+    @classmethod
+    def load(cls, data_dir: Path = DATA_DIR) -> World:
+        def read(name: str, key: str) -> list[dict]:
+            return json.loads((data_dir / name).read_text(encoding="utf-8"))[key]
+
+        return cls(
+            read("entities.json", "entities"),
+            read("sanctions.json", "entries"),
+            read("media.json", "articles"),
+        )
+
+    def entity_names(self, entity: dict) -> list[str]:
+        return [entity["name"], *entity.get("aliases", [])]
+
+    def best_name_match(self, query: str, names: list[str]) -> tuple[float, str]:
+        scored = [(name_score(query, name), name) for name in names]
+        return max(scored) if scored else (0.0, "")
+
+    def articles_for_entity(self, entity_id: str) -> list[dict]:
+        return [a for a in self.articles if entity_id in a.get("entity_ids", [])]
+
+    def article_matches_query(self, article: dict, query: str) -> float:
+        """How well a free-text query names one of the article's subjects (0-100)."""
+        query_tokens = normalize_text(query).split()
+        best = 0.0
+        for entity_id in article.get("entity_ids", []):
+            entity = self.entities_by_id.get(entity_id)
+            if entity is None:
+                continue
+            for name in self.entity_names(entity):
+                name_tokens = normalize_name(name).split()
+                if not name_tokens:
+                    continue
+                hits = sum(
+                    1
+                    for token in name_tokens
+                    if any(fuzz.ratio(token, q) >= 85 for q in query_tokens)
+                )
+                first = any(fuzz.ratio(name_tokens[0], q) >= 85 for q in query_tokens)
+                coverage = hits / len(name_tokens)
+                if first and (coverage >= 0.6 or hits >= 2):
+                    best = max(best, round(100 * coverage, 1))
+        title_score = fuzz.token_set_ratio(normalize_text(query), normalize_text(article["title"]))
+        if title_score >= 90:
+            best = max(best, float(title_score))
+        return best
+
+
+@cache
+def default_world() -> World:
+    return World.load()
+
+
+def sample_documents() -> list[StoredDocument]:
+    """Uploaded-document samples for demos and tests (PDFs are generated in tests)."""
+    return [
+        StoredDocument(
+            document_id="doc-meridian-kyc",
+            name="meridian_kyc_form.txt",
+            content_type="text/plain",
+            content=(DOCUMENTS_DIR / "meridian_kyc_form.txt").read_bytes(),
+        ),
+        StoredDocument(
+            document_id="doc-acme-onboarding",
+            name="acme_onboarding_note.txt",
+            content_type="text/plain",
+            content=(DOCUMENTS_DIR / "acme_onboarding_note.txt").read_bytes(),
+        ),
+    ]
+
+
+def world_summary() -> dict[str, Any]:
+    world = default_world()
+    return {
+        "entities": len(world.entities),
+        "sanctions_entries": len(world.sanctions),
+        "articles": len(world.articles),
+    }

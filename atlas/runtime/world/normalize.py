@@ -1,0 +1,80 @@
+"""Name normalization for fuzzy matching: transliteration, accents, legal suffixes."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+_CYRILLIC = {
+    "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh",
+    "з": "z", "и": "i", "й": "y", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o",
+    "п": "p", "р": "r", "с": "s", "т": "t", "у": "u", "ф": "f", "х": "kh", "ц": "ts",
+    "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ы": "y", "ь": "", "э": "e", "ю": "yu",
+    "я": "ya", "і": "i", "ї": "yi", "є": "ye", "ґ": "g",
+}  # fmt: skip
+
+LEGAL_SUFFIXES = frozenset(
+    [
+        "ltd",
+        "limited",
+        "llc",
+        "inc",
+        "incorporated",
+        "plc",
+        "pte",
+        "pty",
+        "pvt",
+        "jsc",
+        "gmbh",
+        "ag",
+        "bv",
+        "sa",
+        "spa",
+        "kk",
+        "fze",
+        "uab",
+        "as",
+        "lp",
+        "corp",
+        "corporation",
+        "co",
+        "company",
+        "oao",
+        "ooo",
+        "ao",
+    ]
+)
+
+
+def transliterate(text: str) -> str:
+    return "".join(_CYRILLIC.get(ch, ch) for ch in text.lower())
+
+
+def normalize_text(text: str) -> str:
+    """Lowercase, transliterated, accent-free, punctuation-free, single-spaced."""
+    text = transliterate(text)
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = re.sub(r"[^a-z0-9]+", " ", text)
+    return " ".join(text.split())
+
+
+def normalize_name(name: str) -> str:
+    """normalize_text without legal-form words (Ltd, LLC, JSC, ...)."""
+    tokens = [t for t in normalize_text(name).split() if t not in LEGAL_SUFFIXES]
+    return " ".join(tokens) or normalize_text(name)
+
+
+def phonetic_skeleton(name: str) -> str:
+    """A coarse spelling-insensitive form: Wolkow/Volkov, Dmitriy/Dmitri, Volkoff/Volkov."""
+    text = normalize_name(name)
+    for old, new in (("shch", "sh"), ("kh", "h"), ("ff", "v"), ("w", "v"), ("iy", "i"),
+                     ("ij", "i"), ("y", "i"), ("ph", "f"), ("ck", "k")):  # fmt: skip
+        text = text.replace(old, new)
+    return re.sub(r"(.)\1+", r"\1", text)
+
+
+def fingerprint_text(text: str) -> str:
+    """Content fingerprint that ignores case, spacing and punctuation."""
+    return hashlib.sha256(normalize_text(text).encode()).hexdigest()[:20]
