@@ -1,3 +1,16 @@
 from __future__ import annotations
 
-urlpatterns: list = []
+from django.urls import path
+
+from runs.views import cases, live, packets
+
+urlpatterns: list = [
+    path("cases/", cases.case_list, name="runs-case-list"),
+    path("cases/new/", cases.case_new, name="runs-case-new"),
+    path("cases/<int:case_id>/", cases.case_detail, name="runs-case-detail"),
+    path("cases/<int:case_id>/rerun/", cases.case_rerun, name="runs-case-rerun"),
+    path("runs/<int:run_id>/cancel/", live.run_cancel, name="runs-run-cancel"),
+    path("runs/<int:run_id>/answer/", live.run_answer, name="runs-run-answer"),
+    path("runs/<int:run_id>/packet/", packets.packet, name="runs-packet"),
+    path("runs/<int:run_id>/packet.json", packets.packet_json, name="runs-packet-json"),
+]

@@ -1,0 +1,389 @@
+"""The live regions of a run, rendered one way for the case page and the htmx responses,
+and the same way for websocket pushes.
+
+Regions have stable ids: `run-<id>-steps` (one `<li>` per step), `run-<id>-status`
+(badge, sentence, cancel / run again, and `data-last-seq`), `run-<id>-meters` and
+`run-<id>-banner` (the question to answer, the approval or review being waited for).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from atlas.runtime.state import USER_STATUS
+from runs.models import Run, TraceEvent
+
+DEFAULT_BUDGETS = {
+    "max_iterations": 12,
+    "max_tokens": 20000,
+    "max_cost_usd": "1.00",
+    "deadline_seconds": 120,
+}
+
+# Event types that only say "a call is about to happen": folded into the step, not listed.
+QUIET_EVENTS = {"model_requested", "tool_started"}
+
+
+def _money(value: Any) -> Decimal:
+    try:
+        return Decimal(str(value)) if value not in (None, "") else Decimal("0")
+    except (InvalidOperation, ValueError):
+        return Decimal("0")
+
+
+@dataclass
+class Note:
+    """One line inside a step: what happened, in words, with a tone (ok/bad/warn/human)."""
+
+    type: str
+    tone: str
+    text: str
+    detail: Any = None
+
+
+@dataclass
+class StepView:
+    run_id: int
+    number: int
+    first_seq: int = 0
+    last_seq: int = 0
+    decision_kind: str = ""
+    tool: str = ""
+    arguments: dict | None = None
+    rationale: str = ""
+    question: str = ""
+    outcome: str = ""
+    tone: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: Decimal = field(default_factory=lambda: Decimal("0"))
+    duration_ms: int | None = None
+    attempts: int = 0
+    started_at: Any = None
+    notes: list[Note] = field(default_factory=list)
+
+    @property
+    def dom_id(self) -> str:
+        return f"run-{self.run_id}-step-{self.number}"
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    @property
+    def arguments_text(self) -> str:
+        return ", ".join(
+            f"{key}={json.dumps(value, ensure_ascii=False)}"
+            for key, value in (self.arguments or {}).items()
+        )
+
+    @property
+    def title(self) -> str:
+        if self.decision_kind == "call_tool" or (self.tool and not self.decision_kind):
+            return self.tool or "tool call"
+        if self.decision_kind == "ask_human":
+            return "Asked the analyst"
+        if self.decision_kind == "finish":
+            return "Proposed the packet"
+        if self.notes:
+            return self.notes[0].text
+        return "Step"
+
+    def _tone(self, tone: str) -> None:
+        order = {"": 0, "ok": 1, "human": 2, "warn": 3, "bad": 4}
+        if order.get(tone, 0) >= order.get(self.tone, 0):
+            self.tone = tone
+
+
+def _note_for(event: TraceEvent) -> Note | None:
+    data = event.data or {}
+    kind = event.type
+    text: str
+    tone = ""
+    detail: Any = None
+    if kind == "run_started":
+        text, tone = "Run started", "ok"
+    elif kind == "run_resumed":
+        text, tone = "Run resumed from its last committed step", "warn"
+    elif kind == "model_failed":
+        text, tone = (
+            f"The model's answer was unusable: {data.get('message') or data.get('error', '')}",
+            "warn",
+        )
+    elif kind == "tool_retryable_failure":
+        text = f"Attempt {data.get('attempt', '?')} failed ({data.get('error_type', 'error')}): {data.get('message', '')}; retrying"
+        tone = "warn"
+    elif kind == "tool_failed":
+        text, tone = f"Failed ({data.get('error_type', 'error')}): {data.get('message', '')}", "bad"
+    elif kind == "tool_succeeded":
+        return None
+    elif kind == "policy_denied":
+        text, tone = f"Denied by policy: {data.get('reason', '')}", "bad"
+    elif kind == "tool_rejected":
+        text, tone = f"Rejected: {data.get('reason', '')}", "warn"
+    elif kind == "duplicate_action_blocked":
+        text, tone = "Not executed: the same call was already made", "warn"
+    elif kind == "result_truncated":
+        text, tone = "Result was large; the model saw a shortened view", ""
+    elif kind == "approval_requested":
+        reasons = "; ".join(data.get("reasons") or [])
+        text = f"Needs a reviewer's approval{': ' + reasons if reasons else ''}"
+        if data.get("estimated_cost_usd") not in (None, ""):
+            text += f" (estimated ${_money(data.get('estimated_cost_usd')):.4f})"
+        tone = "human"
+    elif kind == "approval_granted":
+        text, tone = "Approved by a reviewer", "human"
+    elif kind == "approval_denied":
+        text, tone = "Denied by a reviewer", "human"
+    elif kind == "clarification_requested":
+        text, tone = f"Question for the analyst: {data.get('question', '')}", "human"
+        detail = data.get("candidates") or None
+    elif kind == "clarification_received":
+        text, tone = f"Answer: {data.get('answer', '')}", "human"
+    elif kind == "conflict_detected":
+        text, tone = f"Conflicting values for {data.get('fact', 'a fact')}", "warn"
+        detail = data.get("values") or None
+    elif kind == "no_progress_detected":
+        text, tone = "No progress in recent iterations", "warn"
+    elif kind == "cycle_detected":
+        text, tone = "The agent is repeating the same actions", "warn"
+    elif kind == "budget_exhausted":
+        text = f"Budget reached: {data.get('budget', '')} ({data.get('used', '')} of {data.get('limit', '')})"
+        tone = "bad"
+    elif kind == "final_rejected":
+        text, tone = "The proposed packet failed validation", "warn"
+        detail = data.get("errors") or None
+    elif kind == "finish_proposed":
+        text, tone = "Packet proposed; it awaits a reviewer's sign-off", "ok"
+    elif kind == "escalated":
+        text, tone = f"Handed to a reviewer: {data.get('reason', '')}", "warn"
+    elif kind in {"run_completed", "run_failed", "run_cancelled"}:
+        text = data.get("user_status") or kind.replace("_", " ").capitalize()
+        tone = {"run_completed": "ok", "run_failed": "bad", "run_cancelled": "warn"}[kind]
+    elif kind in QUIET_EVENTS or kind == "model_decision":
+        return None
+    else:
+        text = kind.replace("_", " ").capitalize()
+    return Note(type=kind, tone=tone, text=text, detail=detail)
+
+
+def group_steps(run_id: int, events: Iterable[TraceEvent]) -> list[StepView]:
+    """TraceEvents in seq order → one StepView per step, in order of first appearance."""
+    steps: dict[int, StepView] = {}
+    for event in events:
+        step = steps.get(event.step)
+        if step is None:
+            step = steps[event.step] = StepView(
+                run_id=run_id, number=event.step, first_seq=event.seq, started_at=event.timestamp
+            )
+        step.last_seq = max(step.last_seq, event.seq)
+        data = event.data or {}
+        if event.type == "model_decision":
+            step.decision_kind = data.get("kind", "")
+            step.tool = data.get("tool_name") or step.tool
+            step.arguments = data.get("arguments") or step.arguments
+            step.rationale = data.get("rationale_summary") or ""
+            step.question = data.get("question") or ""
+            usage = data.get("usage") or {}
+            step.input_tokens += int(usage.get("input_tokens") or 0)
+            step.output_tokens += int(usage.get("output_tokens") or 0)
+            step.cost_usd += _money(usage.get("cost_usd"))
+        elif event.type == "tool_started":
+            step.tool = data.get("tool") or step.tool
+            step.arguments = data.get("arguments") or step.arguments
+            step.attempts = max(step.attempts, int(data.get("attempt") or 1))
+        elif event.type == "tool_succeeded":
+            step.tool = data.get("tool") or step.tool
+            step.outcome = data.get("summary") or "Succeeded"
+            step.cost_usd += _money(data.get("cost_usd"))
+            if data.get("duration_ms") is not None:
+                step.duration_ms = (step.duration_ms or 0) + int(data["duration_ms"])
+            step._tone("ok")
+        elif event.type in {"policy_denied", "duplicate_action_blocked"}:
+            step.tool = data.get("tool") or step.tool
+            step.arguments = data.get("arguments") or step.arguments
+        if event.duration_ms is not None and event.type != "tool_succeeded":
+            step.duration_ms = (step.duration_ms or 0) + event.duration_ms
+        note = _note_for(event)
+        if note is not None:
+            step.notes.append(note)
+            step._tone(note.tone)
+    return list(steps.values())
+
+
+# --- Meters, banner, status -------------------------------------------------
+
+
+@dataclass
+class Meter:
+    label: str
+    used: str
+    limit: str
+    percent: int
+
+    @property
+    def level(self) -> str:
+        if self.percent >= 100:
+            return "full"
+        if self.percent >= 80:
+            return "high"
+        return ""
+
+
+def _percent(used: Decimal, limit: Decimal) -> int:
+    if limit <= 0:
+        return 100 if used > 0 else 0
+    return min(100, int(used * 100 / limit))
+
+
+def meters_for(run: Run) -> list[Meter]:
+    budgets = {**DEFAULT_BUDGETS, **(run.budgets or {})}
+    max_iterations = Decimal(str(budgets["max_iterations"]))
+    max_tokens = Decimal(str(budgets["max_tokens"]))
+    max_cost = _money(budgets["max_cost_usd"])
+    deadline = Decimal(str(budgets["deadline_seconds"]))
+    elapsed = Decimal(str(round(run.elapsed_seconds or 0, 1)))
+    return [
+        Meter(
+            "Iterations",
+            str(run.iterations),
+            str(budgets["max_iterations"]),
+            _percent(Decimal(run.iterations), max_iterations),
+        ),
+        Meter(
+            "Tokens",
+            f"{run.tokens:,}",
+            f"{int(max_tokens):,}",
+            _percent(Decimal(run.tokens), max_tokens),
+        ),
+        Meter(
+            "Cost",
+            f"${run.cost_usd:.4f}",
+            f"${max_cost:.2f}",
+            _percent(run.cost_usd, max_cost),
+        ),
+        Meter("Time", f"{elapsed}s", f"{deadline.normalize():f}s", _percent(elapsed, deadline)),
+    ]
+
+
+def banner_for(run: Run, clarification_item_id: int | None = None) -> dict[str, Any]:
+    """What the page should say the run is waiting for, if anything."""
+    state = run.state or {}
+    reason = run.termination_reason
+    if run.status == Run.Status.WAITING_FOR_INPUT:
+        question = state.get("pending_question") or {}
+        return {
+            "kind": "question" if clarification_item_id else "answered",
+            "tone": "wait",
+            "question": question.get("question", ""),
+            "candidates": question.get("candidates") or [],
+            "item_id": clarification_item_id,
+        }
+    if run.status == Run.Status.AWAITING_REVIEW:
+        if reason == Run.Reason.AWAITING_APPROVAL:
+            approval = state.get("pending_approval") or {}
+            return {
+                "kind": "approval",
+                "tone": "review",
+                "tool": approval.get("tool_name", ""),
+                "arguments_text": ", ".join(
+                    f"{key}={json.dumps(value, ensure_ascii=False)}"
+                    for key, value in (approval.get("arguments") or {}).items()
+                ),
+                "reasons": approval.get("reasons") or [],
+                "estimated_cost": _money(approval.get("estimated_cost_usd")),
+            }
+        if reason == Run.Reason.FINISH_PROPOSED:
+            return {"kind": "signoff", "tone": "review"}
+        open_conflicts = [c for c in state.get("conflicts") or [] if c.get("status") != "resolved"]
+        return {"kind": "escalation", "tone": "review", "open_conflicts": len(open_conflicts)}
+    if run.is_active and run.cancel_requested_at:
+        return {"kind": "cancelling", "tone": "wait"}
+    if run.status == Run.Status.FAILED:
+        return {"kind": "failed", "tone": "bad"}
+    if run.status == Run.Status.COMPLETED:
+        return {"kind": "completed", "tone": "ok"}
+    if run.status == Run.Status.CANCELLED:
+        return {"kind": "cancelled", "tone": "muted"}
+    return {"kind": "none"}
+
+
+def has_packet(run: Run) -> bool:
+    return bool((run.state or {}).get("proposed_packet"))
+
+
+def live_context(
+    run: Run,
+    *,
+    user=None,
+    clarification_item_id: int | None = None,
+    csrf_token: str | None = None,
+    is_latest: bool = True,
+    last_seq: int = 0,
+) -> dict[str, Any]:
+    from runs.access import has_role
+
+    return {
+        "run": run,
+        "meters": meters_for(run),
+        "banner": banner_for(run, clarification_item_id),
+        "has_packet": has_packet(run),
+        "is_latest": is_latest,
+        "can_cancel": user is not None
+        and not run.is_terminal
+        and has_role(user, "analyst", "admin"),
+        "can_rerun": user is not None
+        and run.is_terminal
+        and is_latest
+        and has_role(user, "analyst"),
+        "can_answer": user is not None and has_role(user, "analyst"),
+        "csrf_token": csrf_token,
+        "last_seq": last_seq,
+        "status_sentence": run.user_status
+        or USER_STATUS.get(run.termination_reason or run.status, ""),
+    }
+
+
+# --- Renderers ------------------------------------------------------------
+
+
+def render_step(step: StepView, *, oob: bool = False) -> str:
+    return render_to_string("runs/live/step.html", {"step": step, "oob": oob})
+
+
+def render_regions(context: dict[str, Any], *, oob: bool = False) -> str:
+    """Status, meters and banner; with `oob` each replaces its element on the page."""
+    context = {**context, "oob": oob}
+    return "".join(
+        render_to_string(f"runs/live/{name}.html", context)
+        for name in ("status", "meters", "banner")
+    )
+
+
+def render_push(
+    context: dict[str, Any], new_events: list[TraceEvent], rendered_steps: set[int], step_events
+) -> str:
+    """One websocket frame: steps already on the page are replaced whole, new ones appended,
+    then the status (with the new last seq), meters and banner.
+
+    `step_events(step_numbers)` returns every event of those steps up to the newest one sent.
+    """
+    run: Run = context["run"]
+    touched = sorted({event.step for event in new_events})
+    replaced = [n for n in touched if n in rendered_steps]
+    full_events = step_events(replaced) if replaced else []
+    replaced_views = {s.number: s for s in group_steps(run.pk, full_events)}
+    new_views = group_steps(run.pk, [e for e in new_events if e.step not in rendered_steps])
+    parts = [render_step(replaced_views[n], oob=True) for n in replaced if n in replaced_views]
+    if new_views:
+        items = "".join(render_step(step) for step in new_views)
+        parts.append(f'<ol id="run-{run.pk}-steps" hx-swap-oob="beforeend">{items}</ol>')
+    parts.append(render_regions(context, oob=True))
+    parts.append(render_to_string("runs/live/cursor.html", {**context, "oob": True}))
+    return "".join(parts)

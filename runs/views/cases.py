@@ -1,0 +1,178 @@
+"""Cases for analysts: the list, opening a case, and the case page with its live run."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.db.models import OuterRef, Q, Subquery
+from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.middleware import HtmxDetails
+
+from reviews.models import HumanDecision, ReviewItem
+from runs import fragments
+from runs.access import get_for_tenant, has_role, require_role, tenant_of
+from runs.actions import do_open_case, do_start_run
+from runs.forms import CaseForm
+from runs.models import Case, Run, TraceEvent
+
+READERS = ("analyst", "reviewer", "admin")
+PAGE_SIZE = 25
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def _latest_run(field: str) -> Subquery:
+    return Subquery(Run.objects.filter(case=OuterRef("pk")).order_by("-id").values(field)[:1])
+
+
+@require_role(*READERS)
+def case_list(request: HtmxHttpRequest) -> HttpResponse:
+    tenant = tenant_of(request)
+    cases = (
+        Case.objects.for_tenant(tenant)
+        .select_related("created_by")
+        .annotate(
+            run_id=_latest_run("id"),
+            run_status=_latest_run("status"),
+            run_reason=_latest_run("termination_reason"),
+            run_user_status=_latest_run("user_status"),
+        )
+        .order_by("-created_at", "-id")
+    )
+    query = request.GET.get("q", "").strip()[:200]
+    status = request.GET.get("status", "")
+    reason = request.GET.get("reason", "")
+    if query:
+        cases = cases.filter(Q(subject_name__icontains=query) | Q(jurisdiction__iexact=query))
+    if status == "none":
+        cases = cases.filter(run_id__isnull=True)
+    elif status in Run.Status.values:
+        cases = cases.filter(run_status=status)
+    if reason in Run.Reason.values:
+        cases = cases.filter(run_reason=reason)
+    page = Paginator(cases, PAGE_SIZE).get_page(request.GET.get("page"))
+    params = request.GET.copy()
+    params.pop("page", None)
+    return render(
+        request,
+        "runs/case_list.html",
+        {
+            "page": page,
+            "query": query,
+            "status": status,
+            "reason": reason,
+            "statuses": Run.Status.choices,
+            "reasons": Run.Reason.choices,
+            "filter_query": params.urlencode(),
+            "filtered": bool(query or status or reason),
+        },
+    )
+
+
+@require_role("analyst")
+@require_http_methods(["GET", "POST"])
+def case_new(request: HtmxHttpRequest) -> HttpResponse:
+    tenant = tenant_of(request)
+    form = CaseForm(request.POST or None, request.FILES or None)
+    if request.method == "POST":
+        if form.is_valid():
+            data = form.cleaned_data
+            case = do_open_case(
+                tenant=tenant,
+                user=request.user,
+                subject_name=data["subject_name"],
+                subject_type=data["subject_type"],
+                jurisdiction=data["jurisdiction"],
+                notes=data["notes"],
+                upload=data.get("document") or None,
+                sensitive=data.get("document_sensitive", False),
+                checked=form.checked_upload,
+            )
+            do_start_run(case, request.user)
+            messages.success(request, f"Case opened; research on {case.subject_name} has started.")
+            return redirect("runs-case-detail", case_id=case.pk)
+        return render(request, "runs/case_new.html", {"form": form}, status=400)
+    return render(request, "runs/case_new.html", {"form": form})
+
+
+def _clarification_item_id(run: Run) -> int | None:
+    if run.status != Run.Status.WAITING_FOR_INPUT:
+        return None
+    return (
+        ReviewItem.objects.filter(
+            run=run, kind=ReviewItem.Kind.CLARIFICATION, status=ReviewItem.Status.OPEN
+        )
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .first()
+    )
+
+
+def live_page_context(request, run: Run, *, is_latest: bool, answer_error: str = "") -> dict:
+    events = list(TraceEvent.objects.filter(run=run).order_by("seq"))
+    last_seq = events[-1].seq if events else 0
+    context = fragments.live_context(
+        run,
+        user=request.user,
+        clarification_item_id=_clarification_item_id(run),
+        csrf_token=get_token(request),
+        is_latest=is_latest,
+        last_seq=last_seq,
+    )
+    context["steps"] = fragments.group_steps(run.pk, events)
+    context["answer_error"] = answer_error
+    return context
+
+
+@require_role(*READERS)
+def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+    tenant = tenant_of(request)
+    case = get_for_tenant(Case.objects.select_related("created_by"), tenant, pk=case_id)
+    runs = list(
+        Run.objects.filter(case=case)
+        .select_related("created_by", "cancel_requested_by")
+        .order_by("-id")
+    )
+    latest = runs[0] if runs else None
+    run = latest
+    if request.GET.get("run"):
+        run = next((r for r in runs if str(r.pk) == request.GET["run"]), None)
+        if run is None:
+            raise Http404("No such run for this case.")
+    context = {
+        "case": case,
+        "documents": case.documents.select_related("uploaded_by").order_by("uploaded_at"),
+        "runs": runs,
+        "decisions": HumanDecision.objects.filter(case=case)
+        .select_related("actor", "run")
+        .order_by("created_at", "id"),
+        "can_start": (latest is None or latest.is_terminal) and has_role(request.user, "analyst"),
+    }
+    if run is not None:
+        context.update(live_page_context(request, run, is_latest=run is latest))
+        context["ws_url"] = f"/ws/runs/{run.pk}/?after={context['last_seq']}"
+    return render(request, "runs/case_detail.html", context)
+
+
+@require_role("analyst")
+@require_POST
+def case_rerun(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+    tenant = tenant_of(request)
+    case = get_for_tenant(Case.objects.all(), tenant, pk=case_id)
+    latest = Run.objects.filter(case=case).order_by("-id").first()
+    url = reverse("runs-case-detail", kwargs={"case_id": case.pk})
+    if latest is not None and not latest.is_terminal:
+        messages.info(request, "This case already has a run in progress; it was not started again.")
+    else:
+        do_start_run(case, request.user)
+        messages.success(request, "A new run has started.")
+    if request.htmx:
+        return HttpResponseClientRedirect(url)
+    return redirect(url)

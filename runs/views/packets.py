@@ -1,0 +1,158 @@
+"""The due-diligence packet of a run: a printable page and a JSON download."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+
+from reviews.models import HumanDecision
+from runs.access import get_for_tenant, require_role, tenant_of
+from runs.models import Document, Run
+from runs.views.cases import READERS, HtmxHttpRequest
+
+
+def _anchor(evidence_id: str) -> str:
+    return "ev-" + re.sub(r"[^A-Za-z0-9_-]", "-", evidence_id)
+
+
+def _run_with_packet(request: HtmxHttpRequest, run_id: int) -> Run:
+    run = get_for_tenant(
+        Run.objects.select_related("case", "case__created_by"), tenant_of(request), pk=run_id
+    )
+    if not (run.state or {}).get("proposed_packet"):
+        raise Http404("This run has no packet yet.")
+    return run
+
+
+def _decisions(run: Run) -> list[HumanDecision]:
+    return list(
+        HumanDecision.objects.filter(run=run)
+        .select_related("actor", "review_item")
+        .order_by("created_at", "id")
+    )
+
+
+def _versions(run: Run) -> dict[str, str]:
+    bundle = (run.state or {}).get("versions") or {}
+    return {
+        "model": run.model_name,
+        "model_kind": bundle.get("model_kind", ""),
+        "prompt": run.prompt_version or bundle.get("prompt", ""),
+        "schema": run.schema_version or bundle.get("schema_version", ""),
+        "policy": run.policy_version or bundle.get("policy", ""),
+        "toolset": run.toolset_version or bundle.get("toolset", ""),
+    }
+
+
+def _conflicts(state: dict, packet: dict) -> list[dict]:
+    """Every conflict the run met, resolved or not; the packet's copy fills any gap."""
+    by_id: dict[str, dict] = {}
+    for conflict in packet.get("unresolved_conflicts") or []:
+        by_id[conflict.get("conflict_id", "")] = {**conflict, "resolution": None}
+    for conflict in state.get("conflicts") or []:
+        by_id[conflict.get("conflict_id", "")] = conflict
+    return list(by_id.values())
+
+
+def packet_context(run: Run) -> dict[str, Any]:
+    state = run.state or {}
+    packet = state["proposed_packet"]
+    documents = {str(d.pk): d for d in Document.objects.filter(case_id=run.case_id)}
+    evidence = []
+    for number, item in enumerate(state.get("evidence") or [], start=1):
+        document = documents.get(str(item.get("document_id") or ""))
+        evidence.append(
+            {
+                **item,
+                "number": number,
+                "anchor": _anchor(item.get("evidence_id", "")),
+                "document_name": document.original_name if document else "",
+            }
+        )
+    numbers = {item["evidence_id"]: item for item in evidence}
+    findings = [
+        {
+            "claim": finding.get("claim", ""),
+            "citations": [
+                numbers.get(eid, {"evidence_id": eid, "number": None, "anchor": ""})
+                for eid in finding.get("evidence_ids") or []
+            ],
+        }
+        for finding in packet.get("findings") or []
+    ]
+    conflicts = _conflicts(state, packet)
+    decisions = _decisions(run)
+    decision_by_id = {str(d.pk): d for d in decisions}
+    for conflict in conflicts:
+        resolution = conflict.get("resolution") or None
+        if resolution:
+            conflict["decision"] = decision_by_id.get(str(resolution.get("decision_id", "")))
+    return {
+        "run": run,
+        "case": run.case,
+        "packet": packet,
+        "findings": findings,
+        "evidence": evidence,
+        "sanctions_evidence": [e for e in evidence if e.get("evidence_class") == "sanctions"],
+        "media_evidence": [e for e in evidence if e.get("evidence_class") == "adverse_media"],
+        "resolved_conflicts": [c for c in conflicts if c.get("status") == "resolved"],
+        "unresolved_conflicts": [c for c in conflicts if c.get("status") != "resolved"],
+        "decisions": decisions,
+        "versions": _versions(run),
+        "selected_entity": state.get("selected_entity"),
+    }
+
+
+@require_role(*READERS)
+def packet(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
+    run = _run_with_packet(request, run_id)
+    return render(request, "runs/packet.html", packet_context(run))
+
+
+@require_role(*READERS)
+def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
+    run = _run_with_packet(request, run_id)
+    context = packet_context(run)
+    body = {
+        "run_id": run.pk,
+        "case_id": run.case_id,
+        "subject": run.case.subject_name,
+        "status": run.status,
+        "termination_reason": run.termination_reason or None,
+        "user_status": run.user_status,
+        "packet": context["packet"],
+        "evidence": [
+            {k: v for k, v in item.items() if k not in {"anchor", "number"}}
+            for item in context["evidence"]
+        ],
+        "conflicts": [
+            {k: v for k, v in c.items() if k != "decision"}
+            for c in context["resolved_conflicts"] + context["unresolved_conflicts"]
+        ],
+        "decisions": [
+            {
+                "id": d.pk,
+                "kind": d.kind,
+                "actor": d.actor.get_username(),
+                "reason": d.reason,
+                "payload": d.payload,
+                "state_version": d.state_version,
+                "created_at": d.created_at,
+            }
+            for d in context["decisions"]
+        ],
+        "versions": context["versions"],
+        "exported_at": timezone.now(),
+    }
+    response = HttpResponse(
+        json.dumps(body, cls=DjangoJSONEncoder, indent=2, ensure_ascii=False),
+        content_type="application/json; charset=utf-8",
+    )
+    response["Content-Disposition"] = f'attachment; filename="atlas-packet-run-{run.pk}.json"'
+    return response

@@ -1,0 +1,34 @@
+// Live run pages: reconnect the run's websocket from the last step this page rendered.
+//
+// The htmx ws extension keeps the URL it first connected with; on a reconnect that URL's
+// ?after= would be stale and the server would resend steps the page already shows. The
+// server keeps `data-last-seq` on #run-<id>-cursor current with every push, so a reconnect
+// asks for exactly what is missing.
+(function () {
+  "use strict";
+  if (!window.htmx) return;
+  var defaultCreate = htmx.createWebSocket || function (url) { return new WebSocket(url, []); };
+  htmx.createWebSocket = function (url) {
+    var match = /\/ws\/runs\/(\d+)\//.exec(url);
+    if (match) {
+      var cursor = document.getElementById("run-" + match[1] + "-cursor");
+      if (cursor && cursor.dataset.lastSeq) {
+        url = url.replace(/([?&]after=)\d*/, "$1" + cursor.dataset.lastSeq);
+      }
+    }
+    return defaultCreate(url);
+  };
+  document.addEventListener("htmx:wsClose", function (event) {
+    var code = event.detail && event.detail.event && event.detail.event.code;
+    var section = event.target.closest ? event.target.closest(".live-run") : null;
+    if (!section) return;
+    section.classList.toggle("offline", code !== 1000);
+    if (code === 4403 || code === 4404) {
+      section.dataset.liveRefused = String(code);
+    }
+  });
+  document.addEventListener("htmx:wsOpen", function (event) {
+    var section = event.target.closest ? event.target.closest(".live-run") : null;
+    if (section) section.classList.remove("offline");
+  });
+})();

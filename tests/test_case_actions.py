@@ -1,0 +1,184 @@
+"""Actions from the case page: cancel, run again, answer the agent's question."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from reviews.models import HumanDecision, ReviewItem
+from runs.models import Run
+from tests.conftest import client_for
+from tests.run_rows import make_run, waiting_for_answer
+
+pytestmark = pytest.mark.django_db
+
+
+def held_by_a_worker(case) -> Run:
+    return make_run(
+        case, lease_owner="worker-1", lease_expires_at=timezone.now() + timedelta(seconds=30)
+    )
+
+
+def test_cancel_records_one_decision_and_a_double_submit_is_harmless(
+    client, analyst, case, django_capture_on_commit_callbacks
+):
+    run = held_by_a_worker(case)
+    client_for(client, analyst)
+    url = reverse("runs-run-cancel", args=[run.pk])
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        first = client.post(url)
+        second = client.post(url)
+    assert first.status_code == second.status_code == 302
+    assert first["Location"] == reverse("runs-case-detail", args=[case.pk]) + f"?run={run.pk}"
+    run.refresh_from_db()
+    assert run.cancel_requested_at is not None and run.cancel_requested_by == analyst
+    decisions = HumanDecision.objects.filter(run=run, kind=HumanDecision.Kind.CANCEL)
+    assert decisions.count() == 1
+    assert len(callbacks) == 2  # each request nudges the holding worker; the row decides
+    page = client.get(reverse("runs-case-detail", args=[case.pk])).content.decode()
+    assert "Cancellation requested" in page and "Cancelling" in page
+
+
+def test_cancel_by_htmx_returns_the_live_regions_out_of_band(client, analyst, case):
+    run = held_by_a_worker(case)
+    response = client_for(client, analyst).post(
+        reverse("runs-run-cancel", args=[run.pk]), HTTP_HX_REQUEST="true"
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f'id="run-{run.pk}-status"' in html and 'hx-swap-oob="true"' in html
+    assert f'id="run-{run.pk}-banner"' in html and "Cancelling" in html
+    assert f'id="run-{run.pk}-cursor"' not in html  # only the stream moves the cursor
+
+
+def test_cancelling_a_finished_run_changes_nothing(client, analyst, case):
+    run = make_run(case, status="completed", reason="packet_approved")
+    response = client_for(client, analyst).post(reverse("runs-run-cancel", args=[run.pk]))
+    assert response.status_code == 302
+    run.refresh_from_db()
+    assert run.status == "completed" and run.cancel_requested_at is None
+    assert not HumanDecision.objects.exists()
+
+
+def test_cancel_needs_post_an_allowed_role_and_the_same_tenant(client, reviewer, outsider, case):
+    run = held_by_a_worker(case)
+    url = reverse("runs-run-cancel", args=[run.pk])
+    client_for(client, reviewer)
+    assert client.get(url).status_code in (403, 405)
+    assert client.post(url).status_code == 403
+    client_for(client, outsider)
+    assert client.post(url).status_code == 404
+    run.refresh_from_db()
+    assert run.cancel_requested_at is None
+
+
+def test_csrf_is_enforced_on_cancel(analyst, case):
+    run = held_by_a_worker(case)
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(analyst)
+    assert strict.post(reverse("runs-run-cancel", args=[run.pk])).status_code == 403
+    page = strict.get(reverse("runs-case-detail", args=[case.pk]))
+    token = page.cookies["csrftoken"].value
+    ok = strict.post(reverse("runs-run-cancel", args=[run.pk]), {"csrfmiddlewaretoken": token})
+    assert ok.status_code == 302
+    run.refresh_from_db()
+    assert run.cancel_requested_at is not None
+
+
+def test_run_again_starts_a_new_run_for_a_finished_case(
+    client, analyst, case, django_capture_on_commit_callbacks
+):
+    make_run(case, status="failed", reason="tool_failure")
+    client_for(client, analyst)
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = client.post(reverse("runs-case-rerun", args=[case.pk]))
+    assert response.status_code == 302
+    latest = Run.objects.filter(case=case).latest("id")
+    assert latest.status == "queued" and latest.created_by == analyst
+    assert len(callbacks) == 1  # the worker is woken after commit
+
+
+def test_run_again_is_refused_while_a_run_is_in_progress(client, analyst, case):
+    make_run(case)
+    client_for(client, analyst)
+    client.post(reverse("runs-case-rerun", args=[case.pk]))
+    client.post(reverse("runs-case-rerun", args=[case.pk]))
+    assert Run.objects.filter(case=case).count() == 1
+
+
+def test_run_again_by_htmx_redirects_the_client(client, analyst, case):
+    make_run(case, status="cancelled", reason="cancelled")
+    response = client_for(client, analyst).post(
+        reverse("runs-case-rerun", args=[case.pk]), HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == reverse("runs-case-detail", args=[case.pk])
+
+
+def test_run_again_is_for_analysts_of_the_tenant(client, reviewer, outsider, case):
+    make_run(case, status="failed", reason="tool_failure")
+    assert (
+        client_for(client, reviewer).post(reverse("runs-case-rerun", args=[case.pk])).status_code
+        == 403
+    )
+    assert (
+        client_for(client, outsider).post(reverse("runs-case-rerun", args=[case.pk])).status_code
+        == 404
+    )
+    assert Run.objects.filter(case=case).count() == 1
+
+
+def test_an_answer_is_recorded_once_and_resumes_the_run(
+    client, analyst, case, django_capture_on_commit_callbacks
+):
+    run = waiting_for_answer(case)
+    client_for(client, analyst)
+    url = reverse("runs-run-answer", args=[run.pk])
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = client.post(url, {"answer": "Acme Widgets Ltd (GB)", "answer_text": "ignored"})
+    assert response.status_code == 302
+    decision = HumanDecision.objects.get(run=run)
+    assert (decision.kind, decision.actor, decision.reason) == (
+        "answer",
+        analyst,
+        "Acme Widgets Ltd (GB)",
+    )
+    assert decision.payload == {"question_id": "q-1", "text": "Acme Widgets Ltd (GB)"}
+    assert ReviewItem.objects.get(run=run).status == "decided"
+    assert len(callbacks) == 1  # run.resume to the workers
+    again = client.post(url, {"answer_text": "Something else"}, follow=True)
+    assert "already answered" in again.content.decode()
+    assert HumanDecision.objects.filter(run=run).count() == 1
+    page = client.get(reverse("runs-case-detail", args=[case.pk])).content.decode()
+    assert "Answer recorded" in page
+
+
+def test_a_typed_answer_is_used_when_no_candidate_was_picked(client, analyst, case):
+    run = waiting_for_answer(case)
+    client_for(client, analyst).post(
+        reverse("runs-run-answer", args=[run.pk]), {"answer_text": "The one in Manchester"}
+    )
+    assert HumanDecision.objects.get(run=run).reason == "The one in Manchester"
+
+
+def test_an_empty_answer_is_refused_with_a_clear_message(client, analyst, case):
+    run = waiting_for_answer(case)
+    client_for(client, analyst)
+    response = client.post(
+        reverse("runs-run-answer", args=[run.pk]), {"answer_text": "  "}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+    assert "Write an answer or pick one" in response.content.decode()
+    assert not HumanDecision.objects.exists()
+
+
+def test_only_analysts_of_the_tenant_answer(client, reviewer, outsider, case):
+    run = waiting_for_answer(case)
+    url = reverse("runs-run-answer", args=[run.pk])
+    assert client_for(client, reviewer).post(url, {"answer_text": "x"}).status_code == 403
+    assert client_for(client, outsider).post(url, {"answer_text": "x"}).status_code == 404
+    assert not HumanDecision.objects.exists()

@@ -1,0 +1,285 @@
+"""Case list, new-case form and case page, as analysts, reviewers and outsiders see them."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from reviews.models import HumanDecision
+from runs.models import Case, Document, Run
+from tests.conftest import client_for
+from tests.run_rows import XSS, add_events, make_run, tool_step, waiting_for_answer
+
+pytestmark = pytest.mark.django_db
+
+
+# --- List --------------------------------------------------------------------
+
+
+def test_case_list_shows_newest_first_with_latest_run_status(client, analyst, tenant, case):
+    older = Case.objects.create(
+        tenant=tenant, subject_name="Borealis Shipping", subject_type="company", created_by=analyst
+    )
+    Case.objects.filter(pk=older.pk).update(created_at=case.created_at.replace(year=2020))
+    make_run(case, status="failed", reason="tool_failure")
+    make_run(case, status="awaiting_review", reason="no_progress")
+    html = client_for(client, analyst).get(reverse("runs-case-list")).content.decode()
+    assert html.index("Acme Widgets Ltd") < html.index("Borealis Shipping")
+    assert "badge-awaiting_review" in html
+    assert "stopped making progress" in html
+    assert "badge-failed" not in html  # only the latest run of a case counts
+    assert "No run yet" in html
+
+
+def test_case_list_filters_by_subject_status_and_reason(client, analyst, tenant, case):
+    other = Case.objects.create(
+        tenant=tenant, subject_name="Borealis Shipping", subject_type="company", created_by=analyst
+    )
+    make_run(case, status="awaiting_review", reason="no_progress")
+    make_run(other, status="failed", reason="tool_failure")
+    client_for(client, analyst)
+    url = reverse("runs-case-list")
+    assert "Borealis" not in client.get(url, {"q": "acme"}).content.decode()
+    by_status = client.get(url, {"status": "failed"}).content.decode()
+    assert "Borealis" in by_status and "Acme Widgets" not in by_status
+    by_reason = client.get(url, {"reason": "no_progress"}).content.decode()
+    assert "Acme Widgets" in by_reason and "Borealis" not in by_reason
+    assert "No cases match" in client.get(url, {"q": "zzz"}).content.decode()
+
+
+def test_case_list_paginates(client, analyst, tenant):
+    Case.objects.bulk_create(
+        Case(
+            tenant=tenant,
+            subject_name=f"Subject {n:02}",
+            subject_type="company",
+            created_by=analyst,
+        )
+        for n in range(30)
+    )
+    client_for(client, analyst)
+    first = client.get(reverse("runs-case-list")).content.decode()
+    assert "Page 1 of 2" in first
+    second = client.get(reverse("runs-case-list"), {"page": 2}).content.decode()
+    assert second.count('class="subject"') == 5
+
+
+def test_case_list_hides_other_tenants_cases(client, outsider, case, outsider_case):
+    html = client_for(client, outsider).get(reverse("runs-case-list")).content.decode()
+    assert "Harbor Holdings" in html
+    assert "Acme Widgets" not in html
+
+
+def test_reviewers_and_admins_may_read_the_case_list(client, reviewer, admin_user, case):
+    for user in (reviewer, admin_user):
+        response = client_for(client, user).get(reverse("runs-case-list"))
+        assert response.status_code == 200
+        assert "New case" not in response.content.decode()
+
+
+def test_anonymous_visitors_are_sent_to_login(client):
+    response = client.get(reverse("runs-case-list"))
+    assert response.status_code == 302
+    assert "/login/" in response["Location"]
+
+
+def test_a_subject_name_with_markup_shows_as_text(client, analyst, tenant):
+    Case.objects.create(tenant=tenant, subject_name=XSS, subject_type="person", created_by=analyst)
+    html = client_for(client, analyst).get(reverse("runs-case-list")).content.decode()
+    assert "<script>alert" not in html
+    assert "&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;" in html
+
+
+# --- New case ----------------------------------------------------------------
+
+
+def test_an_analyst_opens_a_case_with_a_document_and_a_run_starts(client, analyst):
+    client_for(client, analyst)
+    response = client.post(
+        reverse("runs-case-new"),
+        {
+            "subject_name": "  Acme   Widgets Ltd ",
+            "subject_type": "company",
+            "jurisdiction": "gb",
+            "notes": "Onboarding",
+            "document": SimpleUploadedFile("filing.txt", b"Director: Jane Roe\n", "text/plain"),
+        },
+    )
+    case = Case.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("runs-case-detail", args=[case.pk])
+    assert (case.subject_name, case.jurisdiction, case.created_by) == (
+        "Acme Widgets Ltd",
+        "GB",
+        analyst,
+    )
+    assert case.documents.get().original_name == "filing.txt"
+    run = Run.objects.get(case=case)
+    assert run.status == "queued" and run.created_by == analyst
+
+
+def test_a_bad_upload_is_refused_clearly_and_nothing_is_stored(client, analyst, settings):
+    settings.ATLAS_UPLOAD_MAX_BYTES = 100
+    client_for(client, analyst)
+    too_big = client.post(
+        reverse("runs-case-new"),
+        {
+            "subject_name": "Acme",
+            "subject_type": "company",
+            "document": SimpleUploadedFile("big.txt", b"x" * 500, "text/plain"),
+        },
+    )
+    wrong_type = client.post(
+        reverse("runs-case-new"),
+        {
+            "subject_name": "Acme",
+            "subject_type": "company",
+            "document": SimpleUploadedFile("evil.pdf", b"MZ\x00\x01binary", "application/pdf"),
+        },
+    )
+    assert too_big.status_code == wrong_type.status_code == 400
+    assert "the limit is 100 bytes" in too_big.content.decode()
+    assert "is not a PDF or plain-text file" in wrong_type.content.decode()
+    assert "Nothing was saved" in wrong_type.content.decode()
+    assert 'value="Acme"' in wrong_type.content.decode()  # what was typed is kept
+    assert not Case.objects.exists() and not Document.objects.exists() and not Run.objects.exists()
+
+
+def test_the_form_explains_a_bad_jurisdiction(client, analyst):
+    response = client_for(client, analyst).post(
+        reverse("runs-case-new"),
+        {"subject_name": "Acme", "subject_type": "company", "jurisdiction": "GBR"},
+    )
+    assert response.status_code == 400
+    assert "two-letter country code" in response.content.decode()
+    assert not Case.objects.exists()
+
+
+def test_a_reviewer_may_not_open_a_case(client, reviewer):
+    client_for(client, reviewer)
+    assert client.get(reverse("runs-case-new")).status_code == 403
+    response = client.post(
+        reverse("runs-case-new"), {"subject_name": "Acme", "subject_type": "company"}
+    )
+    assert response.status_code == 403
+    assert not Case.objects.exists()
+
+
+# --- Case page -----------------------------------------------------------------
+
+
+def test_the_case_page_shows_the_run_steps_meters_and_status(client, analyst, case):
+    run = make_run(case, iterations=3, tokens=1500)
+    add_events(
+        run,
+        ("run_started", 0, {}),
+        *tool_step(
+            1,
+            "resolve_entity",
+            {"name": "Acme Widgets Ltd"},
+            "2 candidates",
+            rationale="Find the company",
+        ),
+        (
+            "tool_started",
+            2,
+            {"tool": "screen_sanctions", "arguments": {"entity_id": "GB-1"}, "attempt": 1},
+        ),
+    )
+    html = (
+        client_for(client, analyst)
+        .get(reverse("runs-case-detail", args=[case.pk]))
+        .content.decode()
+    )
+    assert f'id="run-{run.pk}-steps"' in html
+    assert f'id="run-{run.pk}-step-1"' in html
+    assert "Find the company" in html and "2 candidates" in html
+    assert "460 tok" in html and "$0.0121" in html and "42 ms" in html
+    assert f'ws-connect="/ws/runs/{run.pk}/?after=5"' in html
+    assert f'id="run-{run.pk}-cursor" data-last-seq="5"' in html
+    assert "1,500" in html and "3 / 12" in html.replace('<span class="muted">', "")
+    assert "The agent is researching the subject." in html
+    assert f'action="/runs/{run.pk}/cancel/"' in html
+
+
+def test_the_case_page_offers_the_question_inline_when_the_run_waits(client, analyst, case):
+    run = waiting_for_answer(case)
+    html = (
+        client_for(client, analyst)
+        .get(reverse("runs-case-detail", args=[case.pk]))
+        .content.decode()
+    )
+    assert "Which Acme do you mean?" in html
+    assert f'action="/runs/{run.pk}/answer/"' in html
+    assert 'value="Acme Widgets Inc (US)"' in html
+
+
+def test_a_finished_case_offers_run_again_and_lists_previous_runs(client, analyst, case):
+    first = make_run(case, status="failed", reason="tool_failure")
+    latest = make_run(case, status="cancelled", reason="cancelled")
+    client_for(client, analyst)
+    html = client.get(reverse("runs-case-detail", args=[case.pk])).content.decode()
+    assert "Run again" in html and "ws-connect" not in html
+    assert f"?run={first.pk}" in html and f"Run {latest.pk}" in html
+    earlier = client.get(
+        reverse("runs-case-detail", args=[case.pk]), {"run": first.pk}
+    ).content.decode()
+    assert "earlier run" in earlier and "Run again" not in earlier
+
+
+def test_the_case_page_shows_the_audit_trail_of_human_decisions(client, analyst, reviewer, case):
+    run = make_run(case, status="cancelled", reason="cancelled")
+    HumanDecision.objects.create(
+        tenant=case.tenant,
+        case=case,
+        run=run,
+        actor=reviewer,
+        kind="cancel",
+        reason=f"Duplicate case {XSS}",
+        state_version=0,
+    )
+    html = (
+        client_for(client, analyst)
+        .get(reverse("runs-case-detail", args=[case.pk]))
+        .content.decode()
+    )
+    assert "Cancelled run" in html and "Reviewer" in html
+    assert "Duplicate case &lt;script&gt;" in html and "<script>alert" not in html
+
+
+def test_tool_data_on_the_case_page_is_escaped(client, analyst, case):
+    run = make_run(case)
+    add_events(
+        run, *tool_step(1, "search_adverse_media", {"query": XSS}, f"Article: {XSS}", rationale=XSS)
+    )
+    html = (
+        client_for(client, analyst)
+        .get(reverse("runs-case-detail", args=[case.pk]))
+        .content.decode()
+    )
+    assert "<script>alert" not in html and "<img src=x" not in html
+    assert "&lt;script&gt;" in html
+
+
+def test_another_tenants_case_is_not_found(client, outsider, case):
+    client_for(client, outsider)
+    assert client.get(reverse("runs-case-detail", args=[case.pk])).status_code == 404
+
+
+def test_a_run_of_another_case_cannot_be_shown_on_this_case(client, analyst, tenant, case):
+    other = Case.objects.create(
+        tenant=tenant, subject_name="Other", subject_type="company", created_by=analyst
+    )
+    foreign = make_run(other)
+    response = client_for(client, analyst).get(
+        reverse("runs-case-detail", args=[case.pk]), {"run": foreign.pk}
+    )
+    assert response.status_code == 404
+
+
+def test_a_reviewer_can_read_a_case_page_but_not_cancel_from_it(client, reviewer, case):
+    make_run(case)
+    response = client_for(client, reviewer).get(reverse("runs-case-detail", args=[case.pk]))
+    assert response.status_code == 200
+    assert "Cancel run" not in response.content.decode()
