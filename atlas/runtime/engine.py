@@ -530,17 +530,17 @@ class Runtime:
         return packet.model_copy(update={"unresolved_conflicts": conflicts, "open_gaps": gaps})
 
     def _pause_for_review(
-        self, s: AtlasState, buf: _Buffer, reason: str, cause_event: str | None, **data: Any
+        self, s: AtlasState, buf: _Buffer, stop_reason: str, cause_event: str | None, **data: Any
     ) -> AtlasState:
         if cause_event:
             self._emit(s, buf, cause_event, **data)
-        s.proposed_packet = self._partial_packet(s, reason)
-        self._set_status(s, "awaiting_review", reason)
+        s.proposed_packet = self._partial_packet(s, stop_reason)
+        self._set_status(s, "awaiting_review", stop_reason)
         self._emit(
             s,
             buf,
             "escalated",
-            reason=reason,
+            reason=stop_reason,
             user_status=s.user_status,
             conflicts=[c.conflict_id for c in s.conflicts if c.status != "resolved"],
             open_gaps=s.proposed_packet.open_gaps,

@@ -44,7 +44,6 @@ class Playbook:
         done = set(p["completed_steps"])
         selected = p["selected_entity"]
         candidates = p["entity_candidates"]
-        denied = p.get("denied_actions", [])
         failures = _failure_counts(p)
         gaps: list[str] = []
 
@@ -84,27 +83,30 @@ class Playbook:
 
         entity_id = selected["entity_id"] if selected else None
         subject_name = selected["name"] if selected else case["subject"]
-        if "screen_sanctions" not in done and failures.get("screen_sanctions", 0) < 2:
-            args = {"entity_id": entity_id} if entity_id else {"name": subject_name}
+        args = {"entity_id": entity_id} if entity_id else {"name": subject_name}
+        if (
+            "screen_sanctions" not in done
+            and failures.get("screen_sanctions", 0) < 2
+            and not _denied(p, "screen_sanctions", args)
+        ):
             return _call("screen_sanctions", args, "Screen the subject and its aliases.")
         if "screen_sanctions" not in done:
             gaps.append("Sanctions screening could not be completed.")
-        if "search_adverse_media" not in done and failures.get("search_adverse_media", 0) < 2:
-            return _call(
-                "search_adverse_media",
-                _without_none(query=subject_name, entity_id=entity_id),
-                "Look for adverse media about the subject.",
-            )
+        args = _without_none(query=subject_name, entity_id=entity_id)
+        if (
+            "search_adverse_media" not in done
+            and failures.get("search_adverse_media", 0) < 2
+            and not _denied(p, "search_adverse_media", args)
+        ):
+            return _call("search_adverse_media", args, "Look for adverse media about the subject.")
         if "search_adverse_media" not in done:
             gaps.append("Adverse media search could not be completed.")
         for document in case["documents"]:
             step = f"extract:{document['document_id']}"
             if step in done:
                 continue
-            blocked = any(
-                d["tool"] == "extract_uploaded_document"
-                and d["arguments"].get("document_id") == document["document_id"]
-                for d in denied
+            blocked = _denied(
+                p, "extract_uploaded_document", {"document_id": document["document_id"]}
             )
             if blocked or failures.get("extract_uploaded_document", 0) >= 2:
                 gaps.append(f"Document {document['name']} was not extracted.")
@@ -133,9 +135,17 @@ def _label(c: dict[str, Any]) -> str:
 def _failure_counts(p: dict[str, Any]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for o in p["last_observations"]:
-        if o["source"] in ("tool", "runtime") and not o["ok"]:
+        if o["error_type"] == "policy_denied":
+            continue  # denied actions are tracked exactly, by arguments, in denied_actions
+        if not o["ok"] and (
+            o["source"] in ("tool", "runtime") or o["error_type"] == "approval_denied"
+        ):
             counts[o["name"]] = counts.get(o["name"], 0) + 1
     return counts
+
+
+def _denied(p: dict[str, Any], tool: str, args: dict[str, Any]) -> bool:
+    return any(d["tool"] == tool and d["arguments"] == args for d in p.get("denied_actions", []))
 
 
 def _already_tried(p: dict[str, Any], tool: str, args: dict[str, Any]) -> bool:

@@ -1,0 +1,112 @@
+"""Helpers shared by the runtime tests (imported as a plain module)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from typing import Any
+
+from atlas.runtime.adapters.base import ModelReply
+from atlas.runtime.adapters.playbook import Playbook
+from atlas.runtime.adapters.scripted import ScriptedModel
+from atlas.runtime.context import ModelContext
+from atlas.runtime.engine import Runtime
+from atlas.runtime.memory import MemoryRunStore
+from atlas.runtime.state import AtlasState
+
+
+class ScriptThenPlaybook:
+    """Scripted turns first, then the playbook: lets a test force a few decisions and
+    still finish with a packet citing real evidence ids."""
+
+    kind = "scripted"
+    name = "scripted+playbook"
+
+    def __init__(self, turns: Sequence[Any]) -> None:
+        self.script = ScriptedModel(turns)
+        self.playbook = Playbook()
+
+    def price_per_1k_tokens(self) -> Decimal | None:
+        return None
+
+    def decide(self, context: ModelContext) -> ModelReply:
+        if context.turn_index < len(self.script.turns):
+            return self.script.decide(context)
+        return self.playbook.decide(context)
+
+
+class FnModel:
+    kind = "scripted"
+    name = "fn"
+
+    def __init__(self, fn: Callable[[ModelContext], ModelReply]) -> None:
+        self.fn = fn
+        self.contexts: list[ModelContext] = []
+
+    def price_per_1k_tokens(self) -> Decimal | None:
+        return None
+
+    def decide(self, context: ModelContext) -> ModelReply:
+        self.contexts.append(context)
+        return self.fn(context)
+
+
+def call(tool: str, usage: dict | None = None, **arguments: Any) -> dict:
+    turn: dict[str, Any] = {
+        "kind": "call_tool",
+        "tool_name": tool,
+        "arguments": arguments,
+        "rationale_summary": f"call {tool}",
+    }
+    if usage:
+        turn["usage"] = usage
+    return turn
+
+
+def minimal_pdf(text: str) -> bytes:
+    """A tiny one-page PDF with a text line per input line, built by hand."""
+    lines = text.splitlines()
+    stream_lines = ["BT", "/F1 10 Tf", "14 TL", "40 800 Td"]
+    for line in lines:
+        safe = line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        stream_lines.append(f"({safe}) Tj T*")
+    stream_lines.append("ET")
+    stream = "\n".join(stream_lines).encode("latin-1")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    for offset in offsets:
+        out += f"{offset:010d} 00000 n \n".encode()
+    out += (
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
+    return bytes(out)
+
+
+def types(store: MemoryRunStore, state: AtlasState) -> list[str]:
+    return store.event_types(state.run_id)
+
+
+def events_of(store: MemoryRunStore, state: AtlasState, type_: str) -> list:
+    return [e for e in store.events[state.run_id] if e.type == type_]
+
+
+def run(runtime: Runtime, state: AtlasState) -> AtlasState:
+    return runtime.run_until_pause(runtime.start(state))
+
+
+# The standard clean trajectory of one playbook iteration that runs a tool.
+TOOL_TURN = ["model_requested", "model_decision", "tool_started", "tool_succeeded"]
+FINISH_TURN = ["model_requested", "model_decision", "finish_proposed"]

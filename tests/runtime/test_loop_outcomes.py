@@ -1,0 +1,533 @@
+"""One test per row of DESIGN.md's "what ends where" table: final status, reason code,
+user-visible text and the ordered trace."""
+
+from __future__ import annotations
+
+import threading
+import time
+from decimal import Decimal
+
+import pytest
+from runtime_helpers import FINISH_TURN, TOOL_TURN, FnModel, call, events_of, run, types
+
+from atlas.runtime.adapters.playbook import Playbook
+from atlas.runtime.humans import (
+    ApprovalDecision,
+    ClarificationAnswer,
+    HumanInputRejected,
+    PacketSignOff,
+)
+from atlas.runtime.policy import TenantPolicy
+from atlas.runtime.state import USER_STATUS, AttachedDocument
+
+ACME = {"name": "Acme Analytics", "jurisdiction": "GB", "entity_type": "company"}
+
+
+def assert_outcome(state, status, reason):
+    assert (state.status, state.termination_reason) == (status, reason)
+    assert state.user_status == USER_STATUS[reason]
+
+
+def test_invalid_json_once_gets_a_repair_turn(make_runtime, make_state, store):
+    state = run(
+        make_runtime(turns=[{"raw": "I think I should search the registry."}]), make_state()
+    )
+    assert_outcome(state, "awaiting_review", "finish_proposed")
+    assert types(store, state) == [
+        "run_started",
+        "model_requested",
+        "model_failed",
+        *TOOL_TURN * 3,
+        *FINISH_TURN,
+    ]
+    failed = events_of(store, state, "model_failed")[0]
+    assert failed.data["error_type"] == "invalid_json"
+    assert "rejected" in state.observations[0].error_message
+
+
+def test_too_many_model_errors_in_a_row_fail_the_run(make_runtime, make_state, store):
+    turns = [{"raw": "not json"}, {"raw": '{"kind": "call_tool"}'}, {"transport_error": "timeout"}]
+    state = run(make_runtime(turns=turns), make_state())
+    assert_outcome(state, "failed", "model_failure")
+    assert types(store, state) == [
+        "run_started",
+        *["model_requested", "model_failed"] * 3,
+        "run_failed",
+    ]
+    assert [e.data["error_type"] for e in events_of(store, state, "model_failed")] == [
+        "invalid_json",
+        "invalid_action",
+        "transport_timeout",
+    ]
+
+
+def test_an_unknown_tool_is_rejected_and_the_loop_goes_on(make_runtime, make_state, store):
+    state = run(make_runtime(turns=[call("browse_web", url="https://example.com")]), make_state())
+    assert_outcome(state, "awaiting_review", "finish_proposed")
+    assert types(store, state) == [
+        "run_started",
+        "model_requested",
+        "model_decision",
+        "tool_rejected",
+        *TOOL_TURN * 3,
+        *FINISH_TURN,
+    ]
+    assert events_of(store, state, "tool_rejected")[0].data == {
+        "tool": "browse_web",
+        "reason": "unknown_tool",
+    }
+    assert all(e.data["tool"] != "browse_web" for e in events_of(store, state, "tool_started"))
+
+
+def test_invalid_arguments_are_rejected_without_running_the_tool(make_runtime, make_state, store):
+    state = run(make_runtime(turns=[call("screen_sanctions")]), make_state())
+    rejected = events_of(store, state, "tool_rejected")[0]
+    assert rejected.data["reason"] == "invalid_arguments"
+    assert types(store, state)[:4] == [
+        "run_started",
+        "model_requested",
+        "model_decision",
+        "tool_rejected",
+    ]
+    assert state.observations[0].error_type == "invalid_arguments"
+
+
+def test_it_blocks_an_identical_action(make_runtime, make_state, store):
+    turns = [call("resolve_entity", **ACME), call("resolve_entity", **ACME)]
+    state = run(make_runtime(turns=turns), make_state())
+    assert_outcome(state, "awaiting_review", "finish_proposed")
+    assert types(store, state) == [
+        "run_started",
+        *TOOL_TURN,
+        "model_requested",
+        "model_decision",
+        "duplicate_action_blocked",
+        *TOOL_TURN * 2,
+        *FINISH_TURN,
+    ]
+    resolves = [
+        e for e in events_of(store, state, "tool_started") if e.data["tool"] == "resolve_entity"
+    ]
+    assert len(resolves) == 1
+
+
+def test_an_argument_order_or_whitespace_change_is_still_the_same_action(
+    make_runtime, make_state, store
+):
+    turns = [
+        call("resolve_entity", **ACME),
+        call("resolve_entity", entity_type="company", jurisdiction="gb", name="  Acme Analytics "),
+    ]
+    state = run(make_runtime(turns=turns), make_state())
+    assert len(events_of(store, state, "duplicate_action_blocked")) == 1
+
+
+@pytest.mark.parametrize(
+    ("pattern", "period"),
+    [("AAA", 1), ("ABABAB", 2), ("ABCABCABC", 3)],
+)
+def test_a_repeating_cycle_goes_to_review(make_runtime, make_state, store, pattern, period):
+    actions = {
+        "A": call("resolve_entity", **ACME),
+        "B": call("search_adverse_media", query="Acme Analytics"),
+        "C": call("screen_sanctions", name="Acme Analytics"),
+    }
+    state = run(make_runtime(turns=[actions[c] for c in pattern]), make_state(max_no_progress=10))
+    assert_outcome(state, "awaiting_review", "repeated_action")
+    trace = types(store, state)
+    assert trace[-2:] == ["cycle_detected", "escalated"]
+    assert trace.count("tool_started") == len(set(pattern))
+    assert trace.count("duplicate_action_blocked") == len(pattern) - len(set(pattern))
+    assert events_of(store, state, "cycle_detected")[0].data["period"] == period
+    assert state.proposed_packet is not None and state.proposed_packet.partial
+
+
+def test_an_unchanged_progress_signature_goes_to_review(make_runtime, make_state, store):
+    turns = [
+        call("resolve_entity", **ACME),
+        call("screen_sanctions", entity_id="co-acme-analytics-gb"),
+        call("search_adverse_media", query="Acme Analytics"),
+        call("search_adverse_media", query="Acme Analytics Ltd news"),
+        call("search_adverse_media", query="Acme Analytics funding"),
+        call("search_adverse_media", query="Acme Analytics controversy"),
+    ]
+    state = run(make_runtime(turns=turns), make_state())
+    assert_outcome(state, "awaiting_review", "no_progress")
+    assert types(store, state) == [
+        "run_started",
+        *TOOL_TURN * 6,
+        "no_progress_detected",
+        "escalated",
+    ]
+    assert events_of(store, state, "no_progress_detected")[0].data["iterations"] == 3
+
+
+def test_an_oversized_result_is_stored_whole_and_shown_bounded(make_runtime, make_state, store):
+    state = run(make_runtime(), make_state(faults={"search_adverse_media": ["oversized"]}))
+    assert_outcome(state, "awaiting_review", "finish_proposed")
+    assert types(store, state) == [
+        "run_started",
+        *TOOL_TURN * 2,
+        "model_requested",
+        "model_decision",
+        "tool_started",
+        "result_truncated",
+        "tool_succeeded",
+        *FINISH_TURN,
+    ]
+    record = next(r for r in store.tool_calls.values() if r.tool == "search_adverse_media")
+    assert len(record.result["raw"]) >= 150_000
+    observation = next(
+        o for o in store.observations[state.run_id] if o.name == "search_adverse_media"
+    )
+    assert len(observation.data["raw"]) >= 150_000
+    assert len(observation.model_view) < 8_000
+    truncated = events_of(store, state, "result_truncated")[0].data
+    assert truncated["stored_chars"] > truncated["shown_chars"]
+
+
+def test_a_policy_denial_is_not_executed_and_stays_blocked(make_runtime, make_state, store):
+    acme_doc = AttachedDocument(document_id="doc-acme-onboarding", name="acme_onboarding_note.txt")
+    other_case_doc = call("extract_uploaded_document", document_id="doc-meridian-kyc")
+    turns = [other_case_doc, other_case_doc]
+    state = run(make_runtime(turns=turns), make_state(documents=[acme_doc]))
+    assert_outcome(state, "awaiting_review", "finish_proposed")
+    assert types(store, state) == [
+        "run_started",
+        "model_requested",
+        "model_decision",
+        "policy_denied",
+        "model_requested",
+        "model_decision",
+        "policy_denied",
+        *TOOL_TURN * 4,
+        *FINISH_TURN,
+    ]
+    first, second = events_of(store, state, "policy_denied")
+    assert "not attached to this case" in first.data["reason"]
+    assert "stays blocked" in second.data["reason"]
+    extracted = [e.data["arguments"] for e in events_of(store, state, "tool_started")]
+    assert {"document_id": "doc-meridian-kyc"} not in extracted
+
+
+def test_a_document_id_that_exists_nowhere_is_denied_too(make_runtime, make_state, store):
+    acme_doc = AttachedDocument(document_id="doc-acme-onboarding", name="acme_onboarding_note.txt")
+    turns = [call("extract_uploaded_document", document_id="doc-nowhere")]
+    state = run(make_runtime(turns=turns), make_state(documents=[acme_doc]))
+    assert "not attached" in events_of(store, state, "policy_denied")[0].data["reason"]
+
+
+def test_extracting_without_documents_is_not_allowed_in_this_state(make_runtime, make_state, store):
+    turns = [call("extract_uploaded_document", document_id="doc-acme-onboarding")]
+    state = run(make_runtime(turns=turns), make_state())
+    assert "No documents are attached" in events_of(store, state, "policy_denied")[0].data["reason"]
+
+
+def test_a_tool_the_tenant_forbids_is_denied_and_the_packet_notes_the_gap(
+    make_runtime, make_state, store
+):
+    runtime = make_runtime(tenant_policy=TenantPolicy(forbidden_tools=["search_adverse_media"]))
+    state = run(runtime, make_state())
+    assert_outcome(state, "awaiting_review", "finish_proposed")
+    assert types(store, state).count("policy_denied") == 1
+    assert "tool_started" not in [
+        e.type
+        for e in events_of(store, state, "tool_started")
+        if e.data["tool"] == "search_adverse_media"
+    ]
+    assert "Adverse media search could not be completed." in state.proposed_packet.open_gaps
+
+
+def test_the_model_keeps_proposing_forbidden_actions(make_runtime, make_state, store):
+    doc = call("extract_uploaded_document", document_id="doc-x")
+    state = run(make_runtime(turns=[doc, doc, doc]), make_state(max_no_progress=10))
+    assert_outcome(state, "awaiting_review", "policy_denied")
+    assert types(store, state)[-2:] == ["policy_denied", "escalated"]
+
+
+def test_the_iteration_budget_stops_with_a_partial_packet(make_runtime, make_state, store):
+    state = run(make_runtime(), make_state(max_iterations=2))
+    assert_outcome(state, "awaiting_review", "max_iterations")
+    assert types(store, state) == ["run_started", *TOOL_TURN * 2, "budget_exhausted", "escalated"]
+    assert state.iteration == 2
+    packet = state.proposed_packet
+    assert packet.partial
+    assert "Still to do: search_adverse_media" in packet.open_gaps
+    exhausted = events_of(store, state, "budget_exhausted")[0].data
+    assert exhausted == {
+        "budget": "max_iterations",
+        "reason": "max_iterations",
+        "used": "2",
+        "limit": "2",
+    }
+
+
+def test_the_token_budget_is_reserved_before_the_call(make_runtime, make_state, store):
+    usage = {"input_tokens": 8500, "output_tokens": 500, "cost_usd": "0"}
+    state = run(
+        make_runtime(turns=[call("resolve_entity", usage=usage, **ACME)]),
+        make_state(max_tokens=10000),
+    )
+    assert_outcome(state, "awaiting_review", "token_budget")
+    assert types(store, state) == ["run_started", *TOOL_TURN, "budget_exhausted", "escalated"]
+    assert state.tokens == 9000 <= state.budgets.max_tokens
+
+
+def test_the_cost_budget_stops_before_overshooting(make_runtime, make_state, store):
+    usage = {"input_tokens": 100, "output_tokens": 50, "cost_usd": "0.40"}
+    turns = [
+        call("resolve_entity", usage=usage, **ACME),
+        call("screen_sanctions", usage=usage, entity_id="co-acme-analytics-gb"),
+        call("search_adverse_media", usage=usage, query="Acme Analytics"),
+    ]
+    state = run(make_runtime(turns=turns), make_state())
+    assert_outcome(state, "awaiting_review", "cost_budget")
+    assert types(store, state) == ["run_started", *TOOL_TURN * 2, "budget_exhausted", "escalated"]
+    assert state.cost_usd == Decimal("0.86")
+    assert state.cost_usd <= state.budgets.max_cost_usd
+    assert events_of(store, state, "budget_exhausted")[0].data["budget"] == "max_cost_usd"
+
+
+def test_a_tool_that_would_overshoot_the_cost_budget_does_not_start(
+    make_runtime, make_state, store
+):
+    state = run(make_runtime(), make_state(max_cost_usd=Decimal("0.03")))
+    assert_outcome(state, "awaiting_review", "cost_budget")
+    assert types(store, state) == [
+        "run_started",
+        *TOOL_TURN,
+        "model_requested",
+        "model_decision",
+        "budget_exhausted",
+        "escalated",
+    ]
+    assert state.cost_usd == Decimal("0.01")
+
+
+def test_the_deadline_stops_the_run(make_runtime, make_state, store, clock):
+    playbook = Playbook()
+
+    def slow_thinker(context):
+        clock.advance(70)
+        return playbook.decide(context)
+
+    state = run(make_runtime(FnModel(slow_thinker)), make_state())
+    assert_outcome(state, "awaiting_review", "deadline")
+    # The second decision took the run past its deadline: its tool never starts.
+    assert types(store, state) == [
+        "run_started",
+        *TOOL_TURN,
+        "model_requested",
+        "model_decision",
+        "budget_exhausted",
+        "escalated",
+    ]
+
+
+def test_cancel_during_a_slow_tool_ends_within_a_second(make_runtime, make_state, store, cancel):
+    cancelled_at: list[float] = []
+
+    def cancel_soon(event):
+        if event.type == "tool_started" and event.data["tool"] == "screen_sanctions":
+
+            def fire():
+                time.sleep(0.2)
+                cancelled_at.append(time.monotonic())
+                cancel.set()
+
+            threading.Thread(target=fire, daemon=True).start()
+
+    runtime = make_runtime(listeners=[cancel_soon])
+    state = runtime.start(make_state(faults={"screen_sanctions": ["slow:30"]}))
+    state = runtime.run_until_pause(state)
+    ended_at = time.monotonic()
+    assert_outcome(state, "cancelled", "cancelled")
+    assert ended_at - cancelled_at[0] < 1.0
+    assert types(store, state) == [
+        "run_started",
+        *TOOL_TURN,
+        "model_requested",
+        "model_decision",
+        "tool_started",
+        "tool_failed",
+        "run_cancelled",
+    ]
+    record = next(r for r in store.tool_calls.values() if r.tool == "screen_sanctions")
+    assert record.effect_status == "cancelled"
+    assert store.load_state(state.run_id).status == "cancelled"
+
+
+def test_transport_errors_are_retried_then_become_a_typed_failure(make_runtime, make_state, store):
+    faults = {"screen_sanctions": ["timeout", "rate_limited", "timeout"]}
+    state = run(make_runtime(), make_state(faults=faults, max_tool_retries=2))
+    assert_outcome(state, "awaiting_review", "finish_proposed")
+    assert types(store, state) == [
+        "run_started",
+        *TOOL_TURN,
+        "model_requested",
+        "model_decision",
+        "tool_started",
+        "tool_retryable_failure",
+        "tool_started",
+        "tool_retryable_failure",
+        "tool_started",
+        "tool_failed",
+        *TOOL_TURN * 2,
+        *FINISH_TURN,
+    ]
+    failed = events_of(store, state, "tool_failed")[0].data
+    assert failed["error_type"] == "timeout" and failed["retryable"] is True
+    failure = next(o for o in state.observations if o.name == "screen_sanctions" and not o.ok)
+    assert failure.error_type == "timeout" and "after 3 attempt(s)" in failure.error_message
+
+
+def test_an_authorization_error_fails_the_run(make_runtime, make_state, store):
+    state = run(make_runtime(), make_state(faults={"screen_sanctions": ["forbidden"]}))
+    assert_outcome(state, "failed", "tool_failure")
+    assert types(store, state) == [
+        "run_started",
+        *TOOL_TURN,
+        "model_requested",
+        "model_decision",
+        "tool_started",
+        "tool_failed",
+        "run_failed",
+    ]
+    assert events_of(store, state, "tool_failed")[0].data["error_type"] == "forbidden"
+
+
+def test_ask_human_waits_for_input_and_the_answer_is_an_observation(
+    make_runtime, make_state, store
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    assert_outcome(state, "waiting_for_input", "waiting_for_input")
+    assert types(store, state) == [
+        "run_started",
+        *TOOL_TURN,
+        "model_requested",
+        "model_decision",
+        "clarification_requested",
+    ]
+    asked = events_of(store, state, "clarification_requested")[0].data
+    assert len(asked["candidates"]) == 3
+    assert any("[co-northwind-sg]" in c for c in asked["candidates"])
+
+    answer = ClarificationAnswer(
+        decision_id="d-1",
+        actor="analyst-ann",
+        question_id=asked["question_id"],
+        text="The Singapore one, SG",
+    )
+    state = runtime.run_until_pause(runtime.apply_human_input(state, answer))
+    assert_outcome(state, "awaiting_review", "finish_proposed")
+    assert state.selected_entity.entity_id == "co-northwind-sg"
+    assert types(store, state)[8:] == [
+        "clarification_received",
+        *TOOL_TURN * 3,
+        *FINISH_TURN,
+    ]
+    human = [o for o in state.observations if o.source == "human"]
+    assert human and "The Singapore one" in human[0].model_view
+
+
+def test_a_tool_needing_approval_waits_then_runs_once_approved(make_runtime, make_state, store):
+    runtime = make_runtime(tenant_policy=TenantPolicy(approval_cost_threshold_usd=Decimal("0.02")))
+    state = run(runtime, make_state())
+    assert_outcome(state, "awaiting_review", "awaiting_approval")
+    assert types(store, state) == [
+        "run_started",
+        *TOOL_TURN,
+        "model_requested",
+        "model_decision",
+        "approval_requested",
+    ]
+    requested = events_of(store, state, "approval_requested")[0].data
+    assert requested["tool"] == "screen_sanctions"
+    assert requested["estimated_cost_usd"] == "0.05"
+    assert "above the approval threshold" in requested["reasons"][0]
+
+    approve = ApprovalDecision(
+        decision_id="d-1", actor="reviewer-rita", action_id=requested["action_id"], approved=True
+    )
+    state = runtime.run_until_pause(runtime.apply_human_input(state, approve))
+    assert_outcome(state, "awaiting_review", "finish_proposed")
+    assert types(store, state)[8:] == [
+        "approval_granted",
+        "tool_started",
+        "tool_succeeded",
+        *TOOL_TURN,
+        *FINISH_TURN,
+    ]
+
+
+def test_a_sensitive_document_denied_by_the_reviewer_is_not_read(make_runtime, make_state, store):
+    doc = AttachedDocument(
+        document_id="doc-acme-onboarding", name="acme_onboarding_note.txt", sensitive=True
+    )
+    runtime = make_runtime()
+    state = run(runtime, make_state(documents=[doc]))
+    assert_outcome(state, "awaiting_review", "awaiting_approval")
+    assert "marked sensitive" in state.pending_approval.reasons[0]
+    deny = ApprovalDecision(
+        decision_id="d-1",
+        actor="reviewer-rita",
+        action_id=state.pending_approval.action_id,
+        approved=False,
+        reason="Not needed for this case.",
+    )
+    state = runtime.run_until_pause(runtime.apply_human_input(state, deny))
+    assert_outcome(state, "awaiting_review", "finish_proposed")
+    assert "approval_denied" in types(store, state)
+    assert not [
+        e
+        for e in events_of(store, state, "tool_started")
+        if e.data["tool"] == "extract_uploaded_document"
+    ]
+    assert "Document acme_onboarding_note.txt was not extracted." in state.proposed_packet.open_gaps
+
+
+def test_a_signed_off_packet_completes_the_case(make_runtime, make_state, store):
+    runtime = make_runtime()
+    state = run(runtime, make_state())
+    assert_outcome(state, "awaiting_review", "finish_proposed")
+    with pytest.raises(HumanInputRejected):
+        runtime.apply_human_input(
+            state, PacketSignOff(decision_id="d-0", actor="analyst-ann", approved=True)
+        )
+    state = runtime.apply_human_input(
+        state, PacketSignOff(decision_id="d-1", actor="reviewer-rita", approved=True)
+    )
+    assert_outcome(state, "completed", "packet_approved")
+    assert types(store, state)[-3:] == ["finish_proposed", "packet_approved", "run_completed"]
+    assert events_of(store, state, "run_completed")[0].data == {
+        "status": "completed",
+        "reason": "packet_approved",
+        "user_status": USER_STATUS["packet_approved"],
+    }
+
+
+def test_a_finish_that_fails_validation_is_rejected_and_the_loop_goes_on(
+    make_runtime, make_state, store
+):
+    bad_packet = {
+        "kind": "finish",
+        "packet": {
+            "subject": "Acme Analytics",
+            "risk_rating": "low",
+            "findings": [{"claim": "Acme is clean.", "evidence_ids": []}],
+        },
+    }
+    state = run(make_runtime(turns=[bad_packet]), make_state())
+    assert_outcome(state, "awaiting_review", "finish_proposed")
+    assert types(store, state) == [
+        "run_started",
+        "model_requested",
+        "model_decision",
+        "final_rejected",
+        *TOOL_TURN * 3,
+        *FINISH_TURN,
+    ]
+    errors = events_of(store, state, "final_rejected")[0].data["errors"]
+    assert "Finding 1 cites no evidence." in errors
+    assert "Sanctions screening has not been done." in errors
