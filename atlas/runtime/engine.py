@@ -569,7 +569,11 @@ class Runtime:
 
     def _model_iteration(self, s: AtlasState, buf: _Buffer) -> AtlasState:
         context = build_context(s, self.registry, self.tenant_policy)
-        reserved_tokens = estimate_tokens(context.text()) + s.budgets.max_output_tokens
+        # Never reserve less than the biggest call so far: an estimate can be wrong.
+        reserved_tokens = max(
+            estimate_tokens(context.text()) + s.budgets.max_output_tokens,
+            s.largest_model_call_tokens,
+        )
         price = (
             self.model.price_per_1k_tokens() if hasattr(self.model, "price_per_1k_tokens") else None
         )
@@ -607,6 +611,7 @@ class Runtime:
         s.output_tokens += usage.output_tokens
         s.model_cost_usd += usage.cost_usd
         s.largest_model_call_cost_usd = max(s.largest_model_call_cost_usd, usage.cost_usd)
+        s.largest_model_call_tokens = max(s.largest_model_call_tokens, usage.total_tokens)
         if self.cancel_signal.is_set():
             return self._cancelled(s, buf)
 

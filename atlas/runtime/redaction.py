@@ -32,12 +32,27 @@ def redact(text: str) -> str:
     return text
 
 
-def redact_value(value: object) -> object:
+# Structured fields whose every value is personal data, whatever it looks like.
+SENSITIVE_FIELDS = {
+    "passport_numbers": "PASSPORT",
+    "account_numbers": "ACCOUNT",
+    "ibans": "IBAN",
+    "emails": "EMAIL",
+    "dates_of_birth": "DOB",
+}
+
+
+def redact_value(value: object, key: str | None = None) -> object:
     """Redact every string inside a JSON-like value."""
+    if key in SENSITIVE_FIELDS:
+        label = SENSITIVE_FIELDS[key]
+        if isinstance(value, list):
+            return [f"[REDACTED {label}]" for _ in value]
+        return f"[REDACTED {label}]"
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, list):
         return [redact_value(v) for v in value]
     if isinstance(value, dict):
-        return {k: redact_value(v) for k, v in value.items()}
+        return {k: redact_value(v, k) for k, v in value.items()}
     return value

@@ -276,6 +276,7 @@ class AtlasState(_Model):
     model_cost_usd: Decimal = Decimal("0")
     tool_cost_usd: Decimal = Decimal("0")
     largest_model_call_cost_usd: Decimal = Decimal("0")
+    largest_model_call_tokens: int = 0
 
     started_at: datetime | None = None
     deadline_at: datetime | None = None

@@ -1,0 +1,115 @@
+"""The default playbook on the synthetic world's subjects."""
+
+from __future__ import annotations
+
+import pytest
+from runtime_helpers import events_of, run
+
+from atlas.runtime.state import AttachedDocument
+
+
+def assert_every_finding_is_cited(state):
+    evidence = state.evidence_by_id()
+    assert state.proposed_packet.findings
+    for finding in state.proposed_packet.findings:
+        assert finding.evidence_ids
+        assert all(eid in evidence for eid in finding.evidence_ids)
+
+
+def test_a_clean_company_gets_a_cited_low_risk_packet(make_runtime, make_state):
+    state = run(make_runtime(), make_state("Acme Analytics", jurisdiction="GB"))
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    packet = state.proposed_packet
+    assert packet.risk_rating == "low"
+    assert packet.selected_entity == "Acme Analytics Ltd [co-acme-analytics-gb]"
+    assert packet.sanctions_result.startswith("No sanctions hits")
+    assert not packet.unresolved_conflicts
+    assert_every_finding_is_cited(state)
+    assert state.versions.model_kind == "rule-based"
+
+
+def test_an_ambiguous_name_makes_the_playbook_ask_the_analyst(make_runtime, make_state, store):
+    state = run(make_runtime(), make_state("Northwind Trading", jurisdiction=None))
+    assert (state.status, state.termination_reason) == ("waiting_for_input", "waiting_for_input")
+    question = state.pending_question
+    for entity_id in ("co-northwind-gb", "co-northwind-us", "co-northwind-sg"):
+        assert any(entity_id in c for c in question.candidates)
+        assert entity_id in question.question
+    assert state.selected_entity is None
+
+
+def test_a_jurisdiction_disambiguates_the_same_name(make_runtime, make_state):
+    state = run(make_runtime(), make_state("Northwind Trading", jurisdiction="US"))
+    assert state.termination_reason == "finish_proposed"
+    assert state.selected_entity.entity_id == "co-northwind-us"
+
+
+@pytest.mark.parametrize(
+    ("subject", "subject_type", "entry"),
+    [
+        ("Дмитрий Волков", "person", "sdn-10452"),
+        ("Dmitry Wolkow", "person", "sdn-10452"),
+        ("Volga Petrokhim Eksport", "company", "sdn-10451"),
+    ],
+)
+def test_a_sanctioned_alias_gives_a_high_risk_packet_with_the_hit(
+    make_runtime, make_state, subject, subject_type, entry
+):
+    state = run(make_runtime(), make_state(subject, subject_type=subject_type, jurisdiction=None))
+    assert state.termination_reason == "finish_proposed"
+    packet = state.proposed_packet
+    assert packet.risk_rating == "high"
+    hits = [e for e in state.evidence if "sanctions_hit" in e.signals]
+    assert any(e.source_id == f"sanctions:{entry}" for e in hits)
+    cited = {eid for f in packet.findings for eid in f.evidence_ids}
+    assert {e.evidence_id for e in hits} <= cited
+    assert "sanctions hit" in packet.sanctions_result
+
+
+def test_conflicting_directors_end_in_review_with_the_conflict_in_the_packet(
+    make_runtime, make_state, store
+):
+    state = run(make_runtime(), make_state("Meridian Shipping Holdings", jurisdiction="GB"))
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    (conflict,) = state.proposed_packet.unresolved_conflicts
+    assert conflict.fact == "directors"
+    assert len(conflict.values) == 2
+    assert state.proposed_packet.risk_rating == "medium"
+    assert events_of(store, state, "escalated")[0].data["reason"] == "unresolved_conflict"
+    detected = events_of(store, state, "conflict_detected")[0].data
+    assert {v["value"] for v in detected["values"]} == {
+        "Helen Carter, James Whitfield",
+        "Helen Carter, Viktor Petrenko",
+    }
+
+
+def test_a_politically_exposed_person_is_at_least_medium_risk(make_runtime, make_state):
+    state = run(
+        make_runtime(), make_state("Amara Okafor", subject_type="person", jurisdiction=None)
+    )
+    assert state.proposed_packet.risk_rating == "medium"
+    assert any("politically exposed" in f.claim for f in state.proposed_packet.findings)
+
+
+def test_near_duplicate_articles_collapse_into_one_piece_of_evidence(make_runtime, make_state):
+    state = run(make_runtime(), make_state("Crescent Minerals", jurisdiction=None))
+    media = [e for e in state.evidence if e.evidence_class == "adverse_media"]
+    # Three articles came back; two are the same story at different URLs.
+    assert len(media) == 2
+    assert {e.source_id for e in media} == {"article:art-crescent-001", "article:art-crescent-003"}
+
+
+def test_the_playbook_extracts_attached_documents_and_redacts_what_the_model_sees(
+    make_runtime, make_state, store
+):
+    doc = AttachedDocument(document_id="doc-meridian-kyc", name="meridian_kyc_form.txt")
+    state = run(make_runtime(), make_state("Meridian Shipping Holdings", documents=[doc]))
+    assert "extract:doc-meridian-kyc" in state.completed_steps
+    observation = next(
+        o for o in store.observations[state.run_id] if o.name == "extract_uploaded_document"
+    )
+    assert "533401882" in observation.data["text"]  # stored whole
+    for secret in ("533401882", "GB29 NWBK", "41926837", "helen.carter@", "14/03/1975"):
+        assert secret not in observation.model_view
+    assert "[REDACTED PASSPORT]" in observation.model_view
+    assert any(e.evidence_class == "document" for e in state.evidence)
