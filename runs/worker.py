@@ -79,6 +79,7 @@ class RunWorker:
         lease_seconds: float | None = None,
         sweep_seconds: float | None = None,
         poll_seconds: float = 0.2,
+        sweeping: bool = True,
     ) -> None:
         self.owner = owner or worker_name()
         self.concurrency = concurrency or settings.ATLAS_WORKER_CONCURRENCY
@@ -86,7 +87,7 @@ class RunWorker:
         self.sweep_seconds = sweep_seconds or settings.ATLAS_SWEEP_SECONDS
         self.poll_seconds = poll_seconds
         self.driven: dict[int, DrivenRun] = {}
-        self.sweeping = True
+        self.sweeping = sweeping
         self._tasks: set[asyncio.Task] = set()
         self._drives: set[asyncio.Task] = set()
         self._stopping = threading.Event()
@@ -306,6 +307,10 @@ async def worker_running(**options: Any):
 
 class RunWorkerConsumer(AsyncConsumer):
     """Takes `run.start`, `run.resume` and `run.cancel` on the worker channel."""
+
+    # It only listens on the named worker channel: no reply channel of its own, which
+    # would be one more receive loop per process on Redis for nothing.
+    channel_layer_alias = None
 
     async def dispatch(self, message: dict) -> None:
         # Never let one message kill the consumer: log, record on the run, carry on.

@@ -1,0 +1,108 @@
+"""A real Atlas for browser tests: daphne and the run worker, in this process, on the test DB.
+
+    from tests.live_server import atlas_server  # noqa: F401 (a fixture)
+
+    @pytest.mark.browser
+    @pytest.mark.django_db(transaction=True)
+    def test_steps_appear_live(page, atlas_server, analyst): ...
+        page.goto(f"{atlas_server.url}/login/")
+
+The server runs on a background thread for the whole session (Twisted's reactor starts only
+once per process). It serves HTTP and websockets exactly as `manage.py serve` does, and its
+worker drives runs woken through the in-memory channel layer, whether the wake-up comes from
+a page or from the test itself (`do_start_run`). Between tests the worker stops sweeping and
+the fixture waits for runs in flight to pause, so no thread touches a database being reset.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass
+
+import pytest
+from channels.layers import get_channel_layer
+from channels.routing import get_default_application
+from daphne.server import Server
+from django.conf import settings
+
+from runs.management.commands.runworker import RunWorkerServer
+from runs.management.commands.serve import embed_worker
+from runs.worker import RunWorker, current_worker
+
+START_TIMEOUT = 15.0
+IDLE_TIMEOUT = 10.0
+
+
+@dataclass
+class AtlasServer:
+    url: str
+    server: Server
+    thread: threading.Thread
+
+    @property
+    def worker(self) -> RunWorker:
+        worker = current_worker()
+        if worker is None:
+            raise RuntimeError("The live server's run worker has not started")
+        return worker
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        from twisted.internet import reactor
+
+        return reactor._asyncioEventloop
+
+    def wait_idle(self, timeout: float = IDLE_TIMEOUT) -> bool:
+        """True once the worker drives no run (every run paused, ended or handed back)."""
+        future = asyncio.run_coroutine_threadsafe(self.worker.idle(timeout), self.loop)
+        return future.result(timeout + 5)
+
+
+def start_atlas_server() -> AtlasServer:
+    application = get_default_application()
+    server = Server(
+        application,
+        endpoints=["tcp:port=0:interface=127.0.0.1"],
+        signal_handlers=False,
+        verbosity=0,
+    )
+    worker = RunWorkerServer(
+        application, [settings.ATLAS_WORKER_CHANNEL], get_channel_layer(), handle_signals=False
+    )
+    embed_worker(worker)
+    thread = threading.Thread(target=server.run, name="atlas-live-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + START_TIMEOUT
+    while not (server.listening_addresses and current_worker()):
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("The live Atlas server did not start")
+        time.sleep(0.02)
+    host, port = server.listening_addresses[0]
+    return AtlasServer(url=f"http://{host}:{port}", server=server, thread=thread)
+
+
+def stop_atlas_server(live: AtlasServer) -> None:
+    from twisted.internet import reactor
+
+    reactor.callFromThread(reactor.stop)
+    live.thread.join(IDLE_TIMEOUT + 5)
+
+
+@pytest.fixture(scope="session")
+def _atlas_server_session():
+    live = start_atlas_server()
+    live.worker.sweeping = False
+    yield live
+    stop_atlas_server(live)
+
+
+@pytest.fixture
+def atlas_server(_atlas_server_session, transactional_db) -> AtlasServer:
+    live = _atlas_server_session
+    live.worker.sweeping = True
+    yield live
+    live.worker.sweeping = False
+    if not live.wait_idle():
+        pytest.fail(f"Runs were still being driven {IDLE_TIMEOUT:g}s after the test")
