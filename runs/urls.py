@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.urls import path
 
 from runs.views import cases, live, packets
+from runs.views import metrics as metrics_views
+from runs.views import traces
 
 urlpatterns: list = [
     path("cases/", cases.case_list, name="runs-case-list"),
@@ -13,4 +15,10 @@ urlpatterns: list = [
     path("runs/<int:run_id>/answer/", live.run_answer, name="runs-run-answer"),
     path("runs/<int:run_id>/packet/", packets.packet, name="runs-packet"),
     path("runs/<int:run_id>/packet.json", packets.packet_json, name="runs-packet-json"),
+    path("runs/", traces.trace_list, name="runs-trace-list"),
+    path("runs/export.jsonl", traces.export_jsonl, name="runs-export-jsonl"),
+    path("runs/<int:run_id>/trace/", traces.trace, name="runs-trace"),
+    path("runs/<int:run_id>/trace/steps/", traces.trace_steps, name="runs-trace-steps"),
+    path("runs/<int:run_id>/trace.json", traces.trace_json, name="runs-trace-json"),
+    path("metrics/", metrics_views.dashboard, name="runs-metrics"),
 ]

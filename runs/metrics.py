@@ -1,0 +1,213 @@
+"""Loop-health metrics, computed in the database with aggregates.
+
+Every metric is over a set of runs (a tenant's, filtered by date); each can be grouped by
+a key of the run (its day, its model/prompt/policy versions). A ratio with an empty
+denominator is `None` ("no data"), never zero.
+
+Definitions:
+
+- **finished run**: the loop has stopped for good: status completed, failed or cancelled,
+  or awaiting_review for any reason except awaiting_approval (a run waiting for an
+  approval resumes on its own; one waiting for sign-off or after a stop does not).
+- **iterations per successful case**: mean `Run.iterations` over runs whose packet passed
+  validation (termination reason finish_proposed or packet_approved).
+- **repeated tool-call rate**: `duplicate_action_blocked` events / tool-call attempts, where
+  an attempt is a `model_decision` event whose `data.kind` is `call_tool`.
+- **no-progress termination rate**: finished runs stopped with reason no_progress or
+  repeated_action (both are "the loop went round without getting anywhere") / finished runs.
+- **average tool diversity**: mean, over runs with at least one tool call, of the number of
+  distinct tools the run called (ToolCall rows, whatever their effect).
+- **human escalation rate**: finished runs that ended awaiting_review for a reason other than
+  finish_proposed, or that have an `escalated` event / finished runs.
+- **resolved evidence gap**: one succeeded tool call (a `ToolCall` row with effect
+  succeeded; duplicates are blocked before they run, so each row is a distinct question the
+  run asked of the world) or one answered clarification (`clarification_received`). This
+  is an approximation: a succeeded call that found nothing new still counts as resolving
+  the gap it was made for.
+- **tokens / cost per resolved evidence gap**: sum of `Run.tokens` / sum of `Run.cost_usd`
+  over the runs / resolved evidence gaps in those runs (Decimal cost, 6 places).
+- **finish-attempt rejection rate**: `final_rejected` events / (`final_rejected` +
+  `finish_proposed` events).
+- **termination-reason breakdown**: finished runs counted by termination reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from django.db.models import Avg, Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models.functions import TruncDate
+
+from runs.models import Run, ToolCall, TraceEvent
+
+SUCCESS_REASONS = ("finish_proposed", "packet_approved")
+NO_PROGRESS_REASONS = ("no_progress", "repeated_action")
+STOPPED_STATUSES = ("completed", "failed", "cancelled")
+COST_PLACES = Decimal("0.000001")
+
+FINISHED = Q(status__in=STOPPED_STATUSES) | (
+    Q(status="awaiting_review") & ~Q(termination_reason="awaiting_approval")
+)
+
+METRICS: list[tuple[str, str, str]] = [
+    # key, label, unit ("ratio" shows as a percentage)
+    ("iterations_per_success", "Iterations per successful case", "number"),
+    ("repeated_tool_call_rate", "Repeated tool-call rate", "ratio"),
+    ("no_progress_rate", "No-progress termination rate", "ratio"),
+    ("tool_diversity", "Average tool diversity", "number"),
+    ("escalation_rate", "Human escalation rate", "ratio"),
+    ("tokens_per_gap", "Tokens per resolved evidence gap", "number"),
+    ("cost_per_gap", "Cost per resolved evidence gap (USD)", "money"),
+    ("finish_rejection_rate", "Finish-attempt rejection rate", "ratio"),
+]
+
+# A grouping: name -> expression over a Run, given the path from the counted model to Run.
+Grouping = Callable[[str], dict[str, Any]]
+
+
+def by_nothing(prefix: str) -> dict[str, Any]:
+    return {}
+
+
+def by_day(prefix: str) -> dict[str, Any]:
+    return {"day": TruncDate(f"{prefix}created_at")}
+
+
+def by_version(prefix: str) -> dict[str, Any]:
+    return {
+        "model": F(f"{prefix}model_name"),
+        "prompt": F(f"{prefix}prompt_version"),
+        "policy": F(f"{prefix}policy_version"),
+    }
+
+
+@dataclass
+class MetricRow:
+    key: tuple
+    runs: int = 0
+    finished: int = 0
+    values: dict[str, Any] = field(default_factory=dict)
+    reasons: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return " · ".join(str(part) if part not in ("", None) else "—" for part in self.key)
+
+
+def _ratio(numerator: int | Decimal, denominator: int | Decimal) -> Decimal | None:
+    if not denominator:
+        return None
+    return Decimal(numerator) / Decimal(denominator)
+
+
+def _key(row: dict[str, Any], names: list[str]) -> tuple:
+    return tuple(row[name] for name in names)
+
+
+def _grouped(queryset: QuerySet, names: list[str], **aggregates) -> list[dict[str, Any]]:
+    """GROUP BY `names` (one row for the whole set when there are none)."""
+    if not names:
+        return [queryset.aggregate(**aggregates)]
+    return list(queryset.values(*names).annotate(**aggregates).order_by(*names))
+
+
+def compute(runs: QuerySet[Run], grouping: Grouping = by_nothing) -> list[MetricRow]:
+    """Every metric for each group of `runs`, in group order. Four aggregate queries."""
+    run_keys = grouping("")
+    names = list(run_keys)
+    runs = runs.order_by()
+    escalated = TraceEvent.objects.filter(run=OuterRef("pk"), type="escalated")
+    distinct_tools = Subquery(
+        ToolCall.objects.filter(run=OuterRef("pk"))
+        .values("run")
+        .annotate(n=Count("tool", distinct=True))
+        .values("n")
+    )
+    run_rows = _grouped(
+        runs.annotate(**run_keys),
+        names,
+        runs=Count("id"),
+        finished=Count("id", filter=FINISHED),
+        successes=Count("id", filter=Q(termination_reason__in=SUCCESS_REASONS)),
+        success_iterations=Sum("iterations", filter=Q(termination_reason__in=SUCCESS_REASONS)),
+        no_progress=Count("id", filter=FINISHED & Q(termination_reason__in=NO_PROGRESS_REASONS)),
+        escalated=Count(
+            "id",
+            filter=FINISHED
+            & (
+                (Q(status="awaiting_review") & ~Q(termination_reason="finish_proposed"))
+                | Q(Exists(escalated))
+            ),
+        ),
+        # AVG ignores the NULL of runs without tool calls.
+        tool_diversity=Avg(distinct_tools),
+        tokens=Sum("tokens"),
+        cost=Sum("cost_usd"),
+    )
+    rows: dict[tuple, MetricRow] = {}
+    totals: dict[tuple, dict[str, Any]] = {}
+    for row in run_rows:
+        key = _key(row, names)
+        rows[key] = MetricRow(key=key, runs=row["runs"], finished=row["finished"])
+        totals[key] = row
+
+    event_keys = grouping("run__")
+    event_rows = _grouped(
+        TraceEvent.objects.filter(run__in=runs.values("pk")).annotate(**event_keys),
+        names,
+        attempts=Count("id", filter=Q(type="model_decision", data__kind="call_tool")),
+        duplicates=Count("id", filter=Q(type="duplicate_action_blocked")),
+        rejected=Count("id", filter=Q(type="final_rejected")),
+        proposed=Count("id", filter=Q(type="finish_proposed")),
+        answered=Count("id", filter=Q(type="clarification_received")),
+    )
+    events = {_key(row, names): row for row in event_rows}
+
+    call_keys = grouping("run__")
+    calls = ToolCall.objects.filter(run__in=runs.values("pk")).annotate(**call_keys)
+    succeeded = {
+        _key(row, names): row["n"]
+        for row in _grouped(calls.filter(effect_status="succeeded"), names, n=Count("id"))
+    }
+    reason_rows = (
+        runs.filter(FINISHED)
+        .annotate(**run_keys)
+        .values(*names, "termination_reason")
+        .annotate(n=Count("id"))
+        .order_by(*names, "termination_reason")
+    )
+    for row in reason_rows:
+        key = _key(row, names)
+        if key in rows:
+            rows[key].reasons[row["termination_reason"] or "none"] = row["n"]
+
+    for key, row in rows.items():
+        total = totals[key]
+        ev = events.get(key, {})
+        gaps = succeeded.get(key, 0) + ev.get("answered", 0)
+        cost_per_gap = _ratio(total["cost"] or Decimal("0"), gaps)
+        row.values = {
+            "iterations_per_success": _ratio(total["success_iterations"] or 0, total["successes"]),
+            "repeated_tool_call_rate": _ratio(ev.get("duplicates", 0), ev.get("attempts", 0)),
+            "no_progress_rate": _ratio(total["no_progress"], total["finished"]),
+            "tool_diversity": Decimal(str(total["tool_diversity"]))
+            if total["tool_diversity"] is not None
+            else None,
+            "escalation_rate": _ratio(total["escalated"], total["finished"]),
+            "tokens_per_gap": _ratio(total["tokens"] or 0, gaps),
+            "cost_per_gap": cost_per_gap.quantize(COST_PLACES, ROUND_HALF_UP)
+            if cost_per_gap is not None
+            else None,
+            "finish_rejection_rate": _ratio(
+                ev.get("rejected", 0), ev.get("rejected", 0) + ev.get("proposed", 0)
+            ),
+        }
+    return list(rows.values())
+
+
+def overall(runs: QuerySet[Run]) -> MetricRow:
+    rows = compute(runs)
+    return rows[0] if rows else MetricRow(key=("all runs",))

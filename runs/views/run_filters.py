@@ -1,0 +1,250 @@
+"""The admins' run browser query: filters, sort orders and keyset pagination.
+
+Pages are cut with a keyset (`(sort value, id)` of the last row seen), never OFFSET, so
+page 2,000 of 100,000 runs costs what page 1 costs. Every sort has a matching
+`(tenant, column, id)` index in runs/models.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest, QueryDict
+from django.utils import timezone
+
+from runs.access import tenant_of
+from runs.models import Run, Tenant
+
+PAGE_SIZE = 50
+
+# sort key -> (column, python type of its values); every column is indexed with tenant and id.
+SORTS: dict[str, tuple[str, str]] = {
+    "created": ("created_at", "datetime"),
+    "cost": ("cost_usd", "decimal"),
+    "tokens": ("tokens", "int"),
+    "iterations": ("iterations", "int"),
+    "duration": ("elapsed_seconds", "float"),
+}
+SORT_LABELS = {
+    "created": "Started",
+    "cost": "Cost",
+    "tokens": "Tokens",
+    "iterations": "Iterations",
+    "duration": "Duration",
+}
+
+
+class BadCursor(ValueError):
+    """A page link that was edited or came from another sort order."""
+
+
+@dataclass
+class RunFilters:
+    status: str = ""
+    reason: str = ""
+    model: str = ""
+    prompt: str = ""
+    policy: str = ""
+    subject: str = ""
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+    tenant: str = ""
+    sort: str = "created"
+    descending: bool = True
+    errors: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_query(cls, query: QueryDict) -> RunFilters:
+        filters = cls()
+        status = query.get("status", "")
+        if status and status not in Run.Status.values:
+            filters.errors.append(f"Unknown status {status!r}; the filter was ignored.")
+        else:
+            filters.status = status
+        reason = query.get("reason", "")
+        if reason and reason not in Run.Reason.values:
+            filters.errors.append(f"Unknown termination reason {reason!r}; the filter was ignored.")
+        else:
+            filters.reason = reason
+        filters.model = query.get("model", "").strip()[:120]
+        filters.prompt = query.get("prompt", "").strip()[:40]
+        filters.policy = query.get("policy", "").strip()[:40]
+        filters.subject = query.get("subject", "").strip()[:200]
+        filters.tenant = query.get("tenant", "").strip()[:50]
+        for name in ("date_from", "date_to"):
+            raw = query.get(name, "").strip()
+            if not raw:
+                continue
+            try:
+                setattr(filters, name, dt.date.fromisoformat(raw))
+            except ValueError:
+                filters.errors.append(f"{raw!r} is not a date (use YYYY-MM-DD); it was ignored.")
+        sort = query.get("sort", "-created")
+        descending = sort.startswith("-")
+        sort = sort.lstrip("-")
+        if sort not in SORTS:
+            filters.errors.append(f"Cannot sort by {sort!r}; showing the newest runs first.")
+            sort, descending = "created", True
+        filters.sort, filters.descending = sort, descending
+        return filters
+
+    @property
+    def sort_param(self) -> str:
+        return ("-" if self.descending else "") + self.sort
+
+    def apply(self, runs: QuerySet[Run]) -> QuerySet[Run]:
+        if self.status:
+            runs = runs.filter(status=self.status)
+        if self.reason:
+            runs = runs.filter(termination_reason=self.reason)
+        if self.model:
+            runs = runs.filter(model_name=self.model)
+        if self.prompt:
+            runs = runs.filter(prompt_version=self.prompt)
+        if self.policy:
+            runs = runs.filter(policy_version=self.policy)
+        if self.subject:
+            runs = runs.filter(case__subject_name__icontains=self.subject)
+        if self.tenant:
+            runs = runs.filter(tenant__slug=self.tenant)
+        current = timezone.get_current_timezone()
+        if self.date_from:
+            start = dt.datetime.combine(self.date_from, dt.time.min, tzinfo=current)
+            runs = runs.filter(created_at__gte=start)
+        if self.date_to:
+            end = dt.datetime.combine(
+                self.date_to + dt.timedelta(days=1), dt.time.min, tzinfo=current
+            )
+            runs = runs.filter(created_at__lt=end)
+        return runs
+
+    def as_query(self) -> dict[str, str]:
+        """The filters as URL parameters (no cursor), for links and exports."""
+        values = {
+            "status": self.status,
+            "reason": self.reason,
+            "model": self.model,
+            "prompt": self.prompt,
+            "policy": self.policy,
+            "subject": self.subject,
+            "tenant": self.tenant,
+            "date_from": self.date_from.isoformat() if self.date_from else "",
+            "date_to": self.date_to.isoformat() if self.date_to else "",
+            "sort": self.sort_param,
+        }
+        return {key: value for key, value in values.items() if value}
+
+
+def runs_in_scope(request: HttpRequest) -> QuerySet[Run]:
+    """A superuser sees every tenant's runs; an admin only their own tenant's."""
+    if request.user.is_superuser:
+        return Run.objects.all()
+    tenant: Tenant = tenant_of(request)
+    if tenant is None:  # pragma: no cover - tenant_of raises instead
+        raise PermissionDenied
+    return Run.objects.filter(tenant=tenant)
+
+
+def ordered(runs: QuerySet[Run], filters: RunFilters, *, reverse: bool = False) -> QuerySet[Run]:
+    column = SORTS[filters.sort][0]
+    descending = filters.descending != reverse
+    prefix = "-" if descending else ""
+    return runs.order_by(f"{prefix}{column}", f"{prefix}id")
+
+
+def _encode_value(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    return value
+
+
+def encode_cursor(run: Run, filters: RunFilters) -> str:
+    column = SORTS[filters.sort][0]
+    payload = json.dumps([filters.sort, _encode_value(getattr(run, column)), run.pk])
+    return base64.urlsafe_b64encode(payload.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, filters: RunFilters) -> tuple[Any, int]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        sort, raw_value, run_id = json.loads(base64.urlsafe_b64decode(padded.encode()))
+    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError):
+        raise BadCursor("That page link is damaged.") from None
+    if sort != filters.sort or not isinstance(run_id, int):
+        raise BadCursor("That page link belongs to another sort order.")
+    kind = SORTS[sort][1]
+    try:
+        if kind == "datetime":
+            value: Any = dt.datetime.fromisoformat(raw_value)
+        elif kind == "decimal":
+            value = Decimal(raw_value)
+        elif kind == "int":
+            value = int(raw_value)
+        else:
+            value = float(raw_value)
+    except (TypeError, ValueError, InvalidOperation):
+        raise BadCursor("That page link is damaged.") from None
+    return value, run_id
+
+
+def after_keyset(
+    runs: QuerySet[Run], filters: RunFilters, value: Any, run_id: int, *, backwards: bool = False
+) -> QuerySet[Run]:
+    """Rows strictly after (value, id) in the page order (before it when `backwards`)."""
+    column = SORTS[filters.sort][0]
+    going_down = filters.descending != backwards
+    op = "lt" if going_down else "gt"
+    bound = "lte" if going_down else "gte"
+    # The redundant bound on the column alone lets the index range scan start at the cursor.
+    return runs.filter(**{f"{column}__{bound}": value}).filter(
+        Q(**{f"{column}__{op}": value}) | Q(**{column: value, f"id__{op}": run_id})
+    )
+
+
+@dataclass
+class RunPage:
+    runs: list[Run]
+    next_cursor: str | None
+    prev_cursor: str | None
+
+
+def page_of_runs(
+    runs: QuerySet[Run], filters: RunFilters, *, after: str = "", before: str = ""
+) -> RunPage:
+    """One page in the chosen order; `after`/`before` are cursors from a previous page."""
+    if before:
+        value, run_id = decode_cursor(before, filters)
+        rows = list(
+            ordered(
+                after_keyset(runs, filters, value, run_id, backwards=True), filters, reverse=True
+            )[: PAGE_SIZE + 1]
+        )
+        has_more_before = len(rows) > PAGE_SIZE
+        rows = list(reversed(rows[:PAGE_SIZE]))
+        return RunPage(
+            runs=rows,
+            next_cursor=encode_cursor(rows[-1], filters) if rows else None,
+            prev_cursor=encode_cursor(rows[0], filters) if rows and has_more_before else None,
+        )
+    page_qs = runs
+    if after:
+        value, run_id = decode_cursor(after, filters)
+        page_qs = after_keyset(runs, filters, value, run_id)
+    rows = list(ordered(page_qs, filters)[: PAGE_SIZE + 1])
+    has_more = len(rows) > PAGE_SIZE
+    rows = rows[:PAGE_SIZE]
+    return RunPage(
+        runs=rows,
+        next_cursor=encode_cursor(rows[-1], filters) if rows and has_more else None,
+        prev_cursor=encode_cursor(rows[0], filters) if rows and after else None,
+    )

@@ -1,0 +1,81 @@
+"""Exports: one run's trace as JSON, the filtered runs as JSON Lines, both streamed."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+
+from runs.models import Run
+from tests.run_rows import T0, add_events, make_run, tool_step
+
+pytestmark = pytest.mark.django_db
+
+
+def body(response) -> str:
+    assert response.streaming, "exports are streamed, not built in memory"
+    return b"".join(response.streaming_content).decode()
+
+
+def test_the_trace_json_is_valid_and_has_every_event_in_order(client, admin_user, case):
+    run = make_run(
+        case,
+        status=Run.Status.AWAITING_REVIEW,
+        termination_reason=Run.Reason.NO_PROGRESS,
+        user_status="stopped",
+        iterations=7,
+        tokens=1234,
+        cost_usd=Decimal("0.012345"),
+        started_at=T0,
+        state={"conflicts": [{"conflict_id": "c1", "fact": "directors", "status": "open"}]},
+    )
+    add_events(run, [tool_step(n) for n in range(1, 601)])  # 2,400 events
+    client.force_login(admin_user)
+    record = json.loads(body(client.get(reverse("runs-trace-json", args=[run.pk]))))
+    for key in ("run_id", "status", "termination_reason", "user_status", "iterations", "tokens",
+                "cost_usd", "packet", "conflicts", "trace"):  # fmt: skip
+        assert key in record
+    assert record["run_id"] == run.pk
+    assert record["termination_reason"] == "no_progress"
+    assert record["cost_usd"] == "0.012345"
+    assert record["conflicts"][0]["fact"] == "directors"
+    assert record["packet"] is None
+    assert [event["seq"] for event in record["trace"]] == list(range(1, 2401))
+    assert record["trace"][1]["type"] == "model_decision"
+    assert record["trace"][1]["data"]["usage"]["cost_usd"] == "0.0100"
+    assert record["trace"][3]["step"] == 1
+
+
+def test_a_run_without_events_exports_an_empty_trace(client, admin_user, case):
+    run = make_run(case, status=Run.Status.QUEUED, termination_reason="")
+    client.force_login(admin_user)
+    record = json.loads(body(client.get(reverse("runs-trace-json", args=[run.pk]))))
+    assert record["trace"] == []
+    assert record["termination_reason"] is None
+
+
+def test_jsonl_has_one_parseable_line_per_filtered_run(client, admin_user, case, outsider_case):
+    failed = [
+        make_run(case, status=Run.Status.FAILED, termination_reason=Run.Reason.MODEL_FAILURE)
+        for _ in range(3)
+    ]
+    make_run(case)
+    make_run(outsider_case, status=Run.Status.FAILED, termination_reason=Run.Reason.TOOL_FAILURE)
+    client.force_login(admin_user)
+    response = client.get(reverse("runs-export-jsonl"), {"status": "failed"})
+    assert response["Content-Type"] == "application/x-ndjson"
+    lines = body(response).splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert [row["run_id"] for row in rows] == sorted((r.pk for r in failed), reverse=True)
+    assert {row["tenant"] for row in rows} == {"demo-bank"}
+    assert rows[0]["versions"]["policy"] == "atlas-policy/1"
+    assert rows[0]["subject"] == "Acme Widgets Ltd"
+
+
+def test_jsonl_refuses_bad_filters_with_a_message(client, admin_user, case):
+    client.force_login(admin_user)
+    response = client.get(reverse("runs-export-jsonl"), {"date_from": "31/02/2026"})
+    assert response.status_code == 400
+    assert b"is not a date" in response.content

@@ -1,0 +1,234 @@
+"""The trace view: timeline by step, state change, observations, versions, paging, live."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from runs.models import Run
+from runs.views import trace_steps
+from tests.run_rows import T0, add_events, add_observation, make_run, tool_step
+
+pytestmark = pytest.mark.django_db
+
+
+def trace_url(run: Run) -> str:
+    return reverse("runs-trace", args=[run.pk])
+
+
+def steps_on(html: str) -> list[int]:
+    return [int(n) for n in re.findall(r'data-step="(\d+)"', html)]
+
+
+@pytest.fixture
+def finished_run(case):
+    run = make_run(
+        case,
+        status=Run.Status.AWAITING_REVIEW,
+        termination_reason=Run.Reason.FINISH_PROPOSED,
+        user_status="Research is done and the packet is waiting for a reviewer's sign-off.",
+        started_at=T0,
+        state={
+            "versions": {"model": "playbook", "model_kind": "rule-based"},
+            "proposed_packet": {
+                "subject": "Acme Widgets Ltd",
+                "risk_rating": "medium",
+                "findings": [{"claim": "Registered in GB", "evidence_ids": ["ev-1"]}],
+                "unresolved_conflicts": [],
+                "open_gaps": [],
+            },
+            "conflicts": [],
+        },
+    )
+    add_events(
+        run,
+        [
+            [("run_started", {})],
+            tool_step(2, "resolve_entity", tokens=300, cost="0.0030"),
+            [
+                (
+                    "model_decision",
+                    {
+                        "kind": "finish",
+                        "usage": {"input_tokens": 50, "output_tokens": 10, "cost_usd": "0.0010"},
+                    },
+                ),
+                ("finish_proposed", {"packet": {"risk_rating": "medium", "findings": [{}]}}),
+            ],
+        ],
+        start=T0,
+    )
+    add_observation(
+        run,
+        2,
+        data={
+            "candidates": [
+                {"entity_id": "gb-001", "name": "Acme Widgets Ltd", "email": "ceo@acme.test"}
+            ]
+        },
+        model_view="<tool_result>Acme Widgets Ltd [gb-001] email [REDACTED]</tool_result>",
+    )
+    return run
+
+
+@pytest.mark.parametrize("persona", ["analyst", "reviewer"])
+def test_analysts_and_reviewers_cannot_open_a_trace(request, client, persona, finished_run):
+    client.force_login(request.getfixturevalue(persona))
+    assert client.get(trace_url(finished_run)).status_code == 403
+    assert client.get(reverse("runs-trace-json", args=[finished_run.pk])).status_code == 403
+    assert client.get(reverse("runs-trace-steps", args=[finished_run.pk])).status_code == 403
+
+
+def test_another_tenants_run_is_not_found(client, admin_user, outsider_case):
+    theirs = make_run(outsider_case)
+    add_events(theirs, [[("run_started", {})]])
+    client.force_login(admin_user)
+    assert client.get(trace_url(theirs)).status_code == 404
+    assert client.get(reverse("runs-trace-json", args=[theirs.pk])).status_code == 404
+    assert client.get(reverse("runs-trace-steps", args=[theirs.pk])).status_code == 404
+
+
+def test_the_trace_shows_steps_tokens_cost_offsets_and_the_packet(client, admin_user, finished_run):
+    client.force_login(admin_user)
+    response = client.get(trace_url(finished_run))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert steps_on(html) == [1, 2, 3]
+    assert html.count("<details") >= 3
+    assert "300 tok" in html and "$0.0030" in html
+    assert "+3.000s" in html  # seq 3 is three seconds after the run started
+    assert "Final packet" in html and "risk-medium" in html
+    for label in (
+        "atlas-prompt/1",
+        "atlas-policy/1",
+        "next-action/1",
+        "atlas-tools/1",
+        "rule-based",
+    ):
+        assert label in html
+
+
+def test_each_step_says_what_it_changed_in_the_state(client, admin_user, finished_run):
+    client.force_login(admin_user)
+    html = client.get(trace_url(finished_run)).content.decode()
+    assert "status: queued → researching" in html
+    assert "+ evidence source src-2" in html.replace("</span> ", " ").replace(
+        '<span class="mono">', ""
+    )
+    assert "tokens +300" in html
+    assert "status: researching → awaiting_review" in html
+    assert "proposed packet (risk medium)" in html
+
+
+def test_observations_show_what_the_model_saw_next_to_what_was_stored(
+    client, admin_user, finished_run
+):
+    client.force_login(admin_user)
+    html = client.get(trace_url(finished_run)).content.decode()
+    assert "email [REDACTED]" in html.replace("&lt;", "<").replace("&gt;", ">")
+    assert "ceo@acme.test" in html  # the stored data, shown to admins only
+    assert "What the model saw" in html and "What was stored" in html
+
+
+def test_tool_data_is_escaped(client, admin_user, case):
+    run = make_run(case, started_at=T0)
+    add_events(
+        run,
+        [
+            [
+                (
+                    "tool_failed",
+                    {"tool": "x", "error_type": "e", "message": "<script>alert(1)</script>"},
+                )
+            ]
+        ],
+    )
+    client.force_login(admin_user)
+    html = client.get(trace_url(run)).content.decode()
+    assert "<script>alert(1)" not in html
+    assert "&lt;script&gt;alert(1)" in html
+
+
+def test_a_long_trace_renders_one_page_and_loads_more(client, admin_user, case, monkeypatch):
+    monkeypatch.setattr(trace_steps, "PAGE_EVENTS", 20)
+    run = make_run(case, started_at=T0)
+    add_events(run, [tool_step(n) for n in range(1, 21)], start=T0)  # 80 events
+    client.force_login(admin_user)
+    html = client.get(trace_url(run)).content.decode()
+    first = steps_on(html)
+    assert first == [1, 2, 3, 4, 5]
+    more = re.search(r'hx-get="([^"]*after=(\d+))"', html)
+    assert more and more.group(2) == "20"
+    seen = list(first)
+    url = more.group(1).replace("&amp;", "&")
+    while url:
+        fragment = client.get(url, headers={"HX-Request": "true"}).content.decode()
+        assert "<html" not in fragment
+        seen += steps_on(fragment)
+        found = re.search(r'hx-get="([^"]*after=\d+)"', fragment)
+        url = found.group(1).replace("&amp;", "&") if found else ""
+    assert seen == list(range(1, 21))
+
+
+def test_load_more_works_without_javascript(client, admin_user, case, monkeypatch):
+    monkeypatch.setattr(trace_steps, "PAGE_EVENTS", 8)
+    run = make_run(case, started_at=T0)
+    add_events(run, [tool_step(n) for n in range(1, 5)])
+    client.force_login(admin_user)
+    page = client.get(reverse("runs-trace-steps", args=[run.pk]), {"after": 8})
+    assert page.status_code == 200
+    assert "<html" in page.content.decode()
+    assert steps_on(page.content.decode()) == [3, 4]
+
+
+def test_a_bad_cursor_is_a_clear_400(client, admin_user, finished_run):
+    client.force_login(admin_user)
+    response = client.get(reverse("runs-trace-steps", args=[finished_run.pk]), {"after": "x"})
+    assert response.status_code == 400
+    assert b"whole numbers" in response.content
+
+
+def test_a_run_in_progress_polls_for_new_events_and_replaces_its_last_step(
+    client, admin_user, case
+):
+    run = make_run(case, status=Run.Status.RESEARCHING, termination_reason="", started_at=T0)
+    add_events(run, [[("run_started", {})], tool_step(2)[:3]])  # step 2 is mid tool call
+    client.force_login(admin_user)
+    html = client.get(trace_url(run)).content.decode()
+    poll = re.search(r'hx-get="([^"]*live=1[^"]*)"\s+hx-trigger="every 2s"', html)
+    assert poll, "an active run polls"
+    url = poll.group(1).replace("&amp;", "&")
+    assert "after=1" in url and "replace=2" in url
+    # The tool call finishes and the run proposes a packet.
+    add_events(run, [[], [], [("finish_proposed", {"packet": {"risk_rating": "low"}})]])
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.AWAITING_REVIEW)
+    fragment = client.get(url, headers={"HX-Request": "true"}).content.decode()
+    assert re.search(r'id="trace-step-2"[^>]*hx-swap-oob="outerHTML"', fragment)
+    assert steps_on(fragment) == [2, 3]
+    assert "every 2s" not in fragment, "a paused run stops polling"
+    assert 'id="trace-status" hx-swap-oob="true"' in fragment
+
+
+def test_a_finished_run_does_not_poll(client, admin_user, finished_run):
+    client.force_login(admin_user)
+    assert "every 2s" not in client.get(trace_url(finished_run)).content.decode()
+
+
+def test_a_failed_run_says_why_it_stopped(client, admin_user, case):
+    run = make_run(
+        case,
+        status=Run.Status.FAILED,
+        termination_reason=Run.Reason.TOOL_FAILURE,
+        user_status="A research tool failed in a way retrying cannot fix; the run stopped.",
+        started_at=T0,
+    )
+    add_events(
+        run,
+        [[("run_started", {})], [("run_failed", {"status": "failed", "reason": "tool_failure"})]],
+    )
+    client.force_login(admin_user)
+    html = client.get(trace_url(run)).content.decode()
+    assert "Why it stopped" in html
+    assert "run_failed" in html and "retrying cannot fix" in html
