@@ -20,7 +20,8 @@ from tenacity import (
     retry,
     retry_if_exception_type,
     stop_after_attempt,
-    wait_exponential_jitter,
+    wait_exponential,
+    wait_random,
 )
 
 from atlas.runtime.adapters.base import ModelReply
@@ -95,7 +96,8 @@ class OpenAIChatModel:
         @retry(
             retry=retry_if_exception_type(_Retryable),
             stop=stop_after_attempt(self.max_attempts),
-            wait=wait_exponential_jitter(initial=self.backoff_initial, max=self.backoff_max),
+            wait=wait_exponential(multiplier=self.backoff_initial, max=self.backoff_max)
+            + wait_random(0, self.backoff_initial),
             reraise=False,
         )
         def post() -> dict[str, Any]:

@@ -1,0 +1,128 @@
+"""Crash reconciliation: a tool call the store says succeeded is not executed again."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from runtime_helpers import events_of
+
+from atlas.runtime.memory import MemoryRunStore
+from atlas.runtime.ports import StaleRunVersion, StepCommit
+from atlas.runtime.tools.registry import ToolRegistry, default_registry
+
+
+class SimulatedCrash(Exception):
+    pass
+
+
+class CrashingStore(MemoryRunStore):
+    """Dies on the first state commit after a tool returned (the worker crash window)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed = True
+
+    def commit_step(self, commit: StepCommit) -> None:
+        finished = [r for r in commit.tool_calls if r.effect_status != "intended"]
+        if self.armed and finished:
+            self.armed = False
+            raise SimulatedCrash
+        super().commit_step(commit)
+
+
+def counting_registry(counter: dict[str, int]) -> ToolRegistry:
+    tools = []
+    for spec in default_registry():
+
+        def handler(args, ctx, _inner=spec.handler, _name=spec.name):
+            counter[_name] = counter.get(_name, 0) + 1
+            return _inner(args, ctx)
+
+        tools.append(dataclasses.replace(spec, handler=handler))
+    return ToolRegistry(tools)
+
+
+def test_a_call_that_succeeded_before_the_crash_is_not_executed_again(make_runtime, make_state):
+    store = CrashingStore()
+    calls: dict[str, int] = {}
+    runtime = make_runtime(store=store, registry=counting_registry(calls))
+    state = runtime.start(make_state())
+    with pytest.raises(SimulatedCrash):
+        runtime.step(state)
+    assert calls == {"resolve_entity": 1}
+
+    # Another worker picks the run up from what was durably stored.
+    stored = store.load_state(state.run_id)
+    assert stored.in_flight is not None
+    key = stored.in_flight.idempotency_key
+    assert store.find_tool_call(key).effect_status == "succeeded"
+
+    recovering = make_runtime(store=store, registry=counting_registry(calls))
+    state = recovering.resume_after_crash(stored)
+    assert state.in_flight is None
+    assert state.selected_entity.entity_id == "co-acme-analytics-gb"
+    reconciled = events_of(store, state, "tool_succeeded")[0]
+    assert reconciled.data["reconciled"] is True and reconciled.data["idempotency_key"] == key
+    state = recovering.run_until_pause(state)
+    assert state.termination_reason == "finish_proposed"
+    assert calls["resolve_entity"] == 1
+    assert store.event_types(state.run_id)[:5] == [
+        "run_started",
+        "model_requested",
+        "model_decision",
+        "tool_started",
+        "run_resumed",
+    ]
+
+
+def test_a_call_whose_effect_is_unknown_is_run_again_under_the_same_key(make_runtime, make_state):
+    store = MemoryRunStore()
+    calls: dict[str, int] = {}
+    runtime = make_runtime(store=store, registry=counting_registry(calls))
+    state = runtime.start(make_state())
+    # Simulate a worker that died after recording the intent but before the tool returned.
+    state = state.model_copy(deep=True)
+    from atlas.runtime.state import InFlightToolCall
+
+    state.in_flight = InFlightToolCall(
+        idempotency_key="run-x:1:abc",
+        tool_name="resolve_entity",
+        arguments={"name": "Acme Analytics", "jurisdiction": "GB", "entity_type": "company"},
+        signature="sig-resolve",
+        step=1,
+    )
+    state = runtime.resume_after_crash(state)
+    assert state.approved_action is not None
+    state = runtime.step(state)
+    started = events_of(store, state, "tool_started")
+    assert started[-1].data["idempotency_key"] == "run-x:1:abc"
+    assert calls == {"resolve_entity": 1}
+    assert store.find_tool_call("run-x:1:abc").effect_status == "succeeded"
+
+
+def test_effect_unknown_is_reconciled_before_any_retry(make_runtime, make_state, store):
+    runtime = make_runtime()
+    state = runtime.run_until_pause(
+        runtime.start(make_state(faults={"resolve_entity": ["effect_unknown"]}))
+    )
+    assert state.termination_reason == "finish_proposed"
+    assert store.event_types(state.run_id)[:7] == [
+        "run_started",
+        "model_requested",
+        "model_decision",
+        "tool_started",
+        "tool_retryable_failure",
+        "tool_started",
+        "tool_succeeded",
+    ]
+    first = events_of(store, state, "tool_retryable_failure")[0].data
+    assert first["error_type"] == "effect_unknown"
+
+
+def test_a_stale_version_is_refused(make_runtime, make_state, store):
+    runtime = make_runtime()
+    state = runtime.start(make_state())
+    runtime.step(state)
+    with pytest.raises(StaleRunVersion):
+        runtime.step(state)  # computed from a version another step already replaced

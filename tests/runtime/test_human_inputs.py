@@ -1,0 +1,168 @@
+"""Human decisions applied on resume: idempotent, evented, and back to researching."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from runtime_helpers import events_of, run, types
+
+from atlas.runtime.humans import (
+    BudgetExtension,
+    ClarificationAnswer,
+    CloseCase,
+    ConflictResolution,
+    HumanInputRejected,
+    PacketSignOff,
+    parse_human_input,
+)
+
+
+def test_applying_the_same_decision_twice_does_nothing(make_runtime, make_state, store):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    answer = ClarificationAnswer(
+        decision_id="d-1", actor="ann", question_id=state.pending_question.question_id, text="GB"
+    )
+    once = runtime.apply_human_input(state, answer)
+    twice = runtime.apply_human_input(once, answer)
+    assert twice is once
+    assert types(store, once).count("clarification_received") == 1
+    assert once.applied_decision_ids == ["d-1"]
+
+
+def test_an_answer_to_a_question_that_is_not_pending_is_refused(make_runtime, make_state):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    with pytest.raises(HumanInputRejected):
+        runtime.apply_human_input(
+            state,
+            ClarificationAnswer(decision_id="d-1", actor="ann", question_id="q-99", text="GB"),
+        )
+
+
+def test_waiting_for_a_human_does_not_eat_the_deadline(make_runtime, make_state, clock):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None, deadline_seconds=60))
+    deadline_before = state.deadline_at
+    clock.advance(3600)  # the analyst answers an hour later
+    state = runtime.apply_human_input(
+        state,
+        ClarificationAnswer(
+            decision_id="d-1",
+            actor="ann",
+            question_id=state.pending_question.question_id,
+            text="US",
+        ),
+    )
+    assert (state.deadline_at - deadline_before).total_seconds() == 3600
+    state = runtime.run_until_pause(state)
+    assert state.termination_reason == "finish_proposed"
+
+
+def test_resolving_the_conflict_lets_the_packet_go_without_it(make_runtime, make_state, store):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Meridian Shipping Holdings"))
+    (conflict,) = state.proposed_packet.unresolved_conflicts
+    resolution = ConflictResolution(
+        decision_id="d-1",
+        actor="reviewer-rita",
+        conflict_id=conflict.conflict_id,
+        value="Helen Carter, Viktor Petrenko",
+        note="Companies House filing of 2024-09-20 confirms the change.",
+    )
+    state = runtime.apply_human_input(state, resolution)
+    assert state.status == "researching"
+    assert (
+        events_of(store, state, "conflict_resolved")[0].data["value"]
+        == "Helen Carter, Viktor Petrenko"
+    )
+    state = runtime.run_until_pause(state)
+    assert state.termination_reason == "finish_proposed"
+    assert state.proposed_packet.unresolved_conflicts == []
+
+
+def test_an_unresolvable_conflict_stays_in_the_packet(make_runtime, make_state):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Meridian Shipping Holdings"))
+    conflict_id = state.conflicts[0].conflict_id
+    state = runtime.apply_human_input(
+        state,
+        ConflictResolution(
+            decision_id="d-1",
+            actor="rita",
+            conflict_id=conflict_id,
+            unresolvable=True,
+            note="No filing yet.",
+        ),
+    )
+    state = runtime.run_until_pause(state)
+    (carried,) = state.proposed_packet.unresolved_conflicts
+    assert carried.status == "unresolvable"
+
+
+def test_a_budget_extension_resumes_a_stopped_run(make_runtime, make_state, store):
+    runtime = make_runtime()
+    state = run(runtime, make_state(max_iterations=2))
+    assert state.termination_reason == "max_iterations"
+    state = runtime.apply_human_input(
+        state,
+        BudgetExtension(
+            decision_id="d-1", actor="rita", extra_iterations=3, extra_cost_usd=Decimal("0.5")
+        ),
+    )
+    assert state.budgets.max_iterations == 5
+    assert state.budgets.max_cost_usd == Decimal("1.50")
+    state = runtime.run_until_pause(state)
+    assert state.termination_reason == "finish_proposed"
+    assert "budget_extended" in types(store, state)
+
+
+def test_a_rejected_packet_goes_back_to_research_with_the_reason(make_runtime, make_state, store):
+    runtime = make_runtime()
+    state = run(runtime, make_state())
+    state = runtime.apply_human_input(
+        state,
+        PacketSignOff(
+            decision_id="d-1", actor="rita", approved=False, reason="Check the 2023 accounts."
+        ),
+    )
+    assert state.status == "researching"
+    assert state.observations[-1].source == "human"
+    assert "Check the 2023 accounts." in state.observations[-1].error_message
+    assert types(store, state)[-1] == "packet_rejected"
+
+
+def test_closing_the_case_completes_it_with_the_partial_packet(make_runtime, make_state, store):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    state = runtime.apply_human_input(
+        state, CloseCase(decision_id="d-1", actor="rita", decision="Client withdrew the request.")
+    )
+    assert (state.status, state.termination_reason) == ("completed", "packet_approved")
+    assert state.proposed_packet.closed_by_reviewer
+    assert state.proposed_packet.closing_note == "Client withdrew the request."
+    assert types(store, state)[-2:] == ["packet_approved", "run_completed"]
+    with pytest.raises(HumanInputRejected):
+        runtime.apply_human_input(
+            state, CloseCase(decision_id="d-2", actor="rita", decision="again")
+        )
+
+
+def test_cancel_of_a_paused_run(make_runtime, make_state, store):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    state = runtime.cancel(state)
+    assert (state.status, state.termination_reason) == ("cancelled", "cancelled")
+    assert types(store, state)[-1] == "run_cancelled"
+
+
+def test_human_inputs_parse_from_json():
+    parsed = parse_human_input(
+        {"kind": "budget_extension", "decision_id": "d", "actor": "a", "extra_cost_usd": "0.25"}
+    )
+    assert parsed.extra_cost_usd == Decimal("0.25")
+    with pytest.raises(ValueError):
+        parse_human_input(
+            {"kind": "conflict_resolution", "decision_id": "d", "actor": "a", "conflict_id": "c"}
+        )

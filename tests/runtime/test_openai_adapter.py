@@ -1,0 +1,173 @@
+"""The OpenAI-compatible adapter against a real local HTTP server."""
+
+from __future__ import annotations
+
+import json
+import threading
+from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from runtime_helpers import events_of
+
+from atlas.runtime.adapters.openai import OpenAIChatModel, PriceTable
+from atlas.runtime.context import build_context
+from atlas.runtime.decisions import CallTool
+from atlas.runtime.engine import make_model
+from atlas.runtime.policy import TenantPolicy
+from atlas.runtime.tools.registry import default_registry
+
+RESOLVE = {
+    "kind": "call_tool",
+    "tool_name": "resolve_entity",
+    "arguments": {"name": "Acme Analytics", "jurisdiction": "GB"},
+    "rationale_summary": "Identify the subject.",
+}
+
+
+class FakeChatServer:
+    """Answers /v1/chat/completions from a queue of (status, body) responses."""
+
+    def __init__(self) -> None:
+        self.responses: list[tuple[int, dict]] = []
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 - http.server's naming
+                length = int(self.headers["Content-Length"])
+                server.requests.append(json.loads(self.rfile.read(length)))
+                server.headers.append(dict(self.headers))
+                status, body = (
+                    server.responses.pop(0) if server.responses else (500, {"error": "empty"})
+                )
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def completion(
+        self, content: dict | str, prompt_tokens: int = 1200, completion_tokens: int = 80
+    ):
+        text = content if isinstance(content, str) else json.dumps(content)
+        return (
+            200,
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                },
+            },
+        )
+
+
+@pytest.fixture
+def server():
+    fake = FakeChatServer()
+    fake.thread.start()
+    yield fake
+    fake.httpd.shutdown()
+    fake.httpd.server_close()
+
+
+def model_for(server, **kwargs):
+    return OpenAIChatModel(
+        "atlas-test-model",
+        base_url=server.base_url,
+        api_key="sk-local-test",
+        prices=PriceTable(input_per_1k=Decimal("0.0025"), output_per_1k=Decimal("0.01")),
+        backoff_initial=0.01,
+        backoff_max=0.02,
+        **kwargs,
+    )
+
+
+def a_context(make_state):
+    return build_context(make_state(), default_registry(), TenantPolicy())
+
+
+def test_it_retries_a_429_and_parses_the_next_action(server, make_state):
+    server.responses = [(429, {"error": {"message": "slow down"}}), server.completion(RESOLVE)]
+    reply = model_for(server).decide(a_context(make_state))
+    assert reply.transport_error is None
+    assert json.loads(reply.raw) == RESOLVE
+    assert reply.usage.input_tokens == 1200 and reply.usage.output_tokens == 80
+    assert reply.usage.cost_usd == Decimal("0.003800")
+    assert len(server.requests) == 2
+    body = server.requests[-1]
+    assert body["model"] == "atlas-test-model"
+    assert body["response_format"]["type"] == "json_schema"
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert {"call_tool", "ask_human", "finish"} <= set(json.dumps(schema).replace('"', " ").split())
+    assert body["messages"][0]["role"] == "system"
+    assert server.headers[-1]["Authorization"] == "Bearer sk-local-test"
+
+
+def test_a_persistent_500_becomes_a_transport_error(server, make_state):
+    server.responses = [(500, {"error": "boom"})] * 3
+    reply = model_for(server, max_attempts=3).decide(a_context(make_state))
+    assert reply.transport_error == "server_error"
+    assert len(server.requests) == 3
+
+
+def test_a_run_through_the_adapter_records_usage_and_repairs_bad_output(
+    server, make_runtime, make_state, store
+):
+    server.responses = [
+        server.completion("Sure! I will look that up."),
+        (500, {"error": "transient"}),
+        server.completion(RESOLVE),
+    ]
+    runtime = make_runtime(model_for(server))
+    state = runtime.start(make_state())
+    state = runtime.step(state)
+    state = runtime.step(state)
+    assert [e.type for e in store.events[state.run_id]] == [
+        "run_started",
+        "model_requested",
+        "model_failed",
+        "model_requested",
+        "model_decision",
+        "tool_started",
+        "tool_succeeded",
+    ]
+    assert state.tokens == 2 * (1200 + 80)
+    assert state.model_cost_usd == Decimal("0.007600")
+    decision = events_of(store, state, "model_decision")[0].data
+    assert decision["usage"] == {"input_tokens": 1200, "output_tokens": 80, "cost_usd": "0.003800"}
+    assert state.versions.model == "openai:atlas-test-model"
+    assert state.versions.model_kind == "llm"
+
+
+def test_the_model_spec_reads_the_standard_environment(monkeypatch, server):
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    model = make_model("openai:gpt-test")
+    assert isinstance(model, OpenAIChatModel)
+    assert model.base_url == server.base_url and model.api_key == "sk-env"
+    assert CallTool.model_validate(RESOLVE).tool_name == "resolve_entity"
