@@ -91,7 +91,7 @@ def _locked_item(item: ReviewItem) -> ReviewItem:
     # Row lock on PostgreSQL: two reviewers deciding one item queue here, and the second
     # sees the first's decision instead of racing it. SQLite serialises writers anyway.
     return (
-        ReviewItem.objects.select_for_update()
+        ReviewItem.objects.select_for_update(of=("self",))
         .select_related("run", "case", "claimed_by")
         .get(pk=item.pk)
     )

@@ -1,0 +1,110 @@
+"""Forms for reviewer and analyst decisions; each maps onto one reviews.actions call."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django import forms
+
+from reviews.actions import MAX_REASON_CHARS
+
+UNRESOLVABLE = "__unresolvable__"
+
+
+class DecisionForm(forms.Form):
+    decision = forms.ChoiceField(
+        choices=[("approve", "Approve"), ("deny", "Deny")],
+        error_messages={
+            "required": "Choose approve or deny.",
+            "invalid_choice": "Choose approve or deny.",
+        },
+    )
+    reason = forms.CharField(
+        max_length=MAX_REASON_CHARS,
+        strip=True,
+        error_messages={"required": "A reason is required; it is recorded in the audit trail."},
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+
+    @property
+    def approve(self) -> bool:
+        return self.cleaned_data["decision"] == "approve"
+
+
+class AnswerForm(forms.Form):
+    answer = forms.CharField(required=False, max_length=MAX_REASON_CHARS, strip=True)
+    answer_text = forms.CharField(required=False, max_length=MAX_REASON_CHARS, strip=True)
+
+    def clean(self) -> dict:
+        data = super().clean()
+        text = data.get("answer") or data.get("answer_text") or ""
+        if not text:
+            raise forms.ValidationError("Write an answer or pick one of the suggested answers.")
+        data["text"] = text
+        return data
+
+
+class ResolveConflictForm(forms.Form):
+    conflict_id = forms.CharField(max_length=128)
+    choice = forms.CharField(
+        max_length=2000,
+        error_messages={
+            "required": "Pick the value that stands, or mark the conflict unresolvable."
+        },
+    )
+    note = forms.CharField(
+        max_length=MAX_REASON_CHARS,
+        strip=True,
+        error_messages={
+            "required": "A note is required: say why this value stands (or why it cannot be resolved)."
+        },
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+
+    @property
+    def unresolvable(self) -> bool:
+        return self.cleaned_data["choice"] == UNRESOLVABLE
+
+
+class ExtendBudgetForm(forms.Form):
+    extra_iterations = forms.IntegerField(min_value=0, max_value=100, initial=0, required=False)
+    extra_tokens = forms.IntegerField(min_value=0, max_value=1_000_000, initial=0, required=False)
+    extra_cost_usd = forms.DecimalField(
+        min_value=Decimal("0"),
+        max_value=Decimal("100"),
+        decimal_places=2,
+        initial=Decimal("0"),
+        required=False,
+    )
+    extra_seconds = forms.IntegerField(min_value=0, max_value=3600, initial=0, required=False)
+    reason = forms.CharField(
+        max_length=MAX_REASON_CHARS,
+        strip=True,
+        error_messages={"required": "A reason is required; it is recorded in the audit trail."},
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+
+    def clean(self) -> dict:
+        data = super().clean()
+        for name in ("extra_iterations", "extra_tokens", "extra_seconds"):
+            data[name] = data.get(name) or 0
+        data["extra_cost_usd"] = data.get("extra_cost_usd") or Decimal("0")
+        if not self.errors and not any(
+            data[name]
+            for name in ("extra_iterations", "extra_tokens", "extra_cost_usd", "extra_seconds")
+        ):
+            raise forms.ValidationError(
+                "Extend at least one budget (iterations, tokens, cost or time)."
+            )
+        return data
+
+
+class CloseCaseForm(forms.Form):
+    decision = forms.CharField(
+        max_length=MAX_REASON_CHARS,
+        strip=True,
+        error_messages={
+            "required": "Write the closing decision; it goes into the packet and the audit trail."
+        },
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )

@@ -1,0 +1,87 @@
+"""Open questions from every run of the tenant; analysts answer them, and the run resumes."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from reviews.actions import AlreadyDecided, ReviewError, do_answer_question
+from reviews.forms import AnswerForm
+from reviews.models import ReviewItem
+from reviews.queries import filter_queue, open_items
+from reviews.views.common import HtmxHttpRequest, decisions_by_item, item_for, item_view
+from runs.access import has_role, require_role, tenant_of
+
+KIND = ReviewItem.Kind.CLARIFICATION
+
+
+def _render(request: HtmxHttpRequest, rows, *, query: str = "", status: int = 200) -> HttpResponse:
+    return render(
+        request,
+        "reviews/clarifications.html",
+        {"rows": rows, "query": query, "can_answer": has_role(request.user, "analyst")},
+        status=status,
+    )
+
+
+@require_role("analyst", "reviewer")
+def clarifications(request: HtmxHttpRequest) -> HttpResponse:
+    query = request.GET.get("q", "").strip()[:200]
+    items = list(filter_queue(open_items(tenant_of(request), [KIND]), query=query)[:200])
+    decisions = decisions_by_item(items)
+    rows = [item_view(item, request.user, decisions=decisions) for item in items]
+    return _render(request, rows, query=query)
+
+
+def _after(
+    request: HtmxHttpRequest,
+    item: ReviewItem,
+    *,
+    error: str = "",
+    text: str = "",
+    status: int = 200,
+):
+    item.refresh_from_db()
+    row = item_view(item, request.user, error=error, reason=text)
+    if request.htmx:
+        return render(
+            request, "reviews/clarifications.html#question", {"row": row, "can_answer": True}
+        )
+    if error:
+        # Re-show the whole queue with this question's error and the typed answer kept.
+        items = list(open_items(tenant_of(request), [KIND])[:200])
+        decisions = decisions_by_item(items)
+        rows = [
+            row if other.pk == item.pk else item_view(other, request.user, decisions=decisions)
+            for other in items
+        ]
+        if item.pk not in {other.pk for other in items}:
+            rows.insert(0, row)
+        return _render(request, rows, status=status)
+    return redirect(reverse("reviews-clarifications"))
+
+
+@require_role("analyst")
+@require_POST
+def answer(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
+    item = item_for(request, item_id, KIND)
+    form = AnswerForm(request.POST)
+    typed = request.POST.get("answer_text", "")[:2000]
+    if not form.is_valid():
+        error = " ".join(message for errors in form.errors.values() for message in errors)
+        return _after(request, item, error=error, text=typed, status=400)
+    try:
+        do_answer_question(item, request.user, form.cleaned_data["text"])
+    except AlreadyDecided as problem:
+        if problem.decision.actor_id != request.user.pk:
+            return _after(request, item, error=problem.messages[0], text=typed, status=409)
+    except ReviewError as problem:
+        return _after(request, item, error=problem.messages[0], text=typed, status=409)
+    if not request.htmx:
+        messages.success(
+            request, f"Answer recorded for {item.case.subject_name}; the run resumes in a moment."
+        )
+    return _after(request, item)

@@ -1,0 +1,89 @@
+"""Shared by the review views: tenant-scoped item lookup and what a person may do with it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.http import HttpRequest
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django_htmx.middleware import HtmxDetails
+
+from reviews.actions import FOUR_EYES_MESSAGE, claim_is_live
+from reviews.models import HumanDecision, ReviewItem
+from runs.access import get_for_tenant, tenant_of
+
+REVIEWERS = ("reviewer",)
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def item_for(request: HttpRequest, item_id: int, *kinds: str) -> ReviewItem:
+    """The tenant's item of one of `kinds`; anything else (another tenant's too) is a 404."""
+    items = ReviewItem.objects.select_related(
+        "case", "case__created_by", "run", "claimed_by"
+    ).filter(kind__in=kinds)
+    return get_for_tenant(items, tenant_of(request), pk=item_id)
+
+
+def next_url(request: HttpRequest, default: str) -> str:
+    candidate = request.POST.get("next") or request.GET.get("next") or ""
+    if candidate and url_has_allowed_host_and_scheme(
+        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return candidate
+    return default
+
+
+@dataclass
+class ItemView:
+    """One review item as a person sees it: who holds it, who decided, what they may do."""
+
+    item: ReviewItem
+    decision: HumanDecision | None
+    own_case: bool
+    claim_live: bool
+    claimed_by_me: bool
+    error: str = ""
+    reason: str = ""
+    four_eyes_message: str = FOUR_EYES_MESSAGE
+
+    @property
+    def is_open(self) -> bool:
+        return self.item.status == ReviewItem.Status.OPEN and self.decision is None
+
+    @property
+    def held_by_other(self) -> bool:
+        return self.claim_live and not self.claimed_by_me
+
+    @property
+    def can_decide(self) -> bool:
+        return self.is_open and not self.own_case and not self.held_by_other
+
+
+def item_view(
+    item: ReviewItem, user, *, decisions: dict[int, HumanDecision] | None = None, **extra
+) -> ItemView:
+    if decisions is None:
+        decision = item.decisions.select_related("actor").order_by("id").first()
+    else:
+        decision = decisions.get(item.pk)
+    live = claim_is_live(item, timezone.now())
+    return ItemView(
+        item=item,
+        decision=decision,
+        own_case=item.case.created_by_id == user.pk,
+        claim_live=live,
+        claimed_by_me=live and item.claimed_by_id == user.pk,
+        **extra,
+    )
+
+
+def decisions_by_item(items) -> dict[int, HumanDecision]:
+    ids = [item.pk for item in items]
+    return {
+        d.review_item_id: d
+        for d in HumanDecision.objects.filter(review_item_id__in=ids).select_related("actor")
+    }

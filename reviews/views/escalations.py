@@ -1,0 +1,290 @@
+"""Escalations: stopped runs and unresolved conflicts, and the side-by-side conflict view."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from atlas.runtime.state import USER_STATUS, AtlasState
+from reviews.actions import (
+    AlreadyDecided,
+    ReviewError,
+    do_close_case,
+    do_extend_budget,
+    do_resolve_conflict,
+)
+from reviews.forms import UNRESOLVABLE, CloseCaseForm, ExtendBudgetForm, ResolveConflictForm
+from reviews.models import HumanDecision, ReviewItem
+from reviews.queries import filter_queue, open_items
+from reviews.views.common import REVIEWERS, HtmxHttpRequest, decisions_by_item, item_for, item_view
+from runs.access import require_role, tenant_of
+
+KIND = ReviewItem.Kind.ESCALATION
+RESOLUTION_KINDS = [HumanDecision.Kind.RESOLVE_CONFLICT, HumanDecision.Kind.MARK_UNRESOLVABLE]
+REASON_LABELS = {
+    "max_iterations": "Iteration limit",
+    "token_budget": "Token budget",
+    "cost_budget": "Cost budget",
+    "deadline": "Time limit",
+    "no_progress": "No progress",
+    "repeated_action": "Repeated action",
+    "policy_denied": "Policy denials",
+    "finish_proposed": "Unresolved conflict",
+}
+
+
+def reason_label(code: str) -> str:
+    return REASON_LABELS.get(code, code.replace("_", " ").capitalize())
+
+
+@require_role(*REVIEWERS)
+def escalations(request: HtmxHttpRequest) -> HttpResponse:
+    reason = request.GET.get("reason", "")
+    query = request.GET.get("q", "").strip()[:200]
+    items = list(filter_queue(open_items(tenant_of(request), [KIND]), query=query)[:200])
+    if reason in REASON_LABELS:
+        items = [item for item in items if item.payload.get("reason") == reason]
+    decisions = decisions_by_item(items)
+    rows = [item_view(item, request.user, decisions=decisions) for item in items]
+    for row in rows:
+        row.reason_label = reason_label(row.item.payload.get("reason", ""))
+    return render(
+        request,
+        "reviews/escalations.html",
+        {
+            "rows": rows,
+            "query": query,
+            "reason": reason,
+            "reasons": list(REASON_LABELS.items()),
+            "filtered": bool(query or reason in REASON_LABELS),
+        },
+    )
+
+
+@dataclass
+class ConflictView:
+    conflict_id: str
+    fact: str
+    entity_id: str
+    values: list[dict]
+    status: str = "open"
+    settled_by: HumanDecision | None = None
+    resolution: dict | None = None
+    form: ResolveConflictForm | None = None
+    error: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == "open" and self.settled_by is None
+
+    @property
+    def fact_label(self) -> str:
+        return self.fact.replace("_", " ").capitalize()
+
+
+def _parse_when(value: str | None) -> datetime | str | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return value
+
+
+def conflict_views(item: ReviewItem) -> list[ConflictView]:
+    state_conflicts = {}
+    if item.run.state:
+        state = AtlasState.from_json(item.run.state)
+        state_conflicts = {c.conflict_id: c for c in state.conflicts}
+    decisions = {
+        d.payload.get("conflict_id"): d
+        for d in HumanDecision.objects.filter(run_id=item.run_id, kind__in=RESOLUTION_KINDS)
+        .filter(created_at__gte=item.requested_at)
+        .select_related("actor")
+    }
+    views = []
+    for raw in item.payload.get("conflicts", []):
+        current = state_conflicts.get(raw["conflict_id"])
+        values = [
+            {**value, "retrieved": _parse_when(value.get("retrieved_at"))}
+            for value in raw.get("values", [])
+        ]
+        views.append(
+            ConflictView(
+                conflict_id=raw["conflict_id"],
+                fact=raw.get("fact", ""),
+                entity_id=raw.get("entity_id", ""),
+                values=values,
+                status=current.status if current else raw.get("status", "open"),
+                settled_by=decisions.get(raw["conflict_id"]),
+                resolution=current.resolution.model_dump()
+                if current and current.resolution
+                else None,
+            )
+        )
+    return views
+
+
+def _meters(item: ReviewItem) -> list[dict]:
+    usage = item.payload.get("usage", {})
+    budgets = item.payload.get("budgets", {})
+    rows = [
+        ("Iterations", usage.get("iterations"), budgets.get("max_iterations"), ""),
+        ("Tokens", usage.get("tokens"), budgets.get("max_tokens"), ""),
+        ("Cost", usage.get("cost_usd"), budgets.get("max_cost_usd"), "$"),
+        ("Time (s)", round(item.run.elapsed_seconds), budgets.get("deadline_seconds"), ""),
+    ]
+    meters = []
+    for label, used, limit, unit in rows:
+        try:
+            ratio = float(used) / float(limit) if limit and float(limit) > 0 else 0.0
+        except (TypeError, ValueError):
+            ratio = 0.0
+        meters.append(
+            {
+                "label": label,
+                "used": used if used is not None else "—",
+                "limit": limit if limit is not None else "—",
+                "unit": unit,
+                "percent": min(100, round(ratio * 100)),
+                "level": "full" if ratio >= 1 else ("high" if ratio >= 0.8 else ""),
+            }
+        )
+    return meters
+
+
+def _conflict_page(
+    request: HtmxHttpRequest,
+    item: ReviewItem,
+    *,
+    status: int = 200,
+    resolve_errors: dict[str, ResolveConflictForm] | None = None,
+    extend_form: ExtendBudgetForm | None = None,
+    close_form: CloseCaseForm | None = None,
+    error: str = "",
+) -> HttpResponse:
+    conflicts = conflict_views(item)
+    for conflict in conflicts:
+        if resolve_errors and conflict.conflict_id in resolve_errors:
+            conflict.form = resolve_errors[conflict.conflict_id]
+    code = item.payload.get("reason", "")
+    return render(
+        request,
+        "reviews/conflict.html",
+        {
+            "row": item_view(item, request.user, error=error),
+            "item": item,
+            "case": item.case,
+            "run": item.run,
+            "reason_code": code,
+            "reason_label": reason_label(code),
+            "status_sentence": item.payload.get("user_status") or USER_STATUS.get(code, ""),
+            "conflicts": conflicts,
+            "open_conflicts": [c for c in conflicts if c.is_open],
+            "meters": _meters(item),
+            "open_gaps": item.payload.get("open_gaps", []),
+            "extend_form": extend_form or ExtendBudgetForm(),
+            "close_form": close_form or CloseCaseForm(),
+            "unresolvable": UNRESOLVABLE,
+            "history": item.run.decisions.select_related("actor").order_by("created_at", "id"),
+        },
+        status=status,
+    )
+
+
+@require_role(*REVIEWERS)
+def conflict(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
+    return _conflict_page(request, item_for(request, item_id, KIND))
+
+
+def _refused(
+    request: HtmxHttpRequest, item: ReviewItem, problem: ReviewError, **forms
+) -> HttpResponse | None:
+    """A double submit by the same person is harmless; anything else is shown on the page."""
+    if isinstance(problem, AlreadyDecided) and problem.decision.actor_id == request.user.pk:
+        messages.info(request, "Your decision was already recorded.")
+        return None
+    return _conflict_page(request, item, status=409, error=problem.messages[0], **forms)
+
+
+@require_role(*REVIEWERS)
+@require_POST
+def resolve(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
+    item = item_for(request, item_id, KIND)
+    form = ResolveConflictForm(request.POST)
+    if not form.is_valid():
+        conflict_id = request.POST.get("conflict_id", "")
+        return _conflict_page(request, item, status=400, resolve_errors={conflict_id: form})
+    data = form.cleaned_data
+    try:
+        decision = do_resolve_conflict(
+            item,
+            request.user,
+            data["conflict_id"],
+            chosen_value=None if form.unresolvable else data["choice"],
+            unresolvable=form.unresolvable,
+            note=data["note"],
+        )
+    except ReviewError as problem:
+        refused = _refused(request, item, problem)
+        if refused is not None:
+            return refused
+    else:
+        what = (
+            "marked unresolvable" if form.unresolvable else f"resolved: “{data['choice']}” stands"
+        )
+        messages.success(
+            request, f"Conflict {what}. Recorded as decision #{decision.pk}; the run resumes."
+        )
+    return redirect("reviews-conflict", item_id=item.pk)
+
+
+@require_role(*REVIEWERS)
+@require_POST
+def extend(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
+    item = item_for(request, item_id, KIND)
+    form = ExtendBudgetForm(request.POST)
+    if not form.is_valid():
+        return _conflict_page(request, item, status=400, extend_form=form)
+    data = form.cleaned_data
+    try:
+        do_extend_budget(
+            item,
+            request.user,
+            extra_iterations=data["extra_iterations"],
+            extra_tokens=data["extra_tokens"],
+            extra_cost_usd=data["extra_cost_usd"],
+            extra_seconds=data["extra_seconds"],
+            reason=data["reason"],
+        )
+    except ReviewError as problem:
+        refused = _refused(request, item, problem, extend_form=form)
+        if refused is not None:
+            return refused
+    else:
+        messages.success(request, "Budget extended; the run resumes in a moment.")
+    return redirect("reviews-conflict", item_id=item.pk)
+
+
+@require_role(*REVIEWERS)
+@require_POST
+def close(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
+    item = item_for(request, item_id, KIND)
+    form = CloseCaseForm(request.POST)
+    if not form.is_valid():
+        return _conflict_page(request, item, status=400, close_form=form)
+    try:
+        do_close_case(item, request.user, form.cleaned_data["decision"])
+    except ReviewError as problem:
+        refused = _refused(request, item, problem, close_form=form)
+        if refused is not None:
+            return refused
+    else:
+        messages.success(request, "Case closed with your decision; the packet records it.")
+    return redirect("reviews-conflict", item_id=item.pk)

@@ -1,0 +1,170 @@
+"""The approval queue: tool approvals and packet sign-offs, claims, approve or deny."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from reviews.actions import AlreadyDecided, ReviewError, do_claim_item, do_decide, do_release_claim
+from reviews.forms import DecisionForm
+from reviews.models import ReviewItem
+from reviews.queries import AGE_FILTERS, filter_queue, open_items
+from reviews.views.common import (
+    REVIEWERS,
+    HtmxHttpRequest,
+    decisions_by_item,
+    item_for,
+    item_view,
+    next_url,
+)
+from runs.access import require_role, tenant_of
+
+QUEUE_KINDS = [ReviewItem.Kind.APPROVAL, ReviewItem.Kind.SIGNOFF]
+CLAIMABLE_KINDS = [*QUEUE_KINDS, ReviewItem.Kind.ESCALATION]
+PAGE_SIZE = 50
+
+
+@require_role(*REVIEWERS)
+def queue(request: HtmxHttpRequest) -> HttpResponse:
+    tenant = tenant_of(request)
+    kind = request.GET.get("kind", "")
+    kind = kind if kind in QUEUE_KINDS else ""
+    age = request.GET.get("age", "")
+    age = age if age in AGE_FILTERS else ""
+    query = request.GET.get("q", "").strip()[:200]
+    items = filter_queue(open_items(tenant, QUEUE_KINDS), kind=kind, age=age, query=query)
+    page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
+    decisions = decisions_by_item(page.object_list)
+    params = request.GET.copy()
+    params.pop("page", None)
+    return render(
+        request,
+        "reviews/queue.html",
+        {
+            "page": page,
+            "rows": [item_view(item, request.user, decisions=decisions) for item in page],
+            "kind": kind,
+            "age": age,
+            "query": query,
+            "kinds": [(k, ReviewItem.Kind(k).label) for k in QUEUE_KINDS],
+            "ages": [(key, label) for key, (label, _) in AGE_FILTERS.items()],
+            "filtered": bool(kind or age or query),
+            "filter_query": params.urlencode(),
+            "here": request.get_full_path(),
+        },
+    )
+
+
+@require_role(*REVIEWERS)
+def item_detail(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
+    item = item_for(request, item_id, *QUEUE_KINDS)
+    return _item_page(request, item)
+
+
+def _item_page(
+    request: HtmxHttpRequest,
+    item: ReviewItem,
+    *,
+    error: str = "",
+    reason: str = "",
+    status: int = 200,
+):
+    view = item_view(item, request.user, error=error, reason=reason)
+    history = item.run.decisions.select_related("actor").order_by("created_at", "id")
+    return render(
+        request,
+        "reviews/item.html",
+        {"row": view, "item": item, "case": item.case, "run": item.run, "history": history},
+        status=status,
+    )
+
+
+def _row(
+    request: HtmxHttpRequest, item: ReviewItem, *, error: str = "", reason: str = ""
+) -> HttpResponse:
+    item.refresh_from_db()
+    view = item_view(item, request.user, error=error, reason=reason)
+    return render(
+        request,
+        "reviews/queue.html#row",
+        {"row": view, "here": next_url(request, reverse("reviews-queue"))},
+    )
+
+
+def _after(
+    request: HtmxHttpRequest,
+    item: ReviewItem,
+    *,
+    error: str = "",
+    reason: str = "",
+    status: int = 200,
+):
+    """htmx: the row again (htmx swaps 2xx only, so errors travel inside a 200 row).
+    Plain form: back where it came from on success, the item page with the error otherwise."""
+    if request.htmx:
+        return _row(request, item, error=error, reason=reason)
+    if error:
+        return _item_page(request, item, error=error, reason=reason, status=status)
+    return redirect(next_url(request, reverse("reviews-queue")))
+
+
+def _after_claim(request: HtmxHttpRequest, item: ReviewItem, *, error: str = "", done: str = ""):
+    if request.htmx and item.kind in QUEUE_KINDS:
+        return _row(request, item, error=error)
+    if error:
+        messages.error(request, error)
+    elif done:
+        messages.success(request, done)
+    return redirect(next_url(request, reverse("reviews-queue")))
+
+
+@require_role(*REVIEWERS)
+@require_POST
+def claim(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
+    item = item_for(request, item_id, *CLAIMABLE_KINDS)
+    try:
+        item = do_claim_item(item, request.user)
+    except ReviewError as problem:
+        return _after_claim(request, item, error=problem.messages[0])
+    until = item.claim_expires_at.strftime("%H:%M UTC")
+    return _after_claim(request, item, done=f"You hold “{item.summary}” until {until}.")
+
+
+@require_role(*REVIEWERS)
+@require_POST
+def release(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
+    item = item_for(request, item_id, *CLAIMABLE_KINDS)
+    do_release_claim(item, request.user)
+    return _after_claim(request, item, done="Released; the item is back in the queue.")
+
+
+@require_role(*REVIEWERS)
+@require_POST
+def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
+    item = item_for(request, item_id, *QUEUE_KINDS)
+    form = DecisionForm(request.POST)
+    reason = request.POST.get("reason", "")[:2000]
+    if not form.is_valid():
+        error = " ".join(message for errors in form.errors.values() for message in errors)
+        return _after(request, item, error=error, reason=reason, status=400)
+    try:
+        decision = do_decide(item, request.user, form.approve, form.cleaned_data["reason"])
+    except AlreadyDecided as problem:
+        if problem.decision.actor_id != request.user.pk:
+            return _after(request, item, error=problem.messages[0], reason=reason, status=409)
+        # A double submit: the first one counted, nothing more to do.
+        if not request.htmx:
+            messages.info(request, "Your decision was already recorded.")
+        return _after(request, item)
+    except ReviewError as problem:
+        return _after(request, item, error=problem.messages[0], reason=reason, status=409)
+    if not request.htmx:
+        messages.success(
+            request,
+            f"{decision.get_kind_display()}: {item.summary}. The run resumes in a moment.",
+        )
+    return _after(request, item)

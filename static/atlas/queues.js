@@ -1,0 +1,112 @@
+// Queue keyboard: j/k select a row, a/d approve/deny (focus the reason; Enter submits),
+// o opens the selected item, ? toggles help. Keys never fire while typing in a field.
+(function () {
+  "use strict";
+  let selectedId = null;
+
+  function rows() {
+    const table = document.querySelector("table[data-queue]");
+    return table ? Array.from(table.querySelectorAll("tbody tr[data-item]")) : [];
+  }
+  function selected() {
+    return rows().find((row) => row.dataset.item === selectedId) || null;
+  }
+  function select(row) {
+    rows().forEach((r) => r.classList.toggle("selected", r === row));
+    selectedId = row ? row.dataset.item : null;
+    if (row) row.scrollIntoView({ block: "nearest" });
+  }
+  function move(delta) {
+    const all = rows();
+    if (!all.length) return;
+    let index = all.indexOf(selected());
+    index = index < 0 ? (delta > 0 ? 0 : all.length - 1) : Math.min(all.length - 1, Math.max(0, index + delta));
+    select(all[index]);
+  }
+  function typing(el) {
+    return !!el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  }
+  function helpBox() {
+    return document.getElementById("keys-help");
+  }
+  function toggleHelp(show) {
+    const box = helpBox();
+    if (!box) return;
+    box.hidden = show === undefined ? !box.hidden : !show;
+    if (!box.hidden) box.querySelector("[data-close-help]")?.focus();
+  }
+  function intend(decision) {
+    if (!selected()) move(1);
+    const row = selected();
+    if (!row) return;
+    const form = row.querySelector("form[data-decide-form]");
+    if (!form) return;
+    form.dataset.intent = decision;
+    form.classList.remove("needs-choice");
+    row.classList.toggle("intent-approve", decision === "approve");
+    row.classList.toggle("intent-deny", decision === "deny");
+    const button = form.querySelector(`button[data-decision="${decision}"]`);
+    const input = form.querySelector("input[name=reason]");
+    input.placeholder = `Reason to ${button.textContent.trim().toLowerCase()}, then Enter`;
+    input.focus();
+  }
+  function answerField() {
+    if (!selected()) move(1);
+    const row = selected();
+    return row ? row.querySelector("form[data-answer-form] input[name=answer_text]") : null;
+  }
+
+  document.addEventListener("keydown", (event) => {
+    const target = event.target;
+    const decideForm = target.closest ? target.closest("form[data-decide-form]") : null;
+    if (decideForm && target.name === "reason" && event.key === "Enter") {
+      event.preventDefault();
+      const intent = decideForm.dataset.intent;
+      if (!intent) {
+        decideForm.classList.add("needs-choice");
+        return;
+      }
+      decideForm.requestSubmit(decideForm.querySelector(`button[data-decision="${intent}"]`));
+      return;
+    }
+    if (event.key === "Escape") {
+      const box = helpBox();
+      if (box && !box.hidden) toggleHelp(false);
+      else if (typing(target)) target.blur();
+      return;
+    }
+    if (typing(target) || event.ctrlKey || event.metaKey || event.altKey) return;
+    switch (event.key) {
+      case "j": move(1); break;
+      case "k": move(-1); break;
+      case "a": intend("approve"); break;
+      case "d": intend("deny"); break;
+      case "o": {
+        const link = selected()?.querySelector("a[data-open], td.what a, td.subject a");
+        if (link) window.location.assign(link.href);
+        break;
+      }
+      case "Enter": {
+        const field = answerField();
+        if (!field) return;
+        field.focus();
+        break;
+      }
+      case "?": toggleHelp(); break;
+      default: return;
+    }
+    event.preventDefault();
+  });
+
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("[data-close-help]")) toggleHelp(false);
+    const row = event.target.closest("table[data-queue] tbody tr[data-item]");
+    if (row) select(row);
+  });
+
+  // htmx replaces a decided row: keep it selected so j/k continue from there.
+  document.addEventListener("htmx:afterSwap", () => {
+    const row = selected();
+    if (row) row.classList.add("selected");
+  });
+})();

@@ -1,0 +1,76 @@
+"""Real runs paused where people must decide: started with do_start_run, driven by run_inline.
+
+The review items they leave are the ones the storage layer syncs from the run's state, so
+the queues are tested against exactly what production shows.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from reviews.models import ReviewItem
+from runs.actions import do_open_case, do_start_run
+from runs.execution import run_inline
+from runs.models import Run
+
+SIGNOFF_SUBJECT = "Acme Analytics Ltd"
+QUESTION_SUBJECT = "Northwind Trading"
+CONFLICT_SUBJECT = "Meridian Shipping Holdings"
+
+
+def paused_run(
+    tenant, opened_by, subject: str, *, jurisdiction: str = "GB", budgets: dict | None = None
+) -> Run:
+    case = do_open_case(
+        tenant=tenant,
+        user=opened_by,
+        subject_name=subject,
+        subject_type="company",
+        jurisdiction=jurisdiction,
+    )
+    return run_inline(do_start_run(case, opened_by, budgets=budgets, wake=False))
+
+
+def open_item(run: Run, kind: str) -> ReviewItem:
+    return ReviewItem.objects.select_related("case", "run").get(
+        run=run, kind=kind, status=ReviewItem.Status.OPEN
+    )
+
+
+def approval_item(tenant, opened_by) -> ReviewItem:
+    """Every tool call costs more than a zero threshold, so the first one waits for approval;
+    the threshold is restored afterwards so the run's later calls go through."""
+    threshold = tenant.approval_cost_threshold_usd
+    tenant.approval_cost_threshold_usd = Decimal("0")
+    tenant.save(update_fields=["approval_cost_threshold_usd"])
+    try:
+        run = paused_run(tenant, opened_by, SIGNOFF_SUBJECT)
+    finally:
+        tenant.approval_cost_threshold_usd = threshold
+        tenant.save(update_fields=["approval_cost_threshold_usd"])
+    return open_item(run, ReviewItem.Kind.APPROVAL)
+
+
+def signoff_item(tenant, opened_by) -> ReviewItem:
+    return open_item(paused_run(tenant, opened_by, SIGNOFF_SUBJECT), ReviewItem.Kind.SIGNOFF)
+
+
+def question_item(tenant, opened_by) -> ReviewItem:
+    run = paused_run(tenant, opened_by, QUESTION_SUBJECT, jurisdiction="")
+    return open_item(run, ReviewItem.Kind.CLARIFICATION)
+
+
+def conflict_item(tenant, opened_by) -> ReviewItem:
+    """Meridian Shipping: the registry and a news article disagree on the directors."""
+    return open_item(paused_run(tenant, opened_by, CONFLICT_SUBJECT), ReviewItem.Kind.ESCALATION)
+
+
+def budget_item(tenant, opened_by) -> ReviewItem:
+    """Stopped on its iteration limit before it could finish."""
+    run = paused_run(tenant, opened_by, SIGNOFF_SUBJECT, budgets={"max_iterations": 2})
+    return open_item(run, ReviewItem.Kind.ESCALATION)
+
+
+def advance(item: ReviewItem) -> Run:
+    """What the worker does after a decision: apply it and step on to the next pause."""
+    return run_inline(Run.objects.get(pk=item.run_id))

@@ -1,0 +1,315 @@
+"""The approval queue: tool approvals and packet sign-offs, claims, four-eyes, one decision."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import connection, connections
+from django.urls import reverse
+from django.utils import timezone
+
+from reviews.actions import AlreadyDecided, do_decide_approval
+from reviews.models import HumanDecision, ReviewItem
+from runs.models import Run, TraceEvent
+from tests.conftest import client_for
+from tests.review_runs import advance, approval_item, signoff_item
+
+pytestmark = pytest.mark.django_db
+
+
+def decide_url(item: ReviewItem) -> str:
+    return reverse("reviews-decide", args=[item.pk])
+
+
+def test_the_queue_lists_approvals_and_signoffs_oldest_first_with_nav_counts(
+    client, tenant, analyst, reviewer
+):
+    approval = approval_item(tenant, analyst)
+    signoff = signoff_item(tenant, analyst)
+    ReviewItem.objects.filter(pk=signoff.pk).update(
+        requested_at=approval.requested_at - timedelta(hours=2)
+    )
+    html = client_for(client, reviewer).get(reverse("reviews-queue")).content.decode()
+    assert html.index(f'id="review-item-{signoff.pk}"') < html.index(
+        f'id="review-item-{approval.pk}"'
+    )
+    assert "resolve_entity" in html and "Estimated cost $0.01 is above" in html
+    assert "LOW risk" in html
+    assert '<span class="count">2</span>' in html  # the Approvals nav link
+
+
+def test_the_queue_filters_by_kind_age_and_case(client, tenant, analyst, reviewer):
+    approval = approval_item(tenant, analyst)
+    signoff = signoff_item(tenant, analyst)
+    ReviewItem.objects.filter(pk=signoff.pk).update(
+        requested_at=timezone.now() - timedelta(hours=5)
+    )
+    client_for(client, reviewer)
+    url = reverse("reviews-queue")
+    only_approvals = client.get(url, {"kind": "approval"}).content.decode()
+    assert f"review-item-{approval.pk}" in only_approvals
+    assert f"review-item-{signoff.pk}" not in only_approvals
+    old = client.get(url, {"age": "4h"}).content.decode()
+    assert f"review-item-{signoff.pk}" in old and f"review-item-{approval.pk}" not in old
+    by_case = client.get(url, {"q": str(approval.case_id)}).content.decode()
+    assert f"review-item-{approval.pk}" in by_case and f"review-item-{signoff.pk}" not in by_case
+    nothing = client.get(url, {"q": "no such subject"}).content.decode()
+    assert "No open item matches these filters" in nothing
+
+
+def test_the_item_page_shows_the_proposed_action_and_why_it_needs_approval(
+    client, tenant, analyst, reviewer
+):
+    item = approval_item(tenant, analyst)
+    response = client_for(client, reviewer).get(reverse("reviews-item", args=[item.pk]))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<code>resolve_entity</code>" in html
+    assert "Acme Analytics Ltd" in html and "jurisdiction" in html
+    assert "above the approval threshold" in html
+    assert 'name="reason"' in html and "Approve action" in html
+
+
+def test_the_signoff_page_summarises_the_packet_and_links_to_it(client, tenant, analyst, reviewer):
+    item = signoff_item(tenant, analyst)
+    html = (
+        client_for(client, reviewer).get(reverse("reviews-item", args=[item.pk])).content.decode()
+    )
+    assert "Packet awaiting sign-off" in html and "No sanctions hits" in html
+    assert reverse("runs-packet", args=[item.run_id]) in html
+    assert "Sign off packet" in html
+
+
+def test_approving_records_one_decision_and_resumes_the_run(
+    client, tenant, analyst, reviewer, django_capture_on_commit_callbacks
+):
+    item = approval_item(tenant, analyst)
+    version = Run.objects.get(pk=item.run_id).state_version
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client_for(client, reviewer).post(
+            decide_url(item), {"decision": "approve", "reason": "Registry lookups are routine"}
+        )
+    assert response.status_code == 302 and response["Location"] == reverse("reviews-queue")
+    decision = HumanDecision.objects.get(review_item=item)
+    assert decision.kind == HumanDecision.Kind.APPROVE and decision.actor == reviewer
+    assert decision.reason == "Registry lookups are routine"
+    assert decision.state_version == version
+    assert decision.payload == {
+        "action_id": item.key,
+        "approved": True,
+        "reason": "Registry lookups are routine",
+    }
+    item.refresh_from_db()
+    assert item.status == ReviewItem.Status.DECIDED and item.decided_at is not None
+    assert Run.objects.get(pk=item.run_id).resume_requested_at is not None
+    assert len(callbacks) == 1  # the worker is woken after commit
+    run = advance(item)
+    assert TraceEvent.objects.filter(run=run, type="approval_granted").exists()
+    assert TraceEvent.objects.filter(run=run, type="tool_succeeded").exists()
+
+
+def test_denying_records_a_denial_the_run_applies(client, tenant, analyst, reviewer):
+    item = approval_item(tenant, analyst)
+    client_for(client, reviewer).post(
+        decide_url(item), {"decision": "deny", "reason": "Not needed for this case"}
+    )
+    decision = HumanDecision.objects.get(review_item=item)
+    assert decision.kind == HumanDecision.Kind.DENY and decision.payload["approved"] is False
+    run = advance(item)
+    assert TraceEvent.objects.filter(run=run, type="approval_denied").exists()
+
+
+def test_signing_off_a_packet_completes_the_run(client, tenant, analyst, reviewer):
+    item = signoff_item(tenant, analyst)
+    client_for(client, reviewer).post(
+        decide_url(item), {"decision": "approve", "reason": "Clean registry, no hits"}
+    )
+    assert HumanDecision.objects.get(review_item=item).kind == HumanDecision.Kind.SIGN_OFF
+    run = advance(item)
+    assert (run.status, run.termination_reason) == ("completed", "packet_approved")
+
+
+def test_a_decision_without_a_reason_is_refused_and_nothing_is_recorded(
+    client, tenant, analyst, reviewer
+):
+    item = approval_item(tenant, analyst)
+    client_for(client, reviewer)
+    response = client.post(decide_url(item), {"decision": "approve", "reason": "   "})
+    assert response.status_code == 400
+    assert "A reason is required" in response.content.decode()
+    htmx = client.post(decide_url(item), {"decision": "deny", "reason": ""}, HTTP_HX_REQUEST="true")
+    assert htmx.status_code == 200 and "A reason is required" in htmx.content.decode()
+    assert not HumanDecision.objects.filter(run_id=item.run_id).exists()
+    item.refresh_from_db()
+    assert item.status == ReviewItem.Status.OPEN
+
+
+def test_an_unknown_decision_value_is_refused(client, tenant, analyst, reviewer):
+    item = approval_item(tenant, analyst)
+    response = client_for(client, reviewer).post(
+        decide_url(item), {"decision": "maybe", "reason": "hm"}
+    )
+    assert response.status_code == 400 and "Choose approve or deny" in response.content.decode()
+    assert not HumanDecision.objects.exists()
+
+
+def test_a_double_submit_records_one_decision(client, tenant, analyst, reviewer):
+    item = approval_item(tenant, analyst)
+    client_for(client, reviewer)
+    data = {"decision": "approve", "reason": "ok"}
+    first = client.post(decide_url(item), data)
+    second = client.post(decide_url(item), data, follow=True)
+    assert first.status_code == 302 and second.status_code == 200
+    assert "Your decision was already recorded" in second.content.decode()
+    assert HumanDecision.objects.filter(run_id=item.run_id).count() == 1
+
+
+def test_the_second_reviewer_is_told_who_decided_and_when(
+    client, tenant, analyst, reviewer, second_reviewer
+):
+    item = approval_item(tenant, analyst)
+    do_decide_approval(item, reviewer, True, "Routine")
+    response = client_for(client, second_reviewer).post(
+        decide_url(item), {"decision": "deny", "reason": "Too expensive"}
+    )
+    html = response.content.decode()
+    assert response.status_code == 409
+    assert "Reviewer already recorded “Approved” at" in html and "was not recorded" in html
+    assert HumanDecision.objects.filter(run_id=item.run_id).count() == 1
+
+
+def test_htmx_decision_replaces_the_row_with_who_decided(client, tenant, analyst, reviewer):
+    item = approval_item(tenant, analyst)
+    response = client_for(client, reviewer).post(
+        decide_url(item), {"decision": "approve", "reason": "Routine"}, HTTP_HX_REQUEST="true"
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith(f'<tr id="review-item-{item.pk}"')
+    assert "<strong>Approved</strong> by Reviewer" in html and "“Routine”" in html
+
+
+def test_an_analyst_cannot_see_the_queue_or_approve(client, tenant, analyst):
+    item = approval_item(tenant, analyst)
+    client_for(client, analyst)
+    assert client.get(reverse("reviews-queue")).status_code == 403
+    assert client.get(reverse("reviews-item", args=[item.pk])).status_code == 403
+    response = client.post(decide_url(item), {"decision": "approve", "reason": "mine"})
+    assert response.status_code == 403
+    assert client.post(reverse("reviews-claim", args=[item.pk])).status_code == 403
+    assert not HumanDecision.objects.exists()
+
+
+def test_another_tenants_item_is_not_found(client, other_tenant, outsider, tenant, reviewer):
+    item = approval_item(other_tenant, outsider)
+    client_for(client, reviewer)
+    assert client.get(reverse("reviews-item", args=[item.pk])).status_code == 404
+    assert client.post(decide_url(item), {"decision": "approve", "reason": "x"}).status_code == 404
+    assert client.post(reverse("reviews-claim", args=[item.pk])).status_code == 404
+    assert f"review-item-{item.pk}" not in client.get(reverse("reviews-queue")).content.decode()
+    assert not HumanDecision.objects.exists()
+
+
+def test_a_reviewer_cannot_decide_on_a_case_they_opened(client, tenant, reviewer):
+    item = approval_item(tenant, reviewer)
+    client_for(client, reviewer)
+    page = client.get(reverse("reviews-item", args=[item.pk])).content.decode()
+    assert "You opened this case, so another reviewer must decide" in page
+    assert 'name="reason"' not in page
+    queue = client.get(reverse("reviews-queue")).content.decode()
+    assert "Another reviewer must decide (four-eyes rule)" in queue
+    response = client.post(decide_url(item), {"decision": "approve", "reason": "mine"})
+    assert response.status_code == 403
+    assert client.post(reverse("reviews-claim", args=[item.pk])).status_code == 403
+    assert not HumanDecision.objects.exists()
+
+
+def test_the_post_needs_a_csrf_token(tenant, analyst, reviewer):
+    from django.test import Client
+
+    item = approval_item(tenant, analyst)
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(reviewer)
+    response = strict.post(decide_url(item), {"decision": "approve", "reason": "x"})
+    assert response.status_code == 403
+    assert not HumanDecision.objects.exists()
+
+
+def test_a_claimed_item_shows_its_holder_and_blocks_others(
+    client, tenant, analyst, reviewer, second_reviewer
+):
+    item = approval_item(tenant, analyst)
+    client_for(client, reviewer).post(reverse("reviews-claim", args=[item.pk]))
+    item.refresh_from_db()
+    assert item.claimed_by == reviewer and item.claim_expires_at > timezone.now()
+    client_for(client, second_reviewer)
+    queue = client.get(reverse("reviews-queue")).content.decode()
+    assert "Claimed by <strong>Reviewer</strong>" in queue
+    refused = client.post(decide_url(item), {"decision": "deny", "reason": "x"})
+    assert (
+        refused.status_code == 409
+        and "Reviewer is working on this item" in refused.content.decode()
+    )
+    taken = client.post(reverse("reviews-claim", args=[item.pk]), follow=True)
+    assert "Reviewer is working on this item" in taken.content.decode()
+    assert not HumanDecision.objects.exists()
+
+
+def test_an_expired_claim_can_be_taken_over(client, tenant, analyst, reviewer, second_reviewer):
+    item = approval_item(tenant, analyst)
+    ReviewItem.objects.filter(pk=item.pk).update(
+        claimed_by=reviewer, claim_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    client_for(client, second_reviewer)
+    assert "claim expired" in client.get(reverse("reviews-queue")).content.decode()
+    client.post(reverse("reviews-claim", args=[item.pk]))
+    item.refresh_from_db()
+    assert item.claimed_by == second_reviewer and item.claim_expires_at > timezone.now()
+    client.post(decide_url(item), {"decision": "approve", "reason": "Taking over"})
+    assert HumanDecision.objects.get(review_item=item).actor == second_reviewer
+
+
+def test_the_holder_can_release_a_claim(client, tenant, analyst, reviewer):
+    item = approval_item(tenant, analyst)
+    client_for(client, reviewer)
+    client.post(reverse("reviews-claim", args=[item.pk]))
+    row = client.post(reverse("reviews-release", args=[item.pk]), HTTP_HX_REQUEST="true")
+    item.refresh_from_db()
+    assert item.claimed_by is None and ">Claim</button>" in row.content.decode()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL row locks")
+def test_two_reviewers_deciding_at_once_record_exactly_one_decision(
+    tenant, analyst, reviewer, second_reviewer
+):
+    item = approval_item(tenant, analyst)
+    start = threading.Barrier(2)
+    outcomes: dict[str, object] = {}
+
+    def decide(user, approve: bool) -> None:
+        try:
+            start.wait()
+            outcomes[user.username] = do_decide_approval(item, user, approve, "at once")
+        except AlreadyDecided as lost:
+            outcomes[user.username] = lost
+        finally:
+            connections.close_all()
+
+    threads = [
+        threading.Thread(target=decide, args=(reviewer, True)),
+        threading.Thread(target=decide, args=(second_reviewer, False)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert HumanDecision.objects.filter(review_item=item).count() == 1
+    winner = HumanDecision.objects.get(review_item=item)
+    losers = [o for o in outcomes.values() if isinstance(o, AlreadyDecided)]
+    assert len(outcomes) == 2 and len(losers) == 1
+    assert losers[0].decision.pk == winner.pk
+    assert winner.actor.get_full_name() in losers[0].messages[0]
