@@ -365,6 +365,8 @@ class Runtime:
     def _emit(
         self, s: AtlasState, buf: _Buffer, type_: str, duration_ms: int | None = None, **data: Any
     ) -> None:
+        if duration_ms is not None:
+            data["duration_ms"] = duration_ms
         buf.events.append(
             TraceEventRecord(
                 run_id=s.run_id,

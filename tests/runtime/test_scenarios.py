@@ -1,0 +1,151 @@
+"""Scenario files: strict parsing, and headless runs with scripted humans."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from atlas.runtime.engine import build_runtime, run_record, run_scenario
+from atlas.runtime.memory import MemoryRunStore
+from atlas.runtime.scenario import ScenarioError, load_scenario, parse_scenario
+
+
+def test_unknown_keys_are_a_clear_error_naming_the_key():
+    with pytest.raises(ScenarioError, match="unknown key 'budgets.max_iteration'"):
+        parse_scenario({"case": {"subject": "Acme"}, "budgets": {"max_iteration": 3}})
+    with pytest.raises(ScenarioError, match="unknown key 'colour'"):
+        parse_scenario({"case": {"subject": "Acme"}, "colour": "blue"})
+
+
+def test_unknown_values_are_a_clear_error():
+    with pytest.raises(ScenarioError, match="unknown fault 'explode'"):
+        parse_scenario({"case": {"subject": "A"}, "tool_faults": {"screen_sanctions": ["explode"]}})
+    with pytest.raises(ScenarioError, match="unknown tool 'browse'"):
+        parse_scenario({"case": {"subject": "A"}, "tool_faults": {"browse": ["ok"]}})
+    with pytest.raises(ScenarioError, match="unknown event type"):
+        parse_scenario({"case": {"subject": "A"}, "human": {"cancel_on": {"event": "lunch"}}})
+    with pytest.raises(ScenarioError, match="turn 0"):
+        parse_scenario({"case": {"subject": "A"}, "model": {"turns": [{"kind": "dance"}]}})
+    with pytest.raises(ScenarioError):
+        parse_scenario({"case": {"subject": "A"}, "model": "gpt-5"})
+    with pytest.raises(ScenarioError):
+        parse_scenario({"case": {"subject": "A", "subject_type": "robot"}})
+
+
+def test_the_design_example_parses():
+    scenario = parse_scenario(
+        {
+            "case": {"subject": "Acme Analytics", "subject_type": "company", "jurisdiction": "GB"},
+            "budgets": {
+                "max_iterations": 12,
+                "max_tokens": 20000,
+                "max_cost_usd": "1.00",
+                "deadline_seconds": 120,
+                "max_model_errors": 2,
+                "max_no_progress": 3,
+            },
+            "model": {
+                "turns": [
+                    {
+                        "kind": "call_tool",
+                        "tool_name": "resolve_entity",
+                        "arguments": {"name": "Acme"},
+                        "rationale_summary": "x",
+                        "usage": {"input_tokens": 10, "output_tokens": 5, "cost_usd": "0.001"},
+                    },
+                    {"raw": "text"},
+                    {"transport_error": "rate_limited"},
+                    {"kind": "ask_human", "question": "Which?", "blocking": True},
+                ]
+            },
+            "tool_faults": {"screen_sanctions": ["timeout", "ok", "slow:0.5"]},
+            "human": {
+                "answers": ["GB"],
+                "approvals": ["approve", "deny"],
+                "cancel_on": {"event": "tool_started", "nth": 1},
+            },
+        }
+    )
+    assert len(scenario.model.turns) == 4
+
+
+def test_a_scenario_file_runs_headless_with_scripted_answers(tmp_path):
+    path = tmp_path / "northwind.json"
+    path.write_text(
+        json.dumps(
+            {"case": {"subject": "Northwind Trading"}, "human": {"answers": ["The GB company"]}}
+        )
+    )
+    state, store = run_scenario(load_scenario(path))
+    assert state.termination_reason == "finish_proposed"
+    assert state.selected_entity.entity_id == "co-northwind-gb"
+    record = run_record(state, store.events[state.run_id])
+    assert record["status"] == "awaiting_review"
+    assert record["trace"][0] == {
+        "seq": 1,
+        "type": "run_started",
+        "step": 0,
+        "data": record["trace"][0]["data"],
+    }
+    json.dumps(record)
+
+
+def test_a_scenario_with_documents_and_approvals(tmp_path):
+    (tmp_path / "kyc.txt").write_text("Company: Acme Analytics Ltd\nPassport number: X1234567\n")
+    scenario = parse_scenario(
+        {
+            "case": {
+                "subject": "Acme Analytics",
+                "jurisdiction": "GB",
+                "documents": [{"path": "kyc.txt", "sensitive": True}],
+            },
+            "human": {"approvals": ["approve"]},
+        },
+        base_dir=tmp_path,
+    )
+    state, store = run_scenario(scenario)
+    assert state.termination_reason == "finish_proposed"
+    assert "approval_granted" in store.event_types(state.run_id)
+    assert any(e.evidence_class == "document" for e in state.evidence)
+
+
+def test_cancel_on_the_first_tool_start_cancels_the_run():
+    scenario = parse_scenario(
+        {
+            "case": {"subject": "Acme Analytics", "jurisdiction": "GB"},
+            "tool_faults": {"resolve_entity": ["slow:20"]},
+            "human": {"cancel_on": {"event": "tool_started", "nth": 1}},
+        }
+    )
+    state, store = run_scenario(scenario)
+    assert (state.status, state.termination_reason) == ("cancelled", "cancelled")
+    assert store.event_types(state.run_id)[-3:] == ["tool_started", "tool_failed", "run_cancelled"]
+
+
+def test_a_scripted_model_file_and_a_script_that_runs_out(tmp_path):
+    path = tmp_path / "turns.json"
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "kind": "call_tool",
+                    "tool_name": "resolve_entity",
+                    "arguments": {"name": "Acme Analytics"},
+                }
+            ]
+        )
+    )
+    store = MemoryRunStore()
+    scenario = parse_scenario({"case": {"subject": "Acme Analytics"}})
+    runtime = build_runtime(f"scripted:{path}", scenario=scenario, store=store)
+    from atlas.runtime.engine import state_for_scenario
+
+    state = runtime.run_until_pause(runtime.start(state_for_scenario(scenario, run_id="r-1")))
+    assert (state.status, state.termination_reason) == ("failed", "model_failure")
+    assert store.event_types("r-1")[-2:] == ["model_failed", "run_failed"]
+
+
+def test_an_unknown_model_spec_is_refused():
+    with pytest.raises(ValueError, match="unknown model"):
+        build_runtime("claude:opus")

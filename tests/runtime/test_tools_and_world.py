@@ -1,0 +1,182 @@
+"""Tools over the synthetic world: fuzzy matching, redaction, documents, contracts."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from decimal import Decimal
+
+import pytest
+from runtime_helpers import events_of, minimal_pdf, run
+
+from atlas.runtime.decisions import next_action_json_schema, parse_next_action
+from atlas.runtime.memory import MemoryDocumentSource
+from atlas.runtime.ports import StoredDocument
+from atlas.runtime.redaction import redact
+from atlas.runtime.state import AtlasState, AttachedDocument
+from atlas.runtime.tools.base import ToolContext, ToolNotFound
+from atlas.runtime.tools.builtin import (
+    extract_uploaded_document,
+    resolve_entity,
+    screen_sanctions,
+    search_adverse_media,
+)
+from atlas.runtime.tools.registry import ToolRegistry, default_registry
+from atlas.runtime.tools.schemas import (
+    ExtractDocumentArgs,
+    ResolveEntityArgs,
+    ScreenSanctionsArgs,
+    SearchAdverseMediaArgs,
+)
+from atlas.runtime.world import default_world, name_score, sample_documents
+
+
+@pytest.fixture
+def ctx(make_state):
+    return ToolContext(
+        brief=make_state().brief,
+        documents=MemoryDocumentSource(sample_documents()),
+        world=default_world(),
+    )
+
+
+def test_the_world_is_big_enough_and_small():
+    world = default_world()
+    assert len(world.entities) >= 40
+    assert {e["entity_type"] for e in world.entities} == {"company", "person"}
+
+
+@pytest.mark.parametrize(
+    ("query", "listed"),
+    [
+        ("Дмитрий Волков", "Dmitri Volkov"),
+        ("Dmitry Wolkow", "Dmitri Volkov"),
+        ("Volkoff, Dimitri", "Dmitri Volkov"),
+        ("Volga Petrokhim Export", "Volga Petrochem Export JSC"),
+    ],
+)
+def test_transliterated_and_reordered_names_match(query, listed):
+    assert name_score(query, listed) >= 90
+
+
+def test_different_people_do_not_match():
+    assert name_score("John Smith", "Dmitri Volkov") < 50
+    assert name_score("Helen Carter", "Helena Carver") < 90
+
+
+def test_resolve_entity_explains_its_thresholds_and_filters_by_jurisdiction(ctx):
+    result = resolve_entity(ResolveEntityArgs(name="Northwind Trading"), ctx)
+    assert {c.jurisdiction for c in result.candidates} == {"GB", "US", "SG"}
+    assert result.thresholds["strong_match"] == 90
+    filtered = resolve_entity(ResolveEntityArgs(name="Northwind Trading", jurisdiction="sg"), ctx)
+    assert [c.entity_id for c in filtered.candidates] == ["co-northwind-sg"]
+    assert filtered.excluded_by_jurisdiction == 2
+
+
+def test_screen_sanctions_reports_lists_scores_and_aliases(ctx):
+    result = screen_sanctions(ScreenSanctionsArgs(name="Дмитрий Волков"), ctx)
+    hit = result.hits[0]
+    assert hit.list == "Synthetic OFAC SDN" and hit.score >= 90
+    assert "Дмитрий Волков" in hit.aliases_matched
+    assert screen_sanctions(ScreenSanctionsArgs(entity_id="co-acme-analytics-gb"), ctx).hits == []
+    with pytest.raises(ToolNotFound):
+        screen_sanctions(ScreenSanctionsArgs(entity_id="co-unknown"), ctx)
+    with pytest.raises(ValueError):
+        ScreenSanctionsArgs()
+
+
+def test_adverse_media_returns_the_same_articles_for_different_phrasings(ctx):
+    ids = {
+        tuple(
+            a.article_id
+            for a in search_adverse_media(SearchAdverseMediaArgs(query=q), ctx).articles
+        )
+        for q in ("Meridian Shipping directors", "who runs Meridian Shipping", "Meridian board")
+    }
+    assert ids == {("art-meridian-001", "art-meridian-002")}
+
+
+def test_a_pdf_upload_is_extracted_and_redacted_for_the_model(make_runtime, make_state, store):
+    pdf = minimal_pdf(
+        "Company: Acme Analytics Ltd\nPassport number: K7654321\nIBAN: DE89 3704 0044 0532 0130 00\n"
+        "Email: cfo@acme-analytics.example\nDate of birth: 1979-02-11"
+    )
+    documents = MemoryDocumentSource(
+        [
+            StoredDocument(
+                document_id="doc-pdf", name="kyc.pdf", content_type="application/pdf", content=pdf
+            )
+        ]
+    )
+    result = extract_uploaded_document(
+        ExtractDocumentArgs(document_id="doc-pdf"),
+        ToolContext(brief=make_state().brief, documents=documents, world=default_world()),
+    )
+    assert result.fields["passport_numbers"] == ["K7654321"]
+    assert result.fields["ibans"] == ["DE89 3704 0044 0532 0130 00"]
+
+    doc = AttachedDocument(document_id="doc-pdf", name="kyc.pdf")
+    state = run(make_runtime(documents=documents), make_state(documents=[doc]))
+    observation = next(
+        o for o in store.observations[state.run_id] if o.name == "extract_uploaded_document"
+    )
+    assert "K7654321" in json.dumps(observation.data)
+    for secret in ("K7654321", "DE89 3704", "cfo@acme", "1979-02-11"):
+        assert secret not in observation.model_view
+
+
+def test_redaction_keeps_the_labels_and_hides_the_values():
+    text = "Passport No. P4821907, account number 12-34-56 87654321, DOB 1980-07-22, a@b.example"
+    redacted = redact(text)
+    assert (
+        "P4821907" not in redacted and "87654321" not in redacted and "a@b.example" not in redacted
+    )
+    assert "Passport No. [REDACTED PASSPORT]" in redacted
+
+
+def test_a_malformed_tool_result_is_a_typed_failure(make_runtime, make_state, store):
+    tools = []
+    for spec in default_registry():
+        if spec.name == "screen_sanctions":
+            spec = dataclasses.replace(spec, handler=lambda args, ctx: {"hits": "lots"})
+        tools.append(spec)
+    state = run(make_runtime(registry=ToolRegistry(tools)), make_state(max_no_progress=10))
+    failed = events_of(store, state, "tool_failed")[0].data
+    assert failed["error_type"] == "malformed_result"
+    assert state.status in ("awaiting_review", "failed")
+
+
+def test_a_tool_slower_than_its_timeout_is_a_retryable_timeout(make_runtime, make_state, store):
+    tools = []
+    for spec in default_registry():
+        if spec.name == "resolve_entity":
+            spec = dataclasses.replace(spec, timeout_seconds=0.1)
+        tools.append(spec)
+    runtime = make_runtime(registry=ToolRegistry(tools))
+    state = runtime.step(
+        runtime.start(make_state(faults={"resolve_entity": ["slow:5"]}, max_tool_retries=1))
+    )
+    assert [e.type for e in store.events[state.run_id]][-3:] == [
+        "tool_retryable_failure",
+        "tool_started",
+        "tool_succeeded",
+    ]
+    assert (
+        "did not answer within"
+        in events_of(store, state, "tool_retryable_failure")[0].data["message"]
+    )
+
+
+def test_state_survives_a_json_round_trip(make_runtime, make_state):
+    state = run(make_runtime(), make_state("Meridian Shipping Holdings"))
+    data = json.loads(json.dumps(state.model_dump(mode="json")))
+    assert data["model_cost_usd"] == "0" and isinstance(data["tool_cost_usd"], str)
+    assert AtlasState.model_validate(data) == state
+    assert state.tool_cost_usd == Decimal("0.08")
+
+
+def test_the_next_action_schema_and_parser():
+    schema = next_action_json_schema()
+    assert "discriminator" in json.dumps(schema)
+    action = parse_next_action('```json\n{"kind": "ask_human", "question": "Which one?"}\n```')
+    assert action.kind == "ask_human" and action.blocking is True
