@@ -1,0 +1,182 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from atlas.runtime.memory import MemoryCancelSignal
+from reviews.models import HumanDecision, ReviewItem
+from runs.actions import do_request_cancel, do_request_resume, do_start_run
+from runs.execution import advance_run, run_inline
+from runs.models import Case, Run
+
+
+def _case(tenant, analyst, subject, subject_type="company", jurisdiction=""):
+    return Case.objects.create(
+        tenant=tenant,
+        subject_name=subject,
+        subject_type=subject_type,
+        jurisdiction=jurisdiction,
+        created_by=analyst,
+    )
+
+
+def _types(run: Run) -> list[str]:
+    return list(run.events.order_by("seq").values_list("type", flat=True))
+
+
+def test_a_clean_company_ends_with_a_packet_awaiting_sign_off(tenant, analyst):
+    run = run_inline(
+        do_start_run(
+            _case(tenant, analyst, "Acme Analytics Ltd", jurisdiction="GB"), analyst, wake=False
+        )
+    )
+    assert (run.status, run.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert run.user_status.startswith("Research is done")
+    assert _types(run)[0] == "run_started" and _types(run)[-1] == "finish_proposed"
+    assert list(run.events.values_list("seq", flat=True)) == list(range(1, run.last_seq + 1))
+    item = ReviewItem.objects.get(run=run, status="open")
+    assert item.kind == "signoff"
+    assert item.payload["packet"]["findings"]
+
+
+def test_a_reviewer_sign_off_completes_the_run(tenant, analyst, reviewer):
+    run = run_inline(
+        do_start_run(
+            _case(tenant, analyst, "Acme Analytics Ltd", jurisdiction="GB"), analyst, wake=False
+        )
+    )
+    item = ReviewItem.objects.get(run=run, kind="signoff")
+    HumanDecision.objects.create(
+        tenant=tenant,
+        case=run.case,
+        run=run,
+        review_item=item,
+        actor=reviewer,
+        kind="sign_off",
+        reason="Sources check out",
+        payload={"approved": True, "reason": "Sources check out"},
+        state_version=run.state_version,
+    )
+    do_request_resume(run)
+    run = run_inline(run)
+    assert (run.status, run.termination_reason) == ("completed", "packet_approved")
+    assert "packet_approved" in _types(run) and _types(run)[-1] == "run_completed"
+
+
+def test_an_ambiguous_name_waits_for_the_analyst_and_the_answer_resumes_it(tenant, analyst):
+    run = run_inline(do_start_run(_case(tenant, analyst, "Northwind Trading"), analyst, wake=False))
+    assert (run.status, run.termination_reason) == ("waiting_for_input", "waiting_for_input")
+    item = ReviewItem.objects.get(run=run, kind="clarification")
+    assert len(item.payload["candidates"]) >= 3
+    HumanDecision.objects.create(
+        tenant=tenant,
+        case=run.case,
+        run=run,
+        review_item=item,
+        actor=analyst,
+        kind="answer",
+        payload={"question_id": item.payload["question_id"], "text": item.payload["candidates"][0]},
+        state_version=run.state_version,
+    )
+    run = run_inline(run)
+    assert "clarification_received" in _types(run)
+    assert run.status == "awaiting_review"
+
+
+def test_cancelling_a_paused_run_ends_it_at_once_and_is_audited(tenant, analyst):
+    run = run_inline(do_start_run(_case(tenant, analyst, "Northwind Trading"), analyst, wake=False))
+    run = do_request_cancel(run, analyst)
+    assert (run.status, run.termination_reason) == ("cancelled", "cancelled")
+    assert _types(run)[-1] == "run_cancelled"
+    assert HumanDecision.objects.filter(run=run, kind="cancel", actor=analyst).count() == 1
+    assert not ReviewItem.objects.filter(run=run, status="open").exists()
+    assert do_request_cancel(run, analyst).status == "cancelled"
+    assert HumanDecision.objects.filter(run=run, kind="cancel").count() == 1
+
+
+def test_a_run_left_researching_by_a_dead_worker_is_resumed(tenant, analyst):
+    run = do_start_run(
+        _case(tenant, analyst, "Acme Analytics Ltd", jurisdiction="GB"), analyst, wake=False
+    )
+    steps = iter([True, False])  # the first holder loses its lease after one step
+    advance_run(
+        run.pk,
+        owner="worker-a",
+        cancel=MemoryCancelSignal(),
+        still_owner=lambda: next(steps, False),
+    )
+    run.refresh_from_db()
+    assert run.status == "researching"
+    advance_run(run.pk, owner="worker-b", cancel=MemoryCancelSignal())
+    run.refresh_from_db()
+    assert "run_resumed" in _types(run)
+    assert run.status == "awaiting_review"
+
+
+def test_run_case_prints_the_run_record_as_json(db, capsys):
+    call_command("run_case", "--subject", "Acme Analytics Ltd", "--jurisdiction", "GB", "--json")
+    record = json.loads(capsys.readouterr().out)
+    assert set(record) == {
+        "run_id",
+        "status",
+        "termination_reason",
+        "user_status",
+        "iterations",
+        "tokens",
+        "cost_usd",
+        "packet",
+        "conflicts",
+        "trace",
+    }
+    assert record["status"] == "awaiting_review"
+    assert record["trace"][0] == {
+        "seq": 1,
+        "type": "run_started",
+        "step": record["trace"][0]["step"],
+        "data": record["trace"][0]["data"],
+    }
+
+
+def test_run_case_runs_a_scenario_with_scripted_turns_and_answers(db, tmp_path, capsys):
+    scenario = {
+        "case": {"subject": "Northwind Trading", "subject_type": "company"},
+        "model": "playbook",
+        "human": {"answers": ["Northwind Trading Ltd (GB)"]},
+    }
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(scenario))
+    call_command("run_case", "--scenario", str(path), "--json")
+    record = json.loads(capsys.readouterr().out)
+    types = [event["type"] for event in record["trace"]]
+    assert "clarification_requested" in types and "clarification_received" in types
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "Give --subject NAME or --scenario FILE"),
+        (["--subject", "Acme", "--model", "gpt"], "--model must be playbook"),
+        (["--subject", "Acme", "--jurisdiction", "GBR"], "two-letter country code"),
+        (["--scenario", "/nonexistent.json"], "cannot read scenario"),
+        (["--subject", "Acme", "--document", "/nonexistent.pdf"], "cannot read document"),
+    ],
+)
+def test_run_case_explains_bad_usage(db, args, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("run_case", *args)
+
+
+def test_run_case_rejects_a_scenario_with_an_unknown_key(db, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"case": {"subject": "Acme"}, "budget": {}}))
+    with pytest.raises(CommandError, match="unknown key 'budget'"):
+        call_command("run_case", "--scenario", str(path))
+    assert not Case.objects.exists()
+
+
+def test_run_case_async_only_queues_the_run(db, capsys):
+    call_command("run_case", "--subject", "Acme Analytics Ltd", "--async", "--json")
+    record = json.loads(capsys.readouterr().out)
+    assert Run.objects.get(pk=record["run_id"]).status == "queued"
