@@ -1,0 +1,197 @@
+"""Django admin for the runs app.
+
+A tenant's admins (staff with the admin role) see only their tenant's rows and change
+nothing; a superuser sees every tenant and may edit tenants and memberships. Runs, events,
+observations, tool calls and decisions are never edited here: statuses change only through
+`actions.py`, and the audit trail is append-only.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from runs.access import has_role, membership_of
+from runs.models import Case, Document, Membership, Observation, Run, Tenant, ToolCall, TraceEvent
+
+
+class TenantScopedAdmin(admin.ModelAdmin):
+    """Rows of the viewer's tenant (all rows for a superuser); view-only for tenant admins."""
+
+    tenant_path = "tenant"
+    superuser_may_edit = False
+    show_full_result_count = False  # no second COUNT(*) over millions of events
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        membership = membership_of(request.user)
+        if membership is None:
+            return queryset.none()
+        return queryset.filter(**{self.tenant_path: membership.tenant})
+
+    def _is_admin(self, request: HttpRequest) -> bool:
+        return request.user.is_active and has_role(request.user, Membership.Role.ADMIN)
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return self._is_admin(request)
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._is_admin(request)
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self.superuser_may_edit and request.user.is_superuser
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self.superuser_may_edit and request.user.is_superuser
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+class ReadOnlyAdmin(TenantScopedAdmin):
+    """Audit records: nobody adds, changes or deletes them, not even a superuser."""
+
+    superuser_may_edit = False
+
+
+@admin.register(Tenant)
+class TenantAdmin(TenantScopedAdmin):
+    tenant_path = "pk"
+    superuser_may_edit = True
+    list_display = ("name", "slug", "approval_cost_threshold_usd", "forbidden_tools", "created_at")
+    search_fields = ("name", "slug")
+    prepopulated_fields = {"slug": ("name",)}
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        queryset = admin.ModelAdmin.get_queryset(self, request)
+        if request.user.is_superuser:
+            return queryset
+        membership = membership_of(request.user)
+        return queryset.filter(pk=membership.tenant_id) if membership else queryset.none()
+
+
+@admin.register(Membership)
+class MembershipAdmin(TenantScopedAdmin):
+    superuser_may_edit = True
+    list_display = ("user", "role", "tenant")
+    list_filter = ("role", "tenant")
+    search_fields = ("user__username", "user__first_name", "user__last_name", "tenant__name")
+    list_select_related = ("user", "tenant")
+    raw_id_fields = ("user",)
+
+
+class DocumentInline(admin.TabularInline):
+    model = Document
+    fields = ("original_name", "content_type", "size", "sensitive", "sha256", "uploaded_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(Case)
+class CaseAdmin(TenantScopedAdmin):
+    list_display = (
+        "id",
+        "subject_name",
+        "subject_type",
+        "jurisdiction",
+        "tenant",
+        "created_by",
+        "created_at",
+    )
+    list_filter = ("subject_type", "tenant", "created_at")
+    search_fields = ("subject_name", "jurisdiction", "notes", "=id")
+    list_select_related = ("tenant", "created_by")
+    date_hierarchy = "created_at"
+    inlines = [DocumentInline]
+
+
+@admin.register(Document)
+class DocumentAdmin(TenantScopedAdmin):
+    tenant_path = "case__tenant"
+    list_display = (
+        "original_name",
+        "case",
+        "content_type",
+        "size",
+        "sensitive",
+        "uploaded_by",
+        "uploaded_at",
+    )
+    list_filter = ("sensitive", "content_type")
+    search_fields = ("original_name", "sha256", "case__subject_name")
+    list_select_related = ("case", "uploaded_by")
+
+
+@admin.register(Run)
+class RunAdmin(TenantScopedAdmin):
+    list_display = (
+        "id",
+        "case",
+        "status",
+        "termination_reason",
+        "model_name",
+        "prompt_version",
+        "policy_version",
+        "iterations",
+        "tokens",
+        "cost_usd",
+        "elapsed_seconds",
+        "created_at",
+    )
+    list_filter = (
+        "status",
+        "termination_reason",
+        "model_name",
+        "prompt_version",
+        "policy_version",
+        "tenant",
+    )
+    search_fields = ("=id", "case__subject_name", "user_status", "last_error")
+    list_select_related = ("case",)
+    date_hierarchy = "created_at"
+    exclude = ("state",)
+
+
+@admin.register(TraceEvent)
+class TraceEventAdmin(ReadOnlyAdmin):
+    tenant_path = "run__tenant"
+    list_display = ("run", "seq", "step", "type", "timestamp", "duration_ms")
+    list_filter = ("type",)
+    search_fields = ("=run__id", "type")
+    list_select_related = ("run", "run__case")
+    ordering = ("-run_id", "seq")
+
+
+@admin.register(Observation)
+class ObservationAdmin(ReadOnlyAdmin):
+    tenant_path = "run__tenant"
+    list_display = ("run", "step", "source", "name", "ok", "error_type", "created_at")
+    list_filter = ("source", "ok", "name")
+    search_fields = ("=run__id", "name", "error_type")
+    list_select_related = ("run", "run__case")
+
+
+@admin.register(ToolCall)
+class ToolCallAdmin(ReadOnlyAdmin):
+    tenant_path = "run__tenant"
+    list_display = (
+        "idempotency_key",
+        "run",
+        "step",
+        "tool",
+        "effect_status",
+        "attempts",
+        "cost_usd",
+        "duration_ms",
+    )
+    list_filter = ("tool", "effect_status")
+    search_fields = ("idempotency_key", "=run__id", "tool")
+    list_select_related = ("run", "run__case")

@@ -1,0 +1,107 @@
+"""The Django admin: every model registered, tenant-scoped, audit records read-only."""
+
+from __future__ import annotations
+
+import pytest
+from django.apps import apps
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from reviews.models import HumanDecision, ReviewItem
+from runs.models import Observation, Run, ToolCall, TraceEvent
+from tests.run_rows import T0, add_events, add_observation, add_tool_call, make_run
+
+pytestmark = pytest.mark.django_db
+
+AUDIT_MODELS = [TraceEvent, HumanDecision, Observation, ToolCall]
+
+
+def changelist(model) -> str:
+    return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
+
+
+@pytest.fixture
+def root(db):
+    return get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456789")
+
+
+@pytest.fixture
+def rows(case, reviewer):
+    run = make_run(case, started_at=T0)
+    add_events(run, [[("run_started", {})]])
+    add_observation(run, 1, data={"a": 1}, model_view="a=1")
+    add_tool_call(run, 1, "resolve_entity")
+    item = ReviewItem.objects.create(
+        tenant=case.tenant,
+        case=case,
+        run=run,
+        kind="signoff",
+        key="packet",
+        summary="Sign off",
+        requested_at=T0,
+    )
+    HumanDecision.objects.create(
+        tenant=case.tenant,
+        case=case,
+        run=run,
+        review_item=item,
+        actor=reviewer,
+        kind="sign_off",
+        state_version=1,
+    )
+    return run
+
+
+def test_every_model_of_our_apps_is_registered_with_list_display_filters_and_search():
+    for app in ("runs", "reviews"):
+        for model in apps.get_app_config(app).get_models():
+            model_admin = admin.site._registry.get(model)
+            assert model_admin is not None, f"{model.__name__} is not in the admin"
+            assert len(model_admin.list_display) > 2, model.__name__
+            assert model_admin.search_fields, model.__name__
+
+
+@pytest.mark.parametrize("model", AUDIT_MODELS)
+def test_audit_records_are_read_only_even_for_a_superuser(client, root, rows, model):
+    client.force_login(root)
+    assert client.get(changelist(model)).status_code == 200
+    obj = model.objects.first()
+    meta = model._meta
+    change = reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])
+    page = client.get(change)
+    assert page.status_code == 200
+    assert b'name="_save"' not in page.content
+    assert client.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_add")).status_code == 403
+    assert client.post(change, {}).status_code == 403
+    delete = reverse(f"admin:{meta.app_label}_{meta.model_name}_delete", args=[obj.pk])
+    assert client.post(delete, {"post": "yes"}).status_code == 403
+    assert model.objects.filter(pk=obj.pk).exists()
+
+
+def test_a_tenant_admin_sees_only_their_tenant_in_the_admin(
+    client, admin_user, rows, outsider_case
+):
+    theirs = make_run(outsider_case)
+    client.force_login(admin_user)
+    page = client.get(changelist(Run)).content.decode()
+    assert f"/admin/runs/run/{rows.pk}/change/" in page
+    assert f"/admin/runs/run/{theirs.pk}/change/" not in page
+    assert client.get(reverse("admin:runs_run_change", args=[theirs.pk])).status_code == 302
+
+
+@pytest.mark.parametrize("persona", ["analyst", "reviewer"])
+def test_analysts_and_reviewers_have_no_admin(request, client, persona):
+    user = request.getfixturevalue(persona)
+    client.force_login(user)
+    response = client.get(changelist(Run))
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_a_superuser_can_edit_a_tenants_policy_but_not_delete_runs(client, root, rows, tenant):
+    client.force_login(root)
+    tenant_admin = admin.site._registry[type(tenant)]
+    assert tenant_admin.has_change_permission(type("R", (), {"user": root})())
+    run_admin = admin.site._registry[Run]
+    assert not run_admin.has_delete_permission(type("R", (), {"user": root})())
+    assert client.get(reverse("admin:runs_tenant_change", args=[tenant.pk])).status_code == 200
