@@ -91,7 +91,9 @@ if REDIS_URL:
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                "hosts": [REDIS_URL],
+                # redis-py's default 5 s socket timeout equals channels-redis's 5 s blocking
+                # receive, so an idle receive could time out and kill its consumer.
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 15}],
                 "capacity": 5000,
                 "expiry": 30,
                 # Parallel test processes share one Redis: keep their channels apart.

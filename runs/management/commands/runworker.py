@@ -10,12 +10,15 @@ worker to take.
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 
 from channels.management.commands.runworker import Command as ChannelsRunworkerCommand
 from channels.worker import Worker
 
 from runs.worker import running_worker
+
+logger = logging.getLogger(__name__)
 
 
 class RunWorkerServer(Worker):
@@ -27,6 +30,18 @@ class RunWorkerServer(Worker):
     def request_stop(self) -> None:
         if self.stop_requested is not None:
             self.stop_requested.set()
+
+    async def listener(self, channel: str) -> None:
+        # A channel-layer hiccup (Redis restarting, a timeout) must not end the process:
+        # runs in flight keep going and the sweep keeps working while we reconnect.
+        while True:
+            try:
+                await super().listener(channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("Receiving on %s failed; retrying in a second", channel)
+                await asyncio.sleep(1)
 
     async def handle(self) -> None:
         loop = asyncio.get_running_loop()

@@ -1,0 +1,190 @@
+"""Real worker processes (`manage.py runworker atlas-runs`) on PostgreSQL and Redis.
+
+Each test starts workers as subprocesses against the test database and the test's Redis
+channel prefix, then kills, starves or cancels them the way production would.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from runs.actions import do_request_cancel, do_start_run
+from runs.models import Run, ToolCall, TraceEvent
+from tests.worker_harness import event_types, scenario, status_of, wait_for
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = [
+    pytest.mark.skipif(
+        connection.vendor != "postgresql" or not settings.REDIS_URL,
+        reason="worker processes share a run only through PostgreSQL and Redis",
+    ),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+class WorkerProcesses:
+    def __init__(self, log_dir: Path) -> None:
+        self.log_dir = log_dir
+        self.processes: list[subprocess.Popen] = []
+
+    def environment(self) -> dict[str, str]:
+        db = connection.settings_dict
+        url = (
+            f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
+            f"{db['PORT'] or 5432}/{db['NAME']}"
+        )
+        return {
+            **os.environ,
+            "DATABASE_URL": url,
+            "REDIS_URL": settings.REDIS_URL,
+            "ATLAS_LEASE_SECONDS": "2",
+            "ATLAS_SWEEP_SECONDS": "0.3",
+            "LOG_LEVEL": "INFO",
+        }
+
+    def start(self, count: int = 1) -> list[subprocess.Popen]:
+        started = []
+        for _ in range(count):
+            log = open(self.log_dir / f"worker-{len(self.processes)}.log", "w")  # noqa: SIM115
+            process = subprocess.Popen(
+                [sys.executable, "manage.py", "runworker", settings.ATLAS_WORKER_CHANNEL],
+                cwd=ROOT,
+                env=self.environment(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            process.log_path = log.name
+            self.processes.append(process)
+            started.append(process)
+        for process in started:
+            wait_for(lambda p=process: "started" in Path(p.log_path).read_text(), timeout=30)
+        return started
+
+    def holding(self, run: Run) -> subprocess.Popen:
+        owner = Run.objects.values_list("lease_owner", flat=True).get(pk=run.pk)
+        pid = int(owner.split(":")[1])
+        return next(p for p in self.processes if p.pid == pid)
+
+    def logs(self) -> str:
+        return "\n".join(Path(p.log_path).read_text() for p in self.processes)
+
+    def stop_all(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in self.processes:
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture
+def workers(transactional_db, tmp_path):
+    processes = WorkerProcesses(tmp_path)
+    yield processes
+    processes.stop_all()
+
+
+def tool_started(run: Run, tool: str) -> bool:
+    return TraceEvent.objects.filter(run=run, type="tool_started", data__tool=tool).exists()
+
+
+def test_a_worker_killed_mid_run_leaves_it_to_another_that_finishes_it(case, analyst, workers):
+    workers.start(2)
+    slow = scenario(case, tool_faults={"screen_sanctions": ["slow:3"]})
+    run = do_start_run(case, analyst, scenario=slow)  # woken through Redis after commit
+    wait_for(lambda: tool_started(run, "screen_sanctions"), timeout=20)
+    finished_before = set(
+        TraceEvent.objects.filter(run=run, type="tool_succeeded").values_list(
+            "data__idempotency_key", flat=True
+        )
+    )
+
+    victim = workers.holding(run)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait(5)
+
+    try:
+        wait_for(lambda: status_of(run) not in Run.ACTIVE_STATUSES, timeout=30)
+    except AssertionError:
+        run.refresh_from_db()
+        raise AssertionError(
+            f"{run.status} {run.lease_owner} {run.last_error} {event_types(run)}\n{workers.logs()}"
+        ) from None
+    run.refresh_from_db()
+    assert (run.status, run.termination_reason) == ("awaiting_review", "finish_proposed"), (
+        workers.logs()
+    )
+    types = event_types(run)
+    assert types.count("run_started") == 1
+    assert types.count("run_resumed") == 1
+    resumed_at = TraceEvent.objects.get(run=run, type="run_resumed").seq
+    restarted = set(
+        TraceEvent.objects.filter(run=run, type="tool_started", seq__gt=resumed_at).values_list(
+            "data__idempotency_key", flat=True
+        )
+    )
+    assert finished_before and not finished_before & restarted  # done work is not redone
+    succeeded = list(
+        TraceEvent.objects.filter(run=run, type="tool_succeeded").values_list(
+            "data__idempotency_key", flat=True
+        )
+    )
+    assert len(succeeded) == len(set(succeeded))  # no side effect twice
+    calls = ToolCall.objects.filter(run=run)
+    assert set(calls.values_list("effect_status", flat=True)) <= {"succeeded", "failed"}
+    assert set(succeeded) == set(
+        calls.filter(effect_status="succeeded").values_list("idempotency_key", flat=True)
+    )
+
+
+def test_the_sweep_runs_a_case_whose_wake_up_was_lost(case, analyst, workers):
+    workers.start(1)
+    run = do_start_run(case, analyst, wake=False)
+
+    wait_for(lambda: status_of(run) not in Run.ACTIVE_STATUSES, timeout=20)
+
+    run.refresh_from_db()
+    assert run.termination_reason == "finish_proposed"
+    assert "Sweep: worker" in workers.logs()
+
+
+def test_a_cancel_during_a_slow_tool_call_ends_the_run_within_a_second(case, analyst, workers):
+    workers.start(2)
+    slow = scenario(case, tool_faults={"resolve_entity": ["slow:5"]})
+    run = do_start_run(case, analyst, scenario=slow)
+    wait_for(lambda: tool_started(run, "resolve_entity"), timeout=20)
+
+    asked = time.monotonic()
+    do_request_cancel(Run.objects.get(pk=run.pk), analyst)
+    wait_for(lambda: status_of(run) == Run.Status.CANCELLED, timeout=5, every=0.01)
+
+    assert time.monotonic() - asked < 1.0
+    assert event_types(run)[-1] == "run_cancelled"
+
+
+def test_two_worker_processes_share_many_runs_and_drive_each_exactly_once(case, analyst, workers):
+    workers.start(2)
+    runs = [do_start_run(case, analyst) for _ in range(12)]
+
+    for run in runs:
+        wait_for(lambda run=run: status_of(run) not in Run.ACTIVE_STATUSES, timeout=30)
+
+    for run in runs:
+        types = event_types(run)
+        assert types.count("run_started") == 1
+        assert "run_resumed" not in types
+        assert types[-1] == "finish_proposed"
+    assert Run.objects.filter(pk__in=[r.pk for r in runs]).exclude(lease_owner="").count() == 0
