@@ -17,6 +17,7 @@ the fixture waits for runs in flight to pause, so no thread touches a database b
 from __future__ import annotations
 
 import asyncio
+import atexit
 import threading
 import time
 from dataclasses import dataclass
@@ -90,19 +91,18 @@ def stop_atlas_server(live: AtlasServer) -> None:
     live.thread.join(IDLE_TIMEOUT + 5)
 
 
-@pytest.fixture(scope="session")
-def _atlas_server_session():
-    live = start_atlas_server()
-    live.worker.sweeping = False
-    yield live
-    stop_atlas_server(live)
+_live: AtlasServer | None = None
 
 
 @pytest.fixture
-def atlas_server(_atlas_server_session, transactional_db) -> AtlasServer:
-    live = _atlas_server_session
-    live.worker.sweeping = True
-    yield live
-    live.worker.sweeping = False
-    if not live.wait_idle():
+def atlas_server(transactional_db) -> AtlasServer:
+    """The live server (started on first use, shared by the session), one test at a time."""
+    global _live
+    if _live is None:
+        _live = start_atlas_server()
+        atexit.register(stop_atlas_server, _live)
+    _live.worker.sweeping = True
+    yield _live
+    _live.worker.sweeping = False
+    if not _live.wait_idle():
         pytest.fail(f"Runs were still being driven {IDLE_TIMEOUT:g}s after the test")
