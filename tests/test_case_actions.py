@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from reviews.models import HumanDecision, ReviewItem
 from runs.models import Run
+from tests.case_rows import make_run, waiting_for_answer
 from tests.conftest import client_for
-from tests.run_rows import make_run, waiting_for_answer
 
 pytestmark = pytest.mark.django_db
 

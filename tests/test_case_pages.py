@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from reviews.models import HumanDecision
 from runs.models import Case, Document, Run
+from tests.case_rows import XSS, add_events, make_run, tool_step, waiting_for_answer
 from tests.conftest import client_for
-from tests.run_rows import XSS, add_events, make_run, tool_step, waiting_for_answer
 
 pytestmark = pytest.mark.django_db
 

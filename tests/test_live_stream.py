@@ -1,0 +1,246 @@
+"""The run's websocket stream: catch-up from the database, pushes after commit, refusals.
+
+`LivePage` applies frames the way the htmx ws extension does (replace by id, append to the
+step list) and fails on a duplicate step, so "no gap, no duplicate" is checked on the page
+a person would see, not on the wire format.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.test import Client
+
+from atlas.routing import application
+from runs.live import announce_run_update, run_group
+from runs.models import TraceEvent
+from runs.routing import websocket_urlpatterns
+from tests.case_rows import XSS, add_events, make_run, tool_step
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+STEP = re.compile(r'<li id="run-(\d+)-step-(\d+)"[^>]*data-seq-last="(\d+)"([^>]*)>')
+APPEND = re.compile(r'<ol id="run-\d+-steps" hx-swap-oob="beforeend">(.*?)</ol>', re.S)
+CURSOR = re.compile(r'id="run-\d+-cursor" data-last-seq="(\d+)"')
+
+
+class LivePage:
+    def __init__(self) -> None:
+        self.steps: dict[int, int] = {}  # step number -> last seq shown
+        self.cursor = 0
+
+    def apply(self, frame: str) -> None:
+        appended = "".join(APPEND.findall(frame))
+        for _, number, last, _rest in STEP.findall(appended):
+            assert int(number) not in self.steps, f"step {number} appended twice"
+            self.steps[int(number)] = int(last)
+        for _, number, last, rest in STEP.findall(APPEND.sub("", frame)):
+            assert 'hx-swap-oob="true"' in rest
+            assert int(number) in self.steps, f"step {number} replaced but never shown"
+            assert int(last) >= self.steps[int(number)], "a replacement went backwards"
+            self.steps[int(number)] = int(last)
+        self.cursor = int(CURSOR.search(frame).group(1))
+
+
+def expected_steps(run) -> dict[int, int]:
+    shown: dict[int, int] = {}
+    for step, seq in TraceEvent.objects.filter(run=run).values_list("step", "seq"):
+        shown[step] = max(shown.get(step, 0), seq)
+    return shown
+
+
+def communicator(user, run, after: int | None = None) -> WebsocketCommunicator:
+    path = f"/ws/runs/{run.pk}/" + (f"?after={after}" if after is not None else "")
+    socket = WebsocketCommunicator(URLRouter(websocket_urlpatterns), path)
+    socket.scope["user"] = user
+    return socket
+
+
+def commit_events(run, *events) -> None:
+    """What the run store does: write the events and announce them after commit."""
+    with transaction.atomic():
+        add_events(run, *events)
+        announce_run_update(run.pk, run.last_seq)
+
+
+def test_connecting_sends_every_step_after_the_page_cursor(analyst, case):
+    run = make_run(case)
+    add_events(
+        run,
+        ("run_started", 0, {}),
+        *tool_step(1, "resolve_entity", {"name": "Acme"}, "2 candidates"),
+        ("tool_started", 2, {"tool": "screen_sanctions", "arguments": {}, "attempt": 1}),
+    )
+
+    async def scenario():
+        socket = communicator(
+            analyst, run, after=2
+        )  # the page showed run_started and step 1's decision
+        connected, _ = await socket.connect()
+        assert connected
+        frame = await socket.receive_from()
+        await socket.disconnect()
+        return frame
+
+    frame = async_to_sync(scenario)()
+    page = LivePage()
+    page.steps = {0: 1, 1: 2}
+    page.apply(frame)
+    assert page.steps == expected_steps(run) == {0: 1, 1: 4, 2: 5}
+    assert page.cursor == 5
+    assert f'id="run-{run.pk}-status" class="run-status" hx-swap-oob="true"' in frame
+    assert f'id="run-{run.pk}-meters"' in frame and f'id="run-{run.pk}-banner"' in frame
+
+
+def test_a_reconnect_catches_up_without_gaps_or_duplicates(analyst, case):
+    run = make_run(case)
+    add_events(
+        run, ("run_started", 0, {}), *tool_step(1, "resolve_entity", {"name": "A"}, "one")[:2]
+    )
+    page = LivePage()
+
+    async def scenario():
+        first = communicator(analyst, run, after=0)
+        assert (await first.connect())[0]
+        page.apply(await first.receive_from())
+        # Step 1 completes and step 2 starts while the page is connected ...
+        await database_sync_to_async(commit_events)(
+            run,
+            tool_step(1, "resolve_entity", {"name": "A"}, "one")[2],
+            *tool_step(2, "screen_sanctions", {"entity_id": "E1"}, "no hits")[:1],
+        )
+        page.apply(await first.receive_from())
+        await first.disconnect()
+        # ... then more happens while it is offline (no nudge reaches it).
+        await database_sync_to_async(add_events)(
+            run,
+            *tool_step(2, "screen_sanctions", {"entity_id": "E1"}, "no hits")[1:],
+            *tool_step(3, "search_adverse_media", {"query": "A"}, "1 article"),
+        )
+        second = communicator(analyst, run, after=page.cursor)
+        assert (await second.connect())[0]
+        page.apply(await second.receive_from())
+        assert await second.receive_nothing(timeout=0.2)
+        await second.disconnect()
+
+    async_to_sync(scenario)()
+    assert page.steps == expected_steps(run)
+    assert page.cursor == run.last_seq == 10
+
+
+def test_a_committed_event_is_pushed_to_a_connected_page(analyst, case):
+    run = make_run(case)
+    add_events(run, ("run_started", 0, {}))
+
+    async def scenario():
+        socket = communicator(analyst, run, after=1)
+        assert (await socket.connect())[0]
+        assert await socket.receive_nothing(timeout=0.1)  # nothing new yet
+        await database_sync_to_async(commit_events)(
+            run, *tool_step(1, "resolve_entity", {"name": XSS}, f"found {XSS}")
+        )
+        frame = await socket.receive_from(timeout=2)
+        await socket.disconnect()
+        return frame
+
+    frame = async_to_sync(scenario)()
+    assert f'id="run-{run.pk}-step-1"' in frame and "found &lt;script&gt;" in frame
+    assert "<script>" not in frame
+    assert 'data-last-seq="4"' in frame
+
+
+def test_a_stale_or_repeated_nudge_sends_nothing_twice(analyst, case):
+    run = make_run(case)
+    add_events(run, ("run_started", 0, {}), *tool_step(1, "resolve_entity", {"name": "A"}, "one"))
+
+    async def scenario():
+        socket = communicator(analyst, run)
+        assert (await socket.connect())[0]
+        await socket.receive_from()
+        layer = get_channel_layer()
+        for last_seq in (0, 4, 99):  # the message's seq is never trusted
+            await layer.group_send(
+                run_group(run.pk), {"type": "run.updated", "run_id": run.pk, "last_seq": last_seq}
+            )
+        assert await socket.receive_nothing(timeout=0.3)
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_a_run_that_is_paused_for_input_streams_the_question_banner(analyst, case):
+    from tests.case_rows import waiting_for_answer
+
+    run = waiting_for_answer(case)
+
+    async def scenario():
+        socket = communicator(analyst, run, after=0)
+        assert (await socket.connect())[0]
+        frame = await socket.receive_from()
+        await socket.disconnect()
+        return frame
+
+    frame = async_to_sync(scenario)()
+    assert "Which Acme do you mean?" in frame
+    assert f'hx-post="/runs/{run.pk}/answer/"' in frame
+    assert "csrfmiddlewaretoken" not in frame  # htmx sends the token from <body hx-headers>
+
+
+@pytest.mark.parametrize(
+    ("who", "code"), [("outsider", 4404), ("anonymous", 4403), ("no_membership", 4403)]
+)
+def test_the_stream_is_refused_to_people_outside_the_tenant(who, code, outsider, case, request):
+    from django.contrib.auth.models import AnonymousUser
+
+    run = make_run(case)
+    add_events(run, ("run_started", 0, {}))
+    users = {
+        "outsider": outsider,
+        "anonymous": AnonymousUser(),
+        "no_membership": get_user_model().objects.create_user("drifter", password="x"),
+    }
+
+    async def scenario():
+        socket = communicator(users[who], run)
+        await socket.connect()
+        closed = await socket.receive_output(timeout=1)
+        await socket.wait()
+        return closed
+
+    closed = async_to_sync(scenario)()
+    assert closed == {"type": "websocket.close", "code": code}
+
+
+def test_the_full_application_authenticates_by_session_cookie(analyst, outsider, case):
+    run = make_run(case)
+    add_events(run, ("run_started", 0, {}))
+
+    def cookie_for(user) -> bytes:
+        browser = Client()
+        browser.force_login(user)
+        return f"sessionid={browser.cookies['sessionid'].value}".encode()
+
+    async def connect_as(cookie: bytes, origin: bytes = b"http://testserver"):
+        socket = WebsocketCommunicator(
+            application, f"/ws/runs/{run.pk}/", headers=[(b"cookie", cookie), (b"origin", origin)]
+        )
+        connected, _ = await socket.connect()
+        message = await socket.receive_output(timeout=1)
+        await socket.disconnect()
+        return connected, message
+
+    analyst_cookie = cookie_for(analyst)
+    outsider_cookie = cookie_for(outsider)
+    connected, message = async_to_sync(connect_as)(analyst_cookie)
+    assert connected and message["type"] == "websocket.send"
+    assert f'id="run-{run.pk}-step-0"' in message["text"]
+    _, refused = async_to_sync(connect_as)(outsider_cookie)
+    assert refused == {"type": "websocket.close", "code": 4404}

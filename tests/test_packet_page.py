@@ -1,0 +1,108 @@
+"""The packet: a readable page with citations to the evidence, and a JSON download."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from reviews.models import HumanDecision
+from tests.case_rows import XSS, awaiting_signoff, make_run
+from tests.conftest import client_for
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_packet_page_links_findings_to_their_evidence(client, analyst, case):
+    run = awaiting_signoff(case)
+    html = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert "risk-medium" in html
+    assert '<a class="cite" href="#ev-ev-registry-1"' in html
+    assert '<tr id="ev-ev-registry-1">' in html
+    assert "https://registry.example/GB-001" in html and "Companies registry" in html
+    assert "ev-missing?" in html  # a citation to evidence the run does not have is flagged
+    assert "No sanctions hits." in html and "One article alleging misconduct." in html
+    assert "Beneficial owners not confirmed" in html
+
+
+def test_the_packet_shows_resolved_and_unresolved_conflicts_with_sources(client, reviewer, case):
+    run = awaiting_signoff(case)
+    html = client_for(client, reviewer).get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert "Directors" in html and "Unresolved" in html
+    assert "Jane Roe" in html and "John Doe" in html and "Daily Ledger" in html
+    assert "Resolved to <strong>0001</strong> by reviewer" in html
+    assert "Registry is authoritative" in html
+
+
+def test_the_packet_shows_who_decided_what_and_the_version_bundle(client, analyst, reviewer, case):
+    run = awaiting_signoff(case)
+    HumanDecision.objects.create(
+        tenant=case.tenant,
+        case=case,
+        run=run,
+        actor=reviewer,
+        kind="approve",
+        reason="Cost is fine",
+        state_version=3,
+    )
+    html = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert "Approved" in html and "Cost is fine" in html and "Reviewer" in html
+    assert "atlas-prompt/1" in html and "atlas-policy/1" in html and "rule-based" in html
+
+
+def test_world_data_with_a_prompt_injection_renders_as_text(client, analyst, case):
+    run = awaiting_signoff(case, claim=f"Registered. {XSS}")
+    html = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert "<script>alert" not in html and "<img src=x" not in html
+    assert "Ignore previous instructions &lt;script&gt;" in html
+
+
+def test_the_json_download_is_an_attachment_with_the_whole_packet(client, analyst, reviewer, case):
+    run = awaiting_signoff(case)
+    HumanDecision.objects.create(
+        tenant=case.tenant,
+        case=case,
+        run=run,
+        actor=reviewer,
+        kind="approve",
+        reason="ok",
+        state_version=1,
+    )
+    response = client_for(client, analyst).get(reverse("runs-packet-json", args=[run.pk]))
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/json")
+    assert (
+        response["Content-Disposition"] == f'attachment; filename="atlas-packet-run-{run.pk}.json"'
+    )
+    body = json.loads(response.content)
+    assert body["packet"]["risk_rating"] == "medium"
+    assert [e["evidence_id"] for e in body["evidence"]] == ["ev-registry-1", "ev-media-1"]
+    assert {c["conflict_id"] for c in body["conflicts"]} == {"c-directors", "c-regno"}
+    assert body["decisions"][0]["actor"] == "reviewer" and body["decisions"][0]["kind"] == "approve"
+    assert body["versions"]["policy"] == "atlas-policy/1"
+
+
+def test_another_tenants_packet_is_not_found(client, outsider, case):
+    run = awaiting_signoff(case)
+    client_for(client, outsider)
+    assert client.get(reverse("runs-packet", args=[run.pk])).status_code == 404
+    assert client.get(reverse("runs-packet-json", args=[run.pk])).status_code == 404
+
+
+def test_a_run_without_a_packet_has_no_packet_page(client, analyst, case):
+    run = make_run(case)
+    client_for(client, analyst)
+    assert client.get(reverse("runs-packet", args=[run.pk])).status_code == 404
+    assert client.get(reverse("runs-packet-json", args=[run.pk])).status_code == 404
+
+
+def test_the_case_page_links_the_packet_when_there_is_one(client, analyst, case):
+    run = awaiting_signoff(case)
+    html = (
+        client_for(client, analyst)
+        .get(reverse("runs-case-detail", args=[case.pk]))
+        .content.decode()
+    )
+    assert reverse("runs-packet", args=[run.pk]) in html
+    assert "waits for sign-off" in html
