@@ -12,6 +12,9 @@ class CaseForm(forms.ModelForm):
         required=False,
         help_text="Optional. PDF or plain text, up to the upload limit.",
     )
+    subject_type = forms.ChoiceField(
+        choices=Case.SubjectType.choices, initial=Case.SubjectType.COMPANY, label="Subject type"
+    )
     jurisdiction = forms.CharField(
         required=False,
         max_length=10,
