@@ -84,6 +84,17 @@ class StepView:
         )
 
     @property
+    def body_notes(self) -> list[Note]:
+        """The notes under the title (the first one is the title when nothing else is)."""
+        if self._title_from_note:
+            return self.notes[1:]
+        return self.notes
+
+    @property
+    def _title_from_note(self) -> bool:
+        return not (self.decision_kind or self.tool) and bool(self.notes)
+
+    @property
     def title(self) -> str:
         if self.decision_kind == "call_tool" or (self.tool and not self.decision_kind):
             return self.tool or "tool call"
@@ -119,6 +130,8 @@ def _note_for(event: TraceEvent) -> Note | None:
     elif kind == "tool_retryable_failure":
         text = f"Attempt {data.get('attempt', '?')} failed ({data.get('error_type', 'error')}): {data.get('message', '')}; retrying"
         tone = "warn"
+    elif kind == "tool_failed" and data.get("error_type") == "cancelled":
+        text, tone = f"Interrupted: {data.get('message', '')}", "warn"
     elif kind == "tool_failed":
         text, tone = f"Failed ({data.get('error_type', 'error')}): {data.get('message', '')}", "bad"
     elif kind == "tool_succeeded":
@@ -142,7 +155,7 @@ def _note_for(event: TraceEvent) -> Note | None:
     elif kind == "approval_denied":
         text, tone = "Denied by a reviewer", "human"
     elif kind == "clarification_requested":
-        text, tone = f"Question for the analyst: {data.get('question', '')}", "human"
+        text, tone = "Waiting for the analyst's answer", "human"
         detail = data.get("candidates") or None
     elif kind == "clarification_received":
         text, tone = f"Answer: {data.get('answer', '')}", "human"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import OuterRef, Q, Subquery
@@ -98,8 +99,12 @@ def case_new(request: HtmxHttpRequest) -> HttpResponse:
             do_start_run(case, request.user)
             messages.success(request, f"Case opened; research on {case.subject_name} has started.")
             return redirect("runs-case-detail", case_id=case.pk)
-        return render(request, "runs/case_new.html", {"form": form}, status=400)
-    return render(request, "runs/case_new.html", {"form": form})
+        return render(request, "runs/case_new.html", _new_case_context(form), status=400)
+    return render(request, "runs/case_new.html", _new_case_context(form))
+
+
+def _new_case_context(form: CaseForm) -> dict:
+    return {"form": form, "upload_limit": settings.ATLAS_UPLOAD_MAX_BYTES}
 
 
 def _clarification_item_id(run: Run) -> int | None:

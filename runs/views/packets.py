@@ -10,6 +10,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from reviews.models import HumanDecision
 from runs.access import get_for_tenant, require_role, tenant_of
@@ -19,6 +20,16 @@ from runs.views.cases import READERS, HtmxHttpRequest
 
 def _anchor(evidence_id: str) -> str:
     return "ev-" + re.sub(r"[^A-Za-z0-9_-]", "-", evidence_id)
+
+
+def _when(value):
+    """An ISO timestamp from the state as a datetime for the template; text if it is not one."""
+    if not value:
+        return None
+    try:
+        return parse_datetime(str(value)) or value
+    except ValueError:
+        return value
 
 
 def _run_with_packet(request: HtmxHttpRequest, run_id: int) -> Run:
@@ -57,6 +68,11 @@ def _conflicts(state: dict, packet: dict) -> list[dict]:
         by_id[conflict.get("conflict_id", "")] = {**conflict, "resolution": None}
     for conflict in state.get("conflicts") or []:
         by_id[conflict.get("conflict_id", "")] = conflict
+    for conflict in by_id.values():
+        conflict["values"] = [
+            {**value, "retrieved": _when(value.get("retrieved_at"))}
+            for value in conflict.get("values") or []
+        ]
     return list(by_id.values())
 
 
@@ -73,6 +89,7 @@ def packet_context(run: Run) -> dict[str, Any]:
                 "number": number,
                 "anchor": _anchor(item.get("evidence_id", "")),
                 "document_name": document.original_name if document else "",
+                "retrieved": _when(item.get("retrieved_at")),
             }
         )
     numbers = {item["evidence_id"]: item for item in evidence}
@@ -128,11 +145,16 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "user_status": run.user_status,
         "packet": context["packet"],
         "evidence": [
-            {k: v for k, v in item.items() if k not in {"anchor", "number"}}
+            {k: v for k, v in item.items() if k not in {"anchor", "number", "retrieved"}}
             for item in context["evidence"]
         ],
         "conflicts": [
-            {k: v for k, v in c.items() if k != "decision"}
+            {
+                **{k: v for k, v in c.items() if k != "decision"},
+                "values": [
+                    {k: v for k, v in value.items() if k != "retrieved"} for value in c["values"]
+                ],
+            }
             for c in context["resolved_conflicts"] + context["unresolved_conflicts"]
         ],
         "decisions": [

@@ -1,0 +1,116 @@
+"""What an analyst sees in Chromium: a case opened, answered and followed live; a run cancelled.
+
+Runs are driven by the real worker inside the live server; pages update over the websocket
+without reloading (a marker set on `window` must survive).
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from atlas.runtime.scenario import parse_scenario
+from runs.actions import do_start_run
+from runs.models import Case, Run
+from tests.conftest import login_in_browser, screenshot
+from tests.live_server import atlas_server  # noqa: F401 - the fixture
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def step_count(page) -> int:
+    return page.locator("ol.steps > li.step").count()
+
+
+def test_an_analyst_opens_a_case_answers_the_question_and_watches_it_live(
+    atlas_server,  # noqa: F811
+    page,
+    analyst,
+):
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    login_in_browser(page, atlas_server.url, "analyst")
+    page.goto(atlas_server.url + reverse("runs-case-new"))
+    page.fill("#id_subject_name", "Northwind Trading")
+    page.select_option("#id_subject_type", "company")
+    page.fill("#id_notes", "Prospective supplier; onboarding review.")
+    screenshot(page, "case-new-form")
+    page.click("button[type=submit].primary")
+
+    # The ambiguous name: the run stops to ask which Northwind is meant.
+    page.wait_for_selector("text=The agent needs your answer", timeout=15_000)
+    case = Case.objects.get(subject_name="Northwind Trading")
+    run = Run.objects.get(case=case)
+    assert page.url.endswith(reverse("runs-case-detail", args=[case.pk]))
+    page.wait_for_function(
+        "document.querySelector('[ws-connect]') && "
+        "document.querySelector('.live-run:not(.offline)') !== null"
+    )
+    page.evaluate("window.__sameDocument = true")
+    before = step_count(page)
+    assert before >= 2
+    screenshot(page, "case-waiting-for-answer")
+
+    page.locator(".candidates button").first.click()
+
+    # The answer resumes the run through the worker; its steps arrive over the websocket.
+    page.wait_for_selector(f"#run-{run.pk}-status .badge-awaiting_review", timeout=15_000)
+    page.wait_for_selector("text=The packet waits for sign-off")
+    assert step_count(page) > before + 2
+    assert page.evaluate("window.__sameDocument === true"), "the page was reloaded"
+    cursor = int(page.get_attribute(f"#run-{run.pk}-cursor", "data-last-seq"))
+    run.refresh_from_db()
+    assert cursor == run.last_seq
+    ids = page.eval_on_selector_all("ol.steps > li.step", "items => items.map(i => i.id)")
+    assert len(ids) == len(set(ids)), "a step was shown twice"
+    assert page.locator(".step-why").count() >= 3
+    screenshot(page, "case-live-after-answer")
+
+    page.click(f"#run-{run.pk}-status a:has-text('Packet')")
+    page.wait_for_selector("h2:has-text('Findings')")
+    assert page.locator("a.cite").count() >= 1
+    screenshot(page, "packet-page")
+
+    page.goto(atlas_server.url + reverse("runs-case-list"))
+    screenshot(page, "case-list")
+    assert dialogs == []
+
+
+def test_an_analyst_cancels_a_running_case_from_its_page(
+    atlas_server,  # noqa: F811
+    page,
+    analyst,
+    tenant,
+):
+    case = Case.objects.create(
+        tenant=tenant,
+        subject_name="Acme Analytics",
+        subject_type="company",
+        jurisdiction="GB",
+        created_by=analyst,
+    )
+    slow = parse_scenario(
+        {
+            "case": {"subject": case.subject_name, "subject_type": "company", "jurisdiction": "GB"},
+            "tool_faults": {"screen_sanctions": ["slow:20"]},
+        }
+    )
+    run = do_start_run(case, analyst, scenario=slow)
+    login_in_browser(page, atlas_server.url, "analyst")
+    page.goto(atlas_server.url + reverse("runs-case-detail", args=[case.pk]))
+    # The sanctions screen hangs; the step that started it is on the page.
+    page.wait_for_selector(f"#run-{run.pk}-status .badge-researching")
+    page.wait_for_selector("li.step .step-title:has-text('screen_sanctions')", timeout=15_000)
+    page.evaluate("window.__sameDocument = true")
+    screenshot(page, "case-researching")
+
+    page.click("button:has-text('Cancel run')")
+    page.wait_for_selector(f"#run-{run.pk}-status .badge-cancelled", timeout=5_000)
+    page.wait_for_selector(f"#run-{run.pk}-banner:has-text('cancelled by')")
+    assert page.evaluate("window.__sameDocument === true")
+    run.refresh_from_db()
+    assert run.status == "cancelled"
+    assert page.locator("button:has-text('Run again')").is_visible()
+    assert page.locator(".audit li:has-text('Cancelled run')").count() == 1
+    assert page.locator(".live-dot").count() == 0  # a finished run no longer streams
+    screenshot(page, "case-cancelled")
