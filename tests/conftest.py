@@ -35,6 +35,12 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, t
 
 
 @pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # PBKDF2's million rounds cost ~0.3 s per persona; tests need no slow hashing.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _media_in_tmp(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.ALLOWED_HOSTS = ["*"]

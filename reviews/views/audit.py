@@ -7,6 +7,7 @@ from django.core.paginator import Paginator
 from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from reviews.models import HumanDecision
 from reviews.views.common import HtmxHttpRequest
@@ -18,6 +19,7 @@ PAGE_SIZE = 50
 
 
 @require_role("reviewer", "admin")
+@require_safe
 def audit(request: HtmxHttpRequest) -> HttpResponse:
     tenant = tenant_of(request)
     decisions = (

@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from reviews.actions import AlreadyDecided, ReviewError, do_answer_question
 from reviews.forms import AnswerForm
@@ -28,6 +28,7 @@ def _render(request: HtmxHttpRequest, rows, *, query: str = "", status: int = 20
 
 
 @require_role("analyst", "reviewer")
+@require_safe
 def clarifications(request: HtmxHttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()[:200]
     items = list(filter_queue(open_items(tenant_of(request), [KIND]), query=query)[:200])

@@ -8,7 +8,7 @@ from datetime import datetime
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from atlas.runtime.state import USER_STATUS, AtlasState
 from reviews.actions import (
@@ -43,6 +43,7 @@ def reason_label(code: str) -> str:
 
 
 @require_role(*REVIEWERS)
+@require_safe
 def escalations(request: HtmxHttpRequest) -> HttpResponse:
     reason = request.GET.get("reason", "")
     query = request.GET.get("q", "").strip()[:200]
@@ -199,6 +200,7 @@ def _conflict_page(
 
 
 @require_role(*REVIEWERS)
+@require_safe
 def conflict(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     return _conflict_page(request, item_for(request, item_id, KIND))
 

@@ -7,7 +7,7 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from reviews.actions import AlreadyDecided, ReviewError, do_claim_item, do_decide, do_release_claim
 from reviews.forms import DecisionForm
@@ -29,6 +29,7 @@ PAGE_SIZE = 50
 
 
 @require_role(*REVIEWERS)
+@require_safe
 def queue(request: HtmxHttpRequest) -> HttpResponse:
     tenant = tenant_of(request)
     kind = request.GET.get("kind", "")
@@ -60,6 +61,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @require_role(*REVIEWERS)
+@require_safe
 def item_detail(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, *QUEUE_KINDS)
     return _item_page(request, item)

@@ -1,0 +1,118 @@
+"""The audit trail: every human decision with actor, time, reason and state version, read-only."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+
+from reviews.actions import (
+    do_answer_question,
+    do_decide_approval,
+    do_resolve_conflict,
+    do_sign_off,
+)
+from reviews.models import HumanDecision
+from runs.actions import do_request_cancel
+from tests.conftest import client_for
+from tests.review_runs import (
+    advance,
+    approval_item,
+    conflict_item,
+    question_item,
+    signoff_item,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def history(tenant, analyst, reviewer, second_reviewer):
+    """One decision of each kind, by different people, on different cases."""
+    approval = approval_item(tenant, analyst)
+    do_decide_approval(approval, reviewer, True, "Routine registry lookup")
+    denied = approval_item(tenant, analyst)
+    do_decide_approval(denied, second_reviewer, False, "Not <b>needed</b>")
+    question = question_item(tenant, analyst)
+    do_answer_question(question, analyst, "The UK company")
+    conflict = conflict_item(tenant, analyst)
+    cid = conflict.payload["conflicts"][0]["conflict_id"]
+    do_resolve_conflict(
+        conflict, reviewer, cid, chosen_value="Helen Carter, Viktor Petrenko", note="Newer source"
+    )
+    signoff = signoff_item(tenant, analyst)
+    do_sign_off(signoff, second_reviewer, True, "Clean")
+    advance(approval)
+    do_request_cancel(approval.run, analyst)
+    return {"approval": approval, "question": question, "conflict": conflict, "signoff": signoff}
+
+
+def test_every_kind_of_decision_is_listed_with_actor_reason_and_state(client, reviewer, history):
+    html = client_for(client, reviewer).get(reverse("reviews-audit")).content.decode()
+    for label in [
+        "Approved",
+        "Denied",
+        "Answered",
+        "Resolved conflict",
+        "Signed off packet",
+        "Cancelled run",
+    ]:
+        assert f">{label}</span>" in html
+    assert "6 human decisions" in html
+    assert "Routine registry lookup" in html and "The UK company" in html
+    assert "Not &lt;b&gt;needed&lt;/b&gt;" in html and "<b>needed" not in html
+    decision = HumanDecision.objects.get(review_item=history["approval"])
+    assert f"v{decision.state_version}</td>" in html
+    rows = re.findall(r'<tr id="decision-(\d+)"', html)
+    assert [int(pk) for pk in rows] == sorted((int(pk) for pk in rows), reverse=True)
+
+
+def test_the_audit_shows_whether_the_run_applied_a_decision(client, reviewer, history):
+    html = client_for(client, reviewer).get(reverse("reviews-audit")).content.decode()
+    applied = HumanDecision.objects.get(review_item=history["approval"])
+    pending = HumanDecision.objects.get(review_item=history["signoff"])
+    row = html[html.index(f'id="decision-{applied.pk}"') :]
+    assert "Applied" in row[: row.index("</tr>")]
+    row = html[html.index(f'id="decision-{pending.pk}"') :]
+    assert "Not yet applied" in row[: row.index("</tr>")]
+
+
+def test_the_audit_filters_by_case_and_actor(client, reviewer, second_reviewer, history):
+    client_for(client, reviewer)
+    conflict_case = history["conflict"].case
+    by_case = client.get(reverse("reviews-audit"), {"case": str(conflict_case.pk)})
+    assert "1 human decision" in by_case.content.decode()
+    assert "Newer source" in by_case.content.decode()
+    by_actor = client.get(reverse("reviews-audit"), {"actor": second_reviewer.username})
+    html = by_actor.content.decode()
+    assert "2 human decisions" in html and "Clean" in html and "Routine registry" not in html
+    by_subject = client.get(reverse("reviews-audit"), {"case": "Meridian"}).content.decode()
+    assert "1 human decision" in by_subject
+
+
+def test_admins_see_the_audit_and_analysts_do_not(client, analyst, admin_user, history):
+    assert client_for(client, analyst).get(reverse("reviews-audit")).status_code == 403
+    assert client_for(client, admin_user).get(reverse("reviews-audit")).status_code == 200
+
+
+def test_another_tenants_decisions_are_not_listed(client, other_tenant, outsider, reviewer):
+    item = question_item(other_tenant, outsider)
+    do_answer_question(item, outsider, "Their secret answer")
+    html = client_for(client, reviewer).get(reverse("reviews-audit")).content.decode()
+    assert "Their secret answer" not in html and "No human decision" in html
+
+
+def test_the_audit_cannot_be_edited(client, reviewer, history):
+    client_for(client, reviewer)
+    assert client.post(reverse("reviews-audit"), {"reason": "rewritten"}).status_code == 405
+    html = client.get(reverse("reviews-audit")).content.decode()
+    assert html.count('method="post"') == 1  # only the log-out form in the top bar
+    decision = HumanDecision.objects.first()
+    decision.reason = "rewritten"
+    with pytest.raises(ValidationError):
+        decision.save()
+    with pytest.raises(ValidationError):
+        decision.delete()
+    assert HumanDecision.objects.count() == 6

@@ -1,0 +1,93 @@
+"""Open questions from every run of the tenant: analysts answer, the run resumes."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from reviews.models import HumanDecision, ReviewItem
+from runs.models import TraceEvent
+from tests.conftest import client_for
+from tests.review_runs import advance, question_item
+
+pytestmark = pytest.mark.django_db
+
+NORTHWIND_GB = "Northwind Trading Ltd (GB, no. 04512398) [co-northwind-gb]"
+
+
+def answer_url(item: ReviewItem) -> str:
+    return reverse("reviews-answer", args=[item.pk])
+
+
+def test_analysts_see_open_questions_with_candidates_as_quick_choices(client, tenant, analyst):
+    item = question_item(tenant, analyst)
+    html = client_for(client, analyst).get(reverse("reviews-clarifications")).content.decode()
+    assert "Several registry entities match" in html
+    assert f'name="answer" value="{NORTHWIND_GB}"' in html
+    assert 'name="answer_text"' in html
+    assert f'id="review-item-{item.pk}"' in html
+
+
+def test_reviewers_can_follow_questions_but_not_answer(client, tenant, analyst, reviewer):
+    item = question_item(tenant, analyst)
+    client_for(client, reviewer)
+    html = client.get(reverse("reviews-clarifications")).content.decode()
+    assert "Several registry entities match" in html and 'name="answer_text"' not in html
+    assert client.post(answer_url(item), {"answer": NORTHWIND_GB}).status_code == 403
+    assert not HumanDecision.objects.exists()
+
+
+def test_picking_a_candidate_records_the_answer_and_the_run_resumes(
+    client, tenant, analyst, django_capture_on_commit_callbacks
+):
+    item = question_item(tenant, analyst)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client_for(client, analyst).post(answer_url(item), {"answer": NORTHWIND_GB})
+    assert response.status_code == 302
+    decision = HumanDecision.objects.get(review_item=item)
+    assert decision.kind == HumanDecision.Kind.ANSWER and decision.actor == analyst
+    assert decision.payload == {"question_id": item.key, "text": NORTHWIND_GB}
+    assert len(callbacks) == 1
+    run = advance(item)
+    assert TraceEvent.objects.filter(run=run, type="clarification_received").exists()
+    assert run.state["selected_entity"]["entity_id"] == "co-northwind-gb"
+
+
+def test_a_free_text_answer_by_htmx_replaces_the_row(client, tenant, analyst):
+    item = question_item(tenant, analyst)
+    response = client_for(client, analyst).post(
+        answer_url(item), {"answer_text": "The Singapore one"}, HTTP_HX_REQUEST="true"
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<strong>Answered</strong> by Analyst" in html and "“The Singapore one”" in html
+    assert HumanDecision.objects.get(review_item=item).payload["text"] == "The Singapore one"
+
+
+def test_an_empty_answer_is_refused_and_nothing_is_recorded(client, tenant, analyst):
+    item = question_item(tenant, analyst)
+    client_for(client, analyst)
+    response = client.post(answer_url(item), {"answer_text": "  "})
+    assert response.status_code == 400
+    assert "Write an answer or pick one" in response.content.decode()
+    assert not HumanDecision.objects.exists()
+
+
+def test_a_second_answer_is_told_who_answered(client, tenant, analyst):
+    from tests.conftest import _person
+
+    other = _person("analyst2", tenant, "analyst")
+    item = question_item(tenant, analyst)
+    client_for(client, analyst).post(answer_url(item), {"answer": NORTHWIND_GB})
+    response = client_for(client, other).post(answer_url(item), {"answer_text": "US one"})
+    assert response.status_code == 409
+    assert "Analyst already recorded “Answered”" in response.content.decode()
+    assert HumanDecision.objects.filter(run_id=item.run_id).count() == 1
+
+
+def test_another_tenants_question_is_not_found(client, other_tenant, outsider, analyst):
+    item = question_item(other_tenant, outsider)
+    client_for(client, analyst)
+    assert client.post(answer_url(item), {"answer": "x"}).status_code == 404
+    html = client.get(reverse("reviews-clarifications")).content.decode()
+    assert f"review-item-{item.pk}" not in html

@@ -1,0 +1,213 @@
+"""Escalations: conflicts side by side, resolve / unresolvable / extend / close, four-eyes."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from reviews.models import HumanDecision, ReviewItem
+from tests.conftest import client_for
+from tests.review_runs import advance, budget_item, conflict_item, open_item, paused_run
+
+pytestmark = pytest.mark.django_db
+
+REGISTRY = "Helen Carter, James Whitfield"
+ARTICLE = "Helen Carter, Viktor Petrenko"
+
+
+def url(name: str, item: ReviewItem) -> str:
+    return reverse(name, args=[item.pk])
+
+
+def conflict_id(item: ReviewItem) -> str:
+    return item.payload["conflicts"][0]["conflict_id"]
+
+
+def test_the_queue_lists_conflicts_and_stopped_runs(client, tenant, analyst, reviewer):
+    conflict = conflict_item(tenant, analyst)
+    stopped = budget_item(tenant, analyst)
+    html = client_for(client, reviewer).get(reverse("reviews-escalations")).content.decode()
+    assert html.index(f"review-item-{conflict.pk}") < html.index(f"review-item-{stopped.pk}")
+    assert "Unresolved conflict" in html and "Iteration limit" in html
+    assert f"“{REGISTRY}” vs “{ARTICLE}”" in html
+    only_budget = client.get(reverse("reviews-escalations"), {"reason": "max_iterations"})
+    assert f"review-item-{conflict.pk}" not in only_budget.content.decode()
+
+
+def test_the_conflict_view_shows_values_side_by_side_with_sources_dates_and_excerpts(
+    client, tenant, analyst, reviewer
+):
+    item = conflict_item(tenant, analyst)
+    html = client_for(client, reviewer).get(url("reviews-conflict", item)).content.decode()
+    assert "Conflict: Directors" in html
+    assert html.count('class="value-card') == 3  # two sources and "cannot be resolved"
+    for value, source in [(REGISTRY, "Company registry (GB)"), (ARTICLE, "Example Business News")]:
+        assert f'name="choice" value="{value}"' in html and source in html
+    assert "named Viktor Petrenko a director alongside Helen Carter" in html
+    assert "UTC" in html and "Extend and resume" in html and "Close case" in html
+
+
+def test_picking_the_value_that_stands_is_recorded_and_applied_with_who_decided(
+    client, tenant, analyst, reviewer
+):
+    item = conflict_item(tenant, analyst)
+    client_for(client, reviewer)
+    response = client.post(
+        url("reviews-resolve", item),
+        {"conflict_id": conflict_id(item), "choice": ARTICLE, "note": "Press release is newer"},
+    )
+    assert response.status_code == 302
+    decision = HumanDecision.objects.get(review_item=item)
+    assert decision.kind == HumanDecision.Kind.RESOLVE_CONFLICT
+    assert decision.payload == {
+        "conflict_id": conflict_id(item),
+        "value": ARTICLE,
+        "note": "Press release is newer",
+    }
+    run = advance(item)
+    resolved = run.state["conflicts"][0]
+    assert resolved["status"] == "resolved"
+    assert resolved["resolution"]["actor"] == "reviewer"
+    assert resolved["resolution"]["value"] == ARTICLE
+    page = client.get(url("reviews-conflict", item)).content.decode()
+    assert f"<strong>“{ARTICLE}”</strong> stands" in page
+    assert "decided by <strong>Reviewer</strong>" in page and "(applied to the run)" in page
+    assert 'name="choice"' not in page
+
+
+def test_marking_a_conflict_unresolvable_needs_a_note_and_is_carried(
+    client, tenant, analyst, reviewer
+):
+    item = conflict_item(tenant, analyst)
+    client_for(client, reviewer)
+    data = {"conflict_id": conflict_id(item), "choice": "__unresolvable__", "note": ""}
+    refused = client.post(url("reviews-resolve", item), data)
+    assert refused.status_code == 400 and "A note is required" in refused.content.decode()
+    assert not HumanDecision.objects.exists()
+    client.post(url("reviews-resolve", item), {**data, "note": "Registry not yet updated"})
+    decision = HumanDecision.objects.get(review_item=item)
+    assert decision.kind == HumanDecision.Kind.MARK_UNRESOLVABLE
+    assert decision.payload["unresolvable"] is True
+    run = advance(item)
+    assert run.state["conflicts"][0]["status"] == "unresolvable"
+
+
+def test_a_value_that_is_not_one_of_the_sources_is_refused(client, tenant, analyst, reviewer):
+    item = conflict_item(tenant, analyst)
+    client_for(client, reviewer)
+    missing = client.post(
+        url("reviews-resolve", item), {"conflict_id": conflict_id(item), "note": "x"}
+    )
+    assert missing.status_code == 400 and "Pick the value that stands" in missing.content.decode()
+    made_up = client.post(
+        url("reviews-resolve", item),
+        {"conflict_id": conflict_id(item), "choice": "Someone Else", "note": "x"},
+    )
+    assert made_up.status_code == 409
+    assert "Pick one of the competing values" in made_up.content.decode()
+    assert not HumanDecision.objects.exists()
+
+
+def test_extending_the_budget_resumes_the_run(client, tenant, analyst, reviewer):
+    item = budget_item(tenant, analyst)
+    assert item.payload["reason"] == "max_iterations"
+    client_for(client, reviewer)
+    page = client.get(url("reviews-conflict", item)).content.decode()
+    assert "stopped without conflicting evidence" in page and "Iterations" in page
+    client.post(
+        url("reviews-extend", item),
+        {"extra_iterations": "6", "extra_cost_usd": "0.50", "reason": "Almost done"},
+    )
+    decision = HumanDecision.objects.get(review_item=item)
+    assert decision.kind == HumanDecision.Kind.EXTEND_BUDGET
+    assert decision.payload == {
+        "extra_iterations": 6,
+        "extra_tokens": 0,
+        "extra_cost_usd": "0.50",
+        "extra_seconds": 0.0,
+    }
+    run = advance(item)
+    assert run.termination_reason != "max_iterations"
+    assert run.state["budgets"]["max_iterations"] == 8
+
+
+def test_an_extension_of_nothing_is_refused(client, tenant, analyst, reviewer):
+    item = budget_item(tenant, analyst)
+    response = client_for(client, reviewer).post(
+        url("reviews-extend", item), {"extra_iterations": "0", "reason": "more"}
+    )
+    assert response.status_code == 400 and "Extend at least one budget" in response.content.decode()
+    negative = client.post(url("reviews-extend", item), {"extra_tokens": "-5", "reason": "x"})
+    assert negative.status_code == 400
+    assert not HumanDecision.objects.exists()
+
+
+def test_closing_the_case_records_the_decision_in_the_packet(client, tenant, analyst, reviewer):
+    item = conflict_item(tenant, analyst)
+    client_for(client, reviewer)
+    empty = client.post(url("reviews-close", item), {"decision": ""})
+    assert empty.status_code == 400 and "Write the closing decision" in empty.content.decode()
+    client.post(url("reviews-close", item), {"decision": "Decline onboarding: directors unclear"})
+    decision = HumanDecision.objects.get(review_item=item)
+    assert decision.kind == HumanDecision.Kind.CLOSE_CASE
+    run = advance(item)
+    assert (run.status, run.termination_reason) == ("completed", "packet_approved")
+    packet = run.state["proposed_packet"]
+    assert packet["closed_by_reviewer"] is True
+    assert "Decline onboarding" in packet["closing_note"]
+
+
+def test_a_reviewer_cannot_decide_an_escalation_on_their_own_case(client, tenant, reviewer):
+    item = conflict_item(tenant, reviewer)
+    client_for(client, reviewer)
+    page = client.get(url("reviews-conflict", item)).content.decode()
+    assert "You opened this case" in page and 'name="choice"' not in page
+    assert "Extend and resume" not in page
+    for name, data in [
+        ("reviews-resolve", {"conflict_id": conflict_id(item), "choice": REGISTRY, "note": "x"}),
+        ("reviews-extend", {"extra_iterations": "2", "reason": "x"}),
+        ("reviews-close", {"decision": "x"}),
+    ]:
+        assert client.post(url(name, item), data).status_code == 403
+    assert not HumanDecision.objects.exists()
+
+
+def test_analysts_and_other_tenants_are_kept_out(
+    client, tenant, analyst, other_tenant, outsider, reviewer
+):
+    mine = conflict_item(tenant, analyst)
+    theirs = conflict_item(other_tenant, outsider)
+    client_for(client, analyst)
+    assert client.get(reverse("reviews-escalations")).status_code == 403
+    assert client.get(url("reviews-conflict", mine)).status_code == 403
+    assert client.post(url("reviews-close", mine), {"decision": "x"}).status_code == 403
+    client_for(client, reviewer)
+    assert client.get(url("reviews-conflict", theirs)).status_code == 404
+    assert client.post(url("reviews-close", theirs), {"decision": "x"}).status_code == 404
+    listing = client.get(reverse("reviews-escalations")).content.decode()
+    assert f"review-item-{theirs.pk}" not in listing
+    assert not HumanDecision.objects.exists()
+
+
+def test_a_second_decision_on_a_closed_escalation_says_who_decided(
+    client, tenant, analyst, reviewer, second_reviewer
+):
+    item = conflict_item(tenant, analyst)
+    client_for(client, reviewer).post(url("reviews-close", item), {"decision": "Close it"})
+    response = client_for(client, second_reviewer).post(
+        url("reviews-extend", item), {"extra_iterations": "2", "reason": "More"}
+    )
+    assert response.status_code == 409
+    assert "Reviewer already recorded “Closed case”" in response.content.decode()
+    assert HumanDecision.objects.filter(run_id=item.run_id).count() == 1
+
+
+def test_markup_in_a_subject_is_shown_as_text(client, tenant, analyst, reviewer):
+    run = paused_run(
+        tenant, analyst, "<img src=x onerror=alert(1)>Acme", budgets={"max_iterations": 1}
+    )
+    item = open_item(run, ReviewItem.Kind.ESCALATION)
+    client_for(client, reviewer)
+    for page in (reverse("reviews-escalations"), url("reviews-conflict", item)):
+        html = client.get(page).content.decode()
+        assert "<img src=x" not in html and "&lt;img src=x onerror=alert(1)&gt;Acme" in html
