@@ -49,7 +49,7 @@ def scenario_of(run: Run) -> Scenario | None:
     return parse_scenario(run.scenario)
 
 
-def runtime_for(run: Run, cancel: CancelSignal, listeners=()) -> Runtime:
+def runtime_for(run: Run, cancel: CancelSignal) -> Runtime:
     tenant = run.tenant
     scenario = scenario_of(run)
     # "scripted" means the turns travel inside the run's scenario.
@@ -65,7 +65,6 @@ def runtime_for(run: Run, cancel: CancelSignal, listeners=()) -> Runtime:
             approval_cost_threshold_usd=tenant.approval_cost_threshold_usd,
             forbidden_tools=list(tenant.forbidden_tools or []),
         ),
-        listeners=listeners,
     )
 
 
@@ -171,33 +170,17 @@ def run_inline(run: Run, cancel: CancelSignal | None = None) -> Run:
 
 def run_headless(run: Run, scenario: Scenario | None) -> Run:
     """Like run_inline, but answers questions and approvals from the scenario's human script."""
-    cancel = MemoryCancelSignal()
-    listeners = []
-    human = scenario.human if scenario else None
-    if human and human.cancel_on:
-        listeners.append(_cancel_on(human.cancel_on.event, human.cancel_on.nth, cancel))
+    cancel = MemoryCancelSignal()  # the scenario's cancel_on sets it (build_runtime wires it)
     owner = f"headless-{run.pk}"
     _hold(run, owner)
     try:
         run = Run.objects.select_related("tenant", "case").get(pk=run.pk)
-        runtime = runtime_for(run, cancel, listeners=listeners)
+        runtime = runtime_for(run, cancel)
         state = AtlasState.from_json(run.state)
         if state.status == "queued":
             state = runtime.start(state)
-        drive(runtime, state, human)
+        drive(runtime, state, scenario.human if scenario else None)
     finally:
         _release(run, owner)
     run.refresh_from_db()
     return run
-
-
-def _cancel_on(event_type: str, nth: int, cancel: MemoryCancelSignal):
-    seen = {"n": 0}
-
-    def listen(event) -> None:
-        if event.type == event_type:
-            seen["n"] += 1
-            if seen["n"] == nth:
-                cancel.set()
-
-    return listen

@@ -115,7 +115,7 @@ class CaseBrief(_Model):
 
 class Budgets(_Model):
     max_iterations: int = Field(default=12, ge=0)
-    max_tokens: int = Field(default=20000, ge=0)
+    max_tokens: int = Field(default=40000, ge=0)
     max_cost_usd: Decimal = Field(default=Decimal("1.00"), ge=0)
     deadline_seconds: float = Field(default=120, ge=0)
     max_model_errors: int = Field(default=2, ge=0)

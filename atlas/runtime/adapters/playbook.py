@@ -15,6 +15,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from atlas.runtime.adapters.base import ModelReply
+from atlas.runtime.budgets import estimate_tokens
 from atlas.runtime.context import ModelContext
 from atlas.runtime.decisions import (
     AskHuman,
@@ -24,6 +25,7 @@ from atlas.runtime.decisions import (
     Finish,
     PacketConflict,
     PacketConflictValue,
+    Usage,
 )
 
 MAX_FINDINGS = 12
@@ -37,7 +39,14 @@ class Playbook:
         return Decimal("0")
 
     def decide(self, context: ModelContext) -> ModelReply:
-        return ModelReply(action=self.next_action(context.projection))
+        action = self.next_action(context.projection)
+        # No model is paid for, but the context it read and the action it wrote are counted
+        # like a model's, so token budgets and meters mean the same thing for every adapter.
+        usage = Usage(
+            input_tokens=estimate_tokens(context.text()),
+            output_tokens=estimate_tokens(action.model_dump_json()),
+        )
+        return ModelReply(action=action, usage=usage)
 
     def next_action(self, p: dict[str, Any]) -> CallTool | AskHuman | Finish:
         case = p["case"]
