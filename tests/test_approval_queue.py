@@ -313,3 +313,17 @@ def test_two_reviewers_deciding_at_once_record_exactly_one_decision(
     assert len(outcomes) == 2 and len(losers) == 1
     assert losers[0].decision.pk == winner.pk
     assert winner.actor.get_full_name() in losers[0].messages[0]
+
+
+@pytest.mark.parametrize(
+    "name,label",
+    [
+        ("reviews-queue", "Approvals"),
+        ("reviews-escalations", "Escalations"),
+        ("reviews-audit", "Audit"),
+    ],
+)
+def test_the_nav_marks_only_the_current_section(client, reviewer, name, label):
+    html = client_for(client, reviewer).get(reverse(name)).content.decode()
+    assert html.count('aria-current="page"') == 1
+    assert f'href="{reverse(name)}" aria-current="page">{label}' in html

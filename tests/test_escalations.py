@@ -72,7 +72,10 @@ def test_picking_the_value_that_stands_is_recorded_and_applied_with_who_decided(
     page = client.get(url("reviews-conflict", item)).content.decode()
     assert f"<strong>“{ARTICLE}”</strong> stands" in page
     assert "decided by <strong>Reviewer</strong>" in page and "(applied to the run)" in page
-    assert 'name="choice"' not in page
+    assert 'name="choice"' not in page and "This escalation is closed" in page
+    signoff = open_item(run, ReviewItem.Kind.SIGNOFF)
+    assert "Next: packet sign-off." in page
+    assert reverse("reviews-item", args=[signoff.pk]) in page
 
 
 def test_marking_a_conflict_unresolvable_needs_a_note_and_is_carried(

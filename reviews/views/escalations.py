@@ -132,6 +132,10 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
     return views
 
 
+def _whole(seconds) -> int | None:
+    return None if seconds is None else round(float(seconds))
+
+
 def _meters(item: ReviewItem) -> list[dict]:
     usage = item.payload.get("usage", {})
     budgets = item.payload.get("budgets", {})
@@ -139,7 +143,7 @@ def _meters(item: ReviewItem) -> list[dict]:
         ("Iterations", usage.get("iterations"), budgets.get("max_iterations"), ""),
         ("Tokens", usage.get("tokens"), budgets.get("max_tokens"), ""),
         ("Cost", usage.get("cost_usd"), budgets.get("max_cost_usd"), "$"),
-        ("Time (s)", round(item.run.elapsed_seconds), budgets.get("deadline_seconds"), ""),
+        ("Time (s)", round(item.run.elapsed_seconds), _whole(budgets.get("deadline_seconds")), ""),
     ]
     meters = []
     for label, used, limit, unit in rows:
@@ -175,6 +179,13 @@ def _conflict_page(
         if resolve_errors and conflict.conflict_id in resolve_errors:
             conflict.form = resolve_errors[conflict.conflict_id]
     code = item.payload.get("reason", "")
+    open_facts = [c.fact_label.lower() for c in conflicts if c.is_open]
+    follow_up = (
+        ReviewItem.objects.filter(run_id=item.run_id, status=ReviewItem.Status.OPEN)
+        .exclude(pk=item.pk)
+        .order_by("id")
+        .first()
+    )
     return render(
         request,
         "reviews/conflict.html",
@@ -186,6 +197,8 @@ def _conflict_page(
             "reason_code": code,
             "reason_label": reason_label(code),
             "status_sentence": item.payload.get("user_status") or USER_STATUS.get(code, ""),
+            "open_facts": open_facts,
+            "follow_up": follow_up,
             "conflicts": conflicts,
             "open_conflicts": [c for c in conflicts if c.is_open],
             "meters": _meters(item),

@@ -26,20 +26,24 @@ def nav_links(context) -> str:
     request = context["request"]
     role = context.get("role")
     counts = context.get("nav_counts") or _queue_counts(context)
-    links = []
+    sections = []
     for url_name, label, roles in SECTIONS:
         if role not in roles:
             continue
         try:
-            url = reverse(url_name)
+            sections.append((url_name, label, reverse(url_name)))
         except NoReverseMatch:
             continue
-        current = "page" if request.path.startswith(url) and url != "/" else ""
+    # The longest matching prefix is current: /reviews/audit/ is Audit, not also Approvals.
+    matching = [url for _, _, url in sections if url != "/" and request.path.startswith(url)]
+    current_url = max(matching, key=len, default=None)
+    links = []
+    for url_name, label, url in sections:
         count = counts.get(url_name)
         links.append(
             (
                 url,
-                current,
+                "page" if url == current_url else "",
                 label,
                 format_html(' <span class="count">{}</span>', count) if count else "",
             )

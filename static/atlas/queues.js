@@ -66,7 +66,8 @@
         decideForm.classList.add("needs-choice");
         return;
       }
-      decideForm.requestSubmit(decideForm.querySelector(`button[data-decision="${intent}"]`));
+      // A click (not requestSubmit) so htmx sends the button's name and value too.
+      decideForm.querySelector(`button[data-decision="${intent}"]`).click();
       return;
     }
     if (event.key === "Escape") {
