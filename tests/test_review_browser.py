@@ -65,10 +65,10 @@ def run_paused_by_the_worker(tenant, analyst, subject: str) -> Run:
 
 def test_a_second_user_signs_off_a_packet_from_the_queue(
     page,
-    atlas_server,
+    atlas_server,  # noqa: F811 (the fixture imported above)
     tenant,
     analyst,
-    reviewer,  # noqa: F811 (the fixture)
+    reviewer,
 ):
     run = run_paused_by_the_worker(tenant, analyst, SIGNOFF_SUBJECT)
     item = ReviewItem.objects.get(run=run, kind=ReviewItem.Kind.SIGNOFF)
@@ -100,10 +100,10 @@ def test_a_second_user_signs_off_a_packet_from_the_queue(
 
 def test_a_reviewer_resolves_the_directors_conflict_side_by_side(
     page,
-    atlas_server,
+    atlas_server,  # noqa: F811 (the fixture imported above)
     tenant,
     analyst,
-    reviewer,  # noqa: F811 (the fixture)
+    reviewer,
 ):
     run = run_paused_by_the_worker(tenant, analyst, CONFLICT_SUBJECT)
     item = ReviewItem.objects.get(run=run, kind=ReviewItem.Kind.ESCALATION)
