@@ -28,27 +28,33 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "atlas.settings")
 
 
+WARM_UP = 10
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
 
 
-async def bare_round_trips(rounds: int) -> list[float]:
-    from channels.layers import get_channel_layer
+class BareRoundTrip:
+    """One member of a group; `once()` times a group_send until that member has it."""
 
-    layer = get_channel_layer()
-    channel = await layer.new_channel()
-    group = "bench-bare"
-    await layer.group_add(group, channel)
-    timings = []
-    for n in range(rounds + 10):
-        start = time.perf_counter()
-        await layer.group_send(group, {"type": "run.updated", "run_id": 0, "last_seq": n})
-        await layer.receive(channel)
-        if n >= 10:  # warm-up
-            timings.append(time.perf_counter() - start)
-    await layer.group_discard(group, channel)
-    return timings
+    async def start(self) -> None:
+        from channels.layers import get_channel_layer
+
+        self.layer = get_channel_layer()
+        self.channel = await self.layer.new_channel()
+        await self.layer.group_add("bench-bare", self.channel)
+
+    async def once(self, n: int) -> float:
+        began = time.perf_counter()
+        message = {"type": "run.updated", "run_id": 0, "last_seq": n}
+        await self.layer.group_send("bench-bare", message)
+        await self.layer.receive(self.channel)
+        return time.perf_counter() - began
+
+    async def stop(self) -> None:
+        await self.layer.group_discard("bench-bare", self.channel)
 
 
 def commit_one_event(run, seq: int) -> float:
@@ -88,11 +94,13 @@ async def in_writer(function, *args):
     return await sync_to_async(function, thread_sensitive=False, executor=WRITER)(*args)
 
 
-async def stream_latencies(rounds: int) -> list[float]:
+async def measure(rounds: int) -> tuple[list[float], list[float]]:
+    """Alternate one bare round trip and one committed event, so both see the same load."""
     from channels.db import database_sync_to_async
     from channels.routing import URLRouter
     from channels.testing import WebsocketCommunicator
     from django.contrib.auth import get_user_model
+    from django.db import connections
 
     from runs.models import Case, Membership, Run, Tenant
     from runs.routing import websocket_urlpatterns
@@ -113,28 +121,24 @@ async def stream_latencies(rounds: int) -> list[float]:
     socket.scope["user"] = user
     connected, _ = await socket.connect()
     assert connected, "the stream refused the bench user"
-    timings = []
-    for seq in range(1, rounds + 11):
+    bare = BareRoundTrip()
+    await bare.start()
+    bare_timings, stream_timings = [], []
+    for seq in range(1, rounds + WARM_UP + 1):
+        bare_time = await bare.once(seq)
         committed_at = await in_writer(commit_one_event, run, seq)
         frame = await socket.receive_from(timeout=5)
         received_at = time.perf_counter()
         assert f'data-seq-last="{seq}"' in frame, "the frame does not carry the new event"
-        if seq > 10:
-            timings.append(received_at - committed_at)
+        if seq > WARM_UP:
+            bare_timings.append(bare_time)
+            stream_timings.append(received_at - committed_at)
+    await bare.stop()
     await socket.disconnect()
-    return timings
-
-
-async def measure(rounds: int) -> tuple[list[float], list[float]]:
-    from channels.db import database_sync_to_async
-    from django.db import connections
-
-    bare = await bare_round_trips(rounds)
-    stream = await stream_latencies(rounds)
     # Persistent connections in the helper threads would block dropping the database.
     await database_sync_to_async(connections.close_all)()
     await in_writer(connections.close_all)
-    return bare, stream
+    return bare_timings, stream_timings
 
 
 def main() -> None:

@@ -52,6 +52,7 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
     last_sent: int
     rendered_steps: set[int]
     group: str | None = None
+    status_shown: tuple | None = None  # what the status and banner last pushed showed
 
     async def connect(self) -> None:
         self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
@@ -147,7 +148,15 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
                 ).order_by("seq")
             )
 
-        frame = fragments.render_push(context, events, self.rendered_steps, step_events)
+        signature = fragments.status_signature(run) + (item_id, is_latest)
+        frame = fragments.render_push(
+            context,
+            events,
+            self.rendered_steps,
+            step_events,
+            include_status=signature != self.status_shown,
+        )
+        self.status_shown = signature
         self.last_sent = newest
         self.rendered_steps.update(event.step for event in events)
         return frame

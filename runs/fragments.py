@@ -327,6 +327,17 @@ def banner_for(run: Run, clarification_item_id: int | None = None) -> dict[str, 
     return {"kind": "none"}
 
 
+def status_signature(run: Run) -> tuple:
+    """Everything the status and banner regions show, except the meters."""
+    return (
+        run.status,
+        run.termination_reason,
+        run.user_status,
+        run.cancel_requested_at,
+        has_packet(run),
+    )
+
+
 def has_packet(run: Run) -> bool:
     return bool((run.state or {}).get("proposed_packet"))
 
@@ -380,10 +391,16 @@ def render_regions(context: dict[str, Any], *, oob: bool = False) -> str:
 
 
 def render_push(
-    context: dict[str, Any], new_events: list[TraceEvent], rendered_steps: set[int], step_events
+    context: dict[str, Any],
+    new_events: list[TraceEvent],
+    rendered_steps: set[int],
+    step_events,
+    *,
+    include_status: bool = True,
 ) -> str:
     """One websocket frame: steps already on the page are replaced whole, new ones appended,
-    then the status (with the new last seq), meters and banner.
+    then the meters, the cursor with the newest seq sent, and the status and banner unless
+    `include_status` is False (the caller knows they have not changed since its last push).
 
     `step_events(step_numbers)` returns every event of those steps up to the newest one sent.
     """
@@ -393,10 +410,12 @@ def render_push(
     full_events = step_events(replaced) if replaced else []
     replaced_views = {s.number: s for s in group_steps(run.pk, full_events)}
     new_views = group_steps(run.pk, [e for e in new_events if e.step not in rendered_steps])
-    parts = [render_step(replaced_views[n], oob=True) for n in replaced if n in replaced_views]
-    if new_views:
-        items = "".join(render_step(step) for step in new_views)
-        parts.append(f'<ol id="run-{run.pk}-steps" hx-swap-oob="beforeend">{items}</ol>')
-    parts.append(render_regions(context, oob=True))
-    parts.append(render_to_string("runs/live/cursor.html", {**context, "oob": True}))
-    return "".join(parts)
+    return render_to_string(
+        "runs/live/push.html",
+        {
+            **context,
+            "replaced": [replaced_views[n] for n in replaced if n in replaced_views],
+            "appended": new_views,
+            "include_status": include_status,
+        },
+    )

@@ -96,7 +96,7 @@ def test_connecting_sends_every_step_after_the_page_cursor(analyst, case):
     page.apply(frame)
     assert page.steps == expected_steps(run) == {0: 1, 1: 4, 2: 5}
     assert page.cursor == 5
-    assert f'id="run-{run.pk}-status" class="run-status" hx-swap-oob="true"' in frame
+    assert re.search(rf'<div id="run-{run.pk}-status" [^>]*hx-swap-oob="true"', frame)
     assert f'id="run-{run.pk}-meters"' in frame and f'id="run-{run.pk}-banner"' in frame
 
 
@@ -155,6 +155,38 @@ def test_a_committed_event_is_pushed_to_a_connected_page(analyst, case):
     assert f'id="run-{run.pk}-step-1"' in frame and "found &lt;script&gt;" in frame
     assert "<script>" not in frame
     assert 'data-last-seq="4"' in frame
+
+
+def test_status_and_banner_are_pushed_again_only_when_they_change(analyst, case):
+    run = make_run(case)
+    add_events(run, ("run_started", 0, {}))
+    status = f'id="run-{run.pk}-status"'
+
+    def finish() -> None:
+        with transaction.atomic():
+            run.refresh_from_db()
+            run.status, run.termination_reason = "cancelled", "cancelled"
+            run.user_status = "The run was cancelled."
+            run.save(update_fields=["status", "termination_reason", "user_status"])
+            commit_events(run, ("run_cancelled", 2, {"user_status": "The run was cancelled."}))
+
+    async def scenario():
+        socket = communicator(analyst, run, after=0)
+        assert (await socket.connect())[0]
+        frames = [await socket.receive_from()]
+        await database_sync_to_async(commit_events)(
+            run, *tool_step(1, "resolve_entity", {"name": "A"}, "one")
+        )
+        frames.append(await socket.receive_from())
+        await database_sync_to_async(finish)()
+        frames.append(await socket.receive_from())
+        await socket.disconnect()
+        return frames
+
+    first, same_status, changed = async_to_sync(scenario)()
+    assert status in first and f'id="run-{run.pk}-meters"' in first
+    assert status not in same_status and f'id="run-{run.pk}-meters"' in same_status
+    assert status in changed and "badge-cancelled" in changed and "Run again" in changed
 
 
 def test_a_stale_or_repeated_nudge_sends_nothing_twice(analyst, case):

@@ -18,6 +18,17 @@
     }
     return defaultCreate(url);
   };
+  // A region rendered for an htmx response can arrive after a push that already showed a
+  // later state of the run; never let it replace the newer one.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var incoming = event.detail.fragment && event.detail.fragment.firstElementChild;
+    var current = event.detail.target;
+    if (!incoming || !current || !incoming.dataset || !current.dataset) return;
+    if (incoming.dataset.seq && current.dataset.seq &&
+        Number(incoming.dataset.seq) < Number(current.dataset.seq)) {
+      event.detail.shouldSwap = false;
+    }
+  });
   document.addEventListener("htmx:wsClose", function (event) {
     var code = event.detail && event.detail.event && event.detail.event.code;
     var section = event.target.closest ? event.target.closest(".live-run") : null;
