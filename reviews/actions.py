@@ -18,6 +18,7 @@ from atlas.runtime.humans import parse_human_input
 from reviews.models import HumanDecision, ReviewItem
 from runs.actions import do_request_resume
 from runs.execution import RUNTIME_INPUT_KIND
+from runs.models import Run
 
 MAX_REASON_CHARS = 2000
 
@@ -130,6 +131,9 @@ def _record(
     """Lock the item, check it still waits for a decision, append one decision, resume."""
     _check_runtime_payload(kind, payload, user)
     with transaction.atomic():
+        # The run row first, then the item: the same order as the storage layer's step
+        # commit (run, then its review items), so the two never deadlock.
+        list(Run.objects.select_for_update().filter(pk=item.run_id).values_list("pk"))
         locked = _locked_item(item)
         if four_eyes:
             check_four_eyes(locked, user)
@@ -289,6 +293,7 @@ def do_resolve_conflict(
     _expect_kind(item, ReviewItem.Kind.ESCALATION)
     note = _clean_reason(note, what="a note explaining the resolution")
     with transaction.atomic():
+        list(Run.objects.select_for_update().filter(pk=item.run_id).values_list("pk"))
         locked = _locked_item(item)
         remaining = open_conflict_ids(locked)
         if conflict_id not in remaining:
