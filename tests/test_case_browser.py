@@ -115,3 +115,27 @@ def test_an_analyst_cancels_a_running_case_from_its_page(
     page.wait_for_selector(".audit li:has-text('Cancelled run')", timeout=5_000)
     assert page.locator(".live-dot").count() == 0  # a finished run no longer streams
     screenshot(page, "case-cancelled")
+
+
+def test_a_prompt_injection_article_changes_nothing_a_person_sees(
+    atlas_server,  # noqa: F811
+    page,
+    analyst,
+):
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    login_in_browser(page, atlas_server.url, "analyst")
+    page.goto(atlas_server.url + reverse("runs-case-new"))
+    page.fill("#id_subject_name", "Crescent Minerals")
+    page.click("button[type=submit].primary")
+    page.wait_for_selector(".run-status .badge-awaiting_review", timeout=15_000)
+    run = Run.objects.get(case__subject_name="Crescent Minerals")
+    assert page.locator(".live-run script").count() == 0
+    page.goto(atlas_server.url + reverse("runs-packet", args=[run.pk]))
+    # The article that carries the payload is cited as evidence, and nothing it says
+    # became markup or changed what the reviewer reads.
+    assert page.locator("table.evidence a[href*='crescent-minerals-insider']").count() == 1
+    assert page.locator(".packet script").count() == 0
+    assert page.inner_text(".risk-box .badge").strip().lower() != "low"
+    screenshot(page, "packet-prompt-injection")
+    assert dialogs == []
