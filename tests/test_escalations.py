@@ -214,3 +214,27 @@ def test_markup_in_a_subject_is_shown_as_text(client, tenant, analyst, reviewer)
     for page in (reverse("reviews-escalations"), url("reviews-conflict", item)):
         html = client.get(page).content.decode()
         assert "<img src=x" not in html and "&lt;img src=x onerror=alert(1)&gt;Acme" in html
+
+
+def test_a_claimed_escalation_says_who_holds_it_and_blocks_others(
+    client, tenant, analyst, reviewer, second_reviewer
+):
+    item = conflict_item(tenant, analyst)
+    client_for(client, reviewer)
+    claimed = client.post(
+        reverse("reviews-claim", args=[item.pk]), {"next": url("reviews-conflict", item)}
+    )
+    assert claimed["Location"] == url("reviews-conflict", item)
+    assert (
+        "You hold this escalation until"
+        in client.get(url("reviews-conflict", item)).content.decode()
+    )
+    client_for(client, second_reviewer)
+    page = client.get(url("reviews-conflict", item)).content.decode()
+    assert "Claimed by <strong>Reviewer</strong>" in page and 'name="choice"' not in page
+    refused = client.post(url("reviews-close", item), {"decision": "Close"})
+    assert (
+        refused.status_code == 409
+        and "Reviewer is working on this item" in refused.content.decode()
+    )
+    assert not HumanDecision.objects.exists()
