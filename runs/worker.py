@@ -63,6 +63,7 @@ class DrivenRun:
     lost: threading.Event = field(default_factory=threading.Event)
     stopping: threading.Event = field(default_factory=threading.Event)
     renewed_at: float = field(default_factory=time.monotonic)
+    woken: bool = False  # a wake-up arrived while it was being driven (event loop only)
 
     def still_owner(self) -> bool:
         # A lease we failed to renew for most of its life may already be someone else's.
@@ -156,6 +157,9 @@ class RunWorker:
         if driven is not None:
             if action == "run.cancel":
                 driven.cancel.set()
+            # It may be between its last look at the row and handing the lease back:
+            # have it look again afterwards, or this wake-up would wait for a sweep.
+            driven.woken = True
             return
         if self.free_slots <= 0:
             logger.info("Worker %s is full; run %s waits for a sweep", self.owner, run_id)
@@ -171,22 +175,25 @@ class RunWorker:
         self.driven[run_id] = driven
         task = asyncio.ensure_future(self._drive(driven, claimed))
         self._drives.add(task)
-
-        def finished(done: asyncio.Task) -> None:
-            self._drives.discard(done)
-            if self.driven.get(run_id) is driven:
-                del self.driven[run_id]
-
-        task.add_done_callback(finished)
+        task.add_done_callback(self._drives.discard)
 
     async def _drive(self, driven: DrivenRun, claimed: bool) -> None:
         # sync_to_async (not run_in_executor) so channel sends made by the run's thread, such
         # as live-page updates after each commit, are scheduled on this event loop.
         drive = sync_to_async(self._drive_blocking, thread_sensitive=False, executor=self._pool)
         try:
-            await drive(driven, claimed)
+            while True:
+                await drive(driven, claimed)
+                if not driven.woken or self._stopping.is_set():
+                    break
+                driven.woken, claimed = False, False
         except Exception:
             logger.exception("Driving run %s failed outside the run's own handling", driven.run_id)
+        finally:
+            # No await between the last check of `woken` and this: a wake-up arriving from
+            # now on starts a fresh drive instead of landing on this finished one.
+            if self.driven.get(driven.run_id) is driven:
+                del self.driven[driven.run_id]
 
     def _drive_blocking(self, driven: DrivenRun, claimed: bool) -> None:
         run_id = driven.run_id

@@ -43,7 +43,7 @@ def test_a_start_message_drives_the_run_to_its_pause_and_releases_it(worker, cas
     assert types[-1] == "finish_proposed"
     assert "run_resumed" not in types
     wait_for(lambda: not Run.objects.get(pk=run.pk).lease_owner)
-    assert worker.worker.driven == {}
+    wait_for(lambda: worker.worker.driven == {})
 
 
 def test_a_resume_message_applies_the_sign_off(worker, case, analyst, reviewer):

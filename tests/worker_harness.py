@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -48,10 +49,15 @@ class WorkerThread:
     def stop(self) -> None:
         try:
             self.call(self._running.__aexit__(None, None, None))
-            self.loop.call_soon_threadsafe(self.consumer.future.cancel)
+            self.call(self._disconnect())
         finally:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self.thread.join(5)
+
+    async def _disconnect(self) -> None:
+        self.consumer.future.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.consumer.future
 
 
 def wait_for(condition: Callable[[], object], timeout: float = 15.0, every: float = 0.02):
