@@ -73,7 +73,7 @@ def line_chart(
         )
         body.append(
             f'<text x="{left - 4}" y="{gy + 3:.1f}" text-anchor="end" class="axis">'
-            f"{escape(fmt(_unscale(high * fraction, unit), unit))}</text>"
+            f"{escape(axis_label(high * fraction, unit))}</text>"
         )
     segment: list[str] = []
     segments: list[list[str]] = []
@@ -103,8 +103,16 @@ def line_chart(
     return _svg(width, height, body, label)
 
 
-def _unscale(value: float, unit: str) -> Any:
-    return Decimal(str(round(value, 6)))
+def axis_label(value: float, unit: str) -> str:
+    """Short tick labels: the axis has 40 pixels, the card prints the exact value."""
+    if unit == "ratio":
+        return f"{value * 100:.0f}%"
+    prefix = "$" if unit == "money" else ""
+    if value >= 1000:
+        return f"{prefix}{value / 1000:.1f}k"
+    if value >= 10:
+        return f"{prefix}{value:.0f}"
+    return f"{prefix}{value:.2f}"
 
 
 def bar_chart(
@@ -144,11 +152,11 @@ def stacked_columns(
     series: dict[str, list[int]],
     *,
     label: str,
-    width: int = 780,
-    height: int = 190,
+    width: int = 1180,
+    height: int = 200,
 ) -> SafeString:
     """Termination reasons per day: one column a day, one colour a reason, with a legend."""
-    left, right, top, bottom = 36, 150, 10, 24
+    left, right, top, bottom = 36, 240, 10, 24
     plot_w, plot_h = width - left - right, height - top - bottom
     totals = [sum(series[name][i] for name in series) for i in range(len(days))]
     high = max(totals) if totals and max(totals) > 0 else 1

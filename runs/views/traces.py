@@ -24,6 +24,7 @@ from runs.views.run_filters import (
 from runs.views.trace_steps import money, trace_page
 
 ADMIN = "admin"
+RECENT_FOR_SUGGESTIONS = 500
 LIST_FIELDS = (
     "id",
     "tenant__name",
@@ -61,9 +62,20 @@ def run_for_admin(
     return get_for_tenant(queryset, tenant_of(request), pk=run_id)
 
 
-def _versions_in(runs: QuerySet[Run], field: str) -> list[str]:
-    # Few distinct values; the (tenant, ...) scan is bounded by the version columns' cardinality.
-    return list(runs.order_by(field).values_list(field, flat=True).distinct()[:50])
+def recent_versions(scope: QuerySet[Run]) -> dict[str, list[str]]:
+    """Version values of the newest runs, offered as suggestions (any value can be typed).
+
+    A DISTINCT over every run of a tenant scans them all; the newest few hundred come from
+    the (tenant, -created_at, -id) index and hold the versions anyone is comparing.
+    """
+    rows = scope.order_by("-created_at", "-id").values_list(
+        "model_name", "prompt_version", "policy_version"
+    )[:RECENT_FOR_SUGGESTIONS]
+    columns = list(zip(*rows, strict=True)) or [(), (), ()]
+    return {
+        name: sorted({value for value in values if value})
+        for name, values in zip(("models", "prompts", "policies"), columns, strict=True)
+    }
 
 
 @require_GET
@@ -95,9 +107,7 @@ def trace_list(request: HtmxHttpRequest) -> HttpResponse:
         "errors": errors,
         "statuses": Run.Status.choices,
         "reasons": Run.Reason.choices,
-        "models": _versions_in(scope, "model_name"),
-        "prompts": _versions_in(scope, "prompt_version"),
-        "policies": _versions_in(scope, "policy_version"),
+        **recent_versions(scope),
         "sort_links": {key: (label, url) for key, label, url in sort_links},
         "next_url": "?" + urlencode({**base, "after": page.next_cursor})
         if page.next_cursor
