@@ -63,6 +63,15 @@ def test_an_analyst_opens_a_case_answers_the_question_and_watches_it_live(
     assert cursor == run.last_seq
     ids = page.eval_on_selector_all("ol.steps > li.step", "items => items.map(i => i.id)")
     assert len(ids) == len(set(ids)), "a step was shown twice"
+    # A reconnect asks for what the page lacks, not for the ?after= it first loaded with.
+    reconnect_url = page.evaluate(
+        f"""(() => {{
+            const socket = htmx.createWebSocket('ws://' + location.host + '/ws/runs/{run.pk}/?after=0');
+            socket.close();
+            return socket.url;
+        }})()"""
+    )
+    assert reconnect_url.endswith(f"?after={cursor}")
     assert page.locator(".step-why").count() >= 3
     screenshot(page, "case-live-after-answer")
 
