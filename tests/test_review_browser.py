@@ -160,6 +160,7 @@ def test_the_keyboard_moves_through_the_queue_and_approves(
     screenshot(page, "review-keyboard-approve")
     page.keyboard.press("Enter")
     page.wait_for_selector(f"#review-item-{first.pk} .decided")
+    assert page.locator("#queue-open-count").inner_text().startswith("1 open item ")
     assert HumanDecision.objects.get(review_item=first).kind == HumanDecision.Kind.APPROVE
     assert not HumanDecision.objects.filter(review_item=second).exists()
     page.keyboard.press("j")

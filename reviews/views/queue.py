@@ -90,11 +90,19 @@ def _row(
 ) -> HttpResponse:
     item.refresh_from_db()
     view = item_view(item, request.user, error=error, reason=reason)
-    return render(
+    row = render(
         request,
         "reviews/queue.html#row",
         {"row": view, "here": next_url(request, reverse("reviews-queue"))},
     )
+    # The header's count changes with the decision; htmx swaps it out of band.
+    count = render(
+        request,
+        "reviews/queue.html#open-count",
+        {"open_count": open_items(tenant_of(request), QUEUE_KINDS).count(), "oob": True},
+    )
+    row.content += count.content
+    return row
 
 
 def _after(
