@@ -145,3 +145,30 @@ def test_an_admin_browses_runs_opens_a_long_trace_and_the_dashboard(
     assert page.locator("svg.chart").count() >= 17
     page.locator("#metric-escalation_rate details summary").click()
     screenshot(page, "admin-metrics")
+
+
+def test_a_trace_in_progress_shows_new_steps_without_a_reload(live_server, page, admin_user, case):
+    started = timezone.now()
+    run = make_run(case, status=Run.Status.RESEARCHING, termination_reason="", started_at=started)
+    add_events(run, [[("run_started", {})], tool_step(2)[:3]], start=started)
+    login_in_browser(page, live_server.url, "admin")
+    page.goto(f"{live_server.url}/runs/{run.pk}/trace/")
+    assert page.locator("details.trace-step").count() == 2
+    assert page.locator(".trace-live").is_visible()
+
+    add_events(
+        run,
+        [[], [tool_step(2)[3]], [("finish_proposed", {"packet": {"risk_rating": "low"}})]],
+        start=started,
+    )
+    Run.objects.filter(pk=run.pk).update(
+        status=Run.Status.AWAITING_REVIEW, termination_reason=Run.Reason.FINISH_PROPOSED
+    )
+    page.wait_for_selector("#trace-step-3", timeout=6_000)
+    assert page.locator("#trace-step-2 table.events tbody tr").count() == 4, (
+        "step 2 was replaced whole"
+    )
+    assert page.locator("details.trace-step").count() == 3
+    assert page.locator("#trace-status").inner_text() == "Awaiting review"
+    assert page.locator(".trace-live").count() == 0, "polling stops once the run pauses"
+    screenshot(page, "admin-trace-live")
