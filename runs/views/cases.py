@@ -121,7 +121,9 @@ def _clarification_item_id(run: Run) -> int | None:
 
 
 def live_page_context(request, run: Run, *, is_latest: bool, answer_error: str = "") -> dict:
-    events = list(TraceEvent.objects.filter(run=run).order_by("seq"))
+    # Only the events the run row already counts: the steps then match its status and
+    # meters, and the stream sends anything newer with a fresh status.
+    events = list(TraceEvent.objects.filter(run=run, seq__lte=run.last_seq).order_by("seq"))
     last_seq = events[-1].seq if events else 0
     context = fragments.live_context(
         run,
