@@ -3,13 +3,15 @@
 Every `ATLAS_SWEEP_SECONDS` a worker with free slots claims runs that need work and have no
 live lease: queued runs whose wake-up never arrived, runs with a decision to apply
 (`resume_requested_at`) or a cancel to carry out, and `researching` runs whose worker died
-(its lease expired). The claim itself is in `runs.leases`; any number of workers can sweep
+(its lease expired). A worker also sweeps as soon as one of its runs pauses or ends, so
+queued work flows to free slots without waiting for a tick. The claim itself is in `runs.leases`; any number of workers can sweep
 at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import TYPE_CHECKING
 
@@ -33,11 +35,15 @@ async def sweep_once(worker: RunWorker) -> list[int]:
 
 
 async def sweep_forever(worker: RunWorker) -> None:
+    """Sweep every `sweep_seconds`, and at once whenever a slot frees up, so a busy worker
+    pulls the next queued run itself instead of leaving it until the next tick."""
     while True:
+        worker.sweep_wanted.clear()
         try:
             await sweep_once(worker)
         except asyncio.CancelledError:
             raise
         except Exception:
             logger.exception("Sweep failed in worker %s; trying again", worker.owner)
-        await asyncio.sleep(worker.sweep_seconds)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(worker.sweep_wanted.wait(), worker.sweep_seconds)

@@ -89,6 +89,7 @@ class RunWorker:
         self.poll_seconds = poll_seconds
         self.driven: dict[int, DrivenRun] = {}
         self.sweeping = sweeping
+        self.sweep_wanted = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()
         self._drives: set[asyncio.Task] = set()
         self._stopping = threading.Event()
@@ -194,6 +195,7 @@ class RunWorker:
             # now on starts a fresh drive instead of landing on this finished one.
             if self.driven.get(driven.run_id) is driven:
                 del self.driven[driven.run_id]
+            self.sweep_wanted.set()  # a free slot: pull the next run that waits
 
     def _drive_blocking(self, driven: DrivenRun, claimed: bool) -> None:
         run_id = driven.run_id

@@ -131,9 +131,11 @@ def test_a_bad_message_is_logged_and_the_consumer_keeps_going(
 
     wait_for(lambda: paused(run))
     assert worker.consumer_alive()
-    assert any(
-        "bad worker message" in record.message or "does not exist" in record.message
-        for record in caplog.records
+    wait_for(
+        lambda: any(
+            "bad worker message" in record.message or "does not exist" in record.message
+            for record in caplog.records
+        )
     )
 
 
@@ -216,3 +218,22 @@ def test_stopping_a_worker_hands_its_runs_back(case, analyst):
         assert "run_resumed" in event_types(run)
     finally:
         successor.stop()
+
+
+def test_a_full_worker_pulls_the_waiting_run_as_soon_as_a_slot_frees(case, analyst):
+    thread = WorkerThread(concurrency=1, lease_seconds=5, sweep_seconds=60)
+    try:
+        slow = scenario(case, tool_faults={"resolve_entity": ["slow:1"]})
+        busy = do_start_run(case, analyst, scenario=slow, wake=False)
+        thread.send({"type": "run.start", "run_id": busy.pk})
+        wait_for(lambda: "tool_started" in event_types(busy))
+        waiting = do_start_run(case, analyst, wake=False)
+        thread.send({"type": "run.start", "run_id": waiting.pk})  # dropped: no free slot
+
+        wait_for(lambda: paused(busy))
+        freed = time.monotonic()
+        wait_for(lambda: paused(waiting), timeout=10)
+
+        assert time.monotonic() - freed < 5  # long before the next 60 s tick
+    finally:
+        thread.stop()
