@@ -10,7 +10,11 @@ events and the run, rendering the fragments, and the websocket send. Goal: ratio
 The client is Channels' `WebsocketCommunicator` speaking ASGI to the real consumer (the
 same code daphne runs, without TCP). Uses PostgreSQL and Redis when DATABASE_URL and
 REDIS_URL are set, otherwise SQLite and the in-memory layer; a throwaway test database
-is created and dropped.
+is created and dropped. Run it as production runs daphne: DEBUG=0 (with a SECRET_KEY)
+and persistent database connections (DB_CONN_MAX_AGE=60), e.g.
+
+    DEBUG=0 SECRET_KEY=... DB_CONN_MAX_AGE=60 DATABASE_URL=postgres://... \
+        REDIS_URL=redis://... .venv/bin/python bench/stream_latency.py
 """
 
 from __future__ import annotations
@@ -169,6 +173,11 @@ def main() -> None:
     print(
         f"commit -> frame at client:     median {stream_ms:.3f} ms, p95 {percentile(stream, 0.95) * 1000:.3f} ms"
     )
+    if connection.vendor == "postgresql" and not settings.DATABASES["default"]["CONN_MAX_AGE"]:
+        print(
+            "note: DB_CONN_MAX_AGE=0 opens a new database connection for every frame; "
+            "run daphne with persistent connections (e.g. DB_CONN_MAX_AGE=60)"
+        )
     ratio = stream_ms / bare_ms
     print(f"ratio (median stream / median bare): {ratio:.2f} (goal <= 3)")
 
