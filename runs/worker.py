@@ -228,7 +228,8 @@ class RunWorker:
             except DatabaseError:
                 logger.exception("Could not record the failure of run %s", run_id)
         finally:
-            connections.close_all()
+            # Closes this thread's connection unless DB_CONN_MAX_AGE lets it live on.
+            close_old_connections()
 
     # --- bookkeeping on the event loop -----------------------------------------
 
