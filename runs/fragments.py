@@ -26,6 +26,17 @@ DEFAULT_BUDGETS = {
     "deadline_seconds": 120,
 }
 
+BUDGET_LABELS = {
+    "max_iterations": "iteration",
+    "iterations": "iteration",
+    "max_tokens": "token",
+    "tokens": "token",
+    "max_cost_usd": "cost",
+    "cost": "cost",
+    "deadline_seconds": "time",
+    "deadline": "time",
+}
+
 # Event types that only say "a call is about to happen": folded into the step, not listed.
 QUIET_EVENTS = {"model_requested", "tool_started"}
 
@@ -82,6 +93,10 @@ class StepView:
             f"{key}={json.dumps(value, ensure_ascii=False)}"
             for key, value in (self.arguments or {}).items()
         )
+
+    @property
+    def title_note(self) -> Note | None:
+        return self.notes[0] if self._title_from_note else None
 
     @property
     def body_notes(self) -> list[Note]:
@@ -160,14 +175,16 @@ def _note_for(event: TraceEvent) -> Note | None:
     elif kind == "clarification_received":
         text, tone = f"Answer: {data.get('answer', '')}", "human"
     elif kind == "conflict_detected":
-        text, tone = f"Conflicting values for {data.get('fact', 'a fact')}", "warn"
+        fact = str(data.get("fact") or "a fact").replace("_", " ")
+        text, tone = f"Conflicting values for {fact}", "warn"
         detail = data.get("values") or None
     elif kind == "no_progress_detected":
         text, tone = "No progress in recent iterations", "warn"
     elif kind == "cycle_detected":
         text, tone = "The agent is repeating the same actions", "warn"
     elif kind == "budget_exhausted":
-        text = f"Budget reached: {data.get('budget', '')} ({data.get('used', '')} of {data.get('limit', '')})"
+        budget = BUDGET_LABELS.get(data.get("budget", ""), data.get("budget", "budget"))
+        text = f"{budget.capitalize()} budget reached ({data.get('used', '')} of {data.get('limit', '')})"
         tone = "bad"
     elif kind == "final_rejected":
         text, tone = "The proposed packet failed validation", "warn"
@@ -175,7 +192,9 @@ def _note_for(event: TraceEvent) -> Note | None:
     elif kind == "finish_proposed":
         text, tone = "Packet proposed; it awaits a reviewer's sign-off", "ok"
     elif kind == "escalated":
-        text, tone = f"Handed to a reviewer: {data.get('reason', '')}", "warn"
+        reason = data.get("reason", "")
+        label = Run.Reason(reason).label if reason in Run.Reason.values else reason
+        text, tone = f"Handed to a reviewer: {label.lower()}", "warn"
     elif kind in {"run_completed", "run_failed", "run_cancelled"}:
         text = data.get("user_status") or kind.replace("_", " ").capitalize()
         tone = {"run_completed": "ok", "run_failed": "bad", "run_cancelled": "warn"}[kind]

@@ -8,6 +8,7 @@ a person would see, not on the wire format.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -16,7 +17,7 @@ from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connections, transaction
 from django.test import Client
 
 from atlas.routing import application
@@ -48,6 +49,23 @@ class LivePage:
             assert int(last) >= self.steps[int(number)], "a replacement went backwards"
             self.steps[int(number)] = int(last)
         self.cursor = int(CURSOR.search(frame).group(1))
+
+
+def run_async(function, *args):
+    """Run a coroutine function to completion on a thread of its own.
+
+    The session's Playwright (sync API) keeps an event loop on the main thread, and
+    async_to_sync refuses to run there, so these tests never depend on test order.
+    """
+
+    def in_thread():
+        try:
+            return async_to_sync(function)(*args)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(in_thread).result()
 
 
 def expected_steps(run) -> dict[int, int]:
@@ -90,7 +108,7 @@ def test_connecting_sends_every_step_after_the_page_cursor(analyst, case):
         await socket.disconnect()
         return frame
 
-    frame = async_to_sync(scenario)()
+    frame = run_async(scenario)
     page = LivePage()
     page.steps = {0: 1, 1: 2}
     page.apply(frame)
@@ -131,7 +149,7 @@ def test_a_reconnect_catches_up_without_gaps_or_duplicates(analyst, case):
         assert await second.receive_nothing(timeout=0.2)
         await second.disconnect()
 
-    async_to_sync(scenario)()
+    run_async(scenario)
     assert page.steps == expected_steps(run)
     assert page.cursor == run.last_seq == 10
 
@@ -151,7 +169,7 @@ def test_a_committed_event_is_pushed_to_a_connected_page(analyst, case):
         await socket.disconnect()
         return frame
 
-    frame = async_to_sync(scenario)()
+    frame = run_async(scenario)
     assert f'id="run-{run.pk}-step-1"' in frame and "found &lt;script&gt;" in frame
     assert "<script>" not in frame
     assert 'data-last-seq="4"' in frame
@@ -183,7 +201,7 @@ def test_status_and_banner_are_pushed_again_only_when_they_change(analyst, case)
         await socket.disconnect()
         return frames
 
-    first, same_status, changed = async_to_sync(scenario)()
+    first, same_status, changed = run_async(scenario)
     assert status in first and f'id="run-{run.pk}-meters"' in first
     assert status not in same_status and f'id="run-{run.pk}-meters"' in same_status
     assert status in changed and "badge-cancelled" in changed and "Run again" in changed
@@ -205,7 +223,7 @@ def test_a_stale_or_repeated_nudge_sends_nothing_twice(analyst, case):
         assert await socket.receive_nothing(timeout=0.3)
         await socket.disconnect()
 
-    async_to_sync(scenario)()
+    run_async(scenario)
 
 
 def test_a_run_that_is_paused_for_input_streams_the_question_banner(analyst, case):
@@ -220,7 +238,7 @@ def test_a_run_that_is_paused_for_input_streams_the_question_banner(analyst, cas
         await socket.disconnect()
         return frame
 
-    frame = async_to_sync(scenario)()
+    frame = run_async(scenario)
     assert "Which Acme do you mean?" in frame
     assert f'hx-post="/runs/{run.pk}/answer/"' in frame
     assert "csrfmiddlewaretoken" not in frame  # htmx sends the token from <body hx-headers>
@@ -247,7 +265,7 @@ def test_the_stream_is_refused_to_people_outside_the_tenant(who, code, outsider,
         await socket.wait()
         return closed
 
-    closed = async_to_sync(scenario)()
+    closed = run_async(scenario)
     assert closed == {"type": "websocket.close", "code": code}
 
 
@@ -271,8 +289,8 @@ def test_the_full_application_authenticates_by_session_cookie(analyst, outsider,
 
     analyst_cookie = cookie_for(analyst)
     outsider_cookie = cookie_for(outsider)
-    connected, message = async_to_sync(connect_as)(analyst_cookie)
+    connected, message = run_async(connect_as, analyst_cookie)
     assert connected and message["type"] == "websocket.send"
     assert f'id="run-{run.pk}-step-0"' in message["text"]
-    _, refused = async_to_sync(connect_as)(outsider_cookie)
+    _, refused = run_async(connect_as, outsider_cookie)
     assert refused == {"type": "websocket.close", "code": 4404}

@@ -69,6 +69,7 @@ def _conflicts(state: dict, packet: dict) -> list[dict]:
     for conflict in state.get("conflicts") or []:
         by_id[conflict.get("conflict_id", "")] = conflict
     for conflict in by_id.values():
+        conflict["fact_label"] = str(conflict.get("fact", "")).replace("_", " ").capitalize()
         conflict["values"] = [
             {**value, "retrieved": _when(value.get("retrieved_at"))}
             for value in conflict.get("values") or []
@@ -150,7 +151,7 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         ],
         "conflicts": [
             {
-                **{k: v for k, v in c.items() if k != "decision"},
+                **{k: v for k, v in c.items() if k not in {"decision", "fact_label"}},
                 "values": [
                     {k: v for k, v in value.items() if k != "retrieved"} for value in c["values"]
                 ],
