@@ -65,8 +65,12 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
     return wanted
 
 
-def sync_review_items(run_id: int, state: AtlasState) -> None:
-    wanted = desired_items(state)
+def sync_review_items(
+    run_id: int, state: AtlasState, wanted: dict[tuple[str, str], dict] | None = None
+) -> None:
+    """`wanted` is `desired_items(state)` when the caller has already computed it."""
+    if wanted is None:
+        wanted = desired_items(state)
     open_items = {
         (item.kind, item.key): item
         for item in ReviewItem.objects.filter(run_id=run_id, status=ReviewItem.Status.OPEN)

@@ -18,7 +18,7 @@ from atlas.runtime.ports import (
     ToolCallRecord,
 )
 from atlas.runtime.state import AtlasState
-from reviews.sync import sync_review_items
+from reviews.sync import desired_items, sync_review_items
 from runs.live import announce_run_update
 from runs.models import Document, Observation, Run, ToolCall, TraceEvent
 
@@ -74,11 +74,28 @@ def _tool_call_values(record: ToolCallRecord) -> dict:
 
 
 class DjangoRunStore(BaseRunStore):
+    """One instance per runtime; it remembers what it has itself made durable, so a
+    commit skips writes that would change nothing (the hot path is a researching step)."""
+
+    def __init__(self) -> None:
+        # Review items wanted by the last committed state of each run.
+        self._synced_items: dict[int, dict] = {}
+        # Tool-call records saved the moment their tool returned (save_tool_call); the
+        # step's commit carries the same record again.
+        self._saved_calls: dict[str, ToolCallRecord] = {}
+
     def commit_step(self, commit: StepCommit) -> None:
         run_id = int(commit.run_id)
+        state = commit.state
+        wanted = desired_items(state)
+        calls = [
+            record
+            for record in commit.tool_calls
+            if self._saved_calls.get(record.idempotency_key) != record
+        ]
         with transaction.atomic():
             updated = Run.objects.filter(pk=run_id, state_version=commit.expected_version).update(
-                **run_fields_from_state(commit.state)
+                **run_fields_from_state(state)
             )
             if updated != 1:
                 raise StaleRunVersion(
@@ -108,19 +125,26 @@ class DjangoRunStore(BaseRunStore):
                     error_type=obs.error_type or "",
                     error_message=obs.error_message or "",
                     source_ids=obs.source_ids,
-                    created_at=commit.state.updated_at or timezone.now(),
+                    created_at=state.updated_at or timezone.now(),
                 )
                 for obs in commit.observations
             )
-            for record in commit.tool_calls:
-                self._upsert_tool_call(run_id, record)
-            sync_review_items(run_id, commit.state)
+            if calls:
+                self._upsert_tool_calls(run_id, calls)
+            # Only this run's own commits open or withdraw its items, so when the state
+            # asks for the same items as the last commit did, they are already in place.
+            if self._synced_items.get(run_id) != wanted:
+                sync_review_items(run_id, state, wanted)
             if commit.events:
                 announce_run_update(run_id, commit.events[-1].seq)
+        self._synced_items[run_id] = wanted
+        for record in commit.tool_calls:
+            self._saved_calls.pop(record.idempotency_key, None)
 
     def save_tool_call(self, record: ToolCallRecord) -> None:
         with transaction.atomic():
-            self._upsert_tool_call(int(record.run_id), record)
+            self._upsert_tool_calls(int(record.run_id), [record])
+        self._saved_calls[record.idempotency_key] = record
 
     def find_tool_call(self, idempotency_key: str) -> ToolCallRecord | None:
         row = ToolCall.objects.filter(idempotency_key=idempotency_key).first()
@@ -142,17 +166,24 @@ class DjangoRunStore(BaseRunStore):
             duration_ms=row.duration_ms,
         )
 
-    def _upsert_tool_call(self, run_id: int, record: ToolCallRecord) -> None:
-        values = _tool_call_values(record)
-        updated = ToolCall.objects.filter(idempotency_key=record.idempotency_key).update(**values)
-        if not updated:
-            ToolCall.objects.create(
-                run_id=run_id,
-                idempotency_key=record.idempotency_key,
-                step=record.step,
-                tool=record.tool,
-                **values,
-            )
+    def _upsert_tool_calls(self, run_id: int, records: list[ToolCallRecord]) -> None:
+        """Insert or update by idempotency key, one statement (the run, step and tool of
+        an existing row never change)."""
+        ToolCall.objects.bulk_create(
+            [
+                ToolCall(
+                    run_id=run_id,
+                    idempotency_key=record.idempotency_key,
+                    step=record.step,
+                    tool=record.tool,
+                    **_tool_call_values(record),
+                )
+                for record in records
+            ],
+            update_conflicts=True,
+            unique_fields=["idempotency_key"],
+            update_fields=TOOL_CALL_FIELDS,
+        )
 
 
 class DjangoDocumentSource:

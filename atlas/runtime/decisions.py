@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -137,8 +138,11 @@ def parse_next_action(raw: str | dict[str, Any]) -> CallTool | AskHuman | Finish
         raise InvalidModelOutput("invalid_action", f"Not a valid NextAction: {summary}") from error
 
 
+@cache
 def next_action_json_schema() -> dict[str, Any]:
-    """JSON schema of NextAction, used as the OpenAI ``response_format`` schema."""
+    """JSON schema of NextAction, used as the OpenAI ``response_format`` schema.
+
+    Generated once (it costs milliseconds) and shared: treat it as read-only."""
     return NEXT_ACTION_ADAPTER.json_schema()
 
 

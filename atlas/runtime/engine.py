@@ -126,7 +126,13 @@ from atlas.runtime.world import World, default_world
 logger = logging.getLogger(__name__)
 
 EventListener = Callable[[TraceEventRecord], None]
-MAX_OBSERVATIONS_IN_STATE = 40
+# The state is written whole on every commit, so its histories are kept bounded; the
+# whole record lives in the store (observations, trace events, tool calls). Each bound is
+# at least what its reader looks at: the context shows 6 observations and 20 executed
+# actions, cycle detection reads 9 decisions, no-progress detection max_no_progress + 1.
+MAX_OBSERVATIONS_IN_STATE = 12
+MAX_EXECUTED_ACTIONS_IN_STATE = 40
+MAX_DECISIONS_IN_STATE = 30
 
 
 class _AnyCancel:
@@ -232,7 +238,7 @@ class Runtime:
         """queued -> researching; sets the deadline; emits `run_started`."""
         if state.status != "queued":
             return state
-        s = state.model_copy(deep=True)
+        s = state.clone()
         buf = _Buffer()
         now = self.clock.now()
         s.versions = self.versions()
@@ -268,7 +274,7 @@ class Runtime:
         """Exactly one iteration (a model decision), or one approved action; committed."""
         if state.status != "researching":
             return state
-        s = state.model_copy(deep=True)
+        s = state.clone()
         buf = _Buffer()
         s.step += 1
         if self.cancel_signal.is_set():
@@ -285,14 +291,14 @@ class Runtime:
         """cancelled/cancelled with `run_cancelled`, for a run no worker is stepping."""
         if state.is_terminal:
             return state
-        s = state.model_copy(deep=True)
+        s = state.clone()
         buf = _Buffer()
         return self._commit(self._cancelled(s, buf), buf)
 
     def resume_after_crash(self, state: AtlasState) -> AtlasState:
         """`run_resumed`; a tool call left in flight is reconciled by idempotency key
         before anything is retried: a call the store says succeeded is not run again."""
-        s = state.model_copy(deep=True)
+        s = state.clone()
         buf = _Buffer()
         now = self.clock.now()
         self._shift_deadline(s, now, since=s.paused_at or s.updated_at)
@@ -340,7 +346,7 @@ class Runtime:
             return state
         if state.is_terminal:
             raise HumanInputRejected(f"The run is already {state.status}.")
-        s = state.model_copy(deep=True)
+        s = state.clone()
         buf = _Buffer()
         now = self.clock.now()
         if isinstance(human_input, ClarificationAnswer):
@@ -425,13 +431,18 @@ class Runtime:
         )
 
     def _commit(self, s: AtlasState, buf: _Buffer, *, intent: bool = False) -> AtlasState:
+        del s.executed_actions[:-MAX_EXECUTED_ACTIONS_IN_STATE]
+        del s.decision_history[:-MAX_DECISIONS_IN_STATE]
+        del s.progress_history[: -(s.budgets.max_no_progress + 1)]
         expected = s.version
         s.version = expected + 1
         s.updated_at = self.clock.now()
+        # The store serializes the state during the call (see StepCommit), so the live
+        # object is handed over instead of a deep copy.
         commit = StepCommit(
             run_id=s.run_id,
             expected_version=expected,
-            state=s.model_copy(deep=True),
+            state=s,
             events=list(buf.events),
             observations=list(buf.observations),
             tool_calls=list(buf.tool_calls),
@@ -906,7 +917,7 @@ class Runtime:
             result = outcome.result or {}
             known_evidence = {e.evidence_id for e in s.evidence}
             known_conflicts = {c.conflict_id for c in s.conflicts}
-            s = reducer.apply(
+            reducer.apply_in_place(
                 s,
                 CallTool(tool_name=name, arguments=call.arguments),
                 result,

@@ -62,7 +62,9 @@ class StepCommit(_Record):
 
     run_id: str
     expected_version: int  # the stored version this step was computed from
-    state: AtlasState  # carries version == expected_version + 1
+    # Carries version == expected_version + 1. It is the runtime's working object: read
+    # or serialize it during commit_step and keep no reference to it afterwards.
+    state: AtlasState
     events: list[TraceEventRecord] = Field(default_factory=list)
     observations: list[ObservationRecord] = Field(default_factory=list)
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)  # upserts by key

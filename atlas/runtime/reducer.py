@@ -36,7 +36,21 @@ def apply(
     arguments: dict[str, Any] | None = None,
 ) -> AtlasState:
     """Fold one successful tool result into a copy of the state."""
-    new = state.model_copy(deep=True)
+    new = state.clone()
+    apply_in_place(new, decision, result, step=step, now=now, arguments=arguments)
+    return new
+
+
+def apply_in_place(
+    new: AtlasState,
+    decision: CallTool,
+    result: dict[str, Any],
+    *,
+    step: int,
+    now: datetime,
+    arguments: dict[str, Any] | None = None,
+) -> None:
+    """`apply` on a state the caller owns (the engine's private working copy)."""
     args = arguments if arguments is not None else decision.arguments
     tool = decision.tool_name
     if tool == "resolve_entity":
@@ -52,7 +66,6 @@ def apply(
         _apply_document(new, result, step, now)
         _complete(new, f"extract:{args.get('document_id', result.get('document_id'))}")
     _detect_conflicts(new)
-    return new
 
 
 def _complete(state: AtlasState, step_name: str) -> None:

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -79,4 +80,10 @@ class ToolSpec:
     evidence_class: str = ""
 
     def argument_schema(self) -> dict[str, Any]:
-        return self.args_model.model_json_schema()
+        """Generated once per arguments model and shared: treat it as read-only."""
+        return _json_schema_of(self.args_model)
+
+
+@cache
+def _json_schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()

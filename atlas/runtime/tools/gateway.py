@@ -1,9 +1,9 @@
 """The tool gateway: runs one validated tool call with faults, timeout, retries, cancel.
 
 The engine records the intent (and the first `tool_started`) before calling `execute`.
-The tool runs in a worker thread; the gateway polls the CancelSignal every 50 ms, so a
-cancel or a timeout interrupts even a slow tool promptly (the abandoned thread is told to
-stop through its `stop` event).
+The tool runs in a worker thread; the gateway waits on the tool (a fast tool returns at
+once) and checks the CancelSignal every 20 ms, so a cancel or a timeout interrupts even a
+slow tool promptly (the abandoned thread is told to stop through its `stop` event).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from atlas.runtime.tools.base import (
     TransportError,
 )
 
-POLL_SECONDS = 0.05
+POLL_SECONDS = 0.02
 OVERSIZED_BYTES = 150_000
 
 Emit = Callable[..., None]
@@ -207,6 +207,7 @@ class ToolGateway:
         self, spec: ToolSpec, args: BaseModel, ctx: ToolContext, fault: str
     ) -> dict[str, Any]:
         stop = threading.Event()
+        done = threading.Event()
         ctx.stop = stop
         box: dict[str, Any] = {}
 
@@ -215,12 +216,16 @@ class ToolGateway:
                 box["result"] = _run_with_fault(spec, args, ctx, fault, stop)
             except BaseException as error:  # handed to the calling thread
                 box["error"] = error
+            finally:
+                done.set()
 
         worker = threading.Thread(target=target, name=f"tool-{spec.name}", daemon=True)
         worker.start()
         deadline = time.monotonic() + spec.timeout_seconds
-        while worker.is_alive():
-            if self.cancel.wait(POLL_SECONDS):
+        # Wait on the tool itself, so a fast tool returns at once; the cancel signal and
+        # the timeout are checked between slices.
+        while not done.wait(POLL_SECONDS):
+            if self.cancel.is_set():
                 stop.set()
                 raise _Cancelled
             if time.monotonic() >= deadline:
@@ -228,7 +233,6 @@ class ToolGateway:
                 raise TransportError(
                     "timeout", f"{spec.name} did not answer within {spec.timeout_seconds:g} s"
                 )
-            worker.join(0)
         if "error" in box:
             error = box["error"]
             if isinstance(error, ToolError):
