@@ -61,6 +61,7 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
         # Accept first so the browser sees our close code and does not retry forever.
         await self.accept()
         if refusal:
+            logger.info("Live stream of run %s refused with %s", self.run_id, refusal)
             await self.close(code=refusal)
             return
         # Join before the first read: an event committed in between is then nudged.
