@@ -8,10 +8,15 @@ repeated message cannot cause a gap or a duplicate.
 
 from __future__ import annotations
 
+import json
 import logging
+from datetime import UTC, datetime
+from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from reviews.models import ReviewItem
 from runs import fragments
@@ -26,25 +31,52 @@ CLOSE_NOT_FOUND = 4404
 READERS = ("analyst", "reviewer", "admin")
 
 
-# The two reads behind every frame, in plain SQL: this is the hot path of the stream and
-# compiling the equivalent ORM queries cost more than running them (bench/stream_latency.py).
-EVENTS_SQL = (
-    f"SELECT id, run_id, seq, step, type, data, timestamp, duration_ms "
-    f"FROM {TraceEvent._meta.db_table} WHERE run_id = %s AND seq > %s ORDER BY seq"
+# Every frame reads the run and its new events in one statement: one snapshot, one round
+# trip. This is the stream's hot path; compiling the equivalent ORM queries cost more than
+# running them (bench/stream_latency.py).
+FRAME_SQL = (
+    "SELECT r.id, r.tenant_id, r.case_id, r.status, r.termination_reason, r.user_status, "
+    "r.budgets, r.iterations, r.tokens, r.cost_usd, r.elapsed_seconds, r.last_seq, "
+    "r.cancel_requested_at, r.cancel_requested_by_id, r.created_at, r.finished_at, "
+    "e.id AS event_id, e.seq AS event_seq, e.step AS event_step, e.type AS event_type, "
+    "e.data AS event_data, e.timestamp AS event_timestamp, e.duration_ms AS event_duration "
+    f"FROM {Run._meta.db_table} r LEFT JOIN {TraceEvent._meta.db_table} e "
+    "ON e.run_id = r.id AND e.seq > %s WHERE r.id = %s ORDER BY e.seq"
 )
-RUN_SQL = (
-    f"SELECT id, tenant_id, case_id, status, termination_reason, user_status, budgets, "
-    f"iterations, tokens, cost_usd, elapsed_seconds, last_seq, cancel_requested_at, "
-    f"cancel_requested_by_id, created_at, finished_at FROM {Run._meta.db_table} WHERE id = %s"
-)
 
 
-def new_events(run_id: int, after: int) -> list[TraceEvent]:
-    return list(TraceEvent.objects.raw(EVENTS_SQL, [run_id, after]))
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
 
 
-def live_run(run_id: int) -> Run:
-    return list(Run.objects.raw(RUN_SQL, [run_id]))[0]
+def _moment(value: Any) -> datetime:
+    if isinstance(value, str):  # SQLite hands back text for a column read without its field
+        value = parse_datetime(value)
+    if timezone.is_naive(value):
+        value = timezone.make_aware(value, UTC)
+    return value
+
+
+def read_frame(run_id: int, after: int) -> tuple[Run, list[TraceEvent]]:
+    """The run and its trace events after `after`, as of one moment."""
+    rows = list(Run.objects.raw(FRAME_SQL, [after, run_id]))
+    if not rows:
+        raise Run.DoesNotExist(run_id)
+    events = [
+        TraceEvent(
+            id=row.event_id,
+            run_id=run_id,
+            seq=row.event_seq,
+            step=row.event_step,
+            type=row.event_type,
+            data=_json(row.event_data),
+            timestamp=_moment(row.event_timestamp),
+            duration_ms=row.event_duration,
+        )
+        for row in rows
+        if row.event_id is not None
+    ]
+    return rows[0], events
 
 
 class RunStreamConsumer(AsyncWebsocketConsumer):
@@ -112,11 +144,9 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
 
     @database_sync_to_async
     def _frame(self) -> str | None:
-        events = new_events(self.run_id, self.last_sent)
+        run, events = read_frame(self.run_id, self.last_sent)
         if not events:
             return None
-        # Read the run after its events: its row is at least as new as what we send.
-        run = live_run(self.run_id)
         newest = events[-1].seq
         if run.status in Run.ACTIVE_STATUSES:
             run.state = {}  # the banner and packet link need it only once the run stops
