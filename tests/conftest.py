@@ -159,3 +159,9 @@ def login_in_browser(page, base_url: str, username: str, password: str = PASSWOR
     page.fill("#id_password", password)
     page.click("button[type=submit]")
     page.wait_for_load_state()
+
+
+def pytest_collection_modifyitems(items):
+    # Browser tests run last: Playwright's sync API leaves an event loop on the main thread,
+    # and async_to_sync in any later test would refuse to run beside it.
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
