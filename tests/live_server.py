@@ -34,6 +34,7 @@ from runs.worker import RunWorker, current_worker
 
 START_TIMEOUT = 15.0
 IDLE_TIMEOUT = 10.0
+SWEEP_SECONDS = 0.3
 
 
 @dataclass
@@ -101,7 +102,11 @@ def atlas_server(transactional_db) -> AtlasServer:
     if _live is None:
         _live = start_atlas_server()
         atexit.register(stop_atlas_server, _live)
+    # Tests that start runs from the test thread while Playwright's event loop runs there
+    # cannot send the wake-up (async_to_sync refuses); a quick sweep finds those runs.
+    _live.worker.sweep_seconds = SWEEP_SECONDS
     _live.worker.sweeping = True
+    _live.loop.call_soon_threadsafe(_live.worker.sweep_wanted.set)
     yield _live
     _live.worker.sweeping = False
     if not _live.wait_idle():
