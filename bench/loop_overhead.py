@@ -1,28 +1,37 @@
 """Loop overhead: the runtime's own cost per iteration, persisted, against a bare commit.
 
-    .venv/bin/python bench/loop_overhead.py [--iterations 200] [--runs 3] [--profile 30]
+    .venv/bin/python bench/loop_overhead.py [--iterations 200] [--runs 3]
+        [--driver worker|inline] [--profile 30] [--sql]
 
-A persisted run (`do_start_run` + `run_inline`, exactly what `run_case` and the tests do)
-is driven by a zero-latency scripted model: every turn is a `search_adverse_media` call
-with distinct arguments (so none is blocked as a duplicate), and the budgets are raised so
-the run goes `--iterations` iterations long before its iteration budget stops it. The
-tools are the in-process world tools; their own compute time is measured inside the tool
-and shown apart, so "runtime's own cost" is the iteration minus the tool's compute.
+A persisted run (`do_start_run` + `run_inline`, what `run_case` and the tests do) is
+driven by a zero-latency scripted model: every turn is a `search_adverse_media` call with
+distinct arguments (so none is blocked as a duplicate), and the budgets are raised so the
+run goes `--iterations` iterations long before its iteration budget stops it. The tools
+are the in-process world tools; their compute time is measured inside the tool and shown
+apart, so "runtime's own cost" is the iteration minus the tool's compute. By default the
+run is driven as runs/worker.py drives it (a pool thread entered through sync_to_async,
+so live announcements go through the running event loop); `--driver inline` drives it in
+the main thread, where every announcement starts an event loop of its own.
 
-Each iteration is timed around `Runtime.step` (model decision, policy, intent commit,
-tool, reducer, step commit, review-item sync, announce). The baseline, measured in the
-same process on the same connection and interleaved with the runs, is one single-row
-INSERT + COMMIT through Django's connection into a small bench table (median of many).
-Goal: median iteration / median baseline <= 3.
+Each iteration is timed around `Runtime.step` (context, model decision, policy, intent
+commit, tool, result save, reducer, step commit, review-item sync, live announcements),
+with the time of each phase shown. The baseline, measured in the same thread on the same
+connection and interleaved with the runs, is one single-row INSERT + COMMIT through
+Django's connection into a small bench table (median of many). Goal: median iteration /
+median baseline <= 3. The output also says which commits are inherent (see
+INHERENT_COMMITS) and so where the floor of the ratio is.
 
-Uses the configured DATABASE_URL: a throwaway SQLite file next to nothing of yours, or a
-dedicated PostgreSQL database (`test_...`) created, migrated and dropped by this script.
-DEBUG is turned off for the measurement as in production (query logging is a dev cost).
+Uses the configured DATABASE_URL: a throwaway SQLite file in a temporary directory, or a
+dedicated PostgreSQL database (`atlas_loop_bench_<pid>`), created, migrated and dropped by
+this script; nothing of yours is touched. DEBUG is off for the measurement, as in
+production (query logging is a development cost). The machine's load average is printed:
+on a busy machine every round trip and thread hand-off costs more than a bare commit.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import cProfile
 import dataclasses
 import io
@@ -32,6 +41,7 @@ import statistics
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -48,6 +58,7 @@ BASELINE_ROUNDS_PER_BATCH = 100
 #    next owner run a tool that already succeeded (tests/runtime/test_crash_recovery.py);
 # 3. the step's outcome (state, events, observation) in one version-checked transaction.
 INHERENT_COMMITS = 3
+WRITES = {"INSERT", "UPDATE", "DELETE"}
 
 
 class Meter:
@@ -62,6 +73,8 @@ class Meter:
         self.tool_times: list[float] = []
         self.profiler: cProfile.Profile | None = None
         self.sql: list[str] | None = None
+        self.phase_now: dict[str, float] = {}
+        self.phases: dict[str, list[float]] = {}
         self.sql_shown = 0
 
     def install(self) -> None:
@@ -75,15 +88,25 @@ class Meter:
 
         def commit() -> None:
             self.commits += 1
+            began = time.perf_counter()
             original_commit()
+            if self.sql is not None:
+                self.sql.append(f"{ms(time.perf_counter() - began):>10}  COMMIT")
 
         connection.commit = commit
 
         def count(execute, sql, params, many, context):
             self.queries += 1
-            if self.sql is not None:
-                self.sql.append(sql[:140])
-            return execute(sql, params, many, context)
+            # A write outside a transaction is committed on its own (autocommit).
+            if not connection.in_atomic_block and sql.lstrip()[:6].upper() in WRITES:
+                self.commits += 1
+            if self.sql is None:
+                return execute(sql, params, many, context)
+            began = time.perf_counter()
+            try:
+                return execute(sql, params, many, context)
+            finally:
+                self.sql.append(f"{ms(time.perf_counter() - began):>10}  {sql[:110]}")
 
         connection.execute_wrappers.append(count)
 
@@ -102,10 +125,35 @@ class Meter:
             for spec in registry.BUILTIN_TOOLS
         )
 
+        from atlas.runtime.tools.gateway import ToolGateway
+        from runs import storage
+
+        def phase(owner, name: str, label: str) -> None:
+            original = getattr(owner, name)
+
+            def timed_phase(*args, **kwargs):
+                began = time.perf_counter()
+                try:
+                    return original(*args, **kwargs)
+                finally:
+                    self.phase_now[label] = self.phase_now.get(label, 0.0) + (
+                        time.perf_counter() - began
+                    )
+
+            setattr(owner, name, timed_phase)
+
+        phase(storage.DjangoRunStore, "commit_step", "commits (intent + outcome)")
+        phase(storage.DjangoRunStore, "save_tool_call", "tool result save")
+        phase(ToolGateway, "execute", "tool gateway (thread, tool, validation)")
+        phase(engine, "build_context", "context building")
+        phase(storage, "announce_run_update", "announce registration")
+        phase(connection, "run_and_clear_commit_hooks", "after-commit hooks (live announcements)")
+
         original_step = engine.Runtime.step
 
         def step(runtime, state):
             commits, queries, tools = self.commits, self.queries, len(self.tool_times)
+            self.phase_now = {}
             if self.sql is not None:
                 self.sql = []
             if self.profiler is not None:
@@ -124,6 +172,8 @@ class Meter:
             # Only full iterations count: the model decided and the tool ran.
             if new_state.status == "researching" and len(self.tool_times) > tools:
                 self.step_times.append(elapsed)
+                for label, seconds in self.phase_now.items():
+                    self.phases.setdefault(label, []).append(seconds)
                 self.step_commits.append(self.commits - commits)
                 self.step_queries.append(self.queries - queries)
             return new_state
@@ -135,6 +185,7 @@ class Meter:
         self.step_commits.clear()
         self.step_queries.clear()
         self.tool_times.clear()
+        self.phases.clear()
 
 
 def create_bench_table() -> None:
@@ -270,8 +321,9 @@ def measure(args) -> None:
 
     print(
         f"database: {connection.vendor} ({connection.settings_dict['NAME']}), "
-        f"DEBUG={settings.DEBUG}, runs: {args.runs} x {args.iterations} iterations, "
-        f"outcomes: {sorted(set(outcomes))}"
+        f"DEBUG={settings.DEBUG}, driver: {args.driver}, "
+        f"runs: {args.runs} x {args.iterations} iterations, outcomes: {sorted(set(outcomes))}, "
+        f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
     )
     print(
         f"baseline, single-row INSERT+COMMIT: median {ms(base_median)}, "
@@ -282,6 +334,8 @@ def measure(args) -> None:
         f"({len(steps)} iterations; {ms(total_wall / (args.runs * args.iterations))} "
         f"wall per iteration incl. run setup)"
     )
+    for label, values in meter.phases.items():
+        print(f"  {label:41s} mean {ms(sum(values) / len(steps))}")
     print(f"  of which tool compute (in-tool):  median {ms(tool_median)}")
     print(f"  runtime's own (iteration - tool): median {ms(own_median)}")
     print(
@@ -321,6 +375,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--profile", type=int, default=0, help="print the top N functions")
     parser.add_argument("--sql", action="store_true", help="print two steps' statements")
+    parser.add_argument(
+        "--driver",
+        choices=["worker", "inline"],
+        default="worker",
+        help="worker: in a pool thread under a running event loop, as runs/worker.py does; "
+        "inline: run_inline in the main thread, as run_case does (every live announcement "
+        "then starts an event loop of its own)",
+    )
     args = parser.parse_args()
 
     import django
@@ -338,10 +400,28 @@ def main() -> None:
         test["NAME"] = f"atlas_loop_bench_{os.getpid()}"
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     try:
-        measure(args)
+        if args.driver == "worker":
+            asyncio.run(like_the_worker(measure, args))
+        else:
+            measure(args)
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
         os.rmdir(workdir) if not os.listdir(workdir) else None
+
+
+async def like_the_worker(function, *args) -> None:
+    """Run `function` as runs/worker.py drives a run: in a pool thread entered through
+    sync_to_async, so the run's channel sends go through the running event loop."""
+    from asgiref.sync import sync_to_async
+    from django.db import connections
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bench-run")
+    try:
+        await sync_to_async(function, thread_sensitive=False, executor=pool)(*args)
+    finally:
+        # The thread's connection would keep the bench database from being dropped.
+        await sync_to_async(connections.close_all, thread_sensitive=False, executor=pool)()
+        pool.shutdown()
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
 MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see
 MAX_OBSERVATIONS_SHOWN = 6
 MAX_EVIDENCE_SHOWN = 40
+MAX_EXECUTED_ACTIONS_SHOWN = 20
 
 SYSTEM_INSTRUCTIONS = """You are Atlas, a due-diligence research agent. You propose ONE next action
 as a JSON object matching the NextAction schema: call_tool, ask_human or finish.
@@ -127,7 +128,8 @@ def project_state(state: AtlasState) -> dict[str, Any]:
             for d in state.denied_actions[-10:]
         ],
         "executed_actions": [
-            {"tool": a["tool"], "arguments": a["arguments"]} for a in state.executed_actions[-20:]
+            {"tool": a["tool"], "arguments": a["arguments"]}
+            for a in state.executed_actions[-MAX_EXECUTED_ACTIONS_SHOWN:]
         ],
         "last_observations": [
             {

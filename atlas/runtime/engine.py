@@ -44,6 +44,8 @@ from atlas.runtime.budgets import (
     model_cost_reservation,
 )
 from atlas.runtime.context import (
+    MAX_EXECUTED_ACTIONS_SHOWN,
+    MAX_OBSERVATIONS_SHOWN,
     MODEL_VIEW_LIMIT,
     PROMPT_VERSION,
     build_context,
@@ -126,12 +128,12 @@ from atlas.runtime.world import World, default_world
 logger = logging.getLogger(__name__)
 
 EventListener = Callable[[TraceEventRecord], None]
-# The state is written whole on every commit, so its histories are kept bounded; the
-# whole record lives in the store (observations, trace events, tool calls). Each bound is
-# at least what its reader looks at: the context shows 6 observations and 20 executed
-# actions, cycle detection reads 9 decisions, no-progress detection max_no_progress + 1.
-MAX_OBSERVATIONS_IN_STATE = 12
-MAX_EXECUTED_ACTIONS_IN_STATE = 40
+# The state is written whole on every commit (twice per tool call), so its histories are
+# kept to what their readers look at; the whole record lives in the store (observations,
+# trace events, tool calls). The context shows the last observations and executed actions,
+# cycle detection reads 9 decisions, no-progress detection max_no_progress + 1 signatures.
+MAX_OBSERVATIONS_IN_STATE = MAX_OBSERVATIONS_SHOWN
+MAX_EXECUTED_ACTIONS_IN_STATE = MAX_EXECUTED_ACTIONS_SHOWN
 MAX_DECISIONS_IN_STATE = 30
 
 

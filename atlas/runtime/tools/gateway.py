@@ -8,8 +8,11 @@ slow tool promptly (the abandoned thread is told to stop through its `stop` even
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
+import queue
 import threading
 import time
 from collections.abc import Callable
@@ -55,6 +58,51 @@ def idempotency_key(run_id: str, step: int, signature: str) -> str:
 
 class _Cancelled(Exception):
     pass
+
+
+class _ToolThreads:
+    """Reused daemon threads for tool calls: starting a thread costs more than a fast tool.
+
+    A thread whose call was abandoned (timeout, cancel) stays busy until its tool returns,
+    and a new thread is started whenever none is idle, so a stuck tool never delays another.
+    """
+
+    MAX_IDLE = 16
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._idle = 0  # threads waiting for a job that no job has been promised to yet
+
+    def run(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            if self._idle:
+                self._idle -= 1
+                self._jobs.put(job)
+                return
+        threading.Thread(target=self._work, args=(job,), name="atlas-tool", daemon=True).start()
+
+    def _work(self, job: Callable[[], None]) -> None:
+        while True:
+            with contextlib.suppress(BaseException):  # a job reports its own errors
+                job()
+            with self._lock:
+                if self._idle >= self.MAX_IDLE:
+                    return
+                self._idle += 1
+            job = self._jobs.get()
+
+
+_TOOL_THREADS = _ToolThreads()
+
+
+def _forget_threads_after_fork() -> None:
+    # Threads do not survive a fork: a child must not wait for the parent's idle ones.
+    global _TOOL_THREADS
+    _TOOL_THREADS = _ToolThreads()
+
+
+os.register_at_fork(after_in_child=_forget_threads_after_fork)
 
 
 @dataclass
@@ -219,8 +267,7 @@ class ToolGateway:
             finally:
                 done.set()
 
-        worker = threading.Thread(target=target, name=f"tool-{spec.name}", daemon=True)
-        worker.start()
+        _TOOL_THREADS.run(target)
         deadline = time.monotonic() + spec.timeout_seconds
         # Wait on the tool itself, so a fast tool returns at once; the cancel signal and
         # the timeout are checked between slices.
