@@ -89,6 +89,8 @@ class RunWorker:
         self.poll_seconds = poll_seconds
         self.driven: dict[int, DrivenRun] = {}
         self.sweeping = sweeping
+        # False: ignore wake-ups and do not sweep (a test server between tests).
+        self.accepting = True
         self.sweep_wanted = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()
         self._drives: set[asyncio.Task] = set()
@@ -151,7 +153,9 @@ class RunWorker:
 
     @property
     def free_slots(self) -> int:
-        return 0 if self._stopping.is_set() else self.concurrency - len(self.driven)
+        if self._stopping.is_set() or not self.accepting:
+            return 0
+        return self.concurrency - len(self.driven)
 
     async def wake(self, run_id: int, action: str) -> None:
         driven = self.driven.get(run_id)
@@ -163,7 +167,8 @@ class RunWorker:
             driven.woken = True
             return
         if self.free_slots <= 0:
-            logger.info("Worker %s is full; run %s waits for a sweep", self.owner, run_id)
+            if self.accepting:
+                logger.info("Worker %s is full; run %s waits for a sweep", self.owner, run_id)
             return
         self._begin(run_id, claimed=False)
 

@@ -9,9 +9,11 @@
 
 The server runs on a background thread for the whole session (Twisted's reactor starts only
 once per process). It serves HTTP and websockets exactly as `manage.py serve` does, and its
-worker drives runs woken through the in-memory channel layer, whether the wake-up comes from
-a page or from the test itself (`do_start_run`). Between tests the worker stops sweeping and
-the fixture waits for runs in flight to pause, so no thread touches a database being reset.
+worker drives the runs a page starts. Runs a test starts itself (`do_start_run`) are found
+by the worker's sweep, every 0.3 s during a test, because a wake-up cannot be sent from the
+thread where Playwright's event loop runs. Between tests the worker takes no work (no
+wake-ups, no sweeps) and the fixture waits for runs in flight to pause, so no thread
+touches a database being reset, and tests with their own workers are left alone.
 """
 
 from __future__ import annotations
@@ -105,9 +107,9 @@ def atlas_server(transactional_db) -> AtlasServer:
     # Tests that start runs from the test thread while Playwright's event loop runs there
     # cannot send the wake-up (async_to_sync refuses); a quick sweep finds those runs.
     _live.worker.sweep_seconds = SWEEP_SECONDS
-    _live.worker.sweeping = True
+    _live.worker.accepting = True
     _live.loop.call_soon_threadsafe(_live.worker.sweep_wanted.set)
     yield _live
-    _live.worker.sweeping = False
+    _live.worker.accepting = False
     if not _live.wait_idle():
         pytest.fail(f"Runs were still being driven {IDLE_TIMEOUT:g}s after the test")
