@@ -188,3 +188,25 @@ def test_two_worker_processes_share_many_runs_and_drive_each_exactly_once(case, 
         assert "run_resumed" not in types
         assert types[-1] == "finish_proposed"
     assert Run.objects.filter(pk__in=[r.pk for r in runs]).exclude(lease_owner="").count() == 0
+
+
+def test_sigterm_finishes_the_step_and_hands_the_run_straight_back(case, analyst, workers):
+    (first,) = workers.start(1)
+    slow = scenario(case, tool_faults={"screen_sanctions": ["slow:1"]})
+    run = do_start_run(case, analyst, scenario=slow)
+    wait_for(lambda: tool_started(run, "screen_sanctions"), timeout=20)
+
+    first.send_signal(signal.SIGTERM)
+    first.wait(10)
+
+    run.refresh_from_db()
+    assert run.status == Run.Status.RESEARCHING
+    assert run.lease_owner == ""  # handed back, not left to expire
+    assert TraceEvent.objects.filter(
+        run=run, type="tool_succeeded", data__tool="screen_sanctions"
+    ).exists()  # the step in flight was finished, not abandoned
+    workers.start(1)
+    wait_for(lambda: status_of(run) not in Run.ACTIVE_STATUSES, timeout=20)
+    run.refresh_from_db()
+    assert run.termination_reason == "finish_proposed"
+    assert event_types(run).count("run_resumed") == 1
