@@ -117,9 +117,10 @@ def test_an_argument_order_or_whitespace_change_is_still_the_same_action(
     turns = [
         call("resolve_entity", **ACME),
         call("resolve_entity", entity_type="company", jurisdiction="gb", name="  Acme Analytics "),
+        call("resolve_entity", entity_type="company", jurisdiction="GB", name="ACME  analytics"),
     ]
     state = run(make_runtime(turns=turns), make_state())
-    assert len(events_of(store, state, "duplicate_action_blocked")) == 1
+    assert len(events_of(store, state, "duplicate_action_blocked")) == 2
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,12 @@ def fingerprint(value: Any) -> str:
 
 
 def action_signature(tool_name: str, normalized_arguments: dict[str, Any]) -> str:
-    return fingerprint({"tool": tool_name, "arguments": normalized_arguments})[:24]
+    """Same tool, same arguments up to letter case: the same action."""
+    folded = {
+        key: value.casefold() if isinstance(value, str) else value
+        for key, value in normalized_arguments.items()
+    }
+    return fingerprint({"tool": tool_name, "arguments": folded})[:24]
 
 
 def idempotency_key(run_id: str, step: int, signature: str) -> str:

@@ -10,6 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _collapse_inner_whitespace(cls, value):
+        # "Acme  Analytics" and "Acme Analytics" are one action: duplicate blocking compares
+        # the normalized arguments.
+        return " ".join(value.split()) if isinstance(value, str) else value
+
 
 class _Result(BaseModel):
     model_config = ConfigDict(extra="forbid")
