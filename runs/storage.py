@@ -49,6 +49,16 @@ def state_column(state: AtlasState) -> RawSQL | dict:
     return state.to_json()
 
 
+def active_seconds(state: AtlasState) -> float:
+    """Research time, without the time spent waiting for people (the runtime moves the
+    deadline forward by every pause, so what is used of it is exactly the active time)."""
+    end = state.updated_at or state.started_at
+    if state.deadline_at is None:
+        return max(0.0, (end - state.started_at).total_seconds())
+    remaining = (state.deadline_at - end).total_seconds()
+    return max(0.0, state.budgets.deadline_seconds - remaining)
+
+
 def run_fields_from_state(state: AtlasState) -> dict:
     """The columns that mirror the state, so lists and queues never parse the JSON."""
     fields = {
@@ -71,8 +81,7 @@ def run_fields_from_state(state: AtlasState) -> dict:
     }
     if state.started_at:
         fields["started_at"] = state.started_at
-        end = state.updated_at or state.started_at
-        fields["elapsed_seconds"] = max(0.0, (end - state.started_at).total_seconds())
+        fields["elapsed_seconds"] = active_seconds(state)
     if state.is_terminal:
         fields["finished_at"] = state.updated_at or timezone.now()
     return fields

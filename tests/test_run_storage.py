@@ -145,3 +145,21 @@ def test_a_question_opens_a_clarification_item_and_moving_on_withdraws_it(run):
     store.commit_step(resumed)
     item.refresh_from_db()
     assert item.status == "withdrawn"
+
+
+def test_time_waiting_for_people_does_not_count_as_research_time(run):
+    from datetime import timedelta
+
+    from runs.storage import active_seconds
+
+    state = AtlasState.from_json(run.state)
+    started = NOW
+    # 30 s of research, then a 2-hour pause that moved the deadline forward by 2 hours.
+    state = state.model_copy(
+        update={
+            "started_at": started,
+            "deadline_at": started + timedelta(seconds=state.budgets.deadline_seconds, hours=2),
+            "updated_at": started + timedelta(hours=2, seconds=30),
+        }
+    )
+    assert active_seconds(state) == pytest.approx(30.0)
