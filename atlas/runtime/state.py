@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,15 +19,7 @@ RunStatus = Literal[
     "failed",
     "cancelled",
 ]
-STATUSES: tuple[str, ...] = (
-    "queued",
-    "researching",
-    "waiting_for_input",
-    "awaiting_review",
-    "completed",
-    "failed",
-    "cancelled",
-)
+STATUSES: tuple[str, ...] = get_args(RunStatus)
 TERMINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
 PAUSED_STATUSES = frozenset({"waiting_for_input", "awaiting_review"})
 
@@ -47,22 +39,7 @@ ReasonCode = Literal[
     "model_failure",
     "cancelled",
 ]
-REASON_CODES: tuple[str, ...] = (
-    "finish_proposed",
-    "packet_approved",
-    "awaiting_approval",
-    "waiting_for_input",
-    "max_iterations",
-    "token_budget",
-    "cost_budget",
-    "deadline",
-    "repeated_action",
-    "no_progress",
-    "policy_denied",
-    "tool_failure",
-    "model_failure",
-    "cancelled",
-)
+REASON_CODES: tuple[str, ...] = get_args(ReasonCode)
 BUDGET_REASONS = frozenset({"max_iterations", "token_budget", "cost_budget", "deadline"})
 
 # One sentence per reason code and per status, shown in the console.
