@@ -22,15 +22,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from atlas.runtime import reducer
 from atlas.runtime.adapters.base import DecisionMaker, ModelReply
@@ -43,9 +40,8 @@ from atlas.runtime.budgets import (
     estimate_tokens,
     model_cost_reservation,
 )
+from atlas.runtime.cancellation import AnyCancel
 from atlas.runtime.context import (
-    MAX_EXECUTED_ACTIONS_SHOWN,
-    MAX_OBSERVATIONS_SHOWN,
     MODEL_VIEW_LIMIT,
     PROMPT_VERSION,
     build_context,
@@ -85,9 +81,7 @@ from atlas.runtime.ports import (
     CancelSignal,
     Clock,
     DocumentSource,
-    ObservationRecord,
     RunStore,
-    StepCommit,
     StoredDocument,
     ToolCallRecord,
     TraceEventRecord,
@@ -108,13 +102,13 @@ from atlas.runtime.state import (
     CaseBrief,
     ConflictResolutionRecord,
     InFlightToolCall,
-    ObservationNote,
     PendingQuestion,
     ProposedToolCall,
     VersionBundle,
     new_state,
     user_status_for,
 )
+from atlas.runtime.step_writer import EventListener, StepBuffer, StepWriter, short_hash
 from atlas.runtime.tools.base import ToolContext, ToolSpec
 from atlas.runtime.tools.gateway import (
     ToolGateway,
@@ -124,69 +118,6 @@ from atlas.runtime.tools.gateway import (
 )
 from atlas.runtime.tools.registry import TOOLSET_VERSION, ToolRegistry, default_registry
 from atlas.runtime.world import World, default_world
-
-logger = logging.getLogger(__name__)
-
-EventListener = Callable[[TraceEventRecord], None]
-# The state is written whole on every commit (twice per tool call), so its histories are
-# kept to what their readers look at; the whole record lives in the store (observations,
-# trace events, tool calls). The context shows the last observations and executed actions,
-# cycle detection reads 9 decisions, no-progress detection max_no_progress + 1 signatures.
-MAX_OBSERVATIONS_IN_STATE = MAX_OBSERVATIONS_SHOWN
-MAX_EXECUTED_ACTIONS_IN_STATE = MAX_EXECUTED_ACTIONS_SHOWN
-MAX_DECISIONS_IN_STATE = 30
-
-
-class _AnyCancel:
-    """Set when either the host's signal or the runtime's own one is set."""
-
-    def __init__(self, external: CancelSignal | None, local: MemoryCancelSignal) -> None:
-        self.external = external
-        self.local = local
-
-    def is_set(self) -> bool:
-        return self.local.is_set() or (self.external is not None and self.external.is_set())
-
-    def wait(self, timeout: float) -> bool:
-        if self.external is None:
-            return self.local.wait(timeout)
-        # Poll both in small slices; neither can wake the other.
-        remaining = timeout
-        while True:
-            if self.is_set():
-                return True
-            if remaining <= 0:
-                return False
-            slice_ = min(0.02, remaining)
-            if self.local.wait(slice_):
-                return True
-            remaining -= slice_
-
-
-@dataclass
-class _Buffer:
-    events: list[TraceEventRecord] = field(default_factory=list)
-    observations: list[ObservationRecord] = field(default_factory=list)
-    tool_calls: list[ToolCallRecord] = field(default_factory=list)
-
-
-def _jsonable(value: Any) -> Any:
-    def default(obj: Any) -> Any:
-        if isinstance(obj, Decimal):
-            return str(obj)
-        if isinstance(obj, datetime):
-            return obj.isoformat()
-        if isinstance(obj, BaseModel):
-            return obj.model_dump(mode="json")
-        if isinstance(obj, set | frozenset):
-            return sorted(obj)
-        return str(obj)
-
-    return json.loads(json.dumps(value, default=default))
-
-
-def _short_hash(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
 class Runtime:
@@ -212,10 +143,11 @@ class Runtime:
         self.store = store if store is not None else MemoryRunStore()
         self.clock = clock or SystemClock()
         self._local_cancel = MemoryCancelSignal()
-        self.cancel_signal = _AnyCancel(cancel, self._local_cancel)
+        self.cancel_signal = AnyCancel(cancel, self._local_cancel)
         self.documents = documents
         self.world = world or default_world()
         self.listeners: list[EventListener] = list(listeners)
+        self.writer = StepWriter(self.clock, self.store, self.listeners)
         self.gateway = ToolGateway(
             store=self.store, cancel=self.cancel_signal, backoff_seconds=retry_backoff_seconds
         )
@@ -241,14 +173,14 @@ class Runtime:
         if state.status != "queued":
             return state
         s = state.clone()
-        buf = _Buffer()
+        buf = StepBuffer()
         now = self.clock.now()
         s.versions = self.versions()
         s.started_at = now
         s.deadline_at = now + timedelta(seconds=s.budgets.deadline_seconds)
-        self._set_status(s, "researching", None)
+        self.writer.set_status(s, "researching", None)
         s.progress_history = [progress_signature(s)]
-        self._emit(
+        self.writer.emit(
             s,
             buf,
             "run_started",
@@ -260,7 +192,7 @@ class Runtime:
             versions=s.versions.model_dump(),
             deadline_at=s.deadline_at,
         )
-        return self._commit(s, buf)
+        return self.writer.commit(s, buf)
 
     def run_until_pause(
         self, state: AtlasState, keep_going: Callable[[], bool] = lambda: True
@@ -277,35 +209,35 @@ class Runtime:
         if state.status != "researching":
             return state
         s = state.clone()
-        buf = _Buffer()
+        buf = StepBuffer()
         s.step += 1
         if self.cancel_signal.is_set():
-            return self._commit(self._cancelled(s, buf), buf)
+            return self.writer.commit(self._cancelled(s, buf), buf)
         if s.approved_action is not None:
             call = s.approved_action
             s.approved_action = None
             s = self._run_tool(s, buf, call)
-            return self._commit(s, buf)
+            return self.writer.commit(s, buf)
         s = self._model_iteration(s, buf)
-        return self._commit(s, buf)
+        return self.writer.commit(s, buf)
 
     def cancel(self, state: AtlasState) -> AtlasState:
         """cancelled/cancelled with `run_cancelled`, for a run no worker is stepping."""
         if state.is_terminal:
             return state
         s = state.clone()
-        buf = _Buffer()
-        return self._commit(self._cancelled(s, buf), buf)
+        buf = StepBuffer()
+        return self.writer.commit(self._cancelled(s, buf), buf)
 
     def resume_after_crash(self, state: AtlasState) -> AtlasState:
         """`run_resumed`; a tool call left in flight is reconciled by idempotency key
         before anything is retried: a call the store says succeeded is not run again."""
         s = state.clone()
-        buf = _Buffer()
+        buf = StepBuffer()
         now = self.clock.now()
         self._shift_deadline(s, now, since=s.paused_at or s.updated_at)
         in_flight = s.in_flight
-        self._emit(
+        self.writer.emit(
             s,
             buf,
             "run_resumed",
@@ -339,7 +271,7 @@ class Runtime:
             elif s.status == "researching":
                 # Effect unknown and every tool here is a read: run it again, same key.
                 s.approved_action = call
-        return self._commit(s, buf)
+        return self.writer.commit(s, buf)
 
     def apply_human_input(self, state: AtlasState, human_input: HumanInput) -> AtlasState:
         """Apply one human decision; idempotent by decision_id. Raises HumanInputRejected
@@ -349,7 +281,7 @@ class Runtime:
         if state.is_terminal:
             raise HumanInputRejected(f"The run is already {state.status}.")
         s = state.clone()
-        buf = _Buffer()
+        buf = StepBuffer()
         now = self.clock.now()
         if isinstance(human_input, ClarificationAnswer):
             s = self._apply_answer(s, buf, human_input)
@@ -366,135 +298,21 @@ class Runtime:
         else:  # pragma: no cover - the union is closed
             raise HumanInputRejected(f"Unknown human input {type(human_input).__name__}.")
         s.applied_decision_ids.append(human_input.decision_id)
-        return self._commit(s, buf)
+        return self.writer.commit(s, buf)
 
     # ------------------------------------------------------------------ plumbing
 
-    def _emit(
-        self, s: AtlasState, buf: _Buffer, type_: str, duration_ms: int | None = None, **data: Any
-    ) -> None:
-        if duration_ms is not None:
-            data["duration_ms"] = duration_ms
-        buf.events.append(
-            TraceEventRecord(
-                run_id=s.run_id,
-                seq=s.next_seq,
-                step=s.step,
-                type=type_,
-                timestamp=self.clock.now(),
-                data=_jsonable(data),
-                duration_ms=duration_ms,
-            )
-        )
-        s.next_seq += 1
-
-    def _observe(
-        self,
-        s: AtlasState,
-        buf: _Buffer,
-        *,
-        source: str,
-        name: str,
-        ok: bool,
-        data: Any = None,
-        view: str | None = None,
-        error_type: str | None = None,
-        error_message: str | None = None,
-        source_ids: Sequence[str] = (),
-    ) -> None:
-        if view is None:
-            payload = data if ok else {"error_type": error_type, "message": error_message}
-            view, _ = model_view(f"{source}:{name}", payload)
-        note = ObservationNote(
-            step=s.step,
-            source=source,  # type: ignore[arg-type]
-            name=name,
-            ok=ok,
-            model_view=view,
-            error_type=error_type,
-            error_message=error_message,
-            source_ids=list(source_ids),
-        )
-        s.observations.append(note)
-        del s.observations[:-MAX_OBSERVATIONS_IN_STATE]
-        buf.observations.append(
-            ObservationRecord(
-                run_id=s.run_id,
-                step=s.step,
-                source=source,  # type: ignore[arg-type]
-                name=name,
-                ok=ok,
-                data=_jsonable(data),
-                model_view=view,
-                error_type=error_type,
-                error_message=error_message,
-                source_ids=list(source_ids),
-            )
-        )
-
-    def _commit(self, s: AtlasState, buf: _Buffer, *, intent: bool = False) -> AtlasState:
-        del s.executed_actions[:-MAX_EXECUTED_ACTIONS_IN_STATE]
-        del s.decision_history[:-MAX_DECISIONS_IN_STATE]
-        del s.progress_history[: -(s.budgets.max_no_progress + 1)]
-        expected = s.version
-        s.version = expected + 1
-        s.updated_at = self.clock.now()
-        # The store serializes the state during the call (see StepCommit), so the live
-        # object is handed over instead of a deep copy.
-        commit = StepCommit(
-            run_id=s.run_id,
-            expected_version=expected,
-            state=s,
-            events=list(buf.events),
-            observations=list(buf.observations),
-            tool_calls=list(buf.tool_calls),
-        )
-        if intent:
-            record_intent = getattr(self.store, "record_tool_intent", None)
-            (record_intent or self.store.commit_step)(commit)
-        else:
-            self.store.commit_step(commit)
-        events = list(buf.events)
-        buf.events.clear()
-        buf.observations.clear()
-        buf.tool_calls.clear()
-        for event in events:  # side effects only after the commit
-            for listener in self.listeners:
-                try:
-                    listener(event)
-                except Exception:  # a listener must never break the run
-                    logger.exception("trace listener failed on %s", event.type)
-        return s
-
-    def _set_status(self, s: AtlasState, status: str, reason: str | None) -> None:
-        s.status = status  # type: ignore[assignment]
-        s.termination_reason = reason  # type: ignore[assignment]
-        s.user_status = user_status_for(status, reason)
-        if status in ("waiting_for_input", "awaiting_review"):
-            s.paused_at = self.clock.now()
-
-    def _terminal_event(self, s: AtlasState, buf: _Buffer, type_: str, **extra: Any) -> None:
-        self._emit(
-            s,
-            buf,
-            type_,
-            status=s.status,
-            reason=s.termination_reason,
-            user_status=s.user_status,
-            **extra,
-        )
-
-    def _cancelled(self, s: AtlasState, buf: _Buffer) -> AtlasState:
+    def _cancelled(self, s: AtlasState, buf: StepBuffer) -> AtlasState:
         s.pending_question = None
         s.pending_approval = None
         s.approved_action = None
-        self._set_status(s, "cancelled", "cancelled")
-        self._terminal_event(s, buf, "run_cancelled")
+        self.writer.set_status(s, "cancelled", "cancelled")
+        self.writer.terminal_event(s, buf, "run_cancelled")
         return s
 
-    def _fail(self, s: AtlasState, buf: _Buffer, reason: str, **extra: Any) -> AtlasState:
-        self._set_status(s, "failed", reason)
-        self._terminal_event(s, buf, "run_failed", **extra)
+    def _fail(self, s: AtlasState, buf: StepBuffer, reason: str, **extra: Any) -> AtlasState:
+        self.writer.set_status(s, "failed", reason)
+        self.writer.terminal_event(s, buf, "run_failed", **extra)
         return s
 
     def _shift_deadline(self, s: AtlasState, now: datetime, since: datetime | None) -> None:
@@ -545,13 +363,13 @@ class Runtime:
         return packet.model_copy(update={"unresolved_conflicts": conflicts, "open_gaps": gaps})
 
     def _pause_for_review(
-        self, s: AtlasState, buf: _Buffer, stop_reason: str, cause_event: str | None, **data: Any
+        self, s: AtlasState, buf: StepBuffer, stop_reason: str, cause_event: str | None, **data: Any
     ) -> AtlasState:
         if cause_event:
-            self._emit(s, buf, cause_event, **data)
+            self.writer.emit(s, buf, cause_event, **data)
         s.proposed_packet = self._partial_packet(s, stop_reason)
-        self._set_status(s, "awaiting_review", stop_reason)
-        self._emit(
+        self.writer.set_status(s, "awaiting_review", stop_reason)
+        self.writer.emit(
             s,
             buf,
             "escalated",
@@ -562,7 +380,7 @@ class Runtime:
         )
         return s
 
-    def _budget_stop(self, s: AtlasState, buf: _Buffer, stop: BudgetStop) -> AtlasState:
+    def _budget_stop(self, s: AtlasState, buf: StepBuffer, stop: BudgetStop) -> AtlasState:
         return self._pause_for_review(
             s,
             buf,
@@ -582,7 +400,7 @@ class Runtime:
 
     # ------------------------------------------------------------------ one iteration
 
-    def _model_iteration(self, s: AtlasState, buf: _Buffer) -> AtlasState:
+    def _model_iteration(self, s: AtlasState, buf: StepBuffer) -> AtlasState:
         context = build_context(s, self.registry, self.tenant_policy)
         # Never reserve less than the biggest call so far: an estimate can be wrong.
         reserved_tokens = max(
@@ -597,7 +415,7 @@ class Runtime:
         if stop:
             return self._budget_stop(s, buf, stop)
         s.iteration += 1
-        self._emit(
+        self.writer.emit(
             s,
             buf,
             "model_requested",
@@ -633,7 +451,7 @@ class Runtime:
         action, error_type, message = self._interpret(reply)
         if action is None:
             s.consecutive_model_errors += 1
-            self._emit(
+            self.writer.emit(
                 s,
                 buf,
                 "model_failed",
@@ -643,7 +461,7 @@ class Runtime:
                 raw_excerpt=(reply.raw or "")[:300],
                 usage=usage,
             )
-            self._observe(
+            self.writer.observe(
                 s,
                 buf,
                 source="runtime",
@@ -657,7 +475,7 @@ class Runtime:
             return self._after_iteration(s, buf)
 
         s.consecutive_model_errors = 0
-        self._emit(
+        self.writer.emit(
             s,
             buf,
             "model_decision",
@@ -696,7 +514,7 @@ class Runtime:
         except InvalidModelOutput as error:
             return None, error.error_type, error.message
 
-    def _after_iteration(self, s: AtlasState, buf: _Buffer) -> AtlasState:
+    def _after_iteration(self, s: AtlasState, buf: StepBuffer) -> AtlasState:
         if s.status != "researching":
             return s
         if s.policy_denials >= s.budgets.max_policy_denials:
@@ -726,13 +544,13 @@ class Runtime:
 
     # ------------------------------------------------------------------ decisions
 
-    def _handle_call_tool(self, s: AtlasState, buf: _Buffer, action: CallTool) -> AtlasState:
+    def _handle_call_tool(self, s: AtlasState, buf: StepBuffer, action: CallTool) -> AtlasState:
         name = action.tool_name
         spec = self.registry.get(name)
         if spec is None:
-            s.decision_history.append(f"call_tool:{name}:{_short_hash(action.arguments)}")
-            self._emit(s, buf, "tool_rejected", tool=name, reason="unknown_tool")
-            self._observe(
+            s.decision_history.append(f"call_tool:{name}:{short_hash(action.arguments)}")
+            self.writer.emit(s, buf, "tool_rejected", tool=name, reason="unknown_tool")
+            self.writer.observe(
                 s,
                 buf,
                 source="runtime",
@@ -745,15 +563,15 @@ class Runtime:
         try:
             args = spec.args_model.model_validate(action.arguments)
         except ValidationError as error:
-            s.decision_history.append(f"call_tool:{name}:{_short_hash(action.arguments)}")
+            s.decision_history.append(f"call_tool:{name}:{short_hash(action.arguments)}")
             problems = [
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
                 for e in error.errors()[:5]
             ]
-            self._emit(
+            self.writer.emit(
                 s, buf, "tool_rejected", tool=name, reason="invalid_arguments", errors=problems
             )
-            self._observe(
+            self.writer.observe(
                 s,
                 buf,
                 source="runtime",
@@ -769,8 +587,10 @@ class Runtime:
         if signature in s.denied_signatures:
             s.policy_denials += 1
             reason = "This exact action was denied before and stays blocked."
-            self._emit(s, buf, "policy_denied", tool=name, arguments=normalized, reason=reason)
-            self._observe(
+            self.writer.emit(
+                s, buf, "policy_denied", tool=name, arguments=normalized, reason=reason
+            )
+            self.writer.observe(
                 s,
                 buf,
                 source="runtime",
@@ -786,8 +606,10 @@ class Runtime:
             reason = " ".join(verdict.reasons)
             s.denied_signatures.append(signature)
             s.denied_actions.append({"tool": name, "arguments": normalized, "reason": reason})
-            self._emit(s, buf, "policy_denied", tool=name, arguments=normalized, reason=reason)
-            self._observe(
+            self.writer.emit(
+                s, buf, "policy_denied", tool=name, arguments=normalized, reason=reason
+            )
+            self.writer.observe(
                 s,
                 buf,
                 source="runtime",
@@ -798,8 +620,8 @@ class Runtime:
             )
             return s
         if s.action_counts.get(signature, 0) >= 1:
-            self._emit(s, buf, "duplicate_action_blocked", tool=name, arguments=normalized)
-            self._observe(
+            self.writer.emit(s, buf, "duplicate_action_blocked", tool=name, arguments=normalized)
+            self.writer.observe(
                 s,
                 buf,
                 source="runtime",
@@ -820,8 +642,8 @@ class Runtime:
         )
         if verdict.outcome == "needs_approval" and signature not in s.approved_signatures:
             s.pending_approval = call
-            self._set_status(s, "awaiting_review", "awaiting_approval")
-            self._emit(
+            self.writer.set_status(s, "awaiting_review", "awaiting_approval")
+            self.writer.emit(
                 s,
                 buf,
                 "approval_requested",
@@ -834,7 +656,7 @@ class Runtime:
             return s
         return self._run_tool(s, buf, call)
 
-    def _run_tool(self, s: AtlasState, buf: _Buffer, call: ProposedToolCall) -> AtlasState:
+    def _run_tool(self, s: AtlasState, buf: StepBuffer, call: ProposedToolCall) -> AtlasState:
         spec = self.registry.get(call.tool_name)
         assert spec is not None
         stop = check_tool_call(s, spec.price_usd, self.clock.now())
@@ -860,7 +682,7 @@ class Runtime:
             attempts=1,
             started_at=started_at,
         )
-        self._emit(
+        self.writer.emit(
             s,
             buf,
             "tool_started",
@@ -870,7 +692,7 @@ class Runtime:
             attempt=1,
         )
         buf.tool_calls.append(record)
-        s = self._commit(s, buf, intent=True)
+        s = self.writer.commit(s, buf, intent=True)
 
         ctx = ToolContext(brief=s.brief, documents=self.documents, world=self.world)
         outcome = self.gateway.execute(
@@ -879,7 +701,7 @@ class Runtime:
             key=key,
             ctx=ctx,
             next_fault=lambda: self._next_fault(s, spec.name),
-            emit=lambda type_, **data: self._emit(s, buf, type_, **data),
+            emit=lambda type_, **data: self.writer.emit(s, buf, type_, **data),
             max_retries=s.budgets.max_tool_retries,
         )
         finished_at = self.clock.now()
@@ -903,7 +725,7 @@ class Runtime:
     def _absorb_outcome(
         self,
         s: AtlasState,
-        buf: _Buffer,
+        buf: StepBuffer,
         call: ProposedToolCall,
         spec: ToolSpec,
         outcome: ToolOutcome,
@@ -932,7 +754,7 @@ class Runtime:
             view, truncated = model_view(f"tool:{name}", payload)
             stored_chars = len(json.dumps(result, default=str))
             if omitted or truncated:
-                self._emit(
+                self.writer.emit(
                     s,
                     buf,
                     "result_truncated",
@@ -942,7 +764,7 @@ class Runtime:
                     shown_chars=min(len(view), MODEL_VIEW_LIMIT + 200),
                 )
             summary = _summary(name, result, len(new_evidence))
-            self._emit(
+            self.writer.emit(
                 s,
                 buf,
                 "tool_succeeded",
@@ -958,7 +780,7 @@ class Runtime:
             cited = [e.evidence_id for e in new_evidence] or _result_evidence_ids(
                 s, name, step=s.step
             )
-            self._observe(
+            self.writer.observe(
                 s,
                 buf,
                 source="tool",
@@ -970,7 +792,7 @@ class Runtime:
             )
             for conflict in s.conflicts:
                 if conflict.conflict_id not in known_conflicts:
-                    self._emit(
+                    self.writer.emit(
                         s,
                         buf,
                         "conflict_detected",
@@ -980,7 +802,7 @@ class Runtime:
                         values=[v.model_dump(mode="json") for v in conflict.values],
                     )
             return s
-        self._observe(
+        self.writer.observe(
             s,
             buf,
             source="tool",
@@ -1000,13 +822,13 @@ class Runtime:
             return self._fail(s, buf, "tool_failure", tool=name, error_type=outcome.error_type)
         return s
 
-    def _handle_ask(self, s: AtlasState, buf: _Buffer, action: AskHuman) -> AtlasState:
-        s.decision_history.append(f"ask_human:{_short_hash(action.question)}")
+    def _handle_ask(self, s: AtlasState, buf: StepBuffer, action: AskHuman) -> AtlasState:
+        s.decision_history.append(f"ask_human:{short_hash(action.question)}")
         candidates = list(action.candidates)
         if not candidates and s.selected_entity is None and len(s.entity_candidates) > 1:
             candidates = [c.label() for c in s.entity_candidates]
         question_id = f"q-{s.step}"
-        self._emit(
+        self.writer.emit(
             s,
             buf,
             "clarification_requested",
@@ -1023,9 +845,9 @@ class Runtime:
                 blocking=True,
                 step=s.step,
             )
-            self._set_status(s, "waiting_for_input", "waiting_for_input")
+            self.writer.set_status(s, "waiting_for_input", "waiting_for_input")
         else:
-            self._observe(
+            self.writer.observe(
                 s,
                 buf,
                 source="runtime",
@@ -1067,12 +889,12 @@ class Runtime:
             )
         return errors
 
-    def _handle_finish(self, s: AtlasState, buf: _Buffer, action: Finish) -> AtlasState:
-        s.decision_history.append(f"finish:{_short_hash(action.packet.model_dump(mode='json'))}")
+    def _handle_finish(self, s: AtlasState, buf: StepBuffer, action: Finish) -> AtlasState:
+        s.decision_history.append(f"finish:{short_hash(action.packet.model_dump(mode='json'))}")
         errors = self.validate_finish(s, action.packet)
         if errors:
-            self._emit(s, buf, "final_rejected", errors=errors)
-            self._observe(
+            self.writer.emit(s, buf, "final_rejected", errors=errors)
+            self.writer.observe(
                 s,
                 buf,
                 source="runtime",
@@ -1086,10 +908,10 @@ class Runtime:
             s, action.packet.model_copy(update={"partial": False, "closed_by_reviewer": False})
         )
         s.proposed_packet = packet
-        self._set_status(s, "awaiting_review", "finish_proposed")
-        self._emit(s, buf, "finish_proposed", packet=packet)
+        self.writer.set_status(s, "awaiting_review", "finish_proposed")
+        self.writer.emit(s, buf, "finish_proposed", packet=packet)
         if packet.unresolved_conflicts:
-            self._emit(
+            self.writer.emit(
                 s,
                 buf,
                 "escalated",
@@ -1104,11 +926,13 @@ class Runtime:
 
     def _resume_research(self, s: AtlasState) -> None:
         self._shift_deadline(s, self.clock.now(), since=s.paused_at)
-        self._set_status(s, "researching", None)
+        self.writer.set_status(s, "researching", None)
         s.decision_history.append(HISTORY_BREAK)
         s.progress_history = [progress_signature(s)]
 
-    def _apply_answer(self, s: AtlasState, buf: _Buffer, answer: ClarificationAnswer) -> AtlasState:
+    def _apply_answer(
+        self, s: AtlasState, buf: StepBuffer, answer: ClarificationAnswer
+    ) -> AtlasState:
         question = s.pending_question
         if s.status != "waiting_for_input" or question is None:
             raise HumanInputRejected("The run is not waiting for an answer.")
@@ -1122,7 +946,7 @@ class Runtime:
                 "answer": answer.text,
             }
         )
-        self._emit(
+        self.writer.emit(
             s,
             buf,
             "clarification_received",
@@ -1131,7 +955,7 @@ class Runtime:
             actor=answer.actor,
             decision_id=answer.decision_id,
         )
-        self._observe(
+        self.writer.observe(
             s,
             buf,
             source="human",
@@ -1144,7 +968,7 @@ class Runtime:
         return s
 
     def _apply_approval(
-        self, s: AtlasState, buf: _Buffer, decision: ApprovalDecision
+        self, s: AtlasState, buf: StepBuffer, decision: ApprovalDecision
     ) -> AtlasState:
         pending = s.pending_approval
         if pending is None or pending.action_id != decision.action_id:
@@ -1161,7 +985,7 @@ class Runtime:
         if decision.approved:
             s.approved_signatures.append(pending.signature)
             s.approved_action = pending
-            self._emit(s, buf, "approval_granted", **data)
+            self.writer.emit(s, buf, "approval_granted", **data)
         else:
             s.denied_signatures.append(pending.signature)
             s.denied_actions.append(
@@ -1171,8 +995,8 @@ class Runtime:
                     "reason": decision.reason or "denied by a reviewer",
                 }
             )
-            self._emit(s, buf, "approval_denied", **data)
-            self._observe(
+            self.writer.emit(s, buf, "approval_denied", **data)
+            self.writer.observe(
                 s,
                 buf,
                 source="human",
@@ -1185,7 +1009,7 @@ class Runtime:
         return s
 
     def _apply_conflict_resolution(
-        self, s: AtlasState, buf: _Buffer, resolution: ConflictResolution
+        self, s: AtlasState, buf: StepBuffer, resolution: ConflictResolution
     ) -> AtlasState:
         conflict = next((c for c in s.conflicts if c.conflict_id == resolution.conflict_id), None)
         if conflict is None:
@@ -1205,7 +1029,7 @@ class Runtime:
             actor=resolution.actor,
             decision_id=resolution.decision_id,
         )
-        self._emit(
+        self.writer.emit(
             s,
             buf,
             "conflict_resolved",
@@ -1216,7 +1040,7 @@ class Runtime:
             note=resolution.note,
             actor=resolution.actor,
         )
-        self._observe(
+        self.writer.observe(
             s,
             buf,
             source="human",
@@ -1241,7 +1065,7 @@ class Runtime:
         return s
 
     def _apply_budget_extension(
-        self, s: AtlasState, buf: _Buffer, extension: BudgetExtension, now: datetime
+        self, s: AtlasState, buf: StepBuffer, extension: BudgetExtension, now: datetime
     ) -> AtlasState:
         resumable = BUDGET_REASONS | {"no_progress", "repeated_action", "policy_denied"}
         if s.status != "awaiting_review" or s.termination_reason not in resumable:
@@ -1261,7 +1085,7 @@ class Runtime:
             s.deadline_at = s.deadline_at + timedelta(seconds=extension.extra_seconds)
         s.policy_denials = 0
         s.proposed_packet = None
-        self._emit(
+        self.writer.emit(
             s,
             buf,
             "budget_extended",
@@ -1275,7 +1099,7 @@ class Runtime:
         self._resume_research(s)
         return s
 
-    def _apply_signoff(self, s: AtlasState, buf: _Buffer, signoff: PacketSignOff) -> AtlasState:
+    def _apply_signoff(self, s: AtlasState, buf: StepBuffer, signoff: PacketSignOff) -> AtlasState:
         if (
             s.status != "awaiting_review"
             or s.termination_reason != "finish_proposed"
@@ -1285,15 +1109,15 @@ class Runtime:
         if s.opened_by is not None and signoff.actor == s.opened_by:
             raise HumanInputRejected("The analyst who opened the case cannot sign off its packet.")
         if signoff.approved:
-            self._set_status(s, "completed", "packet_approved")
+            self.writer.set_status(s, "completed", "packet_approved")
             s.paused_at = None
-            self._emit(
+            self.writer.emit(
                 s, buf, "packet_approved", actor=signoff.actor, reason=signoff.reason, closed=False
             )
-            self._terminal_event(s, buf, "run_completed")
+            self.writer.terminal_event(s, buf, "run_completed")
             return s
-        self._emit(s, buf, "packet_rejected", actor=signoff.actor, reason=signoff.reason)
-        self._observe(
+        self.writer.emit(s, buf, "packet_rejected", actor=signoff.actor, reason=signoff.reason)
+        self.writer.observe(
             s,
             buf,
             source="human",
@@ -1306,7 +1130,7 @@ class Runtime:
         self._resume_research(s)
         return s
 
-    def _apply_close(self, s: AtlasState, buf: _Buffer, close: CloseCase) -> AtlasState:
+    def _apply_close(self, s: AtlasState, buf: StepBuffer, close: CloseCase) -> AtlasState:
         packet = s.proposed_packet or self._partial_packet(s, s.termination_reason or "no_progress")
         s.proposed_packet = packet.model_copy(
             update={"closed_by_reviewer": True, "closing_note": close.decision}
@@ -1314,10 +1138,12 @@ class Runtime:
         s.pending_question = None
         s.pending_approval = None
         s.approved_action = None
-        self._set_status(s, "completed", "packet_approved")
+        self.writer.set_status(s, "completed", "packet_approved")
         s.paused_at = None
-        self._emit(s, buf, "packet_approved", actor=close.actor, reason=close.decision, closed=True)
-        self._terminal_event(s, buf, "run_completed")
+        self.writer.emit(
+            s, buf, "packet_approved", actor=close.actor, reason=close.decision, closed=True
+        )
+        self.writer.terminal_event(s, buf, "run_completed")
         return s
 
 

@@ -1,0 +1,192 @@
+"""Recording one step: its trace events and observations, buffered, then committed with the
+state in one ``store.commit_step``; listeners hear the events only after the commit."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from pydantic import BaseModel
+
+from atlas.runtime.context import MAX_EXECUTED_ACTIONS_SHOWN, MAX_OBSERVATIONS_SHOWN, model_view
+from atlas.runtime.ports import (
+    Clock,
+    ObservationRecord,
+    RunStore,
+    StepCommit,
+    ToolCallRecord,
+    TraceEventRecord,
+)
+from atlas.runtime.state import AtlasState, ObservationNote, user_status_for
+
+# Named for the module these records were first logged from, so log filters keep working.
+logger = logging.getLogger("atlas.runtime.engine")
+
+EventListener = Callable[[TraceEventRecord], None]
+# The state is written whole on every commit (twice per tool call), so its histories are
+# kept to what their readers look at; the whole record lives in the store (observations,
+# trace events, tool calls). The context shows the last observations and executed actions,
+# cycle detection reads 9 decisions, no-progress detection max_no_progress + 1 signatures.
+MAX_OBSERVATIONS_IN_STATE = MAX_OBSERVATIONS_SHOWN
+MAX_EXECUTED_ACTIONS_IN_STATE = MAX_EXECUTED_ACTIONS_SHOWN
+MAX_DECISIONS_IN_STATE = 30
+
+
+@dataclass
+class StepBuffer:
+    events: list[TraceEventRecord] = field(default_factory=list)
+    observations: list[ObservationRecord] = field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+
+
+def jsonable(value: Any) -> Any:
+    def default(obj: Any) -> Any:
+        if isinstance(obj, Decimal):
+            return str(obj)
+        if isinstance(obj, datetime):
+            return obj.isoformat()
+        if isinstance(obj, BaseModel):
+            return obj.model_dump(mode="json")
+        if isinstance(obj, set | frozenset):
+            return sorted(obj)
+        return str(obj)
+
+    return json.loads(json.dumps(value, default=default))
+
+
+def short_hash(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+class StepWriter:
+    """Stamps events with the clock, keeps the state's histories short, commits."""
+
+    def __init__(self, clock: Clock, store: RunStore, listeners: list[EventListener]) -> None:
+        self.clock = clock
+        self.store = store
+        self.listeners = listeners
+
+    def emit(
+        self,
+        s: AtlasState,
+        buf: StepBuffer,
+        type_: str,
+        duration_ms: int | None = None,
+        **data: Any,
+    ) -> None:
+        if duration_ms is not None:
+            data["duration_ms"] = duration_ms
+        buf.events.append(
+            TraceEventRecord(
+                run_id=s.run_id,
+                seq=s.next_seq,
+                step=s.step,
+                type=type_,
+                timestamp=self.clock.now(),
+                data=jsonable(data),
+                duration_ms=duration_ms,
+            )
+        )
+        s.next_seq += 1
+
+    def observe(
+        self,
+        s: AtlasState,
+        buf: StepBuffer,
+        *,
+        source: str,
+        name: str,
+        ok: bool,
+        data: Any = None,
+        view: str | None = None,
+        error_type: str | None = None,
+        error_message: str | None = None,
+        source_ids: Sequence[str] = (),
+    ) -> None:
+        if view is None:
+            payload = data if ok else {"error_type": error_type, "message": error_message}
+            view, _ = model_view(f"{source}:{name}", payload)
+        note = ObservationNote(
+            step=s.step,
+            source=source,  # type: ignore[arg-type]
+            name=name,
+            ok=ok,
+            model_view=view,
+            error_type=error_type,
+            error_message=error_message,
+            source_ids=list(source_ids),
+        )
+        s.observations.append(note)
+        del s.observations[:-MAX_OBSERVATIONS_IN_STATE]
+        buf.observations.append(
+            ObservationRecord(
+                run_id=s.run_id,
+                step=s.step,
+                source=source,  # type: ignore[arg-type]
+                name=name,
+                ok=ok,
+                data=jsonable(data),
+                model_view=view,
+                error_type=error_type,
+                error_message=error_message,
+                source_ids=list(source_ids),
+            )
+        )
+
+    def set_status(self, s: AtlasState, status: str, reason: str | None) -> None:
+        s.status = status  # type: ignore[assignment]
+        s.termination_reason = reason  # type: ignore[assignment]
+        s.user_status = user_status_for(status, reason)
+        if status in ("waiting_for_input", "awaiting_review"):
+            s.paused_at = self.clock.now()
+
+    def terminal_event(self, s: AtlasState, buf: StepBuffer, type_: str, **extra: Any) -> None:
+        self.emit(
+            s,
+            buf,
+            type_,
+            status=s.status,
+            reason=s.termination_reason,
+            user_status=s.user_status,
+            **extra,
+        )
+
+    def commit(self, s: AtlasState, buf: StepBuffer, *, intent: bool = False) -> AtlasState:
+        del s.executed_actions[:-MAX_EXECUTED_ACTIONS_IN_STATE]
+        del s.decision_history[:-MAX_DECISIONS_IN_STATE]
+        del s.progress_history[: -(s.budgets.max_no_progress + 1)]
+        expected = s.version
+        s.version = expected + 1
+        s.updated_at = self.clock.now()
+        # The store serializes the state during the call (see StepCommit), so the live
+        # object is handed over instead of a deep copy.
+        commit = StepCommit(
+            run_id=s.run_id,
+            expected_version=expected,
+            state=s,
+            events=list(buf.events),
+            observations=list(buf.observations),
+            tool_calls=list(buf.tool_calls),
+        )
+        if intent:
+            record_intent = getattr(self.store, "record_tool_intent", None)
+            (record_intent or self.store.commit_step)(commit)
+        else:
+            self.store.commit_step(commit)
+        events = list(buf.events)
+        buf.events.clear()
+        buf.observations.clear()
+        buf.tool_calls.clear()
+        for event in events:  # side effects only after the commit
+            for listener in self.listeners:
+                try:
+                    listener(event)
+                except Exception:  # a listener must never break the run
+                    logger.exception("trace listener failed on %s", event.type)
+        return s
