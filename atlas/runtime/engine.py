@@ -31,9 +31,8 @@ from pydantic import ValidationError
 
 from atlas.runtime import reducer
 from atlas.runtime.adapters.base import DecisionMaker, ModelReply
-from atlas.runtime.adapters.playbook import Playbook, draft_packet
+from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.budgets import (
-    BudgetStop,
     Reservation,
     check_model_call,
     check_tool_call,
@@ -47,7 +46,6 @@ from atlas.runtime.context import (
     build_context,
     fence,
     model_view,
-    project_state,
 )
 from atlas.runtime.decisions import (
     NEXT_ACTION_SCHEMA_VERSION,
@@ -56,10 +54,9 @@ from atlas.runtime.decisions import (
     DueDiligencePacket,
     Finish,
     InvalidModelOutput,
-    PacketConflict,
-    PacketConflictValue,
     parse_next_action,
 )
+from atlas.runtime.finish import propose_finish, validate_finish
 from atlas.runtime.humans import (
     ApprovalDecision,
     BudgetExtension,
@@ -76,6 +73,7 @@ from atlas.runtime.memory import (
     MemoryRunStore,
     SystemClock,
 )
+from atlas.runtime.packets import partial_packet
 from atlas.runtime.policy import POLICY_VERSION, TenantPolicy, evaluate
 from atlas.runtime.ports import (
     CancelSignal,
@@ -88,10 +86,7 @@ from atlas.runtime.ports import (
 )
 from atlas.runtime.progress import (
     HISTORY_BREAK,
-    detect_cycle,
-    pending_requirements,
     progress_signature,
-    unchanged_for,
 )
 from atlas.runtime.scenario import HumanScript, Scenario, ScriptedModelSpec
 from atlas.runtime.state import (
@@ -106,9 +101,9 @@ from atlas.runtime.state import (
     ProposedToolCall,
     VersionBundle,
     new_state,
-    user_status_for,
 )
 from atlas.runtime.step_writer import EventListener, StepBuffer, StepWriter, short_hash
+from atlas.runtime.stops import budget_stop, cancelled, check_loop_guards, fail
 from atlas.runtime.tools.base import ToolContext, ToolSpec
 from atlas.runtime.tools.gateway import (
     ToolGateway,
@@ -212,7 +207,7 @@ class Runtime:
         buf = StepBuffer()
         s.step += 1
         if self.cancel_signal.is_set():
-            return self.writer.commit(self._cancelled(s, buf), buf)
+            return self.writer.commit(cancelled(self.writer, s, buf), buf)
         if s.approved_action is not None:
             call = s.approved_action
             s.approved_action = None
@@ -227,7 +222,7 @@ class Runtime:
             return state
         s = state.clone()
         buf = StepBuffer()
-        return self.writer.commit(self._cancelled(s, buf), buf)
+        return self.writer.commit(cancelled(self.writer, s, buf), buf)
 
     def resume_after_crash(self, state: AtlasState) -> AtlasState:
         """`run_resumed`; a tool call left in flight is reconciled by idempotency key
@@ -302,95 +297,11 @@ class Runtime:
 
     # ------------------------------------------------------------------ plumbing
 
-    def _cancelled(self, s: AtlasState, buf: StepBuffer) -> AtlasState:
-        s.pending_question = None
-        s.pending_approval = None
-        s.approved_action = None
-        self.writer.set_status(s, "cancelled", "cancelled")
-        self.writer.terminal_event(s, buf, "run_cancelled")
-        return s
-
-    def _fail(self, s: AtlasState, buf: StepBuffer, reason: str, **extra: Any) -> AtlasState:
-        self.writer.set_status(s, "failed", reason)
-        self.writer.terminal_event(s, buf, "run_failed", **extra)
-        return s
-
     def _shift_deadline(self, s: AtlasState, now: datetime, since: datetime | None) -> None:
         """Time spent paused does not count against the deadline."""
         if s.deadline_at is not None and since is not None and now > since:
             s.deadline_at = s.deadline_at + (now - since)
         s.paused_at = None
-
-    def _partial_packet(self, s: AtlasState, reason: str) -> DueDiligencePacket:
-        projection = project_state(s)
-        subject_name = s.selected_entity.name if s.selected_entity else s.brief.subject
-        gaps = [
-            f"Still to do: {item}"
-            for item in pending_requirements(s)
-            if not item.startswith("resolve_conflict")
-        ]
-        gaps.append(f"Stopped early: {user_status_for('awaiting_review', reason)}")
-        packet = draft_packet(projection, subject_name, gaps)
-        packet.partial = True
-        return self._with_conflicts(s, packet)
-
-    def _with_conflicts(self, s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
-        """Unresolved conflicts are always carried into the packet, with both sides."""
-        conflicts = [
-            PacketConflict(
-                conflict_id=c.conflict_id,
-                fact=c.fact,
-                status=c.status,
-                values=[
-                    PacketConflictValue(
-                        value=v.value,
-                        source_id=v.source_id,
-                        source_label=v.source_label,
-                        retrieved_at=v.retrieved_at.isoformat(),
-                        excerpt=v.excerpt,
-                    )
-                    for v in c.values
-                ],
-            )
-            for c in s.conflicts
-            if c.status != "resolved"
-        ]
-        gaps = list(packet.open_gaps)
-        for c in conflicts:
-            line = f"Unresolved conflict on {c.fact}: sources disagree."
-            if line not in gaps:
-                gaps.append(line)
-        return packet.model_copy(update={"unresolved_conflicts": conflicts, "open_gaps": gaps})
-
-    def _pause_for_review(
-        self, s: AtlasState, buf: StepBuffer, stop_reason: str, cause_event: str | None, **data: Any
-    ) -> AtlasState:
-        if cause_event:
-            self.writer.emit(s, buf, cause_event, **data)
-        s.proposed_packet = self._partial_packet(s, stop_reason)
-        self.writer.set_status(s, "awaiting_review", stop_reason)
-        self.writer.emit(
-            s,
-            buf,
-            "escalated",
-            reason=stop_reason,
-            user_status=s.user_status,
-            conflicts=[c.conflict_id for c in s.conflicts if c.status != "resolved"],
-            open_gaps=s.proposed_packet.open_gaps,
-        )
-        return s
-
-    def _budget_stop(self, s: AtlasState, buf: StepBuffer, stop: BudgetStop) -> AtlasState:
-        return self._pause_for_review(
-            s,
-            buf,
-            stop.reason,
-            "budget_exhausted",
-            budget=stop.budget,
-            reason=stop.reason,
-            used=stop.used,
-            limit=stop.limit,
-        )
 
     def _next_fault(self, s: AtlasState, tool: str) -> str:
         plan = s.fault_plan.get(tool, [])
@@ -399,6 +310,10 @@ class Runtime:
         return plan[index] if index < len(plan) else "ok"
 
     # ------------------------------------------------------------------ one iteration
+
+    def validate_finish(self, s: AtlasState, packet: DueDiligencePacket) -> list[str]:
+        """Deterministic checks a proposed packet must pass (schema-valid is not enough)."""
+        return validate_finish(s, packet)
 
     def _model_iteration(self, s: AtlasState, buf: StepBuffer) -> AtlasState:
         context = build_context(s, self.registry, self.tenant_policy)
@@ -413,7 +328,7 @@ class Runtime:
         reserved_cost = model_cost_reservation(s, reserved_tokens, price)
         stop = check_model_call(s, Reservation(reserved_tokens, reserved_cost), self.clock.now())
         if stop:
-            return self._budget_stop(s, buf, stop)
+            return budget_stop(self.writer, s, buf, stop)
         s.iteration += 1
         self.writer.emit(
             s,
@@ -446,7 +361,7 @@ class Runtime:
         s.largest_model_call_cost_usd = max(s.largest_model_call_cost_usd, usage.cost_usd)
         s.largest_model_call_tokens = max(s.largest_model_call_tokens, usage.total_tokens)
         if self.cancel_signal.is_set():
-            return self._cancelled(s, buf)
+            return cancelled(self.writer, s, buf)
 
         action, error_type, message = self._interpret(reply)
         if action is None:
@@ -471,8 +386,8 @@ class Runtime:
                 error_message=f"Your last reply was rejected ({message}). Reply with exactly one valid NextAction JSON object.",
             )
             if reply.fatal or s.consecutive_model_errors > s.budgets.max_model_errors:
-                return self._fail(s, buf, "model_failure", error_type=error_type)
-            return self._after_iteration(s, buf)
+                return fail(self.writer, s, buf, "model_failure", error_type=error_type)
+            return check_loop_guards(self.writer, s, buf)
 
         s.consecutive_model_errors = 0
         self.writer.emit(
@@ -492,8 +407,8 @@ class Runtime:
         elif isinstance(action, AskHuman):
             s = self._handle_ask(s, buf, action)
         else:
-            s = self._handle_finish(s, buf, action)
-        return self._after_iteration(s, buf)
+            s = propose_finish(self.writer, s, buf, action)
+        return check_loop_guards(self.writer, s, buf)
 
     @staticmethod
     def _interpret(
@@ -513,34 +428,6 @@ class Runtime:
             return parse_next_action(reply.raw), None, None
         except InvalidModelOutput as error:
             return None, error.error_type, error.message
-
-    def _after_iteration(self, s: AtlasState, buf: StepBuffer) -> AtlasState:
-        if s.status != "researching":
-            return s
-        if s.policy_denials >= s.budgets.max_policy_denials:
-            return self._pause_for_review(s, buf, "policy_denied", None)
-        period = detect_cycle(s.decision_history)
-        if period:
-            return self._pause_for_review(
-                s,
-                buf,
-                "repeated_action",
-                "cycle_detected",
-                period=period,
-                actions=s.decision_history[-3 * period :],
-            )
-        s.progress_history.append(progress_signature(s))
-        stalled = unchanged_for(s.progress_history)
-        if stalled >= s.budgets.max_no_progress:
-            return self._pause_for_review(
-                s,
-                buf,
-                "no_progress",
-                "no_progress_detected",
-                iterations=stalled,
-                signature=s.progress_history[-1],
-            )
-        return s
 
     # ------------------------------------------------------------------ decisions
 
@@ -661,7 +548,7 @@ class Runtime:
         assert spec is not None
         stop = check_tool_call(s, spec.price_usd, self.clock.now())
         if stop:
-            return self._budget_stop(s, buf, stop)
+            return budget_stop(self.writer, s, buf, stop)
         args = spec.args_model.model_validate(call.arguments)
         key = call.idempotency_key or idempotency_key(s.run_id, s.step, call.signature)
         started_at = self.clock.now()
@@ -733,7 +620,7 @@ class Runtime:
     ) -> AtlasState:
         name = spec.name
         if outcome.status == "cancelled":
-            return self._cancelled(s, buf)
+            return cancelled(self.writer, s, buf)
         if outcome.status == "succeeded":
             s.consecutive_tool_failures = 0
             s.action_counts[call.signature] = s.action_counts.get(call.signature, 0) + 1
@@ -816,10 +703,14 @@ class Runtime:
             s.action_counts[call.signature] = s.action_counts.get(call.signature, 0) + 1
             return s
         if outcome.status == "forbidden":
-            return self._fail(s, buf, "tool_failure", tool=name, error_type=outcome.error_type)
+            return fail(
+                self.writer, s, buf, "tool_failure", tool=name, error_type=outcome.error_type
+            )
         s.consecutive_tool_failures += 1
         if s.consecutive_tool_failures >= s.budgets.max_consecutive_tool_failures:
-            return self._fail(s, buf, "tool_failure", tool=name, error_type=outcome.error_type)
+            return fail(
+                self.writer, s, buf, "tool_failure", tool=name, error_type=outcome.error_type
+            )
         return s
 
     def _handle_ask(self, s: AtlasState, buf: StepBuffer, action: AskHuman) -> AtlasState:
@@ -855,70 +746,6 @@ class Runtime:
                 ok=True,
                 data={"question": action.question},
                 view="Non-blocking question recorded for the analyst; carry on with the research.",
-            )
-        return s
-
-    def validate_finish(self, s: AtlasState, packet: DueDiligencePacket) -> list[str]:
-        """Deterministic checks a proposed packet must pass (schema-valid is not enough)."""
-        errors: list[str] = []
-        evidence = s.evidence_by_id()
-        if not packet.findings:
-            errors.append("The packet has no findings.")
-        for index, finding in enumerate(packet.findings, start=1):
-            if not finding.claim.strip():
-                errors.append(f"Finding {index} is empty.")
-            if not finding.evidence_ids:
-                errors.append(f"Finding {index} cites no evidence.")
-            for evidence_id in finding.evidence_ids:
-                if evidence_id not in evidence:
-                    errors.append(
-                        f"Finding {index} cites {evidence_id}, which is not evidence this run has read."
-                    )
-        if "screen_sanctions" not in s.completed_steps:
-            errors.append("Sanctions screening has not been done.")
-        signals = {signal for item in s.evidence for signal in item.signals}
-        if "sanctions_hit" in signals and packet.risk_rating != "high":
-            errors.append("A sanctions hit requires a high risk rating.")
-        elif ({"adverse", "pep"} & signals) and packet.risk_rating == "low":
-            errors.append(
-                "Adverse media or a politically exposed person rules out a low risk rating."
-            )
-        if s.selected_entity is None and len(s.entity_candidates) > 1:
-            errors.append(
-                "The subject matches several registry entities; ask the analyst which one."
-            )
-        return errors
-
-    def _handle_finish(self, s: AtlasState, buf: StepBuffer, action: Finish) -> AtlasState:
-        s.decision_history.append(f"finish:{short_hash(action.packet.model_dump(mode='json'))}")
-        errors = self.validate_finish(s, action.packet)
-        if errors:
-            self.writer.emit(s, buf, "final_rejected", errors=errors)
-            self.writer.observe(
-                s,
-                buf,
-                source="runtime",
-                name="finish",
-                ok=False,
-                error_type="final_rejected",
-                error_message="The packet was rejected: " + " ".join(errors),
-            )
-            return s
-        packet = self._with_conflicts(
-            s, action.packet.model_copy(update={"partial": False, "closed_by_reviewer": False})
-        )
-        s.proposed_packet = packet
-        self.writer.set_status(s, "awaiting_review", "finish_proposed")
-        self.writer.emit(s, buf, "finish_proposed", packet=packet)
-        if packet.unresolved_conflicts:
-            self.writer.emit(
-                s,
-                buf,
-                "escalated",
-                reason="unresolved_conflict",
-                user_status=s.user_status,
-                conflicts=[c.conflict_id for c in packet.unresolved_conflicts],
-                open_gaps=packet.open_gaps,
             )
         return s
 
@@ -1131,7 +958,7 @@ class Runtime:
         return s
 
     def _apply_close(self, s: AtlasState, buf: StepBuffer, close: CloseCase) -> AtlasState:
-        packet = s.proposed_packet or self._partial_packet(s, s.termination_reason or "no_progress")
+        packet = s.proposed_packet or partial_packet(s, s.termination_reason or "no_progress")
         s.proposed_packet = packet.model_copy(
             update={"closed_by_reviewer": True, "closing_note": close.decision}
         )

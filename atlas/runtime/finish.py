@@ -1,0 +1,72 @@
+"""A proposed finish: the deterministic checks its packet must pass, then review."""
+
+from __future__ import annotations
+
+from atlas.runtime.decisions import DueDiligencePacket, Finish
+from atlas.runtime.packets import with_conflicts
+from atlas.runtime.state import AtlasState
+from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
+
+
+def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
+    """Deterministic checks a proposed packet must pass (schema-valid is not enough)."""
+    errors: list[str] = []
+    evidence = s.evidence_by_id()
+    if not packet.findings:
+        errors.append("The packet has no findings.")
+    for index, finding in enumerate(packet.findings, start=1):
+        if not finding.claim.strip():
+            errors.append(f"Finding {index} is empty.")
+        if not finding.evidence_ids:
+            errors.append(f"Finding {index} cites no evidence.")
+        for evidence_id in finding.evidence_ids:
+            if evidence_id not in evidence:
+                errors.append(
+                    f"Finding {index} cites {evidence_id}, which is not evidence this run has read."
+                )
+    if "screen_sanctions" not in s.completed_steps:
+        errors.append("Sanctions screening has not been done.")
+    signals = {signal for item in s.evidence for signal in item.signals}
+    if "sanctions_hit" in signals and packet.risk_rating != "high":
+        errors.append("A sanctions hit requires a high risk rating.")
+    elif ({"adverse", "pep"} & signals) and packet.risk_rating == "low":
+        errors.append("Adverse media or a politically exposed person rules out a low risk rating.")
+    if s.selected_entity is None and len(s.entity_candidates) > 1:
+        errors.append("The subject matches several registry entities; ask the analyst which one.")
+    return errors
+
+
+def propose_finish(
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, action: Finish
+) -> AtlasState:
+    s.decision_history.append(f"finish:{short_hash(action.packet.model_dump(mode='json'))}")
+    errors = validate_finish(s, action.packet)
+    if errors:
+        writer.emit(s, buf, "final_rejected", errors=errors)
+        writer.observe(
+            s,
+            buf,
+            source="runtime",
+            name="finish",
+            ok=False,
+            error_type="final_rejected",
+            error_message="The packet was rejected: " + " ".join(errors),
+        )
+        return s
+    packet = with_conflicts(
+        s, action.packet.model_copy(update={"partial": False, "closed_by_reviewer": False})
+    )
+    s.proposed_packet = packet
+    writer.set_status(s, "awaiting_review", "finish_proposed")
+    writer.emit(s, buf, "finish_proposed", packet=packet)
+    if packet.unresolved_conflicts:
+        writer.emit(
+            s,
+            buf,
+            "escalated",
+            reason="unresolved_conflict",
+            user_status=s.user_status,
+            conflicts=[c.conflict_id for c in packet.unresolved_conflicts],
+            open_gaps=packet.open_gaps,
+        )
+    return s

@@ -1,0 +1,53 @@
+"""The packet a reviewer sees when research stops early, and the conflicts every packet
+carries."""
+
+from __future__ import annotations
+
+from atlas.runtime.adapters.playbook import draft_packet
+from atlas.runtime.context import project_state
+from atlas.runtime.decisions import DueDiligencePacket, PacketConflict, PacketConflictValue
+from atlas.runtime.progress import pending_requirements
+from atlas.runtime.state import AtlasState, user_status_for
+
+
+def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
+    projection = project_state(s)
+    subject_name = s.selected_entity.name if s.selected_entity else s.brief.subject
+    gaps = [
+        f"Still to do: {item}"
+        for item in pending_requirements(s)
+        if not item.startswith("resolve_conflict")
+    ]
+    gaps.append(f"Stopped early: {user_status_for('awaiting_review', reason)}")
+    packet = draft_packet(projection, subject_name, gaps)
+    packet.partial = True
+    return with_conflicts(s, packet)
+
+
+def with_conflicts(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
+    """Unresolved conflicts are always carried into the packet, with both sides."""
+    conflicts = [
+        PacketConflict(
+            conflict_id=c.conflict_id,
+            fact=c.fact,
+            status=c.status,
+            values=[
+                PacketConflictValue(
+                    value=v.value,
+                    source_id=v.source_id,
+                    source_label=v.source_label,
+                    retrieved_at=v.retrieved_at.isoformat(),
+                    excerpt=v.excerpt,
+                )
+                for v in c.values
+            ],
+        )
+        for c in s.conflicts
+        if c.status != "resolved"
+    ]
+    gaps = list(packet.open_gaps)
+    for c in conflicts:
+        line = f"Unresolved conflict on {c.fact}: sources disagree."
+        if line not in gaps:
+            gaps.append(line)
+    return packet.model_copy(update={"unresolved_conflicts": conflicts, "open_gaps": gaps})
