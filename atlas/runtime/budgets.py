@@ -96,3 +96,10 @@ def model_cost_reservation(
     if price_per_1k is not None:
         priced = (price_per_1k * reserved_tokens / Decimal(1000)).quantize(Decimal("0.000001"))
     return max(priced, state.largest_model_call_cost_usd)
+
+
+def shift_deadline(s: AtlasState, now: datetime, since: datetime | None) -> None:
+    """Time spent paused does not count against the deadline."""
+    if s.deadline_at is not None and since is not None and now > since:
+        s.deadline_at = s.deadline_at + (now - since)
+    s.paused_at = None

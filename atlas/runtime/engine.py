@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +38,13 @@ from atlas.runtime.budgets import (
     check_tool_call,
     estimate_tokens,
     model_cost_reservation,
+    shift_deadline,
 )
 from atlas.runtime.cancellation import AnyCancel
 from atlas.runtime.context import (
     MODEL_VIEW_LIMIT,
     PROMPT_VERSION,
     build_context,
-    fence,
     model_view,
 )
 from atlas.runtime.decisions import (
@@ -57,15 +57,12 @@ from atlas.runtime.decisions import (
     parse_next_action,
 )
 from atlas.runtime.finish import propose_finish, validate_finish
+from atlas.runtime.human_inputs import apply_human_input
 from atlas.runtime.humans import (
     ApprovalDecision,
-    BudgetExtension,
     ClarificationAnswer,
-    CloseCase,
-    ConflictResolution,
     HumanInput,
     HumanInputRejected,
-    PacketSignOff,
 )
 from atlas.runtime.memory import (
     MemoryCancelSignal,
@@ -73,7 +70,6 @@ from atlas.runtime.memory import (
     MemoryRunStore,
     SystemClock,
 )
-from atlas.runtime.packets import partial_packet
 from atlas.runtime.policy import POLICY_VERSION, TenantPolicy, evaluate
 from atlas.runtime.ports import (
     CancelSignal,
@@ -85,19 +81,16 @@ from atlas.runtime.ports import (
     TraceEventRecord,
 )
 from atlas.runtime.progress import (
-    HISTORY_BREAK,
     progress_signature,
 )
+from atlas.runtime.questions import ask_human
 from atlas.runtime.scenario import HumanScript, Scenario, ScriptedModelSpec
 from atlas.runtime.state import (
-    BUDGET_REASONS,
     AtlasState,
     AttachedDocument,
     Budgets,
     CaseBrief,
-    ConflictResolutionRecord,
     InFlightToolCall,
-    PendingQuestion,
     ProposedToolCall,
     VersionBundle,
     new_state,
@@ -230,7 +223,7 @@ class Runtime:
         s = state.clone()
         buf = StepBuffer()
         now = self.clock.now()
-        self._shift_deadline(s, now, since=s.paused_at or s.updated_at)
+        shift_deadline(s, now, since=s.paused_at or s.updated_at)
         in_flight = s.in_flight
         self.writer.emit(
             s,
@@ -278,30 +271,11 @@ class Runtime:
         s = state.clone()
         buf = StepBuffer()
         now = self.clock.now()
-        if isinstance(human_input, ClarificationAnswer):
-            s = self._apply_answer(s, buf, human_input)
-        elif isinstance(human_input, ApprovalDecision):
-            s = self._apply_approval(s, buf, human_input)
-        elif isinstance(human_input, ConflictResolution):
-            s = self._apply_conflict_resolution(s, buf, human_input)
-        elif isinstance(human_input, BudgetExtension):
-            s = self._apply_budget_extension(s, buf, human_input, now)
-        elif isinstance(human_input, PacketSignOff):
-            s = self._apply_signoff(s, buf, human_input)
-        elif isinstance(human_input, CloseCase):
-            s = self._apply_close(s, buf, human_input)
-        else:  # pragma: no cover - the union is closed
-            raise HumanInputRejected(f"Unknown human input {type(human_input).__name__}.")
+        s = apply_human_input(self.writer, s, buf, human_input, now)
         s.applied_decision_ids.append(human_input.decision_id)
         return self.writer.commit(s, buf)
 
     # ------------------------------------------------------------------ plumbing
-
-    def _shift_deadline(self, s: AtlasState, now: datetime, since: datetime | None) -> None:
-        """Time spent paused does not count against the deadline."""
-        if s.deadline_at is not None and since is not None and now > since:
-            s.deadline_at = s.deadline_at + (now - since)
-        s.paused_at = None
 
     def _next_fault(self, s: AtlasState, tool: str) -> str:
         plan = s.fault_plan.get(tool, [])
@@ -405,7 +379,7 @@ class Runtime:
         if isinstance(action, CallTool):
             s = self._handle_call_tool(s, buf, action)
         elif isinstance(action, AskHuman):
-            s = self._handle_ask(s, buf, action)
+            s = ask_human(self.writer, s, buf, action)
         else:
             s = propose_finish(self.writer, s, buf, action)
         return check_loop_guards(self.writer, s, buf)
@@ -713,265 +687,7 @@ class Runtime:
             )
         return s
 
-    def _handle_ask(self, s: AtlasState, buf: StepBuffer, action: AskHuman) -> AtlasState:
-        s.decision_history.append(f"ask_human:{short_hash(action.question)}")
-        candidates = list(action.candidates)
-        if not candidates and s.selected_entity is None and len(s.entity_candidates) > 1:
-            candidates = [c.label() for c in s.entity_candidates]
-        question_id = f"q-{s.step}"
-        self.writer.emit(
-            s,
-            buf,
-            "clarification_requested",
-            question_id=question_id,
-            question=action.question,
-            candidates=candidates,
-            blocking=action.blocking,
-        )
-        if action.blocking:
-            s.pending_question = PendingQuestion(
-                question_id=question_id,
-                question=action.question,
-                candidates=candidates,
-                blocking=True,
-                step=s.step,
-            )
-            self.writer.set_status(s, "waiting_for_input", "waiting_for_input")
-        else:
-            self.writer.observe(
-                s,
-                buf,
-                source="runtime",
-                name="ask_human",
-                ok=True,
-                data={"question": action.question},
-                view="Non-blocking question recorded for the analyst; carry on with the research.",
-            )
-        return s
-
     # ------------------------------------------------------------------ human input
-
-    def _resume_research(self, s: AtlasState) -> None:
-        self._shift_deadline(s, self.clock.now(), since=s.paused_at)
-        self.writer.set_status(s, "researching", None)
-        s.decision_history.append(HISTORY_BREAK)
-        s.progress_history = [progress_signature(s)]
-
-    def _apply_answer(
-        self, s: AtlasState, buf: StepBuffer, answer: ClarificationAnswer
-    ) -> AtlasState:
-        question = s.pending_question
-        if s.status != "waiting_for_input" or question is None:
-            raise HumanInputRejected("The run is not waiting for an answer.")
-        if question.question_id != answer.question_id:
-            raise HumanInputRejected(f"Question {answer.question_id} is not the pending question.")
-        s.pending_question = None
-        s.answered_questions.append(
-            {
-                "question_id": question.question_id,
-                "question": question.question,
-                "answer": answer.text,
-            }
-        )
-        self.writer.emit(
-            s,
-            buf,
-            "clarification_received",
-            question_id=question.question_id,
-            answer=answer.text,
-            actor=answer.actor,
-            decision_id=answer.decision_id,
-        )
-        self.writer.observe(
-            s,
-            buf,
-            source="human",
-            name="clarification",
-            ok=True,
-            data={"question": question.question, "answer": answer.text},
-            view=fence("human:analyst", f"Q: {question.question}\nA: {answer.text}"),
-        )
-        self._resume_research(s)
-        return s
-
-    def _apply_approval(
-        self, s: AtlasState, buf: StepBuffer, decision: ApprovalDecision
-    ) -> AtlasState:
-        pending = s.pending_approval
-        if pending is None or pending.action_id != decision.action_id:
-            raise HumanInputRejected(f"Action {decision.action_id} is not awaiting approval.")
-        s.pending_approval = None
-        data = {
-            "action_id": pending.action_id,
-            "tool": pending.tool_name,
-            "arguments": pending.arguments,
-            "actor": decision.actor,
-            "reason": decision.reason,
-            "decision_id": decision.decision_id,
-        }
-        if decision.approved:
-            s.approved_signatures.append(pending.signature)
-            s.approved_action = pending
-            self.writer.emit(s, buf, "approval_granted", **data)
-        else:
-            s.denied_signatures.append(pending.signature)
-            s.denied_actions.append(
-                {
-                    "tool": pending.tool_name,
-                    "arguments": pending.arguments,
-                    "reason": decision.reason or "denied by a reviewer",
-                }
-            )
-            self.writer.emit(s, buf, "approval_denied", **data)
-            self.writer.observe(
-                s,
-                buf,
-                source="human",
-                name=pending.tool_name,
-                ok=False,
-                error_type="approval_denied",
-                error_message=f"A reviewer denied this action: {decision.reason or 'no reason given'}. Do not propose it again.",
-            )
-        self._resume_research(s)
-        return s
-
-    def _apply_conflict_resolution(
-        self, s: AtlasState, buf: StepBuffer, resolution: ConflictResolution
-    ) -> AtlasState:
-        conflict = next((c for c in s.conflicts if c.conflict_id == resolution.conflict_id), None)
-        if conflict is None:
-            raise HumanInputRejected(f"Unknown conflict {resolution.conflict_id}.")
-        if conflict.status != "open":
-            raise HumanInputRejected(
-                f"Conflict {resolution.conflict_id} is already {conflict.status}."
-            )
-        if resolution.value is not None and resolution.value not in {
-            v.value for v in conflict.values
-        }:
-            raise HumanInputRejected("The chosen value is not one of the conflicting values.")
-        conflict.status = "unresolvable" if resolution.unresolvable else "resolved"
-        conflict.resolution = ConflictResolutionRecord(
-            value=resolution.value,
-            note=resolution.note,
-            actor=resolution.actor,
-            decision_id=resolution.decision_id,
-        )
-        self.writer.emit(
-            s,
-            buf,
-            "conflict_resolved",
-            conflict_id=conflict.conflict_id,
-            fact=conflict.fact,
-            status=conflict.status,
-            value=resolution.value,
-            note=resolution.note,
-            actor=resolution.actor,
-        )
-        self.writer.observe(
-            s,
-            buf,
-            source="human",
-            name="conflict_resolution",
-            ok=True,
-            data={
-                "conflict_id": conflict.conflict_id,
-                "status": conflict.status,
-                "value": resolution.value,
-                "note": resolution.note,
-            },
-            view=fence(
-                "human:reviewer",
-                f"Conflict on {conflict.fact}: {conflict.status}"
-                + (f", correct value: {resolution.value}" if resolution.value else "")
-                + (f". Note: {resolution.note}" if resolution.note else ""),
-            ),
-        )
-        if s.status == "awaiting_review" and s.termination_reason != "awaiting_approval":
-            s.proposed_packet = None
-            self._resume_research(s)
-        return s
-
-    def _apply_budget_extension(
-        self, s: AtlasState, buf: StepBuffer, extension: BudgetExtension, now: datetime
-    ) -> AtlasState:
-        resumable = BUDGET_REASONS | {"no_progress", "repeated_action", "policy_denied"}
-        if s.status != "awaiting_review" or s.termination_reason not in resumable:
-            raise HumanInputRejected(
-                "Only a run stopped by a budget or a loop guard can be extended."
-            )
-        budgets = s.budgets
-        s.budgets = budgets.model_copy(
-            update={
-                "max_iterations": budgets.max_iterations + extension.extra_iterations,
-                "max_tokens": budgets.max_tokens + extension.extra_tokens,
-                "max_cost_usd": budgets.max_cost_usd + extension.extra_cost_usd,
-                "deadline_seconds": budgets.deadline_seconds + extension.extra_seconds,
-            }
-        )
-        if s.deadline_at is not None:
-            s.deadline_at = s.deadline_at + timedelta(seconds=extension.extra_seconds)
-        s.policy_denials = 0
-        s.proposed_packet = None
-        self.writer.emit(
-            s,
-            buf,
-            "budget_extended",
-            actor=extension.actor,
-            extra_iterations=extension.extra_iterations,
-            extra_tokens=extension.extra_tokens,
-            extra_cost_usd=extension.extra_cost_usd,
-            extra_seconds=extension.extra_seconds,
-            budgets=s.budgets.model_dump(mode="json"),
-        )
-        self._resume_research(s)
-        return s
-
-    def _apply_signoff(self, s: AtlasState, buf: StepBuffer, signoff: PacketSignOff) -> AtlasState:
-        if (
-            s.status != "awaiting_review"
-            or s.termination_reason != "finish_proposed"
-            or s.proposed_packet is None
-        ):
-            raise HumanInputRejected("There is no proposed packet to sign off.")
-        if s.opened_by is not None and signoff.actor == s.opened_by:
-            raise HumanInputRejected("The analyst who opened the case cannot sign off its packet.")
-        if signoff.approved:
-            self.writer.set_status(s, "completed", "packet_approved")
-            s.paused_at = None
-            self.writer.emit(
-                s, buf, "packet_approved", actor=signoff.actor, reason=signoff.reason, closed=False
-            )
-            self.writer.terminal_event(s, buf, "run_completed")
-            return s
-        self.writer.emit(s, buf, "packet_rejected", actor=signoff.actor, reason=signoff.reason)
-        self.writer.observe(
-            s,
-            buf,
-            source="human",
-            name="packet_review",
-            ok=False,
-            error_type="packet_rejected",
-            error_message=f"A reviewer rejected the packet: {signoff.reason or 'no reason given'}",
-        )
-        s.proposed_packet = None
-        self._resume_research(s)
-        return s
-
-    def _apply_close(self, s: AtlasState, buf: StepBuffer, close: CloseCase) -> AtlasState:
-        packet = s.proposed_packet or partial_packet(s, s.termination_reason or "no_progress")
-        s.proposed_packet = packet.model_copy(
-            update={"closed_by_reviewer": True, "closing_note": close.decision}
-        )
-        s.pending_question = None
-        s.pending_approval = None
-        s.approved_action = None
-        self.writer.set_status(s, "completed", "packet_approved")
-        s.paused_at = None
-        self.writer.emit(
-            s, buf, "packet_approved", actor=close.actor, reason=close.decision, closed=True
-        )
-        self.writer.terminal_event(s, buf, "run_completed")
-        return s
 
 
 # ---------------------------------------------------------------------- helpers

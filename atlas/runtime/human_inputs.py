@@ -1,0 +1,267 @@
+"""Applying a person's decision (the inputs humans.py defines) to a paused run."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from atlas.runtime.budgets import shift_deadline
+from atlas.runtime.context import fence
+from atlas.runtime.humans import (
+    ApprovalDecision,
+    BudgetExtension,
+    ClarificationAnswer,
+    CloseCase,
+    ConflictResolution,
+    HumanInput,
+    HumanInputRejected,
+    PacketSignOff,
+)
+from atlas.runtime.packets import partial_packet
+from atlas.runtime.progress import HISTORY_BREAK, progress_signature
+from atlas.runtime.state import BUDGET_REASONS, AtlasState, ConflictResolutionRecord
+from atlas.runtime.step_writer import StepBuffer, StepWriter
+
+
+def apply_human_input(
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, human_input: HumanInput, now: datetime
+) -> AtlasState:
+    if isinstance(human_input, ClarificationAnswer):
+        s = _apply_answer(writer, s, buf, human_input)
+    elif isinstance(human_input, ApprovalDecision):
+        s = _apply_approval(writer, s, buf, human_input)
+    elif isinstance(human_input, ConflictResolution):
+        s = _apply_conflict_resolution(writer, s, buf, human_input)
+    elif isinstance(human_input, BudgetExtension):
+        s = _apply_budget_extension(writer, s, buf, human_input, now)
+    elif isinstance(human_input, PacketSignOff):
+        s = _apply_signoff(writer, s, buf, human_input)
+    elif isinstance(human_input, CloseCase):
+        s = _apply_close(writer, s, buf, human_input)
+    else:  # pragma: no cover - the union is closed
+        raise HumanInputRejected(f"Unknown human input {type(human_input).__name__}.")
+    return s
+
+
+def resume_research(writer: StepWriter, s: AtlasState) -> None:
+    shift_deadline(s, writer.clock.now(), since=s.paused_at)
+    writer.set_status(s, "researching", None)
+    s.decision_history.append(HISTORY_BREAK)
+    s.progress_history = [progress_signature(s)]
+
+
+def _apply_answer(
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, answer: ClarificationAnswer
+) -> AtlasState:
+    question = s.pending_question
+    if s.status != "waiting_for_input" or question is None:
+        raise HumanInputRejected("The run is not waiting for an answer.")
+    if question.question_id != answer.question_id:
+        raise HumanInputRejected(f"Question {answer.question_id} is not the pending question.")
+    s.pending_question = None
+    s.answered_questions.append(
+        {
+            "question_id": question.question_id,
+            "question": question.question,
+            "answer": answer.text,
+        }
+    )
+    writer.emit(
+        s,
+        buf,
+        "clarification_received",
+        question_id=question.question_id,
+        answer=answer.text,
+        actor=answer.actor,
+        decision_id=answer.decision_id,
+    )
+    writer.observe(
+        s,
+        buf,
+        source="human",
+        name="clarification",
+        ok=True,
+        data={"question": question.question, "answer": answer.text},
+        view=fence("human:analyst", f"Q: {question.question}\nA: {answer.text}"),
+    )
+    resume_research(writer, s)
+    return s
+
+
+def _apply_approval(
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, decision: ApprovalDecision
+) -> AtlasState:
+    pending = s.pending_approval
+    if pending is None or pending.action_id != decision.action_id:
+        raise HumanInputRejected(f"Action {decision.action_id} is not awaiting approval.")
+    s.pending_approval = None
+    data = {
+        "action_id": pending.action_id,
+        "tool": pending.tool_name,
+        "arguments": pending.arguments,
+        "actor": decision.actor,
+        "reason": decision.reason,
+        "decision_id": decision.decision_id,
+    }
+    if decision.approved:
+        s.approved_signatures.append(pending.signature)
+        s.approved_action = pending
+        writer.emit(s, buf, "approval_granted", **data)
+    else:
+        s.denied_signatures.append(pending.signature)
+        s.denied_actions.append(
+            {
+                "tool": pending.tool_name,
+                "arguments": pending.arguments,
+                "reason": decision.reason or "denied by a reviewer",
+            }
+        )
+        writer.emit(s, buf, "approval_denied", **data)
+        writer.observe(
+            s,
+            buf,
+            source="human",
+            name=pending.tool_name,
+            ok=False,
+            error_type="approval_denied",
+            error_message=f"A reviewer denied this action: {decision.reason or 'no reason given'}. Do not propose it again.",
+        )
+    resume_research(writer, s)
+    return s
+
+
+def _apply_conflict_resolution(
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, resolution: ConflictResolution
+) -> AtlasState:
+    conflict = next((c for c in s.conflicts if c.conflict_id == resolution.conflict_id), None)
+    if conflict is None:
+        raise HumanInputRejected(f"Unknown conflict {resolution.conflict_id}.")
+    if conflict.status != "open":
+        raise HumanInputRejected(f"Conflict {resolution.conflict_id} is already {conflict.status}.")
+    if resolution.value is not None and resolution.value not in {v.value for v in conflict.values}:
+        raise HumanInputRejected("The chosen value is not one of the conflicting values.")
+    conflict.status = "unresolvable" if resolution.unresolvable else "resolved"
+    conflict.resolution = ConflictResolutionRecord(
+        value=resolution.value,
+        note=resolution.note,
+        actor=resolution.actor,
+        decision_id=resolution.decision_id,
+    )
+    writer.emit(
+        s,
+        buf,
+        "conflict_resolved",
+        conflict_id=conflict.conflict_id,
+        fact=conflict.fact,
+        status=conflict.status,
+        value=resolution.value,
+        note=resolution.note,
+        actor=resolution.actor,
+    )
+    writer.observe(
+        s,
+        buf,
+        source="human",
+        name="conflict_resolution",
+        ok=True,
+        data={
+            "conflict_id": conflict.conflict_id,
+            "status": conflict.status,
+            "value": resolution.value,
+            "note": resolution.note,
+        },
+        view=fence(
+            "human:reviewer",
+            f"Conflict on {conflict.fact}: {conflict.status}"
+            + (f", correct value: {resolution.value}" if resolution.value else "")
+            + (f". Note: {resolution.note}" if resolution.note else ""),
+        ),
+    )
+    if s.status == "awaiting_review" and s.termination_reason != "awaiting_approval":
+        s.proposed_packet = None
+        resume_research(writer, s)
+    return s
+
+
+def _apply_budget_extension(
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, extension: BudgetExtension, now: datetime
+) -> AtlasState:
+    resumable = BUDGET_REASONS | {"no_progress", "repeated_action", "policy_denied"}
+    if s.status != "awaiting_review" or s.termination_reason not in resumable:
+        raise HumanInputRejected("Only a run stopped by a budget or a loop guard can be extended.")
+    budgets = s.budgets
+    s.budgets = budgets.model_copy(
+        update={
+            "max_iterations": budgets.max_iterations + extension.extra_iterations,
+            "max_tokens": budgets.max_tokens + extension.extra_tokens,
+            "max_cost_usd": budgets.max_cost_usd + extension.extra_cost_usd,
+            "deadline_seconds": budgets.deadline_seconds + extension.extra_seconds,
+        }
+    )
+    if s.deadline_at is not None:
+        s.deadline_at = s.deadline_at + timedelta(seconds=extension.extra_seconds)
+    s.policy_denials = 0
+    s.proposed_packet = None
+    writer.emit(
+        s,
+        buf,
+        "budget_extended",
+        actor=extension.actor,
+        extra_iterations=extension.extra_iterations,
+        extra_tokens=extension.extra_tokens,
+        extra_cost_usd=extension.extra_cost_usd,
+        extra_seconds=extension.extra_seconds,
+        budgets=s.budgets.model_dump(mode="json"),
+    )
+    resume_research(writer, s)
+    return s
+
+
+def _apply_signoff(
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, signoff: PacketSignOff
+) -> AtlasState:
+    if (
+        s.status != "awaiting_review"
+        or s.termination_reason != "finish_proposed"
+        or s.proposed_packet is None
+    ):
+        raise HumanInputRejected("There is no proposed packet to sign off.")
+    if s.opened_by is not None and signoff.actor == s.opened_by:
+        raise HumanInputRejected("The analyst who opened the case cannot sign off its packet.")
+    if signoff.approved:
+        writer.set_status(s, "completed", "packet_approved")
+        s.paused_at = None
+        writer.emit(
+            s, buf, "packet_approved", actor=signoff.actor, reason=signoff.reason, closed=False
+        )
+        writer.terminal_event(s, buf, "run_completed")
+        return s
+    writer.emit(s, buf, "packet_rejected", actor=signoff.actor, reason=signoff.reason)
+    writer.observe(
+        s,
+        buf,
+        source="human",
+        name="packet_review",
+        ok=False,
+        error_type="packet_rejected",
+        error_message=f"A reviewer rejected the packet: {signoff.reason or 'no reason given'}",
+    )
+    s.proposed_packet = None
+    resume_research(writer, s)
+    return s
+
+
+def _apply_close(
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, close: CloseCase
+) -> AtlasState:
+    packet = s.proposed_packet or partial_packet(s, s.termination_reason or "no_progress")
+    s.proposed_packet = packet.model_copy(
+        update={"closed_by_reviewer": True, "closing_note": close.decision}
+    )
+    s.pending_question = None
+    s.pending_approval = None
+    s.approved_action = None
+    writer.set_status(s, "completed", "packet_approved")
+    s.paused_at = None
+    writer.emit(s, buf, "packet_approved", actor=close.actor, reason=close.decision, closed=True)
+    writer.terminal_event(s, buf, "run_completed")
+    return s

@@ -1,0 +1,44 @@
+"""The model asks a person: a blocking question pauses the run, any other is noted."""
+
+from __future__ import annotations
+
+from atlas.runtime.decisions import AskHuman
+from atlas.runtime.state import AtlasState, PendingQuestion
+from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
+
+
+def ask_human(writer: StepWriter, s: AtlasState, buf: StepBuffer, action: AskHuman) -> AtlasState:
+    s.decision_history.append(f"ask_human:{short_hash(action.question)}")
+    candidates = list(action.candidates)
+    if not candidates and s.selected_entity is None and len(s.entity_candidates) > 1:
+        candidates = [c.label() for c in s.entity_candidates]
+    question_id = f"q-{s.step}"
+    writer.emit(
+        s,
+        buf,
+        "clarification_requested",
+        question_id=question_id,
+        question=action.question,
+        candidates=candidates,
+        blocking=action.blocking,
+    )
+    if action.blocking:
+        s.pending_question = PendingQuestion(
+            question_id=question_id,
+            question=action.question,
+            candidates=candidates,
+            blocking=True,
+            step=s.step,
+        )
+        writer.set_status(s, "waiting_for_input", "waiting_for_input")
+    else:
+        writer.observe(
+            s,
+            buf,
+            source="runtime",
+            name="ask_human",
+            ok=True,
+            data={"question": action.question},
+            view="Non-blocking question recorded for the analyst; carry on with the research.",
+        )
+    return s
