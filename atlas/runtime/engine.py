@@ -21,31 +21,24 @@ won; reload and retry or give up). The runtime never mutates the state passed in
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from atlas.runtime import reducer
 from atlas.runtime.adapters.base import DecisionMaker, ModelReply
 from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.budgets import (
     Reservation,
     check_model_call,
-    check_tool_call,
     estimate_tokens,
     model_cost_reservation,
     shift_deadline,
 )
 from atlas.runtime.cancellation import AnyCancel
 from atlas.runtime.context import (
-    MODEL_VIEW_LIMIT,
     PROMPT_VERSION,
     build_context,
-    model_view,
 )
 from atlas.runtime.decisions import (
     NEXT_ACTION_SCHEMA_VERSION,
@@ -70,39 +63,35 @@ from atlas.runtime.memory import (
     MemoryRunStore,
     SystemClock,
 )
-from atlas.runtime.policy import POLICY_VERSION, TenantPolicy, evaluate
+from atlas.runtime.policy import POLICY_VERSION, TenantPolicy
 from atlas.runtime.ports import (
     CancelSignal,
     Clock,
     DocumentSource,
     RunStore,
     StoredDocument,
-    ToolCallRecord,
     TraceEventRecord,
 )
 from atlas.runtime.progress import (
     progress_signature,
 )
 from atlas.runtime.questions import ask_human
+from atlas.runtime.recovery import reconcile_in_flight
 from atlas.runtime.scenario import HumanScript, Scenario, ScriptedModelSpec
 from atlas.runtime.state import (
     AtlasState,
     AttachedDocument,
     Budgets,
     CaseBrief,
-    InFlightToolCall,
-    ProposedToolCall,
     VersionBundle,
     new_state,
 )
-from atlas.runtime.step_writer import EventListener, StepBuffer, StepWriter, short_hash
+from atlas.runtime.step_writer import EventListener, StepBuffer, StepWriter
 from atlas.runtime.stops import budget_stop, cancelled, check_loop_guards, fail
-from atlas.runtime.tools.base import ToolContext, ToolSpec
+from atlas.runtime.tool_requests import request_tool_call
+from atlas.runtime.tool_runs import run_tool
 from atlas.runtime.tools.gateway import (
     ToolGateway,
-    ToolOutcome,
-    action_signature,
-    idempotency_key,
 )
 from atlas.runtime.tools.registry import TOOLSET_VERSION, ToolRegistry, default_registry
 from atlas.runtime.world import World, default_world
@@ -204,7 +193,7 @@ class Runtime:
         if s.approved_action is not None:
             call = s.approved_action
             s.approved_action = None
-            s = self._run_tool(s, buf, call)
+            s = run_tool(self, s, buf, call)
             return self.writer.commit(s, buf)
         s = self._model_iteration(s, buf)
         return self.writer.commit(s, buf)
@@ -233,32 +222,7 @@ class Runtime:
             in_flight=in_flight.idempotency_key if in_flight else None,
         )
         if in_flight is not None:
-            s.in_flight = None
-            record = self.store.find_tool_call(in_flight.idempotency_key)
-            call = ProposedToolCall(
-                action_id=f"{s.run_id}:reconcile:{in_flight.step}",
-                tool_name=in_flight.tool_name,
-                arguments=in_flight.arguments,
-                signature=in_flight.signature,
-                step=in_flight.step,
-                idempotency_key=in_flight.idempotency_key,
-            )
-            spec = self.registry.get(in_flight.tool_name)
-            if record is not None and record.effect_status == "succeeded" and spec is not None:
-                outcome = ToolOutcome(
-                    status="succeeded",
-                    effect_status="succeeded",
-                    attempts=record.attempts,
-                    duration_ms=record.duration_ms or 0,
-                    result=record.result,
-                    cost_usd=record.cost_usd,
-                    reconciled=True,
-                )
-                s.tool_cost_usd += record.cost_usd
-                s = self._absorb_outcome(s, buf, call, spec, outcome, record.idempotency_key)
-            elif s.status == "researching":
-                # Effect unknown and every tool here is a read: run it again, same key.
-                s.approved_action = call
+            s = reconcile_in_flight(self, s, buf, in_flight)
         return self.writer.commit(s, buf)
 
     def apply_human_input(self, state: AtlasState, human_input: HumanInput) -> AtlasState:
@@ -276,12 +240,6 @@ class Runtime:
         return self.writer.commit(s, buf)
 
     # ------------------------------------------------------------------ plumbing
-
-    def _next_fault(self, s: AtlasState, tool: str) -> str:
-        plan = s.fault_plan.get(tool, [])
-        index = s.tool_fault_cursors.get(tool, 0)
-        s.tool_fault_cursors[tool] = index + 1
-        return plan[index] if index < len(plan) else "ok"
 
     # ------------------------------------------------------------------ one iteration
 
@@ -377,7 +335,7 @@ class Runtime:
             usage=usage,
         )
         if isinstance(action, CallTool):
-            s = self._handle_call_tool(s, buf, action)
+            s = request_tool_call(self, s, buf, action)
         elif isinstance(action, AskHuman):
             s = ask_human(self.writer, s, buf, action)
         else:
@@ -405,333 +363,7 @@ class Runtime:
 
     # ------------------------------------------------------------------ decisions
 
-    def _handle_call_tool(self, s: AtlasState, buf: StepBuffer, action: CallTool) -> AtlasState:
-        name = action.tool_name
-        spec = self.registry.get(name)
-        if spec is None:
-            s.decision_history.append(f"call_tool:{name}:{short_hash(action.arguments)}")
-            self.writer.emit(s, buf, "tool_rejected", tool=name, reason="unknown_tool")
-            self.writer.observe(
-                s,
-                buf,
-                source="runtime",
-                name=name,
-                ok=False,
-                error_type="unknown_tool",
-                error_message=f"There is no tool named {name!r}. Tools: {', '.join(self.registry.names())}.",
-            )
-            return s
-        try:
-            args = spec.args_model.model_validate(action.arguments)
-        except ValidationError as error:
-            s.decision_history.append(f"call_tool:{name}:{short_hash(action.arguments)}")
-            problems = [
-                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-                for e in error.errors()[:5]
-            ]
-            self.writer.emit(
-                s, buf, "tool_rejected", tool=name, reason="invalid_arguments", errors=problems
-            )
-            self.writer.observe(
-                s,
-                buf,
-                source="runtime",
-                name=name,
-                ok=False,
-                error_type="invalid_arguments",
-                error_message="Invalid arguments: " + "; ".join(problems),
-            )
-            return s
-        normalized = args.model_dump(mode="json", exclude_none=True)
-        signature = action_signature(name, normalized)
-        s.decision_history.append(f"call_tool:{name}:{signature[:12]}")
-        if signature in s.denied_signatures:
-            s.policy_denials += 1
-            reason = "This exact action was denied before and stays blocked."
-            self.writer.emit(
-                s, buf, "policy_denied", tool=name, arguments=normalized, reason=reason
-            )
-            self.writer.observe(
-                s,
-                buf,
-                source="runtime",
-                name=name,
-                ok=False,
-                error_type="policy_denied",
-                error_message=reason,
-            )
-            return s
-        verdict = evaluate(s, spec, args, self.tenant_policy)
-        if verdict.outcome == "deny":
-            s.policy_denials += 1
-            reason = " ".join(verdict.reasons)
-            s.denied_signatures.append(signature)
-            s.denied_actions.append({"tool": name, "arguments": normalized, "reason": reason})
-            self.writer.emit(
-                s, buf, "policy_denied", tool=name, arguments=normalized, reason=reason
-            )
-            self.writer.observe(
-                s,
-                buf,
-                source="runtime",
-                name=name,
-                ok=False,
-                error_type="policy_denied",
-                error_message=reason,
-            )
-            return s
-        if s.action_counts.get(signature, 0) >= 1:
-            self.writer.emit(s, buf, "duplicate_action_blocked", tool=name, arguments=normalized)
-            self.writer.observe(
-                s,
-                buf,
-                source="runtime",
-                name=name,
-                ok=False,
-                error_type="duplicate_action",
-                error_message="Identical action blocked: this tool already ran with these arguments. Change the plan or the arguments.",
-            )
-            return s
-        call = ProposedToolCall(
-            action_id=f"{s.run_id}:act:{s.step}",
-            tool_name=name,
-            arguments=normalized,
-            signature=signature,
-            reasons=verdict.reasons,
-            estimated_cost_usd=spec.price_usd,
-            step=s.step,
-        )
-        if verdict.outcome == "needs_approval" and signature not in s.approved_signatures:
-            s.pending_approval = call
-            self.writer.set_status(s, "awaiting_review", "awaiting_approval")
-            self.writer.emit(
-                s,
-                buf,
-                "approval_requested",
-                action_id=call.action_id,
-                tool=name,
-                arguments=normalized,
-                reasons=verdict.reasons,
-                estimated_cost_usd=spec.price_usd,
-            )
-            return s
-        return self._run_tool(s, buf, call)
-
-    def _run_tool(self, s: AtlasState, buf: StepBuffer, call: ProposedToolCall) -> AtlasState:
-        spec = self.registry.get(call.tool_name)
-        assert spec is not None
-        stop = check_tool_call(s, spec.price_usd, self.clock.now())
-        if stop:
-            return budget_stop(self.writer, s, buf, stop)
-        args = spec.args_model.model_validate(call.arguments)
-        key = call.idempotency_key or idempotency_key(s.run_id, s.step, call.signature)
-        started_at = self.clock.now()
-        s.in_flight = InFlightToolCall(
-            idempotency_key=key,
-            tool_name=spec.name,
-            arguments=call.arguments,
-            signature=call.signature,
-            step=s.step,
-        )
-        record = ToolCallRecord(
-            idempotency_key=key,
-            run_id=s.run_id,
-            step=s.step,
-            tool=spec.name,
-            arguments=call.arguments,
-            effect_status="intended",
-            attempts=1,
-            started_at=started_at,
-        )
-        self.writer.emit(
-            s,
-            buf,
-            "tool_started",
-            tool=spec.name,
-            arguments=call.arguments,
-            idempotency_key=key,
-            attempt=1,
-        )
-        buf.tool_calls.append(record)
-        s = self.writer.commit(s, buf, intent=True)
-
-        ctx = ToolContext(brief=s.brief, documents=self.documents, world=self.world)
-        outcome = self.gateway.execute(
-            spec,
-            args,
-            key=key,
-            ctx=ctx,
-            next_fault=lambda: self._next_fault(s, spec.name),
-            emit=lambda type_, **data: self.writer.emit(s, buf, type_, **data),
-            max_retries=s.budgets.max_tool_retries,
-        )
-        finished_at = self.clock.now()
-        record = record.model_copy(
-            update={
-                "effect_status": outcome.effect_status,
-                "attempts": outcome.attempts,
-                "cost_usd": outcome.cost_usd,
-                "result": outcome.result,
-                "error_type": outcome.error_type,
-                "finished_at": finished_at,
-                "duration_ms": outcome.duration_ms,
-            }
-        )
-        self.store.save_tool_call(record)  # durable before the state commit (crash window)
-        buf.tool_calls.append(record)
-        s.in_flight = None
-        s.tool_cost_usd += outcome.cost_usd
-        return self._absorb_outcome(s, buf, call, spec, outcome, key)
-
-    def _absorb_outcome(
-        self,
-        s: AtlasState,
-        buf: StepBuffer,
-        call: ProposedToolCall,
-        spec: ToolSpec,
-        outcome: ToolOutcome,
-        key: str,
-    ) -> AtlasState:
-        name = spec.name
-        if outcome.status == "cancelled":
-            return cancelled(self.writer, s, buf)
-        if outcome.status == "succeeded":
-            s.consecutive_tool_failures = 0
-            s.action_counts[call.signature] = s.action_counts.get(call.signature, 0) + 1
-            s.executed_actions.append({"tool": name, "arguments": call.arguments, "step": s.step})
-            result = outcome.result or {}
-            known_evidence = {e.evidence_id for e in s.evidence}
-            known_conflicts = {c.conflict_id for c in s.conflicts}
-            reducer.apply_in_place(
-                s,
-                CallTool(tool_name=name, arguments=call.arguments),
-                result,
-                step=s.step,
-                now=self.clock.now(),
-                arguments=call.arguments,
-            )
-            new_evidence = [e for e in s.evidence if e.evidence_id not in known_evidence]
-            payload, omitted = _model_payload(result)
-            view, truncated = model_view(f"tool:{name}", payload)
-            stored_chars = len(json.dumps(result, default=str))
-            if omitted or truncated:
-                self.writer.emit(
-                    s,
-                    buf,
-                    "result_truncated",
-                    tool=name,
-                    idempotency_key=key,
-                    stored_chars=stored_chars,
-                    shown_chars=min(len(view), MODEL_VIEW_LIMIT + 200),
-                )
-            summary = _summary(name, result, len(new_evidence))
-            self.writer.emit(
-                s,
-                buf,
-                "tool_succeeded",
-                duration_ms=outcome.duration_ms,
-                tool=name,
-                idempotency_key=key,
-                summary=summary,
-                cost_usd=outcome.cost_usd,
-                source_ids=[e.evidence_id for e in new_evidence],
-                attempts=outcome.attempts,
-                reconciled=outcome.reconciled,
-            )
-            cited = [e.evidence_id for e in new_evidence] or _result_evidence_ids(
-                s, name, step=s.step
-            )
-            self.writer.observe(
-                s,
-                buf,
-                source="tool",
-                name=name,
-                ok=True,
-                data=result,
-                view=view + f"\nEvidence ids: {', '.join(cited) or '(nothing new)'}",
-                source_ids=cited,
-            )
-            for conflict in s.conflicts:
-                if conflict.conflict_id not in known_conflicts:
-                    self.writer.emit(
-                        s,
-                        buf,
-                        "conflict_detected",
-                        conflict_id=conflict.conflict_id,
-                        fact=conflict.fact,
-                        entity_id=conflict.entity_id,
-                        values=[v.model_dump(mode="json") for v in conflict.values],
-                    )
-            return s
-        self.writer.observe(
-            s,
-            buf,
-            source="tool",
-            name=name,
-            ok=False,
-            error_type=outcome.error_type,
-            error_message=f"{outcome.error_message} (after {outcome.attempts} attempt(s))",
-        )
-        if outcome.status == "domain_error":
-            # The provider answered; asking again with the same arguments gives the same answer.
-            s.action_counts[call.signature] = s.action_counts.get(call.signature, 0) + 1
-            return s
-        if outcome.status == "forbidden":
-            return fail(
-                self.writer, s, buf, "tool_failure", tool=name, error_type=outcome.error_type
-            )
-        s.consecutive_tool_failures += 1
-        if s.consecutive_tool_failures >= s.budgets.max_consecutive_tool_failures:
-            return fail(
-                self.writer, s, buf, "tool_failure", tool=name, error_type=outcome.error_type
-            )
-        return s
-
     # ------------------------------------------------------------------ human input
-
-
-# ---------------------------------------------------------------------- helpers
-
-
-def _model_payload(result: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    """What the model sees of a result: no raw provider dump, article text bounded."""
-    payload = dict(result)
-    omitted = 0
-    raw = payload.pop("raw", None)
-    if raw:
-        omitted = len(raw)
-        payload["raw_omitted_chars"] = omitted
-    if "articles" in payload:
-        payload["articles"] = [
-            {k: (v[:600] if k == "text" else v) for k, v in article.items() if k != "facts"}
-            for article in payload["articles"]
-        ]
-    if "candidates" in payload:
-        payload["candidates"] = [
-            {k: v for k, v in c.items() if k != "record"}
-            | {"directors": c.get("record", {}).get("directors", [])}
-            for c in payload["candidates"]
-        ]
-    return payload, omitted
-
-
-def _summary(tool: str, result: dict[str, Any], new_items: int) -> str:
-    if tool == "resolve_entity":
-        count = len(result.get("candidates", []))
-        return f"Found {count} registry candidate(s) for '{result.get('query', '')}'."
-    if tool == "screen_sanctions":
-        hits = len(result.get("hits", []))
-        return f"Sanctions screening found {hits} hit(s) across {len(result.get('lists_checked', []))} lists."
-    if tool == "search_adverse_media":
-        count = len(result.get("articles", []))
-        return f"Found {count} article(s) for '{result.get('query', '')}', {new_items} new piece(s) of evidence."
-    if tool == "extract_uploaded_document":
-        return f"Extracted {len(result.get('fields', {}))} field type(s) from {result.get('name', 'the document')}."
-    return f"{tool} succeeded."
-
-
-def _result_evidence_ids(s: AtlasState, tool: str, step: int) -> list[str]:
-    return [e.evidence_id for e in s.evidence if e.tool == tool and e.step == step]
 
 
 # ---------------------------------------------------------------------- building runs

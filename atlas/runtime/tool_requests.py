@@ -1,0 +1,128 @@
+"""A tool call the model asked for: checked (known tool, valid arguments, policy, not a
+repeat) and then run, or held for a reviewer's approval."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+
+from atlas.runtime.decisions import CallTool
+from atlas.runtime.policy import evaluate
+from atlas.runtime.state import AtlasState, ProposedToolCall
+from atlas.runtime.step_writer import StepBuffer, short_hash
+from atlas.runtime.tool_runs import run_tool
+from atlas.runtime.tools.gateway import action_signature
+
+if TYPE_CHECKING:
+    from atlas.runtime.engine import Runtime
+
+
+def request_tool_call(
+    runtime: Runtime, s: AtlasState, buf: StepBuffer, action: CallTool
+) -> AtlasState:
+    writer = runtime.writer
+    name = action.tool_name
+    spec = runtime.registry.get(name)
+    if spec is None:
+        s.decision_history.append(f"call_tool:{name}:{short_hash(action.arguments)}")
+        writer.emit(s, buf, "tool_rejected", tool=name, reason="unknown_tool")
+        writer.observe(
+            s,
+            buf,
+            source="runtime",
+            name=name,
+            ok=False,
+            error_type="unknown_tool",
+            error_message=f"There is no tool named {name!r}. Tools: {', '.join(runtime.registry.names())}.",
+        )
+        return s
+    try:
+        args = spec.args_model.model_validate(action.arguments)
+    except ValidationError as error:
+        s.decision_history.append(f"call_tool:{name}:{short_hash(action.arguments)}")
+        problems = [
+            f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+            for e in error.errors()[:5]
+        ]
+        writer.emit(s, buf, "tool_rejected", tool=name, reason="invalid_arguments", errors=problems)
+        writer.observe(
+            s,
+            buf,
+            source="runtime",
+            name=name,
+            ok=False,
+            error_type="invalid_arguments",
+            error_message="Invalid arguments: " + "; ".join(problems),
+        )
+        return s
+    normalized = args.model_dump(mode="json", exclude_none=True)
+    signature = action_signature(name, normalized)
+    s.decision_history.append(f"call_tool:{name}:{signature[:12]}")
+    if signature in s.denied_signatures:
+        s.policy_denials += 1
+        reason = "This exact action was denied before and stays blocked."
+        writer.emit(s, buf, "policy_denied", tool=name, arguments=normalized, reason=reason)
+        writer.observe(
+            s,
+            buf,
+            source="runtime",
+            name=name,
+            ok=False,
+            error_type="policy_denied",
+            error_message=reason,
+        )
+        return s
+    verdict = evaluate(s, spec, args, runtime.tenant_policy)
+    if verdict.outcome == "deny":
+        s.policy_denials += 1
+        reason = " ".join(verdict.reasons)
+        s.denied_signatures.append(signature)
+        s.denied_actions.append({"tool": name, "arguments": normalized, "reason": reason})
+        writer.emit(s, buf, "policy_denied", tool=name, arguments=normalized, reason=reason)
+        writer.observe(
+            s,
+            buf,
+            source="runtime",
+            name=name,
+            ok=False,
+            error_type="policy_denied",
+            error_message=reason,
+        )
+        return s
+    if s.action_counts.get(signature, 0) >= 1:
+        writer.emit(s, buf, "duplicate_action_blocked", tool=name, arguments=normalized)
+        writer.observe(
+            s,
+            buf,
+            source="runtime",
+            name=name,
+            ok=False,
+            error_type="duplicate_action",
+            error_message="Identical action blocked: this tool already ran with these arguments. Change the plan or the arguments.",
+        )
+        return s
+    call = ProposedToolCall(
+        action_id=f"{s.run_id}:act:{s.step}",
+        tool_name=name,
+        arguments=normalized,
+        signature=signature,
+        reasons=verdict.reasons,
+        estimated_cost_usd=spec.price_usd,
+        step=s.step,
+    )
+    if verdict.outcome == "needs_approval" and signature not in s.approved_signatures:
+        s.pending_approval = call
+        writer.set_status(s, "awaiting_review", "awaiting_approval")
+        writer.emit(
+            s,
+            buf,
+            "approval_requested",
+            action_id=call.action_id,
+            tool=name,
+            arguments=normalized,
+            reasons=verdict.reasons,
+            estimated_cost_usd=spec.price_usd,
+        )
+        return s
+    return run_tool(runtime, s, buf, call)
