@@ -20,10 +20,8 @@ won; reload and retry or give up). The runtime never mutates the state passed in
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 from atlas.runtime.adapters.base import DecisionMaker, ModelReply
@@ -36,10 +34,7 @@ from atlas.runtime.budgets import (
     shift_deadline,
 )
 from atlas.runtime.cancellation import AnyCancel
-from atlas.runtime.context import (
-    PROMPT_VERSION,
-    build_context,
-)
+from atlas.runtime.context import PROMPT_VERSION, build_context
 from atlas.runtime.decisions import (
     NEXT_ACTION_SCHEMA_VERSION,
     AskHuman,
@@ -57,44 +52,45 @@ from atlas.runtime.humans import (
     HumanInput,
     HumanInputRejected,
 )
-from atlas.runtime.memory import (
-    MemoryCancelSignal,
-    MemoryDocumentSource,
-    MemoryRunStore,
-    SystemClock,
-)
+from atlas.runtime.memory import MemoryCancelSignal, MemoryRunStore, SystemClock
 from atlas.runtime.policy import POLICY_VERSION, TenantPolicy
-from atlas.runtime.ports import (
-    CancelSignal,
-    Clock,
-    DocumentSource,
-    RunStore,
-    StoredDocument,
-    TraceEventRecord,
-)
-from atlas.runtime.progress import (
-    progress_signature,
-)
+from atlas.runtime.ports import CancelSignal, Clock, DocumentSource, RunStore, TraceEventRecord
+from atlas.runtime.progress import progress_signature
 from atlas.runtime.questions import ask_human
 from atlas.runtime.recovery import reconcile_in_flight
 from atlas.runtime.scenario import HumanScript, Scenario, ScriptedModelSpec
-from atlas.runtime.state import (
-    AtlasState,
-    AttachedDocument,
-    Budgets,
-    CaseBrief,
-    VersionBundle,
-    new_state,
+from atlas.runtime.scenario_runs import run_record, scenario_documents, state_for_scenario
+from atlas.runtime.state import AtlasState, VersionBundle
+from atlas.runtime.step_writer import (
+    MAX_DECISIONS_IN_STATE,
+    MAX_EXECUTED_ACTIONS_IN_STATE,
+    MAX_OBSERVATIONS_IN_STATE,
+    EventListener,
+    StepBuffer,
+    StepWriter,
 )
-from atlas.runtime.step_writer import EventListener, StepBuffer, StepWriter
 from atlas.runtime.stops import budget_stop, cancelled, check_loop_guards, fail
 from atlas.runtime.tool_requests import request_tool_call
 from atlas.runtime.tool_runs import run_tool
-from atlas.runtime.tools.gateway import (
-    ToolGateway,
-)
+from atlas.runtime.tools.gateway import ToolGateway
 from atlas.runtime.tools.registry import TOOLSET_VERSION, ToolRegistry, default_registry
 from atlas.runtime.world import World, default_world
+
+# Names hosts and tests import from here; some now live in the modules the loop uses.
+__all__ = [
+    "MAX_DECISIONS_IN_STATE",
+    "MAX_EXECUTED_ACTIONS_IN_STATE",
+    "MAX_OBSERVATIONS_IN_STATE",
+    "EventListener",
+    "Runtime",
+    "build_runtime",
+    "drive",
+    "make_model",
+    "run_record",
+    "run_scenario",
+    "scenario_documents",
+    "state_for_scenario",
+]
 
 
 class Runtime:
@@ -239,13 +235,11 @@ class Runtime:
         s.applied_decision_ids.append(human_input.decision_id)
         return self.writer.commit(s, buf)
 
-    # ------------------------------------------------------------------ plumbing
-
-    # ------------------------------------------------------------------ one iteration
-
     def validate_finish(self, s: AtlasState, packet: DueDiligencePacket) -> list[str]:
         """Deterministic checks a proposed packet must pass (schema-valid is not enough)."""
         return validate_finish(s, packet)
+
+    # ------------------------------------------------------------------ one iteration
 
     def _model_iteration(self, s: AtlasState, buf: StepBuffer) -> AtlasState:
         context = build_context(s, self.registry, self.tenant_policy)
@@ -361,10 +355,6 @@ class Runtime:
         except InvalidModelOutput as error:
             return None, error.error_type, error.message
 
-    # ------------------------------------------------------------------ decisions
-
-    # ------------------------------------------------------------------ human input
-
 
 # ---------------------------------------------------------------------- building runs
 
@@ -439,56 +429,6 @@ def _cancel_on(runtime: Runtime, event_type: str, nth: int) -> EventListener:
     return listener
 
 
-def scenario_documents(scenario: Scenario) -> tuple[MemoryDocumentSource, list[AttachedDocument]]:
-    """Read a scenario's documents from disk into an in-memory source."""
-    source = MemoryDocumentSource()
-    attached: list[AttachedDocument] = []
-    for document in scenario.case.documents:
-        path = scenario.document_path(document)
-        content = Path(path).read_bytes()
-        document_id = "doc-" + hashlib.sha256(content).hexdigest()[:12]
-        name = document.name or Path(path).name
-        content_type = "application/pdf" if name.lower().endswith(".pdf") else "text/plain"
-        source.add(
-            StoredDocument(
-                document_id=document_id, name=name, content_type=content_type, content=content
-            )
-        )
-        attached.append(
-            AttachedDocument(document_id=document_id, name=name, sensitive=document.sensitive)
-        )
-    return source, attached
-
-
-def state_for_scenario(
-    scenario: Scenario,
-    *,
-    run_id: str,
-    case_id: str = "case-1",
-    tenant_id: str = "tenant-1",
-    documents: Sequence[AttachedDocument] = (),
-    opened_by: str | None = None,
-    budget_overrides: dict[str, Any] | None = None,
-) -> AtlasState:
-    budgets = Budgets(**{**scenario.budgets.overrides(), **(budget_overrides or {})})
-    brief = CaseBrief(
-        subject=scenario.case.subject,
-        subject_type=scenario.case.subject_type,
-        jurisdiction=scenario.case.jurisdiction,
-        notes=scenario.case.notes,
-        documents=list(documents),
-    )
-    return new_state(
-        run_id=run_id,
-        case_id=case_id,
-        tenant_id=tenant_id,
-        brief=brief,
-        budgets=budgets,
-        fault_plan=scenario.tool_faults,
-        opened_by=opened_by,
-    )
-
-
 def drive(runtime: Runtime, state: AtlasState, human: HumanScript | None = None) -> AtlasState:
     """Headless: run until pause, answering questions and approvals from the script."""
     human = human or HumanScript()
@@ -520,22 +460,6 @@ def drive(runtime: Runtime, state: AtlasState, human: HumanScript | None = None)
             return state
         state = runtime.apply_human_input(state, decision)
         state = runtime.run_until_pause(state)
-
-
-def run_record(state: AtlasState, events: Sequence[TraceEventRecord]) -> dict[str, Any]:
-    """The run record DESIGN.md's `run_case --json` prints."""
-    return {
-        "run_id": state.run_id,
-        "status": state.status,
-        "termination_reason": state.termination_reason,
-        "user_status": state.user_status,
-        "iterations": state.iteration,
-        "tokens": state.tokens,
-        "cost_usd": str(state.cost_usd),
-        "packet": state.proposed_packet.model_dump(mode="json") if state.proposed_packet else None,
-        "conflicts": [c.model_dump(mode="json") for c in state.conflicts],
-        "trace": [{"seq": e.seq, "type": e.type, "step": e.step, "data": e.data} for e in events],
-    }
 
 
 def run_scenario(
