@@ -3,19 +3,24 @@ repeat) and then run, or held for a reviewer's approval."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from atlas.runtime.decisions import CallTool
 from atlas.runtime.policy import evaluate
 from atlas.runtime.state import AtlasState, ProposedToolCall
-from atlas.runtime.step_writer import StepBuffer, short_hash
+from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
 from atlas.runtime.tool_runs import run_tool
 from atlas.runtime.tools.gateway import action_signature
 
 if TYPE_CHECKING:
     from atlas.runtime.engine import Runtime
+
+DUPLICATE_MESSAGE = (
+    "Identical action blocked: this tool already ran with these arguments. "
+    "Change the plan or the arguments."
+)
 
 
 def request_tool_call(
@@ -26,17 +31,17 @@ def request_tool_call(
     spec = runtime.registry.get(name)
     if spec is None:
         s.decision_history.append(f"call_tool:{name}:{short_hash(action.arguments)}")
-        writer.emit(s, buf, "tool_rejected", tool=name, reason="unknown_tool")
-        writer.observe(
+        tools = ", ".join(runtime.registry.names())
+        return _refuse(
+            writer,
             s,
             buf,
-            source="runtime",
-            name=name,
-            ok=False,
-            error_type="unknown_tool",
-            error_message=f"There is no tool named {name!r}. Tools: {', '.join(runtime.registry.names())}.",
+            name,
+            "tool_rejected",
+            {"reason": "unknown_tool"},
+            "unknown_tool",
+            f"There is no tool named {name!r}. Tools: {tools}.",
         )
-        return s
     try:
         args = spec.args_model.model_validate(action.arguments)
     except ValidationError as error:
@@ -45,63 +50,41 @@ def request_tool_call(
             f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
             for e in error.errors()[:5]
         ]
-        writer.emit(s, buf, "tool_rejected", tool=name, reason="invalid_arguments", errors=problems)
-        writer.observe(
+        return _refuse(
+            writer,
             s,
             buf,
-            source="runtime",
-            name=name,
-            ok=False,
-            error_type="invalid_arguments",
-            error_message="Invalid arguments: " + "; ".join(problems),
+            name,
+            "tool_rejected",
+            {"reason": "invalid_arguments", "errors": problems},
+            "invalid_arguments",
+            "Invalid arguments: " + "; ".join(problems),
         )
-        return s
     normalized = args.model_dump(mode="json", exclude_none=True)
     signature = action_signature(name, normalized)
     s.decision_history.append(f"call_tool:{name}:{signature[:12]}")
     if signature in s.denied_signatures:
         s.policy_denials += 1
         reason = "This exact action was denied before and stays blocked."
-        writer.emit(s, buf, "policy_denied", tool=name, arguments=normalized, reason=reason)
-        writer.observe(
-            s,
-            buf,
-            source="runtime",
-            name=name,
-            ok=False,
-            error_type="policy_denied",
-            error_message=reason,
-        )
-        return s
+        return _deny(writer, s, buf, name, normalized, reason)
     verdict = evaluate(s, spec, args, runtime.tenant_policy)
     if verdict.outcome == "deny":
         s.policy_denials += 1
         reason = " ".join(verdict.reasons)
         s.denied_signatures.append(signature)
         s.denied_actions.append({"tool": name, "arguments": normalized, "reason": reason})
-        writer.emit(s, buf, "policy_denied", tool=name, arguments=normalized, reason=reason)
-        writer.observe(
-            s,
-            buf,
-            source="runtime",
-            name=name,
-            ok=False,
-            error_type="policy_denied",
-            error_message=reason,
-        )
-        return s
+        return _deny(writer, s, buf, name, normalized, reason)
     if s.action_counts.get(signature, 0) >= 1:
-        writer.emit(s, buf, "duplicate_action_blocked", tool=name, arguments=normalized)
-        writer.observe(
+        return _refuse(
+            writer,
             s,
             buf,
-            source="runtime",
-            name=name,
-            ok=False,
-            error_type="duplicate_action",
-            error_message="Identical action blocked: this tool already ran with these arguments. Change the plan or the arguments.",
+            name,
+            "duplicate_action_blocked",
+            {"arguments": normalized},
+            "duplicate_action",
+            DUPLICATE_MESSAGE,
         )
-        return s
     call = ProposedToolCall(
         action_id=f"{s.run_id}:act:{s.step}",
         tool_name=name,
@@ -126,3 +109,39 @@ def request_tool_call(
         )
         return s
     return run_tool(runtime, s, buf, call)
+
+
+def _deny(
+    writer: StepWriter,
+    s: AtlasState,
+    buf: StepBuffer,
+    name: str,
+    arguments: dict[str, Any],
+    reason: str,
+) -> AtlasState:
+    event_data = {"arguments": arguments, "reason": reason}
+    return _refuse(writer, s, buf, name, "policy_denied", event_data, "policy_denied", reason)
+
+
+def _refuse(
+    writer: StepWriter,
+    s: AtlasState,
+    buf: StepBuffer,
+    name: str,
+    event_type: str,
+    event_data: dict[str, Any],
+    error_type: str,
+    error_message: str,
+) -> AtlasState:
+    """The call does not run: a trace event, and an observation telling the model why."""
+    writer.emit(s, buf, event_type, tool=name, **event_data)
+    writer.observe(
+        s,
+        buf,
+        source="runtime",
+        name=name,
+        ok=False,
+        error_type=error_type,
+        error_message=error_message,
+    )
+    return s
