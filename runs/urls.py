@@ -2,9 +2,8 @@ from __future__ import annotations
 
 from django.urls import path
 
-from runs.views import cases, live, packets
+from runs.views import cases, live, packets, traces
 from runs.views import metrics as metrics_views
-from runs.views import traces
 
 urlpatterns: list = [
     path("cases/", cases.case_list, name="runs-case-list"),
