@@ -120,6 +120,15 @@ def start_workers(args, env: dict[str, str], logdir: Path) -> list[subprocess.Po
     return processes
 
 
+def process_cpu_seconds(process: subprocess.Popen) -> float | None:
+    """CPU a live child has used so far (Linux /proc); None where that cannot be read."""
+    try:
+        fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def stop_workers(processes: list[subprocess.Popen]) -> None:
     for process in processes:
         process.terminate()
@@ -173,6 +182,7 @@ def measure(args, workdir: Path) -> None:
         }
     )
     workers = start_workers(args, env, workdir)
+    startup_cpu = [process_cpu_seconds(process) for process in workers]
     try:
         with transaction.atomic():
             runs = [
@@ -181,6 +191,7 @@ def measure(args, workdir: Path) -> None:
             ]
             started = time.monotonic()  # the commit makes them visible and sends the wake-ups
         load_before = os.getloadavg()[0]
+        own_before = resource.getrusage(resource.RUSAGE_SELF)
         run_ids = [run.pk for run in runs]
         active = Run.objects.filter(pk__in=run_ids, status__in=Run.ACTIVE_STATUSES)
         deadline = started + args.timeout
@@ -190,6 +201,7 @@ def measure(args, workdir: Path) -> None:
             time.sleep(0.01)
         wall = time.monotonic() - started
         load_after = os.getloadavg()[0]
+        own_after = resource.getrusage(resource.RUSAGE_SELF)
     finally:
         stop_workers(workers)
         model_server.shutdown()
@@ -248,6 +260,20 @@ def measure(args, workdir: Path) -> None:
         f"context: the worker processes used {worker_cpu:.1f} s of CPU in all (start-up "
         f"included), so on {cores} cores they need at least {worker_cpu / cores:.1f} s; "
         f"load average {load_before:.1f} before, {load_after:.1f} after"
+    )
+    if None not in startup_cpu:
+        startup = sum(startup_cpu)
+        print(
+            f"of which start-up {startup:.1f} s; the rest, {worker_cpu - startup:.1f} s, is "
+            f"{(worker_cpu - startup) / (args.runs * args.iterations) * 1000:.1f} ms of worker "
+            f"CPU per iteration"
+        )
+    own_cpu = (own_after.ru_utime + own_after.ru_stime) - (
+        own_before.ru_utime + own_before.ru_stime
+    )
+    print(
+        f"this process (the fake model server and the polling) used {own_cpu:.1f} s of CPU "
+        "while the runs ran"
     )
     if starts != args.runs or outcomes != Counter(
         {("awaiting_review", "max_iterations"): args.runs}
