@@ -4,6 +4,11 @@ On connect and on every `run.updated` nudge the consumer reads, from the databas
 run's trace events after the last one it sent, and pushes them as out-of-band fragments
 rendered by `runs.fragments`. The nudge's own `last_seq` is never trusted: a lost or
 repeated message cannot cause a gap or a duplicate.
+
+The case's decisions panel rides along whenever the newest HumanDecision of the case is
+not the one the page last got (`?decision=` on connect). A decision commits no trace event,
+but the run commits after every one (a cancel ends it, the others resume it), so checking
+on each frame is enough.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from reviews.models import ReviewItem
+from reviews.models import HumanDecision, ReviewItem
 from runs import fragments
 from runs.access import has_role, membership_of
 from runs.live import run_group
@@ -33,11 +38,14 @@ READERS = ("analyst", "reviewer", "admin")
 
 # Every frame reads the run and its new events in one statement: one snapshot, one round
 # trip. This is the stream's hot path; compiling the equivalent ORM queries cost more than
-# running them (bench/stream_latency.py).
+# running them (bench/stream_latency.py). The newest decision comes from the same snapshot,
+# so a decision made before a step in this frame is always seen with it.
 FRAME_SQL = (
     "SELECT r.id, r.tenant_id, r.case_id, r.status, r.termination_reason, r.user_status, "
     "r.budgets, r.iterations, r.tokens, r.cost_usd, r.elapsed_seconds, r.last_seq, "
     "r.cancel_requested_at, r.cancel_requested_by_id, r.created_at, r.finished_at, "
+    f"(SELECT MAX(d.id) FROM {HumanDecision._meta.db_table} d WHERE d.case_id = r.case_id) "
+    "AS newest_decision, "
     "e.id AS event_id, e.seq AS event_seq, e.step AS event_step, e.type AS event_type, "
     "e.data AS event_data, e.timestamp AS event_timestamp, e.duration_ms AS event_duration "
     f"FROM {Run._meta.db_table} r LEFT JOIN {TraceEvent._meta.db_table} e "
@@ -58,10 +66,12 @@ def _moment(value: Any) -> datetime:
 
 
 def read_frame(run_id: int, after: int) -> tuple[Run, list[TraceEvent]]:
-    """The run and its trace events after `after`, as of one moment."""
+    """The run (with `newest_decision` of its case, 0 for none) and its trace events after
+    `after`, as of one moment."""
     rows = list(Run.objects.raw(FRAME_SQL, [after, run_id]))
     if not rows:
         raise Run.DoesNotExist(run_id)
+    rows[0].newest_decision = rows[0].newest_decision or 0
     events = [
         TraceEvent(
             id=row.event_id,
@@ -85,10 +95,12 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
     rendered_steps: set[int]
     group: str | None = None
     status_shown: tuple | None = None  # what the status and banner last pushed showed
+    decision_shown: int | None = None  # the page's newest decision id; None: not known
 
     async def connect(self) -> None:
         self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
-        self.last_sent = self._after_from_query()
+        self.last_sent = self._query_int("after", default=0)
+        self.decision_shown = self._query_int("decision", default=None)
         refusal = await self._refusal()
         # Accept first so the browser sees our close code and does not retry forever.
         await self.accept()
@@ -111,14 +123,14 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
     async def run_updated(self, message: dict) -> None:
         await self._push_new()
 
-    def _after_from_query(self) -> int:
+    def _query_int(self, name: str, *, default: int | None) -> int | None:
         from urllib.parse import parse_qs
 
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         try:
-            return max(0, int(query.get("after", ["0"])[0]))
-        except ValueError:
-            return 0
+            return max(0, int(query[name][0]))
+        except (KeyError, ValueError):
+            return default
 
     @database_sync_to_async
     def _refusal(self) -> int | None:
@@ -180,14 +192,20 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
             )
 
         signature = fragments.status_signature(run) + (item_id, is_latest)
+        decisions = None
+        if run.newest_decision != self.decision_shown:
+            decisions = fragments.decisions_context(run.case_id)
         frame = fragments.render_push(
             context,
             events,
             self.rendered_steps,
             step_events,
             include_status=signature != self.status_shown,
+            decisions=decisions,
         )
         self.status_shown = signature
+        if decisions is not None:
+            self.decision_shown = decisions["newest_decision"]
         self.last_sent = newest
         self.rendered_steps.update(event.step for event in events)
         return frame

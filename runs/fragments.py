@@ -2,8 +2,9 @@
 and the same way for websocket pushes.
 
 Regions have stable ids: `run-<id>-steps` (one `<li>` per step), `run-<id>-status`
-(badge, sentence, cancel / run again, and `data-last-seq`), `run-<id>-meters` and
-`run-<id>-banner` (the question to answer, the approval or review being waited for).
+(badge, sentence, cancel / run again, and `data-last-seq`), `run-<id>-meters`,
+`run-<id>-banner` (the question to answer, the approval or review being waited for) and
+`case-<id>-decisions` (every person's decision on the case, with `data-newest-decision`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from django.template.loader import render_to_string
 
 from atlas.runtime.state import USER_STATUS
+from reviews.models import HumanDecision
 from runs.models import Run, TraceEvent
 
 DEFAULT_BUDGETS = {
@@ -393,6 +395,20 @@ def live_context(
     }
 
 
+def decisions_context(case_id: int) -> dict[str, Any]:
+    """The case's human decisions, and the newest id among them (0 when there are none)."""
+    decisions = list(
+        HumanDecision.objects.filter(case_id=case_id)
+        .select_related("actor")
+        .order_by("created_at", "id")
+    )
+    return {
+        "case_id": case_id,
+        "decisions": decisions,
+        "newest_decision": max((decision.pk for decision in decisions), default=0),
+    }
+
+
 # --- Renderers ------------------------------------------------------------
 
 
@@ -409,6 +425,11 @@ def render_regions(context: dict[str, Any], *, oob: bool = False) -> str:
     )
 
 
+def render_decisions(decisions: dict[str, Any], *, oob: bool = False) -> str:
+    """The decisions panel from `decisions_context`."""
+    return render_to_string("runs/live/decisions.html", {**decisions, "oob": oob})
+
+
 def render_push(
     context: dict[str, Any],
     new_events: list[TraceEvent],
@@ -416,10 +437,12 @@ def render_push(
     step_events,
     *,
     include_status: bool = True,
+    decisions: dict[str, Any] | None = None,
 ) -> str:
     """One websocket frame: steps already on the page are replaced whole, new ones appended,
-    then the meters, the cursor with the newest seq sent, and the status and banner unless
-    `include_status` is False (the caller knows they have not changed since its last push).
+    then the meters, the cursor with the newest seq sent, the status and banner unless
+    `include_status` is False (the caller knows they have not changed since its last push),
+    and the decisions panel when `decisions` (a `decisions_context`) is given.
 
     `step_events(step_numbers)` returns every event of those steps up to the newest one sent.
     """
@@ -436,5 +459,6 @@ def render_push(
             "replaced": [replaced_views[n] for n in replaced if n in replaced_views],
             "appended": new_views,
             "include_status": include_status,
+            "decisions_panel": decisions,
         },
     )

@@ -120,7 +120,8 @@ def test_an_analyst_cancels_a_running_case_from_its_page(
     run.refresh_from_db()
     assert run.status == "cancelled"
     assert page.locator("button:has-text('Run again')").is_visible()
-    # The decision arrives with the htmx response, which may land after the push.
+    # The decision comes with the push of the cancelled run: the htmx response that also
+    # carries it is dropped when that push replaced the Cancel button first.
     page.wait_for_selector(".audit li:has-text('Cancelled run')", timeout=5_000)
     assert page.locator(".live-dot").count() == 0  # a finished run no longer streams
     screenshot(page, "case-cancelled")

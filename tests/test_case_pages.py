@@ -196,7 +196,8 @@ def test_the_case_page_shows_the_run_steps_meters_and_status(client, analyst, ca
     assert f'id="run-{run.pk}-step-1"' in html
     assert "Find the company" in html and "2 candidates" in html
     assert "460 tok" in html and "$0.0121" in html and "42 ms" in html
-    assert f'ws-connect="/ws/runs/{run.pk}/?after=5"' in html
+    # The stream starts after what the page shows: its last step, and no decision yet.
+    assert f'ws-connect="/ws/runs/{run.pk}/?after=5&amp;decision=0"' in html
     assert f'id="run-{run.pk}-cursor" data-last-seq="5"' in html
     assert "1,500" in html and "3 / 12" in html.replace('<span class="muted">', "")
     assert "The agent is researching the subject." in html
@@ -230,7 +231,7 @@ def test_a_finished_case_offers_run_again_and_lists_previous_runs(client, analys
 
 def test_the_case_page_shows_the_audit_trail_of_human_decisions(client, analyst, reviewer, case):
     run = make_run(case, status="cancelled", reason="cancelled")
-    HumanDecision.objects.create(
+    decision = HumanDecision.objects.create(
         tenant=case.tenant,
         case=case,
         run=run,
@@ -246,6 +247,7 @@ def test_the_case_page_shows_the_audit_trail_of_human_decisions(client, analyst,
     )
     assert "Cancelled run" in html and "Reviewer" in html
     assert "Duplicate case &lt;script&gt;" in html and "<script>alert" not in html
+    assert f'id="case-{case.pk}-decisions" data-newest-decision="{decision.pk}"' in html
 
 
 def test_tool_data_on_the_case_page_is_escaped(client, analyst, case):

@@ -75,8 +75,11 @@ def expected_steps(run) -> dict[int, int]:
     return shown
 
 
-def communicator(user, run, after: int | None = None) -> WebsocketCommunicator:
-    path = f"/ws/runs/{run.pk}/" + (f"?after={after}" if after is not None else "")
+def communicator(
+    user, run, after: int | None = None, decision: int | None = None
+) -> WebsocketCommunicator:
+    query = {"after": after, "decision": decision}
+    path = f"/ws/runs/{run.pk}/?" + "&".join(f"{k}={v}" for k, v in query.items() if v is not None)
     socket = WebsocketCommunicator(URLRouter(websocket_urlpatterns), path)
     socket.scope["user"] = user
     return socket
@@ -205,6 +208,83 @@ def test_status_and_banner_are_pushed_again_only_when_they_change(analyst, case)
     assert status in first and f'id="run-{run.pk}-meters"' in first
     assert status not in same_status and f'id="run-{run.pk}-meters"' in same_status
     assert status in changed and "badge-cancelled" in changed and "Run again" in changed
+
+
+def test_a_decision_by_another_person_reaches_the_page_with_the_next_push(analyst, reviewer, case):
+    from reviews.actions import do_decide_approval
+    from reviews.models import ReviewItem
+
+    run = make_run(case)
+    add_events(run, ("run_started", 0, {}))
+    panel = re.compile(
+        rf'<section class="panel" id="case-{case.pk}-decisions" '
+        r'data-newest-decision="(\d+)" hx-swap-oob="true">(.*?)</section>',
+        re.S,
+    )
+    approval = {"action_id": "a-1", "tool": "fetch_registry_filing", "arguments": {}}
+
+    def ask_for_approval() -> ReviewItem:
+        with transaction.atomic():
+            commit_events(run, ("approval_requested", 1, approval))
+            return ReviewItem.objects.create(
+                tenant=case.tenant,
+                case=case,
+                run=run,
+                kind=ReviewItem.Kind.APPROVAL,
+                key="a-1",
+                summary="Fetch the registry filing",
+                payload=approval,
+                requested_at=run.created_at,
+            )
+
+    async def scenario():
+        socket = communicator(analyst, run, after=1, decision=0)  # the page showed none
+        assert (await socket.connect())[0]
+        assert await socket.receive_nothing(timeout=0.1)
+        item = await database_sync_to_async(ask_for_approval)()
+        frames = [await socket.receive_from(timeout=2)]
+        # The reviewer decides from the queue; the decision alone commits no trace event ...
+        decision = await database_sync_to_async(do_decide_approval)(
+            item, reviewer, True, f"Registry fetch is in scope {XSS}"
+        )
+        assert await socket.receive_nothing(timeout=0.1)
+        # ... but the run's resume does, and that push carries the panel.
+        await database_sync_to_async(commit_events)(
+            run, ("approval_granted", 1, approval), *tool_step(2, "screen_sanctions", {}, "none")
+        )
+        frames.append(await socket.receive_from(timeout=2))
+        await database_sync_to_async(commit_events)(
+            run, *tool_step(3, "search_adverse_media", {}, "none")
+        )
+        frames.append(await socket.receive_from(timeout=2))
+        await socket.disconnect()
+        return decision, frames
+
+    decision, (before, with_decision, after) = run_async(scenario)
+    assert not panel.search(before) and not panel.search(after)
+    newest, shown = panel.search(with_decision).groups()
+    assert int(newest) == decision.pk
+    assert "<strong>Approved</strong> by Reviewer" in shown
+    assert "Registry fetch is in scope &lt;script&gt;" in shown and "<script>" not in shown
+
+
+def test_a_page_that_never_said_which_decisions_it_shows_gets_the_panel_once(analyst, case):
+    run = make_run(case)
+    add_events(run, ("run_started", 0, {}))
+    panel = f'id="case-{case.pk}-decisions"'
+
+    async def scenario():
+        socket = communicator(analyst, run, after=0)
+        assert (await socket.connect())[0]
+        frames = [await socket.receive_from()]
+        await database_sync_to_async(commit_events)(run, *tool_step(1, "resolve_entity", {}, "1"))
+        frames.append(await socket.receive_from(timeout=2))
+        await socket.disconnect()
+        return frames
+
+    first, second = run_async(scenario)
+    assert panel in first and "No human decisions yet." in first
+    assert panel not in second
 
 
 def test_a_stale_or_repeated_nudge_sends_nothing_twice(analyst, case):

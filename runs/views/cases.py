@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from reviews.models import HumanDecision, ReviewItem
+from reviews.models import ReviewItem
 from runs import fragments
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.actions import do_open_case, do_start_run
@@ -157,14 +157,17 @@ def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
         "case": case,
         "documents": case.documents.select_related("uploaded_by").order_by("uploaded_at"),
         "runs": runs,
-        "decisions": HumanDecision.objects.filter(case=case)
-        .select_related("actor", "run")
-        .order_by("created_at", "id"),
         "can_start": (latest is None or latest.is_terminal) and has_role(request.user, "analyst"),
     }
     if run is not None:
         context.update(live_page_context(request, run, is_latest=run is latest))
-        context["ws_url"] = f"/ws/runs/{run.pk}/?after={context['last_seq']}"
+    # Read after the run: a decision missing here was then committed after the run row, so
+    # the run commit that follows it is newer than the page's cursor and its push brings it.
+    context.update(fragments.decisions_context(case.pk))
+    if run is not None:
+        context["ws_url"] = (
+            f"/ws/runs/{run.pk}/?after={context['last_seq']}&decision={context['newest_decision']}"
+        )
     return render(request, "runs/case_detail.html", context)
 
 

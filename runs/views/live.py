@@ -11,12 +11,11 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError
 from django.http import HttpResponse
 from django.shortcuts import redirect
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from reviews.actions import do_answer_question
-from reviews.models import HumanDecision, ReviewItem
+from reviews.models import ReviewItem
 from runs import fragments
 from runs.access import get_for_tenant, require_role, tenant_of
 from runs.actions import do_request_cancel
@@ -40,12 +39,8 @@ def _back_to_case(request: HtmxHttpRequest, run: Run, *, answer_error: str = "")
             is_latest=run.pk == latest_id[0]["id"],
             answer_error=answer_error,
         )
-        decisions = HumanDecision.objects.filter(case_id=run.case_id).select_related("actor")
-        audit = render_to_string(
-            "runs/live/decisions.html",
-            {"case": run.case, "decisions": decisions.order_by("created_at", "id"), "oob": True},
-        )
-        return HttpResponse(fragments.render_regions(context, oob=True) + audit)
+        decisions = fragments.render_decisions(fragments.decisions_context(run.case_id), oob=True)
+        return HttpResponse(fragments.render_regions(context, oob=True) + decisions)
     url = reverse("runs-case-detail", kwargs={"case_id": run.case_id})
     return redirect(f"{url}?run={run.pk}")
 

@@ -19,13 +19,17 @@
     return defaultCreate(url);
   };
   // A region rendered for an htmx response can arrive after a push that already showed a
-  // later state of the run; never let it replace the newer one.
+  // later state of the run (or a later decision on the case); never let it replace the
+  // newer one.
+  function older(incoming, current, key) {
+    return Boolean(incoming.dataset[key] && current.dataset[key] &&
+      Number(incoming.dataset[key]) < Number(current.dataset[key]));
+  }
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     var incoming = event.detail.fragment && event.detail.fragment.firstElementChild;
     var current = event.detail.target;
     if (!incoming || !current || !incoming.dataset || !current.dataset) return;
-    if (incoming.dataset.seq && current.dataset.seq &&
-        Number(incoming.dataset.seq) < Number(current.dataset.seq)) {
+    if (older(incoming, current, "seq") || older(incoming, current, "newestDecision")) {
       event.detail.shouldSwap = false;
     }
   });
