@@ -6,9 +6,10 @@ and only if the run's stored version is still the one the step started from.
 
 from __future__ import annotations
 
+import functools
 import threading
 
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.db.models import JSONField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
@@ -49,6 +50,95 @@ def state_column(state: AtlasState) -> RawSQL | dict:
     return state.to_json()
 
 
+def _state_placeholder(vendor: str) -> str:
+    return "%s::jsonb" if vendor == "postgresql" else "%s"
+
+
+# The hot path writes with SQL built once per shape instead of through the ORM's compiler,
+# which cost more CPU than the statements themselves; values are still prepared by the
+# model fields (get_db_prep_save), exactly as the ORM would.
+RAW_SQL_VENDORS = ("postgresql", "sqlite")
+INSERT_BATCH_ROWS = 50  # well under SQLite's limit on bound parameters per statement
+
+
+@functools.lru_cache(maxsize=64)
+def _run_update_sql(vendor: str, names: tuple[str, ...]) -> str:
+    quote = connection.ops.quote_name
+    assignments = ", ".join(
+        f"{quote(Run._meta.get_field(name).column)} = "
+        + (_state_placeholder(vendor) if name == "state" else "%s")
+        for name in names
+    )
+    return (
+        f"UPDATE {quote(Run._meta.db_table)} SET {assignments} "
+        f"WHERE {quote('id')} = %s AND {quote('state_version')} = %s"
+    )
+
+
+def _update_run_if_version(run_id: int, expected_version: int, state: AtlasState) -> int:
+    """The version-checked UPDATE of the run's row; returns the number of rows updated."""
+    vendor = connection.vendor
+    if vendor not in RAW_SQL_VENDORS:
+        return Run.objects.filter(pk=run_id, state_version=expected_version).update(
+            **run_fields_from_state(state)
+        )
+    fields = run_fields_from_state(state, serialized_state=True)
+    names = tuple(fields)
+    params = [
+        value if name == "state" else Run._meta.get_field(name).get_db_prep_save(value, connection)
+        for name, value in fields.items()
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_run_update_sql(vendor, names), [*params, run_id, expected_version])
+        return cursor.rowcount
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_sql(vendor: str, model: type[models.Model], names: tuple[str, ...], rows: int) -> str:
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(model._meta.get_field(name).column) for name in names)
+    row = f"({', '.join(['%s'] * len(names))})"
+    return f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES " + ", ".join(
+        [row] * rows
+    )
+
+
+def _insert_rows(model: type[models.Model], names: tuple[str, ...], rows: list[tuple]) -> None:
+    """One multi-row INSERT of plain values (no defaults, signals or returned ids needed)."""
+    if not rows:
+        return
+    vendor = connection.vendor
+    if vendor not in RAW_SQL_VENDORS:
+        model.objects.bulk_create(model(**dict(zip(names, row, strict=True))) for row in rows)
+        return
+    fields = [model._meta.get_field(name) for name in names]
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), INSERT_BATCH_ROWS):
+            batch = rows[start : start + INSERT_BATCH_ROWS]
+            params = [
+                field.get_db_prep_save(value, connection)
+                for row in batch
+                for field, value in zip(fields, row, strict=True)
+            ]
+            cursor.execute(_insert_sql(vendor, model, names, len(batch)), params)
+
+
+TRACE_EVENT_COLUMNS = ("run_id", "seq", "step", "type", "data", "timestamp", "duration_ms")
+OBSERVATION_COLUMNS = (
+    "run_id",
+    "step",
+    "source",
+    "name",
+    "ok",
+    "data",
+    "model_view",
+    "error_type",
+    "error_message",
+    "source_ids",
+    "created_at",
+)
+
+
 def active_seconds(state: AtlasState) -> float:
     """Research time, without the time spent waiting for people (the runtime moves the
     deadline forward by every pause, so what is used of it is exactly the active time)."""
@@ -59,10 +149,12 @@ def active_seconds(state: AtlasState) -> float:
     return max(0.0, state.budgets.deadline_seconds - remaining)
 
 
-def run_fields_from_state(state: AtlasState) -> dict:
-    """The columns that mirror the state, so lists and queues never parse the JSON."""
+def run_fields_from_state(state: AtlasState, *, serialized_state: bool = False) -> dict:
+    """The columns that mirror the state, so lists and queues never parse the JSON.
+
+    With `serialized_state`, "state" is the state's JSON text rather than a column value."""
     fields = {
-        "state": state_column(state),
+        "state": state.model_dump_json() if serialized_state else state_column(state),
         "state_version": state.version,
         "status": state.status,
         "termination_reason": state.termination_reason or "",
@@ -117,40 +209,47 @@ class DjangoRunStore(BaseRunStore):
             if self._saved_calls.get(record.idempotency_key) != record
         ]
         with transaction.atomic():
-            updated = Run.objects.filter(pk=run_id, state_version=commit.expected_version).update(
-                **run_fields_from_state(state)
-            )
+            updated = _update_run_if_version(run_id, commit.expected_version, state)
             if updated != 1:
                 raise StaleRunVersion(
                     f"run {run_id} is no longer at version {commit.expected_version}"
                 )
-            TraceEvent.objects.bulk_create(
-                TraceEvent(
-                    run_id=run_id,
-                    seq=event.seq,
-                    step=event.step,
-                    type=event.type,
-                    data=event.data,
-                    timestamp=event.timestamp,
-                    duration_ms=event.duration_ms,
-                )
-                for event in commit.events
+            _insert_rows(
+                TraceEvent,
+                TRACE_EVENT_COLUMNS,
+                [
+                    (
+                        run_id,
+                        event.seq,
+                        event.step,
+                        event.type,
+                        event.data,
+                        event.timestamp,
+                        event.duration_ms,
+                    )
+                    for event in commit.events
+                ],
             )
-            Observation.objects.bulk_create(
-                Observation(
-                    run_id=run_id,
-                    step=obs.step,
-                    source=obs.source,
-                    name=obs.name,
-                    ok=obs.ok,
-                    data=obs.model_dump(mode="json", include={"data"})["data"],
-                    model_view=obs.model_view,
-                    error_type=obs.error_type or "",
-                    error_message=obs.error_message or "",
-                    source_ids=obs.source_ids,
-                    created_at=state.updated_at or timezone.now(),
-                )
-                for obs in commit.observations
+            created_at = state.updated_at or timezone.now()
+            _insert_rows(
+                Observation,
+                OBSERVATION_COLUMNS,
+                [
+                    (
+                        run_id,
+                        obs.step,
+                        obs.source,
+                        obs.name,
+                        obs.ok,
+                        obs.model_dump(mode="json", include={"data"})["data"],
+                        obs.model_view,
+                        obs.error_type or "",
+                        obs.error_message or "",
+                        obs.source_ids,
+                        created_at,
+                    )
+                    for obs in commit.observations
+                ],
             )
             if calls:
                 self._upsert_tool_calls(run_id, calls)
@@ -193,34 +292,27 @@ class DjangoRunStore(BaseRunStore):
     def _upsert_tool_calls(self, run_id: int, records: list[ToolCallRecord]) -> None:
         """Insert or update by idempotency key, one statement (the run, step and tool of
         an existing row never change)."""
-        ToolCall.objects.bulk_create(
-            [
-                ToolCall(
-                    run_id=run_id,
-                    idempotency_key=record.idempotency_key,
-                    step=record.step,
-                    tool=record.tool,
-                    **_tool_call_values(record),
-                )
-                for record in records
-            ],
-            update_conflicts=True,
-            unique_fields=["idempotency_key"],
-            update_fields=TOOL_CALL_FIELDS,
-        )
+        params = [value for record in records for value in _upsert_params(run_id, record)]
+        with connection.cursor() as cursor:
+            cursor.execute(_upsert_sql(len(records)), params)
 
 
 UPSERT_COLUMNS = ["run_id", "idempotency_key", "step", "tool", *TOOL_CALL_FIELDS]
 
 
-def _upsert_sql() -> str:
+def _upsert_sql(rows: int = 1) -> str:
     """INSERT ... ON CONFLICT (idempotency_key) DO UPDATE: the same on SQLite and PostgreSQL."""
+    return _upsert_sql_for(connection.vendor, rows)
+
+
+@functools.lru_cache(maxsize=16)
+def _upsert_sql_for(vendor: str, rows: int) -> str:
     quote = connection.ops.quote_name
     columns = [ToolCall._meta.get_field(name).column for name in UPSERT_COLUMNS]
     updates = [ToolCall._meta.get_field(name).column for name in TOOL_CALL_FIELDS]
     return (
         f"INSERT INTO {quote(ToolCall._meta.db_table)} ({', '.join(map(quote, columns))}) "
-        f"VALUES ({', '.join(['%s'] * len(columns))}) "
+        "VALUES " + ", ".join([f"({', '.join(['%s'] * len(columns))})"] * rows) + " "
         f"ON CONFLICT ({quote('idempotency_key')}) DO UPDATE SET "
         + ", ".join(f"{quote(column)} = EXCLUDED.{quote(column)}" for column in updates)
     )
