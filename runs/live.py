@@ -7,9 +7,16 @@ or a duplicate on a page.
 
 from __future__ import annotations
 
-from asgiref.sync import async_to_sync
+import asyncio
+import logging
+import os
+import threading
+
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+
+logger = logging.getLogger(__name__)
 
 
 def run_group(run_id: int) -> str:
@@ -23,8 +30,71 @@ def announce_run_update(run_id: int, last_seq: int) -> None:
         layer = get_channel_layer()
         if layer is None:
             return
-        async_to_sync(layer.group_send)(
-            run_group(run_id), {"type": "run.updated", "run_id": run_id, "last_seq": last_seq}
-        )
+        loop = _calling_event_loop()
+        if loop is not None:
+            # A worker's run thread: hand the send to the worker's event loop and carry
+            # on with the run instead of waiting for the channel layer's round trip.
+            _announce_on(loop, layer, run_id, last_seq)
+            return
+        async_to_sync(layer.group_send)(run_group(run_id), _message(run_id, last_seq))
 
     transaction.on_commit(send)
+
+
+def _message(run_id: int, last_seq: int) -> dict:
+    return {"type": "run.updated", "run_id": run_id, "last_seq": last_seq}
+
+
+def _calling_event_loop() -> asyncio.AbstractEventLoop | None:
+    """The running event loop this thread was entered from through sync_to_async, if any
+    (the one async_to_sync would go back to)."""
+    threadlocal = SyncToAsync.threadlocal
+    if getattr(threadlocal, "main_event_loop_pid", None) != os.getpid():
+        return None
+    loop = getattr(threadlocal, "main_event_loop", None)
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return None
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return loop
+    return None  # this thread runs a loop of its own: async_to_sync knows what to do
+
+
+# Announcements handed to an event loop and not sent yet, newest sequence number per run:
+# while one waits, later commits of the same run only raise its number (one message).
+_pending: dict[tuple[asyncio.AbstractEventLoop, int], int] = {}
+_pending_lock = threading.Lock()
+_sending: set[asyncio.Task] = set()
+
+
+def _announce_on(loop: asyncio.AbstractEventLoop, layer, run_id: int, last_seq: int) -> None:
+    key = (loop, run_id)
+    with _pending_lock:
+        queued = key in _pending
+        _pending[key] = max(last_seq, _pending.get(key, last_seq))
+    if queued:
+        return
+    try:
+        loop.call_soon_threadsafe(_start_send, layer, key, run_id)
+    except RuntimeError:  # the loop closed meanwhile: messages are at most once anyway
+        with _pending_lock:
+            _pending.pop(key, None)
+
+
+def _start_send(layer, key: tuple[asyncio.AbstractEventLoop, int], run_id: int) -> None:
+    with _pending_lock:
+        last_seq = _pending.pop(key, None)
+    if last_seq is None:
+        return
+    task = asyncio.ensure_future(_send(layer, run_id, last_seq))
+    _sending.add(task)
+    task.add_done_callback(_sending.discard)
+
+
+async def _send(layer, run_id: int, last_seq: int) -> None:
+    try:
+        await layer.group_send(run_group(run_id), _message(run_id, last_seq))
+    except Exception:
+        # Pages catch up from the database on their next message or reconnect.
+        logger.exception("Could not announce run %s up to event %s", run_id, last_seq)
