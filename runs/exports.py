@@ -1,17 +1,25 @@
 """Streamed exports: one run's trace as JSON, and many runs as JSON Lines.
 
-Both read rows with `iterator(chunk_size=...)` and yield text as they go, so a 5,000-event
-trace or 100,000 runs never sit in memory at once.
+Both read rows with `iterator(chunk_size=...)` and yield the text of one chunk of rows at a
+time, so a 5,000-event trace or 100,000 runs never sit in memory at once. Under ASGI
+(daphne) the response gets an asynchronous iterator that reads each chunk in the request's
+database thread: given a synchronous one, Django would read the whole export into memory
+before sending a byte. (Daphne does not wait for a slow client to read, so what such a
+client has not read yet still collects in daphne's write buffer.)
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
+from itertools import islice
 from typing import Any
 
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import QuerySet
+from django.http import HttpRequest, StreamingHttpResponse
 
 from runs.models import Run, TraceEvent
 from runs.views.run_filters import ordered
@@ -88,6 +96,12 @@ def run_row(run: Run) -> dict[str, Any]:
     return Run.objects.filter(pk=run.pk).values(*RUN_VALUES).get()
 
 
+def _chunks(rows: Iterable[Any]) -> Iterator[list[Any]]:
+    rows = iter(rows)
+    while chunk := list(islice(rows, CHUNK)):
+        yield chunk
+
+
 def trace_json_chunks(run: Run) -> Iterator[str]:
     """`{...run record..., "trace": [every event in seq order]}`, written as it is read."""
     record = run_fields(run_row(run))
@@ -99,23 +113,51 @@ def trace_json_chunks(run: Run) -> Iterator[str]:
         .values_list("seq", "type", "step", "timestamp", "duration_ms", "data")
         .iterator(chunk_size=CHUNK)
     )
-    first = True
-    for seq, type_, step, timestamp, duration_ms, data in events:
-        event = {
-            "seq": seq,
-            "type": type_,
-            "step": step,
-            "timestamp": timestamp,
-            "duration_ms": duration_ms,
-            "data": data,
-        }
-        yield ("" if first else ", ") + _dumps(event)
-        first = False
+    separator = ""
+    for chunk in _chunks(events):
+        yield separator + ", ".join(
+            _dumps(
+                {
+                    "seq": seq,
+                    "type": type_,
+                    "step": step,
+                    "timestamp": timestamp,
+                    "duration_ms": duration_ms,
+                    "data": data,
+                }
+            )
+            for seq, type_, step, timestamp, duration_ms, data in chunk
+        )
+        separator = ", "
     yield "]}\n"
 
 
 def runs_jsonl_lines(runs: QuerySet[Run], filters) -> Iterator[str]:
     """One JSON object per line, one line per run, in the browser's sort order."""
     rows = ordered(runs, filters).values(*RUN_VALUES).iterator(chunk_size=CHUNK)
-    for row in rows:
-        yield _dumps(run_fields(row)) + "\n"
+    for chunk in _chunks(rows):
+        yield "".join(_dumps(run_fields(row)) + "\n" for row in chunk)
+
+
+async def in_database_thread(texts: Iterator[str]) -> AsyncIterator[str]:
+    """`texts` for an ASGI server, each `next()` (a chunk of rows read and encoded) run off
+    the event loop in the request's database thread, where the view's connection lives."""
+    next_text = sync_to_async(next, thread_sensitive=True)
+    try:
+        while (text := await next_text(texts, None)) is not None:
+            yield text
+    finally:
+        # A client that hangs up cancels us mid-export: close the rows' cursor now, in the
+        # same thread, after any read still running there.
+        await sync_to_async(texts.close, thread_sensitive=True)()
+
+
+def streaming_response(
+    request: HttpRequest, texts: Iterator[str], *, content_type: str, filename: str
+) -> StreamingHttpResponse:
+    """A download of `texts`, asynchronous under ASGI, synchronous under WSGI and the test
+    client (which would otherwise have to gather an async body into memory)."""
+    content = in_database_thread(texts) if isinstance(request, ASGIRequest) else texts
+    response = StreamingHttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import json
+import warnings
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
 import pytest
+from asgiref.sync import async_to_sync
+from channels.testing import HttpCommunicator
+from django.db import connections
+from django.test import Client
 from django.urls import reverse
 
+from atlas.routing import application
+from runs.exports import CHUNK
 from runs.models import Run
 from tests.run_rows import T0, add_events, make_run, tool_step
 
@@ -79,3 +87,63 @@ def test_jsonl_refuses_bad_filters_with_a_message(client, admin_user, case):
     response = client.get(reverse("runs-export-jsonl"), {"date_from": "31/02/2026"})
     assert response.status_code == 400
     assert b"is not a date" in response.content
+
+
+def served_by_asgi(path: str, cookie: str) -> tuple[list[bytes], list[str]]:
+    """GET `path` from the ASGI application daphne serves: the body messages, and the
+    warnings raised while serving them.
+
+    On a thread of its own, since async_to_sync refuses a thread with a running event loop.
+    """
+
+    async def get() -> list[bytes]:
+        request = HttpCommunicator(
+            application, "GET", path, headers=[(b"host", b"testserver"), (b"cookie", cookie)]
+        )
+        await request.send_input({"type": "http.request", "body": b""})
+        start = await request.receive_output(timeout=5)
+        assert start["type"] == "http.response.start" and start["status"] == 200, start
+        parts = []
+        while True:
+            message = await request.receive_output(timeout=5)
+            parts.append(message.get("body", b""))
+            if not message.get("more_body"):
+                return parts
+
+    def in_thread():
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                parts = async_to_sync(get)()
+            return parts, [str(warning.message) for warning in caught]
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(in_thread).result()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_the_exports_are_served_from_an_async_iterator(admin_user, case):
+    run = make_run(case, status=Run.Status.COMPLETED, termination_reason="packet_approved")
+    add_events(run, [tool_step(n) for n in range(1, CHUNK // 2 + 2)])  # 2 chunks and 4 events
+    for _ in range(CHUNK + 1):
+        make_run(case, status=Run.Status.FAILED, termination_reason=Run.Reason.MODEL_FAILURE)
+    browser = Client()
+    browser.force_login(admin_user)
+    cookie = f"sessionid={browser.cookies['sessionid'].value}".encode()
+    trace_url = reverse("runs-trace-json", args=[run.pk])
+    jsonl_url = reverse("runs-export-jsonl") + "?status=failed"
+
+    trace_parts, trace_warnings = served_by_asgi(trace_url, cookie)
+    jsonl_parts, jsonl_warnings = served_by_asgi(jsonl_url, cookie)
+
+    # Django warns, and reads the whole body into memory first, when an ASGI response
+    # has only a synchronous iterator to give.
+    assert not [w for w in trace_warnings + jsonl_warnings if "synchronous iterators" in w]
+    assert b"".join(trace_parts).decode() == body(browser.get(trace_url))
+    record = json.loads(b"".join(trace_parts))
+    assert [event["seq"] for event in record["trace"]] == list(range(1, CHUNK * 2 + 5))
+    lines = b"".join(jsonl_parts).decode().splitlines()
+    assert len(lines) == CHUNK + 1 and {json.loads(line)["status"] for line in lines} == {"failed"}
+    assert b"".join(jsonl_parts).decode() == body(browser.get(jsonl_url))

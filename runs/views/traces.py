@@ -210,11 +210,12 @@ def trace_steps(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
 @require_role(ADMIN)
 def trace_json(request: HtmxHttpRequest, run_id: int) -> StreamingHttpResponse:
     run = run_for_admin(request, run_id, Run.objects.select_related("case", "tenant"))
-    response = StreamingHttpResponse(
-        exports.trace_json_chunks(run), content_type="application/json"
+    return exports.streaming_response(
+        request,
+        exports.trace_json_chunks(run),
+        content_type="application/json",
+        filename=f"run-{run.pk}-trace.json",
     )
-    response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-trace.json"'
-    return response
 
 
 @require_GET
@@ -226,8 +227,9 @@ def export_jsonl(request: HtmxHttpRequest) -> HttpResponse:
             "Cannot export: " + " ".join(filters.errors), status=400, content_type="text/plain"
         )
     runs = filters.apply(runs_in_scope(request))
-    response = StreamingHttpResponse(
-        exports.runs_jsonl_lines(runs, filters), content_type="application/x-ndjson"
+    return exports.streaming_response(
+        request,
+        exports.runs_jsonl_lines(runs, filters),
+        content_type="application/x-ndjson",
+        filename="runs.jsonl",
     )
-    response["Content-Disposition"] = 'attachment; filename="runs.jsonl"'
-    return response
