@@ -258,7 +258,8 @@ def measure(args, workdir: Path) -> None:
     cores = os.cpu_count() or 1
     print(
         f"context: the worker processes used {worker_cpu:.1f} s of CPU in all (start-up "
-        f"included), so on {cores} cores they need at least {worker_cpu / cores:.1f} s; "
+        f"included; {children.ru_utime:.1f} s user, {children.ru_stime:.1f} s system), "
+        f"so on {cores} cores they need at least {worker_cpu / cores:.1f} s; "
         f"load average {load_before:.1f} before, {load_after:.1f} after"
     )
     if None not in startup_cpu:
