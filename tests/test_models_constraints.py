@@ -5,7 +5,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from reviews.models import HumanDecision
+from reviews.models import HumanDecision, ReviewItem
 from runs.models import Run, ToolCall, TraceEvent
 
 
@@ -57,6 +57,38 @@ def test_a_human_decision_cannot_be_edited_or_deleted(run, reviewer, tenant, cas
     with pytest.raises(ValidationError):
         decision.delete()
     assert HumanDecision.objects.get().reason == "ok"
+
+
+def test_a_review_item_takes_exactly_one_decision(run, reviewer, second_reviewer, tenant, case):
+    item = ReviewItem.objects.create(
+        tenant=tenant,
+        case=case,
+        run=run,
+        kind=ReviewItem.Kind.APPROVAL,
+        key="approval:a-1",
+        summary="resolve_entity",
+        requested_at=timezone.now(),
+    )
+
+    def decide(actor, **extra):
+        return HumanDecision.objects.create(
+            tenant=tenant,
+            case=case,
+            run=run,
+            actor=actor,
+            kind="approve",
+            reason="ok",
+            state_version=3,
+            **extra,
+        )
+
+    decide(reviewer, review_item=item)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        decide(second_reviewer, review_item=item)
+    # Decisions not tied to an item (a cancel) may repeat.
+    decide(reviewer)
+    decide(second_reviewer)
+    assert HumanDecision.objects.filter(review_item=item).count() == 1
 
 
 def test_every_model_has_a_readable_name(run):
