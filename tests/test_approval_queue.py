@@ -202,6 +202,21 @@ def test_an_analyst_cannot_see_the_queue_or_approve(client, tenant, analyst):
     assert not HumanDecision.objects.exists()
 
 
+@pytest.mark.parametrize("make_item", [approval_item, signoff_item])
+def test_an_analyst_cannot_approve_a_case_someone_else_opened(
+    client, tenant, analyst, reviewer, make_item
+):
+    # The case is not the analyst's own, so only the role check stands in the way.
+    item = make_item(tenant, reviewer)
+    response = client_for(client, analyst).post(
+        decide_url(item), {"decision": "approve", "reason": "looks fine"}
+    )
+    assert response.status_code == 403
+    assert not HumanDecision.objects.exists()
+    item.refresh_from_db()
+    assert item.status == ReviewItem.Status.OPEN
+
+
 def test_another_tenants_item_is_not_found(client, other_tenant, outsider, tenant, reviewer):
     item = approval_item(other_tenant, outsider)
     client_for(client, reviewer)
