@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 from runtime_helpers import events_of, minimal_pdf, run
 
+from atlas.runtime.context import model_view
 from atlas.runtime.decisions import next_action_json_schema, parse_next_action
 from atlas.runtime.memory import MemoryDocumentSource
 from atlas.runtime.ports import StoredDocument
@@ -132,6 +133,17 @@ def test_redaction_keeps_the_labels_and_hides_the_values():
         "P4821907" not in redacted and "87654321" not in redacted and "a@b.example" not in redacted
     )
     assert "Passport No. [REDACTED PASSPORT]" in redacted
+
+
+def test_a_plain_text_observation_is_redacted_for_the_model():
+    # Dict payloads are redacted field by field; text payloads must be redacted too.
+    view, _ = model_view(
+        "tool:extract_uploaded_document",
+        "Passport number: K7654321, IBAN: DE89 3704 0044 0532 0130 00, cfo@acme-analytics.example",
+    )
+    for secret in ("K7654321", "DE89 3704", "cfo@acme"):
+        assert secret not in view
+    assert "Passport number: [REDACTED PASSPORT]" in view
 
 
 def test_a_malformed_tool_result_is_a_typed_failure(make_runtime, make_state, store):
