@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
-from django.test import RequestFactory
+from django.test import Client, RequestFactory
+from django.urls import URLResolver, get_resolver
 
 from runs.access import get_for_tenant, require_role
 from runs.models import Case
@@ -46,3 +49,27 @@ def test_an_account_without_a_tenant_is_told_so(db, client, django_user_model):
     response = client.get("/")
     assert response.status_code == 403
     assert b"not a member of any tenant" in response.content
+
+
+def _routes(patterns, prefix=""):
+    for entry in patterns:
+        route = prefix + str(entry.pattern)
+        if isinstance(entry, URLResolver):
+            if route.startswith("admin/"):
+                continue  # Django's own admin, with its own CSRF handling
+            yield from _routes(entry.url_patterns, route)
+        else:
+            yield re.sub(r"<(?:int:)?\w+>", "1", re.sub(r"<(?:str|slug|path):\w+>", "x", route))
+
+
+def test_every_post_without_a_csrf_token_is_refused(analyst, reviewer, admin_user):
+    routes = sorted(set(_routes(get_resolver().url_patterns)))
+    for post_view in ("cases/new/", "reviews/items/1/decide/", "reviews/questions/1/answer/"):
+        assert post_view in routes
+    for user in (analyst, reviewer, admin_user):
+        strict = Client(enforce_csrf_checks=True)
+        strict.force_login(user)
+        for route in routes:
+            response = strict.post("/" + route, {"reason": "x"})
+            assert response.status_code == 403, (user.username, route, response.status_code)
+            assert b"CSRF" in response.content, (user.username, route)
