@@ -285,3 +285,31 @@ def test_a_reviewer_can_read_a_case_page_but_not_cancel_from_it(client, reviewer
     response = client_for(client, reviewer).get(reverse("runs-case-detail", args=[case.pk]))
     assert response.status_code == 200
     assert "Cancel run" not in response.content.decode()
+
+
+def test_a_subject_name_with_markup_shows_as_text_on_the_case_page(client, analyst, tenant):
+    case = Case.objects.create(
+        tenant=tenant, subject_name=XSS, subject_type="person", created_by=analyst
+    )
+    html = (
+        client_for(client, analyst)
+        .get(reverse("runs-case-detail", args=[case.pk]))
+        .content.decode()
+    )
+    assert "<script>alert" not in html and "<img src=x" not in html
+    assert '<h1 class="subject-name">&lt;script&gt;alert(&quot;pwned&quot;)' in html
+
+
+def test_a_step_note_with_markup_on_the_case_page_is_escaped(client, analyst, case):
+    run = make_run(case)
+    add_events(
+        run,
+        ("policy_denied", 1, {"tool": "extract_uploaded_document", "arguments": {}, "reason": XSS}),
+    )
+    html = (
+        client_for(client, analyst)
+        .get(reverse("runs-case-detail", args=[case.pk]))
+        .content.decode()
+    )
+    assert "<script>alert" not in html and "<img src=x" not in html
+    assert "Denied by policy: &lt;script&gt;" in html
