@@ -8,6 +8,7 @@ import pytest
 from django.urls import reverse
 
 from reviews.models import HumanDecision
+from runs.models import Run
 from tests.case_rows import XSS, awaiting_signoff, make_run
 from tests.conftest import client_for
 
@@ -106,3 +107,13 @@ def test_the_case_page_links_the_packet_when_there_is_one(client, analyst, case)
     )
     assert reverse("runs-packet", args=[run.pk]) in html
     assert "waits for sign-off" in html
+
+
+def test_a_conflicting_source_excerpt_with_markup_renders_as_text(client, reviewer, case):
+    run = awaiting_signoff(case)
+    state = run.state
+    state["conflicts"][0]["values"][1]["excerpt"] = f"CEO {XSS}"
+    Run.objects.filter(pk=run.pk).update(state=state)
+    html = client_for(client, reviewer).get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert "<script>alert" not in html and "<img src=x" not in html
+    assert "<q>CEO &lt;script&gt;" in html
