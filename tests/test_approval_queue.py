@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from reviews.actions import AlreadyDecided, do_decide_approval
 from reviews.models import HumanDecision, ReviewItem
-from runs.models import Run, TraceEvent
+from runs.models import Case, Run, TraceEvent
+from tests.case_rows import XSS
 from tests.conftest import client_for
 from tests.review_runs import advance, approval_item, signoff_item
 
@@ -342,3 +343,15 @@ def test_the_nav_marks_only_the_current_section(client, reviewer, name, label):
     html = client_for(client, reviewer).get(reverse(name)).content.decode()
     assert html.count('aria-current="page"') == 1
     assert f'href="{reverse(name)}" aria-current="page">{label}' in html
+
+
+def test_a_subject_name_with_markup_shows_as_text_on_the_review_item(
+    client, tenant, analyst, reviewer
+):
+    item = approval_item(tenant, analyst)
+    Case.objects.filter(pk=item.case_id).update(subject_name=XSS)
+    html = (
+        client_for(client, reviewer).get(reverse("reviews-item", args=[item.pk])).content.decode()
+    )
+    assert "<script>alert" not in html and "<img src=x" not in html
+    assert ": &lt;script&gt;alert(&quot;pwned&quot;)" in html
