@@ -196,13 +196,16 @@ class Run(models.Model):
                 fields=["tenant", "elapsed_seconds", "id"], name="runs_run_tenant_elapsed_idx"
             ),
             models.Index(fields=["case", "-id"], name="runs_run_case_recent_idx"),
-            # The worker sweep: runs that need a worker (queued, researching with an
-            # expired lease, or a requested resume).
+            # The worker sweep (runs.leases.claimable, used by claim_due_runs and
+            # claim_run): runs that need a worker (queued, researching with an expired
+            # lease, a requested resume or a requested cancel). The condition must cover
+            # every arm of leases.needs_work(), or PostgreSQL cannot use this index.
             models.Index(
                 fields=["lease_expires_at"],
                 name="runs_run_sweep_idx",
                 condition=Q(status__in=["queued", "researching"])
-                | Q(resume_requested_at__isnull=False),
+                | Q(resume_requested_at__isnull=False)
+                | Q(cancel_requested_at__isnull=False),
             ),
         ]
 

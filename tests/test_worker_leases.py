@@ -205,3 +205,16 @@ def test_two_workers_racing_for_one_run_exactly_one_claims_it(case, analyst):
         run.refresh_from_db()
         assert run.lease_owner == winners[0]
         Run.objects.filter(pk=run.pk).update(status=Run.Status.COMPLETED)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL's planner")
+@pytest.mark.django_db
+def test_the_sweep_query_can_be_served_by_the_partial_sweep_index(case, analyst):
+    # With sequential scans priced out, the planner must still find an index plan:
+    # possible only if the partial index's condition covers every arm of the sweep.
+    due = Run.objects.filter(leases.claimable(timezone.now())).values_list("pk", flat=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        plan = due.explain()
+
+    assert "runs_run_sweep_idx" in plan, plan
