@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 import pytest
+from django.db import connection, connections, transaction
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from reviews.models import HumanDecision, ReviewItem
-from runs.models import Run
+from runs.actions import do_start_run
+from runs.models import Case, Run
 from tests.case_rows import make_run, waiting_for_answer
 from tests.conftest import client_for
 
@@ -108,6 +111,34 @@ def test_run_again_is_refused_while_a_run_is_in_progress(client, analyst, case):
     client.post(reverse("runs-case-rerun", args=[case.pk]))
     client.post(reverse("runs-case-rerun", args=[case.pk]))
     assert Run.objects.filter(case=case).count() == 1
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL row locks")
+@pytest.mark.django_db(transaction=True)
+def test_a_run_again_racing_another_start_waits_for_it_and_is_refused(analyst, case):
+    make_run(case, status="failed", reason="tool_failure")
+    responses = []
+
+    def run_again() -> None:
+        try:
+            responses.append(
+                client_for(Client(), analyst).post(reverse("runs-case-rerun", args=[case.pk]))
+            )
+        finally:
+            connections.close_all()
+
+    # Another "Run again" holds the case row and has not committed its run yet.
+    with transaction.atomic():
+        Case.objects.select_for_update().get(pk=case.pk)
+        racer = threading.Thread(target=run_again)
+        racer.start()
+        racer.join(timeout=0.5)
+        do_start_run(case, analyst, wake=False)
+    racer.join(timeout=10)
+
+    assert len(responses) == 1 and responses[0].status_code == 302
+    active = Run.objects.filter(case=case).exclude(status__in=Run.TERMINAL_STATUSES)
+    assert active.count() == 1
 
 
 def test_run_again_by_htmx_redirects_the_client(client, analyst, case):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.db.models import OuterRef, Q, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
@@ -175,14 +176,19 @@ def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
 @require_POST
 def case_rerun(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     tenant = tenant_of(request)
-    case = get_for_tenant(Case.objects.all(), tenant, pk=case_id)
-    latest = Run.objects.filter(case=case).order_by("-id").first()
+    with transaction.atomic():
+        # Lock the case row first: a second "Run again" waits here until the first has
+        # committed its run, then sees it as the latest run and is refused.
+        case = get_for_tenant(Case.objects.select_for_update(), tenant, pk=case_id)
+        latest = Run.objects.filter(case=case).order_by("-id").first()
+        started = latest is None or latest.is_terminal
+        if started:
+            do_start_run(case, request.user)
     url = reverse("runs-case-detail", kwargs={"case_id": case.pk})
-    if latest is not None and not latest.is_terminal:
-        messages.info(request, "This case already has a run in progress; it was not started again.")
-    else:
-        do_start_run(case, request.user)
+    if started:
         messages.success(request, "A new run has started.")
+    else:
+        messages.info(request, "This case already has a run in progress; it was not started again.")
     if request.htmx:
         return HttpResponseClientRedirect(url)
     return redirect(url)
