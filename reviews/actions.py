@@ -6,6 +6,7 @@ human input in its payload; the worker applies it when the run resumes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 
 from django.conf import settings
@@ -127,6 +128,7 @@ def _record(
     payload: dict,
     four_eyes: bool = True,
     closes_item: bool = True,
+    precondition: Callable[[ReviewItem], None] | None = None,
 ) -> HumanDecision:
     """Lock the item, check it still waits for a decision, append one decision, resume."""
     _check_runtime_payload(kind, payload, user)
@@ -144,6 +146,8 @@ def _record(
             raise ItemNotOpen(locked)
         if claim_is_live(locked) and locked.claimed_by_id != user.pk:
             raise ClaimHeld(locked)
+        if precondition is not None:
+            precondition(locked)
         try:
             with transaction.atomic():
                 decision = HumanDecision.objects.create(
@@ -232,7 +236,7 @@ def do_sign_off(item: ReviewItem, user, approve: bool, reason: str) -> HumanDeci
         user,
         kind=HumanDecision.Kind.SIGN_OFF if approve else HumanDecision.Kind.REJECT_PACKET,
         reason=reason,
-        payload={"approved": approve, "reason": reason},
+        payload={"approved": approve, "reason": reason, "packet_step": item.payload.get("step")},
     )
 
 
@@ -319,6 +323,14 @@ def do_resolve_conflict(
         )
 
 
+def _require_extendable(item: ReviewItem) -> None:
+    if not item.budget_can_be_extended:
+        raise ReviewError(
+            "This run proposed a packet; it did not stop on a budget. Resolve the conflict or "
+            "close the case instead."
+        )
+
+
 def do_extend_budget(
     item: ReviewItem,
     user,
@@ -338,6 +350,7 @@ def do_extend_budget(
         user,
         kind=HumanDecision.Kind.EXTEND_BUDGET,
         reason=reason,
+        precondition=_require_extendable,
         payload={
             "extra_iterations": int(extra_iterations),
             "extra_tokens": int(extra_tokens),

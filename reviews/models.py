@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from atlas.runtime.state import EXTENDABLE_REASONS
 from runs.models import Case, Run, Tenant
 
 
@@ -57,6 +58,12 @@ class ReviewItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()}: {self.summary}"
+
+    @property
+    def budget_can_be_extended(self) -> bool:
+        return (
+            self.kind == self.Kind.ESCALATION and self.payload.get("reason") in EXTENDABLE_REASONS
+        )
 
 
 class HumanDecision(models.Model):

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from atlas.runtime.state import BUDGET_REASONS, AtlasState
+from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState
 from reviews.models import ReviewItem
 from runs.models import Run
 
-ESCALATING_REASONS = BUDGET_REASONS | {"no_progress", "repeated_action", "policy_denied"}
+ESCALATING_REASONS = EXTENDABLE_REASONS
 
 
 def _conflict_payload(state: AtlasState) -> list[dict]:
-    return [c.model_dump(mode="json") for c in state.open_conflicts()]
+    """Conflicts nobody has decided yet; one marked unresolvable stays in the packet but is
+    not escalated again."""
+    return [c.model_dump(mode="json") for c in state.conflicts if c.status == "open"]
 
 
 def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:

@@ -19,6 +19,7 @@ from atlas.runtime.state import (
 from reviews.models import HumanDecision
 from runs.dispatch import wake_worker
 from runs.execution import SCRIPTED_IN_SCENARIO, cancel_idle_run
+from runs.leases import claim_run, release_lease
 from runs.models import Case, Document, Run, Tenant
 from runs.uploads import CheckedUpload, check_upload
 
@@ -106,11 +107,9 @@ def do_start_run(
     wake: bool = True,
 ) -> Run:
     """Queue a new run of `case`; a worker picks it up after commit."""
-    model_name = model_name or (
-        SCRIPTED_IN_SCENARIO
-        if scenario is not None and not isinstance(scenario.model, str)
-        else settings.ATLAS_MODEL
-    )
+    if model_name is None and scenario is not None:
+        model_name = scenario.model if isinstance(scenario.model, str) else SCRIPTED_IN_SCENARIO
+    model_name = model_name or settings.ATLAS_MODEL
     merged_budgets = Budgets(
         **{**(scenario.budgets.overrides() if scenario else {}), **(budgets or {})}
     )
@@ -160,11 +159,14 @@ def do_request_cancel(run: Run, user) -> Run:
                 reason="Cancelled from the console",
                 state_version=run.state_version,
             )
-        held = (
-            bool(run.lease_owner) and run.lease_expires_at and run.lease_expires_at > timezone.now()
-        )
-    if not held:
-        cancel_idle_run(run)
+    # Whoever takes the lease cancels: this request when no worker holds the run (paused,
+    # or queued and unclaimed), otherwise the worker holding it, which polls for cancels.
+    owner = f"cancel-{run.pk}-{user.pk}"
+    if claim_run(run.pk, owner):
+        try:
+            cancel_idle_run(run)
+        finally:
+            release_lease(run.pk, owner)
     else:
         with transaction.atomic():
             wake_worker(run.pk, "run.cancel")

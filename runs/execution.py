@@ -80,25 +80,32 @@ def human_input_from(decision: HumanDecision) -> HumanInput:
 
 
 def pending_decisions(run: Run, state: AtlasState) -> list[HumanDecision]:
-    applied = set(state.applied_decision_ids)
+    settled = set(state.applied_decision_ids) | set(state.rejected_decisions)
     return [
         decision
         for decision in run.decisions.select_related("actor").order_by("id")
-        if decision.kind in RUNTIME_INPUT_KIND and str(decision.pk) not in applied
+        if decision.kind in RUNTIME_INPUT_KIND and str(decision.pk) not in settled
     ]
 
 
 def apply_decisions(runtime: Runtime, run: Run, state: AtlasState) -> AtlasState:
     for decision in pending_decisions(run, state):
         try:
-            state = runtime.apply_human_input(state, human_input_from(decision))
-        except (HumanInputRejected, ValueError) as error:
-            # The run moved on (cancelled, question withdrawn): keep the decision in the audit
-            # trail, say why it had no effect, and carry on.
-            logger.warning("Decision %s not applied to run %s: %s", decision.pk, run.pk, error)
+            human_input = human_input_from(decision)
+        except ValueError as error:
+            # reviews.actions validates payloads before storing them, so this is a bug or a
+            # hand-made row: keep it in the audit trail, say why, and carry on.
+            logger.error("Decision %s of run %s is malformed: %s", decision.pk, run.pk, error)
             Run.objects.filter(pk=run.pk).update(
-                last_error=f"Decision {decision.pk} ({decision.kind}) was not applied: {error}"
+                last_error=f"Decision {decision.pk} ({decision.kind}) is malformed: {error}"
             )
+            continue
+        try:
+            state = runtime.apply_human_input(state, human_input)
+        except HumanInputRejected as error:
+            # The run moved on (a newer packet, a withdrawn question): the decision stays in
+            # the audit trail and is settled as not applied, never replayed later.
+            state = runtime.reject_human_input(state, human_input, str(error))
     return state
 
 

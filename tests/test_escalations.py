@@ -44,7 +44,9 @@ def test_the_conflict_view_shows_values_side_by_side_with_sources_dates_and_exce
     for value, source in [(REGISTRY, "Company registry (GB)"), (ARTICLE, "Example Business News")]:
         assert f'name="choice" value="{value}"' in html and source in html
     assert "named Viktor Petrenko a director alongside Helen Carter" in html
-    assert "UTC" in html and "Extend and resume" in html and "Close case" in html
+    assert "UTC" in html and "Close case" in html
+    # The run proposed a packet: more budget would change nothing, so it is not offered.
+    assert "Extend and resume" not in html
 
 
 def test_picking_the_value_that_stands_is_recorded_and_applied_with_who_decided(
@@ -132,6 +134,19 @@ def test_extending_the_budget_resumes_the_run(client, tenant, analyst, reviewer)
     run = advance(item)
     assert run.termination_reason != "max_iterations"
     assert run.state["budgets"]["max_iterations"] == 8
+
+
+def test_more_budget_is_refused_for_a_run_that_proposed_a_packet(client, tenant, analyst, reviewer):
+    item = conflict_item(tenant, analyst)
+    client_for(client, reviewer)
+    response = client.post(
+        url("reviews-extend", item), {"extra_iterations": "2", "reason": "Keep looking"}
+    )
+    assert response.status_code == 409
+    assert "did not stop on a budget" in response.content.decode()
+    assert not HumanDecision.objects.exists()
+    item.refresh_from_db()
+    assert item.status == "open"
 
 
 def test_an_extension_of_nothing_is_refused(client, tenant, analyst, reviewer):

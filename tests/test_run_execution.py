@@ -180,3 +180,79 @@ def test_run_case_async_only_queues_the_run(db, capsys):
     call_command("run_case", "--subject", "Acme Analytics Ltd", "--async", "--json")
     record = json.loads(capsys.readouterr().out)
     assert Run.objects.get(pk=record["run_id"]).status == "queued"
+
+
+def test_a_sign_off_for_a_replaced_packet_is_settled_and_never_replayed(
+    tenant, analyst, reviewer, second_reviewer
+):
+    from reviews.actions import do_resolve_conflict, do_sign_off
+
+    case = _case(tenant, analyst, "Meridian Shipping Holdings")
+    run = run_inline(do_start_run(case, analyst, wake=False))
+    first_packet = ReviewItem.objects.get(run=run, kind="signoff", status="open")
+    escalation = ReviewItem.objects.get(run=run, kind="escalation", status="open")
+    conflict = escalation.payload["conflicts"][0]
+    # Before the worker runs, one reviewer settles the conflict and signs off packet 1.
+    do_resolve_conflict(
+        escalation, reviewer, conflict["conflict_id"], unresolvable=True, note="Cannot confirm"
+    )
+    early = do_sign_off(first_packet, reviewer, True, "looks fine")
+    run = run_inline(run)  # the resolution resumes research; packet 2 is proposed
+    assert run.termination_reason == "finish_proposed"
+    assert "human_input_rejected" in _types(run)
+    assert str(early.pk) in run.state["rejected_decisions"]
+
+    second_packet = ReviewItem.objects.get(run=run, kind="signoff", status="open")
+    do_sign_off(second_packet, second_reviewer, False, "Sources disagree; dig further")
+    run = run_inline(run)
+    assert run.status != "completed", "the stale sign-off must not approve packet 2"
+    assert "packet_rejected" in _types(run)
+
+
+def test_the_audit_page_says_why_a_decision_was_not_applied(
+    client, tenant, analyst, reviewer, second_reviewer
+):
+    from reviews.actions import do_resolve_conflict, do_sign_off
+
+    run = run_inline(
+        do_start_run(_case(tenant, analyst, "Meridian Shipping Holdings"), analyst, wake=False)
+    )
+    escalation = ReviewItem.objects.get(run=run, kind="escalation", status="open")
+    do_resolve_conflict(
+        escalation,
+        reviewer,
+        escalation.payload["conflicts"][0]["conflict_id"],
+        unresolvable=True,
+        note="Cannot confirm",
+    )
+    do_sign_off(
+        ReviewItem.objects.get(run=run, kind="signoff", status="open"), reviewer, True, "ok"
+    )
+    run_inline(run)
+    client.force_login(second_reviewer)
+    page = client.get("/reviews/audit/").content.decode()
+    assert "Not applied: There is no proposed packet to sign off." in page
+
+
+def test_a_scenario_that_names_the_playbook_runs_on_it_whatever_the_default(
+    db, settings, tmp_path, capsys
+):
+    settings.ATLAS_MODEL = "openai:gpt-x"
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps({"case": {"subject": "Acme Analytics Ltd"}, "model": "playbook"}))
+    call_command("run_case", "--scenario", str(path), "--json")
+    record = json.loads(capsys.readouterr().out)
+    assert Run.objects.get(pk=record["run_id"]).model_name == "playbook"
+    assert record["status"] == "awaiting_review"
+
+
+def test_cancelling_while_a_worker_holds_the_run_leaves_it_to_that_worker(tenant, analyst):
+    from django.utils import timezone
+
+    run = do_start_run(_case(tenant, analyst, "Acme Analytics Ltd"), analyst, wake=False)
+    Run.objects.filter(pk=run.pk).update(
+        lease_owner="worker-x", lease_expires_at=timezone.now() + timezone.timedelta(seconds=30)
+    )
+    run = do_request_cancel(run, analyst)
+    assert run.status == "queued" and run.cancel_requested_at is not None
+    assert run.lease_owner == "worker-x"

@@ -235,6 +235,30 @@ class Runtime:
         s.applied_decision_ids.append(human_input.decision_id)
         return self.writer.commit(s, buf)
 
+    def reject_human_input(
+        self, state: AtlasState, human_input: HumanInput, reason: str
+    ) -> AtlasState:
+        """Settle a decision that cannot apply to the run as it now stands: recorded in the
+        trace and the state, so it is never retried against a later state."""
+        if (
+            human_input.decision_id in state.applied_decision_ids
+            or human_input.decision_id in state.rejected_decisions
+        ):
+            return state
+        s = state.clone()
+        buf = StepBuffer()
+        s.rejected_decisions[human_input.decision_id] = reason
+        self.writer.emit(
+            s,
+            buf,
+            "human_input_rejected",
+            decision_id=human_input.decision_id,
+            kind=human_input.kind,
+            actor=human_input.actor,
+            reason=reason,
+        )
+        return self.writer.commit(s, buf)
+
     def validate_finish(self, s: AtlasState, packet: DueDiligencePacket) -> list[str]:
         """Deterministic checks a proposed packet must pass (schema-valid is not enough)."""
         return validate_finish(s, packet)

@@ -18,7 +18,7 @@ from atlas.runtime.humans import (
 )
 from atlas.runtime.packets import partial_packet
 from atlas.runtime.progress import HISTORY_BREAK, progress_signature
-from atlas.runtime.state import BUDGET_REASONS, AtlasState, ConflictResolutionRecord
+from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, ConflictResolutionRecord
 from atlas.runtime.step_writer import StepBuffer, StepWriter
 
 
@@ -185,8 +185,7 @@ def _apply_conflict_resolution(
 def _apply_budget_extension(
     writer: StepWriter, s: AtlasState, buf: StepBuffer, extension: BudgetExtension, now: datetime
 ) -> AtlasState:
-    resumable = BUDGET_REASONS | {"no_progress", "repeated_action", "policy_denied"}
-    if s.status != "awaiting_review" or s.termination_reason not in resumable:
+    if s.status != "awaiting_review" or s.termination_reason not in EXTENDABLE_REASONS:
         raise HumanInputRejected("Only a run stopped by a budget or a loop guard can be extended.")
     budgets = s.budgets
     s.budgets = budgets.model_copy(
@@ -225,6 +224,8 @@ def _apply_signoff(
         or s.proposed_packet is None
     ):
         raise HumanInputRejected("There is no proposed packet to sign off.")
+    if signoff.packet_step is not None and signoff.packet_step != s.step:
+        raise HumanInputRejected("The packet this sign-off was for has been replaced.")
     if s.opened_by is not None and signoff.actor == s.opened_by:
         raise HumanInputRejected("The analyst who opened the case cannot sign off its packet.")
     if signoff.approved:

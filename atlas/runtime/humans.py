@@ -72,6 +72,9 @@ class PacketSignOff(_HumanInput):
     kind: Literal["packet_signoff"] = "packet_signoff"
     approved: bool
     reason: str = ""
+    # The step at which the signed packet was proposed; a sign-off for a packet that has
+    # since been replaced is refused instead of landing on the new one.
+    packet_step: int | None = None
 
 
 class CloseCase(_HumanInput):

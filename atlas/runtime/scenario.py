@@ -65,6 +65,7 @@ EVENT_TYPES = (
     "budget_extended",
     "packet_approved",
     "packet_rejected",
+    "human_input_rejected",
 )
 
 

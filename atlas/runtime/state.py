@@ -41,6 +41,8 @@ ReasonCode = Literal[
 ]
 REASON_CODES: tuple[str, ...] = get_args(ReasonCode)
 BUDGET_REASONS = frozenset({"max_iterations", "token_budget", "cost_budget", "deadline"})
+# Stops a reviewer can lift by extending the budget: the budgets and the loop guards.
+EXTENDABLE_REASONS = BUDGET_REASONS | {"no_progress", "repeated_action", "policy_denied"}
 
 # One sentence per reason code and per status, shown in the console.
 USER_STATUS: dict[str, str] = {
@@ -275,6 +277,8 @@ class AtlasState(_Model):
     consecutive_model_errors: int = 0
     consecutive_tool_failures: int = 0
     applied_decision_ids: list[str] = Field(default_factory=list)
+    # decision id -> why it could not apply; settled like applied ones, never retried.
+    rejected_decisions: dict[str, str] = Field(default_factory=dict)
 
     model_cursor: int = 0
     fault_plan: dict[str, list[str]] = Field(default_factory=dict)

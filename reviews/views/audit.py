@@ -46,14 +46,17 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
         .values_list("username", flat=True)
     )
     page = Paginator(decisions, PAGE_SIZE).get_page(request.GET.get("page"))
-    applied_by_run = dict(
-        Run.objects.filter(pk__in={d.run_id for d in page}).values_list(
-            "pk", "state__applied_decision_ids"
-        )
-    )
+    settled_by_run = {
+        pk: (applied or [], rejected or {})
+        for pk, applied, rejected in Run.objects.filter(
+            pk__in={d.run_id for d in page}
+        ).values_list("pk", "state__applied_decision_ids", "state__rejected_decisions")
+    }
     for decision in page:
+        applied, rejected = settled_by_run.get(decision.run_id, ([], {}))
         decision.applies_to_run = decision.kind in RUNTIME_INPUT_KIND
-        decision.applied = str(decision.pk) in (applied_by_run.get(decision.run_id) or [])
+        decision.applied = str(decision.pk) in applied
+        decision.not_applied_because = rejected.get(str(decision.pk), "")
     params = request.GET.copy()
     params.pop("page", None)
     return render(
