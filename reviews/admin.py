@@ -23,7 +23,7 @@ class ReviewItemAdmin(TenantScopedAdmin):
     )
     list_filter = ("kind", "status", "tenant")
     search_fields = ("summary", "key", "case__subject_name", "=run__id")
-    list_select_related = ("case", "run", "claimed_by")
+    list_select_related = ("case", "run", "run__case", "claimed_by")
     date_hierarchy = "requested_at"
 
 
@@ -41,5 +41,5 @@ class HumanDecisionAdmin(ReadOnlyAdmin):
     )
     list_filter = ("kind", "tenant")
     search_fields = ("reason", "actor__username", "case__subject_name", "=run__id")
-    list_select_related = ("actor", "case", "run", "review_item")
+    list_select_related = ("actor", "case", "run", "run__case", "review_item")
     date_hierarchy = "created_at"

@@ -32,6 +32,13 @@ class TenantScopedAdmin(admin.ModelAdmin):
             return queryset.none()
         return queryset.filter(**{self.tenant_path: membership.tenant})
 
+    def get_list_filter(self, request: HttpRequest):
+        filters = super().get_list_filter(request)
+        if request.user.is_superuser:
+            return filters
+        # A tenant admin sees one tenant; a tenant filter would list every tenant's name.
+        return tuple(f for f in filters if f != "tenant")
+
     def _is_admin(self, request: HttpRequest) -> bool:
         return request.user.is_active and has_role(request.user, Membership.Role.ADMIN)
 

@@ -6,10 +6,12 @@ import pytest
 from django.apps import apps
 from django.contrib import admin
 from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from reviews.models import HumanDecision, ReviewItem
-from runs.models import Observation, Run, ToolCall, TraceEvent
+from runs.models import Case, Membership, Observation, Run, ToolCall, TraceEvent
 from tests.run_rows import T0, add_events, add_observation, add_tool_call, make_run
 
 pytestmark = pytest.mark.django_db
@@ -105,3 +107,65 @@ def test_a_superuser_can_edit_a_tenants_policy_but_not_delete_runs(client, root,
     run_admin = admin.site._registry[Run]
     assert not run_admin.has_delete_permission(type("R", (), {"user": root})())
     assert client.get(reverse("admin:runs_tenant_change", args=[tenant.pk])).status_code == 200
+
+
+def review_rows(case, actor, count: int) -> None:
+    for n in range(count):
+        run = make_run(case, started_at=T0)
+        item = ReviewItem.objects.create(
+            tenant=case.tenant,
+            case=case,
+            run=run,
+            kind="signoff",
+            key=f"packet-{n}",
+            summary="Sign off",
+            requested_at=T0,
+        )
+        HumanDecision.objects.create(
+            tenant=case.tenant,
+            case=case,
+            run=run,
+            review_item=item,
+            actor=actor,
+            kind="sign_off",
+            state_version=1,
+        )
+
+
+TENANT_FILTERED = [Membership, Case, Run, ReviewItem, HumanDecision]
+
+
+@pytest.mark.parametrize("model", TENANT_FILTERED)
+def test_a_tenant_admins_changelist_never_names_another_tenant(
+    client, admin_user, outsider, outsider_case, case, reviewer, model
+):
+    review_rows(case, reviewer, 1)
+    review_rows(outsider_case, outsider, 1)
+    client.force_login(admin_user)
+    page = client.get(changelist(model))
+    assert page.status_code == 200
+    assert "Harbor Credit" not in page.content.decode()
+
+
+@pytest.mark.parametrize("model", TENANT_FILTERED)
+def test_a_superuser_can_filter_every_changelist_by_tenant(
+    client, root, case, reviewer, outsider, outsider_case, model
+):
+    review_rows(case, reviewer, 1)
+    review_rows(outsider_case, outsider, 1)
+    client.force_login(root)
+    page = client.get(changelist(model)).content.decode()
+    assert "By tenant" in page and "Harbor Credit" in page
+
+
+@pytest.mark.parametrize("model", [ReviewItem, HumanDecision])
+def test_review_changelists_cost_the_same_queries_for_one_row_or_many(
+    client, admin_user, case, reviewer, model, django_assert_max_num_queries
+):
+    review_rows(case, reviewer, 1)
+    client.force_login(admin_user)
+    with CaptureQueriesContext(connection) as one_row:
+        assert client.get(changelist(model)).status_code == 200
+    review_rows(case, reviewer, 5)
+    with django_assert_max_num_queries(len(one_row)):
+        assert client.get(changelist(model)).status_code == 200
