@@ -42,6 +42,7 @@ def open_items(tenant: Tenant, kinds: list[str]) -> QuerySet[ReviewItem]:
     return (
         ReviewItem.objects.filter(tenant=tenant, status=ReviewItem.Status.OPEN, kind__in=kinds)
         .select_related("case", "case__created_by", "run", "claimed_by")
+        .defer("run__state")  # the queues never show it; it is the run's biggest column
         .order_by("requested_at", "id")
     )
 

@@ -143,17 +143,18 @@ def live_page_context(request, run: Run, *, is_latest: bool, answer_error: str =
 def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     tenant = tenant_of(request)
     case = get_for_tenant(Case.objects.select_related("created_by"), tenant, pk=case_id)
-    runs = list(
-        Run.objects.filter(case=case)
-        .select_related("created_by", "cancel_requested_by")
-        .order_by("-id")
-    )
+    # The runs list shows only each run's number, status and date: leave out the state.
+    runs = list(Run.objects.filter(case=case).defer("state").order_by("-id"))
     latest = runs[0] if runs else None
-    run = latest
+    shown = latest
     if request.GET.get("run"):
-        run = next((r for r in runs if str(r.pk) == request.GET["run"]), None)
-        if run is None:
+        shown = next((r for r in runs if str(r.pk) == request.GET["run"]), None)
+        if shown is None:
             raise Http404("No such run for this case.")
+    run = None
+    if shown is not None:
+        # The run shown is read whole in one query, so its state matches its status.
+        run = Run.objects.select_related("created_by", "cancel_requested_by").get(pk=shown.pk)
     context = {
         "case": case,
         "documents": case.documents.select_related("uploaded_by").order_by("uploaded_at"),
@@ -161,7 +162,7 @@ def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
         "can_start": (latest is None or latest.is_terminal) and has_role(request.user, "analyst"),
     }
     if run is not None:
-        context.update(live_page_context(request, run, is_latest=run is latest))
+        context.update(live_page_context(request, run, is_latest=shown is latest))
     # Read after the run: a decision missing here was then committed after the run row, so
     # the run commit that follows it is newer than the page's cursor and its push brings it.
     context.update(fragments.decisions_context(case.pk))
