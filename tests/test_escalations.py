@@ -113,6 +113,21 @@ def test_a_value_that_is_not_one_of_the_sources_is_refused(client, tenant, analy
     assert not HumanDecision.objects.exists()
 
 
+def test_a_refused_resolution_keeps_the_reviewers_note_on_the_page(
+    client, tenant, analyst, reviewer
+):
+    item = conflict_item(tenant, analyst)
+    note = "Companies House filing of March outranks the trade press article"
+    refused = client_for(client, reviewer).post(
+        url("reviews-resolve", item),
+        {"conflict_id": conflict_id(item), "choice": "Someone Else", "note": note},
+    )
+    html = refused.content.decode()
+    assert refused.status_code == 409 and "Pick one of the competing values" in html
+    assert f">{note}</textarea>" in html
+    assert not HumanDecision.objects.exists()
+
+
 def test_extending_the_budget_resumes_the_run(client, tenant, analyst, reviewer):
     item = budget_item(tenant, analyst)
     assert item.payload["reason"] == "max_iterations"

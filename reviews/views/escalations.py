@@ -247,7 +247,7 @@ def resolve(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
             note=data["note"],
         )
     except ReviewError as problem:
-        refused = _refused(request, item, problem)
+        refused = _refused(request, item, problem, resolve_errors={data["conflict_id"]: form})
         if refused is not None:
             return refused
     else:
