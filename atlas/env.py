@@ -5,6 +5,7 @@ Each one fails loudly on a malformed value instead of guessing.
 
 from __future__ import annotations
 
+import math
 import os
 from decimal import Decimal, InvalidOperation
 
@@ -43,14 +44,19 @@ def env_int(name: str, default: int, *, minimum: int = 0) -> int:
     return value
 
 
-def env_float(name: str, default: float) -> float:
+def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
-        return float(raw)
+        value = float(raw)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from None
+    if not math.isfinite(value):
+        raise ImproperlyConfigured(f"{name} must be a finite number, got {raw!r}")
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum:g}, got {value:g}")
+    return value
 
 
 def env_decimal(name: str, default: str) -> Decimal:

@@ -36,3 +36,21 @@ def test_a_malformed_boolean_fails_loudly():
     result = _check({"DEBUG": "maybe"})
     assert result.returncode != 0
     assert "DEBUG must be a boolean" in result.stderr
+
+
+def test_a_zero_lease_fails_loudly():
+    result = _check({"ATLAS_LEASE_SECONDS": "0"})
+    assert result.returncode != 0
+    assert "ATLAS_LEASE_SECONDS must be at least 1" in result.stderr
+
+
+def test_a_negative_or_not_a_number_sweep_interval_fails_loudly():
+    for raw in ("-2", "0", "nan"):
+        result = _check({"ATLAS_SWEEP_SECONDS": raw})
+        assert result.returncode != 0, raw
+        assert "ATLAS_SWEEP_SECONDS must be" in result.stderr, raw
+
+
+def test_a_short_but_positive_lease_and_sweep_are_accepted():
+    result = _check({"ATLAS_LEASE_SECONDS": "1.5", "ATLAS_SWEEP_SECONDS": "0.1"})
+    assert result.returncode == 0, result.stderr

@@ -1,1 +1,0 @@
-// Atlas page behaviour that htmx attributes cannot express on their own.
