@@ -172,7 +172,7 @@ def _note_for(event: TraceEvent) -> Note | None:
     elif kind == "approval_denied":
         text, tone = "Denied by a reviewer", "human"
     elif kind == "clarification_requested":
-        text, tone = "Waiting for the analyst's answer", "human"
+        text, tone = "Paused for the analyst's answer", "human"
         detail = data.get("candidates") or None
     elif kind == "clarification_received":
         text, tone = f"Answer: {data.get('answer', '')}", "human"
@@ -193,6 +193,9 @@ def _note_for(event: TraceEvent) -> Note | None:
         detail = data.get("errors") or None
     elif kind == "finish_proposed":
         text, tone = "Packet proposed; it awaits a reviewer's sign-off", "ok"
+    elif kind == "human_input_rejected":
+        text = f"A decision by {data.get('actor', 'someone')} no longer applied: {data.get('reason', '')}"
+        tone = "warn"
     elif kind == "escalated":
         reason = data.get("reason", "")
         label = Run.Reason(reason).label if reason in Run.Reason.values else reason

@@ -232,6 +232,9 @@ def test_the_audit_page_says_why_a_decision_was_not_applied(
     client.force_login(second_reviewer)
     page = client.get("/reviews/audit/").content.decode()
     assert "Not applied: There is no proposed packet to sign off." in page
+    client.force_login(analyst)
+    case_page = client.get(f"/cases/{run.case_id}/").content.decode()
+    assert "no longer applied: There is no proposed packet to sign off." in case_page
 
 
 def test_a_scenario_that_names_the_playbook_runs_on_it_whatever_the_default(
