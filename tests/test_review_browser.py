@@ -111,6 +111,8 @@ def test_a_reviewer_resolves_the_directors_conflict_side_by_side(
     page.goto(f"{atlas_server.url}/reviews/escalations/")
     screenshot(page, "review-escalations")
     page.locator(f"#review-item-{item.pk}").get_by_role("link", name="Review").click()
+    # Layout is measured below: wait until the stylesheet has been applied.
+    page.wait_for_load_state("load")
     cards = page.locator(".conflict .value-card")
     assert cards.count() == 3
     first, second = cards.nth(0).bounding_box(), cards.nth(1).bounding_box()
