@@ -20,6 +20,7 @@ from atlas.runtime.ports import CancelSignal, StaleRunVersion
 from atlas.runtime.scenario import Scenario, parse_scenario
 from atlas.runtime.state import AtlasState
 from reviews.models import HumanDecision
+from runs.leases import release_lease
 from runs.models import Run
 from runs.storage import DjangoDocumentSource, DjangoRunStore
 
@@ -159,10 +160,6 @@ def _hold(run: Run, owner: str) -> bool:
     )
 
 
-def _release(run: Run, owner: str) -> None:
-    Run.objects.filter(pk=run.pk, lease_owner=owner).update(lease_owner="", lease_expires_at=None)
-
-
 def run_inline(run: Run, cancel: CancelSignal | None = None) -> Run:
     """Drive a run in this process until it pauses or ends (tests, headless commands)."""
     owner = f"inline-{run.pk}"
@@ -170,7 +167,7 @@ def run_inline(run: Run, cancel: CancelSignal | None = None) -> Run:
     try:
         advance_run(run.pk, owner=owner, cancel=cancel or MemoryCancelSignal())
     finally:
-        _release(run, owner)
+        release_lease(run.pk, owner)
     run.refresh_from_db()
     return run
 
@@ -188,6 +185,6 @@ def run_headless(run: Run, scenario: Scenario | None) -> Run:
             state = runtime.start(state)
         drive(runtime, state, scenario.human if scenario else None)
     finally:
-        _release(run, owner)
+        release_lease(run.pk, owner)
     run.refresh_from_db()
     return run

@@ -1,29 +1,31 @@
-"""The run record of DESIGN.md (`run_case --json`, exports, evaluation)."""
+"""The run record of DESIGN.md (`run_case --json`, evaluation)."""
 
 from __future__ import annotations
 
-from atlas.runtime.state import AtlasState
+from runs.exports import run_fields, run_row
 from runs.models import Run
 
+RECORD_KEYS = (
+    "run_id",
+    "status",
+    "termination_reason",
+    "user_status",
+    "iterations",
+    "tokens",
+    "cost_usd",
+    "packet",
+    "conflicts",
+)
 
-def run_record(run: Run, *, with_trace: bool = True) -> dict:
-    state = AtlasState.from_json(run.state)
-    record = {
-        "run_id": run.pk,
-        "status": run.status,
-        "termination_reason": run.termination_reason or None,
-        "user_status": run.user_status,
-        "iterations": run.iterations,
-        "tokens": run.tokens,
-        "cost_usd": str(run.cost_usd),
-        "packet": state.proposed_packet.model_dump(mode="json") if state.proposed_packet else None,
-        "conflicts": [conflict.model_dump(mode="json") for conflict in state.conflicts],
-    }
-    if with_trace:
-        record["trace"] = [
-            {"seq": seq, "type": type_, "step": step, "data": data}
-            for seq, type_, step, data in run.events.order_by("seq").values_list(
-                "seq", "type", "step", "data"
-            )
-        ]
+
+def run_record(run: Run) -> dict:
+    """The export's run fields cut to the contract's keys, plus the whole trace."""
+    fields = run_fields(run_row(run))
+    record = {key: fields[key] for key in RECORD_KEYS}
+    record["trace"] = [
+        {"seq": seq, "type": type_, "step": step, "data": data}
+        for seq, type_, step, data in run.events.order_by("seq").values_list(
+            "seq", "type", "step", "data"
+        )
+    ]
     return record
