@@ -43,11 +43,14 @@ def do_attach_document(
         uploaded_by=user,
     )
     document.file.save(upload.name, upload, save=False)
-    document.save()
+    try:
+        document.save()
+    except BaseException:
+        document.file.delete(save=False)  # no row points at it: do not keep the bytes
+        raise
     return document
 
 
-@transaction.atomic
 def do_open_case(
     *,
     tenant: Tenant,
@@ -60,6 +63,8 @@ def do_open_case(
     sensitive: bool = False,
     checked: CheckedUpload | None = None,
 ) -> Case:
+    """Open a case and store its document; the file is written outside any transaction so
+    a slow disk never holds the database's write lock."""
     case = Case.objects.create(
         tenant=tenant,
         subject_name=subject_name,
@@ -69,7 +74,11 @@ def do_open_case(
         created_by=user,
     )
     if upload is not None:
-        do_attach_document(case, upload, user=user, sensitive=sensitive, checked=checked)
+        try:
+            do_attach_document(case, upload, user=user, sensitive=sensitive, checked=checked)
+        except BaseException:
+            case.delete()  # never started, nothing refers to it: the analyst simply retries
+            raise
     return case
 
 

@@ -49,3 +49,24 @@ def test_a_bad_jurisdiction_is_explained(db):
     form = CaseForm(data={"subject_name": "Acme", "subject_type": "company", "jurisdiction": "GBR"})
     assert not form.is_valid()
     assert "two-letter country code" in form.errors["jurisdiction"][0]
+
+
+def test_a_storage_failure_leaves_neither_a_case_nor_a_file(
+    db, tenant, analyst, settings, monkeypatch
+):
+    import pytest
+    from django.core.files.storage import FileSystemStorage
+
+    from runs.actions import do_open_case
+    from runs.models import Case
+
+    def broken_save(self, name, content, max_length=None):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(FileSystemStorage, "save", broken_save)
+    upload = SimpleUploadedFile("note.txt", b"Passport 123", content_type="text/plain")
+    with pytest.raises(OSError):
+        do_open_case(
+            tenant=tenant, user=analyst, subject_name="Acme", subject_type="company", upload=upload
+        )
+    assert not Case.objects.exists() and not Document.objects.exists()
