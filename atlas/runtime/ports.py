@@ -88,9 +88,9 @@ class RunStore(Protocol):
         commit_step."""
 
     def save_tool_call(self, record: ToolCallRecord) -> None:
-        """Upsert one tool-call record by idempotency key, the moment a tool returns,
-        without a version check (so a crash before the next commit_step can still be
-        reconciled)."""
+        """Upsert one tool-call record by idempotency key, without a version check: the
+        fallback when the commit that should have carried a tool's result fails, so
+        whoever takes the run over can still reconcile the call."""
 
     def find_tool_call(self, idempotency_key: str) -> ToolCallRecord | None:
         """The stored record for a key, for reconciliation after a crash."""

@@ -178,7 +178,11 @@ class StepWriter:
             record_intent = getattr(self.store, "record_tool_intent", None)
             (record_intent or self.store.commit_step)(commit)
         else:
-            self.store.commit_step(commit)
+            try:
+                self.store.commit_step(commit)
+            except BaseException:
+                self._keep_tool_results(commit)
+                raise
         events = list(buf.events)
         buf.events.clear()
         buf.observations.clear()
@@ -190,3 +194,16 @@ class StepWriter:
                 except Exception:  # a listener must never break the run
                     logger.exception("trace listener failed on %s", event.type)
         return s
+
+    def _keep_tool_results(self, commit: StepCommit) -> None:
+        """A tool's result normally becomes durable with the step that absorbs it. When
+        that commit fails (a lost lease, a database error, a crash being unwound), the
+        result is still saved on its own, so whoever takes the run over reconciles the
+        call by its idempotency key instead of running it again."""
+        for record in commit.tool_calls:
+            if record.effect_status == "intended":
+                continue
+            try:
+                self.store.save_tool_call(record)
+            except Exception:
+                logger.exception("could not save the result of %s", record.idempotency_key)

@@ -84,8 +84,7 @@ def run_tool(
             "duration_ms": outcome.duration_ms,
         }
     )
-    runtime.store.save_tool_call(record)  # durable before the state commit (crash window)
-    buf.tool_calls.append(record)
+    buf.tool_calls.append(record)  # durable with this step's commit (see StepWriter.commit)
     s.in_flight = None
     s.tool_cost_usd += outcome.cost_usd
     return absorb_outcome(writer, s, buf, call, spec, outcome, key)
