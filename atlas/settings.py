@@ -79,6 +79,10 @@ DATABASES = {
         conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Parameters travel apart from the SQL instead of being quoted into it on the client
+    # (the run's state is a large JSON value written on every step).
+    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several threads (server and worker) write to one file: wait for the lock
     # instead of failing at once.

@@ -6,8 +6,10 @@ and only if the run's stored version is still the one the step started from.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
+from collections.abc import Callable
 
 from django.db import connection, models, transaction
 from django.db.models import JSONField
@@ -75,22 +77,38 @@ def _run_update_sql(vendor: str, names: tuple[str, ...]) -> str:
     )
 
 
-def _update_run_if_version(run_id: int, expected_version: int, state: AtlasState) -> int:
-    """The version-checked UPDATE of the run's row; returns the number of rows updated."""
+def _update_run_if_version(
+    run_id: int, expected_version: int, state: AtlasState
+) -> Callable[[], int]:
+    """Send the version-checked UPDATE of the run's row; the returned function gives the
+    number of rows it updated, once the database has answered (in a pipeline, only after
+    the step's other statements were sent too)."""
     vendor = connection.vendor
     if vendor not in RAW_SQL_VENDORS:
-        return Run.objects.filter(pk=run_id, state_version=expected_version).update(
+        count = Run.objects.filter(pk=run_id, state_version=expected_version).update(
             **run_fields_from_state(state)
         )
+        return lambda: count
     fields = run_fields_from_state(state, serialized_state=True)
     names = tuple(fields)
     params = [
         value if name == "state" else Run._meta.get_field(name).get_db_prep_save(value, connection)
         for name, value in fields.items()
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(_run_update_sql(vendor, names), [*params, run_id, expected_version])
-        return cursor.rowcount
+    cursor = connection.cursor()
+    cursor.execute(_run_update_sql(vendor, names), [*params, run_id, expected_version])
+    return lambda: cursor.rowcount
+
+
+@contextlib.contextmanager
+def _pipelined():
+    """On PostgreSQL, send a step's statements without waiting for each answer (psycopg's
+    pipeline mode): one network round trip instead of one per statement."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with connection.connection.pipeline():
+        yield
 
 
 @functools.lru_cache(maxsize=64)
@@ -189,70 +207,33 @@ def _tool_call_values(record: ToolCallRecord) -> dict:
 
 
 class DjangoRunStore(BaseRunStore):
-    """One instance per runtime; it remembers what it has itself made durable, so a
-    commit skips writes that would change nothing (the hot path is a researching step)."""
+    """One instance per runtime; it remembers the review items its last commit of each run
+    asked for, so a commit skips the sync when nothing changed (the hot path is a
+    researching step)."""
 
     def __init__(self) -> None:
-        # Review items wanted by the last committed state of each run.
         self._synced_items: dict[int, dict] = {}
-        # Tool-call records saved the moment their tool returned (save_tool_call); the
-        # step's commit carries the same record again.
-        self._saved_calls: dict[str, ToolCallRecord] = {}
 
     def commit_step(self, commit: StepCommit) -> None:
         run_id = int(commit.run_id)
         state = commit.state
         wanted = desired_items(state)
-        calls = [
-            record
-            for record in commit.tool_calls
-            if self._saved_calls.get(record.idempotency_key) != record
-        ]
         with transaction.atomic():
-            updated = _update_run_if_version(run_id, commit.expected_version, state)
-            if updated != 1:
-                raise StaleRunVersion(
-                    f"run {run_id} is no longer at version {commit.expected_version}"
-                )
-            _insert_rows(
-                TraceEvent,
-                TRACE_EVENT_COLUMNS,
-                [
-                    (
-                        run_id,
-                        event.seq,
-                        event.step,
-                        event.type,
-                        event.data,
-                        event.timestamp,
-                        event.duration_ms,
-                    )
-                    for event in commit.events
-                ],
+            stale = StaleRunVersion(
+                f"run {run_id} is no longer at version {commit.expected_version}"
             )
-            created_at = state.updated_at or timezone.now()
-            _insert_rows(
-                Observation,
-                OBSERVATION_COLUMNS,
-                [
-                    (
-                        run_id,
-                        obs.step,
-                        obs.source,
-                        obs.name,
-                        obs.ok,
-                        obs.model_dump(mode="json", include={"data"})["data"],
-                        obs.model_view,
-                        obs.error_type or "",
-                        obs.error_message or "",
-                        obs.source_ids,
-                        created_at,
-                    )
-                    for obs in commit.observations
-                ],
-            )
-            if calls:
-                self._upsert_tool_calls(run_id, calls)
+            rows_updated = None
+            try:
+                with _pipelined():
+                    rows_updated = _update_run_if_version(run_id, commit.expected_version, state)
+                    self._write_step_rows(run_id, commit)
+            except Exception as error:
+                # Another writer's rows (the same event numbers) make the inserts fail too.
+                if rows_updated is not None and rows_updated() == 0:
+                    raise stale from error
+                raise
+            if rows_updated() != 1:
+                raise stale
             # Only this run's own commits open or withdraw its items, so when the state
             # asks for the same items as the last commit did, they are already in place.
             if self._synced_items.get(run_id) != wanted:
@@ -260,14 +241,53 @@ class DjangoRunStore(BaseRunStore):
             if commit.events:
                 announce_run_update(run_id, commit.events[-1].seq)
         self._synced_items[run_id] = wanted
-        for record in commit.tool_calls:
-            self._saved_calls.pop(record.idempotency_key, None)
+
+    def _write_step_rows(self, run_id: int, commit: StepCommit) -> None:
+        state = commit.state
+        _insert_rows(
+            TraceEvent,
+            TRACE_EVENT_COLUMNS,
+            [
+                (
+                    run_id,
+                    event.seq,
+                    event.step,
+                    event.type,
+                    event.data,
+                    event.timestamp,
+                    event.duration_ms,
+                )
+                for event in commit.events
+            ],
+        )
+        created_at = state.updated_at or timezone.now()
+        _insert_rows(
+            Observation,
+            OBSERVATION_COLUMNS,
+            [
+                (
+                    run_id,
+                    obs.step,
+                    obs.source,
+                    obs.name,
+                    obs.ok,
+                    obs.model_dump(mode="json", include={"data"})["data"],
+                    obs.model_view,
+                    obs.error_type or "",
+                    obs.error_message or "",
+                    obs.source_ids,
+                    created_at,
+                )
+                for obs in commit.observations
+            ],
+        )
+        if commit.tool_calls:
+            self._upsert_tool_calls(run_id, commit.tool_calls)
 
     def save_tool_call(self, record: ToolCallRecord) -> None:
         # One upsert statement is its own transaction: no BEGIN/COMMIT round trips.
         with connection.cursor() as cursor:
             cursor.execute(_upsert_sql(), _upsert_params(int(record.run_id), record))
-        self._saved_calls[record.idempotency_key] = record
 
     def find_tool_call(self, idempotency_key: str) -> ToolCallRecord | None:
         row = ToolCall.objects.filter(idempotency_key=idempotency_key).first()
