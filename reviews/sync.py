@@ -10,7 +10,6 @@ from django.utils import timezone
 
 from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState
 from reviews.models import ReviewItem
-from runs.models import Run
 
 ESCALATING_REASONS = EXTENDABLE_REASONS
 
@@ -83,19 +82,22 @@ def sync_review_items(
     missing = [key for key in wanted if key not in open_items]
     if not missing:
         return
-    tenant_id, case_id = Run.objects.values_list("tenant_id", "case_id").get(pk=run_id)
     now = timezone.now()
-    for kind, key in missing:
-        spec = wanted[(kind, key)]
-        ReviewItem.objects.get_or_create(
-            run_id=run_id,
-            kind=kind,
-            key=key,
-            defaults={
-                "tenant_id": tenant_id,
-                "case_id": case_id,
-                "summary": spec["summary"],
-                "payload": spec["payload"],
-                "requested_at": now,
-            },
-        )
+    # One statement; an item of the same kind and key that exists already (even one that
+    # was decided or withdrawn) is left as it is, as the unique constraint says.
+    ReviewItem.objects.bulk_create(
+        [
+            ReviewItem(
+                run_id=run_id,
+                tenant_id=int(state.tenant_id),
+                case_id=int(state.case_id),
+                kind=kind,
+                key=key,
+                summary=wanted[(kind, key)]["summary"],
+                payload=wanted[(kind, key)]["payload"],
+                requested_at=now,
+            )
+            for kind, key in missing
+        ],
+        ignore_conflicts=True,
+    )
