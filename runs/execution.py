@@ -123,7 +123,11 @@ def advance_run(
         return run.status
     state = AtlasState.from_json(run.state)
     runtime = runtime_for(run, cancel)
-    Run.objects.filter(pk=run_id).update(resume_requested_at=None)
+    if run.resume_requested_at is not None:
+        # Only the request seen here: one made since asks for another pass.
+        Run.objects.filter(pk=run_id, resume_requested_at=run.resume_requested_at).update(
+            resume_requested_at=None
+        )
     try:
         if run.cancel_requested_at is not None:
             return runtime.cancel(state).status

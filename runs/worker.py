@@ -211,8 +211,8 @@ class RunWorker:
                     logger.warning("Wake-up for run %s, which does not exist", run_id)
                 return
             driven.renewed_at = time.monotonic()
-            if leases.cancel_requested([run_id]):
-                driven.cancel.set()
+            # A cancel requested before now is on the row advance_run loads; later ones
+            # reach the run through the heartbeat's poll or a wake-up.
             for _ in range(MAX_PASSES_PER_CLAIM):
                 status = advance_run(
                     run_id, owner=self.owner, cancel=driven.cancel, still_owner=driven.still_owner
