@@ -32,10 +32,15 @@ class FakeChatServer:
         self.responses: list[tuple[int, dict]] = []
         self.requests: list[dict] = []
         self.headers: list[dict] = []
+        self.connections: list[tuple[str, int]] = []  # client address of each request
+        self.drop_after_response = False
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keeps connections open, as real endpoints do
+
             def do_POST(self):  # noqa: N802 - http.server's naming
+                server.connections.append(self.client_address)
                 length = int(self.headers["Content-Length"])
                 server.requests.append(json.loads(self.rfile.read(length)))
                 server.headers.append(dict(self.headers))
@@ -48,6 +53,8 @@ class FakeChatServer:
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
+                if server.drop_after_response:
+                    self.close_connection = True
 
             def log_message(self, *args):
                 pass
@@ -171,3 +178,30 @@ def test_the_model_spec_reads_the_standard_environment(monkeypatch, server):
     assert isinstance(model, OpenAIChatModel)
     assert model.base_url == server.base_url and model.api_key == "sk-env"
     assert CallTool.model_validate(RESOLVE).tool_name == "resolve_entity"
+
+
+def test_calls_share_one_kept_alive_connection(server, make_state):
+    model = model_for(server)
+    for _ in range(3):
+        server.responses.append(server.completion(RESOLVE))
+        assert model.decide(a_context(make_state)).raw
+    assert len(server.connections) == 3 and len(set(server.connections)) == 1
+
+
+def test_a_connection_the_server_closed_is_replaced_without_losing_the_call(server, make_state):
+    model = model_for(server, max_attempts=1)  # no retries: the reconnect alone must do it
+    # The endpoint drops each connection after answering without saying so beforehand,
+    # as one does when it restarts or times out an idle keep-alive connection.
+    server.drop_after_response = True
+    for _ in range(2):
+        server.responses.append(server.completion(RESOLVE))
+        reply = model.decide(a_context(make_state))
+        assert reply.transport_error is None and reply.raw
+    assert len(server.requests) == 2 and len(set(server.connections)) == 2
+
+
+def test_a_base_url_that_is_not_http_is_a_clear_permanent_error(make_state):
+    model = OpenAIChatModel("m", base_url="ftp://models.example/v1", api_key="k", max_attempts=1)
+    reply = model.decide(a_context(make_state))
+    assert reply.transport_error == "http_error"
+    assert "not an http(s) URL" in reply.error_message

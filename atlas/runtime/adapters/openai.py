@@ -7,12 +7,13 @@ content is parsed as one NextAction by the engine; usage comes from the response
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
-import urllib.error
-import urllib.request
+import threading
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 from tenacity import (
@@ -74,6 +75,7 @@ class OpenAIChatModel:
         self.max_attempts = max_attempts
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
+        self._client = _KeepAliveClient(self.base_url, timeout_seconds)
 
     def price_per_1k_tokens(self) -> Decimal | None:
         return max(self.prices.input_per_1k, self.prices.output_per_1k)
@@ -126,29 +128,79 @@ class OpenAIChatModel:
         return ModelReply(raw=content, usage=usage)
 
     def _post(self, body: bytes) -> dict[str, Any]:
-        request = urllib.request.Request(
-            f"{self.base_url}/chat/completions",
-            data=body,
-            method="POST",
-            headers={
-                "Content-Type": "application/json",
-                "Authorization": f"Bearer {self.api_key}",
-            },
-        )
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {self.api_key}"}
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout_seconds) as response:
-                return json.loads(response.read().decode())
-        except urllib.error.HTTPError as error:
-            detail = error.read().decode(errors="replace")[:300]
-            if error.code == 429:
-                raise _Retryable("rate_limited", f"HTTP 429: {detail}") from error
-            if error.code >= 500:
-                raise _Retryable("server_error", f"HTTP {error.code}: {detail}") from error
-            raise _PermanentError("http_error", f"HTTP {error.code}: {detail}") from error
-        except (TimeoutError, urllib.error.URLError, ConnectionError) as error:
+            status, data = self._client.post("/chat/completions", body, headers)
+        except http.client.InvalidURL as error:
+            raise _PermanentError("http_error", str(error)) from error
+        except (TimeoutError, OSError, http.client.HTTPException) as error:
             raise _Retryable("timeout", f"transport error: {error}") from error
-        except json.JSONDecodeError as error:
+        if status >= 400:
+            detail = data.decode(errors="replace")[:300]
+            if status == 429:
+                raise _Retryable("rate_limited", f"HTTP 429: {detail}")
+            if status >= 500:
+                raise _Retryable("server_error", f"HTTP {status}: {detail}")
+            raise _PermanentError("http_error", f"HTTP {status}: {detail}")
+        try:
+            return json.loads(data.decode())
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
             raise _PermanentError("bad_response", f"response is not JSON: {error}") from error
+
+
+class _KeepAliveClient:
+    """HTTP(S) to one endpoint over a kept-alive connection per thread: a run's calls do not
+    each pay a new TCP (and TLS) handshake."""
+
+    def __init__(self, base_url: str, timeout_seconds: float) -> None:
+        parts = urlsplit(base_url)
+        self._invalid = (
+            None
+            if parts.scheme in ("http", "https") and parts.hostname
+            else f"the model's base URL is not an http(s) URL: {base_url!r}"
+        )
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname
+        self._port = parts.port
+        self._prefix = parts.path.rstrip("/")
+        self._timeout = timeout_seconds
+        self._local = threading.local()
+
+    def post(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+        if self._invalid:
+            raise http.client.InvalidURL(self._invalid)
+        reused = getattr(self._local, "connection", None) is not None
+        try:
+            return self._exchange(path, body, headers)
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            if not reused:
+                raise
+            # The server closed an idle kept-alive connection: one try on a new one.
+            return self._exchange(path, body, headers)
+
+    def _exchange(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+        connection = getattr(self._local, "connection", None) or self._connect()
+        try:
+            connection.request("POST", self._prefix + path, body=body, headers=headers)
+            response = connection.getresponse()
+            data = response.read()
+        except BaseException:
+            self._close()
+            raise
+        if response.will_close:
+            self._close()
+        return response.status, data
+
+    def _connect(self) -> http.client.HTTPConnection:
+        kind = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
+        self._local.connection = kind(self._host, self._port, timeout=self._timeout)
+        return self._local.connection
+
+    def _close(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        self._local.connection = None
+        if connection is not None:
+            connection.close()
 
 
 class _PermanentError(Exception):
