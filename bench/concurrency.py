@@ -54,6 +54,7 @@ class FakeModel(BaseHTTPRequestHandler):
     """An OpenAI-compatible chat-completions endpoint that thinks for `delay` seconds."""
 
     delay = 0.02
+    protocol_version = "HTTP/1.1"  # keeps connections open, as real endpoints do
 
     def do_POST(self) -> None:  # noqa: N802 - the http.server API
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
