@@ -268,3 +268,24 @@ def test_a_claimed_escalation_says_who_holds_it_and_blocks_others(
         and "Reviewer is working on this item" in refused.content.decode()
     )
     assert not HumanDecision.objects.exists()
+
+
+def test_a_reviewer_refused_for_a_lost_claim_gets_back_the_note_they_wrote(
+    client, tenant, analyst, reviewer, second_reviewer
+):
+    item = conflict_item(tenant, analyst)
+    client_for(client, reviewer)
+    client.post(reverse("reviews-claim", args=[item.pk]), {"next": url("reviews-conflict", item)})
+    # The second reviewer loaded the page before the claim, wrote a note and submits it.
+    client_for(client, second_reviewer)
+    note = "The press release is newer than the <b>registry</b> filing."
+    refused = client.post(
+        url("reviews-resolve", item),
+        {"conflict_id": conflict_id(item), "choice": ARTICLE, "note": note},
+    )
+    page = refused.content.decode()
+    assert refused.status_code == 409 and "Reviewer is working on this item" in page
+    assert 'name="note"' not in page  # the form is hidden while someone else holds it
+    assert "Not saved. What you wrote, to copy:" in page
+    assert "newer than the &lt;b&gt;registry&lt;/b&gt; filing." in page
+    assert not HumanDecision.objects.exists()

@@ -173,6 +173,7 @@ def _conflict_page(
     extend_form: ExtendBudgetForm | None = None,
     close_form: CloseCaseForm | None = None,
     error: str = "",
+    unsaved_text: str = "",
 ) -> HttpResponse:
     conflicts = conflict_views(item)
     for conflict in conflicts:
@@ -207,6 +208,7 @@ def _conflict_page(
             "close_form": close_form or CloseCaseForm(),
             "unresolvable": UNRESOLVABLE,
             "history": item.run.decisions.select_related("actor").order_by("created_at", "id"),
+            "unsaved_text": unsaved_text,
         },
         status=status,
     )
@@ -225,7 +227,24 @@ def _refused(
     if isinstance(problem, AlreadyDecided) and problem.decision.actor_id == request.user.pk:
         messages.info(request, "Your decision was already recorded.")
         return None
-    return _conflict_page(request, item, status=409, error=problem.messages[0], **forms)
+    return _conflict_page(
+        request,
+        item,
+        status=409,
+        error=problem.messages[0],
+        unsaved_text=_typed_text(request),
+        **forms,
+    )
+
+
+def _typed_text(request: HtmxHttpRequest) -> str:
+    """What the reviewer wrote in a refused form, so the page can give it back to them even
+    when it no longer shows that form (someone else holds the item, or it was decided)."""
+    return "\n\n".join(
+        text
+        for field in ("note", "reason", "decision")
+        if (text := request.POST.get(field, "").strip())
+    )
 
 
 @require_role(*REVIEWERS)
