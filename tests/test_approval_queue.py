@@ -355,3 +355,24 @@ def test_a_subject_name_with_markup_shows_as_text_on_the_review_item(
     )
     assert "<script>alert" not in html and "<img src=x" not in html
     assert ": &lt;script&gt;alert(&quot;pwned&quot;)" in html
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["item page", "queue row"])
+def test_a_reason_refused_for_a_lost_claim_is_given_back(
+    client, tenant, analyst, reviewer, second_reviewer, htmx
+):
+    item = approval_item(tenant, analyst)
+    client_for(client, reviewer).post(reverse("reviews-claim", args=[item.pk]))
+    client_for(client, second_reviewer)
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    refused = client.post(
+        decide_url(item),
+        {"decision": "deny", "reason": "Over the <i>limit</i> set for this client"},
+        **headers,
+    )
+    page = refused.content.decode()
+    assert "Reviewer is working on this item" in page
+    assert 'name="reason"' not in page  # the form is hidden while someone else holds it
+    assert "Not saved. What you wrote, to copy:" in page
+    assert "Over the &lt;i&gt;limit&lt;/i&gt; set for this client" in page
+    assert not HumanDecision.objects.exists()
