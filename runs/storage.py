@@ -97,7 +97,17 @@ def _update_run_if_version(
     ]
     cursor = connection.cursor()
     cursor.execute(_run_update_sql(vendor, names), [*params, run_id, expected_version])
-    return lambda: cursor.rowcount
+
+    def rows_updated() -> int:
+        count = cursor.rowcount
+        cursor.close()
+        return count
+
+    return rows_updated
+
+
+def _stale(run_id: int, expected_version: int) -> StaleRunVersion:
+    return StaleRunVersion(f"run {run_id} is no longer at version {expected_version}")
 
 
 @contextlib.contextmanager
@@ -219,9 +229,6 @@ class DjangoRunStore(BaseRunStore):
         state = commit.state
         wanted = desired_items(state)
         with transaction.atomic():
-            stale = StaleRunVersion(
-                f"run {run_id} is no longer at version {commit.expected_version}"
-            )
             rows_updated = None
             try:
                 with _pipelined():
@@ -230,10 +237,10 @@ class DjangoRunStore(BaseRunStore):
             except Exception as error:
                 # Another writer's rows (the same event numbers) make the inserts fail too.
                 if rows_updated is not None and rows_updated() == 0:
-                    raise stale from error
+                    raise _stale(run_id, commit.expected_version) from error
                 raise
             if rows_updated() != 1:
-                raise stale
+                raise _stale(run_id, commit.expected_version)
             # Only this run's own commits open or withdraw its items, so when the state
             # asks for the same items as the last commit did, they are already in place.
             if self._synced_items.get(run_id) != wanted:
