@@ -173,7 +173,7 @@ def _conflict_page(
     extend_form: ExtendBudgetForm | None = None,
     close_form: CloseCaseForm | None = None,
     error: str = "",
-    unsaved_text: str = "",
+    typed: str = "",
 ) -> HttpResponse:
     conflicts = conflict_views(item)
     for conflict in conflicts:
@@ -191,7 +191,7 @@ def _conflict_page(
         request,
         "reviews/conflict.html",
         {
-            "row": item_view(item, request.user, error=error),
+            "row": item_view(item, request.user, error=error, reason=typed),
             "item": item,
             "case": item.case,
             "run": item.run,
@@ -208,7 +208,6 @@ def _conflict_page(
             "close_form": close_form or CloseCaseForm(),
             "unresolvable": UNRESOLVABLE,
             "history": item.run.decisions.select_related("actor").order_by("created_at", "id"),
-            "unsaved_text": unsaved_text,
         },
         status=status,
     )
@@ -232,7 +231,7 @@ def _refused(
         item,
         status=409,
         error=problem.messages[0],
-        unsaved_text=_typed_text(request),
+        typed=_typed_text(request),
         **forms,
     )
 
