@@ -15,9 +15,9 @@ the main thread, where every announcement starts an event loop of its own.
 
 Each iteration is timed around `Runtime.step` (context, model decision, policy, intent
 commit, tool, reducer, step commit with the tool's result, review-item sync, live
-announcements), with the time of each phase shown. On PostgreSQL a commit's statements
-go in one pipeline, so `--sql` shows the time to send each one; the answers are awaited
-once, before the COMMIT. The baseline, measured in the same thread on the same
+announcements), with the time of each phase shown; `--sql` shows each statement's time.
+On PostgreSQL a step's write is one statement committed on its own (see
+runs/step_writes.py), so it shows as one `WITH updated AS (UPDATE ...` line. The baseline, measured in the same thread on the same
 connection and interleaved with the runs, is one single-row INSERT + COMMIT through
 Django's connection into a small bench table (median of many). Goal: median iteration /
 median baseline <= 3. The output also says which commits are inherent (see
@@ -60,7 +60,8 @@ BASELINE_ROUNDS_PER_BATCH = 100
 #    version-checked transaction. Should it fail, the result is saved on its own
 #    (StepWriter.commit), so the next owner does not run a tool that already succeeded.
 INHERENT_COMMITS = 2
-WRITES = {"INSERT", "UPDATE", "DELETE"}
+# The last one is a step's one-statement write on PostgreSQL (runs/step_writes.py).
+WRITES = ("INSERT", "UPDATE", "DELETE", "WITH UPDATED AS (UPDATE")
 
 
 class Meter:
@@ -100,7 +101,7 @@ class Meter:
         def count(execute, sql, params, many, context):
             self.queries += 1
             # A write outside a transaction is committed on its own (autocommit).
-            if not connection.in_atomic_block and sql.lstrip()[:6].upper() in WRITES:
+            if not connection.in_atomic_block and sql.lstrip().upper().startswith(WRITES):
                 self.commits += 1
             if self.sql is None:
                 return execute(sql, params, many, context)

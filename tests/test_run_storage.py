@@ -4,6 +4,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
+from django.db import DataError, connection, transaction
 
 from atlas.runtime.ports import (
     ObservationRecord,
@@ -14,6 +15,7 @@ from atlas.runtime.ports import (
 )
 from atlas.runtime.state import AtlasState, PendingQuestion
 from reviews.models import ReviewItem
+from runs import step_writes
 from runs.actions import do_start_run
 from runs.models import Observation, Run, ToolCall, TraceEvent
 from runs.storage import DjangoRunStore
@@ -24,6 +26,17 @@ NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 @pytest.fixture
 def run(case, analyst) -> Run:
     return do_start_run(case, analyst, wake=False)
+
+
+@pytest.fixture(params=["one statement", "statements"])
+def write_path(request, monkeypatch):
+    """On PostgreSQL a step is one statement, unless it has too many values for one; the
+    other path is SQLite's (and that fallback's)."""
+    if request.param == "statements":
+        monkeypatch.setattr(step_writes, "MAX_STATEMENT_PARAMETERS", 0)
+    elif connection.vendor != "postgresql":
+        pytest.skip("one-statement steps are written on PostgreSQL only")
+    return request.param
 
 
 def _commit(run: Run, state: AtlasState, *types: str, **extra) -> StepCommit:
@@ -41,7 +54,9 @@ def _commit(run: Run, state: AtlasState, *types: str, **extra) -> StepCommit:
     )
 
 
-def test_a_step_is_written_whole_and_mirrored_on_the_run(run, django_capture_on_commit_callbacks):
+def test_a_step_is_written_whole_and_mirrored_on_the_run(
+    run, write_path, django_capture_on_commit_callbacks
+):
     state = AtlasState.from_json(run.state)
     commit = _commit(
         run, state, "run_started", "model_requested", status="researching", iteration=1
@@ -81,15 +96,36 @@ def test_a_step_is_written_whole_and_mirrored_on_the_run(run, django_capture_on_
     assert len(callbacks) == 1, "one live-page announcement per committed step"
 
 
-def test_a_stale_commit_is_refused_and_writes_nothing(run):
+def test_a_stale_commit_is_refused_and_writes_nothing(run, write_path):
     state = AtlasState.from_json(run.state)
     store = DjangoRunStore()
     store.commit_step(_commit(run, state, "run_started", status="researching"))
+    stale = _commit(run, state, "run_started", status="waiting_for_input", iteration=5)
+    stale.observations.append(
+        ObservationRecord(run_id=str(run.pk), step=1, source="tool", name="x", ok=True)
+    )
+    stale.tool_calls.append(
+        ToolCallRecord(idempotency_key="late", run_id=str(run.pk), step=1, tool="x")
+    )
     with pytest.raises(StaleRunVersion):
-        store.commit_step(_commit(run, state, "run_started", status="researching"))
+        store.commit_step(stale)
     assert TraceEvent.objects.filter(run=run).count() == 1
+    assert not Observation.objects.filter(run=run).exists()
+    assert not ToolCall.objects.filter(run=run).exists()
     run.refresh_from_db()
-    assert run.state_version == 1
+    assert (run.state_version, run.status, run.iterations) == (1, "researching", 0)
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="SQLite does not enforce a varchar's length"
+)
+def test_a_value_too_long_for_its_column_is_refused_not_cut(run, write_path):
+    state = AtlasState.from_json(run.state)
+    commit = _commit(run, state, "x" * 41, status="researching")  # type is varchar(40)
+    with pytest.raises(DataError), transaction.atomic():
+        DjangoRunStore().commit_step(commit)
+    run.refresh_from_db()
+    assert run.state_version == 0 and not TraceEvent.objects.filter(run=run).exists()
 
 
 def test_a_tool_call_is_upserted_by_its_idempotency_key(run):
@@ -150,7 +186,7 @@ def test_a_question_opens_a_clarification_item_and_moving_on_withdraws_it(run):
 def test_time_waiting_for_people_does_not_count_as_research_time(run):
     from datetime import timedelta
 
-    from runs.storage import active_seconds
+    from runs.step_writes import active_seconds
 
     state = AtlasState.from_json(run.state)
     started = NOW

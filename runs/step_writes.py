@@ -1,0 +1,315 @@
+"""How one step's commit reaches the database: the run's row, only if it is still at the
+version the step started from, with the step's trace events, observations and tool-call
+upserts.
+
+On PostgreSQL it is a single statement (the version-checked UPDATE in a WITH clause, the
+inserts reading the run's id from it): one round trip, atomic on its own, and nothing is
+inserted when another writer moved the run on. On SQLite, and for a step too large for one
+statement's parameters, it is an UPDATE and then the inserts in one transaction. (Atlas
+runs on PostgreSQL or SQLite; the SQL here is written for those two.)
+
+SQL is built once per shape instead of through the ORM's compiler, which cost more CPU
+than the statements themselves; values are still prepared by the model fields
+(get_db_prep_save), exactly as the ORM would.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from django.db import connection, models, transaction
+from django.utils import timezone
+
+from atlas.runtime.ports import StepCommit, ToolCallRecord
+from atlas.runtime.state import AtlasState
+from runs.models import Observation, Run, ToolCall, TraceEvent
+
+INSERT_BATCH_ROWS = 50  # well under SQLite's limit on bound parameters per statement
+MAX_STATEMENT_PARAMETERS = 30_000  # PostgreSQL's protocol allows 65,535
+
+EVENT_COLUMNS = ("seq", "step", "type", "data", "timestamp", "duration_ms")
+OBSERVATION_COLUMNS = (
+    "step",
+    "source",
+    "name",
+    "ok",
+    "data",
+    "model_view",
+    "error_type",
+    "error_message",
+    "source_ids",
+    "created_at",
+)
+TOOL_CALL_FIELDS = (
+    "effect_status",
+    "attempts",
+    "cost_usd",
+    "result",
+    "error_type",
+    "started_at",
+    "finished_at",
+    "duration_ms",
+    "arguments",
+)
+TOOL_CALL_COLUMNS = ("idempotency_key", "step", "tool", *TOOL_CALL_FIELDS)
+
+
+def active_seconds(state: AtlasState) -> float:
+    """Research time, without the time spent waiting for people (the runtime moves the
+    deadline forward by every pause, so what is used of it is exactly the active time)."""
+    end = state.updated_at or state.started_at
+    if state.deadline_at is None:
+        return max(0.0, (end - state.started_at).total_seconds())
+    remaining = (state.deadline_at - end).total_seconds()
+    return max(0.0, state.budgets.deadline_seconds - remaining)
+
+
+def run_fields_from_state(state: AtlasState) -> dict:
+    """The run's columns: the state as JSON text, and the columns that mirror it so lists
+    and queues never parse the JSON."""
+    fields = {
+        # pydantic writes the JSON several times faster than json.dumps of a dumped dict
+        "state": state.model_dump_json(),
+        "state_version": state.version,
+        "status": state.status,
+        "termination_reason": state.termination_reason or "",
+        "user_status": state.user_status,
+        "iterations": state.iteration,
+        "tokens": state.tokens,
+        "cost_usd": state.cost_usd,
+        "last_seq": state.next_seq - 1,
+        "model_name": state.versions.model,
+        "prompt_version": state.versions.prompt,
+        "schema_version": state.versions.schema_version,
+        "policy_version": state.versions.policy,
+        "toolset_version": state.versions.toolset,
+        "budgets": state.budgets.model_dump(mode="json"),
+        "updated_at": timezone.now(),
+    }
+    if state.started_at:
+        fields["started_at"] = state.started_at
+        fields["elapsed_seconds"] = active_seconds(state)
+    if state.is_terminal:
+        fields["finished_at"] = state.updated_at or timezone.now()
+    return fields
+
+
+def write_step(commit: StepCommit) -> bool:
+    """Write the step; False, with nothing written, if the run is no longer at
+    `commit.expected_version`."""
+    run_id = int(commit.run_id)
+    rows = _step_rows(commit)
+    if connection.vendor == "postgresql" and _parameter_count(rows) <= MAX_STATEMENT_PARAMETERS:
+        return _write_in_one_statement(run_id, commit, rows)
+    return _write_in_statements(run_id, commit, rows)
+
+
+def upsert_tool_calls(run_id: int, records: list[ToolCallRecord]) -> None:
+    """Insert or update by idempotency key, one statement (the run, step and tool of an
+    existing row never change)."""
+    _upsert_rows(run_id, _tool_call_rows(records))
+
+
+def _upsert_rows(run_id: int, rows: list[tuple]) -> None:
+    rows = [(run_id, *row) for row in rows]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _upsert_sql(connection.vendor, len(rows)),
+            _prepared(ToolCall, ("run_id", *TOOL_CALL_COLUMNS), rows),
+        )
+
+
+# --- the rows of a step ---------------------------------------------------------------
+
+
+def _step_rows(commit: StepCommit) -> list[tuple[type[models.Model], tuple[str, ...], list]]:
+    created_at = commit.state.updated_at or timezone.now()
+    events = [
+        (event.seq, event.step, event.type, event.data, event.timestamp, event.duration_ms)
+        for event in commit.events
+    ]
+    observations = [
+        (
+            obs.step,
+            obs.source,
+            obs.name,
+            obs.ok,
+            obs.model_dump(mode="json", include={"data"})["data"],
+            obs.model_view,
+            obs.error_type or "",
+            obs.error_message or "",
+            obs.source_ids,
+            created_at,
+        )
+        for obs in commit.observations
+    ]
+    return [
+        (TraceEvent, EVENT_COLUMNS, events),
+        (Observation, OBSERVATION_COLUMNS, observations),
+        (ToolCall, TOOL_CALL_COLUMNS, _tool_call_rows(commit.tool_calls)),
+    ]
+
+
+def _tool_call_rows(records: list[ToolCallRecord]) -> list[tuple]:
+    rows = []
+    for record in records:
+        values = record.model_dump(mode="json", include={"effect_status", "result", "arguments"})
+        rows.append(
+            (
+                record.idempotency_key,
+                record.step,
+                record.tool,
+                values["effect_status"],
+                record.attempts,
+                record.cost_usd,
+                values["result"],
+                record.error_type or "",
+                record.started_at,
+                record.finished_at,
+                record.duration_ms,
+                values["arguments"],
+            )
+        )
+    return rows
+
+
+def _parameter_count(rows) -> int:
+    return sum(len(columns) * len(values) for _, columns, values in rows)
+
+
+def _prepared(model: type[models.Model], names: tuple[str, ...], rows: list[tuple]) -> list:
+    fields = [model._meta.get_field(name) for name in names]
+    return [
+        field.get_db_prep_save(value, connection)
+        for row in rows
+        for field, value in zip(fields, row, strict=True)
+    ]
+
+
+def _run_update(state: AtlasState, run_id: int, expected_version: int) -> tuple[str, list]:
+    fields = run_fields_from_state(state)
+    params = [
+        value if name == "state" else Run._meta.get_field(name).get_db_prep_save(value, connection)
+        for name, value in fields.items()
+    ]
+    return _run_update_sql(connection.vendor, tuple(fields)), [*params, run_id, expected_version]
+
+
+# --- PostgreSQL: one statement ----------------------------------------------------------
+
+
+def _write_in_one_statement(run_id: int, commit: StepCommit, rows) -> bool:
+    update_sql, params = _run_update(commit.state, run_id, commit.expected_version)
+    for model, columns, values in rows:
+        params += _prepared(model, columns, values)
+    sql = _one_statement_sql(update_sql, tuple(len(values) for _, _, values in rows))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        (updated,) = cursor.fetchone()
+    return updated == 1
+
+
+@functools.lru_cache(maxsize=256)
+def _one_statement_sql(update_sql: str, row_counts: tuple[int, ...]) -> str:
+    quote = connection.ops.quote_name
+    parts = [f"WITH updated AS ({update_sql} RETURNING {quote('id')})"]
+    shapes = [(TraceEvent, EVENT_COLUMNS), (Observation, OBSERVATION_COLUMNS)]
+    shapes.append((ToolCall, TOOL_CALL_COLUMNS))
+    for index, ((model, columns), count) in enumerate(zip(shapes, row_counts, strict=True)):
+        if not count:
+            continue
+        # Parameters in a VALUES list inside a SELECT get no type from the target table.
+        row = "(" + ", ".join(f"%s::{_cast_type(model, name)}" for name in columns) + ")"
+        insert = (
+            f"INSERT INTO {quote(model._meta.db_table)} "
+            f"({_column_list(model, ('run_id', *columns))}) "
+            f"SELECT updated.{quote('id')}, step_rows.* FROM updated, "
+            f"(VALUES {', '.join([row] * count)}) AS step_rows"
+        )
+        if model is ToolCall:
+            insert += _on_conflict_update()
+        parts.append(f", rows_{index} AS ({insert})")
+    return "".join(parts) + " SELECT count(*) FROM updated"
+
+
+def _cast_type(model: type[models.Model], name: str) -> str:
+    # Without a length or precision: an explicit cast to varchar(40) would silently cut a
+    # longer value, where the insert's own conversion refuses it.
+    return re.sub(r"\(.*\)$", "", model._meta.get_field(name).cast_db_type(connection))
+
+
+# --- SQLite, or a step too large for one statement: one transaction --------------------
+
+
+def _write_in_statements(run_id: int, commit: StepCommit, rows) -> bool:
+    with transaction.atomic(savepoint=False):
+        with connection.cursor() as cursor:
+            cursor.execute(*_run_update(commit.state, run_id, commit.expected_version))
+            if cursor.rowcount != 1:
+                return False
+        (_, _, events), (_, _, observations), (_, _, tool_calls) = rows
+        _insert_rows(TraceEvent, EVENT_COLUMNS, run_id, events)
+        _insert_rows(Observation, OBSERVATION_COLUMNS, run_id, observations)
+        if tool_calls:
+            _upsert_rows(run_id, tool_calls)
+    return True
+
+
+def _insert_rows(
+    model: type[models.Model], columns: tuple[str, ...], run_id: int, rows: list[tuple]
+) -> None:
+    names = ("run_id", *columns)
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), INSERT_BATCH_ROWS):
+            batch = [(run_id, *row) for row in rows[start : start + INSERT_BATCH_ROWS]]
+            sql = _insert_sql(connection.vendor, model, names, len(batch))
+            cursor.execute(sql, _prepared(model, names, batch))
+
+
+# --- SQL shapes ----------------------------------------------------------------------
+
+
+def _column_list(model: type[models.Model], names: tuple[str, ...]) -> str:
+    quote = connection.ops.quote_name
+    return ", ".join(quote(model._meta.get_field(name).column) for name in names)
+
+
+def _on_conflict_update() -> str:
+    quote = connection.ops.quote_name
+    updates = [ToolCall._meta.get_field(name).column for name in TOOL_CALL_FIELDS]
+    return f" ON CONFLICT ({quote('idempotency_key')}) DO UPDATE SET " + ", ".join(
+        f"{quote(column)} = EXCLUDED.{quote(column)}" for column in updates
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _run_update_sql(vendor: str, names: tuple[str, ...]) -> str:
+    quote = connection.ops.quote_name
+    state_placeholder = "%s::jsonb" if vendor == "postgresql" else "%s"
+    assignments = ", ".join(
+        f"{quote(Run._meta.get_field(name).column)} = "
+        + (state_placeholder if name == "state" else "%s")
+        for name in names
+    )
+    return (
+        f"UPDATE {quote(Run._meta.db_table)} SET {assignments} "
+        f"WHERE {quote('id')} = %s AND {quote('state_version')} = %s"
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_sql(vendor: str, model: type[models.Model], names: tuple[str, ...], rows: int) -> str:
+    row = f"({', '.join(['%s'] * len(names))})"
+    return (
+        f"INSERT INTO {connection.ops.quote_name(model._meta.db_table)} "
+        f"({_column_list(model, names)}) VALUES " + ", ".join([row] * rows)
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _upsert_sql(vendor: str, rows: int) -> str:
+    """INSERT ... ON CONFLICT (idempotency_key) DO UPDATE: the same on SQLite and PostgreSQL."""
+    return _insert_sql(vendor, ToolCall, ("run_id", *TOOL_CALL_COLUMNS), rows) + (
+        _on_conflict_update()
+    )
