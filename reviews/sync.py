@@ -6,6 +6,10 @@ for it and is withdrawn when the run moves on without it (cancelled, resumed, re
 
 from __future__ import annotations
 
+import functools
+import operator
+
+from django.db.models import Q
 from django.utils import timezone
 
 from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState
@@ -67,19 +71,33 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
 
 
 def sync_review_items(
-    run_id: int, state: AtlasState, wanted: dict[tuple[str, str], dict] | None = None
+    run_id: int,
+    state: AtlasState,
+    wanted: dict[tuple[str, str], dict] | None = None,
+    asked_before: dict[tuple[str, str], dict] | None = None,
 ) -> None:
-    """`wanted` is `desired_items(state)` when the caller has already computed it."""
+    """`wanted` is `desired_items(state)` when the caller has already computed it;
+    `asked_before` is what the run's previous commit wanted, when the caller knows it (only
+    the run's own commits open or withdraw its items, so those are the open ones, apart
+    from any a reviewer has decided since)."""
     if wanted is None:
         wanted = desired_items(state)
-    open_items = {
-        (item.kind, item.key): item
-        for item in ReviewItem.objects.filter(run_id=run_id, status=ReviewItem.Status.OPEN)
-    }
-    stale = [item.pk for key, item in open_items.items() if key not in wanted]
+    if asked_before is None:
+        open_keys = set(
+            ReviewItem.objects.filter(run_id=run_id, status=ReviewItem.Status.OPEN).values_list(
+                "kind", "key"
+            )
+        )
+    else:
+        open_keys = set(asked_before)
+    stale = [key for key in open_keys if key not in wanted]
     if stale:
-        ReviewItem.objects.filter(pk__in=stale).update(status=ReviewItem.Status.WITHDRAWN)
-    missing = [key for key in wanted if key not in open_items]
+        ReviewItem.objects.filter(
+            functools.reduce(operator.or_, (Q(kind=kind, key=key) for kind, key in stale)),
+            run_id=run_id,
+            status=ReviewItem.Status.OPEN,
+        ).update(status=ReviewItem.Status.WITHDRAWN)
+    missing = [key for key in wanted if key not in open_keys]
     if not missing:
         return
     now = timezone.now()

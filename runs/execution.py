@@ -132,11 +132,14 @@ def advance_run(
         if run.cancel_requested_at is not None:
             return runtime.cancel(state).status
         if state.status == "queued":
+            # Decisions answer what a paused run asked; a queued run never asked anything.
             state = runtime.start(state)
-        elif state.status == "researching":
-            # Nobody pauses in `researching`: the previous holder of the lease died or lost it.
-            state = runtime.resume_after_crash(state)
-        state = apply_decisions(runtime, run, state)
+        else:
+            if state.status == "researching":
+                # Nobody pauses in `researching`: the previous holder of the lease died or
+                # lost it.
+                state = runtime.resume_after_crash(state)
+            state = apply_decisions(runtime, run, state)
         if state.status == "researching":
             state = runtime.run_until_pause(state, keep_going=still_owner)
     except StaleRunVersion:

@@ -66,9 +66,11 @@ def claim_due_runs(owner: str, limit: int, exclude: Iterable[int] = ()) -> list[
         run_ids = list(due.values_list("pk", flat=True)[:limit])
         if not run_ids:
             return []
-        Run.objects.filter(claimable(now), pk__in=run_ids).update(
+        claimed = Run.objects.filter(claimable(now), pk__in=run_ids).update(
             lease_owner=owner, lease_expires_at=lease_expiry(now)
         )
+        if claimed == len(run_ids):
+            return run_ids
         return list(
             Run.objects.filter(pk__in=run_ids, lease_owner=owner)
             .order_by("id")
@@ -126,9 +128,13 @@ def cancel_requested(run_ids: Iterable[int]) -> set[int]:
     )
 
 
-def still_needs_work(run_id: int) -> bool:
-    """Asked by the holder after a pass: did a decision or a cancel arrive meanwhile?"""
-    return Run.objects.filter(needs_work(), pk=run_id).exists()
+def release_lease_if_done(run_id: int, owner: str) -> bool:
+    """After a pass: let go of the run unless a decision or a cancel arrived meanwhile, in
+    one statement. False if it needs another pass (or is no longer ours)."""
+    released = Run.objects.filter(~needs_work(), pk=run_id, lease_owner=owner).update(
+        lease_owner="", lease_expires_at=None, worker_failures=0
+    )
+    return released == 1
 
 
 def note_bad_message(run_id: int, message: str) -> bool:

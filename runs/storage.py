@@ -49,7 +49,7 @@ class DjangoRunStore(BaseRunStore):
                     f"run {run_id} is no longer at version {commit.expected_version}"
                 )
             if syncing:
-                sync_review_items(run_id, commit.state, wanted)
+                sync_review_items(run_id, commit.state, wanted, asked_before)
             if commit.events:
                 announce_run_update(run_id, commit.events[-1].seq)
         self._synced_items[run_id] = wanted

@@ -218,8 +218,10 @@ class RunWorker:
                     run_id, owner=self.owner, cancel=driven.cancel, still_owner=driven.still_owner
                 )
                 logger.info("Run %s is %s (worker %s)", run_id, status, self.owner)
-                if not driven.still_owner() or not leases.still_needs_work(run_id):
+                if not driven.still_owner():
                     break
+                if leases.release_lease_if_done(run_id, self.owner):
+                    return
                 if leases.cancel_requested([run_id]):
                     driven.cancel.set()
             leases.release_lease(run_id, self.owner)

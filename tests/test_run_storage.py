@@ -151,7 +151,10 @@ def test_a_tool_call_is_upserted_by_its_idempotency_key(run):
     assert store.find_tool_call("missing") is None
 
 
-def test_a_question_opens_a_clarification_item_and_moving_on_withdraws_it(run):
+@pytest.mark.parametrize("next_store", ["the same store", "a new store"])
+def test_a_question_opens_a_clarification_item_and_moving_on_withdraws_it(run, next_store):
+    # The same store knows what the run asked before; a new one (the next worker pass)
+    # reads the open items.
     store = DjangoRunStore()
     state = AtlasState.from_json(run.state)
     question = PendingQuestion(
@@ -178,7 +181,7 @@ def test_a_question_opens_a_clarification_item_and_moving_on_withdraws_it(run):
         termination_reason=None,
         pending_question=None,
     )
-    store.commit_step(resumed)
+    (store if next_store == "the same store" else DjangoRunStore()).commit_step(resumed)
     item.refresh_from_db()
     assert item.status == "withdrawn"
 

@@ -218,3 +218,23 @@ def test_the_sweep_query_can_be_served_by_the_partial_sweep_index(case, analyst)
         plan = due.explain()
 
     assert "runs_run_sweep_idx" in plan, plan
+
+
+@pytest.mark.django_db
+def test_a_pass_lets_go_of_a_paused_run_but_keeps_one_a_decision_arrived_for(case, analyst):
+    paused = set_run(queued_run(case, analyst), status=Run.Status.WAITING_FOR_INPUT)
+    answered = set_run(
+        queued_run(case, analyst),
+        status=Run.Status.WAITING_FOR_INPUT,
+        resume_requested_at=timezone.now(),
+    )
+    for run in (paused, answered):
+        set_run(run, lease_owner="worker-a", lease_expires_at=timezone.now() + timedelta(60))
+
+    assert leases.release_lease_if_done(paused.pk, "worker-b") is False, "not its lease"
+    assert leases.release_lease_if_done(paused.pk, "worker-a") is True
+    assert leases.release_lease_if_done(answered.pk, "worker-a") is False
+    paused.refresh_from_db()
+    answered.refresh_from_db()
+    assert (paused.lease_owner, paused.lease_expires_at) == ("", None)
+    assert answered.lease_owner == "worker-a", "it needs another pass under the same lease"
