@@ -3,6 +3,13 @@
 The message only carries the newest sequence number; consumers read the events
 themselves from the database, so a lost or repeated message can never leave a gap
 or a duplicate on a page.
+
+A worker does not announce to a run nobody watches: its heartbeat asks the channel layer
+which of its runs have a live page (`runs.audience`) and records it here with
+`set_audience`; announcements of an unwatched run are held back, and the newest one is
+sent as soon as a page turns up or the worker lets go of the run. A page that opens in
+between has read the events from the database on connecting, so it waits at most one
+heartbeat for what came after.
 """
 
 from __future__ import annotations
@@ -68,9 +75,42 @@ _pending_lock = threading.Lock()
 _sending: set[asyncio.Task] = set()
 
 
+# Set by the worker's heartbeat for the runs it drives: False for one without a live page.
+# A run not in here is always announced.
+_audience: dict[int, bool] = {}
+# The newest sequence number not announced because nobody was watching, per run.
+_held_back: dict[int, int] = {}
+
+
+def set_audience(run_id: int, watched: bool) -> None:
+    """Called on the worker's event loop; a newly watched run gets what was held back."""
+    with _pending_lock:
+        _audience[run_id] = watched
+    if watched:
+        _release_held_back(run_id)
+
+
+def forget_audience(run_id: int) -> None:
+    """The worker let go of the run: send what was held back, announce it always again."""
+    with _pending_lock:
+        _audience.pop(run_id, None)
+    _release_held_back(run_id)
+
+
+def _release_held_back(run_id: int) -> None:
+    with _pending_lock:
+        last_seq = _held_back.pop(run_id, None)
+    layer = get_channel_layer()
+    if last_seq is not None and layer is not None:
+        _announce_on(asyncio.get_running_loop(), layer, run_id, last_seq)
+
+
 def _announce_on(loop: asyncio.AbstractEventLoop, layer, run_id: int, last_seq: int) -> None:
     key = (loop, run_id)
     with _pending_lock:
+        if _audience.get(run_id) is False:
+            _held_back[run_id] = max(last_seq, _held_back.get(run_id, last_seq))
+            return
         queued = key in _pending
         _pending[key] = max(last_seq, _pending.get(key, last_seq))
     if queued:

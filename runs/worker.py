@@ -26,12 +26,14 @@ from typing import Any, Literal
 
 from asgiref.sync import sync_to_async
 from channels.consumer import AsyncConsumer
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DatabaseError, close_old_connections, connection, connections
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from atlas.runtime.memory import MemoryCancelSignal
-from runs import leases
+from runs import leases, live
+from runs.audience import watched_runs
 from runs.execution import advance_run
 from runs.models import Run
 
@@ -179,6 +181,9 @@ class RunWorker:
     def _begin(self, run_id: int, *, claimed: bool) -> None:
         driven = DrivenRun(run_id=run_id, lease_seconds=self.lease_seconds)
         self.driven[run_id] = driven
+        # Ask at once rather than at the next heartbeat: most of a short run's announcements
+        # would go out before that.
+        self._spawn(self._refresh_audience([run_id]))
         task = asyncio.ensure_future(self._drive(driven, claimed))
         self._drives.add(task)
         task.add_done_callback(self._drives.discard)
@@ -200,6 +205,7 @@ class RunWorker:
             # now on starts a fresh drive instead of landing on this finished one.
             if self.driven.get(driven.run_id) is driven:
                 del self.driven[driven.run_id]
+                live.forget_audience(driven.run_id)
             self.sweep_wanted.set()  # a free slot: pull the next run that waits
 
     def _drive_blocking(self, driven: DrivenRun, claimed: bool) -> None:
@@ -261,6 +267,7 @@ class RunWorker:
                 raise
             except Exception:
                 logger.exception("Worker %s could not renew leases or poll cancels", self.owner)
+            await self._refresh_audience()
 
     async def _poll_cancels(self) -> None:
         watched = [run_id for run_id, run in self.driven.items() if not run.cancel.is_set()]
@@ -268,6 +275,25 @@ class RunWorker:
             if run_id in self.driven:
                 logger.info("Cancel requested for run %s; stopping it", run_id)
                 self.driven[run_id].cancel.set()
+
+    async def _refresh_audience(self, run_ids: list[int] | None = None) -> None:
+        """Which driven runs have a live page: the others' announcements are held back."""
+        driven = list(self.driven) if run_ids is None else run_ids
+        layer = get_channel_layer()
+        try:
+            watched = await watched_runs(layer, driven) if layer is not None else None
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("Worker %s could not ask who watches its runs", self.owner)
+            watched = None
+        for run_id in driven:
+            if run_id not in self.driven:
+                continue  # let go of meanwhile
+            if watched is None:
+                live.forget_audience(run_id)  # not knowing: announce everything
+            else:
+                live.set_audience(run_id, run_id in watched)
 
     async def _renew(self) -> None:
         renewing = dict(self.driven)
