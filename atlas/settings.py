@@ -83,6 +83,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Parameters travel apart from the SQL instead of being quoted into it on the client
     # (the run's state is a large JSON value written on every step).
     DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
+    # A statement run 5 times on a connection is prepared (psycopg's default), so a step's
+    # write is not planned again on every step. Django turns this off by default for
+    # PgBouncer before 1.21, which cannot pool prepared statements: set the variable to 0
+    # there.
+    if env_bool("DB_PREPARED_STATEMENTS", True):
+        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 5
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several threads (server and worker) write to one file: wait for the lock
     # instead of failing at once.

@@ -54,3 +54,23 @@ def test_a_negative_or_not_a_number_sweep_interval_fails_loudly():
 def test_a_short_but_positive_lease_and_sweep_are_accepted():
     result = _check({"ATLAS_LEASE_SECONDS": "1.5", "ATLAS_SWEEP_SECONDS": "0.1"})
     assert result.returncode == 0, result.stderr
+
+
+def _postgres_options(env_overrides: dict[str, str]) -> str:
+    env = {**os.environ, "DATABASE_URL": "postgres://u@127.0.0.1:5432/atlas", **env_overrides}
+    script = "from django.conf import settings; print(settings.DATABASES['default']['OPTIONS'])"
+    result = subprocess.run(
+        [sys.executable, "-c", f"import django; django.setup(); {script}"],
+        cwd=ROOT,
+        env={**env, "DJANGO_SETTINGS_MODULE": "atlas.settings"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_prepared_statements_are_on_unless_a_pooler_needs_them_off():
+    assert "'prepare_threshold': 5" in _postgres_options({})
+    assert "prepare_threshold" not in _postgres_options({"DB_PREPARED_STATEMENTS": "0"})
