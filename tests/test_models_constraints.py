@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from reviews.models import HumanDecision, ReviewItem
@@ -57,6 +57,20 @@ def test_a_human_decision_cannot_be_edited_or_deleted(run, reviewer, tenant, cas
     with pytest.raises(ValidationError):
         decision.delete()
     assert HumanDecision.objects.get().reason == "ok"
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the database-level guard is PostgreSQL's trigger"
+)
+def test_the_database_refuses_to_change_or_delete_a_human_decision(run, reviewer, tenant, case):
+    decision = HumanDecision.objects.create(
+        tenant=tenant, case=case, run=run, actor=reviewer, kind="approve", state_version=3
+    )
+    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+        HumanDecision.objects.filter(pk=decision.pk).update(reason="rewritten")
+    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+        HumanDecision.objects.filter(pk=decision.pk).delete()
+    assert HumanDecision.objects.get().reason == ""
 
 
 def test_a_review_item_takes_exactly_one_decision(run, reviewer, second_reviewer, tenant, case):
