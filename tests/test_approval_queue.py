@@ -376,3 +376,27 @@ def test_a_reason_refused_for_a_lost_claim_is_given_back(
     assert "Not saved. What you wrote, to copy:" in page
     assert "Over the &lt;i&gt;limit&lt;/i&gt; set for this client" in page
     assert not HumanDecision.objects.exists()
+
+
+def test_the_nav_alone_refreshes_counts_and_keeps_the_pages_section(
+    client, tenant, analyst, reviewer, other_tenant, outsider
+):
+    page = client_for(client, reviewer).get(reverse("reviews-escalations")).content.decode()
+    assert f'hx-get="{reverse("nav-links")}" hx-trigger="every 30s"' in page
+    approval_item(tenant, analyst)  # arrives while the page is open
+    approval_item(other_tenant, outsider)  # another bank's, never counted here
+
+    nav = client.get(
+        reverse("nav-links"),
+        headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/reviews/escalations/"},
+    ).content.decode()
+
+    assert f'href="{reverse("reviews-queue")}" aria-current="">Approvals' in nav
+    assert '<span class="count">1</span>' in nav
+    assert f'href="{reverse("reviews-escalations")}" aria-current="page">' in nav
+    assert "<html" not in nav
+
+
+def test_the_nav_of_a_signed_out_page_is_left_as_it_is(client):
+    response = client.get(reverse("nav-links"), headers={"HX-Request": "true"})
+    assert response.status_code == 204 and response.content == b""

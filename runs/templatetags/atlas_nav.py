@@ -35,7 +35,8 @@ def nav_links(context) -> str:
         except NoReverseMatch:
             continue
     # The longest matching prefix is current: /reviews/audit/ is Audit, not also Approvals.
-    matching = [url for _, _, url in sections if url != "/" and request.path.startswith(url)]
+    path = context.get("nav_path") or request.path
+    matching = [url for _, _, url in sections if url != "/" and path.startswith(url)]
     current_url = max(matching, key=len, default=None)
     links = []
     for url_name, label, url in sections:
