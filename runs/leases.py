@@ -22,6 +22,10 @@ from runs.models import Run
 MAX_WORKER_FAILURES = 5
 
 
+# A run nobody holds; a clean pass also clears its failure count.
+RELEASED = {"lease_owner": "", "lease_expires_at": None, "worker_failures": 0}
+
+
 def lease_expiry(now: datetime | None = None) -> datetime:
     return (now or timezone.now()) + timedelta(seconds=settings.ATLAS_LEASE_SECONDS)
 
@@ -90,10 +94,7 @@ def renew_leases(owner: str, run_ids: Iterable[int]) -> set[int]:
 
 def release_lease(run_id: int, owner: str) -> bool:
     """Let go of a run that waits or ended; a clean pass also clears its failure count."""
-    released = Run.objects.filter(pk=run_id, lease_owner=owner).update(
-        lease_owner="", lease_expires_at=None, worker_failures=0
-    )
-    return released == 1
+    return Run.objects.filter(pk=run_id, lease_owner=owner).update(**RELEASED) == 1
 
 
 def record_worker_failure(run_id: int, owner: str, message: str) -> int:
@@ -131,9 +132,7 @@ def cancel_requested(run_ids: Iterable[int]) -> set[int]:
 def release_lease_if_done(run_id: int, owner: str) -> bool:
     """After a pass: let go of the run unless a decision or a cancel arrived meanwhile, in
     one statement. False if it needs another pass (or is no longer ours)."""
-    released = Run.objects.filter(~needs_work(), pk=run_id, lease_owner=owner).update(
-        lease_owner="", lease_expires_at=None, worker_failures=0
-    )
+    released = Run.objects.filter(~needs_work(), pk=run_id, lease_owner=owner).update(**RELEASED)
     return released == 1
 
 
