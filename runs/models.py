@@ -134,8 +134,12 @@ class Run(models.Model):
     ACTIVE_STATUSES = (Status.QUEUED, Status.RESEARCHING)
     TERMINAL_STATUSES = (Status.COMPLETED, Status.FAILED, Status.CANCELLED)
 
-    tenant = models.ForeignKey(Tenant, on_delete=models.PROTECT, related_name="runs")
-    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="runs")
+    # The run row is rewritten on every step and each index is written with it: foreign
+    # keys that lead one of the composite indexes below get no index of their own.
+    tenant = models.ForeignKey(
+        Tenant, on_delete=models.PROTECT, related_name="runs", db_index=False
+    )
+    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="runs", db_index=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True
     )
@@ -227,7 +231,10 @@ class Observation(models.Model):
         HUMAN = "human", "Human"
         RUNTIME = "runtime", "Runtime"
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="observations")
+    # (run, step) below serves lookups by run: no index of its own on the hot insert path.
+    run = models.ForeignKey(
+        Run, on_delete=models.CASCADE, related_name="observations", db_index=False
+    )
     step = models.PositiveIntegerField()
     source = models.CharField(max_length=16, choices=Source.choices)
     name = models.CharField(max_length=80)
@@ -247,7 +254,7 @@ class Observation(models.Model):
 
 
 class TraceEvent(models.Model):
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events", db_index=False)
     seq = models.PositiveIntegerField()
     step = models.PositiveIntegerField()
     type = models.CharField(max_length=40)
@@ -274,8 +281,12 @@ class ToolCall(models.Model):
         UNKNOWN = "unknown", "Unknown"
         CANCELLED = "cancelled", "Cancelled"
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="tool_calls")
-    idempotency_key = models.CharField(max_length=128, unique=True)
+    run = models.ForeignKey(
+        Run, on_delete=models.CASCADE, related_name="tool_calls", db_index=False
+    )
+    # Unique through Meta.constraints: unique=True would add a pattern-matching index on
+    # PostgreSQL that no query uses.
+    idempotency_key = models.CharField(max_length=128)
     step = models.PositiveIntegerField()
     tool = models.CharField(max_length=80)
     arguments = models.JSONField(default=dict)
@@ -289,6 +300,11 @@ class ToolCall(models.Model):
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["idempotency_key"], name="runs_toolcall_idempotency_key_unique"
+            ),
+        ]
         indexes = [models.Index(fields=["run", "step"], name="runs_toolcall_run_step_idx")]
 
     def __str__(self) -> str:

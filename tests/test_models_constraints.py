@@ -108,3 +108,26 @@ def test_a_review_item_takes_exactly_one_decision(run, reviewer, second_reviewer
 def test_every_model_has_a_readable_name(run):
     assert "Acme Widgets Ltd" in str(run)
     assert "queued" in str(run)
+
+
+@pytest.mark.parametrize(
+    "table", ["runs_run", "runs_traceevent", "runs_observation", "runs_toolcall"]
+)
+def test_tables_written_every_step_carry_no_index_another_index_already_covers(db, table):
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, table)
+    indexes = {
+        name: tuple(spec["columns"])
+        for name, spec in constraints.items()
+        if spec["index"] and not spec["primary_key"] and spec["columns"]
+    }
+    redundant = [
+        (name, other)
+        for name, columns in indexes.items()
+        for other, other_columns in indexes.items()
+        if other != name
+        and other_columns[: len(columns)] == columns
+        # A unique index is not redundant: it is the constraint itself.
+        and not constraints[name]["unique"]
+    ]
+    assert redundant == []
