@@ -1,7 +1,7 @@
 """Loop overhead: the runtime's own cost per iteration, persisted, against a bare commit.
 
     .venv/bin/python bench/loop_overhead.py [--iterations 200] [--runs 3]
-        [--driver worker|inline] [--profile 30] [--sql]
+        [--driver worker|inline] [--watched] [--profile 30] [--sql]
 
 A persisted run (`do_start_run` + `run_inline`, what `run_case` and the tests do) is
 driven by a zero-latency scripted model: every turn is a `search_adverse_media` call with
@@ -10,8 +10,11 @@ run goes `--iterations` iterations long before its iteration budget stops it. Th
 are the in-process world tools; their compute time is measured inside the tool and shown
 apart, so "runtime's own cost" is the iteration minus the tool's compute. By default the
 run is driven as runs/worker.py drives it (a pool thread entered through sync_to_async,
-so live announcements go through the running event loop); `--driver inline` drives it in
-the main thread, where every announcement starts an event loop of its own.
+so live announcements go through the running event loop, and asked as the worker asks
+whether a live page watches the run: by default none does and announcements are held
+back; `--watched` joins a channel to the run's group first, so every commit is
+announced); `--driver inline` drives it in the main thread, where every announcement
+starts an event loop of its own.
 
 Each iteration is timed around `Runtime.step` (context, model decision, policy, intent
 commit, tool, reducer, step commit with the tool's result, review-item sync, live
@@ -267,13 +270,63 @@ def scenario_for(iterations: int, tag: str):
     )
 
 
-def drive_run(case, user, iterations: int, tag: str) -> tuple[str, str, int]:
+def drive_run(case, user, iterations: int, tag: str, args) -> tuple[str, str, int]:
     from runs.actions import do_start_run
     from runs.execution import run_inline
 
     run = do_start_run(case, user, scenario=scenario_for(iterations, tag), wake=False)
-    run = run_inline(run)
+    if args.driver == "worker":
+        take_run_like_the_worker(run.pk, watched=args.watched)
+    try:
+        run = run_inline(run)
+    finally:
+        if args.driver == "worker":
+            let_go_like_the_worker(run.pk)
     return run.status, run.termination_reason, run.iterations
+
+
+def take_run_like_the_worker(run_id: int, watched: bool) -> None:
+    """What the worker does when it takes a run: ask the channel layer whether a page
+    watches it (runs.audience); with --watched, a page's channel has joined its group."""
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    from runs import live
+    from runs.audience import watched_runs
+
+    async def take() -> None:
+        layer = get_channel_layer()
+        if watched:
+            await layer.group_add(live.run_group(run_id), await layer.new_channel())
+        audience = await watched_runs(layer, [run_id])
+        if audience is None:
+            live.forget_audience(run_id)
+        else:
+            live.set_audience(run_id, run_id in audience)
+
+    async_to_sync(take)()
+
+
+def let_go_like_the_worker(run_id: int) -> None:
+    from asgiref.sync import async_to_sync
+
+    from runs import live
+
+    async def let_go() -> None:
+        live.forget_audience(run_id)
+
+    async_to_sync(let_go)()
+
+
+def wal_position() -> int | None:
+    """PostgreSQL's write-ahead log insert position in bytes; None on SQLite."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn")
+        return int(cursor.fetchone()[0])
 
 
 def ms(seconds: float) -> str:
@@ -293,21 +346,27 @@ def measure(args) -> None:
     offset = 0
     baseline_batch(BASELINE_ROUNDS_PER_BATCH, offset)  # warm-up, not counted
     offset += BASELINE_ROUNDS_PER_BATCH
-    drive_run(case, user, WARM_UP_ITERATIONS, "warm")
+    drive_run(case, user, WARM_UP_ITERATIONS, "warm", args)
     meter.reset()
     if args.sql:
         meter.sql = []
 
     outcomes = []
     total_wall = 0.0
+    wal = {"runs": 0, "baseline": 0}
     for index in range(args.runs):
+        wal_began = wal_position()
         baseline += baseline_batch(BASELINE_ROUNDS_PER_BATCH, offset)
         offset += BASELINE_ROUNDS_PER_BATCH
+        wal_between = wal_position()
         if args.profile and index == args.runs - 1:
             meter.profiler = cProfile.Profile()
         began = time.perf_counter()
-        outcomes.append(drive_run(case, user, args.iterations, f"r{index}"))
+        outcomes.append(drive_run(case, user, args.iterations, f"r{index}", args))
         total_wall += time.perf_counter() - began
+        if wal_began is not None:
+            wal["baseline"] += wal_between - wal_began
+            wal["runs"] += wal_position() - wal_between
     baseline += baseline_batch(BASELINE_ROUNDS_PER_BATCH, offset)
 
     steps = meter.step_times
@@ -323,7 +382,8 @@ def measure(args) -> None:
 
     print(
         f"database: {connection.vendor} ({connection.settings_dict['NAME']}), "
-        f"DEBUG={settings.DEBUG}, driver: {args.driver}, "
+        f"DEBUG={settings.DEBUG}, driver: {args.driver}"
+        f"{(', watched by a page' if args.watched else ', unwatched') if args.driver == 'worker' else ''}, "
         f"runs: {args.runs} x {args.iterations} iterations, outcomes: {sorted(set(outcomes))}, "
         f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
     )
@@ -344,6 +404,13 @@ def measure(args) -> None:
         f"commits per iteration: {commits:.2f} (inherent: {INHERENT_COMMITS}), "
         f"queries per iteration: {queries:.1f}"
     )
+    if connection.vendor == "postgresql":
+        # Bytes of write-ahead log: what the server writes and syncs, free of timing noise.
+        print(
+            f"WAL per iteration: {wal['runs'] / (args.runs * args.iterations):,.0f} bytes "
+            f"(run setup included); per baseline INSERT+COMMIT: "
+            f"{wal['baseline'] / (args.runs * BASELINE_ROUNDS_PER_BATCH):,.0f} bytes"
+        )
     print(
         f"ratio (median iteration / median INSERT+COMMIT): {ratio:.2f}; "
         f"runtime's own: {own_ratio:.2f} (goal <= 3)"
@@ -383,6 +450,12 @@ def main() -> None:
         help="worker: in a pool thread under a running event loop, as runs/worker.py does; "
         "inline: run_inline in the main thread, as run_case does (every live announcement "
         "then starts an event loop of its own)",
+    )
+    parser.add_argument(
+        "--watched",
+        action="store_true",
+        help="with the worker driver: a live page watches the run, so every commit is "
+        "announced (by default nobody does, and the worker holds announcements back)",
     )
     args = parser.parse_args()
 
