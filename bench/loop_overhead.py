@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import dataclasses
 import io
@@ -276,46 +277,44 @@ def drive_run(case, user, iterations: int, tag: str, args) -> tuple[str, str, in
 
     run = do_start_run(case, user, scenario=scenario_for(iterations, tag), wake=False)
     if args.driver == "worker":
-        take_run_like_the_worker(run.pk, watched=args.watched)
-    try:
+        with held_like_the_worker(run.pk, watched=args.watched):
+            run = run_inline(run)
+    else:
         run = run_inline(run)
-    finally:
-        if args.driver == "worker":
-            let_go_like_the_worker(run.pk)
     return run.status, run.termination_reason, run.iterations
 
 
-def take_run_like_the_worker(run_id: int, watched: bool) -> None:
-    """What the worker does when it takes a run: ask the channel layer whether a page
-    watches it (runs.audience); with --watched, a page's channel has joined its group."""
+@contextlib.contextmanager
+def held_like_the_worker(run_id: int, watched: bool):
+    """What the worker does around a run it takes: ask the channel layer whether a page
+    watches it (runs.audience), and forget that when it lets go. With `watched`, a page's
+    channel is in the run's group meanwhile (and leaves it after: a Redis layer keeps
+    group members for a day, and a test database reuses run ids)."""
     from asgiref.sync import async_to_sync
     from channels.layers import get_channel_layer
 
     from runs import live
-    from runs.audience import watched_runs
+    from runs.audience import record_audience
+
+    layer = get_channel_layer()
+    group = live.run_group(run_id)
+    page = async_to_sync(layer.new_channel)() if watched else None
 
     async def take() -> None:
-        layer = get_channel_layer()
-        if watched:
-            await layer.group_add(live.run_group(run_id), await layer.new_channel())
-        audience = await watched_runs(layer, [run_id])
-        if audience is None:
-            live.forget_audience(run_id)
-        else:
-            live.set_audience(run_id, run_id in audience)
-
-    async_to_sync(take)()
-
-
-def let_go_like_the_worker(run_id: int) -> None:
-    from asgiref.sync import async_to_sync
-
-    from runs import live
+        if page:
+            await layer.group_add(group, page)
+        await record_audience([run_id], still_driven=lambda _: True)
 
     async def let_go() -> None:
         live.forget_audience(run_id)
+        if page:
+            await layer.group_discard(group, page)
 
-    async_to_sync(let_go)()
+    async_to_sync(take)()
+    try:
+        yield
+    finally:
+        async_to_sync(let_go)()
 
 
 def wal_position() -> int | None:

@@ -8,13 +8,40 @@ set (members scored by when they joined) and the in-memory layer's dictionary.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from channels.layers import BaseChannelLayer, InMemoryChannelLayer
+from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
 
+from runs import live
 from runs.live import run_group
+
+logger = logging.getLogger(__name__)
+
+
+async def record_audience(run_ids: Iterable[int], still_driven: Callable[[int], bool]) -> None:
+    """Ask which of the runs a worker drives have a live page and tell `runs.live`, which
+    holds back the others' announcements. When the layer cannot say, every run is
+    announced. A run let go of while the layer answered is left alone."""
+    run_ids = list(run_ids)
+    layer = get_channel_layer()
+    try:
+        watched = await watched_runs(layer, run_ids) if layer is not None else None
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        logger.exception("Could not ask the channel layer who watches runs %s", run_ids)
+        watched = None
+    for run_id in run_ids:
+        if not still_driven(run_id):
+            continue
+        if watched is None:
+            live.forget_audience(run_id)
+        else:
+            live.set_audience(run_id, run_id in watched)
 
 
 async def watched_runs(layer: BaseChannelLayer, run_ids: Iterable[int]) -> set[int] | None:

@@ -26,14 +26,13 @@ from typing import Any, Literal
 
 from asgiref.sync import sync_to_async
 from channels.consumer import AsyncConsumer
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DatabaseError, close_old_connections, connection, connections
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from atlas.runtime.memory import MemoryCancelSignal
 from runs import leases, live
-from runs.audience import watched_runs
+from runs.audience import record_audience
 from runs.execution import advance_run
 from runs.models import Run
 
@@ -278,22 +277,9 @@ class RunWorker:
 
     async def _refresh_audience(self, run_ids: list[int] | None = None) -> None:
         """Which driven runs have a live page: the others' announcements are held back."""
-        driven = list(self.driven) if run_ids is None else run_ids
-        layer = get_channel_layer()
-        try:
-            watched = await watched_runs(layer, driven) if layer is not None else None
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            logger.exception("Worker %s could not ask who watches its runs", self.owner)
-            watched = None
-        for run_id in driven:
-            if run_id not in self.driven:
-                continue  # let go of meanwhile
-            if watched is None:
-                live.forget_audience(run_id)  # not knowing: announce everything
-            else:
-                live.set_audience(run_id, run_id in watched)
+        await record_audience(
+            list(self.driven) if run_ids is None else run_ids, self.driven.__contains__
+        )
 
     async def _renew(self) -> None:
         renewing = dict(self.driven)
