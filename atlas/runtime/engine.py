@@ -39,12 +39,11 @@ from atlas.runtime.decisions import (
     NEXT_ACTION_SCHEMA_VERSION,
     AskHuman,
     CallTool,
-    DueDiligencePacket,
     Finish,
     InvalidModelOutput,
     parse_next_action,
 )
-from atlas.runtime.finish import propose_finish, validate_finish
+from atlas.runtime.finish import propose_finish
 from atlas.runtime.human_inputs import apply_human_input
 from atlas.runtime.humans import (
     ApprovalDecision,
@@ -61,14 +60,7 @@ from atlas.runtime.recovery import reconcile_in_flight
 from atlas.runtime.scenario import HumanScript, Scenario, ScriptedModelSpec
 from atlas.runtime.scenario_runs import run_record, scenario_documents, state_for_scenario
 from atlas.runtime.state import AtlasState, VersionBundle
-from atlas.runtime.step_writer import (
-    MAX_DECISIONS_IN_STATE,
-    MAX_EXECUTED_ACTIONS_IN_STATE,
-    MAX_OBSERVATIONS_IN_STATE,
-    EventListener,
-    StepBuffer,
-    StepWriter,
-)
+from atlas.runtime.step_writer import EventListener, StepBuffer, StepWriter
 from atlas.runtime.stops import budget_stop, cancelled, check_loop_guards, fail
 from atlas.runtime.tool_requests import request_tool_call
 from atlas.runtime.tool_runs import run_tool
@@ -78,17 +70,12 @@ from atlas.runtime.world import World, default_world
 
 # Names hosts and tests import from here; some now live in the modules the loop uses.
 __all__ = [
-    "MAX_DECISIONS_IN_STATE",
-    "MAX_EXECUTED_ACTIONS_IN_STATE",
-    "MAX_OBSERVATIONS_IN_STATE",
-    "EventListener",
     "Runtime",
     "build_runtime",
     "drive",
     "make_model",
     "run_record",
     "run_scenario",
-    "scenario_documents",
     "state_for_scenario",
 ]
 
@@ -230,8 +217,7 @@ class Runtime:
             raise HumanInputRejected(f"The run is already {state.status}.")
         s = state.clone()
         buf = StepBuffer()
-        now = self.clock.now()
-        s = apply_human_input(self.writer, s, buf, human_input, now)
+        s = apply_human_input(self.writer, s, buf, human_input)
         s.applied_decision_ids.append(human_input.decision_id)
         return self.writer.commit(s, buf)
 
@@ -258,10 +244,6 @@ class Runtime:
             reason=reason,
         )
         return self.writer.commit(s, buf)
-
-    def validate_finish(self, s: AtlasState, packet: DueDiligencePacket) -> list[str]:
-        """Deterministic checks a proposed packet must pass (schema-valid is not enough)."""
-        return validate_finish(s, packet)
 
     # ------------------------------------------------------------------ one iteration
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from atlas.runtime.budgets import shift_deadline
 from atlas.runtime.context import fence
@@ -23,7 +23,7 @@ from atlas.runtime.step_writer import StepBuffer, StepWriter
 
 
 def apply_human_input(
-    writer: StepWriter, s: AtlasState, buf: StepBuffer, human_input: HumanInput, now: datetime
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, human_input: HumanInput
 ) -> AtlasState:
     if isinstance(human_input, ClarificationAnswer):
         s = _apply_answer(writer, s, buf, human_input)
@@ -32,7 +32,7 @@ def apply_human_input(
     elif isinstance(human_input, ConflictResolution):
         s = _apply_conflict_resolution(writer, s, buf, human_input)
     elif isinstance(human_input, BudgetExtension):
-        s = _apply_budget_extension(writer, s, buf, human_input, now)
+        s = _apply_budget_extension(writer, s, buf, human_input)
     elif isinstance(human_input, PacketSignOff):
         s = _apply_signoff(writer, s, buf, human_input)
     elif isinstance(human_input, CloseCase):
@@ -183,7 +183,7 @@ def _apply_conflict_resolution(
 
 
 def _apply_budget_extension(
-    writer: StepWriter, s: AtlasState, buf: StepBuffer, extension: BudgetExtension, now: datetime
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, extension: BudgetExtension
 ) -> AtlasState:
     if s.status != "awaiting_review" or s.termination_reason not in EXTENDABLE_REASONS:
         raise HumanInputRejected("Only a run stopped by a budget or a loop guard can be extended.")
@@ -229,13 +229,7 @@ def _apply_signoff(
     if s.opened_by is not None and signoff.actor == s.opened_by:
         raise HumanInputRejected("The analyst who opened the case cannot sign off its packet.")
     if signoff.approved:
-        writer.set_status(s, "completed", "packet_approved")
-        s.paused_at = None
-        writer.emit(
-            s, buf, "packet_approved", actor=signoff.actor, reason=signoff.reason, closed=False
-        )
-        writer.terminal_event(s, buf, "run_completed")
-        return s
+        return _complete(writer, s, buf, actor=signoff.actor, reason=signoff.reason, closed=False)
     writer.emit(s, buf, "packet_rejected", actor=signoff.actor, reason=signoff.reason)
     writer.observe(
         s,
@@ -261,8 +255,15 @@ def _apply_close(
     s.pending_question = None
     s.pending_approval = None
     s.approved_action = None
+    return _complete(writer, s, buf, actor=close.actor, reason=close.decision, closed=True)
+
+
+def _complete(
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, *, actor: str, reason: str, closed: bool
+) -> AtlasState:
+    """A reviewer's approval ends the run: its packet is the case's record."""
     writer.set_status(s, "completed", "packet_approved")
     s.paused_at = None
-    writer.emit(s, buf, "packet_approved", actor=close.actor, reason=close.decision, closed=True)
+    writer.emit(s, buf, "packet_approved", actor=actor, reason=reason, closed=closed)
     writer.terminal_event(s, buf, "run_completed")
     return s

@@ -175,8 +175,7 @@ class StepWriter:
             tool_calls=list(buf.tool_calls),
         )
         if intent:
-            record_intent = getattr(self.store, "record_tool_intent", None)
-            (record_intent or self.store.commit_step)(commit)
+            self.store.record_tool_intent(commit)
         else:
             try:
                 self.store.commit_step(commit)

@@ -120,7 +120,6 @@ def absorb_outcome(
         new_evidence = [e for e in s.evidence if e.evidence_id not in known_evidence]
         payload, omitted = model_payload(result)
         view, truncated = model_view(f"tool:{name}", payload)
-        stored_chars = len(json.dumps(result, default=str))
         if omitted or truncated:
             writer.emit(
                 s,
@@ -128,7 +127,7 @@ def absorb_outcome(
                 "result_truncated",
                 tool=name,
                 idempotency_key=key,
-                stored_chars=stored_chars,
+                stored_chars=len(json.dumps(result, default=str)),
                 shown_chars=min(len(view), MODEL_VIEW_LIMIT + 200),
             )
         summary = result_summary(name, result, len(new_evidence))
