@@ -15,8 +15,6 @@ from django.utils import timezone
 from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState
 from reviews.models import ReviewItem
 
-ESCALATING_REASONS = EXTENDABLE_REASONS
-
 
 def _conflict_payload(state: AtlasState) -> list[dict]:
     """Conflicts nobody has decided yet; one marked unresolvable stays in the packet but is
@@ -50,7 +48,7 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
             "payload": {"packet": packet.model_dump(mode="json"), "step": state.step},
         }
     conflicts = _conflict_payload(state)
-    if reason in ESCALATING_REASONS or (reason == "finish_proposed" and conflicts):
+    if reason in EXTENDABLE_REASONS or (reason == "finish_proposed" and conflicts):
         label = "unresolved conflict" if reason == "finish_proposed" else reason.replace("_", " ")
         wanted[(ReviewItem.Kind.ESCALATION, f"{reason}-{state.step}")] = {
             "summary": f"{subject}: {label}",

@@ -20,6 +20,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import QuerySet
 from django.http import HttpRequest, StreamingHttpResponse
+from django.utils.http import content_disposition_header
 
 from runs.models import Run, TraceEvent
 from runs.views.run_filters import ordered
@@ -159,5 +160,5 @@ def streaming_response(
     client (which would otherwise have to gather an async body into memory)."""
     content = in_database_thread(texts) if isinstance(request, ASGIRequest) else texts
     response = StreamingHttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     return response

@@ -302,9 +302,6 @@ class AtlasState(_Model):
     def evidence_classes(self) -> list[str]:
         return sorted({item.evidence_class for item in self.evidence})
 
-    def open_conflicts(self) -> list[Conflict]:
-        return [c for c in self.conflicts if c.status != "resolved"]
-
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 

@@ -11,6 +11,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.http import content_disposition_header
 
 from reviews.models import HumanDecision
 from runs.access import get_for_tenant, require_role, tenant_of
@@ -177,5 +178,7 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         json.dumps(body, cls=DjangoJSONEncoder, indent=2, ensure_ascii=False),
         content_type="application/json; charset=utf-8",
     )
-    response["Content-Disposition"] = f'attachment; filename="atlas-packet-run-{run.pk}.json"'
+    response["Content-Disposition"] = content_disposition_header(
+        True, f"atlas-packet-run-{run.pk}.json"
+    )
     return response
