@@ -345,6 +345,26 @@ def test_the_nav_marks_only_the_current_section(client, reviewer, name, label):
     assert f'href="{reverse(name)}" aria-current="page">{label}' in html
 
 
+@pytest.mark.parametrize("htmx", [False, True], ids=["item page", "queue row"])
+def test_a_reason_refused_because_another_reviewer_decided_is_given_back(
+    client, tenant, analyst, reviewer, second_reviewer, htmx
+):
+    item = approval_item(tenant, analyst)
+    do_decide_approval(item, reviewer, True, "Routine")
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    refused = client_for(client, second_reviewer).post(
+        decide_url(item),
+        {"decision": "deny", "reason": "Over the limit for <b>this</b> client"},
+        **headers,
+    )
+    page = refused.content.decode()
+    # A queue row answers 200 so that htmx swaps it in; the item page is a 409.
+    assert refused.status_code == (200 if htmx else 409)
+    assert "Not saved. What you wrote, to copy:" in page
+    assert "Over the limit for &lt;b&gt;this&lt;/b&gt; client" in page
+    assert HumanDecision.objects.filter(run_id=item.run_id).count() == 1
+
+
 def test_a_subject_name_with_markup_shows_as_text_on_the_review_item(
     client, tenant, analyst, reviewer
 ):

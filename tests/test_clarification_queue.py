@@ -85,6 +85,20 @@ def test_a_second_answer_is_told_who_answered(client, tenant, analyst):
     assert HumanDecision.objects.filter(run_id=item.run_id).count() == 1
 
 
+def test_a_second_answer_is_given_back_to_copy(client, tenant, analyst):
+    from tests.conftest import _person
+
+    other = _person("analyst2", tenant, "analyst")
+    item = question_item(tenant, analyst)
+    client_for(client, analyst).post(answer_url(item), {"answer": NORTHWIND_GB})
+    response = client_for(client, other).post(
+        answer_url(item), {"answer_text": "The <em>US</em> one"}, HTTP_HX_REQUEST="true"
+    )
+    page = response.content.decode()
+    assert "Not saved. What you wrote, to copy:" in page
+    assert "The &lt;em&gt;US&lt;/em&gt; one" in page
+
+
 def test_another_tenants_question_is_not_found(client, other_tenant, outsider, analyst):
     item = question_item(other_tenant, outsider)
     client_for(client, analyst)

@@ -189,3 +189,22 @@ def test_an_analyst_answers_from_the_questions_queue(page, live_server, tenant, 
     page.wait_for_selector(f"#review-item-{item.pk} .decided")
     assert "Answered by Analyst" in page.locator(f"#review-item-{item.pk}").inner_text()
     assert HumanDecision.objects.get(review_item=item).payload["text"].endswith("[co-northwind-gb]")
+
+
+def test_a_reason_typed_while_another_reviewer_decided_is_given_back_in_the_queue(
+    page, live_server, tenant, analyst, reviewer, second_reviewer
+):
+    from reviews.actions import do_decide_approval
+
+    item = off_the_browser_loop(approval_item, tenant, analyst)
+    login_in_browser(page, live_server.url, reviewer.username)
+    page.goto(f"{live_server.url}/reviews/")
+    row = page.locator(f"#review-item-{item.pk}")
+    row.locator("input[name=reason]").fill("Cost is above what this client agreed to")
+    off_the_browser_loop(do_decide_approval, item, second_reviewer, True, "Routine")
+    row.locator("button[data-decision=deny]").click()
+    page.wait_for_selector(f"#review-item-{item.pk} .unsaved")
+    screenshot(page, "review-decided-meanwhile-given-back")
+    assert "already recorded" in row.inner_text()
+    assert "Cost is above what this client agreed to" in row.locator(".unsaved").inner_text()
+    assert HumanDecision.objects.get(review_item=item).actor == second_reviewer

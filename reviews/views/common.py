@@ -62,6 +62,12 @@ class ItemView:
     def can_decide(self) -> bool:
         return self.is_open and not self.own_case and not self.held_by_other
 
+    @property
+    def unsaved_text(self) -> str:
+        """What the person typed for a refused decision when no form is shown to hold it
+        (someone else decided or holds the item): given back to copy, never lost."""
+        return "" if self.can_decide else self.reason
+
 
 def item_view(
     item: ReviewItem, user, *, decisions: dict[int, HumanDecision] | None = None, **extra
