@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from atlas.runtime.budgets import shift_deadline
 from atlas.runtime.context import fence
 from atlas.runtime.humans import (
     ApprovalDecision,
@@ -43,7 +42,6 @@ def apply_human_input(
 
 
 def resume_research(writer: StepWriter, s: AtlasState) -> None:
-    shift_deadline(s, writer.clock.now(), since=s.paused_at)
     writer.set_status(s, "researching", None)
     s.decision_history.append(HISTORY_BREAK)
     s.progress_history = [progress_signature(s)]
@@ -263,7 +261,6 @@ def _complete(
 ) -> AtlasState:
     """A reviewer's approval ends the run: its packet is the case's record."""
     writer.set_status(s, "completed", "packet_approved")
-    s.paused_at = None
     writer.emit(s, buf, "packet_approved", actor=actor, reason=reason, closed=closed)
     writer.terminal_event(s, buf, "run_completed")
     return s

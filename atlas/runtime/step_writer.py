@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from atlas.runtime.budgets import shift_deadline
 from atlas.runtime.context import MAX_EXECUTED_ACTIONS_SHOWN, MAX_OBSERVATIONS_SHOWN, model_view
 from atlas.runtime.ports import (
     Clock,
@@ -143,8 +144,12 @@ class StepWriter:
         s.status = status  # type: ignore[assignment]
         s.termination_reason = reason  # type: ignore[assignment]
         s.user_status = user_status_for(status, reason)
+        now = self.clock.now()
+        # However a pause ends (research resumes, a sign-off, a cancel), the time spent
+        # waiting for people is not research time.
+        shift_deadline(s, now, since=s.paused_at)
         if status in ("waiting_for_input", "awaiting_review"):
-            s.paused_at = self.clock.now()
+            s.paused_at = now
 
     def terminal_event(self, s: AtlasState, buf: StepBuffer, type_: str, **extra: Any) -> None:
         self.emit(

@@ -166,3 +166,30 @@ def test_human_inputs_parse_from_json():
         parse_human_input(
             {"kind": "conflict_resolution", "decision_id": "d", "actor": "a", "conflict_id": "c"}
         )
+
+
+@pytest.mark.parametrize(
+    "end",
+    [
+        lambda runtime, state: runtime.apply_human_input(
+            state, PacketSignOff(decision_id="d-1", actor="rita", approved=True, reason="ok")
+        ),
+        lambda runtime, state: runtime.apply_human_input(
+            state, CloseCase(decision_id="d-1", actor="rita", decision="Client withdrew.")
+        ),
+        lambda runtime, state: runtime.cancel(state),
+    ],
+    ids=["signed-off", "closed", "cancelled"],
+)
+def test_a_run_ended_while_paused_does_not_count_the_wait_as_research(
+    make_runtime, make_state, clock, end
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state(deadline_seconds=600))
+    assert state.status == "awaiting_review"
+    deadline_before = state.deadline_at
+    clock.advance(3600)  # the reviewer decides an hour later
+    state = end(runtime, state)
+    assert state.is_terminal
+    assert (state.deadline_at - deadline_before).total_seconds() == 3600
+    assert state.paused_at is None
