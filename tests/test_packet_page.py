@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
 
 from reviews.models import HumanDecision
 from runs.models import Run
@@ -117,3 +119,29 @@ def test_a_conflicting_source_excerpt_with_markup_renders_as_text(client, review
     html = client_for(client, reviewer).get(reverse("runs-packet", args=[run.pk])).content.decode()
     assert "<script>alert" not in html and "<img src=x" not in html
     assert "<q>CEO &lt;script&gt;" in html
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(document.cookie)",
+        " javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "https://news.example/a\tb",
+    ],
+)
+def test_a_source_address_that_is_not_a_web_address_is_shown_but_not_linked(
+    client, analyst, case, url
+):
+    run = awaiting_signoff(case)
+    state = run.state
+    state["evidence"][1]["url"] = url
+    run.state = state
+    run.save(update_fields=["state"])
+    html = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content.decode()
+    links = re.findall(r'href="([^"]*)"', html)
+    assert "https://registry.example/GB-001" in links  # a web address still links
+    assert not [href for href in links if href.startswith(("https://news", "java", "JaVa", " "))]
+    assert not [href for href in links if href.startswith("data")]
+    assert escape(url) in html  # the reader still sees what the source gave, as text

@@ -18,6 +18,15 @@ from runs.access import get_for_tenant, require_role, tenant_of
 from runs.models import Document, Run
 from runs.views.cases import READERS, HtmxHttpRequest
 
+# What the packet may make clickable: a web address and nothing else. A source's URL is
+# tool output, and a `javascript:` or `data:` address would run in the reader's session.
+WEB_ADDRESS = re.compile(r"https?://[^\s\x00-\x1f\x7f]+", re.IGNORECASE)
+
+
+def web_link(url: Any) -> str:
+    """`url` if it is an http(s) address, else "" (the page then shows it as plain text)."""
+    return url if isinstance(url, str) and WEB_ADDRESS.fullmatch(url) else ""
+
 
 def _anchor(evidence_id: str) -> str:
     return "ev-" + re.sub(r"[^A-Za-z0-9_-]", "-", evidence_id)
@@ -90,6 +99,7 @@ def packet_context(run: Run) -> dict[str, Any]:
                 **item,
                 "number": number,
                 "anchor": _anchor(item.get("evidence_id", "")),
+                "link": web_link(item.get("url")),
                 "document_name": document.original_name if document else "",
                 "retrieved": _when(item.get("retrieved_at")),
             }
@@ -147,7 +157,7 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "user_status": run.user_status,
         "packet": context["packet"],
         "evidence": [
-            {k: v for k, v in item.items() if k not in {"anchor", "number", "retrieved"}}
+            {k: v for k, v in item.items() if k not in {"anchor", "number", "retrieved", "link"}}
             for item in context["evidence"]
         ],
         "conflicts": [
