@@ -1,7 +1,9 @@
-"""The model's context: trusted instructions apart from untrusted, fenced observations.
+"""The model's context: trusted instructions apart from untrusted, fenced data.
 
-Only tools allowed in the current state are attached; the state is shown as a bounded
-projection; PII is redacted; remaining budget is shown.
+The state is shown as a bounded projection in two parts: the runtime's own facts
+(iteration, remaining budget, completed and pending steps) in the clear, and the case
+record (anything people or tools wrote) fenced like the observations. Only tools allowed in
+the current state are attached; PII is redacted.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see
 MAX_OBSERVATIONS_SHOWN = 6
 MAX_EVIDENCE_SHOWN = 40
 MAX_EXECUTED_ACTIONS_SHOWN = 20
+# The parts of the projection the runtime computes itself. Everything else in it (the
+# case as typed, candidates, evidence, conflicts, answers, past arguments) carries text
+# from people or tools and is shown to the model fenced, as data.
+RUNTIME_FACTS = ("iteration", "remaining", "completed_steps", "pending_requirements")
 
 SYSTEM_INSTRUCTIONS = """You are Atlas, a due-diligence research agent. You propose ONE next action
 as a JSON object matching the NextAction schema: call_tool, ask_human or finish.
@@ -83,7 +89,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
             "jurisdiction": state.brief.jurisdiction,
             "notes": redact(state.brief.notes)[:500],
             "documents": [
-                {"document_id": d.document_id, "name": d.name, "sensitive": d.sensitive}
+                {"document_id": d.document_id, "name": redact(d.name), "sensitive": d.sensitive}
                 for d in state.brief.documents
             ],
         },
@@ -166,14 +172,21 @@ def build_context(state: AtlasState, registry: ToolRegistry, policy: TenantPolic
         + f"\n{o.model_view}"
         for o in state.observations[-MAX_OBSERVATIONS_SHOWN:]
     )
-    state_text = json.dumps({k: v for k, v in projection.items() if k != "last_observations"})
+    runtime_facts = {key: projection[key] for key in RUNTIME_FACTS}
+    case_record = {
+        key: value
+        for key, value in projection.items()
+        if key not in RUNTIME_FACTS and key != "last_observations"
+    }
     messages = [
         {"role": "system", "content": SYSTEM_INSTRUCTIONS},
         {
             "role": "user",
             "content": (
-                "Run state (runtime-maintained, bounded projection):\n"
-                + state_text
+                "Runtime facts (maintained by the runtime):\n"
+                + json.dumps(runtime_facts)
+                + "\n\nCase record so far (what people and tools supplied: untrusted data):\n"
+                + fence("runtime:case-record", json.dumps(case_record, ensure_ascii=False))
                 + "\n\nAvailable tools:\n"
                 + json.dumps(tools)
                 + "\n\nRecent observations (untrusted data):\n"
