@@ -6,10 +6,17 @@ import hashlib
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import SuspiciousFileOperation, ValidationError
 from django.core.files.uploadedfile import UploadedFile
+from django.utils.text import get_valid_filename
+from pypdf import PdfReader
+from pypdf.errors import FileNotDecryptedError, WrongPasswordError
 
 ALLOWED_TYPES = {"application/pdf": "PDF", "text/plain": "plain text"}
+# The stored name only has to be recognisable next to its hash prefix; the name as
+# uploaded is kept whole on the Document. Filesystems allow 255 bytes per name.
+STORED_STEM_CHARS = 80
+STORED_EXTENSION_CHARS = 10
 
 
 @dataclass(frozen=True)
@@ -51,9 +58,60 @@ def check_upload(upload: UploadedFile) -> CheckedUpload:
             f"“{upload.name}” is not a PDF or plain-text file. Upload a PDF or a .txt document.",
             code="wrong_type",
         )
+    if content_type == "application/pdf":
+        _check_pdf_opens(upload)
     digest = hashlib.sha256()
     upload.seek(0)
     for chunk in upload.chunks():
         digest.update(chunk)
     upload.seek(0)
     return CheckedUpload(content_type=content_type, size=upload.size, sha256=digest.hexdigest())
+
+
+def display_name(name: str, limit: int = 255) -> str:
+    """The name as uploaded, cut to `limit` characters without losing its extension."""
+    if len(name) <= limit:
+        return name
+    stem, dot, extension = name.rpartition(".")
+    if not dot or len(extension) > STORED_EXTENSION_CHARS:
+        return name[:limit]
+    return f"{stem[: limit - len(extension) - 1]}.{extension}"
+
+
+def stored_file_name(name: str) -> str:
+    """A short, safe name to store an upload under, whatever the browser sent."""
+    try:
+        safe = get_valid_filename(name.replace("\\", "/").rsplit("/", 1)[-1])
+    except SuspiciousFileOperation:  # nothing usable was left of the name
+        return "document"
+    stem, dot, extension = safe.rpartition(".")
+    if not dot or not stem:
+        return safe[:STORED_STEM_CHARS]
+    return f"{stem[:STORED_STEM_CHARS]}.{extension[:STORED_EXTENSION_CHARS]}"
+
+
+def _check_pdf_opens(upload: UploadedFile) -> None:
+    """A file that starts like a PDF must also read as one, or its extraction would fail
+    in the middle of a run instead of here, where the analyst can upload it again."""
+    upload.seek(0)
+    pages, locked = 0, False
+    try:
+        # pypdf opens a file encrypted without a user password (print or copy limits).
+        pages = len(PdfReader(upload).pages)
+    except (FileNotDecryptedError, WrongPasswordError):
+        locked = True
+    except Exception:  # pypdf raises many kinds of error for a damaged file
+        pass
+    finally:
+        upload.seek(0)
+    if locked:
+        raise ValidationError(
+            f"“{upload.name}” is password-protected. Upload a copy without a password.",
+            code="encrypted",
+        )
+    if not pages:
+        raise ValidationError(
+            f"“{upload.name}” could not be read as a PDF: it is damaged or incomplete. "
+            "Upload the original file.",
+            code="unreadable",
+        )

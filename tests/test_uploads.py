@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from runs.forms import CaseForm
-from runs.models import Document
+from runs.models import Case, Document
+from runs.uploads import stored_file_name
+from tests.runtime.runtime_helpers import minimal_pdf
 
 
 def _form(upload):
@@ -38,7 +41,11 @@ def test_an_empty_file_is_refused(db):
 
 def test_a_pdf_is_accepted_by_its_content(db):
     form = _form(
-        SimpleUploadedFile("report.bin", b"%PDF-1.4\n...", content_type="application/octet-stream")
+        SimpleUploadedFile(
+            "report.bin",
+            minimal_pdf("Directors: Jane Roe"),
+            content_type="application/octet-stream",
+        )
     )
     assert form.is_valid(), form.errors
     assert form.checked_upload.content_type == "application/pdf"
@@ -70,3 +77,53 @@ def test_a_storage_failure_leaves_neither_a_case_nor_a_file(
             tenant=tenant, user=analyst, subject_name="Acme", subject_type="company", upload=upload
         )
     assert not Case.objects.exists() and not Document.objects.exists()
+
+
+def test_a_file_that_only_starts_like_a_pdf_is_refused_at_upload(db):
+    form = _form(SimpleUploadedFile("minutes.pdf", b"%PDF-1.4\nnot really a pdf"))
+    assert not form.is_valid()
+    assert "could not be read as a PDF" in form.errors["document"][0]
+
+
+def test_a_pdf_locked_with_a_password_is_refused_at_upload(db):
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(minimal_pdf("Passport 123456789"))))
+    writer.encrypt(user_password="secret", algorithm="AES-256")
+    locked = io.BytesIO()
+    writer.write(locked)
+    form = _form(SimpleUploadedFile("statement.pdf", locked.getvalue()))
+    assert not form.is_valid()
+    assert "password-protected" in form.errors["document"][0]
+
+
+def test_a_long_file_name_is_kept_whole_and_stored_under_a_short_one(client, analyst):
+    from tests.conftest import client_for
+
+    name = "board minutes " + "a" * 240 + ".txt"
+    upload = SimpleUploadedFile(name, b"Directors: Jane Roe", content_type="text/plain")
+    response = client_for(client, analyst).post(
+        "/cases/new/",
+        {
+            "subject_name": "Acme Widgets",
+            "subject_type": "company",
+            "jurisdiction": "GB",
+            "notes": "",
+            "document": upload,
+        },
+    )
+    assert response.status_code == 302
+    document = Case.objects.get().documents.get()
+    assert document.original_name == name[:251] + ".txt"  # 255 characters, type kept
+    stored = document.file.name.rsplit("/", 1)[-1]
+    assert len(stored.encode()) < 120 and stored.endswith(".txt")
+    with document.file.open("rb") as handle:
+        assert handle.read() == b"Directors: Jane Roe"
+
+
+@pytest.mark.parametrize("name", ["..", "/", "..\\..\\", "", "\u202e.txt"])
+def test_a_name_with_nothing_usable_is_stored_under_a_plain_one(name):
+    stored = stored_file_name(name)
+    assert stored and "/" not in stored and "\\" not in stored and stored not in (".", "..")

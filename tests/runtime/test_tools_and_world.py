@@ -126,6 +126,22 @@ def test_a_pdf_upload_is_extracted_and_redacted_for_the_model(make_runtime, make
         assert secret not in observation.model_view
 
 
+def test_a_document_is_read_by_its_checked_type_not_by_its_name(make_state):
+    text = b"Company: Acme Analytics Ltd\nDirectors: Jane Roe\n"
+    documents = MemoryDocumentSource(
+        [
+            StoredDocument(
+                document_id="doc-1", name="minutes.pdf", content_type="text/plain", content=text
+            )
+        ]
+    )
+    result = extract_uploaded_document(
+        ExtractDocumentArgs(document_id="doc-1"),
+        ToolContext(brief=make_state().brief, documents=documents, world=default_world()),
+    )
+    assert result.fields["directors"] == ["Jane Roe"]
+
+
 def test_redaction_keeps_the_labels_and_hides_the_values():
     text = "Passport No. P4821907, account number 12-34-56 87654321, DOB 1980-07-22, a@b.example"
     redacted = redact(text)

@@ -193,8 +193,10 @@ _FIELD_PATTERNS = {
 }
 
 
-def _text_of(content: bytes, content_type: str, name: str) -> tuple[str, int]:
-    if content_type == "application/pdf" or name.lower().endswith(".pdf"):
+def _text_of(content: bytes, content_type: str) -> tuple[str, int]:
+    # The type was decided from the bytes at upload; the file's name is only what the
+    # uploader called it.
+    if content_type == "application/pdf":
         from pypdf import PdfReader
 
         reader = PdfReader(io.BytesIO(content))
@@ -209,7 +211,7 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         document = ctx.documents.get(args.document_id)
     except KeyError:
         raise ToolNotFound(f"Unknown document: {args.document_id}") from None
-    text, pages = _text_of(document.content, document.content_type, document.name)
+    text, pages = _text_of(document.content, document.content_type)
     fields: dict[str, list[str]] = {}
     for field_name, pattern in _FIELD_PATTERNS.items():
         values = [m.strip() for m in re.findall(pattern, text)]
