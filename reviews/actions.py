@@ -228,9 +228,37 @@ def do_decide_approval(item: ReviewItem, user, approve: bool, reason: str) -> Hu
     )
 
 
+def open_conflict_facts(item: ReviewItem) -> list[str]:
+    """What the packet of a sign-off item still has in dispute that nobody has settled
+    (a conflict marked unresolvable by a reviewer is settled: it stays in the packet)."""
+    if item.kind != ReviewItem.Kind.SIGNOFF:
+        return []
+    conflicts = (item.payload.get("packet") or {}).get("unresolved_conflicts") or []
+    open_ones = {
+        c.get("conflict_id"): c.get("fact", "a fact")
+        for c in conflicts
+        if c.get("status", "open") == "open"
+    }
+    if open_ones:
+        # Settled by a reviewer, but the run has not proposed its next packet yet.
+        for cid in HumanDecision.objects.filter(
+            run_id=item.run_id,
+            kind__in=[HumanDecision.Kind.RESOLVE_CONFLICT, HumanDecision.Kind.MARK_UNRESOLVABLE],
+            payload__conflict_id__in=list(open_ones),
+        ).values_list("payload__conflict_id", flat=True):
+            open_ones.pop(cid, None)
+    return list(open_ones.values())
+
+
 def do_sign_off(item: ReviewItem, user, approve: bool, reason: str) -> HumanDecision:
     _expect_kind(item, ReviewItem.Kind.SIGNOFF)
     reason = _clean_reason(reason)
+    if approve and (facts := open_conflict_facts(item)):
+        raise ReviewError(
+            f"The sources still disagree on {', '.join(facts)}. Settle that on the run's "
+            "escalation first (pick the value that stands, or mark it unresolvable so the "
+            "packet records it); the packet then comes back for sign-off."
+        )
     return _record(
         item,
         user,

@@ -15,7 +15,14 @@ from reviews.models import HumanDecision, ReviewItem
 from runs.models import Case, Run, TraceEvent
 from tests.case_rows import XSS
 from tests.conftest import client_for
-from tests.review_runs import advance, approval_item, signoff_item
+from tests.review_runs import (
+    CONFLICT_SUBJECT,
+    advance,
+    approval_item,
+    open_item,
+    paused_run,
+    signoff_item,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -420,3 +427,68 @@ def test_the_nav_alone_refreshes_counts_and_keeps_the_pages_section(
 def test_the_nav_of_a_signed_out_page_is_left_as_it_is(client):
     response = client.get(reverse("nav-links"), headers={"HX-Request": "true"})
     assert response.status_code == 204 and response.content == b""
+
+
+def test_a_packet_whose_sources_still_disagree_cannot_be_signed_off_until_settled(
+    client, tenant, analyst, reviewer
+):
+    run = paused_run(tenant, analyst, CONFLICT_SUBJECT)
+    signoff = open_item(run, ReviewItem.Kind.SIGNOFF)
+    escalation = open_item(run, ReviewItem.Kind.ESCALATION)
+    client_for(client, reviewer)
+
+    row = client.get(reverse("reviews-queue")).content.decode()
+    row = row[row.index(f'id="review-item-{signoff.pk}"') :]
+    row = row[: row.index("</tr>")]
+    assert "The sources still disagree on directors" in row
+    assert 'value="approve"' not in row  # no one-keystroke sign-off from the queue
+    page = client.get(reverse("reviews-item", args=[signoff.pk])).content.decode()
+    assert "Sign-off waits" in page and 'value="approve"' not in page
+    assert 'value="deny"' in page  # rejecting the packet stays possible
+
+    refused = client.post(decide_url(signoff), {"decision": "approve", "reason": "Looks fine"})
+    assert refused.status_code == 409
+    assert "still disagree on directors" in refused.content.decode()
+    assert "Looks fine" in refused.content.decode()  # what was typed is given back
+    assert not HumanDecision.objects.filter(review_item=signoff).exists()
+
+    # Settled as unresolvable by a person: the packet comes back carrying the conflict,
+    # and that packet can be signed off.
+    client.post(
+        reverse("reviews-resolve", args=[escalation.pk]),
+        {
+            "conflict_id": escalation.payload["conflicts"][0]["conflict_id"],
+            "choice": "__unresolvable__",
+            "note": "Registry filing is pending; both names stay on record.",
+        },
+    )
+    advance(escalation)
+    again = open_item(run, ReviewItem.Kind.SIGNOFF)
+    assert again.pk != signoff.pk
+    client.post(decide_url(again), {"decision": "approve", "reason": "Conflict recorded"})
+    run.refresh_from_db()
+    assert (run.status, run.termination_reason) == ("awaiting_review", "finish_proposed")
+    run = advance(again)
+    assert run.status == "completed"
+    assert run.state["proposed_packet"]["unresolved_conflicts"][0]["status"] == "unresolvable"
+
+
+def test_a_high_risk_packet_is_signed_off_from_its_page_not_from_the_queue_row(
+    client, tenant, analyst, reviewer
+):
+    case = Case.objects.create(
+        tenant=tenant, subject_name="Dmitri Volkov", subject_type="person", created_by=analyst
+    )
+    from runs.actions import do_start_run
+    from runs.execution import run_inline
+
+    run = run_inline(do_start_run(case, analyst, wake=False))
+    signoff = open_item(run, ReviewItem.Kind.SIGNOFF)
+    assert signoff.payload["packet"]["risk_rating"] == "high"
+    client_for(client, reviewer)
+    row = client.get(reverse("reviews-queue")).content.decode()
+    row = row[row.index(f'id="review-item-{signoff.pk}"') :]
+    row = row[: row.index("</tr>")]
+    assert "High risk: read the packet" in row and 'value="approve"' not in row
+    page = client.get(reverse("reviews-item", args=[signoff.pk])).content.decode()
+    assert 'value="approve"' in page

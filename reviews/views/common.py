@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.middleware import HtmxDetails
 
-from reviews.actions import FOUR_EYES_MESSAGE, claim_is_live
+from reviews.actions import FOUR_EYES_MESSAGE, claim_is_live, open_conflict_facts
 from reviews.models import HumanDecision, ReviewItem
 from runs.access import get_for_tenant, tenant_of
 
@@ -61,6 +61,17 @@ class ItemView:
     @property
     def can_decide(self) -> bool:
         return self.is_open and not self.own_case and not self.held_by_other
+
+    @property
+    def open_conflicts(self) -> list[str]:
+        return open_conflict_facts(self.item)
+
+    @property
+    def signs_off_in_the_queue(self) -> bool:
+        """A packet is signed off from its row only when there is nothing in it to read
+        first: no open conflict and not a high risk rating."""
+        packet = self.item.payload.get("packet") or {}
+        return not self.open_conflicts and packet.get("risk_rating") != "high"
 
     @property
     def unsaved_text(self) -> str:
