@@ -280,6 +280,8 @@ class Runtime:
             )
         s.model_cursor += 1
         usage = reply.usage
+        # Said only when true, so a trace with reported usage reads as it always has.
+        estimated = {"usage_estimated": True} if reply.usage_estimated else {}
         if (
             reply.action is not None
             and reply.action.usage is not None
@@ -307,6 +309,7 @@ class Runtime:
                 consecutive=s.consecutive_model_errors,
                 raw_excerpt=(reply.raw or "")[:300],
                 usage=usage,
+                **estimated,
             )
             self.writer.observe(
                 s,
@@ -333,6 +336,7 @@ class Runtime:
             rationale_summary=getattr(action, "rationale_summary", None),
             question=getattr(action, "question", None),
             usage=usage,
+            **estimated,
         )
         if isinstance(action, CallTool):
             s = request_tool_call(self, s, buf, action)

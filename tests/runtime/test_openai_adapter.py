@@ -8,9 +8,10 @@ from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from runtime_helpers import events_of
+from runtime_helpers import events_of, run
 
 from atlas.runtime.adapters.openai import OpenAIChatModel, PriceTable
+from atlas.runtime.budgets import estimate_tokens
 from atlas.runtime.context import build_context
 from atlas.runtime.decisions import CallTool
 from atlas.runtime.engine import make_model
@@ -23,6 +24,8 @@ RESOLVE = {
     "arguments": {"name": "Acme Analytics", "jurisdiction": "GB"},
     "rationale_summary": "Identify the subject.",
 }
+
+NO_USAGE = object()
 
 
 class FakeChatServer:
@@ -71,26 +74,30 @@ class FakeChatServer:
     def completion(
         self, content: dict | str, prompt_tokens: int = 1200, completion_tokens: int = 80
     ):
+        usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+        return self.completion_reporting(content, usage)
+
+    def completion_reporting(self, content: dict | str, usage: object = NO_USAGE):
+        """A completion whose `usage` is whatever the endpoint sent, or left out."""
         text = content if isinstance(content, str) else json.dumps(content)
-        return (
-            200,
-            {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens,
-                },
-            },
-        )
+        body = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+        if usage is not NO_USAGE:
+            body["usage"] = usage
+        return 200, body
 
 
 @pytest.fixture
@@ -102,12 +109,15 @@ def server():
     fake.httpd.server_close()
 
 
+PRICES = PriceTable(input_per_1k=Decimal("0.0025"), output_per_1k=Decimal("0.01"))
+
+
 def model_for(server, **kwargs):
     return OpenAIChatModel(
         "atlas-test-model",
         base_url=server.base_url,
         api_key="sk-local-test",
-        prices=PriceTable(input_per_1k=Decimal("0.0025"), output_per_1k=Decimal("0.01")),
+        prices=PRICES,
         backoff_initial=0.01,
         backoff_max=0.02,
         **kwargs,
@@ -205,3 +215,76 @@ def test_a_base_url_that_is_not_http_is_a_clear_permanent_error(make_state):
     reply = model.decide(a_context(make_state))
     assert reply.transport_error == "http_error"
     assert "not an http(s) URL" in reply.error_message
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": -1, "completion_tokens": 80},
+        {"prompt_tokens": "1,200", "completion_tokens": 80},
+        "n/a",
+    ],
+    ids=["negative", "formatted-string", "not-an-object"],
+)
+def test_a_garbled_usage_keeps_the_decision_and_counts_an_estimate(
+    server, make_runtime, make_state, store, usage
+):
+    server.responses = [server.completion_reporting(RESOLVE, usage)]
+    state = make_state()
+    context = a_context(lambda: state)
+    runtime = make_runtime(model_for(server))
+    state = runtime.step(runtime.start(state))
+    assert [e.type for e in store.events[state.run_id]] == [
+        "run_started",
+        "model_requested",
+        "model_decision",
+        "tool_started",
+        "tool_succeeded",
+    ]
+    decision = events_of(store, state, "model_decision")[0].data
+    assert decision["usage_estimated"] is True
+    assert decision["tool_name"] == "resolve_entity"
+    # A count the endpoint did report is kept; only the unusable one is estimated.
+    expected_output = 80 if isinstance(usage, dict) else estimate_tokens(json.dumps(RESOLVE))
+    assert state.input_tokens == estimate_tokens(context.text()) > 0
+    assert state.output_tokens == expected_output
+    assert state.model_cost_usd == PRICES.cost(state.input_tokens, state.output_tokens) > 0
+
+
+def test_a_reply_without_usage_is_priced_from_an_estimate(server, make_state):
+    server.responses = [server.completion_reporting(RESOLVE)]
+    context = a_context(make_state)
+    reply = model_for(server).decide(context)
+    assert reply.usage_estimated
+    assert reply.usage.input_tokens == estimate_tokens(context.text())
+    assert reply.usage.output_tokens == estimate_tokens(json.dumps(RESOLVE))
+    assert reply.usage.cost_usd == PRICES.cost(reply.usage.input_tokens, reply.usage.output_tokens)
+
+
+def test_reported_usage_is_not_marked_as_estimated(server, make_runtime, make_state, store):
+    server.responses = [server.completion(RESOLVE)]
+    runtime = make_runtime(model_for(server))
+    state = runtime.step(runtime.start(make_state()))
+    assert "usage_estimated" not in events_of(store, state, "model_decision")[0].data
+
+
+def test_the_token_budget_stops_a_run_whose_endpoint_reports_no_usage(
+    server, make_runtime, make_state, store
+):
+    searches = [
+        {
+            "kind": "call_tool",
+            "tool_name": "search_adverse_media",
+            "arguments": {"query": f"Acme Analytics {topic}"},
+            "rationale_summary": "Look for adverse media.",
+        }
+        for topic in ("fraud", "fine", "lawsuit", "bribery", "sanctions", "probe", "recall")
+    ]
+    server.responses = [server.completion_reporting(turn) for turn in [RESOLVE, *searches]]
+    runtime = make_runtime(model_for(server))
+    state = run(runtime, make_state(max_tokens=8000, max_iterations=20, max_no_progress=20))
+    assert state.termination_reason == "token_budget"
+    assert len(server.requests) < 8, "the budget stopped the run before the endpoint ran dry"
+    assert events_of(store, state, "model_failed") == []
+    assert state.tokens == state.input_tokens + state.output_tokens > 0
+    assert state.model_cost_usd > 0

@@ -16,6 +16,8 @@ class ModelReply(BaseModel):
     action: CallTool | AskHuman | Finish | None = None
     raw: str | None = None
     usage: Usage = Field(default_factory=Usage)
+    # The endpoint did not report usable token counts: `usage` is the runtime's estimate.
+    usage_estimated: bool = False
     transport_error: str | None = None  # timeout | rate_limited | server_error | ...
     error_message: str | None = None
     # A failure no repair turn can fix (a script that ran out).

@@ -1,7 +1,9 @@
 """OpenAI-compatible chat-completions adapter over stdlib HTTP.
 
 The request carries the NextAction JSON schema as `response_format`; the assistant's
-content is parsed as one NextAction by the engine; usage comes from the response.
+content is parsed as one NextAction by the engine; usage comes from the response. A
+token count the response leaves out or garbles is estimated from the prompt and the
+reply instead, priced like a reported one, and the reply says it was estimated.
 429 and 5xx are retried with exponential backoff and jitter (tenacity).
 """
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import math
 import os
 import threading
 from decimal import Decimal
@@ -26,6 +29,7 @@ from tenacity import (
 )
 
 from atlas.runtime.adapters.base import ModelReply
+from atlas.runtime.budgets import estimate_tokens
 from atlas.runtime.context import ModelContext
 from atlas.runtime.decisions import Usage
 
@@ -115,17 +119,31 @@ class OpenAIChatModel:
             return ModelReply(transport_error=error.kind, error_message=str(error))
         try:
             content = payload["choices"][0]["message"].get("content") or ""
-        except (KeyError, IndexError, TypeError):
-            return ModelReply(raw=json.dumps(payload)[:2000])
-        usage_data = payload.get("usage") or {}
-        input_tokens = int(usage_data.get("prompt_tokens", 0) or 0)
-        output_tokens = int(usage_data.get("completion_tokens", 0) or 0)
+        except (KeyError, IndexError, TypeError, AttributeError):
+            content = None
+        raw = content if content is not None else json.dumps(payload)[:2000]
+        usage, estimated = self._usage(payload, context, content or "")
+        return ModelReply(raw=raw, usage=usage, usage_estimated=estimated)
+
+    def _usage(self, payload: Any, context: ModelContext, reply_text: str) -> tuple[Usage, bool]:
+        """The response's token counts; each one missing or unusable is estimated instead,
+        so a call is never counted as free and a valid decision is never thrown away."""
+        reported = payload.get("usage") if isinstance(payload, dict) else None
+        if not isinstance(reported, dict):
+            reported = {}
+        input_tokens = _token_count(reported.get("prompt_tokens"))
+        output_tokens = _token_count(reported.get("completion_tokens"))
+        estimated = input_tokens is None or output_tokens is None
+        if input_tokens is None:
+            input_tokens = estimate_tokens(context.text())
+        if output_tokens is None:
+            output_tokens = estimate_tokens(reply_text)
         usage = Usage(
             input_tokens=input_tokens,
             output_tokens=output_tokens,
             cost_usd=self.prices.cost(input_tokens, output_tokens),
         )
-        return ModelReply(raw=content, usage=usage)
+        return usage, estimated
 
     def _post(self, body: bytes) -> dict[str, Any]:
         headers = {"Content-Type": "application/json", "Authorization": f"Bearer {self.api_key}"}
@@ -146,6 +164,17 @@ class OpenAIChatModel:
             return json.loads(data.decode())
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
             raise _PermanentError("bad_response", f"response is not JSON: {error}") from error
+
+
+def _token_count(value: Any) -> int | None:
+    """A reported token count, or None when it is missing or not a whole number >= 0."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
+        return int(value)
+    return None
 
 
 class _KeepAliveClient:
