@@ -7,7 +7,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from runs.models import Run
+from runs.models import Run, TraceEvent
 from runs.views import trace_steps
 from tests.run_rows import T0, add_events, add_observation, make_run, tool_step
 
@@ -232,3 +232,14 @@ def test_a_failed_run_says_why_it_stopped(client, admin_user, case):
     html = client.get(trace_url(run)).content.decode()
     assert "Why it stopped" in html
     assert "run_failed" in html and "retrying cannot fix" in html
+
+
+def test_a_step_says_when_its_tokens_were_estimated():
+    tracker = trace_steps.StateTracker("researching")
+    usage = {"input_tokens": 900, "output_tokens": 40, "cost_usd": "0.0026"}
+    estimated = TraceEvent(type="model_decision", data={"usage": usage, "usage_estimated": True})
+    reported = TraceEvent(type="model_decision", data={"usage": usage})
+    assert ("~", "tokens +940 (estimated: the model did not report usage)") in tracker.changes(
+        estimated
+    )
+    assert ("~", "tokens +940") in tracker.changes(reported)

@@ -217,7 +217,9 @@ class StateTracker:
             usage = data.get("usage") or {}
             tokens = int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
             if tokens:
-                out.append(("~", f"tokens +{tokens:,}"))
+                estimated = " (estimated: the model did not report usage)"
+                note = estimated if data.get("usage_estimated") else ""
+                out.append(("~", f"tokens +{tokens:,}{note}"))
             if money(usage.get("cost_usd")):
                 out.append(("~", f"model cost +${money(usage.get('cost_usd'))}"))
         elif kind == "tool_started":
