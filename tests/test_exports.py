@@ -89,6 +89,14 @@ def test_jsonl_refuses_bad_filters_with_a_message(client, admin_user, case):
     assert b"is not a date" in response.content
 
 
+def test_jsonl_exports_through_the_last_day_of_the_calendar(client, admin_user, case):
+    run = make_run(case)
+    client.force_login(admin_user)
+    response = client.get(reverse("runs-export-jsonl"), {"date_to": "9999-12-31"})
+    assert response.status_code == 200
+    assert [json.loads(line)["run_id"] for line in body(response).splitlines()] == [run.pk]
+
+
 def served_by_asgi(path: str, cookie: str) -> tuple[list[bytes], list[str]]:
     """GET `path` from the ASGI application daphne serves: the body messages, and the
     warnings raised while serving them.

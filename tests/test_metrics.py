@@ -173,6 +173,24 @@ def test_the_dashboard_explains_bad_dates(client, admin_user):
     assert "is not a date" in html
 
 
+@pytest.mark.parametrize(
+    "dates",
+    [
+        {"date_to": "9999-12-31"},
+        {"date_to": "0001-01-01"},
+        {"date_from": "9999-12-31"},
+        {"date_from": "0001-01-01", "date_to": "0001-01-05"},
+    ],
+)
+def test_the_dashboard_answers_for_dates_at_the_edges_of_the_calendar(
+    client, admin_user, known_runs, dates
+):
+    client.force_login(admin_user)
+    response = client.get(reverse("runs-metrics"), dates)
+    assert response.status_code == 200
+    assert "0 runs, 0 finished" in response.content.decode()
+
+
 def test_the_dashboard_only_counts_the_admins_tenant(client, admin_user, known_runs, outsider_case):
     make_run(outsider_case, created_at=DAY1, iterations=100)
     client.force_login(admin_user)

@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
 from runs.models import Case, Run
 from runs.views import run_filters
@@ -109,6 +110,23 @@ def test_a_bad_filter_is_explained_and_ignored(client, admin_user, case):
     assert response.status_code == 200
     assert "Unknown status" in page and "is not a date" in page and "Cannot sort by" in page
     assert run_ids(response) == [run.pk]
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Asia/Tokyo", "America/New_York"])
+def test_dates_at_the_edges_of_the_calendar_filter_like_any_other(client, admin_user, case, zone):
+    run = make_run(case)
+    client.force_login(admin_user)
+    with timezone.override(zone):
+        for everything in (
+            {"date_to": "9999-12-31"},
+            {"date_from": "0001-01-01"},
+            {"date_from": "0001-01-01", "date_to": "9999-12-31"},
+        ):
+            response = client.get(URL, everything)
+            assert response.status_code == 200
+            assert run_ids(response) == [run.pk]
+        nothing = client.get(URL, {"date_from": "9999-12-31"})
+        assert nothing.status_code == 200 and run_ids(nothing) == []
 
 
 def test_sorts_by_cost_tokens_iterations_and_duration(client, admin_user, case):

@@ -13,7 +13,7 @@ from runs import metrics
 from runs.access import require_role
 from runs.models import Run
 from runs.views.charts import bar_chart, fmt, line_chart, stacked_columns
-from runs.views.run_filters import runs_in_scope
+from runs.views.run_filters import runs_in_scope, within_days
 from runs.views.traces import ADMIN, HtmxHttpRequest
 
 DEFAULT_DAYS = 30
@@ -30,12 +30,17 @@ def _date(raw: str, fallback: dt.date, errors: list[str]) -> dt.date:
         return fallback
 
 
+def _days_before(day: dt.date, days: int) -> dt.date:
+    """`day` minus `days`, stopping at the first day of the calendar instead of overflowing."""
+    return dt.date.fromordinal(max(1, day.toordinal() - days))
+
+
 def period(request: HtmxHttpRequest) -> tuple[dt.date, dt.date, list[str]]:
     errors: list[str] = []
     today = timezone.localdate()
     end = _date(request.GET.get("date_to", "").strip(), today, errors)
     start = _date(
-        request.GET.get("date_from", "").strip(), end - dt.timedelta(days=DEFAULT_DAYS - 1), errors
+        request.GET.get("date_from", "").strip(), _days_before(end, DEFAULT_DAYS - 1), errors
     )
     if start > end:
         errors.append("The start date was after the end date; they were swapped.")
@@ -50,11 +55,7 @@ def period(request: HtmxHttpRequest) -> tuple[dt.date, dt.date, list[str]]:
 @require_role(ADMIN)
 def dashboard(request: HtmxHttpRequest) -> HttpResponse:
     start, end, errors = period(request)
-    current = timezone.get_current_timezone()
-    runs = runs_in_scope(request).filter(
-        created_at__gte=dt.datetime.combine(start, dt.time.min, tzinfo=current),
-        created_at__lt=dt.datetime.combine(end + dt.timedelta(days=1), dt.time.min, tzinfo=current),
-    )
+    runs = within_days(runs_in_scope(request), start, end)
     total = metrics.overall(runs)
     per_day = {row.key[0]: row for row in metrics.compute(runs, metrics.by_day)}
     per_version = metrics.compute(runs, metrics.by_version)

@@ -115,16 +115,7 @@ class RunFilters:
             runs = runs.filter(case__subject_name__icontains=self.subject)
         if self.tenant:
             runs = runs.filter(tenant__slug=self.tenant)
-        current = timezone.get_current_timezone()
-        if self.date_from:
-            start = dt.datetime.combine(self.date_from, dt.time.min, tzinfo=current)
-            runs = runs.filter(created_at__gte=start)
-        if self.date_to:
-            end = dt.datetime.combine(
-                self.date_to + dt.timedelta(days=1), dt.time.min, tzinfo=current
-            )
-            runs = runs.filter(created_at__lt=end)
-        return runs
+        return within_days(runs, self.date_from, self.date_to)
 
     def as_query(self) -> dict[str, str]:
         """The filters as URL parameters (no cursor), for links and exports."""
@@ -141,6 +132,27 @@ class RunFilters:
             "sort": self.sort_param,
         }
         return {key: value for key, value in values.items() if value}
+
+
+def start_of_day(day: dt.date) -> dt.datetime | None:
+    """The first moment of `day` in the current time zone; None at the very edge of the
+    calendar, where that moment lies outside what the database's UTC datetimes can hold:
+    every stored run is then on the far side of it."""
+    start = dt.datetime.combine(day, dt.time.min, tzinfo=timezone.get_current_timezone())
+    try:
+        start.astimezone(dt.UTC)
+    except OverflowError:
+        return None
+    return start
+
+
+def within_days(runs: QuerySet[Run], first: dt.date | None, last: dt.date | None) -> QuerySet[Run]:
+    """Runs started from the first day through the last one (both optional, both inclusive)."""
+    if first and (start := start_of_day(first)):
+        runs = runs.filter(created_at__gte=start)
+    if last and last < dt.date.max and (end := start_of_day(last + dt.timedelta(days=1))):
+        runs = runs.filter(created_at__lt=end)
+    return runs
 
 
 def runs_in_scope(request: HttpRequest) -> QuerySet[Run]:
