@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
+import json
 import re
+import warnings
 from decimal import Decimal
 
 import pytest
@@ -181,6 +184,36 @@ def test_a_damaged_page_link_shows_the_first_page_with_a_message(client, admin_u
     run = make_run(case)
     client.force_login(admin_user)
     response = client.get(URL, {"after": "not-a-cursor!!"})
+    assert response.status_code == 200
+    assert "page link is damaged" in response.content.decode()
+    assert run_ids(response) == [run.pk]
+
+
+def a_cursor(*fields) -> str:
+    return base64.urlsafe_b64encode(json.dumps(list(fields)).encode()).decode().rstrip("=")
+
+
+@pytest.mark.parametrize(
+    "sort, link",
+    [
+        ("cost", {"after": a_cursor("cost", "NaN", 1)}),
+        ("cost", {"after": a_cursor("cost", "Infinity", 1)}),
+        ("cost", {"before": a_cursor("cost", "-sNaN", 1)}),
+        ("duration", {"after": a_cursor("duration", "-inf", 1)}),
+        ("created", {"after": a_cursor("created", "9999-12-31T23:00:00-05:00", 1)}),
+        ("created", {"before": a_cursor("created", "0001-01-01T00:00:00+05:00", 1)}),
+        ("created", {"after": a_cursor("created", "2026-03-01T09:00:00", 1)}),
+    ],
+)
+def test_a_page_link_holding_a_value_no_run_can_have_is_a_damaged_link(
+    client, admin_user, case, sort, link
+):
+    run = make_run(case)
+    client.force_login(admin_user)
+    with warnings.catch_warnings():
+        # A time without a zone would otherwise only be warned about.
+        warnings.simplefilter("error", RuntimeWarning)
+        response = client.get(URL, {"sort": sort, **link})
     assert response.status_code == 200
     assert "page link is damaged" in response.content.decode()
     assert run_ids(response) == [run.pk]

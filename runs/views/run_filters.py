@@ -11,6 +11,7 @@ import base64
 import binascii
 import datetime as dt
 import json
+import math
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -194,19 +195,32 @@ def decode_cursor(cursor: str, filters: RunFilters) -> tuple[Any, int]:
         raise BadCursor("That page link is damaged.") from None
     if sort != filters.sort or not isinstance(run_id, int):
         raise BadCursor("That page link belongs to another sort order.")
-    kind = SORTS[sort][1]
     try:
-        if kind == "datetime":
-            value: Any = dt.datetime.fromisoformat(raw_value)
-        elif kind == "decimal":
-            value = Decimal(raw_value)
-        elif kind == "int":
-            value = int(raw_value)
-        else:
-            value = float(raw_value)
-    except (TypeError, ValueError, InvalidOperation):
+        return _cursor_value(SORTS[sort][1], raw_value), run_id
+    except (TypeError, ValueError, InvalidOperation, OverflowError):
         raise BadCursor("That page link is damaged.") from None
-    return value, run_id
+
+
+def _cursor_value(kind: str, raw_value: Any) -> Any:
+    """A sort value as the database can compare it; anything no row could hold (NaN, an
+    infinity, a time without a zone or beyond the UTC calendar) is a ValueError."""
+    if kind == "datetime":
+        value = dt.datetime.fromisoformat(raw_value)
+        if value.tzinfo is None:
+            raise ValueError("a cursor time needs a time zone")
+        value.astimezone(dt.UTC)  # raises OverflowError at the edges of the calendar
+        return value
+    if kind == "decimal":
+        value = Decimal(raw_value)
+        if not value.is_finite():
+            raise ValueError("a cursor amount must be finite")
+        return value
+    if kind == "int":
+        return int(raw_value)
+    value = float(raw_value)
+    if not math.isfinite(value):
+        raise ValueError("a cursor duration must be finite")
+    return value
 
 
 def after_keyset(
