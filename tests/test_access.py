@@ -73,3 +73,20 @@ def test_every_post_without_a_csrf_token_is_refused(analyst, reviewer, admin_use
             response = strict.post("/" + route, {"reason": "x"})
             assert response.status_code == 403, (user.username, route, response.status_code)
             assert b"CSRF" in response.content, (user.username, route)
+
+
+def test_a_refusal_is_a_page_of_atlas_with_the_way_back(client, analyst, outsider_case):
+    from tests.conftest import client_for
+
+    client_for(client, analyst)
+    refused = client.get("/reviews/")
+    assert refused.status_code == 403
+    page = refused.content.decode()
+    assert "You cannot open this page" in page and "Your role does not allow this." in page
+    assert 'class="mainnav"' in page and "Go to your start page" in page
+
+    missing = client.get(f"/cases/{outsider_case.pk}/")
+    assert missing.status_code == 404
+    page = missing.content.decode()
+    assert "Nothing to open here" in page and 'class="mainnav"' in page
+    assert outsider_case.subject_name not in page

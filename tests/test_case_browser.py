@@ -113,8 +113,17 @@ def test_an_analyst_cancels_a_running_case_from_its_page(
     page.evaluate("window.__sameDocument = true")
     screenshot(page, "case-researching")
 
+    # Cancelling asks first; saying no changes nothing.
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.click("button:has-text('Cancel run')")
+    page.wait_for_timeout(300)
+    run.refresh_from_db()
+    assert run.cancel_requested_at is None
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     page.click("button:has-text('Cancel run')")
     page.wait_for_selector(f"#run-{run.pk}-status .badge-cancelled", timeout=5_000)
+    assert asked == ["Cancel this run? Research stops now, and the run ends as cancelled."]
     page.wait_for_selector(f"#run-{run.pk}-banner:has-text('cancelled by')")
     assert page.evaluate("window.__sameDocument === true")
     run.refresh_from_db()
