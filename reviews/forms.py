@@ -11,6 +11,25 @@ from reviews.actions import MAX_REASON_CHARS
 UNRESOLVABLE = "__unresolvable__"
 
 
+class ReasonField(forms.CharField):
+    """Text a person writes for the record (a reason, note, answer or decision).
+
+    Line breaks are stored as LF: browsers count a line break as one character against
+    `maxlength` but submit it as CRLF, so counting the submitted text would refuse a reason
+    the browser had just accepted.
+    """
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("max_length", MAX_REASON_CHARS)
+        kwargs.setdefault("strip", True)
+        super().__init__(**kwargs)
+
+    def to_python(self, value):
+        if isinstance(value, str):
+            value = value.replace("\r\n", "\n").replace("\r", "\n")
+        return super().to_python(value)
+
+
 class DecisionForm(forms.Form):
     decision = forms.ChoiceField(
         choices=[("approve", "Approve"), ("deny", "Deny")],
@@ -19,9 +38,7 @@ class DecisionForm(forms.Form):
             "invalid_choice": "Choose approve or deny.",
         },
     )
-    reason = forms.CharField(
-        max_length=MAX_REASON_CHARS,
-        strip=True,
+    reason = ReasonField(
         error_messages={"required": "A reason is required; it is recorded in the audit trail."},
         widget=forms.Textarea(attrs={"rows": 2}),
     )
@@ -32,8 +49,8 @@ class DecisionForm(forms.Form):
 
 
 class AnswerForm(forms.Form):
-    answer = forms.CharField(required=False, max_length=MAX_REASON_CHARS, strip=True)
-    answer_text = forms.CharField(required=False, max_length=MAX_REASON_CHARS, strip=True)
+    answer = ReasonField(required=False)
+    answer_text = ReasonField(required=False)
 
     def clean(self) -> dict:
         data = super().clean()
@@ -52,9 +69,7 @@ class ResolveConflictForm(forms.Form):
             "required": "Pick the value that stands, or mark the conflict unresolvable."
         },
     )
-    note = forms.CharField(
-        max_length=MAX_REASON_CHARS,
-        strip=True,
+    note = ReasonField(
         error_messages={
             "required": "A note is required: say why this value stands (or why it cannot be resolved)."
         },
@@ -77,9 +92,7 @@ class ExtendBudgetForm(forms.Form):
         required=False,
     )
     extra_seconds = forms.IntegerField(min_value=0, max_value=3600, initial=0, required=False)
-    reason = forms.CharField(
-        max_length=MAX_REASON_CHARS,
-        strip=True,
+    reason = ReasonField(
         error_messages={"required": "A reason is required; it is recorded in the audit trail."},
         widget=forms.Textarea(attrs={"rows": 2}),
     )
@@ -100,9 +113,7 @@ class ExtendBudgetForm(forms.Form):
 
 
 class CloseCaseForm(forms.Form):
-    decision = forms.CharField(
-        max_length=MAX_REASON_CHARS,
-        strip=True,
+    decision = ReasonField(
         error_messages={
             "required": "Write the closing decision; it goes into the packet and the audit trail."
         },

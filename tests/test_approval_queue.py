@@ -492,3 +492,30 @@ def test_a_high_risk_packet_is_signed_off_from_its_page_not_from_the_queue_row(
     assert "High risk: read the packet" in row and 'value="approve"' not in row
     page = client.get(reverse("reviews-item", args=[signoff.pk])).content.decode()
     assert 'value="approve"' in page
+
+
+def test_a_reason_with_line_breaks_the_browser_accepted_is_recorded(
+    client, tenant, analyst, reviewer
+):
+    # 180 lines make 1,979 characters in the browser's count, 2,158 once sent as CRLF.
+    lines = ["Checked ok"] * 180
+    item = approval_item(tenant, analyst)
+    response = client_for(client, reviewer).post(
+        decide_url(item), {"decision": "approve", "reason": "\r\n".join(lines)}
+    )
+    assert response.status_code == 302
+    assert HumanDecision.objects.get(review_item=item).reason == "\n".join(lines)
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["item page", "queue row"])
+def test_a_reason_over_the_limit_is_given_back_whole(client, tenant, analyst, reviewer, htmx):
+    item = approval_item(tenant, analyst)
+    reason = "Registry and sanctions lists checked. " * 60 + "The end of what I wrote."
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    refused = client_for(client, reviewer).post(
+        decide_url(item), {"decision": "approve", "reason": reason}, **headers
+    )
+    page = refused.content.decode()
+    assert "at most 2000 characters" in page
+    assert "The end of what I wrote." in page and page.count("sanctions lists checked") == 60
+    assert not HumanDecision.objects.exists()

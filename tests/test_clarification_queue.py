@@ -105,3 +105,13 @@ def test_another_tenants_question_is_not_found(client, other_tenant, outsider, a
     assert client.post(answer_url(item), {"answer": "x"}).status_code == 404
     html = client.get(reverse("reviews-clarifications")).content.decode()
     assert f"review-item-{item.pk}" not in html
+
+
+def test_an_answer_over_the_limit_is_given_back_whole(client, tenant, analyst):
+    item = question_item(tenant, analyst)
+    answer = "The one registered in Cardiff, not London. " * 50 + "End of my answer."
+    response = client_for(client, analyst).post(answer_url(item), {"answer_text": answer})
+    page = response.content.decode()
+    assert response.status_code == 400 and "at most 2000 characters" in page
+    assert f'value="{answer}"' in page
+    assert not HumanDecision.objects.exists()

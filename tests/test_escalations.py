@@ -289,3 +289,15 @@ def test_a_reviewer_refused_for_a_lost_claim_gets_back_the_note_they_wrote(
     assert "Not saved. What you wrote, to copy:" in page
     assert "newer than the &lt;b&gt;registry&lt;/b&gt; filing." in page
     assert not HumanDecision.objects.exists()
+
+
+def test_a_budget_reason_with_line_breaks_the_browser_accepted_is_recorded(
+    client, tenant, analyst, reviewer
+):
+    lines = ["Two more lookups"] * 117  # 1,988 characters in the browser, 2,104 as CRLF
+    item = budget_item(tenant, analyst)
+    response = client_for(client, reviewer).post(
+        url("reviews-extend", item), {"extra_iterations": "2", "reason": "\r\n".join(lines)}
+    )
+    assert response.status_code == 302
+    assert HumanDecision.objects.get(review_item=item).reason == "\n".join(lines)

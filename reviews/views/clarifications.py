@@ -70,7 +70,7 @@ def _after(
 def answer(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, KIND)
     form = AnswerForm(request.POST)
-    typed = request.POST.get("answer_text", "")[:2000]
+    typed = request.POST.get("answer_text", "")
     if not form.is_valid():
         error = " ".join(message for errors in form.errors.values() for message in errors)
         return _after(request, item, error=error, text=typed, status=400)

@@ -157,7 +157,7 @@ def release(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
 def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, *QUEUE_KINDS)
     form = DecisionForm(request.POST)
-    reason = request.POST.get("reason", "")[:2000]
+    reason = request.POST.get("reason", "")
     if not form.is_valid():
         error = " ".join(message for errors in form.errors.values() for message in errors)
         return _after(request, item, error=error, reason=reason, status=400)
