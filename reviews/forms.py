@@ -9,6 +9,7 @@ from django import forms
 from reviews.actions import MAX_REASON_CHARS
 
 UNRESOLVABLE = "__unresolvable__"
+MEANINGLESS_REASON = "Give a reason of a few words: it goes into the audit record."
 
 
 class ReasonField(forms.CharField):
@@ -17,17 +18,31 @@ class ReasonField(forms.CharField):
     Line breaks are stored as LF: browsers count a line break as one character against
     `maxlength` but submit it as CRLF, so counting the submitted text would refuse a reason
     the browser had just accepted.
+
+    A reason for the audit record must say something: at least three characters and one
+    letter, so "?" or "." is refused. Answers to the agent's questions pass `for_audit=False`
+    ("GB" is a fine answer).
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, *, for_audit: bool = True, **kwargs) -> None:
         kwargs.setdefault("max_length", MAX_REASON_CHARS)
         kwargs.setdefault("strip", True)
         super().__init__(**kwargs)
+        self.for_audit = for_audit
 
     def to_python(self, value):
         if isinstance(value, str):
             value = value.replace("\r\n", "\n").replace("\r", "\n")
         return super().to_python(value)
+
+    def validate(self, value) -> None:
+        super().validate(value)
+        if (
+            self.for_audit
+            and value
+            and (len(value) < 3 or not any(char.isalpha() for char in value))
+        ):
+            raise forms.ValidationError(MEANINGLESS_REASON, code="meaningless")
 
 
 class DecisionForm(forms.Form):
@@ -49,8 +64,8 @@ class DecisionForm(forms.Form):
 
 
 class AnswerForm(forms.Form):
-    answer = ReasonField(required=False)
-    answer_text = ReasonField(required=False)
+    answer = ReasonField(required=False, for_audit=False)
+    answer_text = ReasonField(required=False, for_audit=False)
 
     def clean(self) -> dict:
         data = super().clean()

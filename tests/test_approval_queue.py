@@ -157,7 +157,7 @@ def test_a_decision_without_a_reason_is_refused_and_nothing_is_recorded(
 def test_an_unknown_decision_value_is_refused(client, tenant, analyst, reviewer):
     item = approval_item(tenant, analyst)
     response = client_for(client, reviewer).post(
-        decide_url(item), {"decision": "maybe", "reason": "hm"}
+        decide_url(item), {"decision": "maybe", "reason": "Not sure yet"}
     )
     assert response.status_code == 400 and "Choose approve or deny" in response.content.decode()
     assert not HumanDecision.objects.exists()
@@ -166,7 +166,7 @@ def test_an_unknown_decision_value_is_refused(client, tenant, analyst, reviewer)
 def test_a_double_submit_records_one_decision(client, tenant, analyst, reviewer):
     item = approval_item(tenant, analyst)
     client_for(client, reviewer)
-    data = {"decision": "approve", "reason": "ok"}
+    data = {"decision": "approve", "reason": "Routine lookup"}
     first = client.post(decide_url(item), data)
     second = client.post(decide_url(item), data, follow=True)
     assert first.status_code == 302 and second.status_code == 200
@@ -270,7 +270,7 @@ def test_a_claimed_item_shows_its_holder_and_blocks_others(
     client_for(client, second_reviewer)
     queue = client.get(reverse("reviews-queue")).content.decode()
     assert "Claimed by <strong>Reviewer</strong>" in queue
-    refused = client.post(decide_url(item), {"decision": "deny", "reason": "x"})
+    refused = client.post(decide_url(item), {"decision": "deny", "reason": "Not needed"})
     assert (
         refused.status_code == 409
         and "Reviewer is working on this item" in refused.content.decode()
@@ -518,4 +518,18 @@ def test_a_reason_over_the_limit_is_given_back_whole(client, tenant, analyst, re
     page = refused.content.decode()
     assert "at most 2000 characters" in page
     assert "The end of what I wrote." in page and page.count("sanctions lists checked") == 60
+    assert not HumanDecision.objects.exists()
+
+
+@pytest.mark.parametrize("reason", ["?", "ok", "1234", "--- !"])
+@pytest.mark.parametrize("htmx", [False, True], ids=["item page", "queue row"])
+def test_a_reason_that_says_nothing_is_refused(client, tenant, analyst, reviewer, reason, htmx):
+    item = signoff_item(tenant, analyst)
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    refused = client_for(client, reviewer).post(
+        decide_url(item), {"decision": "approve", "reason": reason}, **headers
+    )
+    page = refused.content.decode()
+    assert refused.status_code == (200 if htmx else 400)
+    assert "Give a reason of a few words: it goes into the audit record." in page
     assert not HumanDecision.objects.exists()

@@ -115,3 +115,9 @@ def test_an_answer_over_the_limit_is_given_back_whole(client, tenant, analyst):
     assert response.status_code == 400 and "at most 2000 characters" in page
     assert f'value="{answer}"' in page
     assert not HumanDecision.objects.exists()
+
+
+def test_a_two_letter_answer_is_recorded(client, tenant, analyst):
+    item = question_item(tenant, analyst)
+    client_for(client, analyst).post(answer_url(item), {"answer_text": "GB"})
+    assert HumanDecision.objects.get(review_item=item).payload["text"] == "GB"

@@ -101,12 +101,13 @@ def test_a_value_that_is_not_one_of_the_sources_is_refused(client, tenant, analy
     item = conflict_item(tenant, analyst)
     client_for(client, reviewer)
     missing = client.post(
-        url("reviews-resolve", item), {"conflict_id": conflict_id(item), "note": "x"}
+        url("reviews-resolve", item),
+        {"conflict_id": conflict_id(item), "note": "Registry is newer"},
     )
     assert missing.status_code == 400 and "Pick the value that stands" in missing.content.decode()
     made_up = client.post(
         url("reviews-resolve", item),
-        {"conflict_id": conflict_id(item), "choice": "Someone Else", "note": "x"},
+        {"conflict_id": conflict_id(item), "choice": "Someone Else", "note": "Registry is newer"},
     )
     assert made_up.status_code == 409
     assert "Pick one of the competing values" in made_up.content.decode()
@@ -170,7 +171,7 @@ def test_an_extension_of_nothing_is_refused(client, tenant, analyst, reviewer):
         url("reviews-extend", item), {"extra_iterations": "0", "reason": "more"}
     )
     assert response.status_code == 400 and "Extend at least one budget" in response.content.decode()
-    negative = client.post(url("reviews-extend", item), {"extra_tokens": "-5", "reason": "x"})
+    negative = client.post(url("reviews-extend", item), {"extra_tokens": "-5", "reason": "Fewer"})
     assert negative.status_code == 400
     assert not HumanDecision.objects.exists()
 
@@ -197,9 +198,12 @@ def test_a_reviewer_cannot_decide_an_escalation_on_their_own_case(client, tenant
     assert "You opened this case" in page and 'name="choice"' not in page
     assert "Extend and resume" not in page
     for name, data in [
-        ("reviews-resolve", {"conflict_id": conflict_id(item), "choice": REGISTRY, "note": "x"}),
-        ("reviews-extend", {"extra_iterations": "2", "reason": "x"}),
-        ("reviews-close", {"decision": "x"}),
+        (
+            "reviews-resolve",
+            {"conflict_id": conflict_id(item), "choice": REGISTRY, "note": "Registry is newer"},
+        ),
+        ("reviews-extend", {"extra_iterations": "2", "reason": "Keep looking"}),
+        ("reviews-close", {"decision": "Decline onboarding"}),
     ]:
         assert client.post(url(name, item), data).status_code == 403
     assert not HumanDecision.objects.exists()
@@ -213,10 +217,16 @@ def test_analysts_and_other_tenants_are_kept_out(
     client_for(client, analyst)
     assert client.get(reverse("reviews-escalations")).status_code == 403
     assert client.get(url("reviews-conflict", mine)).status_code == 403
-    assert client.post(url("reviews-close", mine), {"decision": "x"}).status_code == 403
+    assert (
+        client.post(url("reviews-close", mine), {"decision": "Decline onboarding"}).status_code
+        == 403
+    )
     client_for(client, reviewer)
     assert client.get(url("reviews-conflict", theirs)).status_code == 404
-    assert client.post(url("reviews-close", theirs), {"decision": "x"}).status_code == 404
+    assert (
+        client.post(url("reviews-close", theirs), {"decision": "Decline onboarding"}).status_code
+        == 404
+    )
     listing = client.get(reverse("reviews-escalations")).content.decode()
     assert f"review-item-{theirs.pk}" not in listing
     assert not HumanDecision.objects.exists()
@@ -301,3 +311,19 @@ def test_a_budget_reason_with_line_breaks_the_browser_accepted_is_recorded(
     )
     assert response.status_code == 302
     assert HumanDecision.objects.get(review_item=item).reason == "\n".join(lines)
+
+
+def test_a_note_or_reason_that_says_nothing_is_refused(client, tenant, analyst, reviewer):
+    conflict = conflict_item(tenant, analyst)
+    stopped = budget_item(tenant, analyst)
+    client_for(client, reviewer)
+    for name, item, data in [
+        ("reviews-resolve", conflict, {"conflict_id": conflict_id(conflict), "choice": REGISTRY}),
+        ("reviews-extend", stopped, {"extra_iterations": "2"}),
+        ("reviews-close", conflict, {}),
+    ]:
+        field = {"reviews-resolve": "note", "reviews-close": "decision"}.get(name, "reason")
+        refused = client.post(url(name, item), {**data, field: "?"})
+        assert refused.status_code == 400, name
+        assert "Give a reason of a few words" in refused.content.decode(), name
+    assert not HumanDecision.objects.exists()
