@@ -313,3 +313,35 @@ def test_a_step_note_with_markup_on_the_case_page_is_escaped(client, analyst, ca
     )
     assert "<script>alert" not in html and "<img src=x" not in html
     assert "Denied by policy: &lt;script&gt;" in html
+
+
+def test_a_form_shown_again_names_the_document_to_choose_again(client, analyst):
+    response = client_for(client, analyst).post(
+        reverse("runs-case-new"),
+        {
+            "subject_name": "Acme",
+            "subject_type": "company",
+            "jurisdiction": "GBR",
+            "document": SimpleUploadedFile("Acme <filing>.txt", b"Director: Jane Roe\n"),
+        },
+    )
+    page = response.content.decode()
+    assert response.status_code == 400 and "two-letter country code" in page
+    assert "The document “Acme &lt;filing&gt;.txt” was not kept: choose it again" in page
+    assert not Case.objects.exists() and not Document.objects.exists()
+
+
+def test_a_refused_document_is_named_and_a_form_without_one_does_not_mention_it(
+    client, analyst, settings
+):
+    settings.ATLAS_UPLOAD_MAX_BYTES = 100
+    client_for(client, analyst)
+    data = {"subject_name": "Acme", "subject_type": "company"}
+    refused = client.post(
+        reverse("runs-case-new"),
+        {**data, "document": SimpleUploadedFile("big.txt", b"x" * 500, "text/plain")},
+    ).content.decode()
+    assert "The document “big.txt” was refused: choose another one, or none." in refused
+    without = client.post(reverse("runs-case-new"), {**data, "jurisdiction": "GBR"})
+    assert "two-letter country code" in without.content.decode()
+    assert "The document" not in without.content.decode()

@@ -105,7 +105,14 @@ def case_new(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _new_case_context(form: CaseForm) -> dict:
-    return {"form": form, "upload_limit": settings.ATLAS_UPLOAD_MAX_BYTES}
+    # A browser cannot refill a file input, so a form shown again with errors has lost the
+    # document it was sent with: the page names it and asks for it again.
+    posted = form.files.get("document") if form.is_bound and form.errors else None
+    return {
+        "form": form,
+        "upload_limit": settings.ATLAS_UPLOAD_MAX_BYTES,
+        "unkept_document": posted.name if posted else "",
+    }
 
 
 def _clarification_item_id(run: Run) -> int | None:
