@@ -213,3 +213,72 @@ def test_only_analysts_of_the_tenant_answer(client, reviewer, outsider, case):
     assert client_for(client, reviewer).post(url, {"answer_text": "x"}).status_code == 403
     assert client_for(client, outsider).post(url, {"answer_text": "x"}).status_code == 404
     assert not HumanDecision.objects.exists()
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["plain", "htmx"])
+def test_an_answer_after_another_analysts_is_refused_and_given_back(
+    client, tenant, analyst, case, htmx
+):
+    from reviews.actions import do_answer_question
+    from tests.conftest import _person
+
+    run = waiting_for_answer(case)
+    do_answer_question(ReviewItem.objects.get(run=run), analyst, "Acme Widgets Ltd (GB)")
+    other = _person("analyst2", tenant, "analyst")  # had the page open before that answer
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    refused = client_for(client, other).post(
+        reverse("runs-run-answer", args=[run.pk]),
+        {"answer_text": "The one in <em>Leeds</em>, not London"},
+        **headers,
+    )
+    page = refused.content.decode()
+    assert refused.status_code == (200 if htmx else 409)
+    assert "This question was already answered or withdrawn; nothing was recorded." in page
+    assert "Not saved. What you wrote, to copy:" in page
+    assert "The one in &lt;em&gt;Leeds&lt;/em&gt;, not London" in page
+    # Outside the banner, so the push that updates the banner when the run resumes keeps it.
+    oob = ' hx-swap-oob="true"' if htmx else ""
+    assert f'<div id="run-{run.pk}-answer-refused"{oob}><p class="banner banner-bad"' in page
+    assert HumanDecision.objects.filter(run=run).count() == 1
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["plain", "htmx"])
+def test_a_refused_answer_stays_in_the_answer_box(client, analyst, case, htmx):
+    run = waiting_for_answer(case)
+    answer = "Acme Widgets, the one with the Leeds office. " * 50
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    refused = client_for(client, analyst).post(
+        reverse("runs-run-answer", args=[run.pk]), {"answer_text": answer}, **headers
+    )
+    page = refused.content.decode()
+    assert refused.status_code == (200 if htmx else 400)
+    assert "at most 2000 characters" in page
+    assert f'name="answer_text" value="{answer.strip()}"' in page
+    assert "Not saved. What you wrote, to copy:" not in page  # the answer box holds it
+    assert not HumanDecision.objects.exists()
+
+
+def test_an_answer_to_a_question_the_run_has_moved_past_is_not_given_to_the_next_one(
+    client, analyst, case
+):
+    run = waiting_for_answer(case)
+    first = ReviewItem.objects.get(run=run)
+    page = client_for(client, analyst).get(reverse("runs-case-detail", args=[case.pk]))
+    assert f'name="question_item" value="{first.pk}"' in page.content.decode()
+    # Someone answered, the run went on and now asks something else.
+    ReviewItem.objects.filter(pk=first.pk).update(status=ReviewItem.Status.DECIDED)
+    ReviewItem.objects.create(
+        tenant=case.tenant,
+        case=case,
+        run=run,
+        kind=ReviewItem.Kind.CLARIFICATION,
+        key="q-2",
+        requested_at=timezone.now(),
+    )
+    refused = client.post(
+        reverse("runs-run-answer", args=[run.pk]),
+        {"question_item": str(first.pk), "answer_text": "Acme Widgets Ltd (GB)"},
+    )
+    assert refused.status_code == 409
+    assert "already answered or withdrawn" in refused.content.decode()
+    assert not HumanDecision.objects.exists()

@@ -128,7 +128,11 @@ def _clarification_item_id(run: Run) -> int | None:
     )
 
 
-def live_page_context(request, run: Run, *, is_latest: bool, answer_error: str = "") -> dict:
+def live_page_context(
+    request, run: Run, *, is_latest: bool, answer_error: str = "", answer_typed: str = ""
+) -> dict:
+    """The live regions of `run` as the case page shows them. A refused answer comes back
+    in the answer form when the page still shows it, otherwise as text to copy."""
     # Only the events the run row already counts: the steps then match its status and
     # meters, and the stream sends anything newer with a fresh status.
     events = list(TraceEvent.objects.filter(run=run, seq__lte=run.last_seq).order_by("seq"))
@@ -142,20 +146,36 @@ def live_page_context(request, run: Run, *, is_latest: bool, answer_error: str =
         last_seq=last_seq,
     )
     context["steps"] = fragments.group_steps(run.pk, events)
-    context["answer_error"] = answer_error
+    form_shown = context["banner"]["kind"] == "question" and context["can_answer"]
+    context["answer_error"] = answer_error if form_shown else ""
+    context["answer_text"] = answer_typed if form_shown else ""
+    context["answer_refusal"] = "" if form_shown else answer_error
+    context["unsaved_answer"] = "" if form_shown else answer_typed
     return context
 
 
 @require_role(*READERS)
 def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
-    tenant = tenant_of(request)
-    case = get_for_tenant(Case.objects.select_related("created_by"), tenant, pk=case_id)
+    case = get_for_tenant(Case.objects.select_related("created_by"), tenant_of(request), pk=case_id)
+    return case_page(request, case, request.GET.get("run"))
+
+
+def case_page(
+    request: HtmxHttpRequest,
+    case: Case,
+    run_id: str | int | None,
+    *,
+    answer_error: str = "",
+    answer_typed: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    """The case page showing run `run_id` (the latest run when None)."""
     # The runs list shows only each run's number, status and date: leave out the state.
     runs = list(Run.objects.filter(case=case).defer("state").order_by("-id"))
     latest = runs[0] if runs else None
     shown = latest
-    if request.GET.get("run"):
-        shown = next((r for r in runs if str(r.pk) == request.GET["run"]), None)
+    if run_id:
+        shown = next((r for r in runs if str(r.pk) == str(run_id)), None)
         if shown is None:
             raise Http404("No such run for this case.")
     run = None
@@ -169,7 +189,15 @@ def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
         "can_start": (latest is None or latest.is_terminal) and has_role(request.user, "analyst"),
     }
     if run is not None:
-        context.update(live_page_context(request, run, is_latest=shown is latest))
+        context.update(
+            live_page_context(
+                request,
+                run,
+                is_latest=shown is latest,
+                answer_error=answer_error,
+                answer_typed=answer_typed,
+            )
+        )
     # Read after the run: a decision missing here was then committed after the run row, so
     # the run commit that follows it is newer than the page's cursor and its push brings it.
     context.update(fragments.decisions_context(case.pk))
@@ -177,7 +205,7 @@ def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
         context["ws_url"] = (
             f"/ws/runs/{run.pk}/?after={context['last_seq']}&decision={context['newest_decision']}"
         )
-    return render(request, "runs/case_detail.html", context)
+    return render(request, "runs/case_detail.html", context, status=status)
 
 
 @require_role("analyst")

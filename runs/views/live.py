@@ -11,16 +11,18 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError
 from django.http import HttpResponse
 from django.shortcuts import redirect
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from reviews.actions import do_answer_question
+from reviews.forms import AnswerForm
 from reviews.models import ReviewItem
 from runs import fragments
 from runs.access import get_for_tenant, require_role, tenant_of
 from runs.actions import do_request_cancel
 from runs.models import Run
-from runs.views.cases import HtmxHttpRequest, live_page_context
+from runs.views.cases import HtmxHttpRequest, case_page, live_page_context
 
 
 def _run_for(request: HtmxHttpRequest, run_id: int) -> Run:
@@ -29,20 +31,41 @@ def _run_for(request: HtmxHttpRequest, run_id: int) -> Run:
     )
 
 
-def _back_to_case(request: HtmxHttpRequest, run: Run, *, answer_error: str = "") -> HttpResponse:
+def _back_to_case(request: HtmxHttpRequest, run: Run) -> HttpResponse:
     if request.htmx:
         run.refresh_from_db()
-        latest_id = Run.objects.filter(case_id=run.case_id).order_by("-id").values("id")[:1]
-        context = live_page_context(
-            request,
-            run,
-            is_latest=run.pk == latest_id[0]["id"],
-            answer_error=answer_error,
-        )
-        decisions = fragments.render_decisions(fragments.decisions_context(run.case_id), oob=True)
-        return HttpResponse(fragments.render_regions(context, oob=True) + decisions)
+        context = live_page_context(request, run, is_latest=_is_latest(run))
+        return _live_regions(run, context)
     url = reverse("runs-case-detail", kwargs={"case_id": run.case_id})
     return redirect(f"{url}?run={run.pk}")
+
+
+def _is_latest(run: Run) -> bool:
+    return not Run.objects.filter(case_id=run.case_id, pk__gt=run.pk).exists()
+
+
+def _live_regions(run: Run, context: dict, *extra: str) -> HttpResponse:
+    decisions = fragments.render_decisions(fragments.decisions_context(run.case_id), oob=True)
+    return HttpResponse(fragments.render_regions(context, oob=True) + decisions + "".join(extra))
+
+
+def _answer_refused(
+    request: HtmxHttpRequest, run: Run, error: str, typed: str, *, status: int
+) -> HttpResponse:
+    """The refusal and the typed answer, given back the way the review queues give back a
+    refused reason: in the answer form while the page shows it, otherwise as text to copy.
+    The copy sits outside the banner, so the push that updates the banner keeps it."""
+    run.refresh_from_db()
+    if not request.htmx:
+        return case_page(
+            request, run.case, run.pk, answer_error=error, answer_typed=typed, status=status
+        )
+    context = live_page_context(
+        request, run, is_latest=_is_latest(run), answer_error=error, answer_typed=typed
+    )
+    refused = render_to_string("runs/live/answer_refused.html", {**context, "oob": True})
+    # htmx swaps only 2xx responses, so the refusal travels in a 200.
+    return _live_regions(run, context, refused)
 
 
 @require_role("analyst", "admin")
@@ -64,7 +87,9 @@ def run_cancel(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
 @require_POST
 def run_answer(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     run = _run_for(request, run_id)
-    text = (request.POST.get("answer") or request.POST.get("answer_text") or "").strip()
+    form = AnswerForm(request.POST)
+    # What to give back if refused: the text typed, else the suggestion picked.
+    typed = request.POST.get("answer_text", "").strip() or request.POST.get("answer", "")
     item = (
         ReviewItem.objects.filter(
             run=run, kind=ReviewItem.Kind.CLARIFICATION, status=ReviewItem.Status.OPEN
@@ -72,18 +97,24 @@ def run_answer(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         .order_by("-id")
         .first()
     )
-    error = ""
-    if item is None or run.status != Run.Status.WAITING_FOR_INPUT:
+    # The form names the question it answers: a page left open while the run moved on to
+    # another question must not answer that one.
+    asked = request.POST.get("question_item", "")
+    if (
+        item is None
+        or run.status != Run.Status.WAITING_FOR_INPUT
+        or (asked and asked != str(item.pk))
+    ):
         error = "This question was already answered or withdrawn; nothing was recorded."
-    elif not text:
-        error = "Write an answer or pick one of the suggested answers."
-    else:
-        try:
-            do_answer_question(item, request.user, text)
-        except (ValidationError, IntegrityError) as problem:
-            error = "; ".join(getattr(problem, "messages", [str(problem)]))
-    if error and not request.htmx:
-        messages.error(request, error)
-    elif not error and not request.htmx:
+        return _answer_refused(request, run, error, typed, status=409)
+    if not form.is_valid():
+        error = " ".join(message for errors in form.errors.values() for message in errors)
+        return _answer_refused(request, run, error, typed, status=400)
+    try:
+        do_answer_question(item, request.user, form.cleaned_data["text"])
+    except (ValidationError, IntegrityError) as problem:
+        error = "; ".join(getattr(problem, "messages", [str(problem)]))
+        return _answer_refused(request, run, error, typed, status=409)
+    if not request.htmx:
         messages.success(request, "Answer recorded; the run resumes in a moment.")
-    return _back_to_case(request, run, answer_error=error)
+    return _back_to_case(request, run)
