@@ -327,3 +327,52 @@ def test_a_note_or_reason_that_says_nothing_is_refused(client, tenant, analyst, 
         assert refused.status_code == 400, name
         assert "Give a reason of a few words" in refused.content.decode(), name
     assert not HumanDecision.objects.exists()
+
+
+def test_a_stale_resolution_without_a_choice_says_who_decided_and_gives_the_note_back(
+    client, tenant, analyst, reviewer, second_reviewer
+):
+    item = conflict_item(tenant, analyst)
+    client_for(client, reviewer).post(
+        url("reviews-resolve", item),
+        {"conflict_id": conflict_id(item), "choice": ARTICLE, "note": "Press release is newer"},
+    )
+    # The second reviewer loaded the page before that, wrote a note, picked nothing.
+    note = "Neither source is <b>current</b>; I would ask the registry."
+    refused = client_for(client, second_reviewer).post(
+        url("reviews-resolve", item), {"conflict_id": conflict_id(item), "note": note}
+    )
+    page = refused.content.decode()
+    assert refused.status_code == 409
+    assert "Reviewer already recorded “Resolved conflict”" in page
+    assert "Not saved. What you wrote, to copy:" in page
+    assert "Neither source is &lt;b&gt;current&lt;/b&gt;; I would ask the registry." in page
+    assert HumanDecision.objects.filter(run_id=item.run_id).count() == 1
+
+
+@pytest.mark.parametrize("choice", [None, ARTICLE], ids=["no choice", "a choice"])
+def test_a_note_for_a_conflict_settled_while_others_stay_open_is_given_back(
+    client, tenant, analyst, reviewer, second_reviewer, choice
+):
+    item = conflict_item(tenant, analyst)
+    second = {**item.payload["conflicts"][0], "conflict_id": "c-second", "fact": "address"}
+    item.payload["conflicts"].append(second)
+    item.save(update_fields=["payload"])
+    client_for(client, reviewer).post(
+        url("reviews-resolve", item),
+        {"conflict_id": conflict_id(item), "choice": ARTICLE, "note": "Press release is newer"},
+    )
+    item.refresh_from_db()
+    assert item.status == ReviewItem.Status.OPEN  # the address is still in dispute
+    note = "The registry filing of March outranks the article."
+    data = {"conflict_id": conflict_id(item), "note": note}
+    refused = client_for(client, second_reviewer).post(
+        url("reviews-resolve", item), {**data, "choice": choice} if choice else data
+    )
+    page = refused.content.decode()
+    assert refused.status_code == 409
+    said = "Reviewer already recorded “Resolved conflict”" if choice is None else "already settled"
+    assert said in page
+    assert page.count("Not saved. What you wrote, to copy:") == 1
+    assert note in page
+    assert HumanDecision.objects.filter(run_id=item.run_id).count() == 1

@@ -13,6 +13,8 @@ from django.views.decorators.http import require_POST, require_safe
 from atlas.runtime.state import USER_STATUS, AtlasState
 from reviews.actions import (
     AlreadyDecided,
+    ClaimHeld,
+    ItemNotOpen,
     ReviewError,
     do_close_case,
     do_extend_budget,
@@ -78,6 +80,7 @@ class ConflictView:
     resolution: dict | None = None
     form: ResolveConflictForm | None = None
     error: str = ""
+    unsaved_note: str = ""
     extra: dict = field(default_factory=dict)
 
     @property
@@ -175,10 +178,15 @@ def _conflict_page(
     error: str = "",
     typed: str = "",
 ) -> HttpResponse:
+    row = item_view(item, request.user, error=error, reason=typed)
     conflicts = conflict_views(item)
     for conflict in conflicts:
         if resolve_errors and conflict.conflict_id in resolve_errors:
             conflict.form = resolve_errors[conflict.conflict_id]
+            if row.can_decide and not conflict.is_open:
+                # Someone settled this conflict while others stay open: the page shows no
+                # form for it, and the escalation's own unsaved text is for a closed one.
+                conflict.unsaved_note = typed
     code = item.payload.get("reason", "")
     open_facts = [c.fact_label.lower() for c in conflicts if c.is_open]
     follow_up = (
@@ -191,7 +199,7 @@ def _conflict_page(
         request,
         "reviews/conflict.html",
         {
-            "row": item_view(item, request.user, error=error, reason=typed),
+            "row": row,
             "item": item,
             "case": item.case,
             "run": item.run,
@@ -246,6 +254,26 @@ def _typed_text(request: HtmxHttpRequest) -> str:
     )
 
 
+def _why_not_open(request: HtmxHttpRequest, item: ReviewItem, conflict_id: str) -> str:
+    """Why a resolution of `conflict_id` could not be recorded whatever the form said (the
+    page was stale), in the words reviews.actions uses; "" when only the form is at fault."""
+    row = item_view(item, request.user)
+    if row.decision is not None:
+        return AlreadyDecided(row.decision).messages[0]
+    if not row.is_open:
+        return ItemNotOpen(item).messages[0]
+    if row.held_by_other:
+        return ClaimHeld(item).messages[0]
+    conflict = next((c for c in conflict_views(item) if c.conflict_id == conflict_id), None)
+    if conflict is not None and conflict.settled_by is not None:
+        return AlreadyDecided(conflict.settled_by).messages[0]
+    if conflict is None or not conflict.is_open:
+        return (
+            "This conflict is already settled or not part of this escalation; nothing was recorded."
+        )
+    return ""
+
+
 @require_role(*REVIEWERS)
 @require_POST
 def resolve(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
@@ -253,6 +281,15 @@ def resolve(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     form = ResolveConflictForm(request.POST)
     if not form.is_valid():
         conflict_id = request.POST.get("conflict_id", "")
+        if stale := _why_not_open(request, item, conflict_id):
+            return _conflict_page(
+                request,
+                item,
+                status=409,
+                resolve_errors={conflict_id: form},
+                error=stale,
+                typed=_typed_text(request),
+            )
         return _conflict_page(request, item, status=400, resolve_errors={conflict_id: form})
     data = form.cleaned_data
     try:
