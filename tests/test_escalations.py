@@ -376,3 +376,24 @@ def test_a_note_for_a_conflict_settled_while_others_stay_open_is_given_back(
     assert page.count("Not saved. What you wrote, to copy:") == 1
     assert note in page
     assert HumanDecision.objects.filter(run_id=item.run_id).count() == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("reviews-extend", {"extra_iterations": "0", "reason": "Two more <i>lookups</i>"}),
+        ("reviews-close", {"decision": "No further <i>lookups</i> help. " * 80}),  # too long
+    ],
+    ids=["extend", "close"],
+)
+def test_an_invalid_form_sent_after_someone_closed_the_escalation_gives_the_text_back(
+    client, tenant, analyst, reviewer, second_reviewer, name, data
+):
+    item = budget_item(tenant, analyst)
+    client_for(client, reviewer).post(url("reviews-close", item), {"decision": "Close it"})
+    refused = client_for(client, second_reviewer).post(url(name, item), data)
+    page = refused.content.decode()
+    assert refused.status_code == 409 and "Reviewer already recorded “Closed case”" in page
+    assert "Not saved. What you wrote, to copy:" in page
+    assert "&lt;i&gt;lookups&lt;/i&gt;" in page
+    assert HumanDecision.objects.filter(run_id=item.run_id).count() == 1

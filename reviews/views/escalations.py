@@ -244,6 +244,13 @@ def _refused(
     )
 
 
+def _stale(request: HtmxHttpRequest, item: ReviewItem, error: str, **forms) -> HttpResponse:
+    """An invalid form sent from a stale page: the staleness is the news, not the form."""
+    return _conflict_page(
+        request, item, status=409, error=error, typed=_typed_text(request), **forms
+    )
+
+
 def _typed_text(request: HtmxHttpRequest) -> str:
     """What the reviewer wrote in a refused form, so the page can give it back to them even
     when it no longer shows that form (someone else holds the item, or it was decided)."""
@@ -254,9 +261,12 @@ def _typed_text(request: HtmxHttpRequest) -> str:
     )
 
 
-def _why_not_open(request: HtmxHttpRequest, item: ReviewItem, conflict_id: str) -> str:
-    """Why a resolution of `conflict_id` could not be recorded whatever the form said (the
-    page was stale), in the words reviews.actions uses; "" when only the form is at fault."""
+def _why_not_open(
+    request: HtmxHttpRequest, item: ReviewItem, conflict_id: str | None = None
+) -> str:
+    """Why a decision (on `conflict_id`, if given) could not be recorded whatever the form
+    said (the page was stale), in the words reviews.actions uses; "" when only the form is
+    at fault."""
     row = item_view(item, request.user)
     if row.decision is not None:
         return AlreadyDecided(row.decision).messages[0]
@@ -264,6 +274,8 @@ def _why_not_open(request: HtmxHttpRequest, item: ReviewItem, conflict_id: str) 
         return ItemNotOpen(item).messages[0]
     if row.held_by_other:
         return ClaimHeld(item).messages[0]
+    if conflict_id is None:
+        return ""
     conflict = next((c for c in conflict_views(item) if c.conflict_id == conflict_id), None)
     if conflict is not None and conflict.settled_by is not None:
         return AlreadyDecided(conflict.settled_by).messages[0]
@@ -282,14 +294,7 @@ def resolve(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     if not form.is_valid():
         conflict_id = request.POST.get("conflict_id", "")
         if stale := _why_not_open(request, item, conflict_id):
-            return _conflict_page(
-                request,
-                item,
-                status=409,
-                resolve_errors={conflict_id: form},
-                error=stale,
-                typed=_typed_text(request),
-            )
+            return _stale(request, item, stale, resolve_errors={conflict_id: form})
         return _conflict_page(request, item, status=400, resolve_errors={conflict_id: form})
     data = form.cleaned_data
     try:
@@ -321,6 +326,8 @@ def extend(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, KIND)
     form = ExtendBudgetForm(request.POST)
     if not form.is_valid():
+        if stale := _why_not_open(request, item):
+            return _stale(request, item, stale, extend_form=form)
         return _conflict_page(request, item, status=400, extend_form=form)
     data = form.cleaned_data
     try:
@@ -348,6 +355,8 @@ def close(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, KIND)
     form = CloseCaseForm(request.POST)
     if not form.is_valid():
+        if stale := _why_not_open(request, item):
+            return _stale(request, item, stale, close_form=form)
         return _conflict_page(request, item, status=400, close_form=form)
     try:
         do_close_case(item, request.user, form.cleaned_data["decision"])
