@@ -69,6 +69,10 @@ EVENT_TYPES = (
 )
 
 
+# Far more than any scenario needs, and well inside what a run's JSON columns can store.
+MAX_NESTING = 64
+
+
 class ScenarioError(ValueError):
     """A scenario file that cannot be used, with a message naming the bad key."""
 
@@ -217,26 +221,51 @@ def parse_scenario(data: Any, base_dir: str | Path | None = None) -> Scenario:
     return scenario
 
 
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ScenarioError(f"cannot read {what} {path}: {error}") from error
+    except UnicodeDecodeError as error:
+        raise ScenarioError(
+            f"{what} {path} is not UTF-8 text (byte {error.start} cannot be decoded)"
+        ) from None
+    too_deep = ScenarioError(f"{what} {path} nests more than {MAX_NESTING} levels deep")
+    try:
+        data = json.loads(text)
+    except ValueError as error:  # JSONDecodeError, or an integer too long to convert
+        raise ScenarioError(f"{what} {path} is not valid JSON: {error}") from error
+    except RecursionError:
+        raise too_deep from None
+    if _nests_deeper_than(data, MAX_NESTING):
+        raise too_deep
+    return data
+
+
+def _nests_deeper_than(data: Any, limit: int) -> bool:
+    # Level by level rather than recursively, so the check itself cannot overflow the stack.
+    level = [data] if isinstance(data, dict | list) else []
+    for _ in range(limit):
+        level = [
+            child
+            for container in level
+            for child in (container.values() if isinstance(container, dict) else container)
+            if isinstance(child, dict | list)
+        ]
+        if not level:
+            return False
+    return True
+
+
 def load_scenario(path: str | Path) -> Scenario:
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ScenarioError(f"cannot read scenario {path}: {error}") from error
-    except json.JSONDecodeError as error:
-        raise ScenarioError(f"scenario {path} is not valid JSON: {error}") from error
-    return parse_scenario(data, base_dir=path.parent)
+    return parse_scenario(_read_json(path, "scenario"), base_dir=path.parent)
 
 
 def load_turns(path: str | Path) -> list[ScriptTurn]:
     """A `scripted:FILE` model file: a JSON list of turns, or {"turns": [...]}."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ScenarioError(f"cannot read script {path}: {error}") from error
-    except json.JSONDecodeError as error:
-        raise ScenarioError(f"script {path} is not valid JSON: {error}") from error
+    data = _read_json(path, "script")
     if isinstance(data, dict):
         data = data.get("turns")
     try:

@@ -8,7 +8,7 @@ import pytest
 
 from atlas.runtime.engine import build_runtime, run_record, run_scenario
 from atlas.runtime.memory import MemoryRunStore
-from atlas.runtime.scenario import ScenarioError, load_scenario, parse_scenario
+from atlas.runtime.scenario import ScenarioError, load_scenario, load_turns, parse_scenario
 
 
 def test_unknown_keys_are_a_clear_error_naming_the_key():
@@ -149,3 +149,29 @@ def test_a_scripted_model_file_and_a_script_that_runs_out(tmp_path):
 def test_an_unknown_model_spec_is_refused():
     with pytest.raises(ValueError, match="unknown model"):
         build_runtime("claude:opus")
+
+
+@pytest.mark.parametrize("load", [load_scenario, load_turns])
+def test_a_file_that_is_not_utf8_is_a_clear_error(tmp_path, load):
+    path = tmp_path / "latin1.json"
+    path.write_bytes('{"case": {"subject": "Café"}}'.encode("latin-1"))
+    with pytest.raises(ScenarioError, match="is not UTF-8 text"):
+        load(path)
+
+
+@pytest.mark.parametrize("depth", [100_000, 300])
+@pytest.mark.parametrize("load", [load_scenario, load_turns])
+def test_a_file_nested_too_deeply_is_a_clear_error(tmp_path, load, depth):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * depth + "]" * depth)
+    with pytest.raises(ScenarioError, match="nests more than 64 levels deep"):
+        load(path)
+
+
+def test_an_integer_too_long_to_read_is_a_clear_error(tmp_path):
+    path = tmp_path / "long.json"
+    path.write_text(
+        '{"case": {"subject": "Acme"}, "budgets": {"max_iterations": %s}}' % ("9" * 5000)
+    )
+    with pytest.raises(ScenarioError, match="is not valid JSON"):
+        load_scenario(path)
