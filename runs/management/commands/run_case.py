@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import BaseCommand, CommandError
 
-from atlas.runtime.scenario import Scenario, ScenarioError, load_scenario
+from atlas.runtime.scenario import Scenario, ScenarioError, load_scenario, load_turns
 from runs.actions import do_attach_document, do_open_case, do_start_run
 from runs.execution import run_headless
 from runs.models import Run, Tenant
@@ -119,8 +119,11 @@ class Command(BaseCommand):
             raise CommandError(
                 f"--model must be playbook, scripted:FILE or openai:MODEL, got {spec!r}"
             )
-        if kind == "scripted" and not Path(rest).is_file():
-            raise CommandError(f"scripted model file {rest!r} does not exist")
+        if kind == "scripted":
+            try:
+                load_turns(rest)
+            except ScenarioError as error:
+                raise CommandError(str(error)) from None
 
     def _open_case(self, tenant, user, scenario: Scenario | None, options):
         if scenario is not None:
