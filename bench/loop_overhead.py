@@ -264,7 +264,7 @@ def scenario_for(iterations: int, tag: str):
                 "max_tokens": 10**9,
                 "max_cost_usd": "100000",
                 "deadline_seconds": 3600,
-                "max_no_progress": 10**6,
+                "max_no_progress": iterations + 1,
             },
             "model": {"turns": turns},
         }

@@ -176,6 +176,25 @@ def test_an_extension_of_nothing_is_refused(client, tenant, analyst, reviewer):
     assert not HumanDecision.objects.exists()
 
 
+@pytest.mark.parametrize(
+    "field",
+    [
+        {"extra_seconds": "1e300"},
+        {"extra_seconds": "inf"},
+        {"extra_cost_usd": "Infinity"},
+        {"extra_cost_usd": "NaN"},
+        {"extra_tokens": "9" * 30},
+    ],
+)
+def test_a_huge_or_infinite_extension_is_a_form_error(client, tenant, analyst, reviewer, field):
+    item = budget_item(tenant, analyst)
+    response = client_for(client, reviewer).post(
+        url("reviews-extend", item), {**field, "reason": "more"}
+    )
+    assert response.status_code == 400
+    assert not HumanDecision.objects.exists()
+
+
 def test_closing_the_case_records_the_decision_in_the_packet(client, tenant, analyst, reviewer):
     item = conflict_item(tenant, analyst)
     client_for(client, reviewer)

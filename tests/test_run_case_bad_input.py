@@ -54,3 +54,9 @@ def test_a_malformed_scripted_model_file_is_refused_before_a_run_is_queued(
 def test_a_missing_scripted_model_file_is_refused(refused, tmp_path):
     missing = tmp_path / "missing.json"
     refused("--subject", "Acme", "--model", f"scripted:{missing}", message="cannot read script")
+
+
+def test_a_scenario_with_an_infinite_deadline_is_refused(refused, tmp_path):
+    path = tmp_path / "scenario.json"
+    path.write_text('{"case": {"subject": "Acme"}, "budgets": {"deadline_seconds": 1e400}}')
+    refused("--scenario", str(path), message="'budgets.deadline_seconds': Input should be a finite")

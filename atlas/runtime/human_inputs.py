@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from pydantic import ValidationError
+
 from atlas.runtime.context import fence
 from atlas.runtime.humans import (
     ApprovalDecision,
@@ -17,7 +19,12 @@ from atlas.runtime.humans import (
 )
 from atlas.runtime.packets import partial_packet
 from atlas.runtime.progress import HISTORY_BREAK, progress_signature
-from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, ConflictResolutionRecord
+from atlas.runtime.state import (
+    EXTENDABLE_REASONS,
+    AtlasState,
+    Budgets,
+    ConflictResolutionRecord,
+)
 from atlas.runtime.step_writer import StepBuffer, StepWriter
 
 
@@ -186,14 +193,21 @@ def _apply_budget_extension(
     if s.status != "awaiting_review" or s.termination_reason not in EXTENDABLE_REASONS:
         raise HumanInputRejected("Only a run stopped by a budget or a loop guard can be extended.")
     budgets = s.budgets
-    s.budgets = budgets.model_copy(
-        update={
-            "max_iterations": budgets.max_iterations + extension.extra_iterations,
-            "max_tokens": budgets.max_tokens + extension.extra_tokens,
-            "max_cost_usd": budgets.max_cost_usd + extension.extra_cost_usd,
-            "deadline_seconds": budgets.deadline_seconds + extension.extra_seconds,
-        }
-    )
+    try:
+        s.budgets = Budgets.model_validate(
+            {
+                **budgets.model_dump(),
+                "max_iterations": budgets.max_iterations + extension.extra_iterations,
+                "max_tokens": budgets.max_tokens + extension.extra_tokens,
+                "max_cost_usd": budgets.max_cost_usd + extension.extra_cost_usd,
+                "deadline_seconds": budgets.deadline_seconds + extension.extra_seconds,
+            }
+        )
+    except ValidationError as error:
+        problem = error.errors()[0]
+        raise HumanInputRejected(
+            f"The extension would take {problem['loc'][0]} past its ceiling: {problem['msg']}."
+        ) from None
     if s.deadline_at is not None:
         s.deadline_at = s.deadline_at + timedelta(seconds=extension.extra_seconds)
     s.policy_denials = 0

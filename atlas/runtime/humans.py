@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
+from atlas.runtime.state import CostBudget, DeadlineBudget, IterationBudget, TokenBudget
+
 
 class _HumanInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -56,10 +58,10 @@ class BudgetExtension(_HumanInput):
     """More room for a run stopped by a budget (or by repetition / no progress)."""
 
     kind: Literal["budget_extension"] = "budget_extension"
-    extra_iterations: int = Field(default=0, ge=0)
-    extra_tokens: int = Field(default=0, ge=0)
-    extra_cost_usd: Decimal = Field(default=Decimal("0"), ge=0)
-    extra_seconds: float = Field(default=0, ge=0)
+    extra_iterations: IterationBudget = 0
+    extra_tokens: TokenBudget = 0
+    extra_cost_usd: CostBudget = Decimal("0")
+    extra_seconds: DeadlineBudget = 0
 
 
 class PacketSignOff(_HumanInput):

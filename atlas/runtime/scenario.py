@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from atlas.runtime.decisions import AskHuman, CallTool, Finish
+from atlas.runtime.state import (
+    CostBudget,
+    DeadlineBudget,
+    IterationBudget,
+    ModelErrorBudget,
+    NoProgressBudget,
+    TokenBudget,
+)
 
 TOOL_NAMES = (
     "resolve_entity",
@@ -96,12 +103,12 @@ class ScenarioCase(_Strict):
 
 
 class ScenarioBudgets(_Strict):
-    max_iterations: int | None = Field(default=None, ge=0)
-    max_tokens: int | None = Field(default=None, ge=0)
-    max_cost_usd: Decimal | None = Field(default=None, ge=0)
-    deadline_seconds: float | None = Field(default=None, ge=0)
-    max_model_errors: int | None = Field(default=None, ge=0)
-    max_no_progress: int | None = Field(default=None, ge=1)
+    max_iterations: IterationBudget | None = None
+    max_tokens: TokenBudget | None = None
+    max_cost_usd: CostBudget | None = None
+    deadline_seconds: DeadlineBudget | None = None
+    max_model_errors: ModelErrorBudget | None = None
+    max_no_progress: NoProgressBudget | None = None
 
     def overrides(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -92,18 +92,30 @@ class CaseBrief(_Model):
     documents: list[AttachedDocument] = Field(default_factory=list)
 
 
+# Ceilings on what a run can be given, from a scenario, a run_case flag or an extension:
+# generous for real research, and small enough that clock arithmetic and the JSON columns
+# never overflow. Infinity and NaN are refused.
+MAX_DEADLINE_SECONDS = 30 * 24 * 3600
+IterationBudget = Annotated[int, Field(ge=0, le=10_000)]
+TokenBudget = Annotated[int, Field(ge=0, le=1_000_000_000)]
+CostBudget = Annotated[Decimal, Field(ge=0, le=Decimal(100_000), allow_inf_nan=False)]
+DeadlineBudget = Annotated[float, Field(ge=0, le=MAX_DEADLINE_SECONDS, allow_inf_nan=False)]
+ModelErrorBudget = Annotated[int, Field(ge=0, le=100)]
+NoProgressBudget = Annotated[int, Field(ge=1, le=10_000)]
+
+
 class Budgets(_Model):
-    max_iterations: int = Field(default=12, ge=0)
-    max_tokens: int = Field(default=40000, ge=0)
-    max_cost_usd: Decimal = Field(default=Decimal("1.00"), ge=0)
-    deadline_seconds: float = Field(default=120, ge=0)
-    max_model_errors: int = Field(default=2, ge=0)
-    max_no_progress: int = Field(default=3, ge=1)
+    max_iterations: IterationBudget = 12
+    max_tokens: TokenBudget = 40000
+    max_cost_usd: CostBudget = Decimal("1.00")
+    deadline_seconds: DeadlineBudget = 120
+    max_model_errors: ModelErrorBudget = 2
+    max_no_progress: NoProgressBudget = 3
     # Tokens reserved for the model's answer when checking the budget before a call.
-    max_output_tokens: int = Field(default=600, ge=1)
-    max_tool_retries: int = Field(default=2, ge=0)
-    max_policy_denials: int = Field(default=3, ge=1)
-    max_consecutive_tool_failures: int = Field(default=3, ge=1)
+    max_output_tokens: int = Field(default=600, ge=1, le=100_000)
+    max_tool_retries: int = Field(default=2, ge=0, le=10)
+    max_policy_denials: int = Field(default=3, ge=1, le=100)
+    max_consecutive_tool_failures: int = Field(default=3, ge=1, le=100)
 
 
 class VersionBundle(_Model):

@@ -16,6 +16,7 @@ from atlas.runtime.humans import (
     PacketSignOff,
     parse_human_input,
 )
+from atlas.runtime.state import MAX_DEADLINE_SECONDS, AtlasState
 
 
 def test_applying_the_same_decision_twice_does_nothing(make_runtime, make_state, store):
@@ -116,6 +117,18 @@ def test_a_budget_extension_resumes_a_stopped_run(make_runtime, make_state, stor
     state = runtime.run_until_pause(state)
     assert state.termination_reason == "finish_proposed"
     assert "budget_extended" in types(store, state)
+
+
+def test_an_extension_past_a_budget_ceiling_is_rejected_and_the_run_stays_loadable(
+    make_runtime, make_state
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state(max_iterations=2, deadline_seconds=MAX_DEADLINE_SECONDS))
+    with pytest.raises(HumanInputRejected, match="deadline_seconds past its ceiling"):
+        runtime.apply_human_input(
+            state, BudgetExtension(decision_id="d-1", actor="rita", extra_seconds=3600)
+        )
+    assert AtlasState.from_json(state.to_json()).budgets.deadline_seconds == MAX_DEADLINE_SECONDS
 
 
 def test_a_rejected_packet_goes_back_to_research_with_the_reason(make_runtime, make_state, store):

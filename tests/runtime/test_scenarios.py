@@ -175,3 +175,23 @@ def test_an_integer_too_long_to_read_is_a_clear_error(tmp_path):
     )
     with pytest.raises(ScenarioError, match="is not valid JSON"):
         load_scenario(path)
+
+
+@pytest.mark.parametrize(
+    ("budgets", "message"),
+    [
+        ('{"deadline_seconds": 1e400}', "'budgets.deadline_seconds': Input should be a finite"),
+        ('{"deadline_seconds": 1e300}', "'budgets.deadline_seconds': Input should be less than"),
+        ('{"max_cost_usd": "NaN"}', "'budgets.max_cost_usd': Input should be a finite"),
+        ('{"max_cost_usd": "1e400"}', "'budgets.max_cost_usd': Input should be less than"),
+        ('{"max_tokens": 1e30}', "'budgets.max_tokens'"),
+        ('{"max_iterations": 100000000}', "'budgets.max_iterations': Input should be less than"),
+    ],
+)
+def test_budgets_that_are_not_finite_or_past_their_ceiling_are_a_clear_error(
+    tmp_path, budgets, message
+):
+    path = tmp_path / "scenario.json"
+    path.write_text('{"case": {"subject": "Acme"}, "budgets": ' + budgets + "}")
+    with pytest.raises(ScenarioError, match=message):
+        load_scenario(path)
