@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from django.core.management import CommandError, call_command
 
 from runs.models import Case, Run
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -60,3 +66,41 @@ def test_a_scenario_with_an_infinite_deadline_is_refused(refused, tmp_path):
     path = tmp_path / "scenario.json"
     path.write_text('{"case": {"subject": "Acme"}, "budgets": {"deadline_seconds": 1e400}}')
     refused("--scenario", str(path), message="'budgets.deadline_seconds': Input should be a finite")
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("--deadline-seconds", "inf", "--deadline-seconds: Input should be a finite number"),
+        ("--deadline-seconds", "nan", "--deadline-seconds: Input should be a finite number"),
+        ("--deadline-seconds", "1e300", "--deadline-seconds: Input should be less than or equal"),
+        ("--max-no-progress", "0", "--max-no-progress: Input should be greater than or equal to 1"),
+        ("--max-iterations", "-1", "--max-iterations: Input should be greater than or equal to 0"),
+        ("--max-tokens", "1" + "0" * 20, "--max-tokens: Input should be less than or equal"),
+        ("--max-cost-usd", "1e400", "--max-cost-usd: Input should be less than or equal"),
+        ("--max-cost-usd", "NaN", "must be a decimal amount such as 0.50, got 'NaN'"),
+        ("--max-cost-usd", "sNaN", "must be a decimal amount such as 0.50, got 'sNaN'"),
+        ("--max-cost-usd", "Infinity", "must be a decimal amount such as 0.50, got 'Infinity'"),
+    ],
+)
+def test_a_budget_flag_that_is_not_finite_or_out_of_range_is_refused(refused, flag, value, message):
+    refused("--subject", "Acme Analytics Ltd", flag, value, message=message)
+
+
+def test_a_budget_flag_is_checked_together_with_the_scenarios_budgets(refused, tmp_path):
+    path = tmp_path / "scenario.json"
+    path.write_text('{"case": {"subject": "Acme"}, "budgets": {"max_no_progress": 2}}')
+    refused("--scenario", str(path), "--max-no-progress", "0", message="--max-no-progress")
+
+
+def test_a_malformed_amount_on_the_command_line_is_a_usage_error_not_a_traceback():
+    finished = subprocess.run(
+        [sys.executable, "manage.py", "run_case", "--subject", "Acme", "--max-cost-usd", "NaN"],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert finished.returncode == 2
+    assert "Traceback" not in finished.stderr
+    assert "--max-cost-usd: must be a decimal amount" in finished.stderr

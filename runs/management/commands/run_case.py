@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
+from typing import Any
 
+import pydantic
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import BaseCommand, CommandError
 
 from atlas.runtime.scenario import Scenario, ScenarioError, load_scenario, load_turns
+from atlas.runtime.state import Budgets
 from runs.actions import do_attach_document, do_open_case, do_start_run
 from runs.execution import run_headless
 from runs.models import Run, Tenant
@@ -31,11 +35,15 @@ BUDGET_FLAGS = {
 
 def _decimal(value: str) -> Decimal:
     try:
-        return Decimal(value)
+        amount = Decimal(value)
     except InvalidOperation:
-        raise CommandError(
-            f"--max-cost-usd must be a decimal amount such as 0.50, got {value!r}"
+        amount = None
+    if amount is None or not amount.is_finite():
+        # argparse turns this into a usage error; a CommandError here would be a traceback.
+        raise argparse.ArgumentTypeError(
+            f"must be a decimal amount such as 0.50, got {value!r}"
         ) from None
+    return amount
 
 
 class Command(BaseCommand):
@@ -73,10 +81,7 @@ class Command(BaseCommand):
             raise CommandError("Give --subject NAME or --scenario FILE.")
         if options["model"]:
             self._check_model(options["model"])
-        budgets = {name: options[name] for name in BUDGET_FLAGS if options.get(name) is not None}
-        for name, value in budgets.items():
-            if value < 0:
-                raise CommandError(f"--{name.replace('_', '-')} must not be negative")
+        budgets = self._budgets(scenario, options)
 
         tenant, _ = Tenant.objects.get_or_create(
             slug=options["tenant"], defaults={"name": options["tenant"].replace("-", " ").title()}
@@ -110,6 +115,17 @@ class Command(BaseCommand):
             return load_scenario(options["scenario"])
         except ScenarioError as error:
             raise CommandError(str(error)) from None
+
+    def _budgets(self, scenario: Scenario | None, options) -> dict[str, Any]:
+        """The budget flags given, checked together with the scenario's budgets."""
+        flags = {name: options[name] for name in BUDGET_FLAGS if options.get(name) is not None}
+        try:
+            Budgets(**{**(scenario.budgets.overrides() if scenario else {}), **flags})
+        except pydantic.ValidationError as error:
+            problem = error.errors()[0]
+            flag = "--" + str(problem["loc"][0]).replace("_", "-")
+            raise CommandError(f"{flag}: {problem['msg']}, got {problem['input']}") from None
+        return flags
 
     def _check_model(self, spec: str) -> None:
         if spec == "playbook":
