@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 from django import forms
-from django.core.exceptions import ValidationError
 
+from runs.case_fields import clean_jurisdiction, clean_subject_name
 from runs.models import Case
 from runs.uploads import CheckedUpload, check_upload
 
@@ -36,18 +36,10 @@ class CaseForm(forms.ModelForm):
     checked_upload: CheckedUpload | None = None
 
     def clean_subject_name(self) -> str:
-        name = " ".join(self.cleaned_data["subject_name"].split())
-        if len(name) < 2:
-            raise ValidationError("Enter the subject's name (at least two characters).")
-        return name
+        return clean_subject_name(self.cleaned_data["subject_name"])
 
     def clean_jurisdiction(self) -> str:
-        code = self.cleaned_data["jurisdiction"].strip().upper()
-        if code and (len(code) != 2 or not code.isalpha()):
-            raise ValidationError(
-                "Use a two-letter country code such as GB, US or SG, or leave it blank."
-            )
-        return code
+        return clean_jurisdiction(self.cleaned_data["jurisdiction"])
 
     def clean_document(self):
         upload = self.cleaned_data.get("document")

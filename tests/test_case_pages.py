@@ -156,6 +156,17 @@ def test_the_form_explains_a_bad_jurisdiction(client, analyst):
     assert not Case.objects.exists()
 
 
+@pytest.mark.parametrize("jurisdiction", ["ßx", "ÄÖ", "G1"])
+def test_the_form_takes_only_two_ascii_letters_as_a_jurisdiction(client, analyst, jurisdiction):
+    response = client_for(client, analyst).post(
+        reverse("runs-case-new"),
+        {"subject_name": "Acme", "subject_type": "company", "jurisdiction": jurisdiction},
+    )
+    assert response.status_code == 400
+    assert "two-letter country code" in response.content.decode()
+    assert not Case.objects.exists()
+
+
 def test_a_reviewer_may_not_open_a_case(client, reviewer):
     client_for(client, reviewer)
     assert client.get(reverse("runs-case-new")).status_code == 403

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -104,3 +105,29 @@ def test_a_malformed_amount_on_the_command_line_is_a_usage_error_not_a_traceback
     assert finished.returncode == 2
     assert "Traceback" not in finished.stderr
     assert "--max-cost-usd: must be a decimal amount" in finished.stderr
+
+
+def test_a_blank_subject_in_a_scenario_is_refused_as_the_web_form_refuses_it(refused, tmp_path):
+    path = tmp_path / "scenario.json"
+    path.write_text('{"case": {"subject": "   "}}')
+    refused("--scenario", str(path), message="scenario case.subject: Enter the subject's name")
+
+
+def test_a_blank_subject_flag_is_refused(refused):
+    refused("--subject", " \t ", message="--subject: Enter the subject's name")
+
+
+@pytest.mark.parametrize("jurisdiction", ["ßx", "ÄÖ", "G1", "GBR"])
+def test_a_jurisdiction_that_is_not_two_ascii_letters_is_refused(refused, tmp_path, jurisdiction):
+    refused(
+        "--subject", "Acme", "--jurisdiction", jurisdiction, message="--jurisdiction: Use a two"
+    )
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps({"case": {"subject": "Acme", "jurisdiction": jurisdiction}}))
+    refused("--scenario", str(path), message="scenario case.jurisdiction: Use a two")
+
+
+def test_the_subject_and_jurisdiction_are_stored_cleaned(db, capsys):
+    call_command("run_case", "--subject", "  Acme   Analytics Ltd ", "--jurisdiction", " gb ")
+    case = Case.objects.get()
+    assert (case.subject_name, case.jurisdiction) == ("Acme Analytics Ltd", "GB")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -17,10 +19,11 @@ from django.core.management.base import BaseCommand, CommandError
 from atlas.runtime.scenario import Scenario, ScenarioError, load_scenario, load_turns
 from atlas.runtime.state import Budgets
 from runs.actions import do_attach_document, do_open_case, do_start_run
+from runs.case_fields import clean_jurisdiction, clean_subject_name
 from runs.execution import run_headless
-from runs.models import Run, Tenant
+from runs.models import Case, Run, Tenant
 from runs.records import run_record
-from runs.uploads import check_upload
+from runs.uploads import CheckedUpload, check_upload
 
 CLI_USERNAME = "atlas-cli"
 BUDGET_FLAGS = {
@@ -44,6 +47,15 @@ def _decimal(value: str) -> Decimal:
             f"must be a decimal amount such as 0.50, got {value!r}"
         ) from None
     return amount
+
+
+@dataclass(frozen=True)
+class CaseToOpen:
+    subject: str
+    subject_type: str
+    jurisdiction: str
+    notes: str
+    uploads: list[tuple[SimpleUploadedFile, CheckedUpload, bool]]
 
 
 class Command(BaseCommand):
@@ -82,6 +94,7 @@ class Command(BaseCommand):
         if options["model"]:
             self._check_model(options["model"])
         budgets = self._budgets(scenario, options)
+        case_to_open = self._case_to_open(scenario, options)
 
         tenant, _ = Tenant.objects.get_or_create(
             slug=options["tenant"], defaults={"name": options["tenant"].replace("-", " ").title()}
@@ -89,7 +102,7 @@ class Command(BaseCommand):
         user, _ = get_user_model().objects.get_or_create(
             username=CLI_USERNAME, defaults={"first_name": "Atlas", "last_name": "command line"}
         )
-        case = self._open_case(tenant, user, scenario, options)
+        case = self._open_case(tenant, user, case_to_open)
         run = do_start_run(
             case,
             user,
@@ -141,38 +154,44 @@ class Command(BaseCommand):
             except ScenarioError as error:
                 raise CommandError(str(error)) from None
 
-    def _open_case(self, tenant, user, scenario: Scenario | None, options):
+    def _case_to_open(self, scenario: Scenario | None, options) -> CaseToOpen:
+        """The case as given, every field and document checked, before anything is stored."""
         if scenario is not None:
-            subject, subject_type = scenario.case.subject, scenario.case.subject_type
-            jurisdiction, notes = scenario.case.jurisdiction or "", scenario.case.notes
-            documents = [
-                (scenario.document_path(d), d.name, d.sensitive) for d in scenario.case.documents
-            ]
+            given = scenario.case
+            subject, subject_type, notes = given.subject, given.subject_type, given.notes
+            jurisdiction, where = given.jurisdiction or "", "scenario case."
+            documents = [(scenario.document_path(d), d.name, d.sensitive) for d in given.documents]
         else:
-            subject, subject_type = options["subject"], options["subject_type"]
-            jurisdiction, notes = options["jurisdiction"] or "", ""
+            subject, subject_type, notes = options["subject"], options["subject_type"], ""
+            jurisdiction, where = options["jurisdiction"] or "", "--"
             documents = []
+        subject = self._checked(clean_subject_name, subject, f"{where}subject")
+        jurisdiction = self._checked(clean_jurisdiction, jurisdiction, f"{where}jurisdiction")
         documents += [(Path(p), None, False) for p in options["document"]]
-        if jurisdiction and (len(jurisdiction) != 2 or not jurisdiction.isalpha()):
-            raise CommandError(
-                f"jurisdiction must be a two-letter country code, got {jurisdiction!r}"
-            )
         uploads = []
         for path, name, sensitive in documents:
             upload = self._read_document(path, name)
-            try:
-                uploads.append((upload, check_upload(upload), sensitive))
-            except ValidationError as error:
-                raise CommandError(" ".join(error.messages)) from None
+            checked = self._checked(check_upload, upload, f"document {upload.name}")
+            uploads.append((upload, checked, sensitive))
+        return CaseToOpen(subject, subject_type, jurisdiction, notes, uploads)
+
+    def _checked(self, check: Callable[[Any], Any], value: Any, what: str) -> Any:
+        """`check(value)`, its ValidationError turned into a one-line CommandError."""
+        try:
+            return check(value)
+        except ValidationError as error:
+            raise CommandError(f"{what}: {' '.join(error.messages)}") from None
+
+    def _open_case(self, tenant, user, given: CaseToOpen) -> Case:
         case = do_open_case(
             tenant=tenant,
             user=user,
-            subject_name=subject,
-            subject_type=subject_type,
-            jurisdiction=jurisdiction.upper(),
-            notes=notes,
+            subject_name=given.subject,
+            subject_type=given.subject_type,
+            jurisdiction=given.jurisdiction,
+            notes=given.notes,
         )
-        for upload, checked, sensitive in uploads:
+        for upload, checked, sensitive in given.uploads:
             do_attach_document(case, upload, user=user, sensitive=sensitive, checked=checked)
         return case
 
