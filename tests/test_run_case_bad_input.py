@@ -131,3 +131,21 @@ def test_the_subject_and_jurisdiction_are_stored_cleaned(db, capsys):
     call_command("run_case", "--subject", "  Acme   Analytics Ltd ", "--jurisdiction", " gb ")
     case = Case.objects.get()
     assert (case.subject_name, case.jurisdiction) == ("Acme Analytics Ltd", "GB")
+
+
+@pytest.mark.parametrize("name", ["..", "/"])
+def test_a_scenario_document_named_like_a_directory_is_refused(refused, tmp_path, name):
+    (tmp_path / "filing.txt").write_text("Director: Jane Roe\n")
+    path = tmp_path / "scenario.json"
+    document = {"path": "filing.txt", "name": name}
+    path.write_text(json.dumps({"case": {"subject": "Acme", "documents": [document]}}))
+    refused("--scenario", str(path), message="is not a file name")
+
+
+def test_a_scenario_document_keeps_its_given_name(db, tmp_path, capsys):
+    (tmp_path / "filing.txt").write_text("Director: Jane Roe\n")
+    path = tmp_path / "scenario.json"
+    document = {"path": "filing.txt", "name": "Companies House filing.txt"}
+    path.write_text(json.dumps({"case": {"subject": "Acme", "documents": [document]}}))
+    call_command("run_case", "--scenario", str(path))
+    assert Case.objects.get().documents.get().original_name == "Companies House filing.txt"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -92,6 +93,15 @@ class ScenarioDocument(_Strict):
     path: str
     name: str | None = None
     sensitive: bool = False
+
+    @field_validator("name")
+    @classmethod
+    def _usable_file_name(cls, value: str | None) -> str | None:
+        # Stored under its last part, as an upload is; "..", "/" or "x/" leave nothing to store.
+        # An empty name, like none, means the file's own name.
+        if value and (os.path.basename(value) in ("", ".", "..") or "\0" in value):
+            raise ValueError(f"{value!r} is not a file name; give one such as report.pdf")
+        return value
 
 
 class ScenarioCase(_Strict):

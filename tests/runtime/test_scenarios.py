@@ -195,3 +195,10 @@ def test_budgets_that_are_not_finite_or_past_their_ceiling_are_a_clear_error(
     path.write_text('{"case": {"subject": "Acme"}, "budgets": ' + budgets + "}")
     with pytest.raises(ScenarioError, match=message):
         load_scenario(path)
+
+
+@pytest.mark.parametrize("name", ["..", "/", "reports/", "a\x00.pdf"])
+def test_a_document_name_that_is_not_a_file_name_is_a_clear_error(name):
+    document = {"path": "filing.pdf", "name": name}
+    with pytest.raises(ScenarioError, match="'case.documents.0.name'.*is not a file name"):
+        parse_scenario({"case": {"subject": "Acme", "documents": [document]}})
