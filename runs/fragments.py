@@ -337,7 +337,10 @@ def banner_for(run: Run, clarification_item_id: int | None = None) -> dict[str, 
                 "estimated_cost": _money(approval.get("estimated_cost_usd")),
             }
         if reason == Run.Reason.FINISH_PROPOSED:
-            return {"kind": "signoff", "tone": "review"}
+            disputed = [
+                c.get("fact", "") for c in state.get("conflicts") or [] if c.get("status") == "open"
+            ]
+            return {"kind": "signoff", "tone": "review", "disputed": disputed}
         open_conflicts = [c for c in state.get("conflicts") or [] if c.get("status") != "resolved"]
         return {"kind": "escalation", "tone": "review", "open_conflicts": len(open_conflicts)}
     if run.is_active and run.cancel_requested_at:

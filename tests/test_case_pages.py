@@ -356,3 +356,17 @@ def test_a_refused_document_is_named_and_a_form_without_one_does_not_mention_it(
     without = client.post(reverse("runs-case-new"), {**data, "jurisdiction": "GBR"})
     assert "two-letter country code" in without.content.decode()
     assert "The document" not in without.content.decode()
+
+
+def test_a_packet_held_by_disagreeing_sources_says_so_on_the_case_page(client, analyst, tenant):
+    from tests.review_runs import CONFLICT_SUBJECT, paused_run
+
+    run = paused_run(tenant, analyst, CONFLICT_SUBJECT)
+    assert run.termination_reason == "finish_proposed"
+    page = (
+        client_for(client, analyst)
+        .get(reverse("runs-case-detail", args=[run.case_id]))
+        .content.decode()
+    )
+    assert "The sources disagree on directors" in page
+    assert "The packet waits for sign-off" not in page

@@ -108,7 +108,7 @@ def test_the_case_page_links_the_packet_when_there_is_one(client, analyst, case)
         .content.decode()
     )
     assert reverse("runs-packet", args=[run.pk]) in html
-    assert "waits for sign-off" in html
+    assert "The sources disagree on directors" in html  # its directors conflict is open
 
 
 def test_a_conflicting_source_excerpt_with_markup_renders_as_text(client, reviewer, case):
