@@ -10,7 +10,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("IBAN", re.compile(r"()\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b")),
     (
         "PASSPORT",
-        re.compile(r"(?i)(passport(?:\s*(?:no\.?|number|#))?\s*[:#]?\s*)[A-Z0-9]{6,10}\b"),
+        # A passport number has a digit: "passport numbers" is a phrase, not a number.
+        re.compile(
+            r"(?i)(passport(?:\s*(?:no\.?|number|#))?\s*[:#]?\s*)(?=[A-Z]*\d)[A-Z0-9]{6,10}\b"
+        ),
     ),
     (
         "ACCOUNT",

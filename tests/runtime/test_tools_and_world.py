@@ -151,6 +151,26 @@ def test_redaction_keeps_the_labels_and_hides_the_values():
     assert "Passport No. [REDACTED PASSPORT]" in redacted
 
 
+def test_words_after_passport_are_not_taken_for_a_passport_number(make_state):
+    sentence = "The document contains: emails, ibans, passport numbers, dates of birth."
+    assert redact(sentence) == sentence
+    documents = MemoryDocumentSource(
+        [
+            StoredDocument(
+                document_id="doc-1",
+                name="note.txt",
+                content_type="text/plain",
+                content=b"Passport number: see attached copy\nPassport No. K7654321\n",
+            )
+        ]
+    )
+    result = extract_uploaded_document(
+        ExtractDocumentArgs(document_id="doc-1"),
+        ToolContext(brief=make_state().brief, documents=documents, world=default_world()),
+    )
+    assert result.fields["passport_numbers"] == ["K7654321"]
+
+
 def test_a_plain_text_observation_is_redacted_for_the_model():
     # Dict payloads are redacted field by field; text payloads must be redacted too.
     view, _ = model_view(

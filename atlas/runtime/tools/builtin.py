@@ -183,7 +183,7 @@ def search_adverse_media(
 
 _FIELD_PATTERNS = {
     "emails": r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}",
-    "passport_numbers": r"(?i)passport(?:\s*(?:no\.?|number|#))?\s*[:#]?\s*([A-Z0-9]{6,10})\b",
+    "passport_numbers": r"(?i)passport(?:\s*(?:no\.?|number|#))?\s*[:#]?\s*((?=[A-Z]*\d)[A-Z0-9]{6,10})\b",
     "ibans": r"\b([A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?)\b",
     "account_numbers": r"(?i)account(?:\s*(?:no\.?|number|#))?\s*[:#]?\s*(\d[\d -]{5,24}\d)\b",
     "dates_of_birth": r"(?i)(?:date of birth|\bdob\b|born on)\s*:?\s*(\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4})",
