@@ -38,6 +38,46 @@ def test_an_ambiguous_name_makes_the_playbook_ask_the_analyst(make_runtime, make
     assert state.selected_entity is None
 
 
+def _answer(runtime, state, text):
+    from atlas.runtime.humans import ClarificationAnswer
+
+    answer = ClarificationAnswer(
+        decision_id=f"d-{text}",
+        actor="analyst-ann",
+        question_id=state.pending_question.question_id,
+        text=text,
+    )
+    return runtime.run_until_pause(runtime.apply_human_input(state, answer))
+
+
+@pytest.mark.parametrize(
+    ("text", "entity_id"),
+    [
+        ("the Singapore one", "co-northwind-sg"),
+        ("The one in the United States", "co-northwind-us"),
+        ("co-northwind-gb", "co-northwind-gb"),
+    ],
+)
+def test_an_answer_in_the_analysts_words_picks_the_candidate(
+    make_runtime, make_state, text, entity_id
+):
+    runtime = make_runtime()
+    state = _answer(runtime, run(runtime, make_state("Northwind Trading", jurisdiction=None)), text)
+    assert state.termination_reason == "finish_proposed"
+    assert state.selected_entity.entity_id == entity_id
+
+
+def test_an_answer_that_fits_no_candidate_is_asked_again_saying_why(make_runtime, make_state):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    state = _answer(runtime, state, "the big one")
+    assert state.status == "waiting_for_input"
+    assert state.pending_question.question.startswith(
+        "Your answer 'the big one' did not point to exactly one of them"
+    )
+    assert len(state.pending_question.candidates) == 3
+
+
 def test_a_jurisdiction_disambiguates_the_same_name(make_runtime, make_state):
     state = run(make_runtime(), make_state("Northwind Trading", jurisdiction="US"))
     assert state.termination_reason == "finish_proposed"

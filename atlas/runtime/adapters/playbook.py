@@ -12,6 +12,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+import pycountry
 from rapidfuzz import fuzz
 
 from atlas.runtime.adapters.base import ModelReply
@@ -80,10 +81,17 @@ class Playbook:
                     )
             if len(candidates) > 1 and not _asked_recently(p):
                 labels = [_label(c) for c in candidates]
+                unmatched = ""
+                if p["answered_questions"]:
+                    answer = p["answered_questions"][-1].get("answer", "")
+                    unmatched = (
+                        f"Your answer '{answer}' did not point to exactly one of them: give "
+                        "the registry number, the entity id or the country. "
+                    )
                 return AskHuman(
                     question=(
-                        f"Several registry entities match '{case['subject']}'. Which one is "
-                        f"the subject? Candidates: " + "; ".join(labels)
+                        f"{unmatched}Several registry entities match '{case['subject']}'. "
+                        "Which one is the subject? Candidates: " + "; ".join(labels)
                     ),
                     blocking=True,
                     candidates=labels,
@@ -175,14 +183,34 @@ def _candidate_from_answer(
     for c in candidates:
         if c["entity_id"].lower() in answer.lower():
             return c
+    for c in candidates:
+        number = c.get("registration_number")
+        if number and number.lower() in answer.lower():
+            return c
     codes = set(re.findall(r"\b[A-Z]{2}\b", answer.upper()))
     by_code = [c for c in candidates if c["jurisdiction"] in codes]
     if len(by_code) == 1:
         return by_code[0]
+    by_country = [c for c in candidates if _names_country(answer, c["jurisdiction"])]
+    if len(by_country) == 1:
+        return by_country[0]
     best = max(candidates, key=lambda c: fuzz.token_set_ratio(answer, _label(c)))
     if fuzz.token_set_ratio(answer, _label(best)) >= 80:
         return best
     return None
+
+
+def _names_country(answer: str, code: str) -> bool:
+    """Whether the answer names the country of `code` ("the Singapore one")."""
+    country = pycountry.countries.get(alpha_2=code)
+    if country is None:
+        return False
+    names = {
+        getattr(country, attribute, None) for attribute in ("name", "common_name", "official_name")
+    }
+    return any(
+        re.search(rf"\b{re.escape(name)}\b", answer, re.IGNORECASE) for name in names if name
+    )
 
 
 def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDiligencePacket:
