@@ -137,6 +137,8 @@ def test_signing_off_a_packet_completes_the_run(client, tenant, analyst, reviewe
     assert HumanDecision.objects.get(review_item=item).kind == HumanDecision.Kind.SIGN_OFF
     run = advance(item)
     assert (run.status, run.termination_reason) == ("completed", "packet_approved")
+    page = client.get(reverse("reviews-item", args=[item.pk])).content.decode()
+    assert "Packet awaiting sign-off" not in page and "Packet proposed at step" in page
 
 
 def test_a_decision_without_a_reason_is_refused_and_nothing_is_recorded(

@@ -47,6 +47,10 @@ def test_the_conflict_view_shows_values_side_by_side_with_sources_dates_and_exce
     assert "UTC" in html and "Close case" in html
     # The run proposed a packet: more budget would change nothing, so it is not offered.
     assert "Extend and resume" not in html
+    # Each value leads to its source and to its entry in the packet's evidence.
+    assert '<a href="https://news.example.com/business/meridian-board-shake-up"' in html
+    assert html.count("its evidence entry") == 2
+    assert html.index("Conflict: Directors") < html.index("Budgets used")
 
 
 def test_picking_the_value_that_stands_is_recorded_and_applied_with_who_decided(
@@ -95,6 +99,8 @@ def test_marking_a_conflict_unresolvable_needs_a_note_and_is_carried(
     assert decision.payload["unresolvable"] is True
     run = advance(item)
     assert run.state["conflicts"][0]["status"] == "unresolvable"
+    closed = client.get(url("reviews-conflict", item)).content.decode()
+    assert "Escalation closed" in closed and "badge-reason" not in closed
 
 
 def test_a_value_that_is_not_one_of_the_sources_is_refused(client, tenant, analyst, reviewer):

@@ -10,7 +10,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
-from atlas.runtime.state import USER_STATUS, AtlasState
+from atlas.runtime.state import USER_STATUS, AtlasState, EvidenceItem
 from reviews.actions import (
     AlreadyDecided,
     ClaimHeld,
@@ -25,6 +25,7 @@ from reviews.models import HumanDecision, ReviewItem
 from reviews.queries import filter_queue, open_items
 from reviews.views.common import REVIEWERS, HtmxHttpRequest, decisions_by_item, item_for, item_view
 from runs.access import require_role, tenant_of
+from runs.views.packets import anchor, web_link
 
 KIND = ReviewItem.Kind.ESCALATION
 RESOLUTION_KINDS = [HumanDecision.Kind.RESOLVE_CONFLICT, HumanDecision.Kind.MARK_UNRESOLVABLE]
@@ -102,10 +103,11 @@ def _parse_when(value: str | None) -> datetime | str | None:
 
 
 def conflict_views(item: ReviewItem) -> list[ConflictView]:
-    state_conflicts = {}
+    state_conflicts, evidence = {}, {}
     if item.run.state:
         state = AtlasState.from_json(item.run.state)
         state_conflicts = {c.conflict_id: c for c in state.conflicts}
+        evidence = {e.source_id: e for e in state.evidence}
     decisions = {
         d.payload.get("conflict_id"): d
         for d in HumanDecision.objects.filter(run_id=item.run_id, kind__in=RESOLUTION_KINDS)
@@ -116,7 +118,11 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
     for raw in item.payload.get("conflicts", []):
         current = state_conflicts.get(raw["conflict_id"])
         values = [
-            {**value, "retrieved": _parse_when(value.get("retrieved_at"))}
+            {
+                **value,
+                "retrieved": _parse_when(value.get("retrieved_at")),
+                **_source_of(evidence.get(value.get("source_id"))),
+            }
             for value in raw.get("values", [])
         ]
         views.append(
@@ -133,6 +139,17 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
             )
         )
     return views
+
+
+def _source_of(item: EvidenceItem | None) -> dict:
+    """Where a reviewer can read a value's source: its address, its entry in the packet."""
+    if item is None:
+        return {"link": "", "evidence_anchor": "", "claim": ""}
+    return {
+        "link": web_link(item.url),
+        "evidence_anchor": anchor(item.evidence_id),
+        "claim": item.claim,
+    }
 
 
 def _whole(seconds) -> int | None:

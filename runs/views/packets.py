@@ -28,7 +28,7 @@ def web_link(url: Any) -> str:
     return url if isinstance(url, str) and WEB_ADDRESS.fullmatch(url) else ""
 
 
-def _anchor(evidence_id: str) -> str:
+def anchor(evidence_id: str) -> str:
     return "ev-" + re.sub(r"[^A-Za-z0-9_-]", "-", evidence_id)
 
 
@@ -98,7 +98,7 @@ def packet_context(run: Run) -> dict[str, Any]:
             {
                 **item,
                 "number": number,
-                "anchor": _anchor(item.get("evidence_id", "")),
+                "anchor": anchor(item.get("evidence_id", "")),
                 "link": web_link(item.get("url")),
                 "document_name": document.original_name if document else "",
                 "retrieved": _when(item.get("retrieved_at")),
