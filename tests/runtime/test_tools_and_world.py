@@ -97,22 +97,25 @@ def test_adverse_media_returns_the_same_articles_for_different_phrasings(ctx):
     assert ids == {("art-meridian-001", "art-meridian-002")}
 
 
+def _extracted(make_state, name, content_type, content, document_id="doc-1"):
+    """The documents holding one upload, and what extract_uploaded_document makes of it."""
+    stored = StoredDocument(
+        document_id=document_id, name=name, content_type=content_type, content=content
+    )
+    documents = MemoryDocumentSource([stored])
+    result = extract_uploaded_document(
+        ExtractDocumentArgs(document_id=document_id),
+        ToolContext(brief=make_state().brief, documents=documents, world=default_world()),
+    )
+    return documents, result
+
+
 def test_a_pdf_upload_is_extracted_and_redacted_for_the_model(make_runtime, make_state, store):
     pdf = minimal_pdf(
         "Company: Acme Analytics Ltd\nPassport number: K7654321\nIBAN: DE89 3704 0044 0532 0130 00\n"
         "Email: cfo@acme-analytics.example\nDate of birth: 1979-02-11"
     )
-    documents = MemoryDocumentSource(
-        [
-            StoredDocument(
-                document_id="doc-pdf", name="kyc.pdf", content_type="application/pdf", content=pdf
-            )
-        ]
-    )
-    result = extract_uploaded_document(
-        ExtractDocumentArgs(document_id="doc-pdf"),
-        ToolContext(brief=make_state().brief, documents=documents, world=default_world()),
-    )
+    documents, result = _extracted(make_state, "kyc.pdf", "application/pdf", pdf, "doc-pdf")
     assert result.fields["passport_numbers"] == ["K7654321"]
     assert result.fields["ibans"] == ["DE89 3704 0044 0532 0130 00"]
 
@@ -128,17 +131,7 @@ def test_a_pdf_upload_is_extracted_and_redacted_for_the_model(make_runtime, make
 
 def test_a_document_is_read_by_its_checked_type_not_by_its_name(make_state):
     text = b"Company: Acme Analytics Ltd\nDirectors: Jane Roe\n"
-    documents = MemoryDocumentSource(
-        [
-            StoredDocument(
-                document_id="doc-1", name="minutes.pdf", content_type="text/plain", content=text
-            )
-        ]
-    )
-    result = extract_uploaded_document(
-        ExtractDocumentArgs(document_id="doc-1"),
-        ToolContext(brief=make_state().brief, documents=documents, world=default_world()),
-    )
+    _, result = _extracted(make_state, "minutes.pdf", "text/plain", text)
     assert result.fields["directors"] == ["Jane Roe"]
 
 
@@ -154,20 +147,8 @@ def test_redaction_keeps_the_labels_and_hides_the_values():
 def test_words_after_passport_are_not_taken_for_a_passport_number(make_state):
     sentence = "The document contains: emails, ibans, passport numbers, dates of birth."
     assert redact(sentence) == sentence
-    documents = MemoryDocumentSource(
-        [
-            StoredDocument(
-                document_id="doc-1",
-                name="note.txt",
-                content_type="text/plain",
-                content=b"Passport number: see attached copy\nPassport No. K7654321\n",
-            )
-        ]
-    )
-    result = extract_uploaded_document(
-        ExtractDocumentArgs(document_id="doc-1"),
-        ToolContext(brief=make_state().brief, documents=documents, world=default_world()),
-    )
+    text = b"Passport number: see attached copy\nPassport No. K7654321\n"
+    _, result = _extracted(make_state, "note.txt", "text/plain", text)
     assert result.fields["passport_numbers"] == ["K7654321"]
 
 
