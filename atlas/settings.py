@@ -51,6 +51,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "runs.nav_refresh.RefreshNavAfterHtmxPost",
 ]
 
 ROOT_URLCONF = "atlas.urls"

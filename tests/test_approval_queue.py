@@ -535,3 +535,15 @@ def test_a_reason_that_says_nothing_is_refused(client, tenant, analyst, reviewer
     assert refused.status_code == (200 if htmx else 400)
     assert "Give a reason of a few words: it goes into the audit record." in page
     assert not HumanDecision.objects.exists()
+
+
+def test_an_action_taken_without_a_page_load_tells_the_nav_to_count_again(
+    client, tenant, analyst, reviewer
+):
+    item = approval_item(tenant, analyst)
+    client_for(client, reviewer)
+    claimed = client.post(reverse("reviews-claim", args=[item.pk]), HTTP_HX_REQUEST="true")
+    assert "atlas:queues-changed" in claimed.headers.get("HX-Trigger-After-Settle", "")
+    plain = client.post(reverse("reviews-release", args=[item.pk]))
+    assert "HX-Trigger-After-Settle" not in plain.headers
+    assert "HX-Trigger-After-Settle" not in client.get(reverse("reviews-queue")).headers

@@ -86,6 +86,8 @@ def test_a_second_user_signs_off_a_packet_from_the_queue(
     row.get_by_role("button", name="Sign off").click()
     page.wait_for_selector(f"#review-item-{item.pk} .decided")
     assert "Signed off packet by Reviewer" in row.inner_text()
+    # The nav counts the open items again without a reload.
+    page.wait_for_selector(".mainnav a[aria-current=page]:not(:has(.count))", timeout=5_000)
     screenshot(page, "review-queue-signed-off")
     decision = HumanDecision.objects.get(review_item=item)
     assert decision.kind == HumanDecision.Kind.SIGN_OFF and decision.actor == reviewer
