@@ -411,7 +411,10 @@ def test_the_nav_alone_refreshes_counts_and_keeps_the_pages_section(
     client, tenant, analyst, reviewer, other_tenant, outsider
 ):
     page = client_for(client, reviewer).get(reverse("reviews-escalations")).content.decode()
-    assert f'hx-get="{reverse("nav-links")}" hx-trigger="every 30s"' in page
+    assert (
+        f'hx-get="{reverse("nav-links")}" hx-trigger="every 30s, atlas:queues-changed from:body"'
+        in page
+    )
     approval_item(tenant, analyst)  # arrives while the page is open
     approval_item(other_tenant, outsider)  # another bank's, never counted here
 

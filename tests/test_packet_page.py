@@ -145,3 +145,23 @@ def test_a_source_address_that_is_not_a_web_address_is_shown_but_not_linked(
     assert not [href for href in links if href.startswith(("https://news", "java", "JaVa", " "))]
     assert not [href for href in links if href.startswith("data")]
     assert escape(url) in html  # the reader still sees what the source gave, as text
+
+
+def test_a_reviewer_reading_the_packet_is_led_to_where_it_is_decided(
+    client, tenant, analyst, reviewer
+):
+    from tests.review_runs import CONFLICT_SUBJECT, SIGNOFF_SUBJECT, open_item, paused_run
+
+    clean = paused_run(tenant, analyst, SIGNOFF_SUBJECT)
+    disputed = paused_run(tenant, analyst, CONFLICT_SUBJECT)
+    client_for(client, reviewer)
+    page = client.get(reverse("runs-packet", args=[clean.pk])).content.decode()
+    signoff = open_item(clean, "signoff")
+    assert f'href="{reverse("reviews-item", args=[signoff.pk])}">Sign off or reject' in page
+    page = client.get(reverse("runs-packet", args=[disputed.pk])).content.decode()
+    escalation = open_item(disputed, "escalation")
+    assert (
+        f'href="{reverse("reviews-conflict", args=[escalation.pk])}">Settle the escalation' in page
+    )
+    analyst_page = client_for(client, analyst).get(reverse("runs-packet", args=[clean.pk]))
+    assert "Sign off or reject" not in analyst_page.content.decode()

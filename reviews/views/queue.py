@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from reviews.actions import AlreadyDecided, ReviewError, do_claim_item, do_decide, do_release_claim
 from reviews.forms import DecisionForm
-from reviews.models import ReviewItem
+from reviews.models import HumanDecision, ReviewItem
 from reviews.queries import AGE_FILTERS, filter_queue, open_items
 from reviews.views.common import (
     REVIEWERS,
@@ -175,6 +175,11 @@ def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     if not request.htmx:
         messages.success(
             request,
-            f"{decision.get_kind_display()}: {item.summary}. The run resumes in a moment.",
+            f"{decision.get_kind_display()}: {item.summary}. "
+            + (
+                "The case completes in a moment."
+                if decision.kind == HumanDecision.Kind.SIGN_OFF
+                else "The run resumes in a moment."
+            ),
         )
     return _after(request, item)

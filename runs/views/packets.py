@@ -13,8 +13,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.http import content_disposition_header
 
-from reviews.models import HumanDecision
-from runs.access import get_for_tenant, require_role, tenant_of
+from reviews.models import HumanDecision, ReviewItem
+from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.models import Document, Run
 from runs.views.cases import READERS, HtmxHttpRequest
 
@@ -141,7 +141,19 @@ def packet_context(run: Run) -> dict[str, Any]:
 @require_role(*READERS)
 def packet(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     run = _run_with_packet(request, run_id)
-    return render(request, "runs/packet.html", packet_context(run))
+    context = packet_context(run)
+    if has_role(request.user, "reviewer"):
+        # Where a reviewer who has read the packet decides on it.
+        context["open_review_item"] = (
+            ReviewItem.objects.filter(
+                run=run,
+                kind__in=[ReviewItem.Kind.SIGNOFF, ReviewItem.Kind.ESCALATION],
+                status=ReviewItem.Status.OPEN,
+            )
+            .order_by("kind", "id")
+            .first()
+        )
+    return render(request, "runs/packet.html", context)
 
 
 @require_role(*READERS)
