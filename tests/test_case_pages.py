@@ -30,6 +30,7 @@ def test_case_list_shows_newest_first_with_latest_run_status(client, analyst, te
     assert "stopped making progress" in html
     assert "badge-failed" not in html  # only the latest run of a case counts
     assert "No run yet" in html
+    assert f'<td class="num mono">{older.pk}</td>' in html  # two cases on one name tell apart
 
 
 def test_case_list_filters_by_subject_status_and_reason(client, analyst, tenant, case):

@@ -61,9 +61,12 @@ def test_an_admin_sees_only_their_tenants_runs(client, admin_user, case, outside
     mine = make_run(case)
     theirs = make_run(outsider_case)
     client.force_login(admin_user)
-    ids = run_ids(client.get(URL))
+    response = client.get(URL)
+    ids = run_ids(response)
     assert mine.pk in ids
     assert theirs.pk not in ids
+    case_link = reverse("runs-case-detail", args=[case.pk]) + f"?run={mine.pk}"
+    assert f'<a href="{case_link}">' in response.content.decode()
 
 
 def test_a_superuser_sees_every_tenant(client, case, outsider_case):
