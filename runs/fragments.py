@@ -77,6 +77,7 @@ class StepView:
     output_tokens: int = 0
     cost_usd: Decimal = field(default_factory=lambda: Decimal("0"))
     duration_ms: int | None = None
+    tool_running: bool = False
     attempts: int = 0
     started_at: Any = None
     notes: list[Note] = field(default_factory=list)
@@ -210,6 +211,12 @@ def _note_for(event: TraceEvent) -> Note | None:
     return Note(type=kind, tone=tone, text=text, detail=detail)
 
 
+# What ends a tool call on the page (a retryable failure is followed by a new start).
+TOOL_CALL_ENDINGS = frozenset(
+    {"tool_succeeded", "tool_failed", "tool_retryable_failure", "run_cancelled", "run_failed"}
+)
+
+
 def group_steps(run_id: int, events: Iterable[TraceEvent]) -> list[StepView]:
     """TraceEvents in seq order → one StepView per step, in order of first appearance."""
     steps: dict[int, StepView] = {}
@@ -232,6 +239,7 @@ def group_steps(run_id: int, events: Iterable[TraceEvent]) -> list[StepView]:
             step.output_tokens += int(usage.get("output_tokens") or 0)
             step.cost_usd += _money(usage.get("cost_usd"))
         elif event.type == "tool_started":
+            step.tool_running = True
             step.tool = data.get("tool") or step.tool
             step.arguments = data.get("arguments") or step.arguments
             step.attempts = max(step.attempts, int(data.get("attempt") or 1))
@@ -245,6 +253,8 @@ def group_steps(run_id: int, events: Iterable[TraceEvent]) -> list[StepView]:
         elif event.type in {"policy_denied", "duplicate_action_blocked"}:
             step.tool = data.get("tool") or step.tool
             step.arguments = data.get("arguments") or step.arguments
+        if event.type in TOOL_CALL_ENDINGS:
+            step.tool_running = False
         if event.duration_ms is not None and event.type != "tool_succeeded":
             step.duration_ms = (step.duration_ms or 0) + event.duration_ms
         note = _note_for(event)

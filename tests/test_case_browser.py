@@ -110,6 +110,8 @@ def test_an_analyst_cancels_a_running_case_from_its_page(
     # The sanctions screen hangs; the step that started it is on the page.
     page.wait_for_selector(f"#run-{run.pk}-status .badge-researching")
     page.wait_for_selector("li.step .step-title:has-text('screen_sanctions')", timeout=15_000)
+    running = page.locator("li.step .tool-running")
+    assert running.inner_text() == "screen_sanctions running…"
     page.evaluate("window.__sameDocument = true")
     screenshot(page, "case-researching")
 
@@ -133,6 +135,7 @@ def test_an_analyst_cancels_a_running_case_from_its_page(
     # carries it is dropped when that push replaced the Cancel button first.
     page.wait_for_selector(".audit li:has-text('Cancelled run')", timeout=5_000)
     assert page.locator(".live-dot").count() == 0  # a finished run no longer streams
+    assert running.count() == 0  # the cancelled call is no longer shown as running
     screenshot(page, "case-cancelled")
 
 
