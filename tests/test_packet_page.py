@@ -165,3 +165,23 @@ def test_a_reviewer_reading_the_packet_is_led_to_where_it_is_decided(
     )
     analyst_page = client_for(client, analyst).get(reverse("runs-packet", args=[clean.pk]))
     assert "Sign off or reject" not in analyst_page.content.decode()
+
+
+def test_the_packet_says_what_its_risk_rating_stands_on(client, analyst, case, tenant):
+    from runs.actions import do_open_case, do_start_run
+    from runs.execution import run_inline
+    from tests.review_runs import SIGNOFF_SUBJECT, paused_run
+
+    volkov = do_open_case(
+        tenant=tenant, user=analyst, subject_name="Dmitri Volkov", subject_type="person"
+    )
+    sanctioned = run_inline(do_start_run(volkov, analyst, wake=False))
+
+    run = awaiting_signoff(case)
+    html = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert "On the evidence of sources that disagree on directors." in html
+    clean = paused_run(tenant, analyst, SIGNOFF_SUBJECT)
+    html = client.get(reverse("runs-packet", args=[clean.pk])).content.decode()
+    assert "The evidence holds no sanctions hit, adverse article, PEP link or disputed" in html
+    html = client.get(reverse("runs-packet", args=[sanctioned.pk])).content.decode()
+    assert "On the evidence of" in html and "sanctions hit" in html

@@ -87,6 +87,26 @@ def _conflicts(state: dict, packet: dict) -> list[dict]:
     return list(by_id.values())
 
 
+def rating_grounds(state: dict) -> list[str]:
+    """What in the evidence the risk rating stands on: the signals the runtime's finish
+    checks hold a rating to (a sanctions hit, adverse media, a PEP link) and open conflicts."""
+    signals = [signal for item in state.get("evidence") or [] for signal in item.get("signals", [])]
+    grounds = []
+    for signal, one, many in (
+        ("sanctions_hit", "a sanctions hit", "{} sanctions hits"),
+        ("adverse", "an adverse article", "{} adverse articles"),
+        ("pep", "a link to a politically exposed person", "{} links to politically exposed people"),
+    ):
+        count = signals.count(signal)
+        if count:
+            grounds.append(one if count == 1 else many.format(count))
+    disputed = [c for c in state.get("conflicts") or [] if c.get("status") == "open"]
+    if disputed:
+        facts = ", ".join(c.get("fact", "a fact").replace("_", " ") for c in disputed)
+        grounds.append(f"sources that disagree on {facts}")
+    return grounds
+
+
 def packet_context(run: Run) -> dict[str, Any]:
     state = run.state or {}
     packet = state["proposed_packet"]
@@ -128,6 +148,7 @@ def packet_context(run: Run) -> dict[str, Any]:
         "packet": packet,
         "findings": findings,
         "evidence": evidence,
+        "rating_grounds": rating_grounds(state),
         "sanctions_evidence": [e for e in evidence if e.get("evidence_class") == "sanctions"],
         "media_evidence": [e for e in evidence if e.get("evidence_class") == "adverse_media"],
         "resolved_conflicts": [c for c in conflicts if c.get("status") == "resolved"],
