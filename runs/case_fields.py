@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pycountry
 from django.core.exceptions import ValidationError
 
 from runs.models import Case
@@ -24,10 +25,13 @@ def clean_subject_name(value: str) -> str:
 
 
 def clean_jurisdiction(value: str) -> str:
-    """Blank, or two letters A-Z after upper-casing: "gb" is GB, "ßx" (SSX) and "ÄÖ" are not."""
+    """Blank, or an ISO country code after upper-casing: "gb" is GB; "ßx" (SSX), "ÄÖ" and
+    "XQ" are not."""
     code = value.strip().upper()
     if code and not _COUNTRY_CODE.fullmatch(code):
         raise ValidationError(
             "Use a two-letter country code such as GB, US or SG, or leave it blank."
         )
+    if code and pycountry.countries.get(alpha_2=code) is None:
+        raise ValidationError(f"{code} is not an ISO country code. Use one such as GB, US or SG.")
     return code

@@ -168,6 +168,16 @@ def test_the_form_takes_only_two_ascii_letters_as_a_jurisdiction(client, analyst
     assert not Case.objects.exists()
 
 
+def test_a_code_that_is_no_country_is_refused_and_a_lower_case_one_is_kept(client, analyst):
+    client_for(client, analyst)
+    data = {"subject_name": "Acme", "subject_type": "company"}
+    refused = client.post(reverse("runs-case-new"), {**data, "jurisdiction": "XQ"})
+    assert refused.status_code == 400
+    assert "XQ is not an ISO country code" in refused.content.decode()
+    assert client.post(reverse("runs-case-new"), {**data, "jurisdiction": "sg"}).status_code == 302
+    assert Case.objects.get().jurisdiction == "SG"
+
+
 def test_a_reviewer_may_not_open_a_case(client, reviewer):
     client_for(client, reviewer)
     assert client.get(reverse("runs-case-new")).status_code == 403
