@@ -192,6 +192,10 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
             )
 
         signature = fragments.status_signature(run) + (item_id, is_latest)
+        matched = None
+        if fragments.resolves_the_subject(events):
+            selected = Run.objects.values_list("state__selected_entity", flat=True).get(pk=run.pk)
+            matched = selected or {}
         decisions = None
         if run.newest_decision != self.decision_shown:
             decisions = fragments.decisions_context(run.case_id)
@@ -202,6 +206,7 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
             step_events,
             include_status=signature != self.status_shown,
             decisions=decisions,
+            matched=matched,
         )
         self.status_shown = signature
         if decisions is not None:

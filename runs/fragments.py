@@ -454,11 +454,13 @@ def render_push(
     *,
     include_status: bool = True,
     decisions: dict[str, Any] | None = None,
+    matched: dict[str, Any] | None = None,
 ) -> str:
     """One websocket frame: steps already on the page are replaced whole, new ones appended,
     then the meters, the cursor with the newest seq sent, the status and banner unless
     `include_status` is False (the caller knows they have not changed since its last push),
-    and the decisions panel when `decisions` (a `decisions_context`) is given.
+    and the decisions panel when `decisions` (a `decisions_context`) is given, and the
+    subject's matched entity when `matched` is given (see `resolves_the_subject`).
 
     `step_events(step_numbers)` returns every event of those steps up to the newest one sent.
     """
@@ -476,5 +478,15 @@ def render_push(
             "appended": new_views,
             "include_status": include_status,
             "decisions_panel": decisions,
+            "matched": matched,
         },
+    )
+
+
+def resolves_the_subject(events: Iterable[TraceEvent]) -> bool:
+    """Whether these events may have matched the subject to a registry entity (the reducer
+    selects one only from a resolve_entity result)."""
+    return any(
+        event.type == "tool_succeeded" and (event.data or {}).get("tool") == "resolve_entity"
+        for event in events
     )

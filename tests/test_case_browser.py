@@ -49,6 +49,7 @@ def test_an_analyst_opens_a_case_answers_the_question_and_watches_it_live(
     page.evaluate("window.__sameDocument = true")
     before = step_count(page)
     assert before >= 2
+    assert page.locator(f"#run-{run.pk}-matched").inner_text() == ""  # not matched yet
     screenshot(page, "case-waiting-for-answer")
 
     page.locator(".candidates button").first.click()
@@ -58,6 +59,8 @@ def test_an_analyst_opens_a_case_answers_the_question_and_watches_it_live(
     page.wait_for_selector("text=The packet waits for sign-off")
     assert step_count(page) > before + 2
     assert page.evaluate("window.__sameDocument === true"), "the page was reloaded"
+    # The subject panel shows the entity the answer picked, without a reload.
+    assert "co-northwind-" in page.locator(f"#run-{run.pk}-matched").inner_text()
     cursor = int(page.get_attribute(f"#run-{run.pk}-cursor", "data-last-seq"))
     run.refresh_from_db()
     assert cursor == run.last_seq
