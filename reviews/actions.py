@@ -6,7 +6,7 @@ human input in its payload; the worker applies it when the run resumes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 
 from django.conf import settings
@@ -228,43 +228,54 @@ def do_decide_approval(item: ReviewItem, user, approve: bool, reason: str) -> Hu
     )
 
 
-def open_conflict_facts(item: ReviewItem) -> list[str]:
+SETTLING_KINDS = (HumanDecision.Kind.RESOLVE_CONFLICT, HumanDecision.Kind.MARK_UNRESOLVABLE)
+
+
+def settled_conflict_ids(run_ids: Iterable[int]) -> dict[int, set[str]]:
+    """Per run, the conflicts a reviewer has settled, applied by the run or not yet."""
+    settled: dict[int, set[str]] = {}
+    decisions = HumanDecision.objects.filter(run_id__in=set(run_ids), kind__in=SETTLING_KINDS)
+    for run_id, conflict_id in decisions.values_list("run_id", "payload__conflict_id"):
+        settled.setdefault(run_id, set()).add(conflict_id)
+    return settled
+
+
+def open_conflict_facts(item: ReviewItem, settled: set[str] | None = None) -> list[str]:
     """What the packet of a sign-off item still has in dispute that nobody has settled
-    (a conflict marked unresolvable by a reviewer is settled: it stays in the packet)."""
+    (a conflict marked unresolvable by a reviewer is settled: it stays in the packet).
+    `settled` is the run's entry of `settled_conflict_ids`, read here when not given."""
     if item.kind != ReviewItem.Kind.SIGNOFF:
         return []
     conflicts = (item.payload.get("packet") or {}).get("unresolved_conflicts") or []
-    open_ones = {
-        c.get("conflict_id"): c.get("fact", "a fact")
-        for c in conflicts
-        if c.get("status", "open") == "open"
-    }
-    if open_ones:
-        # Settled by a reviewer, but the run has not proposed its next packet yet.
-        for cid in HumanDecision.objects.filter(
-            run_id=item.run_id,
-            kind__in=[HumanDecision.Kind.RESOLVE_CONFLICT, HumanDecision.Kind.MARK_UNRESOLVABLE],
-            payload__conflict_id__in=list(open_ones),
-        ).values_list("payload__conflict_id", flat=True):
-            open_ones.pop(cid, None)
-    return list(open_ones.values())
+    disputed = [c for c in conflicts if c.get("status", "open") == "open"]
+    if disputed and settled is None:
+        settled = settled_conflict_ids([item.run_id]).get(item.run_id, set())
+    return [
+        c.get("fact", "a fact").replace("_", " ")
+        for c in disputed
+        if c.get("conflict_id") not in (settled or set())
+    ]
 
 
-def do_sign_off(item: ReviewItem, user, approve: bool, reason: str) -> HumanDecision:
-    _expect_kind(item, ReviewItem.Kind.SIGNOFF)
-    reason = _clean_reason(reason)
-    if approve and (facts := open_conflict_facts(item)):
+def _no_open_conflicts(item: ReviewItem) -> None:
+    if facts := open_conflict_facts(item):
         raise ReviewError(
             f"The sources still disagree on {', '.join(facts)}. Settle that on the run's "
             "escalation first (pick the value that stands, or mark it unresolvable so the "
             "packet records it); the packet then comes back for sign-off."
         )
+
+
+def do_sign_off(item: ReviewItem, user, approve: bool, reason: str) -> HumanDecision:
+    _expect_kind(item, ReviewItem.Kind.SIGNOFF)
+    reason = _clean_reason(reason)
     return _record(
         item,
         user,
         kind=HumanDecision.Kind.SIGN_OFF if approve else HumanDecision.Kind.REJECT_PACKET,
         reason=reason,
         payload={"approved": approve, "reason": reason, "packet_step": item.payload.get("step")},
+        precondition=_no_open_conflicts if approve else None,
     )
 
 
@@ -301,7 +312,7 @@ def open_conflict_ids(item: ReviewItem) -> list[str]:
     decided = set(
         HumanDecision.objects.filter(
             run_id=item.run_id,
-            kind__in=[HumanDecision.Kind.RESOLVE_CONFLICT, HumanDecision.Kind.MARK_UNRESOLVABLE],
+            kind__in=SETTLING_KINDS,
             created_at__gte=item.requested_at,
         ).values_list("payload__conflict_id", flat=True)
     )

@@ -348,7 +348,9 @@ def banner_for(run: Run, clarification_item_id: int | None = None) -> dict[str, 
             }
         if reason == Run.Reason.FINISH_PROPOSED:
             disputed = [
-                c.get("fact", "") for c in state.get("conflicts") or [] if c.get("status") == "open"
+                c.get("fact", "a fact").replace("_", " ")
+                for c in state.get("conflicts") or []
+                if c.get("status") == "open"
             ]
             return {"kind": "signoff", "tone": "review", "disputed": disputed}
         open_conflicts = [c for c in state.get("conflicts") or [] if c.get("status") != "resolved"]

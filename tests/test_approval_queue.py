@@ -550,3 +550,23 @@ def test_an_action_taken_without_a_page_load_tells_the_nav_to_count_again(
     plain = client.post(reverse("reviews-release", args=[item.pk]))
     assert "HX-Trigger-After-Settle" not in plain.headers
     assert "HX-Trigger-After-Settle" not in client.get(reverse("reviews-queue")).headers
+
+
+def test_the_queue_reads_settled_conflicts_once_for_the_whole_page(
+    client, tenant, analyst, reviewer
+):
+    from django.test.utils import CaptureQueriesContext
+
+    client_for(client, reviewer)
+
+    def queries_for_the_queue(rows: int) -> int:
+        with CaptureQueriesContext(connection) as captured:
+            page = client.get(reverse("reviews-queue")).content.decode()
+        assert page.count("The sources still disagree on directors") == rows
+        return len(captured)
+
+    paused_run(tenant, analyst, CONFLICT_SUBJECT)
+    one = queries_for_the_queue(1)
+    paused_run(tenant, analyst, CONFLICT_SUBJECT)
+    paused_run(tenant, analyst, CONFLICT_SUBJECT)
+    assert queries_for_the_queue(3) == one

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.http import HttpRequest
 from django.utils import timezone
@@ -49,6 +50,8 @@ class ItemView:
     error: str = ""
     reason: str = ""
     four_eyes_message: str = FOUR_EYES_MESSAGE
+    # The run's settled conflicts when the caller read them for a whole page at once.
+    settled_conflicts: set[str] | None = None
 
     @property
     def is_open(self) -> bool:
@@ -62,9 +65,9 @@ class ItemView:
     def can_decide(self) -> bool:
         return self.is_open and not self.own_case and not self.held_by_other
 
-    @property
+    @cached_property
     def open_conflicts(self) -> list[str]:
-        return open_conflict_facts(self.item)
+        return open_conflict_facts(self.item, self.settled_conflicts)
 
     @property
     def signs_off_in_the_queue(self) -> bool:

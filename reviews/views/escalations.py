@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from atlas.runtime.state import USER_STATUS, AtlasState, EvidenceItem
 from reviews.actions import (
+    SETTLING_KINDS,
     AlreadyDecided,
     ClaimHeld,
     ItemNotOpen,
@@ -28,7 +29,6 @@ from runs.access import require_role, tenant_of
 from runs.views.packets import anchor, web_link
 
 KIND = ReviewItem.Kind.ESCALATION
-RESOLUTION_KINDS = [HumanDecision.Kind.RESOLVE_CONFLICT, HumanDecision.Kind.MARK_UNRESOLVABLE]
 REASON_LABELS = {
     "max_iterations": "Iteration limit",
     "token_budget": "Token budget",
@@ -110,7 +110,7 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
         evidence = {e.source_id: e for e in state.evidence}
     decisions = {
         d.payload.get("conflict_id"): d
-        for d in HumanDecision.objects.filter(run_id=item.run_id, kind__in=RESOLUTION_KINDS)
+        for d in HumanDecision.objects.filter(run_id=item.run_id, kind__in=SETTLING_KINDS)
         .filter(created_at__gte=item.requested_at)
         .select_related("actor")
     }

@@ -9,7 +9,14 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
-from reviews.actions import AlreadyDecided, ReviewError, do_claim_item, do_decide, do_release_claim
+from reviews.actions import (
+    AlreadyDecided,
+    ReviewError,
+    do_claim_item,
+    do_decide,
+    do_release_claim,
+    settled_conflict_ids,
+)
 from reviews.forms import DecisionForm
 from reviews.models import HumanDecision, ReviewItem
 from reviews.queries import AGE_FILTERS, filter_queue, open_items
@@ -40,6 +47,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
     items = filter_queue(open_items(tenant, QUEUE_KINDS), kind=kind, age=age, query=query)
     page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
     decisions = decisions_by_item(page.object_list)
+    settled = settled_conflict_ids(item.run_id for item in page if item.kind == "signoff")
     params = request.GET.copy()
     params.pop("page", None)
     return render(
@@ -47,7 +55,15 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
         "reviews/queue.html",
         {
             "page": page,
-            "rows": [item_view(item, request.user, decisions=decisions) for item in page],
+            "rows": [
+                item_view(
+                    item,
+                    request.user,
+                    decisions=decisions,
+                    settled_conflicts=settled.get(item.run_id, set()),
+                )
+                for item in page
+            ],
             "kind": kind,
             "age": age,
             "query": query,
