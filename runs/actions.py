@@ -21,7 +21,7 @@ from runs.dispatch import wake_worker
 from runs.execution import SCRIPTED_IN_SCENARIO, cancel_idle_run
 from runs.leases import claim_run, release_lease
 from runs.models import Case, Document, Run, Tenant
-from runs.uploads import CheckedUpload, check_upload, display_name, stored_file_name
+from runs.uploads import CheckedUpload, check_upload, display_name
 
 
 def do_attach_document(
@@ -35,14 +35,16 @@ def do_attach_document(
     checked = checked or check_upload(upload)
     document = Document(
         case=case,
-        original_name=display_name(upload.name),
+        original_name=display_name(
+            upload.name, Document._meta.get_field("original_name").max_length
+        ),
         content_type=checked.content_type,
         size=checked.size,
         sha256=checked.sha256,
         sensitive=sensitive,
         uploaded_by=user,
     )
-    document.file.save(stored_file_name(upload.name), upload, save=False)
+    document.file.save(upload.name, upload, save=False)
     try:
         document.save()
     except BaseException:

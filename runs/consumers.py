@@ -194,7 +194,12 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
         signature = fragments.status_signature(run) + (item_id, is_latest)
         matched = None
         if fragments.resolves_the_subject(events):
-            selected = Run.objects.values_list("state__selected_entity", flat=True).get(pk=run.pk)
+            if run.state:  # a stopped run's state is read whole above
+                selected = run.state.get("selected_entity")
+            else:
+                selected = Run.objects.values_list("state__selected_entity", flat=True).get(
+                    pk=run.pk
+                )
             matched = selected or {}
         decisions = None
         if run.newest_decision != self.decision_shown:

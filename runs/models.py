@@ -12,6 +12,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from runs.uploads import stored_file_name
+
 
 class Tenant(models.Model):
     name = models.CharField(max_length=200)
@@ -78,8 +80,11 @@ class Case(models.Model):
 
 
 def document_upload_path(document: Document, filename: str) -> str:
+    """Under the tenant and case, by content hash and a short safe form of the name (the
+    name as uploaded is kept in `original_name`)."""
     return (
-        f"documents/{document.case.tenant_id}/{document.case_id}/{document.sha256[:16]}-{filename}"
+        f"documents/{document.case.tenant_id}/{document.case_id}/"
+        f"{document.sha256[:16]}-{stored_file_name(filename)}"
     )
 
 

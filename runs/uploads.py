@@ -68,7 +68,7 @@ def check_upload(upload: UploadedFile) -> CheckedUpload:
     return CheckedUpload(content_type=content_type, size=upload.size, sha256=digest.hexdigest())
 
 
-def display_name(name: str, limit: int = 255) -> str:
+def display_name(name: str, limit: int) -> str:
     """The name as uploaded, cut to `limit` characters without losing its extension."""
     if len(name) <= limit:
         return name

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib import messages
@@ -80,9 +80,7 @@ class ConflictView:
     settled_by: HumanDecision | None = None
     resolution: dict | None = None
     form: ResolveConflictForm | None = None
-    error: str = ""
     unsaved_note: str = ""
-    extra: dict = field(default_factory=dict)
 
     @property
     def is_open(self) -> bool:
@@ -220,13 +218,11 @@ def _conflict_page(
             "item": item,
             "case": item.case,
             "run": item.run,
-            "reason_code": code,
             "reason_label": reason_label(code),
             "status_sentence": item.payload.get("user_status") or USER_STATUS.get(code, ""),
             "open_facts": open_facts,
             "follow_up": follow_up,
             "conflicts": conflicts,
-            "open_conflicts": [c for c in conflicts if c.is_open],
             "meters": _meters(item),
             "open_gaps": item.payload.get("open_gaps", []),
             "extend_form": extend_form or ExtendBudgetForm(),
