@@ -4,45 +4,53 @@ from __future__ import annotations
 
 import re
 
-# (label, pattern); group 1, when present, is a keyword prefix that stays visible.
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("EMAIL", re.compile(r"()[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")),
-    ("IBAN", re.compile(r"()\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b")),
-    (
-        "PASSPORT",
-        # A passport number has a digit: "passport numbers" is a phrase, not a number.
+# Personal data by the name of the extracted field that holds it: (label, pattern). Each
+# pattern's group "prefix" is a keyword that stays visible, group "value" the data itself.
+# Document extraction reads the same patterns, so what is extracted is what is redacted.
+PERSONAL_DATA: dict[str, tuple[str, re.Pattern[str]]] = {
+    "emails": (
+        "EMAIL",
+        re.compile(r"(?P<prefix>)(?P<value>[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})"),
+    ),
+    "ibans": (
+        "IBAN",
         re.compile(
-            r"(?i)(passport(?:\s*(?:no\.?|number|#))?\s*[:#]?\s*)(?=[A-Z]*\d)[A-Z0-9]{6,10}\b"
+            r"(?P<prefix>)\b(?P<value>[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?)\b"
         ),
     ),
-    (
-        "ACCOUNT",
-        re.compile(r"(?i)(account(?:\s*(?:no\.?|number|#))?\s*[:#]?\s*)\d[\d -]{5,24}\d\b"),
+    # A passport number has a digit: "passport numbers" is a phrase, not a number.
+    "passport_numbers": (
+        "PASSPORT",
+        re.compile(
+            r"(?i)(?P<prefix>passport(?:\s*(?:no\.?|number|#))?\s*[:#]?\s*)"
+            r"(?P<value>(?=[A-Z]*\d)[A-Z0-9]{6,10})\b"
+        ),
     ),
-    (
+    "account_numbers": (
+        "ACCOUNT",
+        re.compile(
+            r"(?i)(?P<prefix>account(?:\s*(?:no\.?|number|#))?\s*[:#]?\s*)"
+            r"(?P<value>\d[\d -]{5,24}\d)\b"
+        ),
+    ),
+    "dates_of_birth": (
         "DOB",
         re.compile(
-            r"(?i)((?:date of birth|\bdob\b|born on)\s*:?\s*)"
-            r"(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{1,2} [A-Za-z]+ \d{4})"
+            r"(?i)(?P<prefix>(?:date of birth|\bdob\b|born on)\s*:?\s*)"
+            r"(?P<value>\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{1,2} [A-Za-z]+ \d{4})"
         ),
     ),
-]
+}
 
 
 def redact(text: str) -> str:
-    for label, pattern in _PATTERNS:
-        text = pattern.sub(lambda m, label=label: f"{m.group(1)}[REDACTED {label}]", text)
+    for label, pattern in PERSONAL_DATA.values():
+        text = pattern.sub(lambda m, label=label: f"{m['prefix']}[REDACTED {label}]", text)
     return text
 
 
 # Structured fields whose every value is personal data, whatever it looks like.
-SENSITIVE_FIELDS = {
-    "passport_numbers": "PASSPORT",
-    "account_numbers": "ACCOUNT",
-    "ibans": "IBAN",
-    "emails": "EMAIL",
-    "dates_of_birth": "DOB",
-}
+SENSITIVE_FIELDS = {field: label for field, (label, _) in PERSONAL_DATA.items()}
 
 
 def redact_value(value: object, key: str | None = None) -> object:

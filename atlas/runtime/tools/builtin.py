@@ -6,6 +6,7 @@ import io
 import re
 from decimal import Decimal
 
+from atlas.runtime.redaction import PERSONAL_DATA
 from atlas.runtime.tools.base import ToolContext, ToolNotFound, ToolSpec
 from atlas.runtime.tools.schemas import (
     Article,
@@ -182,14 +183,12 @@ def search_adverse_media(
 
 
 _FIELD_PATTERNS = {
-    "emails": r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}",
-    "passport_numbers": r"(?i)passport(?:\s*(?:no\.?|number|#))?\s*[:#]?\s*((?=[A-Z]*\d)[A-Z0-9]{6,10})\b",
-    "ibans": r"\b([A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?)\b",
-    "account_numbers": r"(?i)account(?:\s*(?:no\.?|number|#))?\s*[:#]?\s*(\d[\d -]{5,24}\d)\b",
-    "dates_of_birth": r"(?i)(?:date of birth|\bdob\b|born on)\s*:?\s*(\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4})",
-    "registration_numbers": r"(?i)(?:company|registration)\s*(?:number|no\.?)\s*:?\s*([A-Z0-9-]{5,20})",
-    "company_names": r"(?im)^\s*company\s*:\s*(.+?)\s*$",
-    "directors": r"(?im)^\s*directors?\s*:\s*(.+?)\s*$",
+    **{field: pattern for field, (_, pattern) in PERSONAL_DATA.items()},
+    "registration_numbers": re.compile(
+        r"(?i)(?:company|registration)\s*(?:number|no\.?)\s*:?\s*(?P<value>[A-Z0-9-]{5,20})"
+    ),
+    "company_names": re.compile(r"(?im)^\s*company\s*:\s*(?P<value>.+?)\s*$"),
+    "directors": re.compile(r"(?im)^\s*directors?\s*:\s*(?P<value>.+?)\s*$"),
 }
 
 
@@ -214,7 +213,7 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
     text, pages = _text_of(document.content, document.content_type)
     fields: dict[str, list[str]] = {}
     for field_name, pattern in _FIELD_PATTERNS.items():
-        values = [m.strip() for m in re.findall(pattern, text)]
+        values = [m["value"].strip() for m in pattern.finditer(text)]
         if field_name == "directors":
             values = [name.strip() for line in values for name in line.split(",") if name.strip()]
         if values:
