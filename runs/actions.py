@@ -108,6 +108,11 @@ def model_kind_of(model_name: str) -> str:
 
 
 @transaction.atomic
+def run_budgets(scenario: Scenario | None, budgets: dict | None) -> Budgets:
+    """A run's budgets: the defaults, then the scenario's, then `budgets` (flags, forms)."""
+    return Budgets(**{**(scenario.budgets.overrides() if scenario else {}), **(budgets or {})})
+
+
 def do_start_run(
     case: Case,
     user=None,
@@ -121,9 +126,7 @@ def do_start_run(
     if model_name is None and scenario is not None:
         model_name = scenario.model if isinstance(scenario.model, str) else SCRIPTED_IN_SCENARIO
     model_name = model_name or settings.ATLAS_MODEL
-    merged_budgets = Budgets(
-        **{**(scenario.budgets.overrides() if scenario else {}), **(budgets or {})}
-    )
+    merged_budgets = run_budgets(scenario, budgets)
     run = Run.objects.create(
         tenant=case.tenant,
         case=case,

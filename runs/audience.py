@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable
 from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
 
 from runs import live
-from runs.live import run_group
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +47,7 @@ async def watched_runs(layer: BaseChannelLayer, run_ids: Iterable[int]) -> set[i
     """The runs among `run_ids` with a live page; None if this layer cannot say."""
     run_ids = list(run_ids)
     if isinstance(layer, InMemoryChannelLayer):
-        return {run_id for run_id in run_ids if layer.groups.get(run_group(run_id))}
+        return {run_id for run_id in run_ids if layer.groups.get(live.run_group(run_id))}
     try:
         from channels_redis.core import RedisChannelLayer
     except ImportError:  # pragma: no cover - channels-redis is a dependency
@@ -61,14 +60,14 @@ async def watched_runs(layer: BaseChannelLayer, run_ids: Iterable[int]) -> set[i
 async def _watched_in_redis(layer, run_ids: list[int]) -> set[int]:
     by_host: dict[int, list[int]] = defaultdict(list)
     for run_id in run_ids:
-        by_host[layer.consistent_hash(run_group(run_id))].append(run_id)
+        by_host[layer.consistent_hash(live.run_group(run_id))].append(run_id)
     # Members older than the group expiry are dropped by the layer's next group_send.
     joined_after = int(time.time()) - layer.group_expiry
     watched: set[int] = set()
     for index, ids in by_host.items():
         async with layer.connection(index).pipeline(transaction=False) as pipe:
             for run_id in ids:
-                pipe.zcount(layer._group_key(run_group(run_id)), joined_after, "+inf")
+                pipe.zcount(layer._group_key(live.run_group(run_id)), joined_after, "+inf")
             counts = await pipe.execute()
         watched.update(run_id for run_id, count in zip(ids, counts, strict=True) if count)
     return watched

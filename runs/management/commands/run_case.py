@@ -17,8 +17,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import BaseCommand, CommandError
 
 from atlas.runtime.scenario import Scenario, ScenarioError, load_scenario, load_turns
-from atlas.runtime.state import Budgets
-from runs.actions import do_attach_document, do_open_case, do_start_run
+from runs.actions import do_attach_document, do_open_case, do_start_run, run_budgets
 from runs.case_fields import clean_jurisdiction, clean_subject_name
 from runs.execution import run_headless
 from runs.models import Case, Run, Tenant
@@ -26,14 +25,6 @@ from runs.records import run_record
 from runs.uploads import CheckedUpload, check_upload
 
 CLI_USERNAME = "atlas-cli"
-BUDGET_FLAGS = {
-    "max_iterations": int,
-    "max_tokens": int,
-    "max_cost_usd": Decimal,
-    "deadline_seconds": float,
-    "max_model_errors": int,
-    "max_no_progress": int,
-}
 
 
 def _decimal(value: str) -> Decimal:
@@ -47,6 +38,17 @@ def _decimal(value: str) -> Decimal:
             f"must be a decimal amount such as 0.50, got {value!r}"
         ) from None
     return amount
+
+
+# Each budget flag (--max-iterations, ...) and how its value is read.
+BUDGET_FLAGS = {
+    "max_iterations": int,
+    "max_tokens": int,
+    "max_cost_usd": _decimal,
+    "deadline_seconds": float,
+    "max_model_errors": int,
+    "max_no_progress": int,
+}
 
 
 @dataclass(frozen=True)
@@ -80,12 +82,8 @@ class Command(BaseCommand):
             action="store_true",
             help="Queue the run for the workers instead",
         )
-        parser.add_argument("--max-iterations", type=int)
-        parser.add_argument("--max-tokens", type=int)
-        parser.add_argument("--max-cost-usd", type=_decimal)
-        parser.add_argument("--deadline-seconds", type=float)
-        parser.add_argument("--max-model-errors", type=int)
-        parser.add_argument("--max-no-progress", type=int)
+        for name, parse in BUDGET_FLAGS.items():
+            parser.add_argument("--" + name.replace("_", "-"), type=parse)
 
     def handle(self, *args, **options) -> None:
         scenario = self._scenario(options)
@@ -133,7 +131,7 @@ class Command(BaseCommand):
         """The budget flags given, checked together with the scenario's budgets."""
         flags = {name: options[name] for name in BUDGET_FLAGS if options.get(name) is not None}
         try:
-            Budgets(**{**(scenario.budgets.overrides() if scenario else {}), **flags})
+            run_budgets(scenario, flags)
         except pydantic.ValidationError as error:
             problem = error.errors()[0]
             flag = "--" + str(problem["loc"][0]).replace("_", "-")
