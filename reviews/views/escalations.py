@@ -26,7 +26,7 @@ from reviews.models import HumanDecision, ReviewItem
 from reviews.queries import filter_queue, open_items
 from reviews.views.common import REVIEWERS, HtmxHttpRequest, decisions_by_item, item_for, item_view
 from runs.access import require_role, tenant_of
-from runs.views.packets import anchor, web_link
+from runs.evidence_links import anchor, web_link
 
 KIND = ReviewItem.Kind.ESCALATION
 REASON_LABELS = {

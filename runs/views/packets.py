@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -15,21 +14,9 @@ from django.utils.http import content_disposition_header
 
 from reviews.models import HumanDecision, ReviewItem
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
+from runs.evidence_links import anchor, web_link
 from runs.models import Document, Run
 from runs.views.cases import READERS, HtmxHttpRequest
-
-# What the packet may make clickable: a web address and nothing else. A source's URL is
-# tool output, and a `javascript:` or `data:` address would run in the reader's session.
-WEB_ADDRESS = re.compile(r"https?://[^\s\x00-\x1f\x7f]+", re.IGNORECASE)
-
-
-def web_link(url: Any) -> str:
-    """`url` if it is an http(s) address, else "" (the page then shows it as plain text)."""
-    return url if isinstance(url, str) and WEB_ADDRESS.fullmatch(url) else ""
-
-
-def anchor(evidence_id: str) -> str:
-    return "ev-" + re.sub(r"[^A-Za-z0-9_-]", "-", evidence_id)
 
 
 def _when(value):

@@ -1,0 +1,20 @@
+"""How a page points at evidence: its anchor in the packet, and its source's address when
+that address is safe to link."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# What the packet may make clickable: a web address and nothing else. A source's URL is
+# tool output, and a `javascript:` or `data:` address would run in the reader's session.
+WEB_ADDRESS = re.compile(r"https?://[^\s\x00-\x1f\x7f]+", re.IGNORECASE)
+
+
+def web_link(url: Any) -> str:
+    """`url` if it is an http(s) address, else "" (the page then shows it as plain text)."""
+    return url if isinstance(url, str) and WEB_ADDRESS.fullmatch(url) else ""
+
+
+def anchor(evidence_id: str) -> str:
+    return "ev-" + re.sub(r"[^A-Za-z0-9_-]", "-", evidence_id)
