@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.http import require_safe
 
 from reviews.actions import AlreadyDecided, ReviewError, do_answer_question
 from reviews.forms import AnswerForm
@@ -14,6 +14,7 @@ from reviews.models import ReviewItem
 from reviews.queries import filter_queue, open_items
 from reviews.views.common import HtmxHttpRequest, decisions_by_item, item_for, item_view
 from runs.access import has_role, require_role, tenant_of
+from runs.post_only import post_only
 
 KIND = ReviewItem.Kind.CLARIFICATION
 
@@ -66,7 +67,7 @@ def _after(
 
 
 @require_role("analyst")
-@require_POST
+@post_only(lambda request, item_id: reverse("reviews-clarifications"))
 def answer(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, KIND)
     form = AnswerForm(request.POST)

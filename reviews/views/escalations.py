@@ -8,7 +8,8 @@ from datetime import datetime
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST, require_safe
+from django.urls import reverse
+from django.views.decorators.http import require_safe
 
 from atlas.runtime.state import USER_STATUS, AtlasState, EvidenceItem
 from reviews.actions import (
@@ -27,6 +28,7 @@ from reviews.queries import filter_queue, open_items
 from reviews.views.common import REVIEWERS, HtmxHttpRequest, decisions_by_item, item_for, item_view
 from runs.access import require_role, tenant_of
 from runs.evidence_links import anchor, web_link
+from runs.post_only import post_only
 
 KIND = ReviewItem.Kind.ESCALATION
 REASON_LABELS = {
@@ -299,8 +301,12 @@ def _why_not_open(
     return ""
 
 
+def _conflict_address(request: HtmxHttpRequest, item_id: int) -> str:
+    return reverse("reviews-conflict", kwargs={"item_id": item_id})
+
+
 @require_role(*REVIEWERS)
-@require_POST
+@post_only(_conflict_address)
 def resolve(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, KIND)
     form = ResolveConflictForm(request.POST)
@@ -334,7 +340,7 @@ def resolve(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
 
 
 @require_role(*REVIEWERS)
-@require_POST
+@post_only(_conflict_address)
 def extend(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, KIND)
     form = ExtendBudgetForm(request.POST)
@@ -363,7 +369,7 @@ def extend(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
 
 
 @require_role(*REVIEWERS)
-@require_POST
+@post_only(_conflict_address)
 def close(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, KIND)
     form = CloseCaseForm(request.POST)

@@ -7,7 +7,7 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.http import require_safe
 
 from reviews.actions import (
     AlreadyDecided,
@@ -29,6 +29,7 @@ from reviews.views.common import (
     next_url,
 )
 from runs.access import require_role, tenant_of
+from runs.post_only import post_only
 
 QUEUE_KINDS = [ReviewItem.Kind.APPROVAL, ReviewItem.Kind.SIGNOFF]
 CLAIMABLE_KINDS = [*QUEUE_KINDS, ReviewItem.Kind.ESCALATION]
@@ -148,8 +149,15 @@ def _after_claim(request: HtmxHttpRequest, item: ReviewItem, *, error: str = "",
     return redirect(next_url(request, reverse("reviews-queue")))
 
 
+def _page_of_item(request: HtmxHttpRequest, item_id: int) -> str:
+    item = item_for(request, item_id, *CLAIMABLE_KINDS)
+    if item.kind == ReviewItem.Kind.ESCALATION:
+        return reverse("reviews-conflict", kwargs={"item_id": item.pk})
+    return reverse("reviews-item", kwargs={"item_id": item.pk})
+
+
 @require_role(*REVIEWERS)
-@require_POST
+@post_only(_page_of_item)
 def claim(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, *CLAIMABLE_KINDS)
     try:
@@ -161,7 +169,7 @@ def claim(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
 
 
 @require_role(*REVIEWERS)
-@require_POST
+@post_only(_page_of_item)
 def release(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, *CLAIMABLE_KINDS)
     do_release_claim(item, request.user)
@@ -169,7 +177,7 @@ def release(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
 
 
 @require_role(*REVIEWERS)
-@require_POST
+@post_only(_page_of_item)
 def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, *QUEUE_KINDS)
     form = DecisionForm(request.POST)

@@ -11,7 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
@@ -21,6 +21,7 @@ from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.actions import do_open_case, do_start_run
 from runs.forms import CaseForm
 from runs.models import Case, Run, TraceEvent
+from runs.post_only import post_only
 
 READERS = ("analyst", "reviewer", "admin")
 PAGE_SIZE = 25
@@ -209,7 +210,7 @@ def case_page(
 
 
 @require_role("analyst")
-@require_POST
+@post_only(lambda request, case_id: reverse("runs-case-detail", kwargs={"case_id": case_id}))
 def case_rerun(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     tenant = tenant_of(request)
     with transaction.atomic():

@@ -13,7 +13,6 @@ from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.views.decorators.http import require_POST
 
 from reviews.actions import do_answer_question
 from reviews.forms import AnswerForm
@@ -22,6 +21,7 @@ from runs import fragments
 from runs.access import get_for_tenant, require_role, tenant_of
 from runs.actions import do_request_cancel
 from runs.models import Run
+from runs.post_only import post_only
 from runs.views.cases import HtmxHttpRequest, case_page, live_page_context
 
 
@@ -68,8 +68,13 @@ def _answer_refused(
     return _live_regions(run, context, refused)
 
 
+def _case_page_of_run(request: HtmxHttpRequest, run_id: int) -> str:
+    run = _run_for(request, run_id)
+    return reverse("runs-case-detail", kwargs={"case_id": run.case_id}) + f"?run={run.pk}"
+
+
 @require_role("analyst", "admin")
-@require_POST
+@post_only(_case_page_of_run)
 def run_cancel(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     run = _run_for(request, run_id)
     if run.is_terminal:
@@ -84,7 +89,7 @@ def run_cancel(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
 
 
 @require_role("analyst")
-@require_POST
+@post_only(_case_page_of_run)
 def run_answer(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     run = _run_for(request, run_id)
     form = AnswerForm(request.POST)
