@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import NamedTuple
 
 from django.db import connection, models, transaction
 from django.utils import timezone
@@ -53,6 +54,22 @@ TOOL_CALL_FIELDS = (
     "arguments",
 )
 TOOL_CALL_COLUMNS = ("idempotency_key", "step", "tool", *TOOL_CALL_FIELDS)
+
+
+class StepRows(NamedTuple):
+    """A step's rows per table, each row a tuple in the order of that table's columns."""
+
+    events: list
+    observations: list
+    tool_calls: list
+
+
+# The table and columns of each member of StepRows.
+STEP_TABLES = StepRows(
+    events=(TraceEvent, EVENT_COLUMNS),
+    observations=(Observation, OBSERVATION_COLUMNS),
+    tool_calls=(ToolCall, TOOL_CALL_COLUMNS),
+)
 
 
 def active_seconds(state: AtlasState) -> float:
@@ -123,7 +140,7 @@ def _upsert_rows(run_id: int, rows: list[tuple]) -> None:
 # --- the rows of a step ---------------------------------------------------------------
 
 
-def _step_rows(commit: StepCommit) -> list[tuple[type[models.Model], tuple[str, ...], list]]:
+def _step_rows(commit: StepCommit) -> StepRows:
     created_at = commit.state.updated_at or timezone.now()
     events = [
         (event.seq, event.step, event.type, event.data, event.timestamp, event.duration_ms)
@@ -144,11 +161,7 @@ def _step_rows(commit: StepCommit) -> list[tuple[type[models.Model], tuple[str, 
         )
         for obs in commit.observations
     ]
-    return [
-        (TraceEvent, EVENT_COLUMNS, events),
-        (Observation, OBSERVATION_COLUMNS, observations),
-        (ToolCall, TOOL_CALL_COLUMNS, _tool_call_rows(commit.tool_calls)),
-    ]
+    return StepRows(events, observations, _tool_call_rows(commit.tool_calls))
 
 
 def _tool_call_rows(records: list[ToolCallRecord]) -> list[tuple]:
@@ -174,8 +187,10 @@ def _tool_call_rows(records: list[ToolCallRecord]) -> list[tuple]:
     return rows
 
 
-def _parameter_count(rows) -> int:
-    return sum(len(columns) * len(values) for _, columns, values in rows)
+def _parameter_count(rows: StepRows) -> int:
+    return sum(
+        len(columns) * len(values) for (_, columns), values in zip(STEP_TABLES, rows, strict=True)
+    )
 
 
 def _prepared(model: type[models.Model], names: tuple[str, ...], rows: list[tuple]) -> list:
@@ -199,11 +214,11 @@ def _run_update(state: AtlasState, run_id: int, expected_version: int) -> tuple[
 # --- PostgreSQL: one statement ----------------------------------------------------------
 
 
-def _write_in_one_statement(run_id: int, commit: StepCommit, rows) -> bool:
+def _write_in_one_statement(run_id: int, commit: StepCommit, rows: StepRows) -> bool:
     update_sql, params = _run_update(commit.state, run_id, commit.expected_version)
-    for model, columns, values in rows:
+    for (model, columns), values in zip(STEP_TABLES, rows, strict=True):
         params += _prepared(model, columns, values)
-    sql = _one_statement_sql(update_sql, tuple(len(values) for _, _, values in rows))
+    sql = _one_statement_sql(update_sql, tuple(len(values) for values in rows))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         (updated,) = cursor.fetchone()
@@ -214,9 +229,7 @@ def _write_in_one_statement(run_id: int, commit: StepCommit, rows) -> bool:
 def _one_statement_sql(update_sql: str, row_counts: tuple[int, ...]) -> str:
     quote = connection.ops.quote_name
     parts = [f"WITH updated AS ({update_sql} RETURNING {quote('id')})"]
-    shapes = [(TraceEvent, EVENT_COLUMNS), (Observation, OBSERVATION_COLUMNS)]
-    shapes.append((ToolCall, TOOL_CALL_COLUMNS))
-    for index, ((model, columns), count) in enumerate(zip(shapes, row_counts, strict=True)):
+    for index, ((model, columns), count) in enumerate(zip(STEP_TABLES, row_counts, strict=True)):
         if not count:
             continue
         # Parameters in a VALUES list inside a SELECT get no type from the target table.
@@ -242,17 +255,16 @@ def _cast_type(model: type[models.Model], name: str) -> str:
 # --- SQLite, or a step too large for one statement: one transaction --------------------
 
 
-def _write_in_statements(run_id: int, commit: StepCommit, rows) -> bool:
+def _write_in_statements(run_id: int, commit: StepCommit, rows: StepRows) -> bool:
     with transaction.atomic(savepoint=False):
         with connection.cursor() as cursor:
             cursor.execute(*_run_update(commit.state, run_id, commit.expected_version))
             if cursor.rowcount != 1:
                 return False
-        (_, _, events), (_, _, observations), (_, _, tool_calls) = rows
-        _insert_rows(TraceEvent, EVENT_COLUMNS, run_id, events)
-        _insert_rows(Observation, OBSERVATION_COLUMNS, run_id, observations)
-        if tool_calls:
-            _upsert_rows(run_id, tool_calls)
+        _insert_rows(*STEP_TABLES.events, run_id, rows.events)
+        _insert_rows(*STEP_TABLES.observations, run_id, rows.observations)
+        if rows.tool_calls:
+            _upsert_rows(run_id, rows.tool_calls)
     return True
 
 
