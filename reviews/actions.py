@@ -103,6 +103,20 @@ def _existing_decision(item: ReviewItem) -> HumanDecision | None:
     return item.decisions.select_related("actor").order_by("id").first()
 
 
+def refusal_for(item: ReviewItem, user) -> ReviewError | None:
+    """Why `user` cannot decide or claim `item` now, whatever they would decide; None if
+    they can. Checked under the item's row lock before anything is recorded, and without
+    it to tell a stale page from a bad form."""
+    existing = _existing_decision(item)
+    if existing is not None:
+        return AlreadyDecided(existing)
+    if item.status != ReviewItem.Status.OPEN:
+        return ItemNotOpen(item)
+    if claim_is_live(item) and item.claimed_by_id != user.pk:
+        return ClaimHeld(item)
+    return None
+
+
 def _check_runtime_payload(kind: str, payload: dict, user) -> None:
     """Refuse a payload the runtime could not apply, before anything is stored."""
     try:
@@ -139,13 +153,8 @@ def _record(
         locked = _locked_item(item)
         if four_eyes:
             check_four_eyes(locked, user)
-        existing = _existing_decision(locked)
-        if existing is not None:
-            raise AlreadyDecided(existing)
-        if locked.status != ReviewItem.Status.OPEN:
-            raise ItemNotOpen(locked)
-        if claim_is_live(locked) and locked.claimed_by_id != user.pk:
-            raise ClaimHeld(locked)
+        if (refusal := refusal_for(locked, user)) is not None:
+            raise refusal
         if precondition is not None:
             precondition(locked)
         try:
@@ -182,13 +191,8 @@ def do_claim_item(item: ReviewItem, user) -> ReviewItem:
         locked = _locked_item(item)
         if locked.kind != ReviewItem.Kind.CLARIFICATION:
             check_four_eyes(locked, user)
-        existing = _existing_decision(locked)
-        if existing is not None:
-            raise AlreadyDecided(existing)
-        if locked.status != ReviewItem.Status.OPEN:
-            raise ItemNotOpen(locked)
-        if claim_is_live(locked) and locked.claimed_by_id != user.pk:
-            raise ClaimHeld(locked)
+        if (refusal := refusal_for(locked, user)) is not None:
+            raise refusal
         locked.claimed_by = user
         locked.claim_expires_at = timezone.now() + timezone.timedelta(
             seconds=settings.ATLAS_REVIEW_CLAIM_SECONDS

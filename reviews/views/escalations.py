@@ -15,12 +15,11 @@ from atlas.runtime.state import USER_STATUS, AtlasState, EvidenceItem
 from reviews.actions import (
     SETTLING_KINDS,
     AlreadyDecided,
-    ClaimHeld,
-    ItemNotOpen,
     ReviewError,
     do_close_case,
     do_extend_budget,
     do_resolve_conflict,
+    refusal_for,
 )
 from reviews.forms import UNRESOLVABLE, CloseCaseForm, ExtendBudgetForm, ResolveConflictForm
 from reviews.models import HumanDecision, ReviewItem
@@ -282,13 +281,8 @@ def _why_not_open(
     """Why a decision (on `conflict_id`, if given) could not be recorded whatever the form
     said (the page was stale), in the words reviews.actions uses; "" when only the form is
     at fault."""
-    row = item_view(item, request.user)
-    if row.decision is not None:
-        return AlreadyDecided(row.decision).messages[0]
-    if not row.is_open:
-        return ItemNotOpen(item).messages[0]
-    if row.held_by_other:
-        return ClaimHeld(item).messages[0]
+    if (refusal := refusal_for(item, request.user)) is not None:
+        return refusal.messages[0]
     if conflict_id is None:
         return ""
     conflict = next((c for c in conflict_views(item) if c.conflict_id == conflict_id), None)
