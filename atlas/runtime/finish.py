@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from atlas.runtime.decisions import DueDiligencePacket, Finish
 from atlas.runtime.packets import with_conflicts
-from atlas.runtime.state import AtlasState
+from atlas.runtime.state import AtlasState, Signal
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
 
 
@@ -27,9 +27,9 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
     if "screen_sanctions" not in s.completed_steps:
         errors.append("Sanctions screening has not been done.")
     signals = {signal for item in s.evidence for signal in item.signals}
-    if "sanctions_hit" in signals and packet.risk_rating != "high":
+    if Signal.SANCTIONS_HIT in signals and packet.risk_rating != "high":
         errors.append("A sanctions hit requires a high risk rating.")
-    elif ({"adverse", "pep"} & signals) and packet.risk_rating == "low":
+    elif ({Signal.ADVERSE, Signal.PEP} & signals) and packet.risk_rating == "low":
         errors.append("Adverse media or a politically exposed person rules out a low risk rating.")
     if s.selected_entity is None and len(s.entity_candidates) > 1:
         errors.append("The subject matches several registry entities; ask the analyst which one.")

@@ -19,6 +19,7 @@ from atlas.runtime.state import (
     EntityCandidate,
     EvidenceItem,
     Fact,
+    Signal,
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.gateway import fingerprint
@@ -146,7 +147,7 @@ def _apply_resolve(state: AtlasState, result: dict[str, Any], step: int, now: da
             fingerprint=fp,
             claim=claim,
             step=step,
-            signals=["pep"] if record.get("pep") else [],
+            signals=[Signal.PEP] if record.get("pep") else [],
         )
         _add_evidence(state, item)
         if record.get("directors"):
@@ -208,7 +209,7 @@ def _apply_sanctions(state: AtlasState, result: dict[str, Any], step: int, now: 
                 fingerprint=fp,
                 claim=claim,
                 step=step,
-                signals=["sanctions_hit"],
+                signals=[Signal.SANCTIONS_HIT],
             ),
         )
     if not hits:

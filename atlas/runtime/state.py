@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from enum import StrEnum
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -153,7 +154,16 @@ class EvidenceItem(_Model):
     fingerprint: str
     claim: str
     step: int
-    signals: list[str] = Field(default_factory=list)  # sanctions_hit, pep, adverse
+    signals: list[str] = Field(default_factory=list)  # Signal values among them
+
+
+class Signal(StrEnum):
+    """What an evidence item says about the subject's risk. The finish checks hold a
+    packet's rating to these, and the packet page names them as the rating's grounds."""
+
+    SANCTIONS_HIT = "sanctions_hit"
+    ADVERSE = "adverse"
+    PEP = "pep"
 
 
 class Fact(_Model):

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.http import content_disposition_header
 
+from atlas.runtime.state import Signal
 from reviews.models import HumanDecision, ReviewItem
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.evidence_links import anchor, web_link
@@ -80,9 +81,13 @@ def rating_grounds(state: dict) -> list[str]:
     signals = [signal for item in state.get("evidence") or [] for signal in item.get("signals", [])]
     grounds = []
     for signal, one, many in (
-        ("sanctions_hit", "a sanctions hit", "{} sanctions hits"),
-        ("adverse", "an adverse article", "{} adverse articles"),
-        ("pep", "a link to a politically exposed person", "{} links to politically exposed people"),
+        (Signal.SANCTIONS_HIT, "a sanctions hit", "{} sanctions hits"),
+        (Signal.ADVERSE, "an adverse article", "{} adverse articles"),
+        (
+            Signal.PEP,
+            "a link to a politically exposed person",
+            "{} links to politically exposed people",
+        ),
     ):
         count = signals.count(signal)
         if count:

@@ -28,6 +28,7 @@ from atlas.runtime.decisions import (
     PacketConflictValue,
     Usage,
 )
+from atlas.runtime.state import Signal
 
 MAX_FINDINGS = 12
 
@@ -225,9 +226,11 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         or entity_id is None
         or e["source_id"] == f"registry:{entity_id}"
     ]
-    hits = [e for e in relevant if "sanctions_hit" in e["signals"]]
-    adverse = [e for e in relevant if e["class"] == "adverse_media" and "adverse" in e["signals"]]
-    pep = [e for e in relevant if "pep" in e["signals"]]
+    hits = [e for e in relevant if Signal.SANCTIONS_HIT in e["signals"]]
+    adverse = [
+        e for e in relevant if e["class"] == "adverse_media" and Signal.ADVERSE in e["signals"]
+    ]
+    pep = [e for e in relevant if Signal.PEP in e["signals"]]
     open_conflicts = [c for c in p["conflicts"] if c["status"] != "resolved"]
     if hits:
         risk = "high"
