@@ -69,6 +69,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "runs.context_processors.membership",
+                "runs.nav_refresh.nav_refresh_event",
             ],
         },
     },

@@ -25,3 +25,8 @@ class RefreshNavAfterHtmxPost:
         if htmx and request.method == "POST" and response.status_code < 400:
             trigger_client_event(response, QUEUES_CHANGED, after="settle")
         return response
+
+
+def nav_refresh_event(request: HttpRequest) -> dict:
+    """Template context: the event the nav listens for, named once (here)."""
+    return {"queues_changed_event": QUEUES_CHANGED}
