@@ -259,3 +259,23 @@ def test_cancelling_while_a_worker_holds_the_run_leaves_it_to_that_worker(tenant
     run = do_request_cancel(run, analyst)
     assert run.status == "queued" and run.cancel_requested_at is not None
     assert run.lease_owner == "worker-x"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_is_never_visible_without_its_state(tenant, analyst):
+    """A worker's sweep reads queued runs from other connections: the row and its state
+    are written in one transaction, or a sweep can take a run with no state and crash."""
+    from django.db import connection
+
+    writes = []
+
+    def record(execute, sql, params, many, context):
+        if sql.lstrip().upper().startswith(("INSERT", "UPDATE")) and '"runs_run"' in sql:
+            writes.append(connection.in_atomic_block)
+        return execute(sql, params, many, context)
+
+    case = _case(tenant, analyst, "Acme Analytics Ltd", jurisdiction="GB")
+    with connection.execute_wrapper(record):
+        run = do_start_run(case, analyst, wake=False)
+    assert writes and all(writes)
+    assert Run.objects.get(pk=run.pk).state["run_id"] == str(run.pk)
