@@ -261,12 +261,14 @@ class Runtime:
         stop = check_model_call(s, Reservation(reserved_tokens, reserved_cost), self.clock.now())
         if stop:
             return budget_stop(self.writer, s, buf, stop)
-        s.iteration += 1
+        # An iteration is one model decision: a reply that is none is repaired within the
+        # same iteration, and max_model_errors bounds how many times in a row.
+        iteration = s.iteration + 1
         self.writer.emit(
             s,
             buf,
             "model_requested",
-            iteration=s.iteration,
+            iteration=iteration,
             reserved_tokens=reserved_tokens,
             reserved_cost_usd=reserved_cost,
             model=s.versions.model,
@@ -322,8 +324,10 @@ class Runtime:
             )
             if reply.fatal or s.consecutive_model_errors > s.budgets.max_model_errors:
                 return fail(self.writer, s, buf, "model_failure", error_type=error_type)
-            return check_loop_guards(self.writer, s, buf)
+            # No decision, so nothing for the cycle or no-progress guards to judge.
+            return s
 
+        s.iteration = iteration
         s.consecutive_model_errors = 0
         self.writer.emit(
             s,

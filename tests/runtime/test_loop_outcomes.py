@@ -61,6 +61,23 @@ def test_too_many_model_errors_in_a_row_fail_the_run(make_runtime, make_state, s
     ]
 
 
+def test_model_errors_are_not_iterations_nor_a_lack_of_progress(make_runtime, make_state, store):
+    """Failures in a row reach max_model_errors however low the no-progress limit is, and
+    use no iteration: the repair turn belongs to the iteration the failure did not make."""
+    turns = [{"raw": "oops"}] * 5
+    state = run(make_runtime(turns=turns), make_state(max_model_errors=3, max_no_progress=2))
+    assert_outcome(state, "failed", "model_failure")
+    assert state.iteration == 0
+    assert "no_progress_detected" not in types(store, state)
+    assert types(store, state).count("model_failed") == 4
+
+    repaired = run(make_runtime(turns=[{"raw": "oops"}]), make_state(max_iterations=1))
+    assert_outcome(repaired, "awaiting_review", "max_iterations")
+    requested = events_of(store, repaired, "model_requested")
+    assert [e.data["iteration"] for e in requested] == [1, 1]
+    assert "tool_succeeded" in types(store, repaired)
+
+
 def test_an_unknown_tool_is_rejected_and_the_loop_goes_on(make_runtime, make_state, store):
     state = run(make_runtime(turns=[call("browse_web", url="https://example.com")]), make_state())
     assert_outcome(state, "awaiting_review", "finish_proposed")
