@@ -7,6 +7,9 @@ from atlas.runtime.packets import with_conflicts
 from atlas.runtime.state import AtlasState, Signal
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
 
+# Evidence source kinds whose id after the colon is the id a tool gave the source.
+SOURCES_WITH_TOOL_IDS = frozenset({"article", "registry", "sanctions", "document"})
+
 
 def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
     """Deterministic checks a proposed packet must pass (schema-valid is not enough)."""
@@ -36,11 +39,37 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
     return errors
 
 
+def cited_as_evidence(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
+    """The packet with every citation an evidence id. A finding may also cite a source this
+    run has read by the id its tool gave it (article, registry entity, sanctions entry,
+    document) or by its address: that becomes the ids of the evidence from that source.
+    Anything else is left as it is, for validate_finish to reject."""
+    read = s.evidence_by_id()
+    by_source: dict[str, list[str]] = {}
+    for item in s.evidence:
+        kind, _, own_id = item.source_id.partition(":")
+        names = {item.source_id, item.url, item.document_id}
+        if kind in SOURCES_WITH_TOOL_IDS:
+            names.add(own_id)
+        for name in names - {None, ""}:
+            by_source.setdefault(name, []).append(item.evidence_id)
+    findings = []
+    for finding in packet.findings:
+        evidence_ids: list[str] = []
+        for cited in finding.evidence_ids:
+            for evidence_id in [cited] if cited in read else by_source.get(cited, [cited]):
+                if evidence_id not in evidence_ids:
+                    evidence_ids.append(evidence_id)
+        findings.append(finding.model_copy(update={"evidence_ids": evidence_ids}))
+    return packet.model_copy(update={"findings": findings})
+
+
 def propose_finish(
     writer: StepWriter, s: AtlasState, buf: StepBuffer, action: Finish
 ) -> AtlasState:
     s.decision_history.append(f"finish:{short_hash(action.packet.model_dump(mode='json'))}")
-    errors = validate_finish(s, action.packet)
+    proposed = cited_as_evidence(s, action.packet)
+    errors = validate_finish(s, proposed)
     if errors:
         writer.emit(s, buf, "final_rejected", errors=errors)
         writer.observe(
@@ -54,7 +83,7 @@ def propose_finish(
         )
         return s
     packet = with_conflicts(
-        s, action.packet.model_copy(update={"partial": False, "closed_by_reviewer": False})
+        s, proposed.model_copy(update={"partial": False, "closed_by_reviewer": False})
     )
     s.proposed_packet = packet
     writer.set_status(s, "awaiting_review", "finish_proposed")

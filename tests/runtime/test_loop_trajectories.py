@@ -9,6 +9,7 @@ from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.decisions import Finish
 from atlas.runtime.state import AttachedDocument
 
+ACME = {"name": "Acme Analytics", "jurisdiction": "GB", "entity_type": "company"}
 MERIDIAN = {"name": "Meridian Shipping Holdings", "jurisdiction": "GB", "entity_type": "company"}
 
 
@@ -60,6 +61,38 @@ def test_a_finish_citing_an_unread_source_is_rejected_and_the_loop_goes_on(
     ]
     errors = events_of(store, state, "final_rejected")[0].data["errors"]
     assert errors == ["Finding 1 cites ev-never-read, which is not evidence this run has read."]
+
+
+def test_a_finding_may_cite_a_read_source_by_its_own_id(make_runtime, make_state, store):
+    """A script cannot know the runtime's evidence ids in advance; the ids the tools gave
+    (article, registry entity) or a source's address are read citations too. A source the
+    run has not read is still refused."""
+    research = [
+        call("resolve_entity", **ACME),
+        call("screen_sanctions", entity_id="co-acme-analytics-gb"),
+        call("search_adverse_media", query="Acme Analytics", entity_id="co-acme-analytics-gb"),
+    ]
+
+    def finish(*cited: str) -> dict:
+        findings = [
+            {"claim": "Registered in GB; one funding article.", "evidence_ids": list(cited)}
+        ]
+        return {
+            "kind": "finish",
+            "packet": {"subject": "Acme Analytics", "risk_rating": "low", "findings": findings},
+        }
+
+    turns = [*research, finish("art-acme-999"), finish("art-acme-001", "co-acme-analytics-gb")]
+    state = run(make_runtime(turns=turns), make_state())
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    errors = events_of(store, state, "final_rejected")[0].data["errors"]
+    assert errors == ["Finding 1 cites art-acme-999, which is not evidence this run has read."]
+    cited = state.proposed_packet.findings[0].evidence_ids
+    sources = {e.evidence_id: e.source_id for e in state.evidence}
+    assert {sources[evidence_id] for evidence_id in cited} == {
+        "article:art-acme-001",
+        "registry:co-acme-analytics-gb",
+    }
 
 
 def test_a_failed_tool_call_is_followed_by_a_new_decision_and_a_successful_call(
