@@ -214,7 +214,9 @@ def measure(args, workdir: Path) -> None:
     )
     iterations = Counter(Run.objects.filter(pk__in=run_ids).values_list("iterations", flat=True))
     starts = TraceEvent.objects.filter(run_id__in=run_ids, type="run_started").count()
-    resumes = TraceEvent.objects.filter(run_id__in=run_ids, type="run_resumed").count()
+    resumes = TraceEvent.objects.filter(
+        run_id__in=run_ids, type="run_resumed", data__cause="recovery"
+    ).count()
     per_worker = [
         sum(" is awaiting_review " in line for line in p.log_path.read_text().splitlines())
         for p in workers

@@ -139,6 +139,8 @@ def _note_for(event: TraceEvent) -> Note | None:
     if kind == "run_started":
         text, tone = "Run started", "ok"
     elif kind == "run_resumed":
+        if data.get("cause") == "human_input":
+            return None  # the decision's own event already says research goes on
         text, tone = "Run resumed from its last committed step", "warn"
     elif kind == "model_failed":
         text, tone = (

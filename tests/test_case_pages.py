@@ -381,3 +381,20 @@ def test_a_packet_held_by_disagreeing_sources_says_so_on_the_case_page(client, a
     )
     assert "The sources disagree on directors" in page
     assert "The packet waits for sign-off" not in page
+
+
+def test_only_a_resume_after_a_crash_is_noted_on_the_case_page(client, analyst, case):
+    run = make_run(case)
+    add_events(
+        run,
+        ("run_started", 0, {}),
+        ("clarification_received", 2, {"answer": "The GB one"}),
+        ("run_resumed", 2, {"cause": "human_input", "paused_as": "waiting_for_input"}),
+        ("run_resumed", 3, {"cause": "recovery", "status": "researching", "in_flight": None}),
+    )
+    html = (
+        client_for(client, analyst)
+        .get(reverse("runs-case-detail", args=[case.pk]))
+        .content.decode()
+    )
+    assert html.count("Run resumed from its last committed step") == 1

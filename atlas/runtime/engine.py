@@ -201,6 +201,7 @@ class Runtime:
             s,
             buf,
             "run_resumed",
+            cause="recovery",
             status=s.status,
             in_flight=in_flight.idempotency_key if in_flight else None,
         )

@@ -48,8 +48,20 @@ def apply_human_input(
     return s
 
 
-def resume_research(writer: StepWriter, s: AtlasState) -> None:
+def resume_research(
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, decision: HumanInput
+) -> None:
+    paused_as = s.termination_reason
     writer.set_status(s, "researching", None)
+    writer.emit(
+        s,
+        buf,
+        "run_resumed",
+        cause="human_input",
+        paused_as=paused_as,
+        actor=decision.actor,
+        decision_id=decision.decision_id,
+    )
     s.decision_history.append(HISTORY_BREAK)
     s.progress_history = [progress_signature(s)]
 
@@ -88,7 +100,7 @@ def _apply_answer(
         data={"question": question.question, "answer": answer.text},
         view=fence("human:analyst", f"Q: {question.question}\nA: {answer.text}"),
     )
-    resume_research(writer, s)
+    resume_research(writer, s, buf, answer)
     return s
 
 
@@ -130,7 +142,7 @@ def _apply_approval(
             error_type="approval_denied",
             error_message=f"A reviewer denied this action: {decision.reason or 'no reason given'}. Do not propose it again.",
         )
-    resume_research(writer, s)
+    resume_research(writer, s, buf, decision)
     return s
 
 
@@ -183,7 +195,7 @@ def _apply_conflict_resolution(
     )
     if s.status == "awaiting_review" and s.termination_reason != "awaiting_approval":
         s.proposed_packet = None
-        resume_research(writer, s)
+        resume_research(writer, s, buf, resolution)
     return s
 
 
@@ -223,7 +235,7 @@ def _apply_budget_extension(
         extra_seconds=extension.extra_seconds,
         budgets=s.budgets.model_dump(mode="json"),
     )
-    resume_research(writer, s)
+    resume_research(writer, s, buf, extension)
     return s
 
 
@@ -253,7 +265,7 @@ def _apply_signoff(
         error_message=f"A reviewer rejected the packet: {signoff.reason or 'no reason given'}",
     )
     s.proposed_packet = None
-    resume_research(writer, s)
+    resume_research(writer, s, buf, signoff)
     return s
 
 

@@ -143,7 +143,7 @@ def test_a_rejected_packet_goes_back_to_research_with_the_reason(make_runtime, m
     assert state.status == "researching"
     assert state.observations[-1].source == "human"
     assert "Check the 2023 accounts." in state.observations[-1].error_message
-    assert types(store, state)[-1] == "packet_rejected"
+    assert types(store, state)[-2:] == ["packet_rejected", "run_resumed"]
 
 
 def test_closing_the_case_completes_it_with_the_partial_packet(make_runtime, make_state, store):

@@ -442,11 +442,19 @@ def test_ask_human_waits_for_input_and_the_answer_is_an_observation(
     assert state.selected_entity.entity_id == "co-northwind-sg"
     assert types(store, state)[8:] == [
         "clarification_received",
+        "run_resumed",
         *TOOL_TURN * 3,
         *FINISH_TURN,
     ]
     human = [o for o in state.observations if o.source == "human"]
     assert human and "The Singapore one" in human[0].model_view
+    resumed = events_of(store, state, "run_resumed")[0].data
+    assert resumed == {
+        "cause": "human_input",
+        "paused_as": "waiting_for_input",
+        "actor": "analyst-ann",
+        "decision_id": "d-1",
+    }
 
 
 def test_a_tool_needing_approval_waits_then_runs_once_approved(make_runtime, make_state, store):
@@ -472,6 +480,7 @@ def test_a_tool_needing_approval_waits_then_runs_once_approved(make_runtime, mak
     assert_outcome(state, "awaiting_review", "finish_proposed")
     assert types(store, state)[8:] == [
         "approval_granted",
+        "run_resumed",
         "tool_started",
         "tool_succeeded",
         *TOOL_TURN,
