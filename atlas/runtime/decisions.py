@@ -13,7 +13,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-RiskRating = Literal["low", "medium", "high"]
+# "unrated" is the runtime's, for a packet of research stopped before it could rate the
+# risk; a proposed finish must rate it (finish.validate_finish).
+RiskRating = Literal["low", "medium", "high", "unrated"]
 
 
 class Usage(BaseModel):

@@ -30,7 +30,9 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
     if "screen_sanctions" not in s.completed_steps:
         errors.append("Sanctions screening has not been done.")
     signals = {signal for item in s.evidence for signal in item.signals}
-    if Signal.SANCTIONS_HIT in signals and packet.risk_rating != "high":
+    if packet.risk_rating == "unrated":
+        errors.append("Rate the risk low, medium or high.")
+    elif Signal.SANCTIONS_HIT in signals and packet.risk_rating != "high":
         errors.append("A sanctions hit requires a high risk rating.")
     elif ({Signal.ADVERSE, Signal.PEP} & signals) and packet.risk_rating == "low":
         errors.append("Adverse media or a politically exposed person rules out a low risk rating.")

@@ -21,6 +21,11 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
     gaps.append(f"Stopped early: {user_status_for('awaiting_review', reason)}")
     packet = draft_packet(projection, subject_name, gaps)
     packet.partial = True
+    # A hit is decisive; anything short of it is no rating until screening and media
+    # search are done (a subject nobody screened is not "low risk").
+    unresearched = {"screen_sanctions", "search_adverse_media"} & set(pending_requirements(s))
+    if packet.risk_rating != "high" and unresearched:
+        packet.risk_rating = "unrated"
     return with_conflicts(s, packet)
 
 

@@ -271,6 +271,8 @@ def test_the_iteration_budget_stops_with_a_partial_packet(make_runtime, make_sta
     packet = state.proposed_packet
     assert packet.partial
     assert "Still to do: search_adverse_media" in packet.open_gaps
+    # Screened clean, but no media search yet: not "low risk", no rating at all.
+    assert packet.risk_rating == "unrated"
     exhausted = events_of(store, state, "budget_exhausted")[0].data
     assert exhausted == {
         "budget": "max_iterations",
@@ -278,6 +280,28 @@ def test_the_iteration_budget_stops_with_a_partial_packet(make_runtime, make_sta
         "used": "2",
         "limit": "2",
     }
+
+
+def test_only_a_stopped_run_leaves_a_packet_unrated(make_runtime, make_state, store):
+    research = [
+        call("resolve_entity", **ACME),
+        call("screen_sanctions", entity_id="co-acme-analytics-gb"),
+        call("search_adverse_media", query="Acme Analytics", entity_id="co-acme-analytics-gb"),
+    ]
+    packet = {
+        "subject": "Acme Analytics",
+        "risk_rating": "unrated",
+        "findings": [{"claim": "Registered in GB.", "evidence_ids": ["co-acme-analytics-gb"]}],
+    }
+    state = run(
+        make_runtime(turns=[*research, {"kind": "finish", "packet": packet}]),
+        make_state(max_iterations=4),
+    )
+    rejected = events_of(store, state, "final_rejected")[0].data["errors"]
+    assert rejected == ["Rate the risk low, medium or high."]
+    stopped = run(make_runtime(turns=research), make_state(max_iterations=3))
+    assert_outcome(stopped, "awaiting_review", "max_iterations")
+    assert stopped.proposed_packet.partial and stopped.proposed_packet.risk_rating == "low"
 
 
 def test_the_token_budget_is_reserved_before_the_call(make_runtime, make_state, store):
