@@ -243,3 +243,17 @@ def test_a_step_says_when_its_tokens_were_estimated():
         estimated
     )
     assert ("~", "tokens +940") in tracker.changes(reported)
+
+
+def test_a_worker_crash_the_run_got_past_is_shown_as_such(client, admin_user, finished_run):
+    client.force_login(admin_user)
+    finished_run.last_error = "ValidationError: state is empty"
+    finished_run.worker_failures = 1
+    finished_run.save(update_fields=["last_error", "worker_failures"])
+    still_failing = client.get(trace_url(finished_run)).content.decode()
+    assert "ValidationError: state is empty" in still_failing
+    assert "went on cleanly" not in still_failing
+    finished_run.worker_failures = 0  # a clean pass resets the count, keeps the error
+    finished_run.save(update_fields=["worker_failures"])
+    recovered = client.get(trace_url(finished_run)).content.decode()
+    assert "ValidationError: state is empty" in recovered and "went on cleanly" in recovered
