@@ -288,10 +288,15 @@ def _column_list(model: type[models.Model], names: tuple[str, ...]) -> str:
 
 
 def _on_conflict_update() -> str:
+    """Update the call's row, unless it already succeeded: a writer that lost the run (its
+    lease ran out mid-tool) must not overwrite the new owner's success with its retry."""
     quote = connection.ops.quote_name
     updates = [ToolCall._meta.get_field(name).column for name in TOOL_CALL_FIELDS]
-    return f" ON CONFLICT ({quote('idempotency_key')}) DO UPDATE SET " + ", ".join(
-        f"{quote(column)} = EXCLUDED.{quote(column)}" for column in updates
+    status = f"{quote(ToolCall._meta.db_table)}.{quote('effect_status')}"
+    return (
+        f" ON CONFLICT ({quote('idempotency_key')}) DO UPDATE SET "
+        + ", ".join(f"{quote(column)} = EXCLUDED.{quote(column)}" for column in updates)
+        + f" WHERE {status} <> '{ToolCall.Effect.SUCCEEDED}'"
     )
 
 

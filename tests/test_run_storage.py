@@ -150,6 +150,21 @@ def test_a_tool_call_is_upserted_by_its_idempotency_key(run):
     assert found.effect_status == "succeeded" and found.result == {"hits": []}
     assert store.find_tool_call("missing") is None
 
+    # A writer that lost the run mid-tool and retried must not overwrite that success.
+    store.save_tool_call(
+        ToolCallRecord(
+            idempotency_key=key,
+            run_id=str(run.pk),
+            step=2,
+            tool="screen_sanctions",
+            effect_status="failed",
+            attempts=2,
+            error_type="timeout",
+        )
+    )
+    kept = store.find_tool_call(key)
+    assert (kept.effect_status, kept.attempts, kept.result) == ("succeeded", 1, {"hits": []})
+
 
 @pytest.mark.parametrize("next_store", ["the same store", "a new store"])
 def test_a_question_opens_a_clarification_item_and_moving_on_withdraws_it(run, next_store):
