@@ -121,6 +121,11 @@ def advance_run(
     run = Run.objects.select_related("tenant", "case").get(pk=run_id)
     if run.is_terminal:
         return run.status
+    if run.lease_owner != owner:
+        # The caller's belief that it holds the run is only as fresh as its last renewal;
+        # the row says who does. (A pass that lost a race to a new owner stops here.)
+        logger.info("Run %s is held by %r, not %s; not advanced", run_id, run.lease_owner, owner)
+        return run.status
     state = AtlasState.from_json(run.state)
     runtime = runtime_for(run, cancel)
     if run.resume_requested_at is not None:

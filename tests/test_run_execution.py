@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from atlas.runtime.memory import MemoryCancelSignal
 from reviews.models import HumanDecision, ReviewItem
@@ -101,6 +103,7 @@ def test_a_run_left_researching_by_a_dead_worker_is_resumed(tenant, analyst):
         _case(tenant, analyst, "Acme Analytics Ltd", jurisdiction="GB"), analyst, wake=False
     )
     steps = iter([True, False])  # the first holder loses its lease after one step
+    _lease_to(run, "worker-a")
     advance_run(
         run.pk,
         owner="worker-a",
@@ -109,10 +112,20 @@ def test_a_run_left_researching_by_a_dead_worker_is_resumed(tenant, analyst):
     )
     run.refresh_from_db()
     assert run.status == "researching"
+    _lease_to(run, "worker-b")
+    # The first holder, still believing it holds the run, tries another pass: refused.
+    advance_run(run.pk, owner="worker-a", cancel=MemoryCancelSignal())
+    assert "run_resumed" not in _types(run)
     advance_run(run.pk, owner="worker-b", cancel=MemoryCancelSignal())
     run.refresh_from_db()
-    assert "run_resumed" in _types(run)
+    assert _types(run).count("run_resumed") == 1
     assert run.status == "awaiting_review"
+
+
+def _lease_to(run: Run, owner: str) -> None:
+    Run.objects.filter(pk=run.pk).update(
+        lease_owner=owner, lease_expires_at=timezone.now() + timedelta(seconds=60)
+    )
 
 
 def test_run_case_prints_the_run_record_as_json(db, capsys):
