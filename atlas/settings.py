@@ -147,6 +147,10 @@ MEDIA_URL = "media/"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
+if env_bool("BEHIND_TLS_PROXY", False):
+    # The proxy speaks HTTPS to browsers and plain HTTP to daphne; it says which in this
+    # header (and must overwrite one a client sends).
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 

@@ -74,3 +74,19 @@ def _postgres_options(env_overrides: dict[str, str]) -> str:
 def test_prepared_statements_are_on_unless_a_pooler_needs_them_off():
     assert "'prepare_threshold': 5" in _postgres_options({})
     assert "prepare_threshold" not in _postgres_options({"DB_PREPARED_STATEMENTS": "0"})
+
+
+def test_behind_a_tls_proxy_a_forwarded_https_request_is_secure():
+    script = (
+        "import django; django.setup();"
+        "from django.conf import settings; from django.test import RequestFactory;"
+        "request = RequestFactory().get('/', HTTP_X_FORWARDED_PROTO='https');"
+        "print(settings.SECURE_PROXY_SSL_HEADER, request.is_secure())"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "atlas.settings", "BEHIND_TLS_PROXY": "1"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert result.stdout.split() == ["('HTTP_X_FORWARDED_PROTO',", "'https')", "True"], (
+        result.stderr
+    )
