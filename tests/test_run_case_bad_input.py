@@ -149,3 +149,9 @@ def test_a_scenario_document_keeps_its_given_name(db, tmp_path, capsys):
     path.write_text(json.dumps({"case": {"subject": "Acme", "documents": [document]}}))
     call_command("run_case", "--scenario", str(path))
     assert Case.objects.get().documents.get().original_name == "Companies House filing.txt"
+
+
+def test_a_scenario_value_of_the_wrong_type_is_refused_not_coerced(refused, tmp_path):
+    path = tmp_path / "scenario.json"
+    path.write_text('{"case": {"subject": "Acme"}, "budgets": {"max_iterations": true}}')
+    refused("--scenario", str(path), message="'budgets.max_iterations': Input should be a valid")

@@ -11,7 +11,15 @@ from decimal import Decimal
 from functools import cache
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    TypeAdapter,
+    ValidationError,
+)
 
 # "unrated" is the runtime's, for a packet of research stopped before it could rate the
 # risk; a proposed finish must rate it (finish.validate_finish).
@@ -21,8 +29,8 @@ RiskRating = Literal["low", "medium", "high", "unrated"]
 class Usage(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    input_tokens: int = Field(default=0, ge=0)
-    output_tokens: int = Field(default=0, ge=0)
+    input_tokens: StrictInt = Field(default=0, ge=0)
+    output_tokens: StrictInt = Field(default=0, ge=0)
     cost_usd: Decimal = Field(default=Decimal("0"), ge=0)
 
     @property
@@ -68,8 +76,8 @@ class DueDiligencePacket(BaseModel):
     unresolved_conflicts: list[PacketConflict] = Field(default_factory=list)
     open_gaps: list[str] = Field(default_factory=list)
     # Set by the runtime only (a partial packet after a stop, or a reviewer closing it).
-    partial: bool = False
-    closed_by_reviewer: bool = False
+    partial: StrictBool = False
+    closed_by_reviewer: StrictBool = False
     closing_note: str = ""
 
 
@@ -91,7 +99,7 @@ class CallTool(_Action):
 class AskHuman(_Action):
     kind: Literal["ask_human"] = "ask_human"
     question: str = Field(min_length=1)
-    blocking: bool = True
+    blocking: StrictBool = True
     candidates: list[str] = Field(default_factory=list)
 
 

@@ -6,9 +6,9 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator
 
 from atlas.runtime.decisions import AskHuman, CallTool, Finish
 from atlas.runtime.state import (
@@ -86,7 +86,8 @@ class ScenarioError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Strict types too: true or "3" where a number belongs is refused, not read as 1 or 3.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class ScenarioDocument(_Strict):
@@ -115,7 +116,8 @@ class ScenarioCase(_Strict):
 class ScenarioBudgets(_Strict):
     max_iterations: IterationBudget | None = None
     max_tokens: TokenBudget | None = None
-    max_cost_usd: CostBudget | None = None
+    # An amount may also be written as a decimal string, as the contract writes it ("1.00").
+    max_cost_usd: Annotated[CostBudget, Strict(False)] | None = None
     deadline_seconds: DeadlineBudget | None = None
     max_model_errors: ModelErrorBudget | None = None
     max_no_progress: NoProgressBudget | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 import pytest
 
@@ -195,6 +196,64 @@ def test_budgets_that_are_not_finite_or_past_their_ceiling_are_a_clear_error(
     path.write_text('{"case": {"subject": "Acme"}, "budgets": ' + budgets + "}")
     with pytest.raises(ScenarioError, match=message):
         load_scenario(path)
+
+
+TURN_ASK = '{"kind": "ask_human", "question": "Which one?"'
+
+
+@pytest.mark.parametrize(
+    ("fragment", "message"),
+    [
+        (
+            '"budgets": {"max_iterations": true}',
+            "'budgets.max_iterations': Input should be a valid",
+        ),
+        ('"budgets": {"max_iterations": "3"}', "'budgets.max_iterations': Input should be a valid"),
+        ('"budgets": {"max_tokens": 2.5}', "'budgets.max_tokens': Input should be a valid"),
+        ('"budgets": {"deadline_seconds": "120"}', "'budgets.deadline_seconds': Input should be"),
+        ('"budgets": {"max_cost_usd": true}', "'budgets.max_cost_usd': Decimal input should be"),
+        ('"human": {"cancel_on": {"event": "tool_started", "nth": true}}', "'human.cancel_on.nth'"),
+        (
+            '"case": {"subject": "Acme", "documents": [{"path": "a.pdf", "sensitive": "yes"}]}',
+            "'case.documents.0.sensitive': Input should be a valid boolean",
+        ),
+        ('"human": {"answers": [1]}', "'human.answers.0': Input should be a valid string"),
+        ('"tool_faults": {"screen_sanctions": [0]}', "'tool_faults.screen_sanctions.0'"),
+        ('"model": {"turns": [' + TURN_ASK + ', "blocking": "yes"}]}', "turn 0: 'blocking'"),
+        (
+            '"model": {"turns": [' + TURN_ASK + ', "usage": {"input_tokens": "10"}}]}',
+            "turn 0: 'usage.input_tokens': Input should be a valid integer",
+        ),
+        (
+            '"model": {"turns": [' + TURN_ASK + ', "usage": {"output_tokens": false}}]}',
+            "turn 0: 'usage.output_tokens': Input should be a valid integer",
+        ),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_a_clear_error_not_coerced(tmp_path, fragment, message):
+    path = tmp_path / "scenario.json"
+    path.write_text('{"case": {"subject": "Acme"}, ' + fragment + "}")
+    with pytest.raises(ScenarioError, match=message):
+        load_scenario(path)
+
+
+def test_an_amount_may_be_a_decimal_string_or_a_number(tmp_path):
+    path = tmp_path / "scenario.json"
+    path.write_text(
+        '{"case": {"subject": "Acme"}, "budgets": {"max_cost_usd": 2, "deadline_seconds": 30},'
+        ' "model": {"turns": [' + TURN_ASK + ', "usage": {"cost_usd": 0.25}}]}}'
+    )
+    scenario = load_scenario(path)
+    assert scenario.budgets.max_cost_usd == Decimal("2")
+    assert scenario.budgets.deadline_seconds == 30.0
+    assert scenario.model.turns[0].usage.cost_usd == Decimal("0.25")
+
+
+def test_a_scripted_model_file_refuses_a_wrong_type_too(tmp_path):
+    path = tmp_path / "turns.json"
+    path.write_text("[" + TURN_ASK + ', "blocking": 1}]')
+    with pytest.raises(ScenarioError, match="turn 0: 'blocking': Input should be a valid boolean"):
+        load_turns(path)
 
 
 @pytest.mark.parametrize("name", ["..", "/", "reports/", "a\x00.pdf"])
