@@ -150,10 +150,26 @@ def parse_next_action(raw: str | dict[str, Any]) -> CallTool | AskHuman | Finish
 
 @cache
 def next_action_json_schema() -> dict[str, Any]:
-    """JSON schema of NextAction, used as the OpenAI ``response_format`` schema.
+    """JSON schema sent as the OpenAI ``response_format``: one object, its ``kind`` one of
+    the three, with the properties of all three kinds.
 
-    Generated once (it costs milliseconds) and shared: treat it as read-only."""
-    return NEXT_ACTION_ADAPTER.json_schema()
+    The API refuses a root that is not an object (a oneOf of the kinds), so what each kind
+    requires is left to parse_next_action. Generated once (it costs milliseconds) and shared:
+    treat it as read-only."""
+    union = NEXT_ACTION_ADAPTER.json_schema()
+    members = (CallTool, AskHuman, Finish)
+    properties: dict[str, Any] = {}
+    for member in members:
+        properties.update(union["$defs"].pop(member.__name__)["properties"])
+    kinds = [member.model_fields["kind"].default for member in members]
+    properties["kind"] = {"type": "string", "enum": kinds}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": ["kind"],
+        "additionalProperties": False,
+        "$defs": union["$defs"],
+    }
 
 
 def action_to_json(action: CallTool | AskHuman | Finish) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from runtime_helpers import events_of, run
 from atlas.runtime.adapters.openai import OpenAIChatModel, PriceTable
 from atlas.runtime.budgets import estimate_tokens
 from atlas.runtime.context import build_context
-from atlas.runtime.decisions import CallTool
+from atlas.runtime.decisions import NEXT_ACTION_ADAPTER, CallTool, parse_next_action
 from atlas.runtime.engine import make_model
 from atlas.runtime.policy import TenantPolicy
 from atlas.runtime.tools.registry import default_registry
@@ -45,11 +45,16 @@ class FakeChatServer:
             def do_POST(self):  # noqa: N802 - http.server's naming
                 server.connections.append(self.client_address)
                 length = int(self.headers["Content-Length"])
-                server.requests.append(json.loads(self.rfile.read(length)))
+                request = json.loads(self.rfile.read(length))
+                server.requests.append(request)
                 server.headers.append(dict(self.headers))
-                status, body = (
-                    server.responses.pop(0) if server.responses else (500, {"error": "empty"})
-                )
+                refusal = _schema_refusal(request)
+                if refusal:
+                    status, body = 400, {"error": {"message": refusal, "type": "invalid_request"}}
+                else:
+                    status, body = (
+                        server.responses.pop(0) if server.responses else (500, {"error": "empty"})
+                    )
                 payload = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -98,6 +103,15 @@ class FakeChatServer:
         if usage is not NO_USAGE:
             body["usage"] = usage
         return 200, body
+
+
+def _schema_refusal(request: dict) -> str | None:
+    """Why the real API would refuse the request's response schema, if it would: its root
+    must be an object, not a union of objects."""
+    schema = request.get("response_format", {}).get("json_schema", {}).get("schema", {})
+    if schema.get("type") != "object" or {"anyOf", "oneOf", "allOf"} & set(schema):
+        return "Invalid schema for response_format 'NextAction': the root must be an object"
+    return None
 
 
 @pytest.fixture
@@ -288,3 +302,37 @@ def test_the_token_budget_stops_a_run_whose_endpoint_reports_no_usage(
     assert events_of(store, state, "model_failed") == []
     assert state.tokens == state.input_tokens + state.output_tokens > 0
     assert state.model_cost_usd > 0
+
+
+ACTIONS = [
+    RESOLVE,
+    {
+        "kind": "ask_human",
+        "question": "Which Acme?",
+        "blocking": False,
+        "candidates": ["Acme Analytics Ltd"],
+        "usage": {"input_tokens": 1, "output_tokens": 1, "cost_usd": "0.01"},
+    },
+    {"kind": "finish", "packet": {"subject": "Acme Analytics", "risk_rating": "low"}},
+]
+
+
+def test_the_response_schema_is_one_object_that_every_next_action_satisfies(server, make_state):
+    server.responses = [server.completion(RESOLVE)]
+    assert model_for(server).decide(a_context(make_state)).transport_error is None
+    schema = server.requests[-1]["response_format"]["json_schema"]["schema"]
+    assert schema["type"] == "object" and schema["additionalProperties"] is False
+    for action in ACTIONS:
+        # The assistant's content is the NextAction itself, not wrapped in another key.
+        assert set(schema["required"]) <= set(action) <= set(schema["properties"])
+        assert action["kind"] in schema["properties"]["kind"]["enum"]
+        assert parse_next_action(action).kind == action["kind"]
+
+
+def test_the_local_endpoint_refuses_a_root_union_as_the_real_api_does(server, make_state):
+    context = a_context(make_state).model_copy(
+        update={"response_schema": NEXT_ACTION_ADAPTER.json_schema()}
+    )
+    reply = model_for(server, max_attempts=1).decide(context)
+    assert reply.transport_error == "http_error"
+    assert "root must be an object" in reply.error_message

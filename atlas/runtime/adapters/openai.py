@@ -92,7 +92,13 @@ class OpenAIChatModel:
             "temperature": 0,
             "response_format": {
                 "type": "json_schema",
-                "json_schema": {"name": "NextAction", "schema": context.response_schema},
+                "json_schema": {
+                    "name": "NextAction",
+                    "schema": context.response_schema,
+                    # Strict mode needs every object closed with all its properties required,
+                    # and a tool's arguments are an open object; the runtime validates anyway.
+                    "strict": False,
+                },
             },
         }
 
