@@ -155,3 +155,30 @@ def test_a_scenario_value_of_the_wrong_type_is_refused_not_coerced(refused, tmp_
     path = tmp_path / "scenario.json"
     path.write_text('{"case": {"subject": "Acme"}, "budgets": {"max_iterations": true}}')
     refused("--scenario", str(path), message="'budgets.max_iterations': Input should be a valid")
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--subject", "Other Ltd"], "--subject cannot be given with --scenario"),
+        (["--jurisdiction", "FR"], "--jurisdiction cannot be given with --scenario"),
+        (["--subject-type", "person"], "--subject-type cannot be given with --scenario"),
+        (["--subject", "", "--jurisdiction", "FR"], "--subject, --jurisdiction cannot be given"),
+    ],
+)
+def test_case_flags_with_a_scenario_are_refused_not_ignored(refused, tmp_path, flags, message):
+    path = tmp_path / "scenario.json"
+    path.write_text('{"case": {"subject": "Acme Analytics Ltd", "jurisdiction": "GB"}}')
+    refused("--scenario", str(path), *flags, message=message)
+
+
+def test_a_document_flag_adds_to_a_scenarios_documents(db, tmp_path):
+    (tmp_path / "filing.txt").write_text("Director: Jane Roe\n")
+    (tmp_path / "extra.txt").write_text("Director: John Doe\n")
+    path = tmp_path / "scenario.json"
+    path.write_text(
+        json.dumps({"case": {"subject": "Acme", "documents": [{"path": "filing.txt"}]}})
+    )
+    call_command("run_case", "--scenario", str(path), "--document", str(tmp_path / "extra.txt"))
+    names = Case.objects.get().documents.values_list("original_name", flat=True)
+    assert sorted(names) == ["extra.txt", "filing.txt"]

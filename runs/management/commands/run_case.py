@@ -50,6 +50,10 @@ BUDGET_FLAGS = {
     "max_no_progress": int,
 }
 
+# The flags that define a case, which a scenario's case defines instead (--document adds
+# a document to either).
+CASE_FLAGS = ("subject", "subject_type", "jurisdiction")
+
 
 @dataclass(frozen=True)
 class CaseToOpen:
@@ -65,7 +69,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--subject", help="Name of the company or person to research")
-        parser.add_argument("--subject-type", choices=["company", "person"], default="company")
+        parser.add_argument(
+            "--subject-type", choices=["company", "person"], help="company (default) or person"
+        )
         parser.add_argument("--jurisdiction", help="Two-letter country code, e.g. GB")
         parser.add_argument(
             "--document", action="append", default=[], help="Path of a PDF or text file to attach"
@@ -86,6 +92,14 @@ class Command(BaseCommand):
             parser.add_argument("--" + name.replace("_", "-"), type=parse)
 
     def handle(self, *args, **options) -> None:
+        case_flags = [
+            "--" + name.replace("_", "-") for name in CASE_FLAGS if options[name] is not None
+        ]
+        if options["scenario"] and case_flags:
+            raise CommandError(
+                f"{', '.join(case_flags)} cannot be given with --scenario: "
+                "the scenario file defines the case."
+            )
         scenario = self._scenario(options)
         if scenario is None and not options["subject"]:
             raise CommandError("Give --subject NAME or --scenario FILE.")
@@ -160,7 +174,8 @@ class Command(BaseCommand):
             jurisdiction, where = given.jurisdiction or "", "scenario case."
             documents = [(scenario.document_path(d), d.name, d.sensitive) for d in given.documents]
         else:
-            subject, subject_type, notes = options["subject"], options["subject_type"], ""
+            subject, notes = options["subject"], ""
+            subject_type = options["subject_type"] or "company"
             jurisdiction, where = options["jurisdiction"] or "", "--"
             documents = []
         subject = self._checked(clean_subject_name, subject, f"{where}subject")
