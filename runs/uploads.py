@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -97,7 +101,8 @@ def _check_pdf_opens(upload: UploadedFile) -> None:
     pages, locked = 0, False
     try:
         # pypdf opens a file encrypted without a user password (print or copy limits).
-        pages = len(PdfReader(upload).pages)
+        with _pypdf_logging_silenced():
+            pages = len(PdfReader(upload).pages)
     except (FileNotDecryptedError, WrongPasswordError):
         locked = True
     except Exception:  # pypdf raises many kinds of error for a damaged file
@@ -115,3 +120,22 @@ def _check_pdf_opens(upload: UploadedFile) -> None:
             "Upload the original file.",
             code="unreadable",
         )
+
+
+# pypdf's level is shared by every thread: checks take turns, so that one never restores
+# the level another has just raised.
+_PYPDF_LEVEL_LOCK = threading.Lock()
+
+
+@contextmanager
+def _pypdf_logging_silenced() -> Iterator[None]:
+    """pypdf logs what it finds wrong in a damaged file ("EOF marker not found"); the check's
+    own error says it in one line."""
+    logger = logging.getLogger("pypdf")
+    with _PYPDF_LEVEL_LOCK:
+        level = logger.level
+        logger.setLevel(logging.CRITICAL + 1)
+        try:
+            yield
+        finally:
+            logger.setLevel(level)

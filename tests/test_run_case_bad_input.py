@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from runs.models import Case, Run
+from tests.runtime.runtime_helpers import minimal_pdf
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -105,6 +107,25 @@ def test_a_malformed_amount_on_the_command_line_is_a_usage_error_not_a_traceback
     assert finished.returncode == 2
     assert "Traceback" not in finished.stderr
     assert "--max-cost-usd: must be a decimal amount" in finished.stderr
+
+
+def test_a_damaged_pdf_is_refused_in_one_line(tmp_path):
+    pdf = minimal_pdf("Directors: Jane Roe")
+    document = tmp_path / "trunc.pdf"
+    document.write_bytes(pdf[: len(pdf) // 2])
+    finished = subprocess.run(
+        [sys.executable, "manage.py", "run_case", "--subject", "Acme", "--document", document],
+        cwd=PROJECT_ROOT,
+        env={**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert finished.returncode == 1
+    assert finished.stderr.splitlines() == [
+        "CommandError: document trunc.pdf: “trunc.pdf” could not be read as a PDF: "
+        "it is damaged or incomplete. Upload the original file."
+    ]
 
 
 def test_a_blank_subject_in_a_scenario_is_refused_as_the_web_form_refuses_it(refused, tmp_path):

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import logging
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -83,6 +85,17 @@ def test_a_file_that_only_starts_like_a_pdf_is_refused_at_upload(db):
     form = _form(SimpleUploadedFile("minutes.pdf", b"%PDF-1.4\nnot really a pdf"))
     assert not form.is_valid()
     assert "could not be read as a PDF" in form.errors["document"][0]
+
+
+def test_a_cut_off_pdf_is_refused_without_pypdf_logging_its_own_complaint(db, caplog):
+    pdf = minimal_pdf("Directors: Jane Roe")
+    level = logging.getLogger("pypdf").level
+    with caplog.at_level(logging.DEBUG):
+        form = _form(SimpleUploadedFile("filing.pdf", pdf[: len(pdf) // 2]))
+        assert not form.is_valid()
+    assert "could not be read as a PDF" in form.errors["document"][0]
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("pypdf")] == []
+    assert logging.getLogger("pypdf").level == level
 
 
 def test_a_pdf_locked_with_a_password_is_refused_at_upload(db):
