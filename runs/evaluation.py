@@ -240,7 +240,12 @@ def _asks_about_content(expected: PacketExpectation) -> bool:
 def run_case(case: Case, *, tenant: str, model: str | None) -> Result:
     """Run one scenario through `run_case` (persisted like any other run) and check it."""
     out = StringIO()
-    options: dict[str, Any] = {"scenario": str(case.scenario_path), "json": True, "tenant": tenant}
+    options: dict[str, Any] = {
+        "scenario": str(case.scenario_path),
+        "json": True,
+        "tenant": tenant,
+        "create_tenant": True,
+    }
     if model:
         options["model"] = model
     started = time.monotonic()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from runs.models import Case, Run
+from runs.models import Case, Run, Tenant
 from tests.runtime.runtime_helpers import minimal_pdf
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -203,3 +203,23 @@ def test_a_document_flag_adds_to_a_scenarios_documents(db, tmp_path):
     call_command("run_case", "--scenario", str(path), "--document", str(tmp_path / "extra.txt"))
     names = Case.objects.get().documents.values_list("original_name", flat=True)
     assert sorted(names) == ["extra.txt", "filing.txt"]
+
+
+def test_an_unknown_tenant_is_refused_with_the_existing_ones(refused, tenant):
+    refused("--subject", "Acme", "--tenant", "demo-bnak", message="existing: demo-bank")
+    assert list(Tenant.objects.values_list("slug", flat=True)) == ["demo-bank"]
+
+
+def test_a_new_tenant_is_created_only_when_asked(db):
+    call_command("run_case", "--subject", "Acme", "--tenant", "harbor-credit", "--create-tenant")
+    assert Case.objects.get().tenant.name == "Harbor Credit"
+
+
+def test_the_default_tenant_is_created_on_first_use(db):
+    call_command("run_case", "--subject", "Acme")
+    assert Case.objects.get().tenant.slug == "demo-bank"
+
+
+def test_a_tenant_to_create_needs_a_valid_slug(refused):
+    refused("--subject", "Acme", "--tenant", "Harbor Credit", "--create-tenant", message="slug")
+    assert not Tenant.objects.exists()

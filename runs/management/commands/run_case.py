@@ -25,6 +25,9 @@ from runs.records import run_record
 from runs.uploads import CheckedUpload, check_upload
 
 CLI_USERNAME = "atlas-cli"
+# Created on first use, so that run_case works on a fresh database; any other tenant must
+# exist already, or be created on purpose with --create-tenant.
+DEFAULT_TENANT = "demo-bank"
 
 
 def _decimal(value: str) -> Decimal:
@@ -80,7 +83,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--model", help="playbook | scripted:FILE | openai:MODEL (overrides the scenario's)"
         )
-        parser.add_argument("--tenant", default="demo-bank", help="Tenant slug (default demo-bank)")
+        parser.add_argument(
+            "--tenant", help=f"Slug of the tenant the case belongs to (default {DEFAULT_TENANT})"
+        )
+        parser.add_argument(
+            "--create-tenant", action="store_true", help="Create the --tenant if it does not exist"
+        )
         parser.add_argument("--json", action="store_true", help="Print the run record as JSON")
         parser.add_argument(
             "--async",
@@ -108,9 +116,7 @@ class Command(BaseCommand):
         budgets = self._budgets(scenario, options)
         case_to_open = self._case_to_open(scenario, options)
 
-        tenant, _ = Tenant.objects.get_or_create(
-            slug=options["tenant"], defaults={"name": options["tenant"].replace("-", " ").title()}
-        )
+        tenant = self._tenant(options)
         user, _ = get_user_model().objects.get_or_create(
             username=CLI_USERNAME, defaults={"first_name": "Atlas", "last_name": "command line"}
         )
@@ -151,6 +157,22 @@ class Command(BaseCommand):
             flag = "--" + str(problem["loc"][0]).replace("_", "-")
             raise CommandError(f"{flag}: {problem['msg']}, got {problem['input']}") from None
         return flags
+
+    def _tenant(self, options) -> Tenant:
+        slug = DEFAULT_TENANT if options["tenant"] is None else options["tenant"]
+        tenant = Tenant.objects.filter(slug=slug).first()
+        if tenant is not None:
+            return tenant
+        if slug != DEFAULT_TENANT and not options["create_tenant"]:
+            existing = list(Tenant.objects.order_by("slug").values_list("slug", flat=True)[:11])
+            listed = ", ".join(existing[:10]) + (", ..." if len(existing) > 10 else "")
+            raise CommandError(
+                f"--tenant: no tenant {slug!r} (existing: {listed or 'none'}); "
+                "pass --create-tenant to create it."
+            )
+        self._checked(Tenant._meta.get_field("slug").run_validators, slug, "--tenant")
+        name = slug.replace("-", " ").title()
+        return Tenant.objects.get_or_create(slug=slug, defaults={"name": name})[0]
 
     def _check_model(self, spec: str) -> None:
         if spec == "playbook":
