@@ -166,6 +166,25 @@ def test_run_case_runs_a_scenario_with_scripted_turns_and_answers(db, tmp_path, 
     assert "clarification_requested" in types and "clarification_received" in types
 
 
+def test_run_case_honours_a_scripted_cancel_on_the_event_that_pauses_the_run(db, tmp_path, capsys):
+    scenario = {
+        "case": {"subject": "Northwind Trading"},
+        "model": "playbook",
+        "human": {"cancel_on": {"event": "clarification_requested"}},
+    }
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(scenario))
+    call_command("run_case", "--scenario", str(path), "--json")
+    record = json.loads(capsys.readouterr().out)
+    assert (record["status"], record["termination_reason"]) == ("cancelled", "cancelled")
+    assert [event["type"] for event in record["trace"]][-2:] == [
+        "clarification_requested",
+        "run_cancelled",
+    ]
+    run = Run.objects.get(pk=record["run_id"])
+    assert run.status == "cancelled" and not run.lease_owner
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

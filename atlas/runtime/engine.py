@@ -79,6 +79,8 @@ __all__ = [
     "state_for_scenario",
 ]
 
+PAUSED_STATUSES = ("waiting_for_input", "awaiting_review")
+
 
 class Runtime:
     """The deterministic shell around a decision maker. See the module docstring."""
@@ -162,6 +164,10 @@ class Runtime:
             state = self.start(state)
         while state.status == "researching" and keep_going():
             state = self.step(state)
+        if state.status in PAUSED_STATUSES and self.cancel_signal.is_set():
+            # Cancelled as the run paused (say, on the event that paused it): no worker
+            # steps a paused run, so end it here, as the console's cancel of one does.
+            state = self.cancel(state)
         return state
 
     def step(self, state: AtlasState) -> AtlasState:

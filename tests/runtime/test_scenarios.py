@@ -124,6 +124,33 @@ def test_cancel_on_the_first_tool_start_cancels_the_run():
     assert store.event_types(state.run_id)[-3:] == ["tool_started", "tool_failed", "run_cancelled"]
 
 
+ACME = {"subject": "Acme Analytics", "jurisdiction": "GB"}
+
+
+@pytest.mark.parametrize(
+    ("event", "scenario"),
+    [
+        ("clarification_requested", {"case": {"subject": "Northwind Trading"}}),
+        (
+            "approval_requested",
+            {"case": {**ACME, "documents": [{"path": "kyc.txt", "sensitive": True}]}},
+        ),
+        ("finish_proposed", {"case": ACME}),
+        ("budget_exhausted", {"case": ACME, "budgets": {"max_iterations": 1}}),
+    ],
+)
+def test_a_cancel_on_the_event_that_pauses_the_run_cancels_it(tmp_path, event, scenario):
+    (tmp_path / "kyc.txt").write_text("Company: Acme Analytics Ltd\n")
+    scenario = parse_scenario(
+        {**scenario, "human": {"cancel_on": {"event": event}}}, base_dir=tmp_path
+    )
+    state, store = run_scenario(scenario)
+    assert (state.status, state.termination_reason) == ("cancelled", "cancelled")
+    types = store.event_types(state.run_id)
+    assert event in types and types[-1] == "run_cancelled"
+    assert store.load_state(state.run_id).status == "cancelled"
+
+
 def test_a_scripted_model_file_and_a_script_that_runs_out(tmp_path):
     path = tmp_path / "turns.json"
     path.write_text(
