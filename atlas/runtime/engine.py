@@ -109,7 +109,8 @@ class Runtime:
         self.documents = documents
         self.world = world or default_world()
         self.listeners: list[EventListener] = list(listeners)
-        self.writer = StepWriter(self.clock, self.store, self.listeners)
+        self.watchers: list[EventListener] = []
+        self.writer = StepWriter(self.clock, self.store, self.listeners, self.watchers)
         self.gateway = ToolGateway(
             store=self.store, cancel=self.cancel_signal, backoff_seconds=retry_backoff_seconds
         )
@@ -417,7 +418,8 @@ def build_runtime(
 ) -> Runtime:
     """Build a Runtime from a model spec: "playbook", "scripted:FILE", "openai:MODEL"
     (a `model` argument overrides the scenario's model), or a DecisionMaker instance.
-    A scenario's `human.cancel_on` becomes a listener that cancels at the nth event."""
+    A scenario's `human.cancel_on` becomes a watcher that cancels at the nth event, as
+    that event is recorded."""
     spec = model if model is not None else (scenario.model if scenario is not None else "playbook")
     runtime = Runtime(
         make_model(spec, price_table=price_table),
@@ -432,7 +434,7 @@ def build_runtime(
         retry_backoff_seconds=retry_backoff_seconds,
     )
     if scenario is not None and scenario.human.cancel_on is not None:
-        runtime.listeners.append(
+        runtime.watchers.append(
             _cancel_on(runtime, scenario.human.cancel_on.event, scenario.human.cancel_on.nth)
         )
     return runtime

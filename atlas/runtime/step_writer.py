@@ -1,5 +1,7 @@
 """Recording one step: its trace events and observations, buffered, then committed with the
-state in one ``store.commit_step``; listeners hear the events only after the commit."""
+state in one ``store.commit_step``; listeners hear the events only after the commit, watchers
+as each is recorded (a scripted person acting "on" an event must act when it happens, not
+after the tool call that follows it in the same step)."""
 
 from __future__ import annotations
 
@@ -68,10 +70,17 @@ def short_hash(value: Any) -> str:
 class StepWriter:
     """Stamps events with the clock, keeps the state's histories short, commits."""
 
-    def __init__(self, clock: Clock, store: RunStore, listeners: list[EventListener]) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        store: RunStore,
+        listeners: list[EventListener],
+        watchers: list[EventListener],
+    ) -> None:
         self.clock = clock
         self.store = store
         self.listeners = listeners
+        self.watchers = watchers
 
     def emit(
         self,
@@ -83,18 +92,19 @@ class StepWriter:
     ) -> None:
         if duration_ms is not None:
             data["duration_ms"] = duration_ms
-        buf.events.append(
-            TraceEventRecord(
-                run_id=s.run_id,
-                seq=s.next_seq,
-                step=s.step,
-                type=type_,
-                timestamp=self.clock.now(),
-                data=jsonable(data),
-                duration_ms=duration_ms,
-            )
+        event = TraceEventRecord(
+            run_id=s.run_id,
+            seq=s.next_seq,
+            step=s.step,
+            type=type_,
+            timestamp=self.clock.now(),
+            data=jsonable(data),
+            duration_ms=duration_ms,
         )
+        buf.events.append(event)
         s.next_seq += 1
+        for watcher in self.watchers:
+            watcher(event)
 
     def observe(
         self,

@@ -27,6 +27,8 @@ def run_tool(
     spec = runtime.registry.get(call.tool_name)
     assert spec is not None
     writer = runtime.writer
+    if runtime.cancel_signal.is_set():
+        return cancelled(writer, s, buf)
     stop = check_tool_call(s, spec.price_usd, writer.clock.now())
     if stop:
         return budget_stop(writer, s, buf, stop)

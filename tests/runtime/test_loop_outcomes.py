@@ -399,6 +399,37 @@ def test_cancel_during_a_slow_tool_ends_within_a_second(make_runtime, make_state
     assert store.load_state(state.run_id).status == "cancelled"
 
 
+def test_cancel_during_a_slow_retry_ends_within_a_second(make_runtime, make_state, store, cancel):
+    cancelled_at: list[float] = []
+
+    def cancel_soon(event):
+        if event.type == "tool_started" and event.data["attempt"] == 2:
+
+            def fire():
+                time.sleep(0.2)
+                cancelled_at.append(time.monotonic())
+                cancel.set()
+
+            threading.Thread(target=fire, daemon=True).start()
+
+    runtime = make_runtime()
+    runtime.watchers.append(cancel_soon)  # the retry's start is not committed before it runs
+    faults = {"screen_sanctions": ["timeout", "slow:30"]}
+    state = runtime.run_until_pause(runtime.start(make_state(faults=faults)))
+    ended_at = time.monotonic()
+    assert_outcome(state, "cancelled", "cancelled")
+    assert ended_at - cancelled_at[0] < 1.0
+    assert types(store, state)[-5:] == [
+        "tool_started",
+        "tool_retryable_failure",
+        "tool_started",
+        "tool_failed",
+        "run_cancelled",
+    ]
+    record = next(r for r in store.tool_calls.values() if r.tool == "screen_sanctions")
+    assert (record.effect_status, record.attempts) == ("cancelled", 2)
+
+
 def test_transport_errors_are_retried_then_become_a_typed_failure(make_runtime, make_state, store):
     faults = {"screen_sanctions": ["timeout", "rate_limited", "timeout"]}
     state = run(make_runtime(), make_state(faults=faults, max_tool_retries=2))

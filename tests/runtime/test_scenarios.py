@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from decimal import Decimal
 
 import pytest
@@ -149,6 +150,41 @@ def test_a_cancel_on_the_event_that_pauses_the_run_cancels_it(tmp_path, event, s
     types = store.event_types(state.run_id)
     assert event in types and types[-1] == "run_cancelled"
     assert store.load_state(state.run_id).status == "cancelled"
+
+
+def test_a_cancel_on_a_retry_start_stops_the_retry_before_it_runs():
+    scenario = parse_scenario(
+        {
+            "case": ACME,
+            "tool_faults": {"resolve_entity": ["timeout", "slow:3"]},
+            "human": {"cancel_on": {"event": "tool_started", "nth": 2}},
+        }
+    )
+    started = time.monotonic()
+    state, store = run_scenario(scenario)
+    assert time.monotonic() - started < 1.0
+    assert (state.status, state.termination_reason) == ("cancelled", "cancelled")
+    assert store.event_types(state.run_id)[-5:] == [
+        "tool_started",
+        "tool_retryable_failure",
+        "tool_started",
+        "tool_failed",
+        "run_cancelled",
+    ]
+    failed = next(e for e in store.events[state.run_id] if e.type == "tool_failed")
+    assert failed.data["message"] == "Cancelled before the tool ran."
+    (record,) = store.tool_calls.values()
+    assert (record.effect_status, record.attempts) == ("cancelled", 2)
+
+
+def test_a_cancel_on_the_model_request_stops_the_run_before_any_tool_starts():
+    scenario = parse_scenario(
+        {"case": ACME, "human": {"cancel_on": {"event": "model_requested", "nth": 1}}}
+    )
+    state, store = run_scenario(scenario)
+    assert (state.status, state.termination_reason) == ("cancelled", "cancelled")
+    assert store.event_types(state.run_id) == ["run_started", "model_requested", "run_cancelled"]
+    assert not store.tool_calls
 
 
 def test_a_scripted_model_file_and_a_script_that_runs_out(tmp_path):

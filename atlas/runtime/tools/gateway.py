@@ -3,7 +3,8 @@
 The engine records the intent (and the first `tool_started`) before calling `execute`.
 The tool runs in a worker thread; the gateway waits on the tool (a fast tool returns at
 once) and checks the CancelSignal every 20 ms, so a cancel or a timeout interrupts even a
-slow tool promptly (the abandoned thread is told to stop through its `stop` event).
+slow tool promptly (the abandoned thread is told to stop through its `stop` event). A cancel
+is also checked before every attempt, retries included: no attempt starts once it is set.
 """
 
 from __future__ import annotations
@@ -150,6 +151,8 @@ class ToolGateway:
         started = time.monotonic()
         attempt = 1
         while True:
+            if self.cancel.is_set():
+                return _cancelled(spec, attempt, started, emit, "Cancelled before the tool ran.")
             fault = next_fault()
             try:
                 result = self._attempt(spec, args, ctx, fault)
@@ -162,22 +165,8 @@ class ToolGateway:
                     cost_usd=spec.price_usd,
                 )
             except _Cancelled:
-                emit(
-                    "tool_failed",
-                    tool=spec.name,
-                    error_type="cancelled",
-                    message="Cancelled while the tool was running.",
-                    retryable=False,
-                    attempt=attempt,
-                )
-                return ToolOutcome(
-                    status="cancelled",
-                    effect_status="cancelled",
-                    attempts=attempt,
-                    duration_ms=_ms(started),
-                    error_type="cancelled",
-                    error_message="Cancelled while the tool was running.",
-                )
+                message = "Cancelled while the tool was running."
+                return _cancelled(spec, attempt, started, emit, message)
             except ToolError as error:
                 if isinstance(error, EffectUnknown):
                     reconciled = self._reconcile(key)
@@ -206,14 +195,8 @@ class ToolGateway:
                         attempt=attempt,
                     )
                     if self.cancel.wait(self.backoff_seconds * (2 ** (attempt - 1))):
-                        return ToolOutcome(
-                            status="cancelled",
-                            effect_status="cancelled",
-                            attempts=attempt,
-                            duration_ms=_ms(started),
-                            error_type="cancelled",
-                            error_message="Cancelled while waiting to retry.",
-                        )
+                        message = "Cancelled while waiting to retry."
+                        return _cancelled(spec, attempt, started, emit, message)
                     attempt += 1
                     emit(
                         "tool_started",
@@ -293,6 +276,27 @@ class ToolGateway:
         if self.cancel.is_set():
             raise _Cancelled
         return box["result"]
+
+
+def _cancelled(
+    spec: ToolSpec, attempt: int, started: float, emit: Emit, message: str
+) -> ToolOutcome:
+    emit(
+        "tool_failed",
+        tool=spec.name,
+        error_type="cancelled",
+        message=message,
+        retryable=False,
+        attempt=attempt,
+    )
+    return ToolOutcome(
+        status="cancelled",
+        effect_status="cancelled",
+        attempts=attempt,
+        duration_ms=_ms(started),
+        error_type="cancelled",
+        error_message=message,
+    )
 
 
 def _run_with_fault(
