@@ -36,13 +36,21 @@ def estimate_tokens(text: str) -> int:
 
 def deadline_passed(state: AtlasState, now: datetime) -> BudgetStop | None:
     if state.deadline_at is not None and now >= state.deadline_at:
-        return BudgetStop(
-            "deadline",
-            "deadline_seconds",
-            f"{(now - (state.deadline_at - timedelta(seconds=state.budgets.deadline_seconds))).total_seconds():.1f}",
-            f"{state.budgets.deadline_seconds:g}",
-        )
+        return deadline_stop(state, now)
     return None
+
+
+def deadline_stop(state: AtlasState, now: datetime) -> BudgetStop:
+    """Also for a tool call the deadline left no time to finish: it stops the run a moment
+    before the deadline itself passes."""
+    assert state.deadline_at is not None
+    started = state.deadline_at - timedelta(seconds=state.budgets.deadline_seconds)
+    return BudgetStop(
+        "deadline",
+        "deadline_seconds",
+        f"{(now - started).total_seconds():.1f}",
+        f"{state.budgets.deadline_seconds:g}",
+    )
 
 
 def check_model_call(

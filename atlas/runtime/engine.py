@@ -112,7 +112,10 @@ class Runtime:
         self.watchers: list[EventListener] = []
         self.writer = StepWriter(self.clock, self.store, self.listeners, self.watchers)
         self.gateway = ToolGateway(
-            store=self.store, cancel=self.cancel_signal, backoff_seconds=retry_backoff_seconds
+            store=self.store,
+            cancel=self.cancel_signal,
+            clock=self.clock,
+            backoff_seconds=retry_backoff_seconds,
         )
 
     # ------------------------------------------------------------------ host API

@@ -7,7 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from atlas.runtime import reducer
-from atlas.runtime.budgets import check_tool_call
+from atlas.runtime.budgets import check_tool_call, deadline_stop
 from atlas.runtime.context import MODEL_VIEW_LIMIT, model_view
 from atlas.runtime.decisions import CallTool
 from atlas.runtime.ports import ToolCallRecord
@@ -73,6 +73,7 @@ def run_tool(
         next_fault=lambda: next_fault(s, spec.name),
         emit=lambda type_, **data: writer.emit(s, buf, type_, **data),
         max_retries=s.budgets.max_tool_retries,
+        deadline_at=s.deadline_at,
     )
     finished_at = writer.clock.now()
     record = record.model_copy(
@@ -185,6 +186,8 @@ def absorb_outcome(
     if outcome.status == "forbidden":
         return fail(writer, s, buf, "tool_failure", tool=name, error_type=outcome.error_type)
     s.consecutive_tool_failures += 1
+    if outcome.out_of_time:
+        return budget_stop(writer, s, buf, deadline_stop(s, writer.clock.now()))
     if s.consecutive_tool_failures >= s.budgets.max_consecutive_tool_failures:
         return fail(writer, s, buf, "tool_failure", tool=name, error_type=outcome.error_type)
     return s

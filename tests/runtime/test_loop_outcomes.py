@@ -3,6 +3,7 @@ user-visible text and the ordered trace."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from decimal import Decimal
@@ -17,8 +18,11 @@ from atlas.runtime.humans import (
     HumanInputRejected,
     PacketSignOff,
 )
+from atlas.runtime.memory import SystemClock
 from atlas.runtime.policy import TenantPolicy
 from atlas.runtime.state import USER_STATUS, AttachedDocument
+from atlas.runtime.tools.base import TransportError
+from atlas.runtime.tools.registry import ToolRegistry, default_registry
 
 ACME = {"name": "Acme Analytics", "jurisdiction": "GB", "entity_type": "company"}
 
@@ -364,6 +368,55 @@ def test_the_deadline_stops_the_run(make_runtime, make_state, store, clock):
         "budget_exhausted",
         "escalated",
     ]
+
+
+DEADLINE_STOP = [
+    "run_started",
+    "model_requested",
+    "model_decision",
+    "tool_started",
+    "tool_failed",
+    "budget_exhausted",
+    "escalated",
+]
+
+
+def test_the_deadline_cuts_a_slow_tool_short(make_runtime, make_state, store):
+    faults = {"resolve_entity": ["slow:10", "slow:10", "slow:10"]}
+    runtime = make_runtime(clock=SystemClock())
+    started = time.monotonic()
+    state = run(runtime, make_state(faults=faults, deadline_seconds=1))
+    assert time.monotonic() - started < 1.5
+    assert_outcome(state, "awaiting_review", "deadline")
+    assert types(store, state) == DEADLINE_STOP
+    failed = events_of(store, state, "tool_failed")[0].data
+    assert failed["error_type"] == "timeout" and "before the run's deadline" in failed["message"]
+    (record,) = store.tool_calls.values()
+    assert (record.effect_status, record.attempts) == ("failed", 1)
+
+
+@pytest.mark.parametrize(
+    "seconds_taken", [125, 119.99], ids=["deadline-passed", "deadline-cannot-be-met"]
+)
+def test_no_retry_starts_once_the_deadline_has_passed_or_cannot_be_met(
+    make_runtime, make_state, store, clock, seconds_taken
+):
+    def lost_connection(args, ctx):
+        clock.advance(seconds_taken)
+        raise TransportError("timeout", "the registry hung up")
+
+    tools = [
+        dataclasses.replace(spec, handler=lost_connection)
+        if spec.name == "resolve_entity"
+        else spec
+        for spec in default_registry()
+    ]
+    runtime = make_runtime(registry=ToolRegistry(tools))
+    state = run(runtime, make_state(deadline_seconds=120, max_tool_retries=2))
+    assert_outcome(state, "awaiting_review", "deadline")
+    assert types(store, state) == DEADLINE_STOP
+    (record,) = store.tool_calls.values()
+    assert (record.effect_status, record.attempts) == ("failed", 1)
 
 
 def test_cancel_during_a_slow_tool_ends_within_a_second(make_runtime, make_state, store, cancel):

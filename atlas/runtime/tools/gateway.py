@@ -5,6 +5,9 @@ The tool runs in a worker thread; the gateway waits on the tool (a fast tool ret
 once) and checks the CancelSignal every 20 ms, so a cancel or a timeout interrupts even a
 slow tool promptly (the abandoned thread is told to stop through its `stop` event). A cancel
 is also checked before every attempt, retries included: no attempt starts once it is set.
+
+The run's deadline bounds the call too: an attempt's timeout is capped at the time left
+before it (by the runtime's clock), and no attempt or retry starts that could not be met.
 """
 
 from __future__ import annotations
@@ -12,18 +15,20 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import queue
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from atlas.runtime.ports import CancelSignal, RunStore
+from atlas.runtime.ports import CancelSignal, Clock, RunStore
 from atlas.runtime.tools.base import (
     EffectUnknown,
     MalformedResult,
@@ -36,6 +41,9 @@ from atlas.runtime.tools.base import (
 )
 
 POLL_SECONDS = 0.02
+# With less time than this left before the deadline an attempt cannot be met: the gateway
+# would not look at the tool even once before the deadline passed.
+MIN_ATTEMPT_SECONDS = POLL_SECONDS
 OVERSIZED_BYTES = 150_000
 
 Emit = Callable[..., None]
@@ -123,6 +131,7 @@ class ToolOutcome:
     retryable: bool = False
     cost_usd: Decimal = Decimal("0")
     reconciled: bool = False
+    out_of_time: bool = False  # the run's deadline cut the call short or left no retry
 
 
 class ToolGateway:
@@ -131,10 +140,12 @@ class ToolGateway:
         *,
         store: RunStore | None,
         cancel: CancelSignal,
+        clock: Clock,
         backoff_seconds: float = 0.05,
     ) -> None:
         self.store = store
         self.cancel = cancel
+        self.clock = clock
         self.backoff_seconds = backoff_seconds
 
     def execute(
@@ -147,6 +158,7 @@ class ToolGateway:
         next_fault: Callable[[], str],
         emit: Emit,
         max_retries: int,
+        deadline_at: datetime | None = None,
     ) -> ToolOutcome:
         started = time.monotonic()
         attempt = 1
@@ -155,7 +167,8 @@ class ToolGateway:
                 return _cancelled(spec, attempt, started, emit, "Cancelled before the tool ran.")
             fault = next_fault()
             try:
-                result = self._attempt(spec, args, ctx, fault)
+                timeout = min(spec.timeout_seconds, self._seconds_left(deadline_at))
+                result = self._attempt(spec, args, ctx, fault, timeout)
                 return ToolOutcome(
                     status="succeeded",
                     effect_status="succeeded",
@@ -180,10 +193,15 @@ class ToolGateway:
                             cost_usd=spec.price_usd,
                             reconciled=True,
                         )
+                backoff = self.backoff_seconds * (2 ** (attempt - 1))
+                out_of_time = error.retryable and (
+                    self._seconds_left(deadline_at) - backoff < MIN_ATTEMPT_SECONDS
+                )
                 can_retry = (
                     error.retryable
                     and spec.retry_class == "safe_to_retry"
                     and attempt <= max_retries
+                    and not out_of_time
                 )
                 if can_retry:
                     emit(
@@ -194,7 +212,7 @@ class ToolGateway:
                         retryable=True,
                         attempt=attempt,
                     )
-                    if self.cancel.wait(self.backoff_seconds * (2 ** (attempt - 1))):
+                    if self.cancel.wait(backoff):
                         message = "Cancelled while waiting to retry."
                         return _cancelled(spec, attempt, started, emit, message)
                     attempt += 1
@@ -229,7 +247,13 @@ class ToolGateway:
                     error_message=error.message,
                     retryable=error.retryable,
                     cost_usd=spec.price_usd if status == "domain_error" else Decimal("0"),
+                    out_of_time=out_of_time,
                 )
+
+    def _seconds_left(self, deadline_at: datetime | None) -> float:
+        if deadline_at is None:
+            return math.inf
+        return (deadline_at - self.clock.now()).total_seconds()
 
     def _reconcile(self, key: str) -> dict[str, Any] | None:
         if self.store is None:
@@ -240,8 +264,13 @@ class ToolGateway:
         return None
 
     def _attempt(
-        self, spec: ToolSpec, args: BaseModel, ctx: ToolContext, fault: str
+        self, spec: ToolSpec, args: BaseModel, ctx: ToolContext, fault: str, timeout: float
     ) -> dict[str, Any]:
+        if timeout < MIN_ATTEMPT_SECONDS:
+            raise TransportError("timeout", f"{spec.name} was not started: no time left")
+        limit = f"{spec.timeout_seconds:g} s"
+        if timeout < spec.timeout_seconds:
+            limit = f"{timeout:.1f} s, the time left before the run's deadline"
         stop = threading.Event()
         done = threading.Event()
         ctx.stop = stop
@@ -256,7 +285,8 @@ class ToolGateway:
                 done.set()
 
         _TOOL_THREADS.run(target)
-        deadline = time.monotonic() + spec.timeout_seconds
+        # The wait itself is real time, whatever the runtime's clock says: it bounds a thread.
+        deadline = time.monotonic() + timeout
         # Wait on the tool itself, so a fast tool returns at once; the cancel signal and
         # the timeout are checked between slices.
         while not done.wait(POLL_SECONDS):
@@ -265,9 +295,7 @@ class ToolGateway:
                 raise _Cancelled
             if time.monotonic() >= deadline:
                 stop.set()
-                raise TransportError(
-                    "timeout", f"{spec.name} did not answer within {spec.timeout_seconds:g} s"
-                )
+                raise TransportError("timeout", f"{spec.name} did not answer within {limit}")
         if "error" in box:
             error = box["error"]
             if isinstance(error, ToolError):
