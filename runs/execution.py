@@ -184,9 +184,10 @@ def run_inline(run: Run, cancel: CancelSignal | None = None) -> Run:
     return run
 
 
-def run_headless(run: Run, scenario: Scenario | None) -> Run:
-    """Like run_inline, but answers questions and approvals from the scenario's human script."""
-    cancel = MemoryCancelSignal()  # the scenario's cancel_on sets it (build_runtime wires it)
+def run_headless(run: Run, scenario: Scenario | None, cancel: CancelSignal | None = None) -> Run:
+    """Like run_inline, but answers questions and approvals from the scenario's human script.
+    `cancel` is the caller's (Ctrl+C); a scenario's cancel_on is wired by build_runtime."""
+    cancel = cancel or MemoryCancelSignal()
     owner = f"headless-{run.pk}"
     _hold(run, owner)
     try:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -16,6 +19,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import BaseCommand, CommandError
 
+from atlas.runtime.memory import MemoryCancelSignal
 from atlas.runtime.scenario import Scenario, ScenarioError, load_scenario, load_turns
 from runs.actions import do_attach_document, do_open_case, do_start_run, run_budgets
 from runs.case_fields import clean_jurisdiction, clean_subject_name
@@ -28,6 +32,9 @@ CLI_USERNAME = "atlas-cli"
 # Created on first use, so that run_case works on a fresh database; any other tenant must
 # exist already, or be created on purpose with --create-tenant.
 DEFAULT_TENANT = "demo-bank"
+
+# What a shell reports for a command ended by Ctrl+C (128 + SIGINT), so scripts stop too.
+INTERRUPTED_EXIT_CODE = 130
 
 
 def _decimal(value: str) -> Decimal:
@@ -65,6 +72,25 @@ class CaseToOpen:
     jurisdiction: str
     notes: str
     uploads: list[tuple[SimpleUploadedFile, CheckedUpload, bool]]
+
+
+@contextmanager
+def _ctrl_c_cancels(cancel: MemoryCancelSignal) -> Iterator[None]:
+    """The first Ctrl+C cancels the run, which ends `cancelled` within a second with its
+    in-flight tool call recorded; a second one interrupts at once (KeyboardInterrupt)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may handle signals (call_command from a thread)
+        return
+
+    def cancel_run(signum: int, frame: object) -> None:
+        cancel.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    previous = signal.signal(signal.SIGINT, cancel_run)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class Command(BaseCommand):
@@ -136,8 +162,18 @@ class Command(BaseCommand):
                 else f"Run {run.pk} queued for the workers."
             )
             return
-        run = run_headless(run, scenario)
-        self._print(run, as_json=options["json"])
+        interrupted = MemoryCancelSignal()
+        try:
+            with _ctrl_c_cancels(interrupted):
+                run = run_headless(run, scenario, interrupted)
+                self._print(run, as_json=options["json"])
+        except KeyboardInterrupt:
+            run.refresh_from_db(fields=["status"])
+            self.stderr.write(f"Interrupted again: stopped at once, run {run.pk} is {run.status}.")
+            raise SystemExit(INTERRUPTED_EXIT_CODE) from None
+        if interrupted.is_set():
+            self.stderr.write(f"Interrupted: run {run.pk} is {run.status}.")
+            raise SystemExit(INTERRUPTED_EXIT_CODE)
 
     def _scenario(self, options) -> Scenario | None:
         if not options["scenario"]:

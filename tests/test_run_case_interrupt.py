@@ -1,0 +1,88 @@
+"""Ctrl+C during `manage.py run_case`: the run is cancelled, not left researching."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import closing
+from pathlib import Path
+
+from tests.worker_harness import wait_for
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _query(database: Path, sql: str) -> list[tuple]:
+    try:
+        with closing(sqlite3.connect(database)) as connection:
+            return connection.execute(sql).fetchall()
+    except sqlite3.OperationalError:  # not created yet, or busy
+        return []
+
+
+def test_ctrl_c_while_a_tool_runs_cancels_the_run_and_exits_130(tmp_path):
+    # A database of its own: the command runs in another process, outside the test's
+    # transaction.
+    database = tmp_path / "db.sqlite3"
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{database}",
+        "REDIS_URL": "",
+        "MEDIA_ROOT": str(tmp_path / "media"),
+    }
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v0"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        check=True,
+        timeout=120,
+    )
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(
+        json.dumps(
+            {
+                "case": {"subject": "Acme Analytics", "jurisdiction": "GB"},
+                "model": "playbook",
+                "tool_faults": {"resolve_entity": ["slow:30"]},
+            }
+        )
+    )
+    command = subprocess.Popen(
+        [sys.executable, "manage.py", "run_case", "--scenario", str(scenario), "--json"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        started = "select 1 from runs_traceevent where type = 'tool_started'"
+        wait_for(lambda: _query(database, started), timeout=60)
+        command.send_signal(signal.SIGINT)
+        interrupted_at = time.monotonic()
+        out, err = command.communicate(timeout=30)
+        took = time.monotonic() - interrupted_at
+    finally:
+        if command.poll() is None:
+            command.kill()
+            command.wait()
+
+    assert command.returncode == 130, err
+    assert took < 2.0
+    record = json.loads(out)
+    assert (record["status"], record["termination_reason"]) == ("cancelled", "cancelled")
+    assert [event["type"] for event in record["trace"]][-3:] == [
+        "tool_started",
+        "tool_failed",
+        "run_cancelled",
+    ]
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == f"Interrupted: run {record['run_id']} is cancelled."
+    assert _query(database, "select tool, effect_status from runs_toolcall") == [
+        ("resolve_entity", "cancelled")
+    ]
