@@ -59,7 +59,7 @@ from atlas.runtime.questions import ask_human
 from atlas.runtime.recovery import reconcile_in_flight
 from atlas.runtime.scenario import HumanScript, Scenario, ScriptedModelSpec
 from atlas.runtime.scenario_runs import run_record, scenario_documents, state_for_scenario
-from atlas.runtime.state import AtlasState, VersionBundle
+from atlas.runtime.state import PAUSED_STATUSES, AtlasState, VersionBundle
 from atlas.runtime.step_writer import EventListener, StepBuffer, StepWriter
 from atlas.runtime.stops import budget_stop, cancelled, check_loop_guards, fail
 from atlas.runtime.tool_requests import request_tool_call
@@ -78,8 +78,6 @@ __all__ = [
     "run_scenario",
     "state_for_scenario",
 ]
-
-PAUSED_STATUSES = ("waiting_for_input", "awaiting_review")
 
 
 class Runtime:
