@@ -19,7 +19,7 @@ from atlas.runtime.state import (
 from reviews.models import HumanDecision
 from runs.dispatch import wake_worker
 from runs.execution import SCRIPTED_IN_SCENARIO, cancel_idle_run
-from runs.leases import claim_run, release_lease
+from runs.leases import THIS_PROCESS, claim_run, local_hold_expiry, release_lease
 from runs.models import Case, Document, Run, Tenant
 from runs.uploads import CheckedUpload, check_upload, display_name
 
@@ -121,8 +121,11 @@ def do_start_run(
     budgets: dict | None = None,
     scenario: Scenario | None = None,
     wake: bool = True,
+    driven_here: bool = False,
 ) -> Run:
-    """Queue a new run of `case`; a worker picks it up after commit."""
+    """Queue a new run of `case`; a worker picks it up after commit. With `driven_here`
+    the run is created held by this process (run_inline / run_headless drive it next), so
+    no worker's sweep can take it in between."""
     if model_name is None and scenario is not None:
         model_name = scenario.model if isinstance(scenario.model, str) else SCRIPTED_IN_SCENARIO
     model_name = model_name or settings.ATLAS_MODEL
@@ -137,6 +140,11 @@ def do_start_run(
             scenario=scenario.model_dump(mode="json") if scenario else None,
             budgets=merged_budgets.model_dump(mode="json"),
             user_status=USER_STATUS["queued"],
+            **(
+                {"lease_owner": THIS_PROCESS, "lease_expires_at": local_hold_expiry()}
+                if driven_here
+                else {}
+            ),
         )
         state = new_state(
             run_id=str(run.pk),

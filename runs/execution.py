@@ -9,9 +9,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from django.conf import settings
-from django.utils import timezone
-
 from atlas.runtime.engine import Runtime, build_runtime, drive
 from atlas.runtime.humans import HumanInput, HumanInputRejected, parse_human_input
 from atlas.runtime.memory import MemoryCancelSignal, SystemClock
@@ -20,7 +17,7 @@ from atlas.runtime.ports import CancelSignal, StaleRunVersion
 from atlas.runtime.scenario import Scenario, parse_scenario
 from atlas.runtime.state import AtlasState
 from reviews.models import HumanDecision
-from runs.leases import release_lease
+from runs.leases import THIS_PROCESS, hold_here, release_lease
 from runs.models import Run
 from runs.storage import DjangoDocumentSource, DjangoRunStore
 
@@ -162,24 +159,27 @@ def cancel_idle_run(run: Run) -> str:
     return runtime_for(run, MemoryCancelSignal()).cancel(state).status
 
 
-def _hold(run: Run, owner: str) -> bool:
+class HeldElsewhere(Exception):
+    """The run is being driven by a worker or another process: not here too."""
+
+    def __init__(self, run: Run) -> None:
+        owner = Run.objects.filter(pk=run.pk).values_list("lease_owner", flat=True).first()
+        super().__init__(f"Run {run.pk} is being driven by {owner!r}; it was not driven here.")
+
+
+def _hold(run: Run) -> None:
     """Keep workers' sweeps away while this process drives the run itself."""
-    expires = timezone.now() + timezone.timedelta(seconds=settings.ATLAS_LEASE_SECONDS * 40)
-    return bool(
-        Run.objects.filter(pk=run.pk, lease_owner__in=["", owner]).update(
-            lease_owner=owner, lease_expires_at=expires
-        )
-    )
+    if not hold_here(run.pk):
+        raise HeldElsewhere(run)
 
 
 def run_inline(run: Run, cancel: CancelSignal | None = None) -> Run:
     """Drive a run in this process until it pauses or ends (tests, headless commands)."""
-    owner = f"inline-{run.pk}"
-    _hold(run, owner)
+    _hold(run)
     try:
-        advance_run(run.pk, owner=owner, cancel=cancel or MemoryCancelSignal())
+        advance_run(run.pk, owner=THIS_PROCESS, cancel=cancel or MemoryCancelSignal())
     finally:
-        release_lease(run.pk, owner)
+        release_lease(run.pk, THIS_PROCESS)
     run.refresh_from_db()
     return run
 
@@ -188,8 +188,7 @@ def run_headless(run: Run, scenario: Scenario | None, cancel: CancelSignal | Non
     """Like run_inline, but answers questions and approvals from the scenario's human script.
     `cancel` is the caller's (Ctrl+C); a scenario's cancel_on is wired by build_runtime."""
     cancel = cancel or MemoryCancelSignal()
-    owner = f"headless-{run.pk}"
-    _hold(run, owner)
+    _hold(run)
     try:
         run = Run.objects.select_related("tenant", "case").get(pk=run.pk)
         runtime = runtime_for(run, cancel)
@@ -198,6 +197,6 @@ def run_headless(run: Run, scenario: Scenario | None, cancel: CancelSignal | Non
             state = runtime.start(state)
         drive(runtime, state, scenario.human if scenario else None)
     finally:
-        release_lease(run.pk, owner)
+        release_lease(run.pk, THIS_PROCESS)
     run.refresh_from_db()
     return run

@@ -7,6 +7,8 @@ worker that dies simply stops renewing and its lease runs out.
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
@@ -22,12 +24,30 @@ from runs.models import Run
 MAX_WORKER_FAILURES = 5
 
 
+# The owner of the runs this process drives itself (run_case, tests), not through workers.
+THIS_PROCESS = f"local:{socket.gethostname()}:{os.getpid()}"
+# How long such a hold keeps workers' sweeps away: a run_case that dies leaves the run to
+# the workers after this.
+LOCAL_HOLD_LEASES = 40
+
 # A run nobody holds; a clean pass also clears its failure count.
 RELEASED = {"lease_owner": "", "lease_expires_at": None, "worker_failures": 0}
 
 
 def lease_expiry(now: datetime | None = None) -> datetime:
     return (now or timezone.now()) + timedelta(seconds=settings.ATLAS_LEASE_SECONDS)
+
+
+def local_hold_expiry() -> datetime:
+    return timezone.now() + timedelta(seconds=settings.ATLAS_LEASE_SECONDS * LOCAL_HOLD_LEASES)
+
+
+def hold_here(run_id: int) -> bool:
+    """Hold a run for this process unless a worker (or another process) holds it."""
+    held = Run.objects.filter(pk=run_id, lease_owner__in=["", THIS_PROCESS]).update(
+        lease_owner=THIS_PROCESS, lease_expires_at=local_hold_expiry()
+    )
+    return held == 1
 
 
 def needs_work() -> Q:

@@ -311,3 +311,26 @@ def test_a_run_is_never_visible_without_its_state(tenant, analyst):
         run = do_start_run(case, analyst, wake=False)
     assert writes and all(writes)
     assert Run.objects.get(pk=run.pk).state["run_id"] == str(run.pk)
+
+
+def test_a_run_driven_here_is_never_claimable_by_a_worker(tenant, analyst):
+    from runs.leases import claim_due_runs
+
+    case = _case(tenant, analyst, "Acme Analytics Ltd", jurisdiction="GB")
+    run = do_start_run(case, analyst, wake=False, driven_here=True)
+    assert claim_due_runs("worker-x", limit=10) == []
+    assert run_inline(run).status == "awaiting_review"
+    run.refresh_from_db()
+    assert run.lease_owner == ""  # handed back once it waits for sign-off
+
+
+def test_a_run_a_worker_holds_is_not_driven_here_too(tenant, analyst):
+    from runs.execution import HeldElsewhere
+
+    case = _case(tenant, analyst, "Acme Analytics Ltd", jurisdiction="GB")
+    run = do_start_run(case, analyst, wake=False)
+    _lease_to(run, "worker-x")
+    with pytest.raises(HeldElsewhere, match="worker-x"):
+        run_inline(run)
+    run.refresh_from_db()
+    assert (run.status, run.lease_owner, run.last_seq) == ("queued", "worker-x", 0)

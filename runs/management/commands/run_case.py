@@ -23,7 +23,7 @@ from atlas.runtime.memory import MemoryCancelSignal
 from atlas.runtime.scenario import Scenario, ScenarioError, load_scenario, load_turns
 from runs.actions import do_attach_document, do_open_case, do_start_run, run_budgets
 from runs.case_fields import clean_jurisdiction, clean_subject_name
-from runs.execution import run_headless
+from runs.execution import HeldElsewhere, run_headless
 from runs.models import Case, Run, Tenant
 from runs.records import run_record
 from runs.uploads import CheckedUpload, check_upload
@@ -154,6 +154,7 @@ class Command(BaseCommand):
             budgets=budgets,
             scenario=scenario,
             wake=options["run_async"],
+            driven_here=not options["run_async"],
         )
         if options["run_async"]:
             self.stdout.write(
@@ -167,6 +168,8 @@ class Command(BaseCommand):
             with _ctrl_c_cancels(interrupted):
                 run = run_headless(run, scenario, interrupted)
                 self._print(run, as_json=options["json"])
+        except HeldElsewhere as error:
+            raise CommandError(str(error)) from None
         except KeyboardInterrupt:
             run.refresh_from_db(fields=["status"])
             self.stderr.write(f"Interrupted again: stopped at once, run {run.pk} is {run.status}.")
