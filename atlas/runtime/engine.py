@@ -56,7 +56,7 @@ from atlas.runtime.policy import POLICY_VERSION, TenantPolicy
 from atlas.runtime.ports import CancelSignal, Clock, DocumentSource, RunStore, TraceEventRecord
 from atlas.runtime.progress import progress_signature
 from atlas.runtime.questions import ask_human
-from atlas.runtime.recovery import reconcile_in_flight
+from atlas.runtime.recovery import reconcile_in_flight, settle_before_cancel
 from atlas.runtime.scenario import HumanScript, Scenario, ScriptedModelSpec
 from atlas.runtime.scenario_runs import run_record, scenario_documents, state_for_scenario
 from atlas.runtime.state import PAUSED_STATUSES, AtlasState, VersionBundle
@@ -195,6 +195,8 @@ class Runtime:
             return state
         s = state.clone()
         buf = StepBuffer()
+        if s.in_flight is not None:
+            s = settle_before_cancel(self, s, buf, s.in_flight)
         return self.writer.commit(cancelled(self.writer, s, buf), buf)
 
     def resume_after_crash(self, state: AtlasState) -> AtlasState:

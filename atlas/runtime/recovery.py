@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from atlas.runtime.ports import ToolCallRecord
 from atlas.runtime.state import AtlasState, InFlightToolCall, ProposedToolCall
 from atlas.runtime.step_writer import StepBuffer
 from atlas.runtime.tool_runs import absorb_outcome
@@ -43,4 +44,45 @@ def reconcile_in_flight(
     elif s.status == "researching":
         # Effect unknown and every tool here is a read: run it again, same key.
         s.approved_action = call
+    return s
+
+
+def settle_before_cancel(
+    runtime: Runtime, s: AtlasState, buf: StepBuffer, in_flight: InFlightToolCall
+) -> AtlasState:
+    """A run is cancelled while a call its previous holder started has no outcome (that
+    holder died): a success the store has is kept, anything else is recorded as cancelled
+    with its effect unknown. Nothing is run again."""
+    record = runtime.store.find_tool_call(in_flight.idempotency_key)
+    if record is not None and record.effect_status == "succeeded":
+        return reconcile_in_flight(runtime, s, buf, in_flight)
+    s.in_flight = None
+    record = record or ToolCallRecord(
+        idempotency_key=in_flight.idempotency_key,
+        run_id=s.run_id,
+        step=in_flight.step,
+        tool=in_flight.tool_name,
+        arguments=in_flight.arguments,
+        attempts=1,
+    )
+    runtime.writer.emit(
+        s,
+        buf,
+        "tool_failed",
+        tool=in_flight.tool_name,
+        idempotency_key=in_flight.idempotency_key,
+        error_type="cancelled",
+        message="Cancelled after the worker running this call stopped; whether it finished is unknown.",
+        retryable=False,
+        attempt=record.attempts,
+    )
+    buf.tool_calls.append(
+        record.model_copy(
+            update={
+                "effect_status": "unknown",
+                "error_type": "cancelled",
+                "finished_at": runtime.clock.now(),
+            }
+        )
+    )
     return s

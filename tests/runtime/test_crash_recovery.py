@@ -126,3 +126,49 @@ def test_a_stale_version_is_refused(make_runtime, make_state, store):
     runtime.step(state)
     with pytest.raises(StaleRunVersion):
         runtime.step(state)  # computed from a version another step already replaced
+
+
+def test_cancelling_a_run_whose_holder_died_keeps_a_success_and_runs_nothing(
+    make_runtime, make_state
+):
+    store = CrashingStore()
+    calls: dict[str, int] = {}
+    runtime = make_runtime(store=store, registry=counting_registry(calls))
+    state = runtime.start(make_state())
+    with pytest.raises(SimulatedCrash):
+        runtime.step(state)
+    stored = store.load_state(state.run_id)
+    key = stored.in_flight.idempotency_key
+
+    state = make_runtime(store=store, registry=counting_registry(calls)).cancel(stored)
+    assert (state.status, state.termination_reason) == ("cancelled", "cancelled")
+    assert state.in_flight is None
+    assert state.selected_entity.entity_id == "co-acme-analytics-gb"  # the success is kept
+    assert store.event_types(state.run_id)[-2:] == ["tool_succeeded", "run_cancelled"]
+    assert calls == {"resolve_entity": 1}
+    assert store.find_tool_call(key).effect_status == "succeeded"
+
+
+def test_cancelling_a_run_whose_holder_died_mid_call_records_the_call(make_runtime, make_state):
+    from atlas.runtime.state import InFlightToolCall
+
+    store = MemoryRunStore()
+    calls: dict[str, int] = {}
+    runtime = make_runtime(store=store, registry=counting_registry(calls))
+    state = runtime.start(make_state()).model_copy(deep=True)
+    # The intent was recorded, then its worker died before the tool returned.
+    state.in_flight = InFlightToolCall(
+        idempotency_key="run-y:1:abc",
+        tool_name="resolve_entity",
+        arguments={"name": "Acme Analytics", "jurisdiction": "GB", "entity_type": "company"},
+        signature="sig-resolve",
+        step=1,
+    )
+    state = runtime.cancel(state)
+    assert (state.status, state.termination_reason) == ("cancelled", "cancelled")
+    assert state.in_flight is None and calls == {}
+    failed = events_of(store, state, "tool_failed")[-1].data
+    assert failed["error_type"] == "cancelled" and failed["idempotency_key"] == "run-y:1:abc"
+    assert store.event_types(state.run_id)[-2:] == ["tool_failed", "run_cancelled"]
+    record = store.find_tool_call("run-y:1:abc")
+    assert (record.effect_status, record.error_type) == ("unknown", "cancelled")
