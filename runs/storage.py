@@ -8,6 +8,7 @@ in `runs.step_writes`).
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 
 from django.db import connection, transaction
@@ -15,6 +16,7 @@ from django.db import connection, transaction
 from atlas.runtime.ports import (
     BaseRunStore,
     DocumentNotFound,
+    DocumentUnreadable,
     StaleRunVersion,
     StepCommit,
     StoredDocument,
@@ -24,6 +26,8 @@ from reviews.sync import desired_items, sync_review_items
 from runs.live import announce_run_update
 from runs.models import Document, ToolCall
 from runs.step_writes import upsert_tool_calls, write_step
+
+logger = logging.getLogger(__name__)
 
 
 class DjangoRunStore(BaseRunStore):
@@ -101,8 +105,18 @@ class DjangoDocumentSource:
             document = Document.objects.get(pk=int(document_id), case_id=self.case_id)
         except (Document.DoesNotExist, ValueError):
             raise DocumentNotFound(document_id) from None
-        with document.file.open("rb") as handle:
-            content = handle.read()
+        try:
+            with document.file.open("rb") as handle:
+                content = handle.read()
+        except OSError as error:
+            # The path is for operators (a MEDIA_ROOT this worker does not share), not for
+            # the model or the analyst.
+            logger.warning(
+                "Document %s of case %s cannot be read: %s", document.pk, self.case_id, error
+            )
+            raise DocumentUnreadable(
+                f"The file of “{document.original_name}” cannot be read from storage."
+            ) from None
         return StoredDocument(
             document_id=str(document.pk),
             name=document.original_name,

@@ -140,3 +140,45 @@ def test_a_long_file_name_is_kept_whole_and_stored_under_a_short_one(client, ana
 def test_a_name_with_nothing_usable_is_stored_under_a_plain_one(name):
     stored = stored_file_name(name)
     assert stored and "/" not in stored and "\\" not in stored and stored not in (".", "..")
+
+
+# The tool reads the document on a helper thread, through its own connection.
+@pytest.mark.django_db(transaction=True)
+def test_a_document_whose_file_this_worker_cannot_read_is_a_gap_in_the_packet(
+    tenant, analyst, caplog
+):
+    """A worker without the shared MEDIA_ROOT: the call fails in plain words (no server
+    path reaches the model or the trace), is not retried as if the failure were passing,
+    and the packet says which document was not read."""
+    from runs.actions import do_open_case, do_start_run
+    from runs.execution import run_inline
+
+    upload = SimpleUploadedFile("kyc_note.txt", b"Director: Jane Roe", content_type="text/plain")
+    case = do_open_case(
+        tenant=tenant,
+        user=analyst,
+        subject_name="Acme Analytics Ltd",
+        subject_type="company",
+        jurisdiction="GB",
+        upload=upload,
+    )
+    document = Document.objects.get(case=case)
+    path = document.file.path
+    document.file.storage.delete(document.file.name)
+    run = run_inline(do_start_run(case, analyst, wake=False))
+    assert (run.status, run.termination_reason) == ("awaiting_review", "finish_proposed")
+    failures = [e.data for e in run.events.filter(type="tool_failed")]
+    assert failures and all(
+        (f["error_type"], f["retryable"], f["attempt"]) == ("document_unavailable", False, 1)
+        for f in failures
+    )
+    assert failures[0]["message"] == "The file of “kyc_note.txt” cannot be read from storage."
+    assert path not in str(list(run.events.values_list("data", flat=True)))
+    # The gateway does not retry it; the playbook asks once more, then gives up on it.
+    reads = run.events.filter(type="tool_started", data__tool="extract_uploaded_document")
+    assert reads.count() == 2
+    assert (
+        "Uploaded document “kyc_note.txt” was not read."
+        in run.state["proposed_packet"]["open_gaps"]
+    )
+    assert any(path in record.getMessage() for record in caplog.records)  # for operators

@@ -16,7 +16,7 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
     gaps = [
         f"Still to do: {item}"
         for item in pending_requirements(s)
-        if not item.startswith("resolve_conflict")
+        if not item.startswith(("resolve_conflict", "extract:"))
     ]
     gaps.append(f"Stopped early: {user_status_for('awaiting_review', reason)}")
     packet = draft_packet(projection, subject_name, gaps)
@@ -26,7 +26,18 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
     unresearched = {"screen_sanctions", "search_adverse_media"} & set(pending_requirements(s))
     if packet.risk_rating != "high" and unresearched:
         packet.risk_rating = "unrated"
-    return with_conflicts(s, packet)
+    return with_unread_documents(s, with_conflicts(s, packet))
+
+
+def with_unread_documents(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
+    """Every document attached to the case that the run did not read (never asked for, or
+    its file could not be read) is named in the packet's open gaps."""
+    gaps = list(packet.open_gaps)
+    for document in s.brief.documents:
+        line = f"Uploaded document “{document.name}” was not read."
+        if f"extract:{document.document_id}" not in s.completed_steps and line not in gaps:
+            gaps.append(line)
+    return packet.model_copy(update={"open_gaps": gaps})
 
 
 def with_conflicts(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:

@@ -140,7 +140,12 @@ class DocumentNotFound(KeyError):
     pass
 
 
+class DocumentUnreadable(Exception):
+    """The document is attached, but its file cannot be read where the run is driven."""
+
+
 @runtime_checkable
 class DocumentSource(Protocol):
     def get(self, document_id: str) -> StoredDocument:
-        """The uploaded document's bytes, name and content type; DocumentNotFound if absent."""
+        """The uploaded document's bytes, name and content type; DocumentNotFound if absent,
+        DocumentUnreadable if its file cannot be read."""

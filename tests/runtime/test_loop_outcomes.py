@@ -619,7 +619,10 @@ def test_a_sensitive_document_denied_by_the_reviewer_is_not_read(make_runtime, m
         for e in events_of(store, state, "tool_started")
         if e.data["tool"] == "extract_uploaded_document"
     ]
-    assert "Document acme_onboarding_note.txt was not extracted." in state.proposed_packet.open_gaps
+    assert (
+        "Uploaded document “acme_onboarding_note.txt” was not read."
+        in state.proposed_packet.open_gaps
+    )
 
 
 def test_a_signed_off_packet_completes_the_case(make_runtime, make_state, store):

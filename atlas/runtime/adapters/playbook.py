@@ -127,8 +127,7 @@ class Playbook:
                 p, "extract_uploaded_document", {"document_id": document["document_id"]}
             )
             if blocked or failures.get("extract_uploaded_document", 0) >= 2:
-                gaps.append(f"Document {document['name']} was not extracted.")
-                continue
+                continue  # the runtime names every unread document in the packet's gaps
             return _call(
                 "extract_uploaded_document",
                 {"document_id": document["document_id"]},

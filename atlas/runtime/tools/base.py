@@ -48,6 +48,12 @@ class ToolNotFound(ToolError):
     error_type = "not_found"
 
 
+class DocumentUnavailable(ToolError):
+    """An attached document whose file cannot be read: no retry or other arguments help."""
+
+    error_type = "document_unavailable"
+
+
 class EffectUnknown(ToolError):
     """The call may or may not have taken effect; reconcile by idempotency key."""
 

@@ -6,8 +6,9 @@ import io
 import re
 from decimal import Decimal
 
+from atlas.runtime.ports import DocumentUnreadable
 from atlas.runtime.redaction import PERSONAL_DATA
-from atlas.runtime.tools.base import ToolContext, ToolNotFound, ToolSpec
+from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
 from atlas.runtime.tools.schemas import (
     Article,
     Candidate,
@@ -210,6 +211,8 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         document = ctx.documents.get(args.document_id)
     except KeyError:
         raise ToolNotFound(f"Unknown document: {args.document_id}") from None
+    except DocumentUnreadable as error:
+        raise DocumentUnavailable(str(error)) from None
     text, pages = _text_of(document.content, document.content_type)
     fields: dict[str, list[str]] = {}
     for field_name, pattern in _FIELD_PATTERNS.items():
