@@ -9,6 +9,7 @@ from runtime_helpers import events_of
 
 from atlas.runtime.memory import MemoryRunStore
 from atlas.runtime.ports import StaleRunVersion, StepCommit
+from atlas.runtime.state import InFlightToolCall
 from atlas.runtime.tools.registry import ToolRegistry, default_registry
 
 
@@ -41,6 +42,17 @@ def counting_registry(counter: dict[str, int]) -> ToolRegistry:
 
         tools.append(dataclasses.replace(spec, handler=handler))
     return ToolRegistry(tools)
+
+
+def abandoned_resolve(key: str) -> InFlightToolCall:
+    """A resolve_entity call whose intent was recorded by a worker that then died."""
+    return InFlightToolCall(
+        idempotency_key=key,
+        tool_name="resolve_entity",
+        arguments={"name": "Acme Analytics", "jurisdiction": "GB", "entity_type": "company"},
+        signature="sig-resolve",
+        step=1,
+    )
 
 
 def test_a_call_that_succeeded_before_the_crash_is_not_executed_again(make_runtime, make_state):
@@ -83,15 +95,7 @@ def test_a_call_whose_effect_is_unknown_is_run_again_under_the_same_key(make_run
     state = runtime.start(make_state())
     # Simulate a worker that died after recording the intent but before the tool returned.
     state = state.model_copy(deep=True)
-    from atlas.runtime.state import InFlightToolCall
-
-    state.in_flight = InFlightToolCall(
-        idempotency_key="run-x:1:abc",
-        tool_name="resolve_entity",
-        arguments={"name": "Acme Analytics", "jurisdiction": "GB", "entity_type": "company"},
-        signature="sig-resolve",
-        step=1,
-    )
+    state.in_flight = abandoned_resolve("run-x:1:abc")
     state = runtime.resume_after_crash(state)
     assert state.approved_action is not None
     state = runtime.step(state)
@@ -150,20 +154,12 @@ def test_cancelling_a_run_whose_holder_died_keeps_a_success_and_runs_nothing(
 
 
 def test_cancelling_a_run_whose_holder_died_mid_call_records_the_call(make_runtime, make_state):
-    from atlas.runtime.state import InFlightToolCall
-
     store = MemoryRunStore()
     calls: dict[str, int] = {}
     runtime = make_runtime(store=store, registry=counting_registry(calls))
     state = runtime.start(make_state()).model_copy(deep=True)
     # The intent was recorded, then its worker died before the tool returned.
-    state.in_flight = InFlightToolCall(
-        idempotency_key="run-y:1:abc",
-        tool_name="resolve_entity",
-        arguments={"name": "Acme Analytics", "jurisdiction": "GB", "entity_type": "company"},
-        signature="sig-resolve",
-        step=1,
-    )
+    state.in_flight = abandoned_resolve("run-y:1:abc")
     state = runtime.cancel(state)
     assert (state.status, state.termination_reason) == ("cancelled", "cancelled")
     assert state.in_flight is None and calls == {}
