@@ -86,3 +86,24 @@ def test_ctrl_c_while_a_tool_runs_cancels_the_run_and_exits_130(tmp_path):
     assert _query(database, "select tool, effect_status from runs_toolcall") == [
         ("resolve_entity", "cancelled")
     ]
+
+
+def test_a_second_ctrl_c_stops_at_once_and_leaves_the_run_cancelled(db, monkeypatch, capsys):
+    """Without the cancel, the run would stay held for minutes and then be taken up by a
+    worker that researches on after the operator stopped it."""
+    import pytest
+    from django.core.management import call_command
+
+    from runs.management.commands import run_case
+    from runs.models import Run
+
+    def interrupted_twice(run, scenario, cancel=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_case, "run_headless", interrupted_twice)
+    with pytest.raises(SystemExit) as exit_:
+        call_command("run_case", "--subject", "Acme Analytics", "--jurisdiction", "GB")
+    assert exit_.value.code == 130
+    run = Run.objects.get()
+    assert (run.status, run.termination_reason, run.lease_owner) == ("cancelled", "cancelled", "")
+    assert capsys.readouterr().err.strip().endswith(f"run {run.pk} is cancelled.")

@@ -21,9 +21,16 @@ from django.core.management.base import BaseCommand, CommandError
 
 from atlas.runtime.memory import MemoryCancelSignal
 from atlas.runtime.scenario import Scenario, ScenarioError, load_scenario, load_turns
-from runs.actions import do_attach_document, do_open_case, do_start_run, run_budgets
+from runs.actions import (
+    do_attach_document,
+    do_open_case,
+    do_request_cancel,
+    do_start_run,
+    run_budgets,
+)
 from runs.case_fields import clean_jurisdiction, clean_subject_name
 from runs.execution import HeldElsewhere, run_headless
+from runs.leases import THIS_PROCESS, release_lease
 from runs.models import Case, Run, Tenant
 from runs.records import run_record
 from runs.uploads import CheckedUpload, check_upload
@@ -171,7 +178,10 @@ class Command(BaseCommand):
         except HeldElsewhere as error:
             raise CommandError(str(error)) from None
         except KeyboardInterrupt:
-            run.refresh_from_db(fields=["status"])
+            # Not driven here any more: cancelled now, or else a worker would take it up and
+            # research on after the operator stopped it.
+            release_lease(run.pk, THIS_PROCESS)
+            run = do_request_cancel(run, run.created_by)
             self.stderr.write(f"Interrupted again: stopped at once, run {run.pk} is {run.status}.")
             raise SystemExit(INTERRUPTED_EXIT_CODE) from None
         if interrupted.is_set():
