@@ -185,3 +185,16 @@ def test_the_packet_says_what_its_risk_rating_stands_on(client, analyst, case, t
     assert "The evidence holds no sanctions hit, adverse article, PEP link or disputed" in html
     html = client.get(reverse("runs-packet", args=[sanctioned.pk])).content.decode()
     assert "On the evidence of" in html and "sanctions hit" in html
+
+
+def test_a_packet_of_research_stopped_early_says_what_is_not_rated_or_searched(
+    client, tenant, analyst, reviewer
+):
+    from tests.review_runs import budget_item
+
+    item = budget_item(tenant, analyst)  # stopped after two iterations: no media search
+    html = client_for(client, reviewer).get(reverse("runs-packet", args=[item.run_id])).content
+    page = html.decode()
+    assert "Unrated" in page and "Not rated: the research stopped before" in page
+    assert "Not searched." in page and "No adverse media found." not in page
+    assert "Still to do: adverse media search." in page

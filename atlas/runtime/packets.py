@@ -9,12 +9,21 @@ from atlas.runtime.decisions import DueDiligencePacket, PacketConflict, PacketCo
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import AtlasState, user_status_for
 
+# Pending requirements (atlas.runtime.progress) as a reviewer reads them; documents and
+# conflicts are named in gaps of their own.
+STILL_TO_DO = {
+    "select_entity": "match the subject to exactly one registry entity",
+    "screen_sanctions": "sanctions screening",
+    "search_adverse_media": "adverse media search",
+    "answer": "the analyst's answer to the open question",
+}
+
 
 def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
     projection = project_state(s)
     subject_name = s.selected_entity.name if s.selected_entity else s.brief.subject
     gaps = [
-        f"Still to do: {item}"
+        f"Still to do: {STILL_TO_DO.get(item.split(':')[0], item)}."
         for item in pending_requirements(s)
         if not item.startswith(("resolve_conflict", "extract:"))
     ]

@@ -274,7 +274,8 @@ def test_the_iteration_budget_stops_with_a_partial_packet(make_runtime, make_sta
     assert state.iteration == 2
     packet = state.proposed_packet
     assert packet.partial
-    assert "Still to do: search_adverse_media" in packet.open_gaps
+    assert "Still to do: adverse media search." in packet.open_gaps
+    assert packet.adverse_media_summary == "Not searched."
     # Screened clean, but no media search yet: not "low risk", no rating at all.
     assert packet.risk_rating == "unrated"
     exhausted = events_of(store, state, "budget_exhausted")[0].data

@@ -252,8 +252,10 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         )
     elif media:
         media_summary = f"{len(media)} article(s) found, none adverse."
-    else:
+    elif "search_adverse_media" in p["completed_steps"]:
         media_summary = "No adverse media found."
+    else:
+        media_summary = "Not searched."
     return DueDiligencePacket(
         subject=p["case"]["subject"],
         selected_entity=f"{selected['name']} [{entity_id}]" if selected else None,
