@@ -107,12 +107,12 @@ def model_kind_of(model_name: str) -> str:
     return "llm"
 
 
-@transaction.atomic
 def run_budgets(scenario: Scenario | None, budgets: dict | None) -> Budgets:
     """A run's budgets: the defaults, then the scenario's, then `budgets` (flags, forms)."""
     return Budgets(**{**(scenario.budgets.overrides() if scenario else {}), **(budgets or {})})
 
 
+@transaction.atomic  # a worker's sweep must never find the run before its state
 def do_start_run(
     case: Case,
     user=None,
@@ -130,34 +130,32 @@ def do_start_run(
         model_name = scenario.model if isinstance(scenario.model, str) else SCRIPTED_IN_SCENARIO
     model_name = model_name or settings.ATLAS_MODEL
     merged_budgets = run_budgets(scenario, budgets)
-    # One transaction: a worker's sweep must never find the run before its state.
-    with transaction.atomic():
-        run = Run.objects.create(
-            tenant=case.tenant,
-            case=case,
-            created_by=user,
-            model_name=model_name,
-            scenario=scenario.model_dump(mode="json") if scenario else None,
-            budgets=merged_budgets.model_dump(mode="json"),
-            user_status=USER_STATUS["queued"],
-            **(
-                {"lease_owner": THIS_PROCESS, "lease_expires_at": local_hold_expiry()}
-                if driven_here
-                else {}
-            ),
-        )
-        state = new_state(
-            run_id=str(run.pk),
-            case_id=str(case.pk),
-            tenant_id=str(case.tenant_id),
-            brief=_brief_for(case),
-            budgets=merged_budgets,
-            versions=VersionBundle(model=model_name, model_kind=model_kind_of(model_name)),
-            fault_plan=scenario.tool_faults if scenario else None,
-            opened_by=case.created_by.get_username(),
-        )
-        run.state = state.to_json()
-        run.save(update_fields=["state"])
+    run = Run.objects.create(
+        tenant=case.tenant,
+        case=case,
+        created_by=user,
+        model_name=model_name,
+        scenario=scenario.model_dump(mode="json") if scenario else None,
+        budgets=merged_budgets.model_dump(mode="json"),
+        user_status=USER_STATUS["queued"],
+        **(
+            {"lease_owner": THIS_PROCESS, "lease_expires_at": local_hold_expiry()}
+            if driven_here
+            else {}
+        ),
+    )
+    state = new_state(
+        run_id=str(run.pk),
+        case_id=str(case.pk),
+        tenant_id=str(case.tenant_id),
+        brief=_brief_for(case),
+        budgets=merged_budgets,
+        versions=VersionBundle(model=model_name, model_kind=model_kind_of(model_name)),
+        fault_plan=scenario.tool_faults if scenario else None,
+        opened_by=case.created_by.get_username(),
+    )
+    run.state = state.to_json()
+    run.save(update_fields=["state"])
     if wake:
         wake_worker(run.pk, "run.start")
     return run

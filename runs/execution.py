@@ -162,15 +162,12 @@ def cancel_idle_run(run: Run) -> str:
 class HeldElsewhere(Exception):
     """The run is being driven by a worker or another process: not here too."""
 
-    def __init__(self, run: Run) -> None:
-        owner = Run.objects.filter(pk=run.pk).values_list("lease_owner", flat=True).first()
-        super().__init__(f"Run {run.pk} is being driven by {owner!r}; it was not driven here.")
-
 
 def _hold(run: Run) -> None:
     """Keep workers' sweeps away while this process drives the run itself."""
     if not hold_here(run.pk):
-        raise HeldElsewhere(run)
+        owner = Run.objects.filter(pk=run.pk).values_list("lease_owner", flat=True).first()
+        raise HeldElsewhere(f"Run {run.pk} is being driven by {owner!r}; it was not driven here.")
 
 
 def run_inline(run: Run, cancel: CancelSignal | None = None) -> Run:
