@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from atlas.runtime.decisions import DueDiligencePacket, Finish
-from atlas.runtime.packets import with_conflicts, with_unread_documents
+from atlas.runtime.packets import with_open_issues
 from atlas.runtime.state import AtlasState, Signal
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
 
@@ -84,11 +84,8 @@ def propose_finish(
             error_message="The packet was rejected: " + " ".join(errors),
         )
         return s
-    packet = with_unread_documents(
-        s,
-        with_conflicts(
-            s, proposed.model_copy(update={"partial": False, "closed_by_reviewer": False})
-        ),
+    packet = with_open_issues(
+        s, proposed.model_copy(update={"partial": False, "closed_by_reviewer": False})
     )
     s.proposed_packet = packet
     writer.set_status(s, "awaiting_review", "finish_proposed")

@@ -22,9 +22,10 @@ STILL_TO_DO = {
 def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
     projection = project_state(s)
     subject_name = s.selected_entity.name if s.selected_entity else s.brief.subject
+    pending = pending_requirements(s)
     gaps = [
         f"Still to do: {STILL_TO_DO.get(item.split(':')[0], item)}."
-        for item in pending_requirements(s)
+        for item in pending
         if not item.startswith(("resolve_conflict", "extract:"))
     ]
     gaps.append(f"Stopped early: {user_status_for('awaiting_review', reason)}")
@@ -32,13 +33,19 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
     packet.partial = True
     # A hit is decisive; anything short of it is no rating until screening and media
     # search are done (a subject nobody screened is not "low risk").
-    unresearched = {"screen_sanctions", "search_adverse_media"} & set(pending_requirements(s))
+    unresearched = {"screen_sanctions", "search_adverse_media"} & set(pending)
     if packet.risk_rating != "high" and unresearched:
         packet.risk_rating = "unrated"
-    return with_unread_documents(s, with_conflicts(s, packet))
+    return with_open_issues(s, packet)
 
 
-def with_unread_documents(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
+def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
+    """What every packet carries, whatever the model wrote: the conflicts nobody resolved,
+    with both sides, and the attached documents the run did not read."""
+    return _with_unread_documents(s, _with_conflicts(s, packet))
+
+
+def _with_unread_documents(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
     """Every document attached to the case that the run did not read (never asked for, or
     its file could not be read) is named in the packet's open gaps."""
     gaps = list(packet.open_gaps)
@@ -49,8 +56,7 @@ def with_unread_documents(s: AtlasState, packet: DueDiligencePacket) -> DueDilig
     return packet.model_copy(update={"open_gaps": gaps})
 
 
-def with_conflicts(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
-    """Unresolved conflicts are always carried into the packet, with both sides."""
+def _with_conflicts(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
     conflicts = [
         PacketConflict(
             conflict_id=c.conflict_id,
