@@ -72,6 +72,11 @@ BUDGET_FLAGS = {
 CASE_FLAGS = ("subject", "subject_type", "jurisdiction")
 
 
+def _flag(name: str) -> str:
+    """The command-line flag of an option: max_cost_usd is --max-cost-usd."""
+    return "--" + name.replace("_", "-")
+
+
 @dataclass(frozen=True)
 class CaseToOpen:
     subject: str
@@ -130,12 +135,10 @@ class Command(BaseCommand):
             help="Queue the run for the workers instead",
         )
         for name, parse in BUDGET_FLAGS.items():
-            parser.add_argument("--" + name.replace("_", "-"), type=parse)
+            parser.add_argument(_flag(name), type=parse)
 
     def handle(self, *args, **options) -> None:
-        case_flags = [
-            "--" + name.replace("_", "-") for name in CASE_FLAGS if options[name] is not None
-        ]
+        case_flags = [_flag(name) for name in CASE_FLAGS if options[name] is not None]
         if options["scenario"] and case_flags:
             raise CommandError(
                 f"{', '.join(case_flags)} cannot be given with --scenario: "
@@ -203,7 +206,7 @@ class Command(BaseCommand):
             run_budgets(scenario, flags)
         except pydantic.ValidationError as error:
             problem = error.errors()[0]
-            flag = "--" + str(problem["loc"][0]).replace("_", "-")
+            flag = _flag(str(problem["loc"][0]))
             raise CommandError(f"{flag}: {problem['msg']}, got {problem['input']}") from None
         return flags
 
