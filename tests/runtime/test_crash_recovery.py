@@ -55,13 +55,20 @@ def abandoned_resolve(key: str) -> InFlightToolCall:
     )
 
 
-def test_a_call_that_succeeded_before_the_crash_is_not_executed_again(make_runtime, make_state):
+def crashed_after_the_first_tool(make_runtime, make_state):
+    """A run whose worker died between its first tool's success and the step's commit:
+    the store, the calls each tool got, and the state the step started from."""
     store = CrashingStore()
     calls: dict[str, int] = {}
     runtime = make_runtime(store=store, registry=counting_registry(calls))
     state = runtime.start(make_state())
     with pytest.raises(SimulatedCrash):
         runtime.step(state)
+    return store, calls, state
+
+
+def test_a_call_that_succeeded_before_the_crash_is_not_executed_again(make_runtime, make_state):
+    store, calls, state = crashed_after_the_first_tool(make_runtime, make_state)
     assert calls == {"resolve_entity": 1}
 
     # Another worker picks the run up from what was durably stored.
@@ -135,12 +142,7 @@ def test_a_stale_version_is_refused(make_runtime, make_state, store):
 def test_cancelling_a_run_whose_holder_died_keeps_a_success_and_runs_nothing(
     make_runtime, make_state
 ):
-    store = CrashingStore()
-    calls: dict[str, int] = {}
-    runtime = make_runtime(store=store, registry=counting_registry(calls))
-    state = runtime.start(make_state())
-    with pytest.raises(SimulatedCrash):
-        runtime.step(state)
+    store, calls, state = crashed_after_the_first_tool(make_runtime, make_state)
     stored = store.load_state(state.run_id)
     key = stored.in_flight.idempotency_key
 
