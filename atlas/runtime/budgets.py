@@ -40,6 +40,13 @@ def deadline_passed(state: AtlasState, now: datetime) -> BudgetStop | None:
     return None
 
 
+def seconds_until(deadline_at: datetime | None, now: datetime) -> float:
+    """Seconds left before a deadline by the runtime's clock (infinite without one)."""
+    if deadline_at is None:
+        return math.inf
+    return (deadline_at - now).total_seconds()
+
+
 def deadline_stop(state: AtlasState, now: datetime) -> BudgetStop:
     """Also for a tool call the deadline left no time to finish: it stops the run a moment
     before the deadline itself passes."""

@@ -9,9 +9,10 @@ the current state are attached; PII is redacted.
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.runtime.decisions import next_action_json_schema
 from atlas.runtime.policy import TenantPolicy, tool_allowed_in_state
@@ -45,6 +46,8 @@ Rules (trusted, from the operator):
 
 
 class ModelContext(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
     messages: list[dict[str, str]]
     tools: list[dict[str, Any]]
     response_schema: dict[str, Any]
@@ -53,6 +56,12 @@ class ModelContext(BaseModel):
     max_output_tokens: int
     prompt_version: str = PROMPT_VERSION
     extra: dict[str, Any] = Field(default_factory=dict)
+    # Real seconds the call has before the run's deadline: an adapter that waits on the
+    # network caps each wait and each retry by it.
+    time_limit_seconds: float | None = None
+    # Set when the runtime stops waiting for the call (cancel, deadline): an adapter still
+    # at work gives up instead of retrying.
+    abandoned: threading.Event = Field(default_factory=threading.Event, exclude=True, repr=False)
 
     def text(self) -> str:
         return "\n".join(m["content"] for m in self.messages) + json.dumps(self.tools)

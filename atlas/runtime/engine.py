@@ -29,18 +29,21 @@ from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.budgets import (
     Reservation,
     check_model_call,
+    deadline_stop,
     estimate_tokens,
     model_cost_reservation,
+    seconds_until,
     shift_deadline,
 )
 from atlas.runtime.cancellation import AnyCancel
-from atlas.runtime.context import PROMPT_VERSION, build_context
+from atlas.runtime.context import PROMPT_VERSION, ModelContext, build_context
 from atlas.runtime.decisions import (
     NEXT_ACTION_SCHEMA_VERSION,
     AskHuman,
     CallTool,
     Finish,
     InvalidModelOutput,
+    Usage,
     parse_next_action,
 )
 from atlas.runtime.finish import propose_finish
@@ -66,6 +69,7 @@ from atlas.runtime.tool_requests import request_tool_call
 from atlas.runtime.tool_runs import run_tool
 from atlas.runtime.tools.gateway import ToolGateway
 from atlas.runtime.tools.registry import TOOLSET_VERSION, ToolRegistry, default_registry
+from atlas.runtime.watched_calls import Interrupted, call_watched
 from atlas.runtime.world import World, default_world
 
 # Names hosts and tests import from here; some now live in the modules the loop uses.
@@ -286,10 +290,10 @@ class Runtime:
         )
         started = self.clock.monotonic()
         try:
-            reply = self.model.decide(context)
-        except Exception as error:  # an adapter bug is a model failure, not a crash
-            reply = ModelReply(
-                transport_error="adapter_error", error_message=f"{type(error).__name__}: {error}"
+            reply = self._ask_model(context, s)
+        except Interrupted as cut:
+            return self._abandon_model_call(
+                s, buf, cut, Reservation(reserved_tokens, reserved_cost)
             )
         s.model_cursor += 1
         usage = reply.usage
@@ -302,11 +306,7 @@ class Runtime:
             and not usage.cost_usd
         ):
             usage = reply.action.usage
-        s.input_tokens += usage.input_tokens
-        s.output_tokens += usage.output_tokens
-        s.model_cost_usd += usage.cost_usd
-        s.largest_model_call_cost_usd = max(s.largest_model_call_cost_usd, usage.cost_usd)
-        s.largest_model_call_tokens = max(s.largest_model_call_tokens, usage.total_tokens)
+        _charge(s, usage)
         if self.cancel_signal.is_set():
             return cancelled(self.writer, s, buf)
 
@@ -361,6 +361,60 @@ class Runtime:
             s = propose_finish(self.writer, s, buf, action)
         return check_loop_guards(self.writer, s, buf)
 
+    def _ask_model(self, context: ModelContext, s: AtlasState) -> ModelReply:
+        """The model's reply. A decision maker that waits on the network is called on a
+        helper thread, and Interrupted is raised when the run is cancelled or its deadline
+        passes first."""
+        try:
+            if not getattr(self.model, "waits_on_network", True):
+                return self.model.decide(context)
+            context.time_limit_seconds = seconds_until(s.deadline_at, self.clock.now())
+            return call_watched(
+                lambda: self.model.decide(context),
+                cancel=self.cancel_signal,
+                seconds=context.time_limit_seconds,
+                stop=context.abandoned,
+            )
+        except Interrupted:
+            raise
+        except Exception as error:  # an adapter bug is a model failure, not a crash
+            return ModelReply(
+                transport_error="adapter_error", error_message=f"{type(error).__name__}: {error}"
+            )
+
+    def _abandon_model_call(
+        self, s: AtlasState, buf: StepBuffer, cut: Interrupted, reservation: Reservation
+    ) -> AtlasState:
+        """The run stopped waiting for the model: cancelled, or out of time."""
+        s.model_cursor += 1
+        # The provider may still bill a call answered after the runtime stopped waiting:
+        # what was reserved for it is counted, and said to be an estimate.
+        output_tokens = min(s.budgets.max_output_tokens, reservation.tokens)
+        usage = Usage(
+            input_tokens=reservation.tokens - output_tokens,
+            output_tokens=output_tokens,
+            cost_usd=reservation.cost_usd,
+        )
+        _charge(s, usage)
+        by_cancel = cut.cause == "cancelled"
+        self.writer.emit(
+            s,
+            buf,
+            "model_failed",
+            error_type="cancelled" if by_cancel else "deadline",
+            message=(
+                "The run was cancelled while the model was answering."
+                if by_cancel
+                else "The run's deadline came while the model was answering."
+            ),
+            consecutive=s.consecutive_model_errors,
+            usage=usage,
+            usage_estimated=True,
+        )
+        if by_cancel:
+            return cancelled(self.writer, s, buf)
+        return budget_stop(self.writer, s, buf, deadline_stop(s, self.clock.now()))
+
     @staticmethod
     def _interpret(
         reply: ModelReply,
@@ -379,6 +433,14 @@ class Runtime:
             return parse_next_action(reply.raw), None, None
         except InvalidModelOutput as error:
             return None, error.error_type, error.message
+
+
+def _charge(s: AtlasState, usage: Usage) -> None:
+    s.input_tokens += usage.input_tokens
+    s.output_tokens += usage.output_tokens
+    s.model_cost_usd += usage.cost_usd
+    s.largest_model_call_cost_usd = max(s.largest_model_call_cost_usd, usage.cost_usd)
+    s.largest_model_call_tokens = max(s.largest_model_call_tokens, usage.total_tokens)
 
 
 # ---------------------------------------------------------------------- building runs

@@ -21,6 +21,7 @@ class ScriptThenPlaybook:
 
     kind = "scripted"
     name = "scripted+playbook"
+    waits_on_network = False
 
     def __init__(self, turns: Sequence[Any]) -> None:
         self.script = ScriptedModel(turns)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -15,6 +16,7 @@ from atlas.runtime.budgets import estimate_tokens
 from atlas.runtime.context import build_context
 from atlas.runtime.decisions import NEXT_ACTION_ADAPTER, CallTool, parse_next_action
 from atlas.runtime.engine import make_model
+from atlas.runtime.memory import SystemClock
 from atlas.runtime.policy import TenantPolicy
 from atlas.runtime.tools.registry import default_registry
 
@@ -37,6 +39,7 @@ class FakeChatServer:
         self.headers: list[dict] = []
         self.connections: list[tuple[str, int]] = []  # client address of each request
         self.drop_after_response = False
+        self.delay_seconds = 0.0  # before answering, as a slow endpoint would
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -48,6 +51,7 @@ class FakeChatServer:
                 request = json.loads(self.rfile.read(length))
                 server.requests.append(request)
                 server.headers.append(dict(self.headers))
+                time.sleep(server.delay_seconds)
                 refusal = _schema_refusal(request)
                 if refusal:
                     status, body = 400, {"error": {"message": refusal, "type": "invalid_request"}}
@@ -60,7 +64,10 @@ class FakeChatServer:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
-                self.wfile.write(payload)
+                try:
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client stopped waiting (a timeout, a cancel)
                 if server.drop_after_response:
                     self.close_connection = True
 
@@ -336,3 +343,111 @@ def test_the_local_endpoint_refuses_a_root_union_as_the_real_api_does(server, ma
     reply = model_for(server, max_attempts=1).decide(context)
     assert reply.transport_error == "http_error"
     assert "root must be an object" in reply.error_message
+
+
+# --- the run's cancel signal and deadline bound a model call ---------------------------
+
+
+def test_a_cancel_ends_the_run_while_the_model_is_answering(
+    server, make_runtime, make_state, store, cancel
+):
+    server.delay_seconds = 5
+    server.responses = [server.completion(RESOLVE)]
+    runtime = make_runtime(model_for(server))
+    state = runtime.start(make_state())
+    threading.Timer(0.3, cancel.set).start()
+    began = time.monotonic()
+    state = runtime.run_until_pause(state)
+    assert time.monotonic() - began < 1.0, "cancelled within 1 s, not when the reply came"
+    assert (state.status, state.termination_reason) == ("cancelled", "cancelled")
+    assert [e.type for e in store.events[state.run_id]] == [
+        "run_started",
+        "model_requested",
+        "model_failed",
+        "run_cancelled",
+    ]
+    failed = events_of(store, state, "model_failed")[0].data
+    assert failed["error_type"] == "cancelled" and failed["usage_estimated"] is True
+    assert state.tokens == failed["usage"]["input_tokens"] + failed["usage"]["output_tokens"] > 0
+    time.sleep(0.3)
+    assert len(server.requests) == 1, "the abandoned call starts no retry"
+
+
+class StalledModel:
+    """An endpoint that never answers in time and ignores the runtime's limits."""
+
+    name = "stalled"
+    kind = "llm"
+    waits_on_network = True
+
+    def decide(self, context):
+        time.sleep(5)
+        raise AssertionError("the runtime should have stopped waiting")
+
+    def price_per_1k_tokens(self):
+        return Decimal("0.01")
+
+
+def test_the_deadline_cuts_a_model_call_short(make_runtime, make_state, store):
+    runtime = make_runtime(StalledModel(), clock=SystemClock())
+    began = time.monotonic()
+    state = runtime.run_until_pause(runtime.start(make_state(deadline_seconds=1)))
+    assert time.monotonic() - began < 1.5, "the run ended at its deadline, not the reply's"
+    assert (state.status, state.termination_reason) == ("awaiting_review", "deadline")
+    types = [e.type for e in store.events[state.run_id]]
+    assert types[:4] == ["run_started", "model_requested", "model_failed", "budget_exhausted"]
+    failed = events_of(store, state, "model_failed")[0].data
+    assert failed["error_type"] == "deadline" and failed["usage_estimated"] is True
+    assert state.model_cost_usd == Decimal(failed["usage"]["cost_usd"]) > 0
+    assert state.cost_usd <= state.budgets.max_cost_usd
+    assert state.proposed_packet is not None and state.proposed_packet.risk_rating == "unrated"
+
+
+def test_a_slow_endpoint_is_asked_once_and_the_run_ends_at_its_deadline(
+    server, make_runtime, make_state
+):
+    server.delay_seconds = 5
+    server.responses = [server.completion(RESOLVE)] * 3
+    runtime = make_runtime(model_for(server), clock=SystemClock())
+    began = time.monotonic()
+    state = runtime.run_until_pause(runtime.start(make_state(deadline_seconds=1)))
+    assert time.monotonic() - began < 1.5
+    assert (state.status, state.termination_reason) == ("awaiting_review", "deadline")
+    time.sleep(1.2)
+    assert len(server.requests) == 1, "the call gave up at the deadline and started no retry"
+
+
+def test_an_attempt_waits_no_longer_than_the_time_limit(server, make_state):
+    server.delay_seconds = 5
+    server.responses = [server.completion(RESOLVE)]
+    context = a_context(make_state)
+    context.time_limit_seconds = 0.4
+    began = time.monotonic()
+    reply = model_for(server).decide(context)
+    assert time.monotonic() - began < 1.0
+    assert reply.transport_error == "timeout"
+    assert len(server.requests) == 1
+
+
+def test_no_retry_starts_that_the_time_limit_cannot_wait_for(server, make_state):
+    server.responses = [(503, {"error": "busy"})] * 3
+    model = OpenAIChatModel(
+        "atlas-test-model", base_url=server.base_url, api_key="k", backoff_initial=2.0
+    )
+    context = a_context(make_state)
+    context.time_limit_seconds = 1.0
+    began = time.monotonic()
+    reply = model.decide(context)
+    assert time.monotonic() - began < 0.5, "no 2 s backoff was slept"
+    assert reply.transport_error == "server_error"
+    assert len(server.requests) == 1
+
+
+def test_a_call_the_runtime_stopped_waiting_for_is_not_retried(server, make_state):
+    server.delay_seconds = 0.5
+    server.responses = [(503, {"error": "busy"})] * 3
+    context = a_context(make_state)
+    threading.Timer(0.2, context.abandoned.set).start()
+    reply = model_for(server).decide(context)
+    assert reply.transport_error is not None
+    assert len(server.requests) == 1

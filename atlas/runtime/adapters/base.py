@@ -27,6 +27,10 @@ class ModelReply(BaseModel):
 class DecisionMaker(Protocol):
     name: str
     kind: str  # rule-based | scripted | llm
+    # False for a decision maker that answers from memory at once: the runtime calls it
+    # in place. Otherwise the call runs on a helper thread the runtime can stop waiting for
+    # on a cancel or at the deadline.
+    waits_on_network: bool
 
     def decide(self, context: ModelContext) -> ModelReply: ...
 

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import threading
+import time
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,6 +33,9 @@ from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.budgets import estimate_tokens
 from atlas.runtime.context import ModelContext
 from atlas.runtime.decisions import Usage
+
+# An attempt with less time than this left is not started.
+MIN_WAIT = 0.05
 
 
 class PriceTable(BaseModel):
@@ -55,6 +59,7 @@ class _Retryable(Exception):
 
 class OpenAIChatModel:
     kind = "llm"
+    waits_on_network = True
 
     def __init__(
         self,
@@ -79,7 +84,7 @@ class OpenAIChatModel:
         self.max_attempts = max_attempts
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
-        self._client = _KeepAliveClient(self.base_url, timeout_seconds)
+        self._client = _KeepAliveClient(self.base_url)
 
     def price_per_1k_tokens(self) -> Decimal | None:
         return max(self.prices.input_per_1k, self.prices.output_per_1k)
@@ -104,16 +109,27 @@ class OpenAIChatModel:
 
     def decide(self, context: ModelContext) -> ModelReply:
         body = json.dumps(self.request_body(context)).encode()
+        # The runtime's time limit bounds every wait: an attempt's timeout is capped at the
+        # time left, and no retry starts after it or once the runtime stopped waiting.
+        time_limit = context.time_limit_seconds
+        give_up_at = math.inf if time_limit is None else time.monotonic() + time_limit
+
+        def time_left() -> float:
+            return give_up_at - time.monotonic()
 
         @retry(
             retry=retry_if_exception_type(_Retryable),
-            stop=stop_after_attempt(self.max_attempts),
+            stop=stop_after_attempt(self.max_attempts)
+            | (lambda retry_state: time_left() - (retry_state.upcoming_sleep or 0) < MIN_WAIT),
             wait=wait_exponential(multiplier=self.backoff_initial, max=self.backoff_max)
             + wait_random(0, self.backoff_initial),
+            sleep=context.abandoned.wait,
             reraise=False,
         )
         def post() -> dict[str, Any]:
-            return self._post(body)
+            if context.abandoned.is_set():
+                raise _PermanentError("abandoned", "the runtime stopped waiting for this call")
+            return self._post(body, min(self.timeout_seconds, time_left()))
 
         try:
             payload = post()
@@ -151,10 +167,12 @@ class OpenAIChatModel:
         )
         return usage, estimated
 
-    def _post(self, body: bytes) -> dict[str, Any]:
+    def _post(self, body: bytes, timeout: float) -> dict[str, Any]:
+        if timeout < MIN_WAIT:
+            raise _Retryable("timeout", "no time left before the run's deadline")
         headers = {"Content-Type": "application/json", "Authorization": f"Bearer {self.api_key}"}
         try:
-            status, data = self._client.post("/chat/completions", body, headers)
+            status, data = self._client.post("/chat/completions", body, headers, timeout)
         except http.client.InvalidURL as error:
             raise _PermanentError("http_error", str(error)) from error
         except (TimeoutError, OSError, http.client.HTTPException) as error:
@@ -187,7 +205,7 @@ class _KeepAliveClient:
     """HTTP(S) to one endpoint over a kept-alive connection per thread: a run's calls do not
     each pay a new TCP (and TLS) handshake."""
 
-    def __init__(self, base_url: str, timeout_seconds: float) -> None:
+    def __init__(self, base_url: str) -> None:
         parts = urlsplit(base_url)
         self._invalid = (
             None
@@ -198,23 +216,30 @@ class _KeepAliveClient:
         self._host = parts.hostname
         self._port = parts.port
         self._prefix = parts.path.rstrip("/")
-        self._timeout = timeout_seconds
         self._local = threading.local()
 
-    def post(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+    def post(
+        self, path: str, body: bytes, headers: dict[str, str], timeout: float
+    ) -> tuple[int, bytes]:
         if self._invalid:
             raise http.client.InvalidURL(self._invalid)
         reused = getattr(self._local, "connection", None) is not None
         try:
-            return self._exchange(path, body, headers)
+            return self._exchange(path, body, headers, timeout)
         except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
             if not reused:
                 raise
             # The server closed an idle kept-alive connection: one try on a new one.
-            return self._exchange(path, body, headers)
+            return self._exchange(path, body, headers, timeout)
 
-    def _exchange(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+    def _exchange(
+        self, path: str, body: bytes, headers: dict[str, str], timeout: float
+    ) -> tuple[int, bytes]:
         connection = getattr(self._local, "connection", None) or self._connect()
+        # Each socket wait (connect, send, every read) is bounded by this call's timeout.
+        connection.timeout = timeout
+        if connection.sock is not None:
+            connection.sock.settimeout(timeout)
         try:
             connection.request("POST", self._prefix + path, body=body, headers=headers)
             response = connection.getresponse()
@@ -228,7 +253,7 @@ class _KeepAliveClient:
 
     def _connect(self) -> http.client.HTTPConnection:
         kind = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
-        self._local.connection = kind(self._host, self._port, timeout=self._timeout)
+        self._local.connection = kind(self._host, self._port)
         return self._local.connection
 
     def _close(self) -> None:

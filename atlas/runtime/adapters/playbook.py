@@ -36,6 +36,7 @@ MAX_FINDINGS = 12
 class Playbook:
     name = "playbook"
     kind = "rule-based"
+    waits_on_network = False
 
     def price_per_1k_tokens(self) -> Decimal | None:
         return Decimal("0")

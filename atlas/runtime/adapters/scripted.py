@@ -19,6 +19,7 @@ from atlas.runtime.scenario import RawTurn, ScriptTurn, TransportErrorTurn, load
 
 class ScriptedModel:
     kind = "scripted"
+    waits_on_network = False
 
     def __init__(
         self, turns: Sequence[ScriptTurn | dict[str, Any]], name: str = "scripted"

@@ -1,9 +1,9 @@
 """The tool gateway: runs one validated tool call with faults, timeout, retries, cancel.
 
 The engine records the intent (and the first `tool_started`) before calling `execute`.
-The tool runs in a worker thread; the gateway waits on the tool (a fast tool returns at
-once) and checks the CancelSignal every 20 ms, so a cancel or a timeout interrupts even a
-slow tool promptly (the abandoned thread is told to stop through its `stop` event). A cancel
+The tool runs on a helper thread (atlas.runtime.watched_calls) while the gateway watches the
+CancelSignal and the timeout, so either interrupts even a slow tool promptly (the abandoned
+call is told to stop through its context's `stop` event). A cancel
 is also checked before every attempt, retries included: no attempt starts once it is set.
 
 The run's deadline bounds the call too: an attempt's timeout is capped at the time left
@@ -12,12 +12,8 @@ before it (by the runtime's clock), and no attempt or retry starts that could no
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import math
-import os
-import queue
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from atlas.runtime.budgets import seconds_until
 from atlas.runtime.ports import CancelSignal, Clock, RunStore
 from atlas.runtime.tools.base import (
     EffectUnknown,
@@ -39,11 +36,8 @@ from atlas.runtime.tools.base import (
     ToolSpec,
     TransportError,
 )
+from atlas.runtime.watched_calls import MIN_CALL_SECONDS, Interrupted, call_watched
 
-POLL_SECONDS = 0.02
-# With less time than this left before the deadline an attempt cannot be met: the gateway
-# would not look at the tool even once before the deadline passed.
-MIN_ATTEMPT_SECONDS = POLL_SECONDS
 OVERSIZED_BYTES = 150_000
 
 Emit = Callable[..., None]
@@ -72,51 +66,6 @@ def idempotency_key(run_id: str, step: int, signature: str) -> str:
 
 class _Cancelled(Exception):
     pass
-
-
-class _ToolThreads:
-    """Reused daemon threads for tool calls: starting a thread costs more than a fast tool.
-
-    A thread whose call was abandoned (timeout, cancel) stays busy until its tool returns,
-    and a new thread is started whenever none is idle, so a stuck tool never delays another.
-    """
-
-    MAX_IDLE = 16
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        self._idle = 0  # threads waiting for a job that no job has been promised to yet
-
-    def run(self, job: Callable[[], None]) -> None:
-        with self._lock:
-            if self._idle:
-                self._idle -= 1
-                self._jobs.put(job)
-                return
-        threading.Thread(target=self._work, args=(job,), name="atlas-tool", daemon=True).start()
-
-    def _work(self, job: Callable[[], None]) -> None:
-        while True:
-            with contextlib.suppress(BaseException):  # a job reports its own errors
-                job()
-            with self._lock:
-                if self._idle >= self.MAX_IDLE:
-                    return
-                self._idle += 1
-            job = self._jobs.get()
-
-
-_TOOL_THREADS = _ToolThreads()
-
-
-def _forget_threads_after_fork() -> None:
-    # Threads do not survive a fork: a child must not wait for the parent's idle ones.
-    global _TOOL_THREADS
-    _TOOL_THREADS = _ToolThreads()
-
-
-os.register_at_fork(after_in_child=_forget_threads_after_fork)
 
 
 @dataclass
@@ -195,7 +144,7 @@ class ToolGateway:
                         )
                 backoff = self.backoff_seconds * (2 ** (attempt - 1))
                 out_of_time = error.retryable and (
-                    self._seconds_left(deadline_at) - backoff < MIN_ATTEMPT_SECONDS
+                    self._seconds_left(deadline_at) - backoff < MIN_CALL_SECONDS
                 )
                 can_retry = (
                     error.retryable
@@ -251,9 +200,7 @@ class ToolGateway:
                 )
 
     def _seconds_left(self, deadline_at: datetime | None) -> float:
-        if deadline_at is None:
-            return math.inf
-        return (deadline_at - self.clock.now()).total_seconds()
+        return seconds_until(deadline_at, self.clock.now())
 
     def _reconcile(self, key: str) -> dict[str, Any] | None:
         if self.store is None:
@@ -266,44 +213,29 @@ class ToolGateway:
     def _attempt(
         self, spec: ToolSpec, args: BaseModel, ctx: ToolContext, fault: str, timeout: float
     ) -> dict[str, Any]:
-        if timeout < MIN_ATTEMPT_SECONDS:
+        if timeout < MIN_CALL_SECONDS:
             raise TransportError("timeout", f"{spec.name} was not started: no time left")
         limit = f"{spec.timeout_seconds:g} s"
         if timeout < spec.timeout_seconds:
             limit = f"{timeout:.1f} s, the time left before the run's deadline"
-        stop = threading.Event()
-        done = threading.Event()
-        ctx.stop = stop
-        box: dict[str, Any] = {}
-
-        def target() -> None:
-            try:
-                box["result"] = _run_with_fault(spec, args, ctx, fault, stop)
-            except BaseException as error:  # handed to the calling thread
-                box["error"] = error
-            finally:
-                done.set()
-
-        _TOOL_THREADS.run(target)
-        # The wait itself is real time, whatever the runtime's clock says: it bounds a thread.
-        deadline = time.monotonic() + timeout
-        # Wait on the tool itself, so a fast tool returns at once; the cancel signal and
-        # the timeout are checked between slices.
-        while not done.wait(POLL_SECONDS):
-            if self.cancel.is_set():
-                stop.set()
-                raise _Cancelled
-            if time.monotonic() >= deadline:
-                stop.set()
-                raise TransportError("timeout", f"{spec.name} did not answer within {limit}")
-        if "error" in box:
-            error = box["error"]
-            if isinstance(error, ToolError):
-                raise error
-            raise MalformedResult(f"{spec.name} crashed: {type(error).__name__}: {error}")
-        if self.cancel.is_set():
-            raise _Cancelled
-        return box["result"]
+        ctx.stop = threading.Event()
+        try:
+            return call_watched(
+                lambda: _run_with_fault(spec, args, ctx, fault, ctx.stop),
+                cancel=self.cancel,
+                seconds=timeout,
+                stop=ctx.stop,
+            )
+        except Interrupted as cut:
+            if cut.cause == "cancelled":
+                raise _Cancelled from None
+            raise TransportError("timeout", f"{spec.name} did not answer within {limit}") from None
+        except ToolError:
+            raise
+        except Exception as error:
+            raise MalformedResult(
+                f"{spec.name} crashed: {type(error).__name__}: {error}"
+            ) from error
 
 
 def _cancelled(
