@@ -138,12 +138,13 @@ def do_start_run(
         scenario=scenario.model_dump(mode="json") if scenario else None,
         budgets=merged_budgets.model_dump(mode="json"),
         user_status=USER_STATUS["queued"],
-        **(
-            {"lease_owner": THIS_PROCESS, "lease_expires_at": local_hold_expiry()}
-            if driven_here
-            else {}
-        ),
     )
+    if driven_here:
+        # Before the transaction commits, so no sweep ever sees the run unheld.
+        Run.objects.filter(pk=run.pk).update(
+            lease_owner=THIS_PROCESS, lease_expires_at=local_hold_expiry()
+        )
+        run.refresh_from_db(fields=["lease_owner", "lease_expires_at"])
     state = new_state(
         run_id=str(run.pk),
         case_id=str(case.pk),

@@ -3,6 +3,9 @@
 A worker owns a run while `lease_owner` is its name and `lease_expires_at` is in the
 future. Every claim is a compare-and-set update, so two workers can never both win; a
 worker that dies simply stops renewing and its lease runs out.
+
+Lease times are set and compared by the database's clock, never a host's: workers on
+hosts whose clocks disagree still agree on whether a lease has run out.
 """
 
 from __future__ import annotations
@@ -10,12 +13,13 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
-from django.utils import timezone
+from django.db.models.expressions import CombinedExpression
+from django.db.models.functions import Now
 
 from runs.models import Run
 
@@ -34,12 +38,13 @@ LOCAL_HOLD_LEASES = 40
 RELEASED = {"lease_owner": "", "lease_expires_at": None, "worker_failures": 0}
 
 
-def lease_expiry(now: datetime | None = None) -> datetime:
-    return (now or timezone.now()) + timedelta(seconds=settings.ATLAS_LEASE_SECONDS)
+def lease_expiry(seconds: float | None = None) -> CombinedExpression:
+    """The database's now plus a lease (or `seconds`), for an UPDATE."""
+    return Now() + timedelta(seconds=settings.ATLAS_LEASE_SECONDS if seconds is None else seconds)
 
 
-def local_hold_expiry() -> datetime:
-    return timezone.now() + timedelta(seconds=settings.ATLAS_LEASE_SECONDS * LOCAL_HOLD_LEASES)
+def local_hold_expiry() -> CombinedExpression:
+    return lease_expiry(settings.ATLAS_LEASE_SECONDS * LOCAL_HOLD_LEASES)
 
 
 def hold_here(run_id: int) -> bool:
@@ -59,19 +64,18 @@ def needs_work() -> Q:
     )
 
 
-def is_free(now: datetime) -> Q:
-    return Q(lease_owner="") | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+def is_free() -> Q:
+    return Q(lease_owner="") | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=Now())
 
 
-def claimable(now: datetime) -> Q:
-    return needs_work() & is_free(now) & Q(worker_failures__lt=MAX_WORKER_FAILURES)
+def claimable() -> Q:
+    return needs_work() & is_free() & Q(worker_failures__lt=MAX_WORKER_FAILURES)
 
 
 def claim_run(run_id: int, owner: str) -> bool:
     """Take one run if it needs work and nobody holds it (the wake-up message path)."""
-    now = timezone.now()
-    claimed = Run.objects.filter(claimable(now), pk=run_id).update(
-        lease_owner=owner, lease_expires_at=lease_expiry(now)
+    claimed = Run.objects.filter(claimable(), pk=run_id).update(
+        lease_owner=owner, lease_expires_at=lease_expiry()
     )
     return claimed == 1
 
@@ -80,9 +84,8 @@ def claim_due_runs(owner: str, limit: int, exclude: Iterable[int] = ()) -> list[
     """The sweep's claim: up to `limit` runs that need work and have no live lease."""
     if limit <= 0:
         return []
-    now = timezone.now()
     with transaction.atomic():
-        due = Run.objects.filter(claimable(now)).exclude(pk__in=list(exclude)).order_by("id")
+        due = Run.objects.filter(claimable()).exclude(pk__in=list(exclude)).order_by("id")
         if connection.features.has_select_for_update_skip_locked:
             # Every worker sweeps at once: skip rows another sweeper is claiming right now
             # instead of queueing behind its lock and then losing the compare-and-set.
@@ -90,8 +93,8 @@ def claim_due_runs(owner: str, limit: int, exclude: Iterable[int] = ()) -> list[
         run_ids = list(due.values_list("pk", flat=True)[:limit])
         if not run_ids:
             return []
-        claimed = Run.objects.filter(claimable(now), pk__in=run_ids).update(
-            lease_owner=owner, lease_expires_at=lease_expiry(now)
+        claimed = Run.objects.filter(claimable(), pk__in=run_ids).update(
+            lease_owner=owner, lease_expires_at=lease_expiry()
         )
         if claimed == len(run_ids):
             return run_ids
@@ -133,7 +136,7 @@ def record_worker_failure(run_id: int, owner: str, message: str) -> int:
     held.update(
         worker_failures=F("worker_failures") + 1,
         last_error=message[:4000],
-        lease_expires_at=timezone.now() + timedelta(seconds=backoff),
+        lease_expires_at=lease_expiry(backoff),
     )
     return failures
 

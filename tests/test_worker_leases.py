@@ -212,7 +212,7 @@ def test_two_workers_racing_for_one_run_exactly_one_claims_it(case, analyst):
 def test_the_sweep_query_can_be_served_by_the_partial_sweep_index(case, analyst):
     # With sequential scans priced out, the planner must still find an index plan:
     # possible only if the partial index's condition covers every arm of the sweep.
-    due = Run.objects.filter(leases.claimable(timezone.now())).values_list("pk", flat=True)
+    due = Run.objects.filter(leases.claimable()).values_list("pk", flat=True)
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
         plan = due.explain()
@@ -238,3 +238,41 @@ def test_a_pass_lets_go_of_a_paused_run_but_keeps_one_a_decision_arrived_for(cas
     answered.refresh_from_db()
     assert (paused.lease_owner, paused.lease_expires_at) == ("", None)
     assert answered.lease_owner == "worker-a", "it needs another pass under the same lease"
+
+
+@pytest.fixture
+def host_clock(monkeypatch):
+    """Moves this host's clock by a number of seconds; the database's stays right."""
+    real_now = timezone.now
+
+    def move(seconds: float) -> None:
+        monkeypatch.setattr(timezone, "now", lambda: real_now() + timedelta(seconds=seconds))
+
+    return move
+
+
+@pytest.mark.django_db
+def test_a_host_whose_clock_runs_ahead_takes_no_healthy_run(case, analyst, host_clock, settings):
+    settings.ATLAS_LEASE_SECONDS = 15
+    run = set_run(queued_run(case, analyst), status=Run.Status.RESEARCHING)
+    assert leases.claim_run(run.pk, "worker-a")
+
+    host_clock(+120)
+    assert leases.claim_run(run.pk, "worker-b") is False
+    assert leases.claim_due_runs("worker-b", limit=10) == []
+    assert Run.objects.get(pk=run.pk).lease_owner == "worker-a"
+
+
+@pytest.mark.django_db
+def test_a_host_whose_clock_runs_behind_renews_leases_that_stay_live(
+    case, analyst, host_clock, settings
+):
+    settings.ATLAS_LEASE_SECONDS = 15
+    run = set_run(queued_run(case, analyst), status=Run.Status.RESEARCHING)
+    host_clock(-120)
+    assert leases.claim_run(run.pk, "worker-a")
+    assert leases.renew_leases("worker-a", [run.pk]) == {run.pk}
+
+    host_clock(0)
+    assert leases.claim_run(run.pk, "worker-b") is False
+    assert Run.objects.get(pk=run.pk).lease_expires_at > timezone.now() + timedelta(seconds=10)
