@@ -99,13 +99,29 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
+    from redis.asyncio.retry import Retry
+    from redis.backoff import ExponentialBackoff
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
                 # redis-py's default 5 s socket timeout equals channels-redis's 5 s blocking
                 # receive, so an idle receive could time out and kill its consumer.
-                "hosts": [{"address": REDIS_URL, "socket_timeout": 15}],
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": 15,
+                        # A restarted Redis has closed every pooled connection: a command
+                        # that meets a closed one is sent again on a new one instead of
+                        # failing (and closing a page's live stream with it). Repeats are
+                        # harmless: group membership is a set, and live messages are
+                        # idempotent notices.
+                        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
+                        "retry_on_error": [RedisConnectionError],
+                    }
+                ],
                 "capacity": 5000,
                 "expiry": 30,
                 # Parallel test processes share one Redis: keep their channels apart.
