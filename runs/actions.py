@@ -19,7 +19,13 @@ from atlas.runtime.state import (
 from reviews.models import HumanDecision
 from runs.dispatch import wake_worker
 from runs.execution import SCRIPTED_IN_SCENARIO, cancel_idle_run
-from runs.leases import THIS_PROCESS, claim_run, local_hold_expiry, release_lease
+from runs.leases import (
+    THIS_PROCESS,
+    claim_run,
+    local_hold_expiry,
+    release_lease,
+    take_from_gone_worker,
+)
 from runs.models import Case, Document, Run, Tenant
 from runs.uploads import CheckedUpload, check_upload, display_name
 
@@ -182,10 +188,11 @@ def do_request_cancel(run: Run, user) -> Run:
                 reason="Cancelled from the console",
                 state_version=run.state_version,
             )
-    # Whoever takes the lease cancels: this request when no worker holds the run (paused,
-    # or queued and unclaimed), otherwise the worker holding it, which polls for cancels.
+    # Whoever takes the lease cancels: this request when no live worker holds the run
+    # (paused, queued and unclaimed, or its worker died), otherwise the worker holding it,
+    # which polls for cancels.
     owner = f"cancel-{run.pk}-{user.pk}"
-    if claim_run(run.pk, owner):
+    if claim_run(run.pk, owner) or take_from_gone_worker(run.pk, owner):
         try:
             cancel_idle_run(run)
         finally:

@@ -22,6 +22,7 @@ from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Now
 
 from runs.models import Run
+from runs.presence import worker_is_gone
 
 # After this many crashes of the code driving a run, workers stop picking it up and the
 # run waits for an operator (its last_error says why).
@@ -78,6 +79,18 @@ def claim_run(run_id: int, owner: str) -> bool:
         lease_owner=owner, lease_expires_at=lease_expiry()
     )
     return claimed == 1
+
+
+def take_from_gone_worker(run_id: int, owner: str) -> bool:
+    """Take a run whose lease is held by a worker process that died (runs.presence), without
+    waiting for the lease to run out."""
+    holder = Run.objects.filter(pk=run_id).values_list("lease_owner", flat=True).first()
+    if not holder or not worker_is_gone(holder):
+        return False
+    taken = Run.objects.filter(pk=run_id, lease_owner=holder).update(
+        lease_owner=owner, lease_expires_at=lease_expiry()
+    )
+    return taken == 1
 
 
 def claim_due_runs(owner: str, limit: int, exclude: Iterable[int] = ()) -> list[int]:

@@ -35,6 +35,7 @@ from runs import leases, live
 from runs.audience import record_audience
 from runs.execution import advance_run
 from runs.models import Run
+from runs.presence import WORKER_PREFIX, WorkerPresence
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ class WakeMessage(BaseModel):
 
 
 def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+    return f"{WORKER_PREFIX}{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
 
 
 @dataclass
@@ -84,6 +85,7 @@ class RunWorker:
         sweeping: bool = True,
     ) -> None:
         self.owner = owner or worker_name()
+        self.presence = WorkerPresence(self.owner)
         self.concurrency = concurrency or settings.ATLAS_WORKER_CONCURRENCY
         self.lease_seconds = lease_seconds or settings.ATLAS_LEASE_SECONDS
         self.sweep_seconds = sweep_seconds or settings.ATLAS_SWEEP_SECONDS
@@ -111,6 +113,8 @@ class RunWorker:
         from runs.sweep import sweep_forever
 
         self._loop = asyncio.get_running_loop()
+        # Before any claim: while it holds no presence lock, a cancel treats it as gone.
+        await self.db(self.presence.keep)
         self._spawn(self._heartbeat())
         self._spawn(sweep_forever(self))
         logger.info("Run worker %s started (%s slots)", self.owner, self.concurrency)
@@ -132,6 +136,7 @@ class RunWorker:
                     self.owner,
                     len(pending),
                 )
+        await self.db(self.presence.withdraw)
         await self.db(connections.close_all)
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._housekeeping.shutdown(wait=False)
@@ -252,21 +257,25 @@ class RunWorker:
         )
 
     async def _heartbeat(self) -> None:
-        last_renewal = time.monotonic()
+        last_beat = time.monotonic()
         while True:
             await asyncio.sleep(self.poll_seconds)
-            if not self.driven:
-                continue
+            beat_due = time.monotonic() - last_beat >= self.lease_seconds / 3
             try:
-                await self._poll_cancels()
-                if time.monotonic() - last_renewal >= self.lease_seconds / 3:
-                    await self._renew()
-                    last_renewal = time.monotonic()
+                if beat_due:
+                    await self.db(self.presence.keep)
+                if self.driven:
+                    await self._poll_cancels()
+                    if beat_due:
+                        await self._renew()
+                if beat_due:
+                    last_beat = time.monotonic()
             except asyncio.CancelledError:
                 raise
             except Exception:
                 logger.exception("Worker %s could not renew leases or poll cancels", self.owner)
-            await self._refresh_audience()
+            if self.driven:
+                await self._refresh_audience()
 
     async def _poll_cancels(self) -> None:
         watched = [run_id for run_id, run in self.driven.items() if not run.cancel.is_set()]

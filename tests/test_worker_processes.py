@@ -72,7 +72,7 @@ class WorkerProcesses:
 
     def holding(self, run: Run) -> subprocess.Popen:
         owner = Run.objects.values_list("lease_owner", flat=True).get(pk=run.pk)
-        pid = int(owner.split(":")[1])
+        pid = int(owner.split(":")[2])
         return next(p for p in self.processes if p.pid == pid)
 
     def logs(self) -> str:
@@ -173,6 +173,26 @@ def test_a_cancel_during_a_slow_tool_call_ends_the_run_within_a_second(case, ana
 
     assert time.monotonic() - asked < 1.0
     assert event_types(run)[-1] == "run_cancelled"
+
+
+def test_a_cancel_after_the_worker_died_mid_tool_ends_the_run_within_a_second(
+    case, analyst, workers
+):
+    (worker,) = workers.start(1)
+    slow = scenario(case, tool_faults={"resolve_entity": ["slow:30"]})
+    run = do_start_run(case, analyst, scenario=slow)
+    wait_for(lambda: tool_started(run, "resolve_entity"), timeout=20)
+    worker.send_signal(signal.SIGKILL)
+    worker.wait(5)
+
+    asked = time.monotonic()
+    run = do_request_cancel(Run.objects.get(pk=run.pk), analyst)
+
+    assert time.monotonic() - asked < 1.0, "no wait for the dead worker's lease"
+    assert (run.status, run.termination_reason, run.lease_owner) == ("cancelled", "cancelled", "")
+    assert event_types(run)[-1] == "run_cancelled"
+    (call,) = ToolCall.objects.filter(run=run)
+    assert call.effect_status == "unknown", "the call it left in flight is settled, not intended"
 
 
 def test_two_worker_processes_share_many_runs_and_drive_each_exactly_once(case, analyst, workers):

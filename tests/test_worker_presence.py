@@ -1,0 +1,62 @@
+"""A worker's presence lock: a dead worker is known at once, a live one never looks gone."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from runs.presence import WorkerPresence, worker_is_gone
+from tests.worker_harness import WorkerThread
+
+pytestmark = [
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL advisory locks"),
+    pytest.mark.django_db(transaction=True),
+]
+
+OWNER = "worker:host-a:4242:beef01"
+
+
+@pytest.fixture
+def presence():
+    held = WorkerPresence(OWNER)
+    yield held
+    held.withdraw()
+
+
+def test_a_running_worker_is_present_and_a_stopped_one_is_gone(presence):
+    assert worker_is_gone(OWNER) is True  # it never showed up
+
+    assert presence.keep() is True
+    assert worker_is_gone(OWNER) is False
+    assert presence.keep() is True, "asking did not take the lock from it"
+
+    presence.withdraw()
+    assert worker_is_gone(OWNER) is True
+
+
+def test_a_worker_whose_session_the_database_dropped_takes_its_lock_again(presence):
+    presence.keep()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_locks"
+            " WHERE locktype = 'advisory' AND pid <> pg_backend_pid()"
+        )
+    assert worker_is_gone(OWNER) is True
+
+    assert presence.keep() is True
+    assert worker_is_gone(OWNER) is False
+
+
+def test_only_worker_processes_can_be_gone():
+    for holder in ("local:host-a:4242", "cancel-7-3", "worker-a", ""):
+        assert worker_is_gone(holder) is False
+
+
+def test_a_run_worker_is_present_from_its_start_to_its_stop():
+    worker = WorkerThread(sweeping=False)
+    try:
+        assert worker.worker.owner.startswith("worker:")
+        assert worker_is_gone(worker.worker.owner) is False
+    finally:
+        worker.stop()
+    assert worker_is_gone(worker.worker.owner) is True
