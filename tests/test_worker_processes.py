@@ -101,11 +101,17 @@ def tool_started(run: Run, tool: str) -> bool:
     return TraceEvent.objects.filter(run=run, type="tool_started", data__tool=tool).exists()
 
 
+def run_in_slow_tool(case, analyst, tool: str, seconds: int) -> Run:
+    """A run the workers were woken for, now inside a `tool` call that takes `seconds`."""
+    slow = scenario(case, tool_faults={tool: [f"slow:{seconds}"]})
+    run = do_start_run(case, analyst, scenario=slow)
+    wait_for(lambda: tool_started(run, tool), timeout=20)
+    return run
+
+
 def test_a_worker_killed_mid_run_leaves_it_to_another_that_finishes_it(case, analyst, workers):
     workers.start(2)
-    slow = scenario(case, tool_faults={"screen_sanctions": ["slow:3"]})
-    run = do_start_run(case, analyst, scenario=slow)  # woken through Redis after commit
-    wait_for(lambda: tool_started(run, "screen_sanctions"), timeout=20)
+    run = run_in_slow_tool(case, analyst, "screen_sanctions", seconds=3)
     finished_before = set(
         TraceEvent.objects.filter(run=run, type="tool_succeeded").values_list(
             "data__idempotency_key", flat=True
@@ -163,9 +169,7 @@ def test_the_sweep_runs_a_case_whose_wake_up_was_lost(case, analyst, workers):
 
 def test_a_cancel_during_a_slow_tool_call_ends_the_run_within_a_second(case, analyst, workers):
     workers.start(2)
-    slow = scenario(case, tool_faults={"resolve_entity": ["slow:5"]})
-    run = do_start_run(case, analyst, scenario=slow)
-    wait_for(lambda: tool_started(run, "resolve_entity"), timeout=20)
+    run = run_in_slow_tool(case, analyst, "resolve_entity", seconds=5)
 
     asked = time.monotonic()
     do_request_cancel(Run.objects.get(pk=run.pk), analyst)
@@ -179,9 +183,7 @@ def test_a_cancel_after_the_worker_died_mid_tool_ends_the_run_within_a_second(
     case, analyst, workers
 ):
     (worker,) = workers.start(1)
-    slow = scenario(case, tool_faults={"resolve_entity": ["slow:30"]})
-    run = do_start_run(case, analyst, scenario=slow)
-    wait_for(lambda: tool_started(run, "resolve_entity"), timeout=20)
+    run = run_in_slow_tool(case, analyst, "resolve_entity", seconds=30)
     worker.send_signal(signal.SIGKILL)
     worker.wait(5)
 
@@ -212,9 +214,7 @@ def test_two_worker_processes_share_many_runs_and_drive_each_exactly_once(case, 
 
 def test_sigterm_finishes_the_step_and_hands_the_run_straight_back(case, analyst, workers):
     (first,) = workers.start(1)
-    slow = scenario(case, tool_faults={"screen_sanctions": ["slow:1"]})
-    run = do_start_run(case, analyst, scenario=slow)
-    wait_for(lambda: tool_started(run, "screen_sanctions"), timeout=20)
+    run = run_in_slow_tool(case, analyst, "screen_sanctions", seconds=1)
 
     first.send_signal(signal.SIGTERM)
     first.wait(10)
