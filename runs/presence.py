@@ -68,8 +68,13 @@ class WorkerPresence:
         return True
 
     def withdraw(self) -> None:
+        """Let go of the lock (a worker that stops cleanly), then of the connection."""
         session, self._session = self._session, None
         if session is not None:
+            with contextlib.suppress(DatabaseError), session.cursor() as cursor:
+                # Released here and now: closing alone lets the server end the session
+                # a moment later.
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [lock_key(self.owner)])
             with contextlib.suppress(DatabaseError):
                 session.close()
 

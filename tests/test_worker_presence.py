@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from runs.presence import WorkerPresence, worker_is_gone
-from tests.worker_harness import WorkerThread
+from runs.presence import WorkerPresence, lock_key, worker_is_gone
+from tests.worker_harness import WorkerThread, wait_for
 
 pytestmark = [
     pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL advisory locks"),
@@ -34,14 +34,23 @@ def test_a_running_worker_is_present_and_a_stopped_one_is_gone(presence):
     assert worker_is_gone(OWNER) is True
 
 
-def test_a_worker_whose_session_the_database_dropped_takes_its_lock_again(presence):
-    presence.keep()
+def drop_presence_session(owner: str) -> None:
+    """What a database restart or a network cut does to the worker's presence session."""
+    key = lock_key(owner) & 0xFFFFFFFFFFFFFFFF
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_locks"
-            " WHERE locktype = 'advisory' AND pid <> pg_backend_pid()"
+            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
+            " AND classid = %s AND objid = %s AND objsubid = 1",
+            [key >> 32, key & 0xFFFFFFFF],
         )
-    assert worker_is_gone(OWNER) is True
+        assert cursor.fetchall() == [(True,)]
+    # The backend ends a moment after it is told to.
+    wait_for(lambda: worker_is_gone(owner), timeout=5)
+
+
+def test_a_worker_whose_session_the_database_dropped_takes_its_lock_again(presence):
+    presence.keep()
+    drop_presence_session(OWNER)
 
     assert presence.keep() is True
     assert worker_is_gone(OWNER) is False

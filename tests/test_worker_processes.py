@@ -19,6 +19,7 @@ from django.db import connection
 
 from runs.actions import do_request_cancel, do_start_run
 from runs.models import Run, ToolCall, TraceEvent
+from runs.presence import worker_is_gone
 from tests.worker_harness import event_types, scenario, status_of, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -184,8 +185,11 @@ def test_a_cancel_after_the_worker_died_mid_tool_ends_the_run_within_a_second(
 ):
     (worker,) = workers.start(1)
     run = run_in_slow_tool(case, analyst, "resolve_entity", seconds=30)
+    holder = Run.objects.values_list("lease_owner", flat=True).get(pk=run.pk)
     worker.send_signal(signal.SIGKILL)
     worker.wait(5)
+    # The database ends the dead process's session (and its presence lock) a moment later.
+    wait_for(lambda: worker_is_gone(holder), timeout=5)
 
     asked = time.monotonic()
     run = do_request_cancel(Run.objects.get(pk=run.pk), analyst)
