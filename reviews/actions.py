@@ -270,23 +270,55 @@ def _no_open_conflicts(item: ReviewItem) -> None:
         )
 
 
-def do_sign_off(item: ReviewItem, user, approve: bool, reason: str) -> HumanDecision:
+def undisposed_hits(item: ReviewItem, hit_dispositions: dict[str, str]) -> list[str]:
+    """The sanctions hits of a sign-off item that `hit_dispositions` leaves out."""
+    return [
+        hit["claim"]
+        for hit in item.payload.get("sanctions_hits") or []
+        if hit["evidence_id"] not in hit_dispositions
+    ]
+
+
+def do_sign_off(
+    item: ReviewItem,
+    user,
+    approve: bool,
+    reason: str,
+    hit_dispositions: dict[str, str] | None = None,
+) -> HumanDecision:
+    """Sign off (every sanctions hit disposed of) or reject a proposed packet."""
     _expect_kind(item, ReviewItem.Kind.SIGNOFF)
     reason = _clean_reason(reason)
+    payload = {"approved": approve, "reason": reason, "packet_step": item.payload.get("step")}
+    if approve:
+        hit_dispositions = hit_dispositions or {}
+        if missing := undisposed_hits(item, hit_dispositions):
+            total = len(item.payload["sanctions_hits"])
+            raise ReviewError(
+                "Mark each sanctions hit as a confirmed match or a false positive before "
+                f"signing off ({len(missing)} of {total} not marked yet)."
+            )
+        payload["hit_dispositions"] = hit_dispositions
     return _record(
         item,
         user,
         kind=HumanDecision.Kind.SIGN_OFF if approve else HumanDecision.Kind.REJECT_PACKET,
         reason=reason,
-        payload={"approved": approve, "reason": reason, "packet_step": item.payload.get("step")},
+        payload=payload,
         precondition=_no_open_conflicts if approve else None,
     )
 
 
-def do_decide(item: ReviewItem, user, approve: bool, reason: str) -> HumanDecision:
+def do_decide(
+    item: ReviewItem,
+    user,
+    approve: bool,
+    reason: str,
+    hit_dispositions: dict[str, str] | None = None,
+) -> HumanDecision:
     """Approve/deny from the approval queue: a tool approval or a packet sign-off."""
     if item.kind == ReviewItem.Kind.SIGNOFF:
-        return do_sign_off(item, user, approve, reason)
+        return do_sign_off(item, user, approve, reason, hit_dispositions)
     return do_decide_approval(item, user, approve, reason)
 
 

@@ -45,6 +45,9 @@ class ReasonField(forms.CharField):
             raise forms.ValidationError(MEANINGLESS_REASON, code="meaningless")
 
 
+HIT_FIELD_PREFIX = "hit-"
+
+
 class DecisionForm(forms.Form):
     decision = forms.ChoiceField(
         choices=[("approve", "Approve"), ("deny", "Deny")],
@@ -61,6 +64,15 @@ class DecisionForm(forms.Form):
     @property
     def approve(self) -> bool:
         return self.cleaned_data["decision"] == "approve"
+
+    def hit_dispositions(self) -> dict[str, str]:
+        """The disposition chosen for each sanctions hit (fields `hit-<evidence id>`); the
+        runtime's schema refuses any value it does not know."""
+        return {
+            name.removeprefix(HIT_FIELD_PREFIX): value
+            for name, value in self.data.items()
+            if name.startswith(HIT_FIELD_PREFIX) and value
+        }
 
 
 class AnswerForm(forms.Form):

@@ -45,7 +45,15 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
         packet = state.proposed_packet
         wanted[(ReviewItem.Kind.SIGNOFF, f"packet-{state.step}")] = {
             "summary": f"{subject}: packet rated {packet.risk_rating} risk",
-            "payload": {"packet": packet.model_dump(mode="json"), "step": state.step},
+            "payload": {
+                "packet": packet.model_dump(mode="json"),
+                "step": state.step,
+                # What the reviewer must dispose of, one by one, to sign the packet off.
+                "sanctions_hits": [
+                    {"evidence_id": hit.evidence_id, "claim": hit.claim}
+                    for hit in state.sanctions_hits()
+                ],
+            },
         }
     conflicts = _conflict_payload(state)
     if reason in EXTENDABLE_REASONS or (reason == "finish_proposed" and conflicts):

@@ -16,6 +16,7 @@ from runs.models import Run
 SIGNOFF_SUBJECT = "Acme Analytics Ltd"
 QUESTION_SUBJECT = "Northwind Trading"
 CONFLICT_SUBJECT = "Meridian Shipping Holdings"
+SANCTIONED_SUBJECT = "Volga Petrokhim Eksport"
 
 
 def paused_run(
@@ -53,6 +54,12 @@ def approval_item(tenant, opened_by) -> ReviewItem:
 
 def signoff_item(tenant, opened_by) -> ReviewItem:
     return open_item(paused_run(tenant, opened_by, SIGNOFF_SUBJECT), ReviewItem.Kind.SIGNOFF)
+
+
+def sanctioned_signoff_item(tenant, opened_by) -> ReviewItem:
+    """A high-risk packet whose sanctions screening hit the SDN entry."""
+    run = paused_run(tenant, opened_by, SANCTIONED_SUBJECT, jurisdiction="")
+    return open_item(run, ReviewItem.Kind.SIGNOFF)
 
 
 def question_item(tenant, opened_by) -> ReviewItem:

@@ -64,6 +64,24 @@ class PacketConflict(BaseModel):
     values: list[PacketConflictValue] = Field(default_factory=list)
 
 
+HitDispositionValue = Literal["confirmed_match", "false_positive"]
+HIT_DISPOSITIONS: dict[str, str] = {
+    "confirmed_match": "Confirmed match",
+    "false_positive": "False positive",
+}
+
+
+class HitDisposition(BaseModel):
+    """A reviewer's word on one sanctions hit, recorded in the packet they signed off."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    evidence_id: str
+    hit: str  # what the screening reported, as the evidence states it
+    disposition: HitDispositionValue
+    decided_by: str
+
+
 class DueDiligencePacket(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -79,6 +97,7 @@ class DueDiligencePacket(BaseModel):
     partial: StrictBool = False
     closed_by_reviewer: StrictBool = False
     closing_note: str = ""
+    hit_dispositions: list[HitDisposition] = Field(default_factory=list)
 
 
 class _Action(BaseModel):

@@ -7,6 +7,14 @@ from atlas.runtime.packets import with_open_issues
 from atlas.runtime.state import AtlasState, Signal
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
 
+# What only the runtime writes in a packet: a proposed finish cannot set it.
+RUNTIME_ONLY_PACKET_FIELDS = {
+    "partial": False,
+    "closed_by_reviewer": False,
+    "closing_note": "",
+    "hit_dispositions": [],
+}
+
 # Evidence source kinds whose id after the colon is the id a tool gave the source.
 SOURCES_WITH_TOOL_IDS = frozenset({"article", "registry", "sanctions", "document"})
 
@@ -84,9 +92,7 @@ def propose_finish(
             error_message="The packet was rejected: " + " ".join(errors),
         )
         return s
-    packet = with_open_issues(
-        s, proposed.model_copy(update={"partial": False, "closed_by_reviewer": False})
-    )
+    packet = with_open_issues(s, proposed.model_copy(update=RUNTIME_ONLY_PACKET_FIELDS))
     s.proposed_packet = packet
     writer.set_status(s, "awaiting_review", "finish_proposed")
     writer.emit(s, buf, "finish_proposed", packet=packet)

@@ -7,6 +7,7 @@ from datetime import timedelta
 from pydantic import ValidationError
 
 from atlas.runtime.context import fence
+from atlas.runtime.decisions import HitDisposition
 from atlas.runtime.humans import (
     ApprovalDecision,
     BudgetExtension,
@@ -253,7 +254,17 @@ def _apply_signoff(
     if s.opened_by is not None and signoff.actor == s.opened_by:
         raise HumanInputRejected("The analyst who opened the case cannot sign off its packet.")
     if signoff.approved:
-        return _complete(writer, s, buf, actor=signoff.actor, reason=signoff.reason, closed=False)
+        dispositions = _hit_dispositions(s, signoff)
+        s.proposed_packet = s.proposed_packet.model_copy(update={"hit_dispositions": dispositions})
+        return _complete(
+            writer,
+            s,
+            buf,
+            actor=signoff.actor,
+            reason=signoff.reason,
+            closed=False,
+            hit_dispositions=dispositions,
+        )
     writer.emit(s, buf, "packet_rejected", actor=signoff.actor, reason=signoff.reason)
     writer.observe(
         s,
@@ -267,6 +278,29 @@ def _apply_signoff(
     s.proposed_packet = None
     resume_research(writer, s, buf, signoff)
     return s
+
+
+def _hit_dispositions(s: AtlasState, signoff: PacketSignOff) -> list[HitDisposition]:
+    """Every sanctions hit of the run with the reviewer's disposition, or refused."""
+    hits = s.sanctions_hits()
+    unknown = set(signoff.hit_dispositions) - {hit.evidence_id for hit in hits}
+    if unknown:
+        raise HumanInputRejected(f"Not a sanctions hit of this run: {', '.join(sorted(unknown))}.")
+    missing = [hit.claim for hit in hits if hit.evidence_id not in signoff.hit_dispositions]
+    if missing:
+        raise HumanInputRejected(
+            "Mark each sanctions hit as a confirmed match or a false positive before signing "
+            "off: " + "; ".join(missing)
+        )
+    return [
+        HitDisposition(
+            evidence_id=hit.evidence_id,
+            hit=hit.claim,
+            disposition=signoff.hit_dispositions[hit.evidence_id],
+            decided_by=signoff.actor,
+        )
+        for hit in hits
+    ]
 
 
 def _apply_close(
@@ -283,10 +317,17 @@ def _apply_close(
 
 
 def _complete(
-    writer: StepWriter, s: AtlasState, buf: StepBuffer, *, actor: str, reason: str, closed: bool
+    writer: StepWriter,
+    s: AtlasState,
+    buf: StepBuffer,
+    *,
+    actor: str,
+    reason: str,
+    closed: bool,
+    **recorded: object,
 ) -> AtlasState:
     """A reviewer's approval ends the run: its packet is the case's record."""
     writer.set_status(s, "completed", "packet_approved")
-    writer.emit(s, buf, "packet_approved", actor=actor, reason=reason, closed=closed)
+    writer.emit(s, buf, "packet_approved", actor=actor, reason=reason, closed=closed, **recorded)
     writer.terminal_event(s, buf, "run_completed")
     return s

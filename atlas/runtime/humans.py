@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
+from atlas.runtime.decisions import HitDispositionValue
 from atlas.runtime.state import CostBudget, DeadlineBudget, IterationBudget, TokenBudget
 
 
@@ -77,6 +78,9 @@ class PacketSignOff(_HumanInput):
     # The step at which the signed packet was proposed; a sign-off for a packet that has
     # since been replaced is refused instead of landing on the new one.
     packet_step: int | None = None
+    # Evidence id of each sanctions hit -> the reviewer's disposition; an approval needs
+    # one for every hit of the run.
+    hit_dispositions: dict[str, HitDispositionValue] = Field(default_factory=dict)
 
 
 class CloseCase(_HumanInput):

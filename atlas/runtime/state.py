@@ -324,6 +324,9 @@ class AtlasState(_Model):
     def evidence_classes(self) -> list[str]:
         return sorted({item.evidence_class for item in self.evidence})
 
+    def sanctions_hits(self) -> list[EvidenceItem]:
+        return [item for item in self.evidence if Signal.SANCTIONS_HIT in item.signals]
+
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 

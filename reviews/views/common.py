@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from django.http import HttpRequest
@@ -52,6 +52,8 @@ class ItemView:
     four_eyes_message: str = FOUR_EYES_MESSAGE
     # The run's settled conflicts when the caller read them for a whole page at once.
     settled_conflicts: set[str] | None = None
+    # Dispositions of sanctions hits chosen on a form that was refused, shown again.
+    hit_choices: dict[str, str] = field(default_factory=dict)
 
     @property
     def is_open(self) -> bool:
@@ -72,9 +74,23 @@ class ItemView:
     @property
     def signs_off_in_the_queue(self) -> bool:
         """A packet is signed off from its row only when there is nothing in it to read
-        first: no open conflict and not a high risk rating."""
+        or dispose of first: no open conflict, no sanctions hit, not a high risk rating."""
         packet = self.item.payload.get("packet") or {}
-        return not self.open_conflicts and packet.get("risk_rating") != "high"
+        return (
+            not self.open_conflicts
+            and packet.get("risk_rating") != "high"
+            and not self.item.payload.get("sanctions_hits")
+        )
+
+    @property
+    def hits(self) -> list[dict]:
+        """A sign-off's sanctions hits, each with the disposition chosen so far."""
+        if self.item.kind != ReviewItem.Kind.SIGNOFF:
+            return []
+        return [
+            {**hit, "choice": self.hit_choices.get(hit["evidence_id"], "")}
+            for hit in self.item.payload.get("sanctions_hits") or []
+        ]
 
     @property
     def unsaved_text(self) -> str:

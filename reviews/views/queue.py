@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpResponse
@@ -91,8 +93,9 @@ def _item_page(
     error: str = "",
     reason: str = "",
     status: int = 200,
+    hit_choices: dict[str, str] | None = None,
 ):
-    view = item_view(item, request.user, error=error, reason=reason)
+    view = item_view(item, request.user, error=error, reason=reason, hit_choices=hit_choices or {})
     history = item.run.decisions.select_related("actor").order_by("created_at", "id")
     return render(
         request,
@@ -129,13 +132,16 @@ def _after(
     error: str = "",
     reason: str = "",
     status: int = 200,
+    hit_choices: dict[str, str] | None = None,
 ):
     """htmx: the row again (htmx swaps 2xx only, so errors travel inside a 200 row).
     Plain form: back where it came from on success, the item page with the error otherwise."""
     if request.htmx:
         return _row(request, item, error=error, reason=reason)
     if error:
-        return _item_page(request, item, error=error, reason=reason, status=status)
+        return _item_page(
+            request, item, error=error, reason=reason, status=status, hit_choices=hit_choices
+        )
     return redirect(next_url(request, reverse("reviews-queue")))
 
 
@@ -182,20 +188,27 @@ def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, *QUEUE_KINDS)
     form = DecisionForm(request.POST)
     reason = request.POST.get("reason", "")
+    refused = partial(_after, request, item, reason=reason, hit_choices=form.hit_dispositions())
     if not form.is_valid():
         error = " ".join(message for errors in form.errors.values() for message in errors)
-        return _after(request, item, error=error, reason=reason, status=400)
+        return refused(error=error, status=400)
     try:
-        decision = do_decide(item, request.user, form.approve, form.cleaned_data["reason"])
+        decision = do_decide(
+            item,
+            request.user,
+            form.approve,
+            form.cleaned_data["reason"],
+            form.hit_dispositions(),
+        )
     except AlreadyDecided as problem:
         if problem.decision.actor_id != request.user.pk:
-            return _after(request, item, error=problem.messages[0], reason=reason, status=409)
+            return refused(error=problem.messages[0], status=409)
         # A double submit: the first one counted, nothing more to do.
         if not request.htmx:
             messages.info(request, "Your decision was already recorded.")
         return _after(request, item)
     except ReviewError as problem:
-        return _after(request, item, error=problem.messages[0], reason=reason, status=409)
+        return refused(error=problem.messages[0], status=409)
     if not request.htmx:
         messages.success(
             request,

@@ -7,6 +7,8 @@ from decimal import Decimal
 import pytest
 from runtime_helpers import events_of, run, types
 
+from atlas.runtime.adapters.playbook import Playbook
+from atlas.runtime.decisions import Finish, HitDisposition
 from atlas.runtime.humans import (
     BudgetExtension,
     ClarificationAnswer,
@@ -206,3 +208,75 @@ def test_a_run_ended_while_paused_does_not_count_the_wait_as_research(
     assert state.is_terminal
     assert (state.deadline_at - deadline_before).total_seconds() == 3600
     assert state.paused_at is None
+
+
+def sanctioned_packet(make_runtime, make_state):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Volga Petrokhim Eksport", jurisdiction=None))
+    assert state.termination_reason == "finish_proposed" and state.sanctions_hits()
+    return runtime, state
+
+
+def test_a_packet_with_a_sanctions_hit_is_signed_off_only_with_each_hit_disposed(
+    make_runtime, make_state
+):
+    runtime, state = sanctioned_packet(make_runtime, make_state)
+    with pytest.raises(HumanInputRejected, match="confirmed match or a false positive"):
+        runtime.apply_human_input(
+            state, PacketSignOff(decision_id="d-1", actor="rita", approved=True, reason="ok")
+        )
+    with pytest.raises(HumanInputRejected, match="Not a sanctions hit of this run"):
+        runtime.apply_human_input(
+            state,
+            PacketSignOff(
+                decision_id="d-1",
+                actor="rita",
+                approved=True,
+                hit_dispositions={"ev-made-up": "false_positive"},
+            ),
+        )
+    assert state.status == "awaiting_review"
+
+
+def test_the_signed_off_packet_records_each_hits_disposition(make_runtime, make_state, store):
+    runtime, state = sanctioned_packet(make_runtime, make_state)
+    hits = state.sanctions_hits()
+    state = runtime.apply_human_input(
+        state,
+        PacketSignOff(
+            decision_id="d-1",
+            actor="rita",
+            approved=True,
+            reason="Same company, same address as the SDN entry.",
+            hit_dispositions={hit.evidence_id: "confirmed_match" for hit in hits},
+        ),
+    )
+    assert (state.status, state.termination_reason) == ("completed", "packet_approved")
+    recorded = state.proposed_packet.hit_dispositions
+    assert [(d.evidence_id, d.disposition, d.decided_by) for d in recorded] == [
+        (hit.evidence_id, "confirmed_match", "rita") for hit in hits
+    ]
+    assert recorded[0].hit == hits[0].claim
+    approved = [e for e in store.events[state.run_id] if e.type == "packet_approved"][0]
+    assert approved.data["hit_dispositions"][0]["disposition"] == "confirmed_match"
+
+
+class ForgingPlaybook(Playbook):
+    """The playbook, except that its finish claims the hits were already cleared."""
+
+    def decide(self, context):
+        reply = super().decide(context)
+        if isinstance(reply.action, Finish):
+            forged = HitDisposition(
+                evidence_id="x", hit="x", disposition="false_positive", decided_by="model"
+            )
+            packet = reply.action.packet.model_copy(update={"hit_dispositions": [forged]})
+            reply.action = reply.action.model_copy(update={"packet": packet})
+        return reply
+
+
+def test_a_proposed_finish_cannot_write_dispositions_itself(make_runtime, make_state):
+    runtime = make_runtime(ForgingPlaybook())
+    state = run(runtime, make_state("Volga Petrokhim Eksport", jurisdiction=None))
+    assert state.termination_reason == "finish_proposed"
+    assert state.proposed_packet.hit_dispositions == []

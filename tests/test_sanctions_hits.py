@@ -1,0 +1,93 @@
+"""Signing off a packet with sanctions hits: each hit gets the reviewer's disposition."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+from django.utils.html import escape
+
+from reviews.models import HumanDecision, ReviewItem
+from tests.conftest import client_for
+from tests.review_runs import advance, sanctioned_signoff_item
+
+pytestmark = pytest.mark.django_db
+
+
+def decide(client, item: ReviewItem, **fields):
+    return client.post(reverse("reviews-decide", args=[item.pk]), fields)
+
+
+def hit_field(item: ReviewItem) -> str:
+    (hit,) = item.payload["sanctions_hits"]
+    return f"hit-{hit['evidence_id']}"
+
+
+def test_the_signoff_page_asks_for_a_disposition_of_each_hit(client, tenant, analyst, reviewer):
+    item = sanctioned_signoff_item(tenant, analyst)
+    (hit,) = item.payload["sanctions_hits"]
+    page = client_for(client, reviewer).get(reverse("reviews-item", args=[item.pk]))
+    html = page.content.decode()
+    assert escape(hit["claim"]) in html
+    assert f'name="{hit_field(item)}" value="confirmed_match"' in html
+    assert f'name="{hit_field(item)}" value="false_positive"' in html
+
+
+def test_a_sign_off_without_a_disposition_is_refused_and_nothing_is_recorded(
+    client, tenant, analyst, reviewer
+):
+    item = sanctioned_signoff_item(tenant, analyst)
+    response = decide(
+        client_for(client, reviewer), item, decision="approve", reason="Looks fine to me"
+    )
+    html = response.content.decode()
+    assert response.status_code == 409
+    assert "Mark each sanctions hit as a confirmed match or a false positive" in html
+    assert "Looks fine to me" in html, "the reason is given back"
+    assert not HumanDecision.objects.filter(run_id=item.run_id).exists()
+    item.refresh_from_db()
+    assert item.status == ReviewItem.Status.OPEN
+
+
+def test_a_chosen_disposition_is_kept_when_the_form_is_refused(client, tenant, analyst, reviewer):
+    item = sanctioned_signoff_item(tenant, analyst)
+    fields = {"decision": "approve", "reason": "", hit_field(item): "false_positive"}
+    response = decide(client_for(client, reviewer), item, **fields)
+    assert response.status_code == 400
+    assert f'name="{hit_field(item)}" value="false_positive" checked' in response.content.decode()
+
+
+def test_an_unknown_disposition_is_refused_in_plain_words(client, tenant, analyst, reviewer):
+    item = sanctioned_signoff_item(tenant, analyst)
+    fields = {"decision": "approve", "reason": "Cleared by phone", hit_field(item): "cleared"}
+    response = decide(client_for(client, reviewer), item, **fields)
+    assert response.status_code == 409
+    assert "This decision is not valid" in response.content.decode()
+    assert not HumanDecision.objects.filter(run_id=item.run_id).exists()
+
+
+def test_the_signed_off_packet_records_each_disposition(client, tenant, analyst, reviewer):
+    item = sanctioned_signoff_item(tenant, analyst)
+    (hit,) = item.payload["sanctions_hits"]
+    fields = {
+        "decision": "approve",
+        "reason": "Same entity as the SDN listing: exit the relationship.",
+        hit_field(item): "confirmed_match",
+    }
+    decide(client_for(client, reviewer), item, **fields)
+    decision = HumanDecision.objects.get(review_item=item)
+    assert decision.payload["hit_dispositions"] == {hit["evidence_id"]: "confirmed_match"}
+
+    run = advance(item)
+    assert (run.status, run.termination_reason) == ("completed", "packet_approved")
+    (recorded,) = run.state["proposed_packet"]["hit_dispositions"]
+    assert recorded["disposition"] == "confirmed_match"
+    assert recorded["decided_by"] == reviewer.get_username()
+    packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert "Reviewer's disposition of the hits" in packet_page
+    assert "Confirmed match" in packet_page
+
+
+def test_rejecting_the_packet_needs_no_disposition(client, tenant, analyst, reviewer):
+    item = sanctioned_signoff_item(tenant, analyst)
+    decide(client_for(client, reviewer), item, decision="deny", reason="Re-screen the aliases.")
+    assert HumanDecision.objects.get(review_item=item).kind == HumanDecision.Kind.REJECT_PACKET
