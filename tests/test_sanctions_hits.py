@@ -83,8 +83,8 @@ def test_the_signed_off_packet_records_each_disposition(client, tenant, analyst,
     assert recorded["disposition"] == "confirmed_match"
     assert recorded["decided_by"] == reviewer.get_username()
     packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
-    assert "Reviewer's disposition of the hits" in packet_page
-    assert "Confirmed match" in packet_page
+    disposition = '<strong class="disposition-confirmed_match">confirmed match</strong>'
+    assert f"Reviewer's disposition: {disposition}" in packet_page
 
 
 def test_rejecting_the_packet_needs_no_disposition(client, tenant, analyst, reviewer):

@@ -141,7 +141,9 @@ def packet_context(run: Run) -> dict[str, Any]:
         "findings": findings,
         "evidence": evidence,
         "rating_grounds": rating_grounds(state),
-        "sanctions_evidence": [e for e in evidence if e.get("evidence_class") == "sanctions"],
+        "sanctions_evidence": _with_dispositions(
+            [e for e in evidence if e.get("evidence_class") == "sanctions"], packet
+        ),
         "media_evidence": [e for e in evidence if e.get("evidence_class") == "adverse_media"],
         "resolved_conflicts": [c for c in conflicts if c.get("status") == "resolved"],
         "unresolved_conflicts": [c for c in conflicts if c.get("status") != "resolved"],
@@ -149,6 +151,15 @@ def packet_context(run: Run) -> dict[str, Any]:
         "versions": _versions(run),
         "selected_entity": state.get("selected_entity"),
     }
+
+
+def _with_dispositions(sanctions_evidence: list[dict], packet: dict) -> list[dict]:
+    """Each sanctions entry with the reviewer's disposition of it, once signed off."""
+    dispositions = {d["evidence_id"]: d for d in packet.get("hit_dispositions") or []}
+    return [
+        {**item, "disposition": dispositions.get(item["evidence_id"])}
+        for item in sanctions_evidence
+    ]
 
 
 @require_role(*READERS)
