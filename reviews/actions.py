@@ -270,13 +270,22 @@ def _no_open_conflicts(item: ReviewItem) -> None:
         )
 
 
-def undisposed_hits(item: ReviewItem, hit_dispositions: dict[str, str]) -> list[str]:
-    """The sanctions hits of a sign-off item that `hit_dispositions` leaves out."""
-    return [
-        hit["claim"]
-        for hit in item.payload.get("sanctions_hits") or []
-        if hit["evidence_id"] not in hit_dispositions
-    ]
+def sanctions_hits_of(item: ReviewItem) -> list[dict]:
+    """The sanctions hits a sign-off needs a disposition of: listed on the item, or, for an
+    item requested before items listed them, read from the run's state."""
+    if item.kind != ReviewItem.Kind.SIGNOFF:
+        return []
+    if "sanctions_hits" in item.payload:
+        return item.payload["sanctions_hits"]
+    from atlas.runtime.state import AtlasState
+
+    state = AtlasState.from_json(item.run.state)
+    return [{"evidence_id": hit.evidence_id, "claim": hit.claim} for hit in state.sanctions_hits()]
+
+
+def undisposed_hits(hits: list[dict], hit_dispositions: dict[str, str]) -> list[str]:
+    """The hits that `hit_dispositions` leaves out."""
+    return [hit["claim"] for hit in hits if hit["evidence_id"] not in hit_dispositions]
 
 
 def do_sign_off(
@@ -292,8 +301,9 @@ def do_sign_off(
     payload = {"approved": approve, "reason": reason, "packet_step": item.payload.get("step")}
     if approve:
         hit_dispositions = hit_dispositions or {}
-        if missing := undisposed_hits(item, hit_dispositions):
-            total = len(item.payload["sanctions_hits"])
+        hits = sanctions_hits_of(item)
+        if missing := undisposed_hits(hits, hit_dispositions):
+            total = len(hits)
             raise ReviewError(
                 "Mark each sanctions hit as a confirmed match or a false positive before "
                 f"signing off ({len(missing)} of {total} not marked yet)."

@@ -91,3 +91,18 @@ def test_rejecting_the_packet_needs_no_disposition(client, tenant, analyst, revi
     item = sanctioned_signoff_item(tenant, analyst)
     decide(client_for(client, reviewer), item, decision="deny", reason="Re-screen the aliases.")
     assert HumanDecision.objects.get(review_item=item).kind == HumanDecision.Kind.REJECT_PACKET
+
+
+def test_a_sign_off_requested_before_items_listed_hits_still_asks_for_them(
+    client, tenant, analyst, reviewer
+):
+    item = sanctioned_signoff_item(tenant, analyst)
+    field = hit_field(item)
+    del item.payload["sanctions_hits"]
+    item.save(update_fields=["payload"])
+    client_for(client, reviewer)
+    page = client.get(reverse("reviews-item", args=[item.pk])).content.decode()
+    assert f'name="{field}" value="false_positive"' in page
+    response = decide(client, item, decision="approve", reason="Cleared by compliance")
+    assert response.status_code == 409
+    assert not HumanDecision.objects.filter(run_id=item.run_id).exists()

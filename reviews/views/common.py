@@ -10,7 +10,12 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.middleware import HtmxDetails
 
-from reviews.actions import FOUR_EYES_MESSAGE, claim_is_live, open_conflict_facts
+from reviews.actions import (
+    FOUR_EYES_MESSAGE,
+    claim_is_live,
+    open_conflict_facts,
+    sanctions_hits_of,
+)
 from reviews.models import HumanDecision, ReviewItem
 from runs.access import get_for_tenant, tenant_of
 
@@ -76,20 +81,14 @@ class ItemView:
         """A packet is signed off from its row only when there is nothing in it to read
         or dispose of first: no open conflict, no sanctions hit, not a high risk rating."""
         packet = self.item.payload.get("packet") or {}
-        return (
-            not self.open_conflicts
-            and packet.get("risk_rating") != "high"
-            and not self.item.payload.get("sanctions_hits")
-        )
+        return not self.open_conflicts and packet.get("risk_rating") != "high" and not self.hits
 
-    @property
+    @cached_property
     def hits(self) -> list[dict]:
         """A sign-off's sanctions hits, each with the disposition chosen so far."""
-        if self.item.kind != ReviewItem.Kind.SIGNOFF:
-            return []
         return [
             {**hit, "choice": self.hit_choices.get(hit["evidence_id"], "")}
-            for hit in self.item.payload.get("sanctions_hits") or []
+            for hit in sanctions_hits_of(self.item)
         ]
 
     @property
