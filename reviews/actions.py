@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from pydantic import ValidationError as PydanticValidationError
 
+from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT
 from atlas.runtime.humans import parse_human_input
 from reviews.models import HumanDecision, ReviewItem
 from runs.actions import do_request_resume
@@ -304,10 +305,7 @@ def do_sign_off(
         hits = sanctions_hits_of(item)
         if missing := undisposed_hits(hits, hit_dispositions):
             total = len(hits)
-            raise ReviewError(
-                "Mark each sanctions hit as a confirmed match or a false positive before "
-                f"signing off ({len(missing)} of {total} not marked yet)."
-            )
+            raise ReviewError(f"{DISPOSE_OF_EVERY_HIT} ({len(missing)} of {total} not marked yet).")
         payload["hit_dispositions"] = hit_dispositions
     return _record(
         item,

@@ -65,10 +65,10 @@ class PacketConflict(BaseModel):
 
 
 HitDispositionValue = Literal["confirmed_match", "false_positive"]
-HIT_DISPOSITIONS: dict[str, str] = {
-    "confirmed_match": "Confirmed match",
-    "false_positive": "False positive",
-}
+# Said by the runtime and the console alike when a sign-off leaves a hit undisposed.
+DISPOSE_OF_EVERY_HIT = (
+    "Mark each sanctions hit as a confirmed match or a false positive before signing off"
+)
 
 
 class HitDisposition(BaseModel):

@@ -7,7 +7,7 @@ from datetime import timedelta
 from pydantic import ValidationError
 
 from atlas.runtime.context import fence
-from atlas.runtime.decisions import HitDisposition
+from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT, HitDisposition
 from atlas.runtime.humans import (
     ApprovalDecision,
     BudgetExtension,
@@ -288,10 +288,7 @@ def _hit_dispositions(s: AtlasState, signoff: PacketSignOff) -> list[HitDisposit
         raise HumanInputRejected(f"Not a sanctions hit of this run: {', '.join(sorted(unknown))}.")
     missing = [hit.claim for hit in hits if hit.evidence_id not in signoff.hit_dispositions]
     if missing:
-        raise HumanInputRejected(
-            "Mark each sanctions hit as a confirmed match or a false positive before signing "
-            "off: " + "; ".join(missing)
-        )
+        raise HumanInputRejected(f"{DISPOSE_OF_EVERY_HIT}: " + "; ".join(missing))
     return [
         HitDisposition(
             evidence_id=hit.evidence_id,
