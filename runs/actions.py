@@ -19,13 +19,7 @@ from atlas.runtime.state import (
 from reviews.models import HumanDecision
 from runs.dispatch import wake_worker
 from runs.execution import SCRIPTED_IN_SCENARIO, cancel_idle_run
-from runs.leases import (
-    THIS_PROCESS,
-    claim_run,
-    local_hold_expiry,
-    release_lease,
-    take_from_gone_worker,
-)
+from runs.leases import claim_run, hold_here, release_lease, take_from_gone_worker
 from runs.models import Case, Document, Run, Tenant
 from runs.uploads import CheckedUpload, check_upload, display_name
 
@@ -147,9 +141,7 @@ def do_start_run(
     )
     if driven_here:
         # Before the transaction commits, so no sweep ever sees the run unheld.
-        Run.objects.filter(pk=run.pk).update(
-            lease_owner=THIS_PROCESS, lease_expires_at=local_hold_expiry()
-        )
+        hold_here(run.pk)
         run.refresh_from_db(fields=["lease_owner", "lease_expires_at"])
     state = new_state(
         run_id=str(run.pk),
