@@ -79,9 +79,10 @@ class ItemView:
     @property
     def signs_off_in_the_queue(self) -> bool:
         """A packet is signed off from its row only when there is nothing in it to read
-        or dispose of first: no open conflict, no sanctions hit, not a high risk rating."""
+        or dispose of first: no open conflict and not a high risk rating (a sanctions hit
+        always rates it high, so its hits are disposed of on the item's page)."""
         packet = self.item.payload.get("packet") or {}
-        return not self.open_conflicts and packet.get("risk_rating") != "high" and not self.hits
+        return not self.open_conflicts and packet.get("risk_rating") != "high"
 
     @cached_property
     def hits(self) -> list[dict]:
