@@ -128,22 +128,19 @@ def test_a_value_too_long_for_its_column_is_refused_not_cut(run, write_path):
     assert run.state_version == 0 and not TraceEvent.objects.filter(run=run).exists()
 
 
+def screening_call(run, key: str, **outcome) -> ToolCallRecord:
+    """The record of one screen_sanctions call at step 2, in the given state."""
+    return ToolCallRecord(
+        idempotency_key=key, run_id=str(run.pk), step=2, tool="screen_sanctions", **outcome
+    )
+
+
 def test_a_tool_call_is_upserted_by_its_idempotency_key(run):
     store = DjangoRunStore()
     key = f"{run.pk}:2:xyz"
+    store.save_tool_call(screening_call(run, key))
     store.save_tool_call(
-        ToolCallRecord(idempotency_key=key, run_id=str(run.pk), step=2, tool="screen_sanctions")
-    )
-    store.save_tool_call(
-        ToolCallRecord(
-            idempotency_key=key,
-            run_id=str(run.pk),
-            step=2,
-            tool="screen_sanctions",
-            effect_status="succeeded",
-            attempts=1,
-            result={"hits": []},
-        )
+        screening_call(run, key, effect_status="succeeded", attempts=1, result={"hits": []})
     )
     assert ToolCall.objects.filter(idempotency_key=key).count() == 1
     found = store.find_tool_call(key)
@@ -152,15 +149,7 @@ def test_a_tool_call_is_upserted_by_its_idempotency_key(run):
 
     # A writer that lost the run mid-tool and retried must not overwrite that success.
     store.save_tool_call(
-        ToolCallRecord(
-            idempotency_key=key,
-            run_id=str(run.pk),
-            step=2,
-            tool="screen_sanctions",
-            effect_status="failed",
-            attempts=2,
-            error_type="timeout",
-        )
+        screening_call(run, key, effect_status="failed", attempts=2, error_type="timeout")
     )
     kept = store.find_tool_call(key)
     assert (kept.effect_status, kept.attempts, kept.result) == ("succeeded", 1, {"hits": []})
