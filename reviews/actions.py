@@ -272,9 +272,10 @@ def _no_open_conflicts(item: ReviewItem) -> None:
 
 
 def sanctions_hits_of(item: ReviewItem) -> list[dict]:
-    """The sanctions hits a sign-off needs a disposition of: listed on the item, or, for an
-    item requested before items listed them, read from the run's state."""
-    if item.kind != ReviewItem.Kind.SIGNOFF:
+    """The sanctions hits a sign-off or a closing decision needs a disposition of: listed on
+    a sign-off item, or read from the run's state (an escalation, or a sign-off requested
+    before items listed them)."""
+    if item.kind not in (ReviewItem.Kind.SIGNOFF, ReviewItem.Kind.ESCALATION):
         return []
     if "sanctions_hits" in item.payload:
         return item.payload["sanctions_hits"]
@@ -284,9 +285,14 @@ def sanctions_hits_of(item: ReviewItem) -> list[dict]:
     return [{"evidence_id": hit.evidence_id, "claim": hit.claim} for hit in state.sanctions_hits()]
 
 
-def undisposed_hits(hits: list[dict], hit_dispositions: dict[str, str]) -> list[str]:
-    """The hits that `hit_dispositions` leaves out."""
-    return [hit["claim"] for hit in hits if hit["evidence_id"] not in hit_dispositions]
+def _disposed_hits(item: ReviewItem, hit_dispositions: dict[str, str] | None) -> dict[str, str]:
+    """`hit_dispositions`, refused unless it covers every sanctions hit of the item."""
+    hit_dispositions = hit_dispositions or {}
+    hits = sanctions_hits_of(item)
+    missing = [hit["claim"] for hit in hits if hit["evidence_id"] not in hit_dispositions]
+    if missing:
+        raise ReviewError(f"{DISPOSE_OF_EVERY_HIT} ({len(missing)} of {len(hits)} not marked yet).")
+    return hit_dispositions
 
 
 def do_sign_off(
@@ -301,12 +307,7 @@ def do_sign_off(
     reason = _clean_reason(reason)
     payload = {"approved": approve, "reason": reason, "packet_step": item.payload.get("step")}
     if approve:
-        hit_dispositions = hit_dispositions or {}
-        hits = sanctions_hits_of(item)
-        if missing := undisposed_hits(hits, hit_dispositions):
-            total = len(hits)
-            raise ReviewError(f"{DISPOSE_OF_EVERY_HIT} ({len(missing)} of {total} not marked yet).")
-        payload["hit_dispositions"] = hit_dispositions
+        payload["hit_dispositions"] = _disposed_hits(item, hit_dispositions)
     return _record(
         item,
         user,
@@ -443,7 +444,11 @@ def do_extend_budget(
     )
 
 
-def do_close_case(item: ReviewItem, user, decision: str) -> HumanDecision:
+def do_close_case(
+    item: ReviewItem, user, decision: str, hit_dispositions: dict[str, str] | None = None
+) -> HumanDecision:
+    """Close the case as it stands (every sanctions hit disposed of): the packet so far,
+    with the decision, becomes the case's record."""
     _expect_kind(item, ReviewItem.Kind.ESCALATION, ReviewItem.Kind.SIGNOFF)
     decision = _clean_reason(decision, what="the closing decision")
     return _record(
@@ -451,5 +456,5 @@ def do_close_case(item: ReviewItem, user, decision: str) -> HumanDecision:
         user,
         kind=HumanDecision.Kind.CLOSE_CASE,
         reason=decision,
-        payload={"decision": decision},
+        payload={"decision": decision, "hit_dispositions": _disposed_hits(item, hit_dispositions)},
     )

@@ -48,7 +48,21 @@ class ReasonField(forms.CharField):
 HIT_FIELD_PREFIX = "hit-"
 
 
-class DecisionForm(forms.Form):
+class HitDispositionsMixin:
+    """A form that may carry a disposition of each sanctions hit (fields
+    `hit-<evidence id>`, one radio group per hit)."""
+
+    def hit_dispositions(self) -> dict[str, str]:
+        """The disposition chosen for each hit; the runtime's schema refuses any value it
+        does not know."""
+        return {
+            name.removeprefix(HIT_FIELD_PREFIX): value
+            for name, value in self.data.items()
+            if name.startswith(HIT_FIELD_PREFIX) and value
+        }
+
+
+class DecisionForm(HitDispositionsMixin, forms.Form):
     decision = forms.ChoiceField(
         choices=[("approve", "Approve"), ("deny", "Deny")],
         error_messages={
@@ -64,15 +78,6 @@ class DecisionForm(forms.Form):
     @property
     def approve(self) -> bool:
         return self.cleaned_data["decision"] == "approve"
-
-    def hit_dispositions(self) -> dict[str, str]:
-        """The disposition chosen for each sanctions hit (fields `hit-<evidence id>`); the
-        runtime's schema refuses any value it does not know."""
-        return {
-            name.removeprefix(HIT_FIELD_PREFIX): value
-            for name, value in self.data.items()
-            if name.startswith(HIT_FIELD_PREFIX) and value
-        }
 
 
 class AnswerForm(forms.Form):
@@ -139,7 +144,7 @@ class ExtendBudgetForm(forms.Form):
         return data
 
 
-class CloseCaseForm(forms.Form):
+class CloseCaseForm(HitDispositionsMixin, forms.Form):
     decision = ReasonField(
         error_messages={
             "required": "Write the closing decision; it goes into the packet and the audit trail."

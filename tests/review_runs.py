@@ -62,6 +62,14 @@ def sanctioned_signoff_item(tenant, opened_by) -> ReviewItem:
     return open_item(run, ReviewItem.Kind.SIGNOFF)
 
 
+def sanctioned_escalation_item(tenant, opened_by) -> ReviewItem:
+    """Stopped on its iteration limit right after its screening hit the SDN entry."""
+    run = paused_run(
+        tenant, opened_by, SANCTIONED_SUBJECT, jurisdiction="", budgets={"max_iterations": 2}
+    )
+    return open_item(run, ReviewItem.Kind.ESCALATION)
+
+
 def question_item(tenant, opened_by) -> ReviewItem:
     run = paused_run(tenant, opened_by, QUESTION_SUBJECT, jurisdiction="")
     return open_item(run, ReviewItem.Kind.CLARIFICATION)

@@ -1,4 +1,5 @@
-"""Signing off a packet with sanctions hits: each hit gets the reviewer's disposition."""
+"""Signing off a packet with sanctions hits, or closing its case as it stands: each hit gets
+the reviewer's disposition."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
+from reviews.actions import sanctions_hits_of
 from reviews.models import HumanDecision, ReviewItem
 from tests.conftest import client_for
-from tests.review_runs import advance, sanctioned_signoff_item
+from tests.review_runs import advance, sanctioned_escalation_item, sanctioned_signoff_item
 
 pytestmark = pytest.mark.django_db
 
@@ -18,8 +20,12 @@ def decide(client, item: ReviewItem, **fields):
 
 
 def hit_field(item: ReviewItem) -> str:
-    (hit,) = item.payload["sanctions_hits"]
+    (hit,) = sanctions_hits_of(item)
     return f"hit-{hit['evidence_id']}"
+
+
+def close(client, item: ReviewItem, **fields):
+    return client.post(reverse("reviews-close", args=[item.pk]), fields)
 
 
 def test_the_signoff_page_asks_for_a_disposition_of_each_hit(client, tenant, analyst, reviewer):
@@ -106,3 +112,50 @@ def test_a_sign_off_requested_before_items_listed_hits_still_asks_for_them(
     response = decide(client, item, decision="approve", reason="Cleared by compliance")
     assert response.status_code == 409
     assert not HumanDecision.objects.filter(run_id=item.run_id).exists()
+
+
+def test_the_close_form_of_an_escalation_asks_for_a_disposition_of_each_hit(
+    client, tenant, analyst, reviewer
+):
+    item = sanctioned_escalation_item(tenant, analyst)
+    (hit,) = sanctions_hits_of(item)
+    page = client_for(client, reviewer).get(reverse("reviews-conflict", args=[item.pk]))
+    html = page.content.decode()
+    assert escape(hit["claim"]) in html
+    assert f'name="{hit_field(item)}" value="confirmed_match"' in html
+
+
+def test_closing_a_case_without_a_disposition_is_refused_and_nothing_is_recorded(
+    client, tenant, analyst, reviewer
+):
+    item = sanctioned_escalation_item(tenant, analyst)
+    response = close(client_for(client, reviewer), item, decision="Decline the client.")
+    html = response.content.decode()
+    assert response.status_code == 409
+    assert "Mark each sanctions hit as a confirmed match or a false positive" in html
+    assert "Decline the client." in html, "the closing decision is given back"
+    assert not HumanDecision.objects.filter(run_id=item.run_id).exists()
+
+    response = close(client, item, decision="", **{hit_field(item): "false_positive"})
+    assert response.status_code == 400
+    assert f'name="{hit_field(item)}" value="false_positive" checked' in response.content.decode()
+
+
+def test_the_closed_packet_records_each_disposition(client, tenant, analyst, reviewer):
+    item = sanctioned_escalation_item(tenant, analyst)
+    fields = {"decision": "Confirmed SDN match: decline.", hit_field(item): "confirmed_match"}
+    close(client_for(client, reviewer), item, **fields)
+    decision = HumanDecision.objects.get(review_item=item)
+    assert decision.kind == HumanDecision.Kind.CLOSE_CASE
+
+    run = advance(item)
+    assert (run.status, run.termination_reason) == ("completed", "packet_approved")
+    packet = run.state["proposed_packet"]
+    assert packet["closed_by_reviewer"]
+    (recorded,) = packet["hit_dispositions"]
+    assert (recorded["disposition"], recorded["decided_by"]) == (
+        "confirmed_match",
+        reviewer.get_username(),
+    )
+    packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert '<strong class="disposition-confirmed_match">confirmed match</strong>' in packet_page

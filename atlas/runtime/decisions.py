@@ -65,10 +65,9 @@ class PacketConflict(BaseModel):
 
 
 HitDispositionValue = Literal["confirmed_match", "false_positive"]
-# Said by the runtime and the console alike when a sign-off leaves a hit undisposed.
-DISPOSE_OF_EVERY_HIT = (
-    "Mark each sanctions hit as a confirmed match or a false positive before signing off"
-)
+# Said by the runtime and the console alike when a sign-off or a closing decision leaves a
+# hit undisposed.
+DISPOSE_OF_EVERY_HIT = "Mark each sanctions hit as a confirmed match or a false positive first"
 
 
 class HitDisposition(BaseModel):

@@ -280,21 +280,21 @@ def _apply_signoff(
     return s
 
 
-def _hit_dispositions(s: AtlasState, signoff: PacketSignOff) -> list[HitDisposition]:
+def _hit_dispositions(s: AtlasState, decided: PacketSignOff | CloseCase) -> list[HitDisposition]:
     """Every sanctions hit of the run with the reviewer's disposition, or refused."""
     hits = s.sanctions_hits()
-    unknown = set(signoff.hit_dispositions) - {hit.evidence_id for hit in hits}
+    unknown = set(decided.hit_dispositions) - {hit.evidence_id for hit in hits}
     if unknown:
         raise HumanInputRejected(f"Not a sanctions hit of this run: {', '.join(sorted(unknown))}.")
-    missing = [hit.claim for hit in hits if hit.evidence_id not in signoff.hit_dispositions]
+    missing = [hit.claim for hit in hits if hit.evidence_id not in decided.hit_dispositions]
     if missing:
         raise HumanInputRejected(f"{DISPOSE_OF_EVERY_HIT}: " + "; ".join(missing))
     return [
         HitDisposition(
             evidence_id=hit.evidence_id,
             hit=hit.claim,
-            disposition=signoff.hit_dispositions[hit.evidence_id],
-            decided_by=signoff.actor,
+            disposition=decided.hit_dispositions[hit.evidence_id],
+            decided_by=decided.actor,
         )
         for hit in hits
     ]
@@ -303,14 +303,27 @@ def _hit_dispositions(s: AtlasState, signoff: PacketSignOff) -> list[HitDisposit
 def _apply_close(
     writer: StepWriter, s: AtlasState, buf: StepBuffer, close: CloseCase
 ) -> AtlasState:
+    dispositions = _hit_dispositions(s, close)
     packet = s.proposed_packet or partial_packet(s, s.termination_reason or "no_progress")
     s.proposed_packet = packet.model_copy(
-        update={"closed_by_reviewer": True, "closing_note": close.decision}
+        update={
+            "closed_by_reviewer": True,
+            "closing_note": close.decision,
+            "hit_dispositions": dispositions,
+        }
     )
     s.pending_question = None
     s.pending_approval = None
     s.approved_action = None
-    return _complete(writer, s, buf, actor=close.actor, reason=close.decision, closed=True)
+    return _complete(
+        writer,
+        s,
+        buf,
+        actor=close.actor,
+        reason=close.decision,
+        closed=True,
+        hit_dispositions=dispositions,
+    )
 
 
 def _complete(

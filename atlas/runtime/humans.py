@@ -88,6 +88,9 @@ class CloseCase(_HumanInput):
 
     kind: Literal["close_case"] = "close_case"
     decision: str = Field(min_length=1)
+    # As for a sign-off: the closed packet is the case's record, so every sanctions hit of
+    # the run needs the reviewer's disposition.
+    hit_dispositions: dict[str, HitDispositionValue] = Field(default_factory=dict)
 
 
 HumanInput = Annotated[

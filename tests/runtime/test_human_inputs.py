@@ -261,6 +261,36 @@ def test_the_signed_off_packet_records_each_hits_disposition(make_runtime, make_
     assert approved.data["hit_dispositions"][0]["disposition"] == "confirmed_match"
 
 
+def test_closing_a_case_with_a_sanctions_hit_needs_each_hits_disposition(
+    make_runtime, make_state, store
+):
+    runtime, state = sanctioned_packet(make_runtime, make_state)
+    hits = state.sanctions_hits()
+    with pytest.raises(HumanInputRejected, match="confirmed match or a false positive"):
+        runtime.apply_human_input(
+            state, CloseCase(decision_id="d-1", actor="rita", decision="Exit the client.")
+        )
+    assert state.status == "awaiting_review"
+    state = runtime.apply_human_input(
+        state,
+        CloseCase(
+            decision_id="d-1",
+            actor="rita",
+            decision="Exit the client.",
+            hit_dispositions={hit.evidence_id: "confirmed_match" for hit in hits},
+        ),
+    )
+    assert (state.status, state.termination_reason) == ("completed", "packet_approved")
+    assert state.proposed_packet.closed_by_reviewer
+    recorded = state.proposed_packet.hit_dispositions
+    assert [(d.evidence_id, d.disposition, d.decided_by) for d in recorded] == [
+        (hit.evidence_id, "confirmed_match", "rita") for hit in hits
+    ]
+    approved = [e for e in store.events[state.run_id] if e.type == "packet_approved"][0]
+    assert approved.data["closed"] is True
+    assert approved.data["hit_dispositions"][0]["disposition"] == "confirmed_match"
+
+
 class ForgingPlaybook(Playbook):
     """The playbook, except that its finish claims the hits were already cleared."""
 
