@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import json
-import warnings
-from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
 import pytest
-from asgiref.sync import async_to_sync
-from channels.testing import HttpCommunicator
-from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from atlas.routing import application
 from runs.exports import CHUNK
 from runs.models import Run
+from tests.asgi_requests import served_by_asgi
 from tests.run_rows import T0, add_events, make_run, tool_step
 
 pytestmark = pytest.mark.django_db
@@ -95,40 +90,6 @@ def test_jsonl_exports_through_the_last_day_of_the_calendar(client, admin_user, 
     response = client.get(reverse("runs-export-jsonl"), {"date_to": "9999-12-31"})
     assert response.status_code == 200
     assert [json.loads(line)["run_id"] for line in body(response).splitlines()] == [run.pk]
-
-
-def served_by_asgi(path: str, cookie: str) -> tuple[list[bytes], list[str]]:
-    """GET `path` from the ASGI application daphne serves: the body messages, and the
-    warnings raised while serving them.
-
-    On a thread of its own, since async_to_sync refuses a thread with a running event loop.
-    """
-
-    async def get() -> list[bytes]:
-        request = HttpCommunicator(
-            application, "GET", path, headers=[(b"host", b"testserver"), (b"cookie", cookie)]
-        )
-        await request.send_input({"type": "http.request", "body": b""})
-        start = await request.receive_output(timeout=5)
-        assert start["type"] == "http.response.start" and start["status"] == 200, start
-        parts = []
-        while True:
-            message = await request.receive_output(timeout=5)
-            parts.append(message.get("body", b""))
-            if not message.get("more_body"):
-                return parts
-
-    def in_thread():
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                parts = async_to_sync(get)()
-            return parts, [str(warning.message) for warning in caught]
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(in_thread).result()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,0 +1,17 @@
+"""Static files come from daphne itself: whole, and without reading a file into memory."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.templatetags.static import static
+
+from tests.asgi_requests import served_by_asgi
+
+
+def test_under_asgi_a_static_file_is_served_whole_from_an_async_iterator():
+    stylesheet = settings.BASE_DIR / "static" / "atlas" / "atlas.css"
+    parts, caught = served_by_asgi(static("atlas/atlas.css"))
+    # Django warns, and reads the whole file in a thread first, when an ASGI response has
+    # only a synchronous iterator to give.
+    assert not [warning for warning in caught if "synchronous iterators" in warning]
+    assert b"".join(parts) == stylesheet.read_bytes()
