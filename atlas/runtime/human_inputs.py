@@ -21,6 +21,7 @@ from atlas.runtime.humans import (
 from atlas.runtime.packets import partial_packet
 from atlas.runtime.progress import HISTORY_BREAK, progress_signature
 from atlas.runtime.state import (
+    CASE_CLOSED_USER_STATUS,
     EXTENDABLE_REASONS,
     AtlasState,
     Budgets,
@@ -338,6 +339,8 @@ def _complete(
 ) -> AtlasState:
     """A reviewer's approval ends the run: its packet is the case's record."""
     writer.set_status(s, "completed", "packet_approved")
+    if closed:
+        s.user_status = CASE_CLOSED_USER_STATUS
     writer.emit(s, buf, "packet_approved", actor=actor, reason=reason, closed=closed, **recorded)
     writer.terminal_event(s, buf, "run_completed")
     return s

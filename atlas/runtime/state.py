@@ -68,6 +68,11 @@ USER_STATUS: dict[str, str] = {
     "failed": "The run failed.",
 }
 
+# `packet_approved` reached by closing the case as it stands rather than by a sign-off.
+CASE_CLOSED_USER_STATUS = (
+    "A reviewer closed the case with its packet as it stood; the case is complete."
+)
+
 
 def user_status_for(status: str, reason: str | None) -> str:
     if reason is not None:

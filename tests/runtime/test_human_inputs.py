@@ -18,7 +18,7 @@ from atlas.runtime.humans import (
     PacketSignOff,
     parse_human_input,
 )
-from atlas.runtime.state import MAX_DEADLINE_SECONDS, AtlasState
+from atlas.runtime.state import CASE_CLOSED_USER_STATUS, MAX_DEADLINE_SECONDS, AtlasState
 
 
 def test_applying_the_same_decision_twice_does_nothing(make_runtime, make_state, store):
@@ -157,6 +157,7 @@ def test_closing_the_case_completes_it_with_the_partial_packet(make_runtime, mak
     assert (state.status, state.termination_reason) == ("completed", "packet_approved")
     assert state.proposed_packet.closed_by_reviewer
     assert state.proposed_packet.closing_note == "Client withdrew the request."
+    assert state.user_status == CASE_CLOSED_USER_STATUS
     assert types(store, state)[-2:] == ["packet_approved", "run_completed"]
     with pytest.raises(HumanInputRejected):
         runtime.apply_human_input(
