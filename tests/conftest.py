@@ -13,6 +13,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from runs.models import Case, Membership, Tenant
+from tests.live_server import _atlas_server_stopped_at_end  # noqa: F401 (a session fixture)
 
 PASSWORD = "correct-horse-battery"
 CHROMIUM = "/usr/bin/chromium"

@@ -19,7 +19,6 @@ touches a database being reset, and tests with their own workers are left alone.
 from __future__ import annotations
 
 import asyncio
-import atexit
 import threading
 import time
 from dataclasses import dataclass
@@ -97,13 +96,24 @@ def stop_atlas_server(live: AtlasServer) -> None:
 _live: AtlasServer | None = None
 
 
+@pytest.fixture(scope="session")
+def _atlas_server_stopped_at_end(django_db_setup, django_db_blocker):
+    """Stops the live server, if a test started it, before the test databases are dropped:
+    its worker holds connections to them until it stops."""
+    yield
+    global _live
+    if _live is not None:
+        with django_db_blocker.unblock():
+            stop_atlas_server(_live)
+        _live = None
+
+
 @pytest.fixture
-def atlas_server(transactional_db) -> AtlasServer:
+def atlas_server(_atlas_server_stopped_at_end, transactional_db) -> AtlasServer:
     """The live server (started on first use, shared by the session), one test at a time."""
     global _live
     if _live is None:
         _live = start_atlas_server()
-        atexit.register(stop_atlas_server, _live)
     # Tests that start runs from the test thread while Playwright's event loop runs there
     # cannot send the wake-up (async_to_sync refuses); a quick sweep finds those runs.
     _live.worker.sweep_seconds = SWEEP_SECONDS
