@@ -273,8 +273,8 @@ def _no_open_conflicts(item: ReviewItem) -> None:
 
 def sanctions_hits_of(item: ReviewItem) -> list[dict]:
     """The sanctions hits a sign-off or a closing decision needs a disposition of: listed on
-    a sign-off item, or read from the run's state (an escalation, or a sign-off requested
-    before items listed them)."""
+    the item, or, for an item requested before items listed them, read from the run's
+    state."""
     if item.kind not in (ReviewItem.Kind.SIGNOFF, ReviewItem.Kind.ESCALATION):
         return []
     if "sanctions_hits" in item.payload:

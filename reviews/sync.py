@@ -22,6 +22,12 @@ def _conflict_payload(state: AtlasState) -> list[dict]:
     return [c.model_dump(mode="json") for c in state.conflicts if c.status == "open"]
 
 
+def _hits_payload(state: AtlasState) -> list[dict]:
+    """What a reviewer must dispose of, one by one, to sign the packet off or to close the
+    case as it stands."""
+    return [{"evidence_id": hit.evidence_id, "claim": hit.claim} for hit in state.sanctions_hits()]
+
+
 def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
     """(kind, key) -> {summary, payload} for what this state asks people to do."""
     wanted: dict[tuple[str, str], dict] = {}
@@ -48,11 +54,7 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
             "payload": {
                 "packet": packet.model_dump(mode="json"),
                 "step": state.step,
-                # What the reviewer must dispose of, one by one, to sign the packet off.
-                "sanctions_hits": [
-                    {"evidence_id": hit.evidence_id, "claim": hit.claim}
-                    for hit in state.sanctions_hits()
-                ],
+                "sanctions_hits": _hits_payload(state),
             },
         }
     conflicts = _conflict_payload(state)
@@ -71,6 +73,7 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
                     "cost_usd": str(state.cost_usd),
                 },
                 "budgets": state.budgets.model_dump(mode="json"),
+                "sanctions_hits": _hits_payload(state),
             },
         }
     return wanted

@@ -159,3 +159,24 @@ def test_the_closed_packet_records_each_disposition(client, tenant, analyst, rev
     )
     packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
     assert '<strong class="disposition-confirmed_match">confirmed match</strong>' in packet_page
+
+
+def test_the_escalations_queue_flags_a_run_with_a_sanctions_hit(client, tenant, analyst, reviewer):
+    item = sanctioned_escalation_item(tenant, analyst)
+    assert [hit["claim"] for hit in item.payload["sanctions_hits"]]
+    page = client_for(client, reviewer).get(reverse("reviews-escalations")).content.decode()
+    row = page[page.index(f'id="review-item-{item.pk}"') :].split("</tr>")[0]
+    assert "Sanctions hit</span>" in row
+
+
+def test_an_escalation_raised_before_items_listed_hits_still_asks_for_them(
+    client, tenant, analyst, reviewer
+):
+    item = sanctioned_escalation_item(tenant, analyst)
+    field = hit_field(item)
+    del item.payload["sanctions_hits"]
+    item.save(update_fields=["payload"])
+    response = close(client_for(client, reviewer), item, decision="Decline the client.")
+    assert response.status_code == 409
+    assert f'name="{field}" value="confirmed_match"' in response.content.decode()
+    assert not HumanDecision.objects.filter(run_id=item.run_id).exists()
