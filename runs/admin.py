@@ -1,7 +1,9 @@
-"""Django admin for the runs app.
+"""Django admin for the runs app, and for user accounts.
 
 A tenant's admins (staff with the admin role) see only their tenant's rows and change
-nothing; a superuser sees every tenant and may edit tenants and memberships. Runs, events,
+nothing; a superuser sees every tenant and may edit tenants and memberships. User accounts
+and groups belong to no tenant, so only a superuser manages them, whatever permissions a
+tenant admin's groups hold. Runs, events,
 observations, tool calls and decisions are never edited here: statuses change only through
 `actions.py`, and the audit trail is append-only.
 """
@@ -9,6 +11,9 @@ observations, tool calls and decisions are never edited here: statuses change on
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -202,3 +207,39 @@ class ToolCallAdmin(ReadOnlyAdmin):
     list_filter = ("tool", "effect_status")
     search_fields = ("idempotency_key", "=run__id", "tool")
     list_select_related = ("run", "run__case")
+
+
+class SuperuserOnly:
+    """An admin only a superuser reaches: Django's own, gated on permissions a tenant
+    admin's group could hold, would show every tenant's accounts and let one be made a
+    superuser."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_active and request.user.is_superuser
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self.has_module_permission(request)
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self.has_module_permission(request)
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self.has_module_permission(request)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self.has_module_permission(request)
+
+
+class AccountAdmin(SuperuserOnly, UserAdmin):
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        # Cases, runs and decisions keep who acted: an account is deactivated, not deleted.
+        return False
+
+
+class AccountGroupAdmin(SuperuserOnly, GroupAdmin):
+    pass
+
+
+for model, model_admin in ((get_user_model(), AccountAdmin), (Group, AccountGroupAdmin)):
+    admin.site.unregister(model)
+    admin.site.register(model, model_admin)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from django.apps import apps
 from django.contrib import admin
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -169,3 +173,44 @@ def test_review_changelists_cost_the_same_queries_for_one_row_or_many(
     review_rows(case, reviewer, 5)
     with django_assert_max_num_queries(len(one_row)):
         assert client.get(changelist(model)).status_code == 200
+
+
+def test_a_tenant_admin_cannot_reach_user_accounts_even_with_account_permissions(
+    client, admin_user, outsider
+):
+    # As if a group gave this admin every account permission (seed_demo's once did).
+    admin_user.user_permissions.set(Permission.objects.filter(content_type__app_label="auth"))
+    client.force_login(admin_user)
+    for url in (
+        reverse("admin:auth_user_changelist"),
+        reverse("admin:auth_user_change", args=[outsider.pk]),
+        reverse("admin:auth_user_password_change", args=[outsider.pk]),
+        reverse("admin:auth_group_changelist"),
+    ):
+        assert client.get(url).status_code == 403, url
+    make_superuser = {"username": admin_user.username, "is_staff": "on", "is_superuser": "on"}
+    response = client.post(reverse("admin:auth_user_change", args=[admin_user.pk]), make_superuser)
+    assert response.status_code == 403
+    response = client.post(
+        reverse("admin:auth_user_password_change", args=[outsider.pk]),
+        {"password1": "taken-over-1234", "password2": "taken-over-1234"},
+    )
+    assert response.status_code == 403
+    admin_user.refresh_from_db()
+    outsider.refresh_from_db()
+    assert not admin_user.is_superuser
+    assert not outsider.check_password("taken-over-1234")
+    assert "/admin/auth/" not in client.get(reverse("admin:index")).content.decode()
+
+
+def test_seeded_admins_get_no_account_permissions(db):
+    call_command("seed_demo", stdout=io.StringIO())
+    seeded_admin = get_user_model().objects.get(username="admin")
+    assert not [p for p in seeded_admin.get_all_permissions() if p.startswith("auth.")]
+
+
+def test_a_superuser_manages_accounts_but_deletes_none(client, root, analyst):
+    client.force_login(root)
+    assert client.get(reverse("admin:auth_user_changelist")).status_code == 200
+    assert client.get(reverse("admin:auth_user_change", args=[analyst.pk])).status_code == 200
+    assert client.get(reverse("admin:auth_user_delete", args=[analyst.pk])).status_code == 403

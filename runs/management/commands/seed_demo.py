@@ -53,8 +53,12 @@ class Command(BaseCommand):
             self.stdout.write(f"  {username:<10} {role:<9} {TENANTS[slug]}  ({full_name})")
 
     def _admin_group(self) -> Group:
+        """Viewing Atlas's records; which rows, and that nothing is changed, the admin
+        classes decide. No account permissions: only a superuser manages users."""
         group, _ = Group.objects.get_or_create(name="Atlas admins")
         group.permissions.set(
-            Permission.objects.filter(content_type__app_label__in=["runs", "reviews", "auth"])
+            Permission.objects.filter(
+                content_type__app_label__in=["runs", "reviews"], codename__startswith="view_"
+            )
         )
         return group
