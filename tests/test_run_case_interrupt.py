@@ -73,7 +73,8 @@ def test_ctrl_c_while_a_tool_runs_cancels_the_run_and_exits_130(tmp_path):
             command.wait()
 
     assert command.returncode == 130, err
-    assert took < 2.0
+    # Well short of the 30 s tool it interrupted (the margin is for a loaded machine).
+    assert took < 10.0
     record = json.loads(out)
     assert (record["status"], record["termination_reason"]) == ("cancelled", "cancelled")
     assert [event["type"] for event in record["trace"]][-3:] == [
