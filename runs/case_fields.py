@@ -8,7 +8,8 @@ import re
 import pycountry
 from django.core.exceptions import ValidationError
 
-from runs.models import Case
+from atlas.runtime.state import NOTES_MAX_LENGTH
+from atlas.runtime.tools.schemas import NAME_MAX_LENGTH
 
 _COUNTRY_CODE = re.compile(r"[A-Z]{2}")
 
@@ -18,10 +19,22 @@ def clean_subject_name(value: str) -> str:
     name = " ".join(value.split())
     if len(name) < 2:
         raise ValidationError("Enter the subject's name (at least two characters).")
-    limit = Case._meta.get_field("subject_name").max_length
-    if len(name) > limit:
-        raise ValidationError(f"Enter the subject's name (at most {limit} characters).")
+    if len(name) > NAME_MAX_LENGTH:
+        raise ValidationError(
+            f"Enter the subject's name in at most {NAME_MAX_LENGTH} characters "
+            f"(this one has {len(name)})."
+        )
     return name
+
+
+def clean_notes(value: str) -> str:
+    notes = value.strip()
+    if len(notes) > NOTES_MAX_LENGTH:
+        raise ValidationError(
+            f"Keep the notes to {NOTES_MAX_LENGTH} characters (these have {len(notes)}); "
+            "attach longer material as a document."
+        )
+    return notes
 
 
 def clean_jurisdiction(value: str) -> str:

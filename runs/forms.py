@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import forms
 
-from runs.case_fields import clean_jurisdiction, clean_subject_name
+from runs.case_fields import clean_jurisdiction, clean_notes, clean_subject_name
 from runs.models import Case
 from runs.uploads import CheckedUpload, check_upload
 
@@ -37,6 +37,9 @@ class CaseForm(forms.ModelForm):
 
     def clean_subject_name(self) -> str:
         return clean_subject_name(self.cleaned_data["subject_name"])
+
+    def clean_notes(self) -> str:
+        return clean_notes(self.cleaned_data["notes"])
 
     def clean_jurisdiction(self) -> str:
         return clean_jurisdiction(self.cleaned_data["jurisdiction"])

@@ -147,6 +147,22 @@ def test_a_bad_upload_is_refused_clearly_and_nothing_is_stored(client, analyst, 
     assert not Case.objects.exists() and not Document.objects.exists() and not Run.objects.exists()
 
 
+def test_a_subject_longer_than_the_tools_take_or_long_notes_are_refused_and_kept(client, analyst):
+    client_for(client, analyst)
+    name = "Acme " + "Holdings " * 30  # 275 characters: the tools take 200
+    notes = "n" * 4001
+    response = client.post(
+        reverse("runs-case-new"),
+        {"subject_name": name, "subject_type": "company", "notes": notes},
+    )
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "at most 200 characters (this one has 274)" in html
+    assert "Keep the notes to 4000 characters (these have 4001)" in html
+    assert notes in html, "the notes typed are given back"
+    assert not Case.objects.exists() and not Run.objects.exists()
+
+
 def test_the_form_explains_a_bad_jurisdiction(client, analyst):
     response = client_for(client, analyst).post(
         reverse("runs-case-new"),

@@ -10,7 +10,12 @@ import re
 PERSONAL_DATA: dict[str, tuple[str, re.Pattern[str]]] = {
     "emails": (
         "EMAIL",
-        re.compile(r"(?P<prefix>)(?P<value>[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})"),
+        # The look-behind starts a match only where a run of address characters starts:
+        # tried at every position, a long run without "@" costs quadratic time.
+        re.compile(
+            r"(?P<prefix>)(?<![A-Za-z0-9._%+-])"
+            r"(?P<value>[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})"
+        ),
     ),
     "ibans": (
         "IBAN",

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, fiel
 
 from atlas.runtime.decisions import AskHuman, CallTool, Finish
 from atlas.runtime.state import (
+    NOTES_MAX_LENGTH,
     CostBudget,
     DeadlineBudget,
     IterationBudget,
@@ -109,7 +110,7 @@ class ScenarioCase(_Strict):
     subject: str = Field(min_length=1)
     subject_type: Literal["company", "person"] = "company"
     jurisdiction: str | None = None
-    notes: str = ""
+    notes: str = Field(default="", max_length=NOTES_MAX_LENGTH)
     documents: list[ScenarioDocument] = Field(default_factory=list)
 
 

@@ -90,6 +90,11 @@ class AttachedDocument(_Model):
     sensitive: bool = False
 
 
+# The analyst's notes on a case: enough for context, bounded because every model call
+# carries them.
+NOTES_MAX_LENGTH = 4000
+
+
 class CaseBrief(_Model):
     subject: str = Field(min_length=1)
     subject_type: Literal["company", "person"] = "company"

@@ -26,8 +26,12 @@ class _Result(BaseModel):
     raw: str | None = None
 
 
+# The longest name the tools take; a case's subject is refused above it when opened.
+NAME_MAX_LENGTH = 200
+
+
 class ResolveEntityArgs(_Args):
-    name: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=NAME_MAX_LENGTH)
     jurisdiction: str | None = Field(default=None, min_length=2, max_length=2)
     entity_type: Literal["company", "person"] | None = None
 
@@ -77,7 +81,7 @@ class ResolveEntityResult(_Result):
 
 class ScreenSanctionsArgs(_Args):
     entity_id: str | None = Field(default=None, min_length=1, max_length=100)
-    name: str | None = Field(default=None, min_length=1, max_length=200)
+    name: str | None = Field(default=None, min_length=1, max_length=NAME_MAX_LENGTH)
 
     @model_validator(mode="after")
     def _one_of(self) -> ScreenSanctionsArgs:
