@@ -15,6 +15,11 @@ RUNTIME_ONLY_PACKET_FIELDS = {
     "hit_dispositions": [],
 }
 
+SAME_PACKET_AS_REJECTED = (
+    "A reviewer rejected this same packet, and nothing in it has changed since. Research "
+    "what the reviewer asked for, or ask the analyst."
+)
+
 # Evidence source kinds whose id after the colon is the id a tool gave the source.
 SOURCES_WITH_TOOL_IDS = frozenset({"article", "registry", "sanctions", "document"})
 
@@ -49,6 +54,10 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
     return errors
 
 
+def packet_fingerprint(packet: DueDiligencePacket) -> str:
+    return short_hash(packet.model_dump(mode="json"))
+
+
 def cited_as_evidence(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
     """The packet with every citation an evidence id. A finding may also cite a source this
     run has read by the id its tool gave it (article, registry entity, sanctions entry,
@@ -81,18 +90,10 @@ def propose_finish(
     proposed = cited_as_evidence(s, action.packet)
     errors = validate_finish(s, proposed)
     if errors:
-        writer.emit(s, buf, "final_rejected", errors=errors)
-        writer.observe(
-            s,
-            buf,
-            source="runtime",
-            name="finish",
-            ok=False,
-            error_type="final_rejected",
-            error_message="The packet was rejected: " + " ".join(errors),
-        )
-        return s
+        return _rejected(writer, s, buf, errors)
     packet = with_open_issues(s, proposed.model_copy(update=RUNTIME_ONLY_PACKET_FIELDS))
+    if packet_fingerprint(packet) in s.rejected_packets:
+        return _rejected(writer, s, buf, [SAME_PACKET_AS_REJECTED])
     s.proposed_packet = packet
     writer.set_status(s, "awaiting_review", "finish_proposed")
     writer.emit(s, buf, "finish_proposed", packet=packet)
@@ -106,4 +107,18 @@ def propose_finish(
             conflicts=[c.conflict_id for c in packet.unresolved_conflicts],
             open_gaps=packet.open_gaps,
         )
+    return s
+
+
+def _rejected(writer: StepWriter, s: AtlasState, buf: StepBuffer, errors: list[str]) -> AtlasState:
+    writer.emit(s, buf, "final_rejected", errors=errors)
+    writer.observe(
+        s,
+        buf,
+        source="runtime",
+        name="finish",
+        ok=False,
+        error_type="final_rejected",
+        error_message="The packet was rejected: " + " ".join(errors),
+    )
     return s

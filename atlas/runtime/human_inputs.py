@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from atlas.runtime.context import fence
 from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT, HitDisposition
+from atlas.runtime.finish import packet_fingerprint
 from atlas.runtime.humans import (
     ApprovalDecision,
     BudgetExtension,
@@ -267,6 +268,7 @@ def _apply_signoff(
             hit_dispositions=dispositions,
         )
     writer.emit(s, buf, "packet_rejected", actor=signoff.actor, reason=signoff.reason)
+    s.rejected_packets.append(packet_fingerprint(s.proposed_packet))
     writer.observe(
         s,
         buf,

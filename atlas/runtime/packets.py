@@ -29,6 +29,9 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
         if not item.startswith(("resolve_conflict", "extract:"))
     ]
     gaps.append(f"Stopped early: {user_status_for('awaiting_review', reason)}")
+    rejections = [o for o in s.observations if o.error_type == "packet_rejected"]
+    if rejections:
+        gaps.append(rejections[-1].error_message)
     packet = draft_packet(projection, subject_name, gaps)
     packet.partial = True
     # A hit is decisive; anything short of it is no rating until screening and media

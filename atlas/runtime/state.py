@@ -311,6 +311,8 @@ class AtlasState(_Model):
     applied_decision_ids: list[str] = Field(default_factory=list)
     # decision id -> why it could not apply; settled like applied ones, never retried.
     rejected_decisions: dict[str, str] = Field(default_factory=dict)
+    # Fingerprints of packets a reviewer rejected: the same packet is not proposed again.
+    rejected_packets: list[str] = Field(default_factory=list)
 
     model_cursor: int = 0
     fault_plan: dict[str, list[str]] = Field(default_factory=dict)

@@ -148,6 +148,32 @@ def test_a_rejected_packet_goes_back_to_research_with_the_reason(make_runtime, m
     assert types(store, state)[-2:] == ["packet_rejected", "run_resumed"]
 
 
+def test_a_rejected_packet_is_not_proposed_again_unchanged(make_runtime, make_state, store):
+    runtime = make_runtime()
+    state = run(runtime, make_state())
+    rejected = state.proposed_packet
+    state = runtime.apply_human_input(
+        state,
+        PacketSignOff(
+            decision_id="d-1", actor="rita", approved=False, reason="Check the 2023 accounts."
+        ),
+    )
+    state = run(runtime, state)
+    # The rule-based playbook has nothing new to research: it cannot get the same packet
+    # past the runtime, so the run is handed to a reviewer instead of back to sign-off.
+    assert state.status == "awaiting_review"
+    assert state.termination_reason in {"repeated_action", "no_progress"}
+    after = types(store, state)[types(store, state).index("packet_rejected") :]
+    assert "finish_proposed" not in after
+    assert "final_rejected" in after
+    refusal = [o for o in state.observations if o.error_type == "final_rejected"][-1]
+    assert "A reviewer rejected this same packet" in refusal.error_message
+    assert state.proposed_packet != rejected
+    assert "A reviewer rejected the packet: Check the 2023 accounts." in (
+        state.proposed_packet.open_gaps
+    )
+
+
 def test_closing_the_case_completes_it_with_the_partial_packet(make_runtime, make_state, store):
     runtime = make_runtime()
     state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
