@@ -51,6 +51,11 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
         errors.append("Adverse media or a politically exposed person rules out a low risk rating.")
     if s.selected_entity is None and len(s.entity_candidates) > 1:
         errors.append("The subject matches several registry entities; ask the analyst which one.")
+    elif s.selected_entity is None and packet.risk_rating == "low":
+        errors.append(
+            "The subject is not matched to a registry entity, so it was screened by name "
+            "only: that rules out a low risk rating."
+        )
     return errors
 
 

@@ -96,6 +96,8 @@ def rating_grounds(state: dict) -> list[str]:
     if disputed:
         facts = ", ".join(c.get("fact", "a fact").replace("_", " ") for c in disputed)
         grounds.append(f"sources that disagree on {facts}")
+    if not state.get("selected_entity"):
+        grounds.append("a subject not matched to a registry entity, so screened by name only")
     return grounds
 
 

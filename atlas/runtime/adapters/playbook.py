@@ -234,19 +234,22 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
     open_conflicts = [c for c in p["conflicts"] if c["status"] != "resolved"]
     if hits:
         risk = "high"
-    elif adverse or pep or open_conflicts:
+    elif adverse or pep or open_conflicts or selected is None:
+        # Unmatched, the subject was screened by name only: not enough to call it low.
         risk = "medium"
     else:
         risk = "low"
     findings = [Finding(claim=e["claim"], evidence_ids=[e["evidence_id"]]) for e in relevant]
     sanctions = [e for e in relevant if e["class"] == "sanctions"]
-    if hits:
-        sanctions_result = f"{len(hits)} sanctions hit(s): " + " ".join(e["claim"] for e in hits)
+    if len(hits) == 1:
+        sanctions_result = hits[0]["claim"]
+    elif hits:
+        sanctions_result = f"{len(hits)} sanctions hits. " + " ".join(e["claim"] for e in hits)
     elif sanctions:
         sanctions_result = sanctions[0]["claim"]
     else:
         sanctions_result = "Not screened."
-    media = [e for e in relevant if e["class"] == "adverse_media"]
+    media = [e for e in relevant if e["source_id"].startswith("article:")]
     if adverse:
         media_summary = f"{len(adverse)} adverse article(s): " + "; ".join(
             e["claim"] for e in adverse
