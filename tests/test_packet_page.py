@@ -198,3 +198,11 @@ def test_a_packet_of_research_stopped_early_says_what_is_not_rated_or_searched(
     assert "Unrated" in page and "Not rated: the research stopped before" in page
     assert "Not searched." in page and "No adverse media found." not in page
     assert "Still to do: adverse media search." in page
+
+
+def test_the_rating_of_an_unmatched_subject_says_it_was_screened_by_name_only():
+    from runs.views.packets import rating_grounds
+
+    assert "screened by name only" in " ".join(rating_grounds({"selected_entity": None}))
+    matched = {"selected_entity": {"entity_id": "co-acme-analytics-gb"}}
+    assert rating_grounds(matched) == []
