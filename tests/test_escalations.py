@@ -216,6 +216,19 @@ def test_closing_the_case_records_the_decision_in_the_packet(client, tenant, ana
     assert "Decline onboarding" in packet["closing_note"]
 
 
+def test_a_closed_escalation_no_longer_invites_an_extension_or_a_close(
+    client, tenant, analyst, reviewer
+):
+    item = budget_item(tenant, analyst)
+    client_for(client, reviewer)
+    invitation = "Extend its budget to let it continue, or close the case with a decision."
+    assert invitation in client.get(url("reviews-conflict", item)).content.decode()
+    client.post(url("reviews-close", item), {"decision": "Enough evidence: decline the client."})
+    page = client.get(url("reviews-conflict", item)).content.decode()
+    assert "This escalation is closed." in page
+    assert invitation not in page
+
+
 def test_a_reviewer_cannot_decide_an_escalation_on_their_own_case(client, tenant, reviewer):
     item = conflict_item(tenant, reviewer)
     client_for(client, reviewer)
