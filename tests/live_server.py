@@ -105,7 +105,28 @@ def _atlas_server_stopped_at_end(django_db_setup, django_db_blocker):
     if _live is not None:
         with django_db_blocker.unblock():
             stop_atlas_server(_live)
+            _wait_for_other_sessions_to_end()
         _live = None
+
+
+def _wait_for_other_sessions_to_end(timeout: float = 5.0) -> None:
+    """PostgreSQL ends a session a moment after its client closes it; until then the test
+    database cannot be dropped."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    others = (
+        "SELECT count(*) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    )
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(others)
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.05)
 
 
 @pytest.fixture

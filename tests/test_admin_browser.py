@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.db import connections
 from django.utils import timezone
 
 from runs.models import Run
@@ -96,11 +97,21 @@ def test_an_admin_browses_runs_opens_a_long_trace_and_the_dashboard(
 ):
     # Playwright's sync API runs an event loop in this thread; real runs announce their
     # updates through async_to_sync, which refuses to run there.
-    worker = threading.Thread(
-        target=call_command,
-        args=("atlas_eval", str(SUITE), "--html", "/dev/null", "--tenant", tenant.slug),
-        kwargs={"stdout": StringIO()},
-    )
+    def evaluate() -> None:
+        try:
+            call_command(
+                "atlas_eval",
+                str(SUITE),
+                "--html",
+                "/dev/null",
+                "--tenant",
+                tenant.slug,
+                stdout=StringIO(),
+            )
+        finally:
+            connections.close_all()  # an open session would keep the test database
+
+    worker = threading.Thread(target=evaluate)
     worker.start()
     worker.join()
     assert Run.objects.filter(case__subject_name="Meridian Shipping Holdings").exists()
