@@ -101,6 +101,8 @@ def _directors_value(directors: list[str]) -> str:
 
 
 def _apply_resolve(state: AtlasState, result: dict[str, Any], step: int, now: datetime) -> None:
+    found = result.get("candidates", [])
+    details = _distinguishing_details([c.get("record") or {} for c in found])
     candidates = [
         EntityCandidate(
             entity_id=c["entity_id"],
@@ -110,8 +112,9 @@ def _apply_resolve(state: AtlasState, result: dict[str, Any], step: int, now: da
             score=c["score"],
             matched_on=c.get("matched_on", ""),
             registration_number=c.get("registration_number"),
+            details=facts,
         )
-        for c in result.get("candidates", [])
+        for c, facts in zip(found, details, strict=True)
     ]
     if state.selected_entity is None:
         state.entity_candidates = candidates
@@ -393,3 +396,24 @@ def _detect_conflicts(state: AtlasState) -> None:
             )
         else:
             existing.values = values
+
+
+def _distinguishing_details(records: list[dict[str, Any]]) -> list[str]:
+    """For each registry record, the facts that tell it from the others found with it
+    (born, role, incorporated, status); a fact they all share tells nothing apart."""
+    facts = [_record_facts(record) for record in records]
+    shared = set.intersection(*(set(f) for f in facts)) if facts else set()
+    return [", ".join(fact for fact in own if fact not in shared) for own in facts]
+
+
+def _record_facts(record: dict[str, Any]) -> list[str]:
+    facts = []
+    if record.get("born_year"):
+        facts.append(f"born {record['born_year']}")
+    if record.get("role"):
+        facts.append(str(record["role"]))
+    if record.get("incorporated"):
+        facts.append(f"incorporated {record['incorporated']}")
+    if record.get("status"):
+        facts.append(str(record["status"]))
+    return facts

@@ -146,10 +146,21 @@ class EntityCandidate(_Model):
     score: float
     matched_on: str = ""
     registration_number: str | None = None
+    # What tells same-name entities apart for the analyst: born, role, incorporated, status.
+    details: str = ""
 
     def label(self) -> str:
-        reg = f", no. {self.registration_number}" if self.registration_number else ""
-        return f"{self.name} ({self.jurisdiction}{reg}) [{self.entity_id}]"
+        return candidate_label(self.model_dump())
+
+
+def candidate_label(c: dict[str, Any]) -> str:
+    """How a registry candidate is named to the analyst: enough to tell it from the others."""
+    facts = [c["jurisdiction"]]
+    if c.get("registration_number"):
+        facts.append(f"no. {c['registration_number']}")
+    if c.get("details"):
+        facts.append(c["details"])
+    return f"{c['name']} ({', '.join(facts)}) [{c['entity_id']}]"
 
 
 class EvidenceItem(_Model):

@@ -28,7 +28,7 @@ from atlas.runtime.decisions import (
     PacketConflictValue,
     Usage,
 )
-from atlas.runtime.state import Signal
+from atlas.runtime.state import Signal, candidate_label
 
 MAX_FINDINGS = 12
 
@@ -82,7 +82,7 @@ class Playbook:
                         "resolve_entity", args, "Resolve the candidate the analyst picked."
                     )
             if len(candidates) > 1 and not _asked_recently(p):
-                labels = [_label(c) for c in candidates]
+                labels = [candidate_label(c) for c in candidates]
                 unmatched = ""
                 if p["answered_questions"]:
                     answer = p["answered_questions"][-1].get("answer", "")
@@ -145,9 +145,8 @@ def _without_none(**kwargs: Any) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if v is not None}
 
 
-def _label(c: dict[str, Any]) -> str:
-    reg = f", no. {c['registration_number']}" if c.get("registration_number") else ""
-    return f"{c['name']} ({c['jurisdiction']}{reg}) [{c['entity_id']}]"
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
 
 
 def _failure_counts(p: dict[str, Any]) -> dict[str, int]:
@@ -195,8 +194,17 @@ def _candidate_from_answer(
     by_country = [c for c in candidates if _names_country(answer, c["jurisdiction"])]
     if len(by_country) == 1:
         return by_country[0]
-    best = max(candidates, key=lambda c: fuzz.token_set_ratio(answer, _label(c)))
-    if fuzz.token_set_ratio(answer, _label(best)) >= 80:
+    # "the one born 1965": a word of the answer that only one candidate's facts contain.
+    answer_words = _words(answer)
+    by_fact = []
+    for c in candidates:
+        others = set().union(*(_words(o.get("details", "")) for o in candidates if o is not c))
+        if answer_words & (_words(c.get("details", "")) - others):
+            by_fact.append(c)
+    if len(by_fact) == 1:
+        return by_fact[0]
+    best = max(candidates, key=lambda c: fuzz.token_set_ratio(answer, candidate_label(c)))
+    if fuzz.token_set_ratio(answer, candidate_label(best)) >= 80:
         return best
     return None
 
