@@ -121,12 +121,15 @@ def _wait_for_other_sessions_to_end(timeout: float = 5.0) -> None:
         "WHERE datname = current_database() AND pid <> pg_backend_pid()"
     )
     deadline = time.monotonic() + timeout
-    with connection.cursor() as cursor:
-        while time.monotonic() < deadline:
-            cursor.execute(others)
-            if cursor.fetchone()[0] == 0:
-                return
-            time.sleep(0.05)
+    try:
+        with connection.cursor() as cursor:
+            while time.monotonic() < deadline:
+                cursor.execute(others)
+                if cursor.fetchone()[0] == 0:
+                    return
+                time.sleep(0.05)
+    finally:
+        connection.close()  # this session too must be gone before the drop
 
 
 @pytest.fixture
