@@ -256,17 +256,7 @@ def _apply_signoff(
     if s.opened_by is not None and signoff.actor == s.opened_by:
         raise HumanInputRejected("The analyst who opened the case cannot sign off its packet.")
     if signoff.approved:
-        dispositions = _hit_dispositions(s, signoff)
-        s.proposed_packet = s.proposed_packet.model_copy(update={"hit_dispositions": dispositions})
-        return _complete(
-            writer,
-            s,
-            buf,
-            actor=signoff.actor,
-            reason=signoff.reason,
-            closed=False,
-            hit_dispositions=dispositions,
-        )
+        return _complete(writer, s, buf, signoff, reason=signoff.reason, closed=False)
     writer.emit(s, buf, "packet_rejected", actor=signoff.actor, reason=signoff.reason)
     s.rejected_packets.append(packet_fingerprint(s.proposed_packet))
     writer.observe(
@@ -306,43 +296,40 @@ def _hit_dispositions(s: AtlasState, decided: PacketSignOff | CloseCase) -> list
 def _apply_close(
     writer: StepWriter, s: AtlasState, buf: StepBuffer, close: CloseCase
 ) -> AtlasState:
-    dispositions = _hit_dispositions(s, close)
     packet = s.proposed_packet or partial_packet(s, s.termination_reason or "no_progress")
     s.proposed_packet = packet.model_copy(
-        update={
-            "closed_by_reviewer": True,
-            "closing_note": close.decision,
-            "hit_dispositions": dispositions,
-        }
+        update={"closed_by_reviewer": True, "closing_note": close.decision}
     )
     s.pending_question = None
     s.pending_approval = None
     s.approved_action = None
-    return _complete(
-        writer,
-        s,
-        buf,
-        actor=close.actor,
-        reason=close.decision,
-        closed=True,
-        hit_dispositions=dispositions,
-    )
+    return _complete(writer, s, buf, close, reason=close.decision, closed=True)
 
 
 def _complete(
     writer: StepWriter,
     s: AtlasState,
     buf: StepBuffer,
+    decided: PacketSignOff | CloseCase,
     *,
-    actor: str,
     reason: str,
     closed: bool,
-    **recorded: object,
 ) -> AtlasState:
-    """A reviewer's approval ends the run: its packet is the case's record."""
+    """A reviewer's approval ends the run: its packet, with the reviewer's disposition of
+    each sanctions hit, is the case's record."""
+    dispositions = _hit_dispositions(s, decided)
+    s.proposed_packet = s.proposed_packet.model_copy(update={"hit_dispositions": dispositions})
     writer.set_status(s, "completed", "packet_approved")
     if closed:
         s.user_status = CASE_CLOSED_USER_STATUS
-    writer.emit(s, buf, "packet_approved", actor=actor, reason=reason, closed=closed, **recorded)
+    writer.emit(
+        s,
+        buf,
+        "packet_approved",
+        actor=decided.actor,
+        reason=reason,
+        closed=closed,
+        hit_dispositions=dispositions,
+    )
     writer.terminal_event(s, buf, "run_completed")
     return s
