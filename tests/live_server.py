@@ -111,25 +111,21 @@ def _atlas_server_stopped_at_end(django_db_setup, django_db_blocker):
 
 def _wait_for_other_sessions_to_end(timeout: float = 5.0) -> None:
     """PostgreSQL ends a session a moment after its client closes it; until then the test
-    database cannot be dropped."""
+    database cannot be dropped. Watched from the server's maintenance database, so no
+    session of ours stays on the test database."""
     from django.db import connection
 
     if connection.vendor != "postgresql":
         return
-    others = (
-        "SELECT count(*) FROM pg_stat_activity "
-        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-    )
+    database = connection.settings_dict["NAME"]
+    connection.close()
     deadline = time.monotonic() + timeout
-    try:
-        with connection.cursor() as cursor:
-            while time.monotonic() < deadline:
-                cursor.execute(others)
-                if cursor.fetchone()[0] == 0:
-                    return
-                time.sleep(0.05)
-    finally:
-        connection.close()  # this session too must be gone before the drop
+    with connection._nodb_cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s", [database])
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.05)
 
 
 @pytest.fixture
