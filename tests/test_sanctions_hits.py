@@ -19,9 +19,16 @@ def decide(client, item: ReviewItem, **fields):
     return client.post(reverse("reviews-decide", args=[item.pk]), fields)
 
 
+def hit_fields(item: ReviewItem) -> list[str]:
+    return [f"hit-{hit['evidence_id']}" for hit in sanctions_hits_of(item)]
+
+
 def hit_field(item: ReviewItem) -> str:
-    (hit,) = sanctions_hits_of(item)
-    return f"hit-{hit['evidence_id']}"
+    return hit_fields(item)[0]
+
+
+def every_hit(item: ReviewItem, disposition: str) -> dict[str, str]:
+    return dict.fromkeys(hit_fields(item), disposition)
 
 
 def close(client, item: ReviewItem, **fields):
@@ -30,12 +37,14 @@ def close(client, item: ReviewItem, **fields):
 
 def test_the_signoff_page_asks_for_a_disposition_of_each_hit(client, tenant, analyst, reviewer):
     item = sanctioned_signoff_item(tenant, analyst)
-    (hit,) = item.payload["sanctions_hits"]
+    hits = item.payload["sanctions_hits"]
+    assert len(hits) == 3, "the company's own listing and its director's two"
     page = client_for(client, reviewer).get(reverse("reviews-item", args=[item.pk]))
     html = page.content.decode()
-    assert escape(hit["claim"]) in html
-    assert f'name="{hit_field(item)}" value="confirmed_match"' in html
-    assert f'name="{hit_field(item)}" value="false_positive"' in html
+    for hit, field in zip(hits, hit_fields(item), strict=True):
+        assert escape(hit["claim"]) in html
+        assert f'name="{field}" value="confirmed_match"' in html
+        assert f'name="{field}" value="false_positive"' in html
 
 
 def test_a_sign_off_without_a_disposition_is_refused_and_nothing_is_recorded(
@@ -64,7 +73,7 @@ def test_a_chosen_disposition_is_kept_when_the_form_is_refused(client, tenant, a
 
 def test_an_unknown_disposition_is_refused_in_plain_words(client, tenant, analyst, reviewer):
     item = sanctioned_signoff_item(tenant, analyst)
-    fields = {"decision": "approve", "reason": "Cleared by phone", hit_field(item): "cleared"}
+    fields = {"decision": "approve", "reason": "Cleared by phone", **every_hit(item, "cleared")}
     response = decide(client_for(client, reviewer), item, **fields)
     assert response.status_code == 409
     assert "This decision is not valid" in response.content.decode()
@@ -73,21 +82,23 @@ def test_an_unknown_disposition_is_refused_in_plain_words(client, tenant, analys
 
 def test_the_signed_off_packet_records_each_disposition(client, tenant, analyst, reviewer):
     item = sanctioned_signoff_item(tenant, analyst)
-    (hit,) = item.payload["sanctions_hits"]
+    hits = item.payload["sanctions_hits"]
     fields = {
         "decision": "approve",
         "reason": "Same entity as the SDN listing: exit the relationship.",
-        hit_field(item): "confirmed_match",
+        **every_hit(item, "confirmed_match"),
     }
     decide(client_for(client, reviewer), item, **fields)
     decision = HumanDecision.objects.get(review_item=item)
-    assert decision.payload["hit_dispositions"] == {hit["evidence_id"]: "confirmed_match"}
+    assert decision.payload["hit_dispositions"] == {
+        hit["evidence_id"]: "confirmed_match" for hit in hits
+    }
 
     run = advance(item)
     assert (run.status, run.termination_reason) == ("completed", "packet_approved")
-    (recorded,) = run.state["proposed_packet"]["hit_dispositions"]
-    assert recorded["disposition"] == "confirmed_match"
-    assert recorded["decided_by"] == reviewer.get_username()
+    recorded = run.state["proposed_packet"]["hit_dispositions"]
+    assert [r["disposition"] for r in recorded] == ["confirmed_match"] * len(hits)
+    assert {r["decided_by"] for r in recorded} == {reviewer.get_username()}
     packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
     disposition = '<strong class="disposition-confirmed_match">confirmed match</strong>'
     assert f"Reviewer's disposition: {disposition}" in packet_page

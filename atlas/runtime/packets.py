@@ -6,11 +6,12 @@ from __future__ import annotations
 from atlas.runtime.adapters.playbook import draft_packet
 from atlas.runtime.context import project_state
 from atlas.runtime.decisions import DueDiligencePacket, PacketConflict, PacketConflictValue
+from atlas.runtime.directors import unscreened_directors
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import AtlasState, user_status_for
 
-# Pending requirements (atlas.runtime.progress) as a reviewer reads them; documents and
-# conflicts are named in gaps of their own.
+# Pending requirements (atlas.runtime.progress) as a reviewer reads them; documents,
+# directors and conflicts are named in gaps of their own.
 STILL_TO_DO = {
     "select_entity": "match the subject to exactly one registry entity",
     "screen_sanctions": "sanctions screening",
@@ -26,7 +27,7 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
     gaps = [
         f"Still to do: {STILL_TO_DO.get(item.split(':')[0], item)}."
         for item in pending
-        if not item.startswith(("resolve_conflict", "extract:"))
+        if not item.startswith(("resolve_conflict", "extract:", "screen_director:"))
     ]
     gaps.append(f"Stopped early: {user_status_for('awaiting_review', reason)}")
     rejections = [o for o in s.observations if o.error_type == "packet_rejected"]
@@ -44,8 +45,18 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
 
 def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
     """What every packet carries, whatever the model wrote: the conflicts nobody resolved,
-    with both sides, and the attached documents the run did not read."""
-    return _with_unread_documents(s, _with_conflicts(s, packet))
+    with both sides, the directors nobody screened, and the attached documents the run did
+    not read."""
+    return _with_unread_documents(s, _with_unscreened_directors(s, _with_conflicts(s, packet)))
+
+
+def _with_unscreened_directors(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
+    gaps = list(packet.open_gaps)
+    for name in unscreened_directors(s):
+        line = f"Director {name} was not screened against the sanctions lists."
+        if line not in gaps:
+            gaps.append(line)
+    return packet.model_copy(update={"open_gaps": gaps})
 
 
 def _with_unread_documents(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from atlas.runtime.directors import director_step, unscreened_directors
 from atlas.runtime.state import AtlasState
 
 # A marker in decision_history that no cycle may span (a human decision, a resume).
@@ -20,6 +21,7 @@ def pending_requirements(state: AtlasState) -> list[str]:
         pending.append("screen_sanctions")
     if "search_adverse_media" not in state.completed_steps:
         pending.append("search_adverse_media")
+    pending.extend(director_step(name) for name in unscreened_directors(state))
     for document in state.brief.documents:
         if f"extract:{document.document_id}" not in state.completed_steps:
             pending.append(f"extract:{document.document_id}")

@@ -12,6 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from atlas.runtime.decisions import CallTool
+from atlas.runtime.directors import SEPARATOR as DIRECTORS_SEPARATOR
+from atlas.runtime.directors import director_step, screened_director
 from atlas.runtime.state import (
     AtlasState,
     Conflict,
@@ -58,8 +60,9 @@ def apply_in_place(
         _apply_resolve(new, result, step, now)
         _complete(new, "resolve_entity")
     elif tool == "screen_sanctions":
-        _apply_sanctions(new, result, step, now)
-        _complete(new, "screen_sanctions")
+        director = screened_director(new, args)
+        _apply_sanctions(new, result, step, now, director=director)
+        _complete(new, director_step(director) if director else "screen_sanctions")
     elif tool == "search_adverse_media":
         _apply_media(new, result, step, now)
         _complete(new, "search_adverse_media")
@@ -160,7 +163,7 @@ def _apply_resolve(state: AtlasState, result: dict[str, Any], step: int, now: da
                     fact="directors",
                     entity_id=record["entity_id"],
                     value=_directors_value(record["directors"]),
-                    display_value=", ".join(record["directors"]),
+                    display_value=DIRECTORS_SEPARATOR.join(record["directors"]),
                     source_id=source_id,
                     source_label=item.source_label,
                     retrieved_at=now,
@@ -185,8 +188,16 @@ def _apply_resolve(state: AtlasState, result: dict[str, Any], step: int, now: da
             )
 
 
-def _apply_sanctions(state: AtlasState, result: dict[str, Any], step: int, now: datetime) -> None:
+def _apply_sanctions(
+    state: AtlasState,
+    result: dict[str, Any],
+    step: int,
+    now: datetime,
+    *,
+    director: str | None = None,
+) -> None:
     hits = result.get("hits", [])
+    hit_label = f"Sanctions hit on director {director}" if director else "Sanctions hit"
     subject = result.get("entity_id") or normalize_text(" ".join(result.get("screened_names", [])))
     for hit in hits:
         fp = fingerprint({"sanctions_hit": hit["entry_id"], "subject": subject})[:20]
@@ -196,7 +207,7 @@ def _apply_sanctions(state: AtlasState, result: dict[str, Any], step: int, now: 
             else ""
         )
         claim = (
-            f"Sanctions hit: '{hit['matched_query']}' matches {hit['listed_name']} on "
+            f"{hit_label}: '{hit['matched_query']}' matches {hit['listed_name']} on "
             f"{hit['list']} (score {hit['score']:g}, programs {', '.join(hit['programs']) or 'n/a'}, "
             f"listed {hit['listed_on']}{aliases})."
         )
@@ -218,6 +229,7 @@ def _apply_sanctions(state: AtlasState, result: dict[str, Any], step: int, now: 
     if not hits:
         fp = fingerprint({"sanctions_clear": subject})[:20]
         names = result.get("screened_names", [])
+        screened = f"director {director}" if director else ", ".join(names[:3])
         _add_evidence(
             state,
             EvidenceItem(
@@ -229,7 +241,7 @@ def _apply_sanctions(state: AtlasState, result: dict[str, Any], step: int, now: 
                 retrieved_at=now,
                 fingerprint=fp,
                 claim=(
-                    f"No sanctions hits for {', '.join(names[:3])} across "
+                    f"No sanctions hits for {screened} across "
                     f"{len(result.get('lists_checked', []))} lists (threshold "
                     f"{result.get('threshold', 0):g})."
                 ),
@@ -282,7 +294,7 @@ def _apply_media(state: AtlasState, result: dict[str, Any], step: int, now: date
                         fact="directors",
                         entity_id=entity_id,
                         value=_directors_value(directors),
-                        display_value=", ".join(directors),
+                        display_value=DIRECTORS_SEPARATOR.join(directors),
                         source_id=item.source_id,
                         source_label=item.source_label,
                         retrieved_at=now,

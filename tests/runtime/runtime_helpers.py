@@ -111,3 +111,6 @@ def run(runtime: Runtime, state: AtlasState) -> AtlasState:
 # The standard clean trajectory of one playbook iteration that runs a tool.
 TOOL_TURN = ["model_requested", "model_decision", "tool_started", "tool_succeeded"]
 FINISH_TURN = ["model_requested", "model_decision", "finish_proposed"]
+# After its media search the playbook screens each director of the company by name:
+# Acme Analytics has two.
+ACME_DIRECTOR_SCREENS = TOOL_TURN * 2

@@ -111,10 +111,10 @@ def test_a_budget_extension_resumes_a_stopped_run(make_runtime, make_state, stor
     state = runtime.apply_human_input(
         state,
         BudgetExtension(
-            decision_id="d-1", actor="rita", extra_iterations=3, extra_cost_usd=Decimal("0.5")
+            decision_id="d-1", actor="rita", extra_iterations=5, extra_cost_usd=Decimal("0.5")
         ),
     )
-    assert state.budgets.max_iterations == 5
+    assert state.budgets.max_iterations == 7
     assert state.budgets.max_cost_usd == Decimal("1.50")
     state = runtime.run_until_pause(state)
     assert state.termination_reason == "finish_proposed"

@@ -9,7 +9,16 @@ import time
 from decimal import Decimal
 
 import pytest
-from runtime_helpers import FINISH_TURN, TOOL_TURN, FnModel, call, events_of, run, types
+from runtime_helpers import (
+    ACME_DIRECTOR_SCREENS,
+    FINISH_TURN,
+    TOOL_TURN,
+    FnModel,
+    call,
+    events_of,
+    run,
+    types,
+)
 
 from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.humans import (
@@ -42,6 +51,7 @@ def test_invalid_json_once_gets_a_repair_turn(make_runtime, make_state, store):
         "model_requested",
         "model_failed",
         *TOOL_TURN * 3,
+        *ACME_DIRECTOR_SCREENS,
         *FINISH_TURN,
     ]
     failed = events_of(store, state, "model_failed")[0]
@@ -91,6 +101,7 @@ def test_an_unknown_tool_is_rejected_and_the_loop_goes_on(make_runtime, make_sta
         "model_decision",
         "tool_rejected",
         *TOOL_TURN * 3,
+        *ACME_DIRECTOR_SCREENS,
         *FINISH_TURN,
     ]
     assert events_of(store, state, "tool_rejected")[0].data == {
@@ -124,6 +135,7 @@ def test_it_blocks_an_identical_action(make_runtime, make_state, store):
         "model_decision",
         "duplicate_action_blocked",
         *TOOL_TURN * 2,
+        *ACME_DIRECTOR_SCREENS,
         *FINISH_TURN,
     ]
     resolves = [
@@ -195,6 +207,7 @@ def test_an_oversized_result_is_stored_whole_and_shown_bounded(make_runtime, mak
         "tool_started",
         "result_truncated",
         "tool_succeeded",
+        *ACME_DIRECTOR_SCREENS,
         *FINISH_TURN,
     ]
     record = next(r for r in store.tool_calls.values() if r.tool == "search_adverse_media")
@@ -222,7 +235,9 @@ def test_a_policy_denial_is_not_executed_and_stays_blocked(make_runtime, make_st
         "model_requested",
         "model_decision",
         "policy_denied",
-        *TOOL_TURN * 4,
+        *TOOL_TURN * 3,
+        *ACME_DIRECTOR_SCREENS,
+        *TOOL_TURN,
         *FINISH_TURN,
     ]
     first, second = events_of(store, state, "policy_denied")
@@ -500,6 +515,7 @@ def test_transport_errors_are_retried_then_become_a_typed_failure(make_runtime, 
         "tool_started",
         "tool_failed",
         *TOOL_TURN * 2,
+        *ACME_DIRECTOR_SCREENS,
         *FINISH_TURN,
     ]
     failed = events_of(store, state, "tool_failed")[0].data
@@ -553,6 +569,7 @@ def test_ask_human_waits_for_input_and_the_answer_is_an_observation(
         "clarification_received",
         "run_resumed",
         *TOOL_TURN * 3,
+        *TOOL_TURN * 2,  # screening the Singapore company's two directors
         *FINISH_TURN,
     ]
     human = [o for o in state.observations if o.source == "human"]
@@ -586,15 +603,23 @@ def test_a_tool_needing_approval_waits_then_runs_once_approved(make_runtime, mak
         decision_id="d-1", actor="reviewer-rita", action_id=requested["action_id"], approved=True
     )
     state = runtime.run_until_pause(runtime.apply_human_input(state, approve))
-    assert_outcome(state, "awaiting_review", "finish_proposed")
     assert types(store, state)[8:] == [
         "approval_granted",
         "run_resumed",
         "tool_started",
         "tool_succeeded",
         *TOOL_TURN,
-        *FINISH_TURN,
+        "model_requested",
+        "model_decision",
+        "approval_requested",
     ]
+    # Screening a director costs as much as screening the subject: it needs approval too.
+    assert_outcome(state, "awaiting_review", "awaiting_approval")
+    director = events_of(store, state, "approval_requested")[1].data
+    assert (director["tool"], director["arguments"]) == (
+        "screen_sanctions",
+        {"name": "Sarah Linden"},
+    )
 
 
 def test_a_sensitive_document_denied_by_the_reviewer_is_not_read(make_runtime, make_state, store):
@@ -665,6 +690,7 @@ def test_a_finish_that_fails_validation_is_rejected_and_the_loop_goes_on(
         "model_decision",
         "final_rejected",
         *TOOL_TURN * 3,
+        *ACME_DIRECTOR_SCREENS,
         *FINISH_TURN,
     ]
     errors = events_of(store, state, "final_rejected")[0].data["errors"]

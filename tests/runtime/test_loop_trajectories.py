@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from runtime_helpers import FINISH_TURN, TOOL_TURN, FnModel, call, events_of, run, types
+from runtime_helpers import (
+    ACME_DIRECTOR_SCREENS,
+    FINISH_TURN,
+    TOOL_TURN,
+    FnModel,
+    call,
+    events_of,
+    run,
+    types,
+)
 
 from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.adapters.playbook import Playbook
@@ -54,6 +63,7 @@ def test_a_finish_citing_an_unread_source_is_rejected_and_the_loop_goes_on(
     assert types(store, state) == [
         "run_started",
         *TOOL_TURN * 3,
+        *ACME_DIRECTOR_SCREENS,
         "model_requested",
         "model_decision",
         "final_rejected",

@@ -2,8 +2,9 @@
 
 It decides from the same bounded projection a language model would see and never reads
 tool text as instructions: resolve the entity (ask the analyst when several candidates
-fit), screen sanctions, search adverse media, extract each attached document, then
-finish with a packet that cites every finding and carries open conflicts.
+fit), screen sanctions, search adverse media, screen each director by name, extract each
+attached document, then finish with a packet that cites every finding and carries open
+conflicts.
 """
 
 from __future__ import annotations
@@ -120,6 +121,11 @@ class Playbook:
             return _call("search_adverse_media", args, "Look for adverse media about the subject.")
         if "search_adverse_media" not in done:
             gaps.append("Adverse media search could not be completed.")
+        for director in p.get("directors_to_screen", []):
+            args = {"name": director}
+            if _denied(p, "screen_sanctions", args) or failures.get("screen_sanctions", 0) >= 2:
+                continue  # the runtime names every unscreened director in the packet's gaps
+            return _call("screen_sanctions", args, "Screen a director of the subject by name.")
         for document in case["documents"]:
             step = f"extract:{document['document_id']}"
             if step in done:
@@ -254,7 +260,8 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
     elif hits:
         sanctions_result = f"{len(hits)} sanctions hits. " + " ".join(e["claim"] for e in hits)
     elif sanctions:
-        sanctions_result = sanctions[0]["claim"]
+        # The subject's screening first, then each director's.
+        sanctions_result = " ".join(e["claim"] for e in sanctions)
     else:
         sanctions_result = "Not screened."
     media = [e for e in relevant if e["source_id"].startswith("article:")]

@@ -1,0 +1,56 @@
+"""The directors of the subject company, and which of them are screened against the
+sanctions lists: each is screened by name, as a step of its own."""
+
+from __future__ import annotations
+
+import hashlib
+
+from atlas.runtime.state import AtlasState
+from atlas.runtime.world.normalize import normalize_text
+
+# How a directors fact's display value joins the names a source gives.
+SEPARATOR = ", "
+
+
+def director_step(name: str) -> str:
+    """The completed step for screening one director. A hash, not the name: names come
+    from tools, and steps are shown to the model outside the untrusted-data fence."""
+    digest = hashlib.sha256(normalize_text(name).encode()).hexdigest()[:10]
+    return f"screen_director:{digest}"
+
+
+def directors(state: AtlasState) -> list[str]:
+    """The people any source names as directors of the selected company, each once. Once a
+    reviewer settles a conflict over them, only the value they chose counts."""
+    selected = state.selected_entity
+    if selected is None or selected.entity_type != "company":
+        return []
+    facts = [f for f in state.facts if f.fact == "directors" and f.entity_id == selected.entity_id]
+    for conflict in state.conflicts:
+        chosen = conflict.resolution.value if conflict.resolution else None
+        if chosen and conflict.fact == "directors" and conflict.entity_id == selected.entity_id:
+            facts = [f for f in facts if f.display_value == chosen]
+    names: dict[str, str] = {}
+    for fact in facts:
+        for name in fact.display_value.split(SEPARATOR):
+            names.setdefault(normalize_text(name), name.strip())
+    return [name for key, name in names.items() if key]
+
+
+def unscreened_directors(state: AtlasState) -> list[str]:
+    return [name for name in directors(state) if director_step(name) not in state.completed_steps]
+
+
+def screened_director(state: AtlasState, arguments: dict) -> str | None:
+    """The director a screen by name alone is for; None when the screen is of the subject
+    itself (by entity id, or by the subject's own name)."""
+    name = arguments.get("name")
+    if not name or arguments.get("entity_id"):
+        return None
+    key = normalize_text(name)
+    subject_names = {normalize_text(state.brief.subject)}
+    if state.selected_entity is not None:
+        subject_names.add(normalize_text(state.selected_entity.name))
+    if key in subject_names:
+        return None
+    return next((d for d in directors(state) if normalize_text(d) == key), None)

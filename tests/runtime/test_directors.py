@@ -1,0 +1,105 @@
+"""Each director of the subject company is screened against the sanctions lists by name."""
+
+from __future__ import annotations
+
+from runtime_helpers import FnModel, events_of, run
+
+from atlas.runtime.adapters.base import ModelReply
+from atlas.runtime.adapters.playbook import Playbook
+from atlas.runtime.context import FENCE_OPEN, build_context
+from atlas.runtime.directors import director_step, directors, unscreened_directors
+from atlas.runtime.policy import TenantPolicy
+from atlas.runtime.progress import pending_requirements
+from atlas.runtime.state import ConflictResolutionRecord, Signal
+from atlas.runtime.tools.registry import default_registry
+
+
+def test_the_playbook_screens_every_director_and_a_listed_one_makes_the_packet_high_risk(
+    make_runtime, make_state, store
+):
+    state = run(make_runtime(), make_state("Amber Coast Freight", jurisdiction="LT"))
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    screens = [
+        e.data["arguments"]
+        for e in events_of(store, state, "tool_started")
+        if e.data["tool"] == "screen_sanctions"
+    ]
+    assert screens == [
+        {"entity_id": "co-amber-coast-freight-lt"},
+        {"name": "Ieva Petraitytė"},
+        {"name": "Dmitry Volkov"},
+    ]
+    assert unscreened_directors(state) == []
+    assert "screen_sanctions" in state.completed_steps
+    packet = state.proposed_packet
+    assert packet.risk_rating == "high"
+    assert packet.sanctions_result.startswith("2 sanctions hits. Sanctions hit on director")
+    hits = [e.claim for e in state.evidence if Signal.SANCTIONS_HIT in e.signals]
+    assert hits and all(c.startswith("Sanctions hit on director Dmitry Volkov:") for c in hits)
+    assert "No sanctions hits for director Ieva Petraitytė" in " ".join(
+        f.claim for f in packet.findings
+    )
+
+
+def test_screening_a_director_does_not_count_as_screening_the_subject(make_runtime, make_state):
+    def directors_first(context):
+        done = context.projection["completed_steps"]
+        if "resolve_entity" in done and not any(s.startswith("screen_director:") for s in done):
+            name = context.projection["directors_to_screen"][0]
+            return ModelReply(
+                action={
+                    "kind": "call_tool",
+                    "tool_name": "screen_sanctions",
+                    "arguments": {"name": name},
+                }
+            )
+        return ModelReply(action=Playbook().next_action(context.projection))
+
+    state = run(make_runtime(FnModel(directors_first)), make_state())
+    assert state.completed_steps[:3] == [
+        "resolve_entity",
+        director_step("Sarah Linden"),
+        "screen_sanctions",
+    ]
+    assert state.termination_reason == "finish_proposed"
+
+
+def test_a_packet_names_the_directors_nobody_screened(make_runtime, make_state):
+    def skips_directors(context):
+        projection = dict(context.projection, directors_to_screen=[])
+        return ModelReply(action=Playbook().next_action(projection))
+
+    state = run(make_runtime(FnModel(skips_directors)), make_state())
+    assert state.termination_reason == "finish_proposed"
+    assert state.proposed_packet.open_gaps == [
+        "Director Sarah Linden was not screened against the sanctions lists.",
+        "Director Tom Becker was not screened against the sanctions lists.",
+    ]
+    assert pending_requirements(state)[-2:] == [
+        director_step("Sarah Linden"),
+        director_step("Tom Becker"),
+    ]
+
+
+def test_directors_named_by_any_source_count_until_a_reviewer_settles_the_conflict(
+    make_runtime, make_state
+):
+    state = run(make_runtime(), make_state("Meridian Shipping Holdings", max_iterations=3))
+    assert directors(state) == ["Helen Carter", "James Whitfield", "Viktor Petrenko"]
+    (conflict,) = state.conflicts
+    conflict.status = "resolved"
+    conflict.resolution = ConflictResolutionRecord(
+        value="Helen Carter, James Whitfield", actor="rita", decision_id="d-1"
+    )
+    assert directors(state) == ["Helen Carter", "James Whitfield"]
+
+
+def test_director_names_reach_the_model_only_inside_the_untrusted_data_fence(
+    make_runtime, make_state
+):
+    state = run(make_runtime(), make_state("Meridian Shipping Holdings", max_iterations=3))
+    context = build_context(state, default_registry(), TenantPolicy())
+    trusted, fenced = context.messages[1]["content"].split(FENCE_OPEN, 1)
+    assert director_step("Viktor Petrenko") in trusted
+    assert "Viktor Petrenko" not in trusted
+    assert '"directors_to_screen": ["Helen Carter", "James Whitfield", "Viktor Petrenko"]' in fenced
