@@ -28,6 +28,28 @@ DEFAULT_BUDGETS = {
     "deadline_seconds": 120,
 }
 
+# Tool error and rejection codes (atlas.runtime.tools.base, tool_requests) in words.
+ERROR_WORDS = {
+    "timeout": "timed out",
+    "rate_limited": "rate limited",
+    "forbidden": "not authorized",
+    "not_found": "not found",
+    "document_unavailable": "document unavailable",
+    "effect_unknown": "outcome unknown",
+    "malformed_result": "malformed result",
+    "tool_error": "error",
+}
+REJECTION_WORDS = {
+    "unknown_tool": "there is no tool by that name",
+    "invalid_arguments": "the arguments do not fit the tool",
+}
+
+
+def _error_words(data: dict) -> str:
+    code = data.get("error_type") or "tool_error"
+    return ERROR_WORDS.get(code, code.replace("_", " "))
+
+
 BUDGET_LABELS = {
     "max_iterations": "iteration",
     "iterations": "iteration",
@@ -148,18 +170,20 @@ def _note_for(event: TraceEvent) -> Note | None:
             "warn",
         )
     elif kind == "tool_retryable_failure":
-        text = f"Attempt {data.get('attempt', '?')} failed ({data.get('error_type', 'error')}): {data.get('message', '')}; retrying"
+        text = f"Attempt {data.get('attempt', '?')} failed ({_error_words(data)}): {data.get('message', '')}; retrying"
         tone = "warn"
     elif kind == "tool_failed" and data.get("error_type") == "cancelled":
         text, tone = f"Interrupted: {data.get('message', '')}", "warn"
     elif kind == "tool_failed":
-        text, tone = f"Failed ({data.get('error_type', 'error')}): {data.get('message', '')}", "bad"
+        text, tone = f"Failed ({_error_words(data)}): {data.get('message', '')}", "bad"
     elif kind == "tool_succeeded":
         return None
     elif kind == "policy_denied":
         text, tone = f"Denied by policy: {data.get('reason', '')}", "bad"
     elif kind == "tool_rejected":
-        text, tone = f"Rejected: {data.get('reason', '')}", "warn"
+        reason = data.get("reason", "")
+        text, tone = f"Rejected: {REJECTION_WORDS.get(reason, reason)}", "warn"
+        detail = data.get("errors") or None
     elif kind == "duplicate_action_blocked":
         text, tone = "Not executed: the same call was already made", "warn"
     elif kind == "result_truncated":

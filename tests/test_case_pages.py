@@ -414,3 +414,34 @@ def test_only_a_resume_after_a_crash_is_noted_on_the_case_page(client, analyst, 
         .content.decode()
     )
     assert html.count("Run resumed from its last committed step") == 1
+
+
+def test_step_notes_say_rejections_and_tool_errors_in_words(client, analyst, case):
+    run = make_run(case)
+    add_events(
+        run,
+        (
+            "tool_rejected",
+            1,
+            {"reason": "invalid_arguments", "errors": ["name: Field required"]},
+        ),
+        ("tool_rejected", 2, {"reason": "unknown_tool"}),
+        (
+            "tool_retryable_failure",
+            3,
+            {"attempt": 1, "error_type": "rate_limited", "message": "429"},
+        ),
+        ("tool_failed", 3, {"error_type": "not_found", "message": "Unknown entity id: x"}),
+    )
+    html = (
+        client_for(client, analyst)
+        .get(reverse("runs-case-detail", args=[case.pk]))
+        .content.decode()
+    )
+    assert "Rejected: the arguments do not fit the tool" in html
+    assert "name: Field required" in html
+    assert "Rejected: there is no tool by that name" in html
+    assert "Attempt 1 failed (rate limited): 429; retrying" in html
+    assert "Failed (not found): Unknown entity id: x" in html
+    for code in ("invalid_arguments", "unknown_tool", "rate_limited", "not_found"):
+        assert code not in html

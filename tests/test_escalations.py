@@ -156,6 +156,10 @@ def test_extending_the_budget_resumes_the_run(client, tenant, analyst, reviewer)
     run = advance(item)
     assert run.termination_reason != "max_iterations"
     assert run.state["budgets"]["max_iterations"] == 8
+    # The escalation's page shows the budget as the run now stands, not as it was raised.
+    page = client.get(url("reviews-conflict", item)).content.decode()
+    meter = page[page.index("<span>Iterations</span>") :].split("</div>")[0]
+    assert f'{run.iterations} <span class="muted">/ 8</span>' in meter
 
 
 def test_more_budget_is_refused_for_a_run_that_proposed_a_packet(client, tenant, analyst, reviewer):

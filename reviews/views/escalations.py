@@ -27,6 +27,7 @@ from reviews.queries import filter_queue, open_items
 from reviews.views.common import REVIEWERS, HtmxHttpRequest, decisions_by_item, item_for, item_view
 from runs.access import require_role, tenant_of
 from runs.evidence_links import anchor, web_link
+from runs.fragments import meters_for
 from runs.post_only import post_only
 
 KIND = ReviewItem.Kind.ESCALATION
@@ -151,38 +152,6 @@ def _source_of(item: EvidenceItem | None) -> dict:
     }
 
 
-def _whole(seconds) -> int | None:
-    return None if seconds is None else round(float(seconds))
-
-
-def _meters(item: ReviewItem) -> list[dict]:
-    usage = item.payload.get("usage", {})
-    budgets = item.payload.get("budgets", {})
-    rows = [
-        ("Iterations", usage.get("iterations"), budgets.get("max_iterations"), ""),
-        ("Tokens", usage.get("tokens"), budgets.get("max_tokens"), ""),
-        ("Cost", usage.get("cost_usd"), budgets.get("max_cost_usd"), "$"),
-        ("Time (s)", round(item.run.elapsed_seconds), _whole(budgets.get("deadline_seconds")), ""),
-    ]
-    meters = []
-    for label, used, limit, unit in rows:
-        try:
-            ratio = float(used) / float(limit) if limit and float(limit) > 0 else 0.0
-        except (TypeError, ValueError):
-            ratio = 0.0
-        meters.append(
-            {
-                "label": label,
-                "used": used if used is not None else "—",
-                "limit": limit if limit is not None else "—",
-                "unit": unit,
-                "percent": min(100, round(ratio * 100)),
-                "level": "full" if ratio >= 1 else ("high" if ratio >= 0.8 else ""),
-            }
-        )
-    return meters
-
-
 def _conflict_page(
     request: HtmxHttpRequest,
     item: ReviewItem,
@@ -225,7 +194,7 @@ def _conflict_page(
             "open_facts": open_facts,
             "follow_up": follow_up,
             "conflicts": conflicts,
-            "meters": _meters(item),
+            "meters": meters_for(item.run),
             "open_gaps": item.payload.get("open_gaps", []),
             "extend_form": extend_form or ExtendBudgetForm(),
             "close_form": close_form or CloseCaseForm(),
