@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from runs.views import cases, live, packets, traces
+from runs.views import cases, documents, live, packets, traces
 from runs.views import metrics as metrics_views
 
 urlpatterns: list = [
@@ -10,6 +10,11 @@ urlpatterns: list = [
     path("cases/new/", cases.case_new, name="runs-case-new"),
     path("cases/<int:case_id>/", cases.case_detail, name="runs-case-detail"),
     path("cases/<int:case_id>/rerun/", cases.case_rerun, name="runs-case-rerun"),
+    path(
+        "cases/<int:case_id>/documents/<int:document_id>/",
+        documents.document_file,
+        name="runs-document",
+    ),
     path("runs/<int:run_id>/cancel/", live.run_cancel, name="runs-run-cancel"),
     path("runs/<int:run_id>/answer/", live.run_answer, name="runs-run-answer"),
     path("runs/<int:run_id>/packet/", packets.packet, name="runs-packet"),

@@ -31,6 +31,7 @@ from reviews.views.common import (
     next_url,
 )
 from runs.access import require_role, tenant_of
+from runs.models import Document
 from runs.post_only import post_only
 
 QUEUE_KINDS = [ReviewItem.Kind.APPROVAL, ReviewItem.Kind.SIGNOFF]
@@ -97,12 +98,25 @@ def _item_page(
 ):
     view = item_view(item, request.user, error=error, reason=reason, hit_choices=hit_choices or {})
     history = item.run.decisions.select_related("actor").order_by("created_at", "id")
-    return render(
-        request,
-        "reviews/item.html",
-        {"row": view, "item": item, "case": item.case, "run": item.run, "history": history},
-        status=status,
-    )
+    context = {
+        "row": view,
+        "item": item,
+        "case": item.case,
+        "run": item.run,
+        "history": history,
+        "document": _document_to_read(item),
+    }
+    return render(request, "reviews/item.html", context, status=status)
+
+
+def _document_to_read(item: ReviewItem) -> Document | None:
+    """The case's document an extraction waiting for approval would read, if any."""
+    if item.kind != ReviewItem.Kind.APPROVAL:
+        return None
+    document_id = str(item.payload.get("arguments", {}).get("document_id", ""))
+    if not document_id.isdigit():
+        return None
+    return Document.objects.filter(case_id=item.case_id, pk=int(document_id)).first()
 
 
 def _row(

@@ -1,0 +1,48 @@
+"""An uploaded document, downloaded by anyone of its case's tenant who can read the case."""
+
+from __future__ import annotations
+
+import logging
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_safe
+
+from runs.access import get_for_tenant, require_role, tenant_of
+from runs.models import Document
+from runs.views.cases import READERS
+
+logger = logging.getLogger(__name__)
+
+
+@require_safe
+@require_role(*READERS)
+def document_file(request: HttpRequest, case_id: int, document_id: int) -> HttpResponse:
+    document = get_for_tenant(
+        Document.objects.select_related("case"),
+        tenant_of(request),
+        tenant_field="case__tenant",
+        pk=document_id,
+        case_id=case_id,
+    )
+    try:
+        with document.file.open("rb") as handle:
+            content = handle.read()  # uploads are capped at ATLAS_UPLOAD_MAX_BYTES
+    except OSError as error:
+        logger.warning("Document %s cannot be read from storage: %s", document.pk, error)
+        raise Http404(f"The file of “{document.original_name}” is missing from storage.") from None
+    if document.sensitive:
+        logger.info(
+            "Sensitive document %s of case %s downloaded by %s",
+            document.pk,
+            document.case_id,
+            request.user.get_username(),
+        )
+    # Always a download, never shown inline: an upload is untrusted content.
+    response = HttpResponse(content, content_type=document.content_type)
+    response["Content-Disposition"] = content_disposition_header(
+        as_attachment=True, filename=document.original_name
+    )
+    response["Content-Security-Policy"] = "sandbox"
+    response["Cache-Control"] = "private, no-store"
+    return response

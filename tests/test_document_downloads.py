@@ -1,0 +1,121 @@
+"""An uploaded document is downloaded from its case page, by its tenant only."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from reviews.models import ReviewItem
+from runs.actions import do_open_case, do_start_run
+from runs.execution import run_inline
+from runs.models import Case, Document
+from runs.uploads import check_upload
+from tests.conftest import client_for
+
+pytestmark = pytest.mark.django_db
+
+CONTENT = b"Director: Jane Roe\nPassport: X1234567\n"
+
+
+def open_case_with(client, analyst, name: str = "kyc note.txt") -> Document:
+    client_for(client, analyst)
+    client.post(
+        reverse("runs-case-new"),
+        {
+            "subject_name": "Acme Widgets Ltd",
+            "subject_type": "company",
+            "jurisdiction": "GB",
+            "notes": "",
+            "document": SimpleUploadedFile(name, CONTENT, "text/plain"),
+            "document_sensitive": "on",
+        },
+    )
+    return Case.objects.filter(created_by=analyst).get().documents.get()
+
+
+def download_url(document: Document) -> str:
+    return reverse("runs-document", args=[document.case_id, document.pk])
+
+
+def test_the_case_page_links_each_document_and_the_link_downloads_it(client, analyst):
+    document = open_case_with(client, analyst)
+    page = client.get(reverse("runs-case-detail", args=[document.case_id])).content.decode()
+    assert f'href="{download_url(document)}" download>kyc note.txt</a>' in page
+
+    response = client.get(download_url(document))
+    assert response.status_code == 200
+    assert response.content == CONTENT
+    assert response["Content-Type"] == "text/plain"
+    assert response["Content-Disposition"] == 'attachment; filename="kyc note.txt"'
+    assert response["Content-Security-Policy"] == "sandbox"
+    assert response["Cache-Control"] == "private, no-store"
+
+
+def test_a_reviewer_of_the_tenant_may_download_it_too_and_the_download_is_logged(
+    client, analyst, reviewer, caplog
+):
+    document = open_case_with(client, analyst)
+    assert document.sensitive
+    caplog.set_level("INFO", logger="runs.views.documents")
+    assert client_for(client, reviewer).get(download_url(document)).status_code == 200
+    assert (
+        f"Sensitive document {document.pk} of case {document.case_id} downloaded by reviewer"
+        in (caplog.text)
+    )
+
+
+def test_another_tenant_or_another_case_gets_not_found(client, analyst, outsider, outsider_case):
+    document = open_case_with(client, analyst)
+    assert client_for(client, outsider).get(download_url(document)).status_code == 404
+    client_for(client, analyst)
+    elsewhere = reverse("runs-document", args=[outsider_case.pk, document.pk])
+    assert client.get(elsewhere).status_code == 404
+
+
+def test_anonymous_visitors_are_sent_to_login(client, analyst):
+    document = open_case_with(client, analyst)
+    client.logout()
+    response = client.get(download_url(document))
+    assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+def test_only_reading_is_allowed(client, analyst):
+    document = open_case_with(client, analyst)
+    assert client.post(download_url(document)).status_code == 405
+
+
+def test_a_name_outside_ascii_is_kept_in_the_download(client, analyst):
+    document = open_case_with(client, analyst, name="Übersicht “final”.txt")
+    disposition = client.get(download_url(document))["Content-Disposition"]
+    assert disposition.startswith("attachment; filename*=utf-8''")
+    assert "%C3%9Cbersicht" in disposition
+
+
+def test_a_file_missing_from_storage_is_not_found_in_plain_words(client, analyst):
+    document = open_case_with(client, analyst)
+    document.file.storage.delete(document.file.name)
+    response = client.get(download_url(document))
+    assert response.status_code == 404
+
+
+def test_approving_a_sensitive_extraction_links_the_document_to_read(
+    client, tenant, analyst, reviewer
+):
+    upload = SimpleUploadedFile("passport scan.txt", CONTENT, "text/plain")
+    case = do_open_case(
+        tenant=tenant,
+        user=analyst,
+        subject_name="Acme Analytics Ltd",
+        subject_type="company",
+        jurisdiction="GB",
+        upload=upload,
+        sensitive=True,
+        checked=check_upload(upload),
+    )
+    run = run_inline(do_start_run(case, analyst, wake=False))
+    item = ReviewItem.objects.get(run=run, kind=ReviewItem.Kind.APPROVAL)
+    assert item.payload["tool_name"] == "extract_uploaded_document"
+    document = case.documents.get()
+    page = client_for(client, reviewer).get(reverse("reviews-item", args=[item.pk])).content
+    assert f'href="{download_url(document)}" download>passport scan.txt</a>' in page.decode()
