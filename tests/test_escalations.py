@@ -53,6 +53,24 @@ def test_the_conflict_view_shows_values_side_by_side_with_sources_dates_and_exce
     assert html.index("Conflict: Directors") < html.index("Budgets used")
 
 
+def test_a_value_two_sources_give_is_one_choice_listing_both(client, tenant, analyst, reviewer):
+    item = conflict_item(tenant, analyst)
+    (conflict,) = item.payload["conflicts"]
+    article = next(v for v in conflict["values"] if v["value"] == ARTICLE)
+    conflict["values"].append(
+        {**article, "source_id": "article:art-wire-copy", "source_label": "Wire Service"}
+    )
+    item.save(update_fields=["payload"])
+    client_for(client, reviewer)
+    html = client.get(url("reviews-conflict", item)).content.decode()
+    assert html.count(f'name="choice" value="{ARTICLE}"') == 1
+    assert html.count('class="value-card') == 3
+    assert "2 competing values" in html and "Given by 2 sources" in html
+    assert "Example Business News" in html and "Wire Service" in html
+    queue = client.get(reverse("reviews-escalations")).content.decode()
+    assert f"“{REGISTRY}” vs “{ARTICLE}”</div>" in queue
+
+
 def test_picking_the_value_that_stands_is_recorded_and_applied_with_who_decided(
     client, tenant, analyst, reviewer
 ):

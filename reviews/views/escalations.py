@@ -59,6 +59,13 @@ def escalations(request: HtmxHttpRequest) -> HttpResponse:
     rows = [item_view(item, request.user, decisions=decisions) for item in items]
     for row in rows:
         row.reason_label = reason_label(row.item.payload.get("reason", ""))
+        row.conflicts = [
+            {
+                "fact": c.get("fact", ""),
+                "values": list(dict.fromkeys(v["value"] for v in c["values"])),
+            }
+            for c in row.item.payload.get("conflicts", [])
+        ]
     return render(
         request,
         "reviews/escalations.html",
@@ -77,7 +84,7 @@ class ConflictView:
     conflict_id: str
     fact: str
     entity_id: str
-    values: list[dict]
+    values: list[dict]  # {"value", "sources": [each source's own record of it]}
     status: str = "open"
     settled_by: HumanDecision | None = None
     resolution: dict | None = None
@@ -117,7 +124,7 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
     views = []
     for raw in item.payload.get("conflicts", []):
         current = state_conflicts.get(raw["conflict_id"])
-        values = [
+        sources = [
             {
                 **value,
                 "retrieved": _parse_when(value.get("retrieved_at")),
@@ -130,7 +137,7 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
                 conflict_id=raw["conflict_id"],
                 fact=raw.get("fact", ""),
                 entity_id=raw.get("entity_id", ""),
-                values=values,
+                values=_by_value(sources),
                 status=current.status if current else raw.get("status", "open"),
                 settled_by=decisions.get(raw["conflict_id"]),
                 resolution=current.resolution.model_dump()
@@ -139,6 +146,15 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
             )
         )
     return views
+
+
+def _by_value(sources: list[dict]) -> list[dict]:
+    """One competing value each, with every source that gives it, in the order first seen."""
+    values: dict[str, dict] = {}
+    for source in sources:
+        values.setdefault(source["value"], {"value": source["value"], "sources": []})
+        values[source["value"]]["sources"].append(source)
+    return list(values.values())
 
 
 def _source_of(item: EvidenceItem | None) -> dict:
