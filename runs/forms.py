@@ -7,7 +7,26 @@ from runs.models import Case
 from runs.uploads import CheckedUpload, check_upload
 
 
-class CaseForm(forms.ModelForm):
+class DocumentForm(forms.Form):
+    """A document for a case: its type and size are checked from its content."""
+
+    document = forms.FileField(help_text="PDF or plain text, up to the upload limit.")
+    document_sensitive = forms.BooleanField(
+        required=False,
+        label="Document is sensitive",
+        help_text="Extracting a sensitive document needs a reviewer's approval.",
+    )
+
+    checked_upload: CheckedUpload | None = None
+
+    def clean_document(self):
+        upload = self.cleaned_data.get("document")
+        if upload:
+            self.checked_upload = check_upload(upload)
+        return upload
+
+
+class CaseForm(DocumentForm, forms.ModelForm):
     document = forms.FileField(
         required=False,
         help_text="Optional. PDF or plain text, up to the upload limit.",
@@ -21,19 +40,12 @@ class CaseForm(forms.ModelForm):
         label="Jurisdiction (ISO code)",
         help_text="Two letters, such as GB, US or SG. Leave blank if unknown.",
     )
-    document_sensitive = forms.BooleanField(
-        required=False,
-        label="Document is sensitive",
-        help_text="Extracting a sensitive document needs a reviewer's approval.",
-    )
 
     class Meta:
         model = Case
         fields = ["subject_name", "subject_type", "jurisdiction", "notes"]
         labels = {"subject_name": "Subject", "jurisdiction": "Jurisdiction (ISO code)"}
         widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
-
-    checked_upload: CheckedUpload | None = None
 
     def clean_subject_name(self) -> str:
         return clean_subject_name(self.cleaned_data["subject_name"])
@@ -43,9 +55,3 @@ class CaseForm(forms.ModelForm):
 
     def clean_jurisdiction(self) -> str:
         return clean_jurisdiction(self.cleaned_data["jurisdiction"])
-
-    def clean_document(self):
-        upload = self.cleaned_data.get("document")
-        if upload:
-            self.checked_upload = check_upload(upload)
-        return upload

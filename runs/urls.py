@@ -11,6 +11,11 @@ urlpatterns: list = [
     path("cases/<int:case_id>/", cases.case_detail, name="runs-case-detail"),
     path("cases/<int:case_id>/rerun/", cases.case_rerun, name="runs-case-rerun"),
     path(
+        "cases/<int:case_id>/documents/",
+        cases.case_attach_document,
+        name="runs-case-attach-document",
+    ),
+    path(
         "cases/<int:case_id>/documents/<int:document_id>/",
         documents.document_file,
         name="runs-document",

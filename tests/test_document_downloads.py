@@ -9,7 +9,7 @@ from django.urls import reverse
 from reviews.models import ReviewItem
 from runs.actions import do_open_case, do_start_run
 from runs.execution import run_inline
-from runs.models import Case, Document
+from runs.models import Case, Document, Run
 from runs.uploads import check_upload
 from tests.conftest import client_for
 
@@ -119,3 +119,59 @@ def test_approving_a_sensitive_extraction_links_the_document_to_read(
     document = case.documents.get()
     page = client_for(client, reviewer).get(reverse("reviews-item", args=[item.pk])).content
     assert f'href="{download_url(document)}" download>passport scan.txt</a>' in page.decode()
+
+
+# --- Attaching a document to an open case --------------------------------------
+
+
+def attach(client, case: Case, name: str = "board minutes.txt", content: bytes = CONTENT, **extra):
+    return client.post(
+        reverse("runs-case-attach-document", args=[case.pk]),
+        {"document": SimpleUploadedFile(name, content, "text/plain"), **extra},
+    )
+
+
+def test_a_document_attached_later_is_read_by_the_next_run(client, tenant, analyst):
+    case = do_open_case(
+        tenant=tenant, user=analyst, subject_name="Acme Analytics Ltd", subject_type="company"
+    )
+    first = run_inline(do_start_run(case, analyst, wake=False))
+    client_for(client, analyst)
+    response = attach(client, case, document_sensitive="on")
+    assert response.status_code == 302
+    document = case.documents.get()
+    assert (document.original_name, document.sensitive, document.uploaded_by) == (
+        "board minutes.txt",
+        True,
+        analyst,
+    )
+    page = client.get(response["Location"]).content.decode()
+    assert "“board minutes.txt” is attached to the case." in page
+    assert "Attached after this run started: not read by it." in page
+
+    assert first.status == Run.Status.AWAITING_REVIEW
+    client.post(reverse("runs-run-cancel", args=[first.pk]))
+    first.refresh_from_db()
+    assert first.status == Run.Status.CANCELLED
+    client.post(reverse("runs-case-rerun", args=[case.pk]))
+    second = Run.objects.filter(case=case).latest("id")
+    assert second.state["brief"]["documents"] == [
+        {"document_id": str(document.pk), "name": "board minutes.txt", "sensitive": True}
+    ]
+
+
+def test_a_refused_attachment_says_why_and_stores_nothing(client, case, analyst):
+    client_for(client, analyst)
+    response = attach(client, case, name="image.bin", content=b"\x00\x01binary")
+    assert response.status_code == 400
+    assert "errorlist" in response.content.decode()
+    assert not case.documents.exists()
+    missing = client.post(reverse("runs-case-attach-document", args=[case.pk]), {})
+    assert missing.status_code == 400
+    assert "This field is required." in missing.content.decode()
+
+
+def test_only_the_tenants_analysts_may_attach(client, case, reviewer, outsider):
+    assert attach(client_for(client, reviewer), case).status_code == 403
+    assert attach(client_for(client, outsider), case).status_code == 404
+    assert not case.documents.exists()

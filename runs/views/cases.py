@@ -18,8 +18,8 @@ from django_htmx.middleware import HtmxDetails
 from reviews.models import ReviewItem
 from runs import fragments
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
-from runs.actions import do_open_case, do_start_run
-from runs.forms import CaseForm
+from runs.actions import do_attach_document, do_open_case, do_start_run
+from runs.forms import CaseForm, DocumentForm
 from runs.models import Case, Run, TraceEvent
 from runs.post_only import post_only
 
@@ -168,6 +168,7 @@ def case_page(
     *,
     answer_error: str = "",
     answer_typed: str = "",
+    attach_form: DocumentForm | None = None,
     status: int = 200,
 ) -> HttpResponse:
     """The case page showing run `run_id` (the latest run when None)."""
@@ -183,11 +184,19 @@ def case_page(
     if shown is not None:
         # The run shown is read whole in one query, so its state matches its status.
         run = Run.objects.select_related("created_by", "cancel_requested_by").get(pk=shown.pk)
+    is_analyst = has_role(request.user, "analyst")
+    documents = list(case.documents.select_related("uploaded_by").order_by("uploaded_at"))
+    if run is not None:
+        given = _documents_given_to(run)
+        for document in documents:
+            document.not_in_shown_run = str(document.pk) not in given
     context = {
         "case": case,
-        "documents": case.documents.select_related("uploaded_by").order_by("uploaded_at"),
+        "documents": documents,
         "runs": runs,
-        "can_start": (latest is None or latest.is_terminal) and has_role(request.user, "analyst"),
+        "can_start": (latest is None or latest.is_terminal) and is_analyst,
+        "attach_form": attach_form or (DocumentForm() if is_analyst else None),
+        "upload_limit": settings.ATLAS_UPLOAD_MAX_BYTES,
     }
     if run is not None:
         context.update(
@@ -207,6 +216,35 @@ def case_page(
             f"/ws/runs/{run.pk}/?after={context['last_seq']}&decision={context['newest_decision']}"
         )
     return render(request, "runs/case_detail.html", context, status=status)
+
+
+def _documents_given_to(run: Run) -> set[str]:
+    """The ids of the documents in the run's brief: those attached before it started."""
+    brief = (run.state or {}).get("brief") or {}
+    return {document["document_id"] for document in brief.get("documents", [])}
+
+
+@require_role("analyst")
+@post_only(lambda request, case_id: reverse("runs-case-detail", kwargs={"case_id": case_id}))
+def case_attach_document(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+    case = get_for_tenant(Case.objects.select_related("created_by"), tenant_of(request), pk=case_id)
+    form = DocumentForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return case_page(request, case, request.GET.get("run"), attach_form=form, status=400)
+    document = do_attach_document(
+        case,
+        form.cleaned_data["document"],
+        user=request.user,
+        sensitive=form.cleaned_data["document_sensitive"],
+        checked=form.checked_upload,
+    )
+    latest = Run.objects.filter(case=case).order_by("-id").first()
+    if latest is None or latest.is_terminal:
+        when = "Run the research again to read it."
+    else:
+        when = "The run in progress does not read it; the next run will."
+    messages.success(request, f"“{document.original_name}” is attached to the case. {when}")
+    return redirect("runs-case-detail", case_id=case.pk)
 
 
 @require_role("analyst")
