@@ -13,7 +13,10 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from runs.models import Case, Membership, Tenant
-from tests.live_server import _atlas_server_stopped_at_end  # noqa: F401 (a session fixture)
+from tests.live_server import (
+    _atlas_server_stopped_at_end,  # noqa: F401 (a session fixture)
+    end_other_sessions,
+)
 
 PASSWORD = "correct-horse-battery"
 CHROMIUM = "/usr/bin/chromium"
@@ -33,6 +36,15 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, t
         database.setdefault("TEST", {})["NAME"] = str(
             tmp_path_factory.mktemp("db") / "test.sqlite3"
         )
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test databases, with every other session on them ended before they
+    are dropped."""
+    yield
+    with django_db_blocker.unblock():
+        end_other_sessions()
 
 
 @pytest.fixture(autouse=True)

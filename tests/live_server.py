@@ -105,14 +105,15 @@ def _atlas_server_stopped_at_end(django_db_setup, django_db_blocker):
     if _live is not None:
         with django_db_blocker.unblock():
             stop_atlas_server(_live)
-            _wait_for_other_sessions_to_end()
         _live = None
 
 
-def _wait_for_other_sessions_to_end(timeout: float = 5.0) -> None:
-    """PostgreSQL ends a session a moment after its client closes it; until then the test
-    database cannot be dropped. Watched from the server's maintenance database, so no
-    session of ours stays on the test database."""
+def end_other_sessions(timeout: float = 5.0) -> None:
+    """Before a PostgreSQL test database is dropped: wait for the sessions other threads
+    of this test process closed to end (PostgreSQL ends one a moment after its client
+    closes it), then end any a test thread left open (a live server's request thread, for
+    one), which would otherwise keep the database from being dropped. Done from the
+    server's maintenance database, so no session of ours stays on the test database."""
     from django.db import connection
 
     if connection.vendor != "postgresql":
@@ -126,6 +127,10 @@ def _wait_for_other_sessions_to_end(timeout: float = 5.0) -> None:
             if cursor.fetchone()[0] == 0:
                 return
             time.sleep(0.05)
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+            [database],
+        )
 
 
 @pytest.fixture
