@@ -10,7 +10,8 @@ Definitions:
   or awaiting_review for any reason except awaiting_approval (a run waiting for an
   approval resumes on its own; one waiting for sign-off or after a stop does not).
 - **iterations per successful case**: mean `Run.iterations` over runs whose packet passed
-  validation (termination reason finish_proposed or packet_approved).
+  validation (termination reason finish_proposed or packet_approved, but not a case a
+  reviewer closed as it stood).
 - **repeated tool-call rate**: `duplicate_action_blocked` events / tool-call attempts, where
   an attempt is a `model_decision` event whose `data.kind` is `call_tool`.
 - **no-progress termination rate**: finished runs stopped with reason no_progress or
@@ -28,7 +29,8 @@ Definitions:
   over the runs / resolved evidence gaps in those runs (Decimal cost, 6 places).
 - **finish-attempt rejection rate**: `final_rejected` events / (`final_rejected` +
   `finish_proposed` events).
-- **termination-reason breakdown**: finished runs counted by termination reason.
+- **termination-reason breakdown**: finished runs counted by termination reason, with
+  cases a reviewer closed as they stood counted apart from signed-off packets.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ NO_PROGRESS_REASONS = ("no_progress", "repeated_action")
 STOPPED_STATUSES = ("completed", "failed", "cancelled")
 COST_PLACES = Decimal("0.000001")
 
+# A closed case ends packet_approved too, but its research did not finish.
+SUCCEEDED = Q(termination_reason__in=SUCCESS_REASONS, closed_by_reviewer=False)
 FINISHED = Q(status__in=STOPPED_STATUSES) | (
     Q(status="awaiting_review") & ~Q(termination_reason="awaiting_approval")
 )
@@ -131,8 +135,8 @@ def compute(runs: QuerySet[Run], grouping: Grouping = by_nothing) -> list[Metric
         names,
         runs=Count("id"),
         finished=Count("id", filter=FINISHED),
-        successes=Count("id", filter=Q(termination_reason__in=SUCCESS_REASONS)),
-        success_iterations=Sum("iterations", filter=Q(termination_reason__in=SUCCESS_REASONS)),
+        successes=Count("id", filter=SUCCEEDED),
+        success_iterations=Sum("iterations", filter=SUCCEEDED),
         no_progress=Count("id", filter=FINISHED & Q(termination_reason__in=NO_PROGRESS_REASONS)),
         escalated=Count(
             "id",
@@ -175,14 +179,17 @@ def compute(runs: QuerySet[Run], grouping: Grouping = by_nothing) -> list[Metric
     reason_rows = (
         runs.filter(FINISHED)
         .annotate(**run_keys)
-        .values(*names, "termination_reason")
+        .values(*names, "termination_reason", "closed_by_reviewer")
         .annotate(n=Count("id"))
-        .order_by(*names, "termination_reason")
+        .order_by(*names, "termination_reason", "closed_by_reviewer")
     )
     for row in reason_rows:
         key = _key(row, names)
         if key in rows:
-            rows[key].reasons[row["termination_reason"] or "none"] = row["n"]
+            outcome = row["termination_reason"] or "none"
+            if row["closed_by_reviewer"]:
+                outcome = Run.CLOSED_BY_REVIEWER
+            rows[key].reasons[outcome] = row["n"]
 
     for key, row in rows.items():
         total = totals[key]

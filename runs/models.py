@@ -109,6 +109,12 @@ class RunQuerySet(models.QuerySet):
     def for_tenant(self, tenant: Tenant) -> RunQuerySet:
         return self.filter(case__tenant=tenant)
 
+    def with_outcome(self, outcome: str) -> RunQuerySet:
+        """Runs that ended with `outcome`: a reason code, or Run.CLOSED_BY_REVIEWER."""
+        if outcome == Run.CLOSED_BY_REVIEWER:
+            return self.filter(closed_by_reviewer=True)
+        return self.filter(termination_reason=outcome)
+
 
 class Run(models.Model):
     class Status(models.TextChoices):
@@ -136,6 +142,11 @@ class Run(models.Model):
         MODEL_FAILURE = "model_failure", "Model failure"
         CANCELLED = "cancelled", "Cancelled"
 
+    # Not a reason code (the contract has none for it): a run that ended packet_approved
+    # because a reviewer closed the case as it stood. Lists and metrics show it apart.
+    CLOSED_BY_REVIEWER = "closed_by_reviewer"
+    OUTCOME_CHOICES = [*Reason.choices, (CLOSED_BY_REVIEWER, "Closed by a reviewer")]
+
     ACTIVE_STATUSES = (Status.QUEUED, Status.RESEARCHING)
     TERMINAL_STATUSES = (Status.COMPLETED, Status.FAILED, Status.CANCELLED)
 
@@ -150,6 +161,9 @@ class Run(models.Model):
     )
     status = models.CharField(max_length=24, choices=Status.choices, default=Status.QUEUED)
     termination_reason = models.CharField(max_length=24, choices=Reason.choices, blank=True)
+    # packet_approved reached by a reviewer closing the case as it stood, not by a sign-off
+    # of a packet the research proposed: metrics and filters tell the two apart by it.
+    closed_by_reviewer = models.BooleanField(default=False)
     user_status = models.CharField(max_length=300, blank=True)
 
     budgets = models.JSONField(default=dict)
@@ -224,6 +238,13 @@ class Run(models.Model):
     @property
     def is_terminal(self) -> bool:
         return self.status in self.TERMINAL_STATUSES
+
+    @property
+    def outcome(self) -> str:
+        return self.CLOSED_BY_REVIEWER if self.closed_by_reviewer else self.termination_reason
+
+    def get_outcome_display(self) -> str:
+        return dict(self.OUTCOME_CHOICES).get(self.outcome, self.outcome)
 
     @property
     def is_active(self) -> bool:

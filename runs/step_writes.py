@@ -91,6 +91,9 @@ def run_fields_from_state(state: AtlasState) -> dict:
         "state_version": state.version,
         "status": state.status,
         "termination_reason": state.termination_reason or "",
+        "closed_by_reviewer": bool(
+            state.proposed_packet and state.proposed_packet.closed_by_reviewer
+        ),
         "user_status": state.user_status,
         "iterations": state.iteration,
         "tokens": state.tokens,

@@ -236,6 +236,7 @@ def test_closing_the_case_records_the_decision_in_the_packet(client, tenant, ana
     packet = run.state["proposed_packet"]
     assert packet["closed_by_reviewer"] is True
     assert "Decline onboarding" in packet["closing_note"]
+    assert run.closed_by_reviewer and run.get_outcome_display() == "Closed by a reviewer"
 
 
 def test_a_closed_escalation_no_longer_invites_an_extension_or_a_close(

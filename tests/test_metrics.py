@@ -117,6 +117,14 @@ def test_every_metric_over_a_known_set_of_runs(known_runs, tenant):
     }
 
 
+def test_a_case_closed_as_it_stood_is_no_success_and_is_counted_apart(known_runs, tenant, case):
+    make_run(case, iterations=12, closed_by_reviewer=True)  # stopped, then closed
+    row = metrics.overall(Run.objects.filter(tenant=tenant))
+    assert row.values["iterations_per_success"] == Decimal(10) / 2  # still A and B only
+    assert row.reasons["packet_approved"] == 1
+    assert row.reasons[Run.CLOSED_BY_REVIEWER] == 1
+
+
 def test_metrics_per_day_and_per_version(known_runs, tenant):
     runs = Run.objects.filter(tenant=tenant)
     days = {row.key[0]: row for row in metrics.compute(runs, metrics.by_day)}
@@ -198,3 +206,17 @@ def test_the_dashboard_only_counts_the_admins_tenant(client, admin_user, known_r
         reverse("runs-metrics"), {"date_from": "2026-03-01", "date_to": "2026-03-04"}
     ).content.decode()
     assert "5 runs, 4 finished" in html
+
+
+def test_runs_closed_before_the_column_existed_are_marked_from_their_packet(case):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("runs.migrations.0006_run_closed_by_reviewer")
+    closed = make_run(case, state={"proposed_packet": {"closed_by_reviewer": True}})
+    signed = make_run(case, state={"proposed_packet": {"closed_by_reviewer": False}})
+    migration.mark_closed_runs(apps, None)
+    closed.refresh_from_db()
+    signed.refresh_from_db()
+    assert closed.closed_by_reviewer and not signed.closed_by_reviewer

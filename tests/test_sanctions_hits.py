@@ -96,6 +96,7 @@ def test_the_signed_off_packet_records_each_disposition(client, tenant, analyst,
 
     run = advance(item)
     assert (run.status, run.termination_reason) == ("completed", "packet_approved")
+    assert not run.closed_by_reviewer
     recorded = run.state["proposed_packet"]["hit_dispositions"]
     assert [r["disposition"] for r in recorded] == ["confirmed_match"] * len(hits)
     assert {r["decided_by"] for r in recorded} == {reviewer.get_username()}

@@ -7,7 +7,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from runs.models import Run, TraceEvent
+from runs.models import Case, Run, TraceEvent
 from runs.views import trace_steps
 from tests.run_rows import T0, add_events, add_observation, make_run, tool_step
 
@@ -257,3 +257,31 @@ def test_a_worker_crash_the_run_got_past_is_shown_as_such(client, admin_user, fi
     finished_run.save(update_fields=["worker_failures"])
     recovered = client.get(trace_url(finished_run)).content.decode()
     assert "ValidationError: state is empty" in recovered and "went on cleanly" in recovered
+
+
+def test_runs_and_cases_closed_as_they_stood_are_listed_apart_from_signed_off_ones(
+    client, admin_user, analyst, case
+):
+    signed = make_run(case)
+    closed = make_run(case, closed_by_reviewer=True)
+    client.force_login(admin_user)
+    listed = client.get(reverse("runs-trace-list"), {"reason": Run.CLOSED_BY_REVIEWER})
+    html = listed.content.decode()
+    assert f'href="{trace_url(closed)}"' in html and f'href="{trace_url(signed)}"' not in html
+    assert "<td>Closed by a reviewer</td>" in html
+    assert 'value="closed_by_reviewer" selected' in html
+    both = client.get(reverse("runs-trace-list"), {"reason": "packet_approved"}).content.decode()
+    assert f'href="{trace_url(closed)}"' in both and f'href="{trace_url(signed)}"' in both
+    assert "<td>Packet approved</td>" in both
+
+    other = Case.objects.create(
+        tenant=case.tenant,
+        subject_name="Signed Off Ltd",
+        subject_type="company",
+        created_by=analyst,
+    )
+    make_run(other)
+    client.force_login(analyst)
+    cases = client.get(reverse("runs-case-list"), {"reason": Run.CLOSED_BY_REVIEWER}).content
+    assert case.subject_name in cases.decode()  # its latest run is the closed one
+    assert "Signed Off Ltd" not in cases.decode()

@@ -45,6 +45,7 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
             run_id=_latest_run("id"),
             run_status=_latest_run("status"),
             run_reason=_latest_run("termination_reason"),
+            run_closed=_latest_run("closed_by_reviewer"),
             run_user_status=_latest_run("user_status"),
         )
         .order_by("-created_at", "-id")
@@ -58,7 +59,9 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
         cases = cases.filter(run_id__isnull=True)
     elif status in Run.Status.values:
         cases = cases.filter(run_status=status)
-    if reason in Run.Reason.values:
+    if reason == Run.CLOSED_BY_REVIEWER:
+        cases = cases.filter(run_closed=True)
+    elif reason in Run.Reason.values:
         cases = cases.filter(run_reason=reason)
     page = Paginator(cases, PAGE_SIZE).get_page(request.GET.get("page"))
     params = request.GET.copy()
@@ -72,7 +75,7 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
             "status": status,
             "reason": reason,
             "statuses": Run.Status.choices,
-            "reasons": Run.Reason.choices,
+            "reasons": Run.OUTCOME_CHOICES,
             "filter_query": params.urlencode(),
             "filtered": bool(query or status or reason),
         },

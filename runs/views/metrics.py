@@ -82,7 +82,7 @@ def dashboard(request: HtmxHttpRequest) -> HttpResponse:
             }
         )
     reasons = sorted({reason for row in per_day.values() for reason in row.reasons})
-    labels = dict(Run.Reason.choices)
+    labels = dict(Run.OUTCOME_CHOICES)
     series = {
         labels.get(reason, reason): [
             per_day[day].reasons.get(reason, 0) if day in per_day else 0 for day in days

@@ -71,7 +71,7 @@ class RunFilters:
         else:
             filters.status = status
         reason = query.get("reason", "")
-        if reason and reason not in Run.Reason.values:
+        if reason and reason not in dict(Run.OUTCOME_CHOICES):
             filters.errors.append(f"Unknown termination reason {reason!r}; the filter was ignored.")
         else:
             filters.reason = reason
@@ -105,7 +105,7 @@ class RunFilters:
         if self.status:
             runs = runs.filter(status=self.status)
         if self.reason:
-            runs = runs.filter(termination_reason=self.reason)
+            runs = runs.with_outcome(self.reason)
         if self.model:
             runs = runs.filter(model_name=self.model)
         if self.prompt:

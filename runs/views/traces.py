@@ -106,7 +106,7 @@ def trace_list(request: HtmxHttpRequest) -> HttpResponse:
         "filters": filters,
         "errors": errors,
         "statuses": Run.Status.choices,
-        "reasons": Run.Reason.choices,
+        "reasons": Run.OUTCOME_CHOICES,
         **recent_versions(scope),
         "sort_links": {key: (label, url) for key, label, url in sort_links},
         "next_url": "?" + urlencode({**base, "after": page.next_cursor})
