@@ -110,10 +110,11 @@ class RunQuerySet(models.QuerySet):
         return self.filter(case__tenant=tenant)
 
     def with_outcome(self, outcome: str) -> RunQuerySet:
-        """Runs that ended with `outcome`: a reason code, or Run.CLOSED_BY_REVIEWER."""
+        """Runs that ended with `outcome`: a reason code (packet_approved meaning a sign-off),
+        or Run.CLOSED_BY_REVIEWER."""
         if outcome == Run.CLOSED_BY_REVIEWER:
             return self.filter(closed_by_reviewer=True)
-        return self.filter(termination_reason=outcome)
+        return self.filter(termination_reason=outcome, closed_by_reviewer=False)
 
 
 class Run(models.Model):

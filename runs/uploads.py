@@ -17,6 +17,7 @@ from pypdf import PdfReader
 from pypdf.errors import FileNotDecryptedError, WrongPasswordError
 
 ALLOWED_TYPES = {"application/pdf": "PDF", "text/plain": "plain text"}
+EXTENSIONS = {"application/pdf": ".pdf", "text/plain": ".txt"}
 # The stored name only has to be recognisable next to its hash prefix; the name as
 # uploaded is kept whole on the Document. Filesystems allow 255 bytes per name.
 STORED_STEM_CHARS = 80
@@ -80,6 +81,14 @@ def display_name(name: str, limit: int) -> str:
     if not dot or len(extension) > STORED_EXTENSION_CHARS:
         return name[:limit]
     return f"{stem[: limit - len(extension) - 1]}.{extension}"
+
+
+def download_name(name: str, content_type: str) -> str:
+    """The name a download is saved under: the name as uploaded, ending in the extension of
+    the type its content was found to be, so "invoice.js" that is plain text downloads as
+    "invoice.js.txt" and opens as text, not as a script."""
+    extension = EXTENSIONS[content_type]
+    return name if name.lower().endswith(extension) else name + extension
 
 
 def stored_file_name(name: str) -> str:

@@ -128,7 +128,8 @@ def end_other_sessions(timeout: float = 5.0) -> None:
                 return
             time.sleep(0.05)
         cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
+            "AND usename = current_user AND backend_type = 'client backend'",
             [database],
         )
 

@@ -92,6 +92,13 @@ def test_a_name_outside_ascii_is_kept_in_the_download(client, analyst):
     assert "%C3%9Cbersicht" in disposition
 
 
+def test_a_download_ends_in_the_extension_of_the_type_its_content_was_found_to_be(client, analyst):
+    document = open_case_with(client, analyst, name="invoice.js")
+    assert document.content_type == "text/plain"
+    disposition = client.get(download_url(document))["Content-Disposition"]
+    assert disposition == 'attachment; filename="invoice.js.txt"'
+
+
 def test_a_file_missing_from_storage_is_not_found_in_plain_words(client, analyst):
     document = open_case_with(client, analyst)
     document.file.storage.delete(document.file.name)

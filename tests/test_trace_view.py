@@ -270,9 +270,12 @@ def test_runs_and_cases_closed_as_they_stood_are_listed_apart_from_signed_off_on
     assert f'href="{trace_url(closed)}"' in html and f'href="{trace_url(signed)}"' not in html
     assert "<td>Closed by a reviewer</td>" in html
     assert 'value="closed_by_reviewer" selected' in html
-    both = client.get(reverse("runs-trace-list"), {"reason": "packet_approved"}).content.decode()
-    assert f'href="{trace_url(closed)}"' in both and f'href="{trace_url(signed)}"' in both
-    assert "<td>Packet approved</td>" in both
+    approved = client.get(reverse("runs-trace-list"), {"reason": "packet_approved"}).content
+    approved = approved.decode()
+    assert (
+        f'href="{trace_url(signed)}"' in approved and f'href="{trace_url(closed)}"' not in approved
+    )
+    assert "<td>Packet approved</td>" in approved
 
     other = Case.objects.create(
         tenant=case.tenant,
@@ -285,3 +288,5 @@ def test_runs_and_cases_closed_as_they_stood_are_listed_apart_from_signed_off_on
     cases = client.get(reverse("runs-case-list"), {"reason": Run.CLOSED_BY_REVIEWER}).content
     assert case.subject_name in cases.decode()  # its latest run is the closed one
     assert "Signed Off Ltd" not in cases.decode()
+    approved = client.get(reverse("runs-case-list"), {"reason": "packet_approved"}).content
+    assert "Signed Off Ltd" in approved.decode() and case.subject_name not in approved.decode()

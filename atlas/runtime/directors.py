@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 
 from atlas.runtime.state import AtlasState
+from atlas.runtime.tools.schemas import NAME_MAX_LENGTH
 from atlas.runtime.world.normalize import normalize_text
 
 # How a directors fact's display value joins the names a source gives.
@@ -30,11 +31,19 @@ def directors(state: AtlasState) -> list[str]:
         chosen = conflict.resolution.value if conflict.resolution else None
         if chosen and conflict.fact == "directors" and conflict.entity_id == selected.entity_id:
             facts = [f for f in facts if f.display_value == chosen]
+    # A source naming the subject among its own directors adds nothing to screen: the
+    # subject's screening covers that name.
+    subject_names = {normalize_text(state.brief.subject), normalize_text(selected.name)}
     names: dict[str, str] = {}
     for fact in facts:
         for name in fact.display_value.split(SEPARATOR):
             names.setdefault(normalize_text(name), name.strip())
-    return [name for key, name in names.items() if key]
+    return [name for key, name in names.items() if key and key not in subject_names]
+
+
+def screenable(name: str) -> bool:
+    """Whether the screening tool takes the name (a source may give one it refuses)."""
+    return 0 < len(name) <= NAME_MAX_LENGTH
 
 
 def unscreened_directors(state: AtlasState) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from atlas.runtime.decisions import DueDiligencePacket, Finish
+from atlas.runtime.directors import unscreened_directors
 from atlas.runtime.packets import with_open_issues
 from atlas.runtime.state import AtlasState, Signal
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
@@ -55,6 +56,11 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
         errors.append(
             "The subject is not matched to a registry entity, so it was screened by name "
             "only: that rules out a low risk rating."
+        )
+    if unscreened_directors(s) and packet.risk_rating == "low":
+        errors.append(
+            "Not every director of the subject has been screened against the sanctions "
+            "lists (see directors_to_screen): that rules out a low risk rating."
         )
     return errors
 

@@ -62,7 +62,7 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
     if reason == Run.CLOSED_BY_REVIEWER:
         cases = cases.filter(run_closed=True)
     elif reason in Run.Reason.values:
-        cases = cases.filter(run_reason=reason)
+        cases = cases.filter(run_reason=reason, run_closed=False)
     page = Paginator(cases, PAGE_SIZE).get_page(request.GET.get("page"))
     params = request.GET.copy()
     params.pop("page", None)

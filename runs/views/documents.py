@@ -10,6 +10,7 @@ from django.views.decorators.http import require_safe
 
 from runs.access import get_for_tenant, require_role, tenant_of
 from runs.models import Document
+from runs.uploads import download_name
 from runs.views.cases import READERS
 
 logger = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ def document_file(request: HttpRequest, case_id: int, document_id: int) -> HttpR
     # Always a download, never shown inline: an upload is untrusted content.
     response = HttpResponse(content, content_type=document.content_type)
     response["Content-Disposition"] = content_disposition_header(
-        as_attachment=True, filename=document.original_name
+        as_attachment=True, filename=download_name(document.original_name, document.content_type)
     )
     response["Content-Security-Policy"] = "sandbox"
     response["Cache-Control"] = "private, no-store"

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import copy
+
 from runtime_helpers import FnModel, events_of, run
 
 from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.context import FENCE_OPEN, build_context
+from atlas.runtime.decisions import Finish
 from atlas.runtime.directors import director_step, directors, unscreened_directors
 from atlas.runtime.policy import TenantPolicy
 from atlas.runtime.progress import pending_requirements
-from atlas.runtime.state import ConflictResolutionRecord, Signal
+from atlas.runtime.state import AttachedDocument, ConflictResolutionRecord, Signal
 from atlas.runtime.tools.registry import default_registry
+from atlas.runtime.world import World, default_world
 
 
 def test_the_playbook_screens_every_director_and_a_listed_one_makes_the_packet_high_risk(
@@ -64,13 +68,31 @@ def test_screening_a_director_does_not_count_as_screening_the_subject(make_runti
     assert state.termination_reason == "finish_proposed"
 
 
-def test_a_packet_names_the_directors_nobody_screened(make_runtime, make_state):
+def test_unscreened_directors_rule_out_low_risk_and_are_named_in_the_packet(
+    make_runtime, make_state, store
+):
+    """A model that skips the directors: its low rating is refused, its medium one goes to
+    sign-off with each unscreened director named among the open gaps."""
+
+    finishes = []
+
     def skips_directors(context):
         projection = dict(context.projection, directors_to_screen=[])
-        return ModelReply(action=Playbook().next_action(projection))
+        action = Playbook().next_action(projection)
+        if isinstance(action, Finish):
+            finishes.append(action)
+            if len(finishes) > 1:
+                action.packet.risk_rating = "medium"
+        return ModelReply(action=action)
 
     state = run(make_runtime(FnModel(skips_directors)), make_state())
+    (rejected,) = events_of(store, state, "final_rejected")
+    assert rejected.data["errors"] == [
+        "Not every director of the subject has been screened against the sanctions lists "
+        "(see directors_to_screen): that rules out a low risk rating."
+    ]
     assert state.termination_reason == "finish_proposed"
+    assert state.proposed_packet.risk_rating == "medium"
     assert state.proposed_packet.open_gaps == [
         "Director Sarah Linden was not screened against the sanctions lists.",
         "Director Tom Becker was not screened against the sanctions lists.",
@@ -103,3 +125,37 @@ def test_director_names_reach_the_model_only_inside_the_untrusted_data_fence(
     assert director_step("Viktor Petrenko") in trusted
     assert "Viktor Petrenko" not in trusted
     assert '"directors_to_screen": ["Helen Carter", "James Whitfield", "Viktor Petrenko"]' in fenced
+
+
+def acme_directed_by(*names: str) -> World:
+    """The world with Acme Analytics' registry record naming `names` as its directors."""
+    world = default_world()
+    entities = copy.deepcopy(world.entities)
+    for entity in entities:
+        if entity["entity_id"] == "co-acme-analytics-gb":
+            entity["directors"] = list(names)
+    return World(entities, world.sanctions, world.articles)
+
+
+def test_a_name_the_screening_tool_refuses_does_not_keep_the_other_directors_unscreened(
+    make_runtime, make_state
+):
+    refused = "X" * 201
+    state = run(make_runtime(world=acme_directed_by(refused, "Dmitry Volkov")), make_state())
+    assert state.termination_reason == "finish_proposed"
+    assert state.proposed_packet.risk_rating == "high"
+    assert unscreened_directors(state) == [refused]
+    assert f"Director {refused} was not screened against the sanctions lists." in (
+        state.proposed_packet.open_gaps
+    )
+
+
+def test_a_source_naming_the_subject_as_its_own_director_adds_nothing_to_screen(
+    make_runtime, make_state
+):
+    note = AttachedDocument(document_id="doc-acme-onboarding", name="acme_onboarding_note.txt")
+    world = acme_directed_by("Sarah Linden", "Acme Analytics Ltd")
+    state = run(make_runtime(world=world), make_state(documents=[note]))
+    assert "Acme Analytics Ltd" not in directors(state)
+    assert "extract:doc-acme-onboarding" in state.completed_steps
+    assert state.termination_reason == "finish_proposed"

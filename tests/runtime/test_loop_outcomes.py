@@ -321,7 +321,8 @@ def test_only_a_stopped_run_leaves_a_packet_unrated(make_runtime, make_state, st
     assert rejected == ["Rate the risk low, medium or high."]
     stopped = run(make_runtime(turns=research), make_state(max_iterations=3))
     assert_outcome(stopped, "awaiting_review", "max_iterations")
-    assert stopped.proposed_packet.partial and stopped.proposed_packet.risk_rating == "low"
+    # Rated, though not low: the research stopped before it screened Acme's directors.
+    assert stopped.proposed_packet.partial and stopped.proposed_packet.risk_rating == "medium"
 
 
 def test_the_token_budget_is_reserved_before_the_call(make_runtime, make_state, store):

@@ -89,7 +89,8 @@ def test_a_finding_may_cite_a_read_source_by_its_own_id(make_runtime, make_state
         ]
         return {
             "kind": "finish",
-            "packet": {"subject": "Acme Analytics", "risk_rating": "low", "findings": findings},
+            # Medium: the script does not screen Acme's directors, which rules out low.
+            "packet": {"subject": "Acme Analytics", "risk_rating": "medium", "findings": findings},
         }
 
     turns = [*research, finish("art-acme-999"), finish("art-acme-001", "co-acme-analytics-gb")]

@@ -29,6 +29,7 @@ from atlas.runtime.decisions import (
     PacketConflictValue,
     Usage,
 )
+from atlas.runtime.directors import screenable
 from atlas.runtime.state import Signal, candidate_label
 
 MAX_FINDINGS = 12
@@ -123,7 +124,11 @@ class Playbook:
             gaps.append("Adverse media search could not be completed.")
         for director in p.get("directors_to_screen", []):
             args = {"name": director}
-            if _denied(p, "screen_sanctions", args) or failures.get("screen_sanctions", 0) >= 2:
+            if (
+                not screenable(director)
+                or _denied(p, "screen_sanctions", args)
+                or failures.get("screen_sanctions", 0) >= 2
+            ):
                 continue  # the runtime names every unscreened director in the packet's gaps
             return _call("screen_sanctions", args, "Screen a director of the subject by name.")
         for document in case["documents"]:
@@ -248,8 +253,9 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
     open_conflicts = [c for c in p["conflicts"] if c["status"] != "resolved"]
     if hits:
         risk = "high"
-    elif adverse or pep or open_conflicts or selected is None:
-        # Unmatched, the subject was screened by name only: not enough to call it low.
+    elif adverse or pep or open_conflicts or selected is None or p.get("directors_to_screen"):
+        # Unmatched, the subject was screened by name only; with a director unscreened, not
+        # everyone was screened: neither is enough to call it low.
         risk = "medium"
     else:
         risk = "low"
