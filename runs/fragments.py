@@ -39,6 +39,8 @@ ERROR_WORDS = {
     "malformed_result": "malformed result",
     "tool_error": "error",
 }
+# Why a run was handed to a reviewer, where that is not a reason code.
+ESCALATION_WORDS = {"unresolved_conflict": "the sources disagree on a fact"}
 REJECTION_WORDS = {
     "unknown_tool": "there is no tool by that name",
     "invalid_arguments": "the arguments do not fit the tool",
@@ -225,7 +227,9 @@ def _note_for(event: TraceEvent) -> Note | None:
         tone = "warn"
     elif kind == "escalated":
         reason = data.get("reason", "")
-        label = Run.Reason(reason).label if reason in Run.Reason.values else reason
+        label = ESCALATION_WORDS.get(reason) or (
+            Run.Reason(reason).label if reason in Run.Reason.values else reason.replace("_", " ")
+        )
         text, tone = f"Handed to a reviewer: {label.lower()}", "warn"
     elif kind in {"run_completed", "run_failed", "run_cancelled"}:
         text = data.get("user_status") or kind.replace("_", " ").capitalize()

@@ -9,10 +9,12 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
+from atlas.runtime.state import CONFLICT_AT_FINISH_USER_STATUS
 from reviews.models import HumanDecision
 from runs.models import Run
 from tests.case_rows import XSS, awaiting_signoff, make_run
 from tests.conftest import client_for
+from tests.review_runs import CONFLICT_SUBJECT, paused_run
 
 pytestmark = pytest.mark.django_db
 
@@ -206,3 +208,21 @@ def test_the_rating_of_an_unmatched_subject_says_it_was_screened_by_name_only():
     assert "screened by name only" in " ".join(rating_grounds({"selected_entity": None}))
     matched = {"selected_entity": {"entity_id": "co-acme-analytics-gb"}}
     assert rating_grounds(matched) == []
+
+
+def test_a_packet_with_a_listed_director_says_whom_the_hits_are_on(client, tenant, analyst):
+    run = paused_run(tenant, analyst, "Amber Coast Freight", jurisdiction="LT")
+    client_for(client, analyst)
+    packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert "On the evidence of 2 sanctions hits (on director Dmitry Volkov)." in packet
+    case_page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
+    assert "Found no articles for &#x27;Amber Coast Freight UAB&#x27;." in case_page
+
+
+def test_a_packet_held_by_a_conflict_says_the_reviewer_settles_it_first(client, tenant, analyst):
+    run = paused_run(tenant, analyst, CONFLICT_SUBJECT)
+    assert run.user_status == CONFLICT_AT_FINISH_USER_STATUS
+    client_for(client, analyst)
+    case_page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
+    assert "Handed to a reviewer: the sources disagree on a fact" in case_page
+    assert "unresolved_conflict" not in case_page

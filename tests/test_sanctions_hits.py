@@ -103,6 +103,7 @@ def test_the_signed_off_packet_records_each_disposition(client, tenant, analyst,
     packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
     disposition = '<strong class="disposition-confirmed_match">confirmed match</strong>'
     assert f"Reviewer's disposition: {disposition}" in packet_page
+    assert '<span class="muted small">by Reviewer</span>' in packet_page  # the name, not a login
 
 
 def test_rejecting_the_packet_needs_no_disposition(client, tenant, analyst, reviewer):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from atlas.runtime.decisions import DueDiligencePacket, Finish
 from atlas.runtime.directors import unscreened_directors
 from atlas.runtime.packets import with_open_issues
-from atlas.runtime.state import AtlasState, Signal
+from atlas.runtime.state import CONFLICT_AT_FINISH_USER_STATUS, AtlasState, Signal
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
 
 # What only the runtime writes in a packet: a proposed finish cannot set it.
@@ -107,6 +107,8 @@ def propose_finish(
         return _rejected(writer, s, buf, [SAME_PACKET_AS_REJECTED])
     s.proposed_packet = packet
     writer.set_status(s, "awaiting_review", "finish_proposed")
+    if any(c.status == "open" for c in packet.unresolved_conflicts):
+        s.user_status = CONFLICT_AT_FINISH_USER_STATUS
     writer.emit(s, buf, "finish_proposed", packet=packet)
     if packet.unresolved_conflicts:
         writer.emit(

@@ -224,6 +224,7 @@ def _apply_sanctions(
                 claim=claim,
                 step=step,
                 signals=[Signal.SANCTIONS_HIT],
+                about=f"director {director}" if director else "",
             ),
         )
     if not hits:
@@ -246,6 +247,7 @@ def _apply_sanctions(
                     f"{result.get('threshold', 0):g})."
                 ),
                 step=step,
+                about=f"director {director}" if director else "",
             ),
         )
     if result.get("entity_id"):

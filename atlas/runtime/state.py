@@ -68,6 +68,11 @@ USER_STATUS: dict[str, str] = {
     "failed": "The run failed.",
 }
 
+# `finish_proposed` with a conflict nobody has settled: the sign-off waits for that first.
+CONFLICT_AT_FINISH_USER_STATUS = (
+    "Research is done, but its sources disagree: a reviewer settles that before the packet "
+    "can be signed off."
+)
 # `packet_approved` reached by closing the case as it stands rather than by a sign-off.
 CASE_CLOSED_USER_STATUS = (
     "A reviewer closed the case with its packet as it stood; the case is complete."
@@ -176,6 +181,8 @@ class EvidenceItem(_Model):
     claim: str
     step: int
     signals: list[str] = Field(default_factory=list)  # Signal values among them
+    # Whom the item is about when not the subject itself ("director Dmitry Volkov").
+    about: str = ""
 
 
 class Signal(StrEnum):

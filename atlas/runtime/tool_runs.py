@@ -231,7 +231,13 @@ def result_summary(tool: str, result: dict[str, Any], new_items: int) -> str:
         return f"Sanctions screening found {hits} hit(s) across {len(result.get('lists_checked', []))} lists."
     if tool == "search_adverse_media":
         count = len(result.get("articles", []))
-        return f"Found {count} article(s) for '{result.get('query', '')}', {new_items} new piece(s) of evidence."
+        if not count:
+            return f"Found no articles for '{result.get('query', '')}'."
+        repeats = count - new_items
+        already = f" ({repeats} already held)" if repeats else ""
+        return (
+            f"Found {count} article(s) for '{result.get('query', '')}', {new_items} new{already}."
+        )
     if tool == "extract_uploaded_document":
         return f"Extracted {len(result.get('fields', {}))} field type(s) from {result.get('name', 'the document')}."
     return f"{tool} succeeded."

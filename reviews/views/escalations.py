@@ -297,7 +297,7 @@ def resolve(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
         return _conflict_page(request, item, status=400, resolve_errors={conflict_id: form})
     data = form.cleaned_data
     try:
-        decision = do_resolve_conflict(
+        do_resolve_conflict(
             item,
             request.user,
             data["conflict_id"],
@@ -313,9 +313,7 @@ def resolve(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
         what = (
             "marked unresolvable" if form.unresolvable else f"resolved: “{data['choice']}” stands"
         )
-        messages.success(
-            request, f"Conflict {what}. Recorded as decision #{decision.pk}; the run resumes."
-        )
+        messages.success(request, f"Conflict {what}. Your decision is recorded; the run resumes.")
     return redirect("reviews-conflict", item_id=item.pk)
 
 

@@ -78,7 +78,8 @@ def _conflicts(state: dict, packet: dict) -> list[dict]:
 def rating_grounds(state: dict) -> list[str]:
     """What in the evidence the risk rating stands on: the signals the runtime's finish
     checks hold a rating to (a sanctions hit, adverse media, a PEP link) and open conflicts."""
-    signals = [signal for item in state.get("evidence") or [] for signal in item.get("signals", [])]
+    evidence = state.get("evidence") or []
+    signals = [signal for item in evidence for signal in item.get("signals", [])]
     grounds = []
     for signal, one, many in (
         (Signal.SANCTIONS_HIT, "a sanctions hit", "{} sanctions hits"),
@@ -91,7 +92,7 @@ def rating_grounds(state: dict) -> list[str]:
     ):
         count = signals.count(signal)
         if count:
-            grounds.append(one if count == 1 else many.format(count))
+            grounds.append((one if count == 1 else many.format(count)) + _whom(evidence, signal))
     disputed = [c for c in state.get("conflicts") or [] if c.get("status") == "open"]
     if disputed:
         facts = ", ".join(c.get("fact", "a fact").replace("_", " ") for c in disputed)
@@ -99,6 +100,16 @@ def rating_grounds(state: dict) -> list[str]:
     if not state.get("selected_entity"):
         grounds.append("a subject not matched to a registry entity, so screened by name only")
     return grounds
+
+
+def _whom(evidence: list[dict], signal: str) -> str:
+    """Who the items with `signal` are about when some are not about the subject itself."""
+    about = [item.get("about", "") for item in evidence if signal in item.get("signals", [])]
+    others = list(dict.fromkeys(a for a in about if a))
+    if not others:
+        return ""
+    on_subject = about.count("")
+    return f" ({'on the subject and ' if on_subject else ''}on {', '.join(others)})"
 
 
 def packet_context(run: Run) -> dict[str, Any]:
@@ -144,7 +155,7 @@ def packet_context(run: Run) -> dict[str, Any]:
         "evidence": evidence,
         "rating_grounds": rating_grounds(state),
         "sanctions_evidence": _with_dispositions(
-            [e for e in evidence if e.get("evidence_class") == "sanctions"], packet
+            [e for e in evidence if e.get("evidence_class") == "sanctions"], packet, decisions
         ),
         "media_evidence": [e for e in evidence if e.get("evidence_class") == "adverse_media"],
         "resolved_conflicts": [c for c in conflicts if c.get("status") == "resolved"],
@@ -155,9 +166,14 @@ def packet_context(run: Run) -> dict[str, Any]:
     }
 
 
-def _with_dispositions(sanctions_evidence: list[dict], packet: dict) -> list[dict]:
-    """Each sanctions entry with the reviewer's disposition of it, once signed off."""
-    dispositions = {d["evidence_id"]: d for d in packet.get("hit_dispositions") or []}
+def _with_dispositions(sanctions_evidence: list[dict], packet: dict, decisions) -> list[dict]:
+    """Each sanctions entry with the reviewer's disposition of it, once signed off, and the
+    reviewer named as the console names people."""
+    names = {d.actor.get_username(): d.actor.get_full_name() for d in decisions}
+    dispositions = {
+        d["evidence_id"]: {**d, "decided_by": names.get(d["decided_by"]) or d["decided_by"]}
+        for d in packet.get("hit_dispositions") or []
+    }
     return [
         {**item, "disposition": dispositions.get(item["evidence_id"])}
         for item in sanctions_evidence
