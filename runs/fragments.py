@@ -222,6 +222,10 @@ def _note_for(event: TraceEvent) -> Note | None:
         detail = data.get("errors") or None
     elif kind == "finish_proposed":
         text, tone = "Packet proposed; it awaits a reviewer's sign-off", "ok"
+    elif kind == "packet_approved":
+        decided = "Case closed as it stood" if data.get("closed") else "Packet signed off"
+        reason = f": “{data['reason']}”" if data.get("reason") else ""
+        text, tone = f"{decided} by a reviewer{reason}", "human"
     elif kind == "human_input_rejected":
         text = f"A decision by {data.get('actor', 'someone')} no longer applied: {data.get('reason', '')}"
         tone = "warn"

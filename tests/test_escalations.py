@@ -237,6 +237,13 @@ def test_closing_the_case_records_the_decision_in_the_packet(client, tenant, ana
     assert packet["closed_by_reviewer"] is True
     assert "Decline onboarding" in packet["closing_note"]
     assert run.closed_by_reviewer and run.get_outcome_display() == "Closed by a reviewer"
+    conflict_page = client.get(url("reviews-conflict", item)).content.decode()
+    assert '<span class="badge">Left unresolved</span>' in conflict_page
+    assert ">Open</span>" not in conflict_page
+    case_page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
+    assert "Case closed as it stood by a reviewer: “Decline onboarding: directors unclear”" in (
+        case_page
+    )
 
 
 def test_a_closed_escalation_no_longer_invites_an_extension_or_a_close(
