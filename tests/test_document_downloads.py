@@ -182,3 +182,24 @@ def test_only_the_tenants_analysts_may_attach(client, case, reviewer, outsider):
     assert attach(client_for(client, reviewer), case).status_code == 403
     assert attach(client_for(client, outsider), case).status_code == 404
     assert not case.documents.exists()
+
+
+# The run reads the document on a tool thread, with a connection of its own: the document
+# must be committed, not inside the test's transaction.
+@pytest.mark.django_db(transaction=True)
+def test_the_packet_links_each_document_it_read(client, tenant, analyst):
+    upload = SimpleUploadedFile("board minutes.txt", CONTENT, "text/plain")
+    case = do_open_case(
+        tenant=tenant,
+        user=analyst,
+        subject_name="Acme Analytics Ltd",
+        subject_type="company",
+        jurisdiction="GB",
+        upload=upload,
+        checked=check_upload(upload),
+    )
+    run = run_inline(do_start_run(case, analyst, wake=False))
+    document = case.documents.get()
+    packet = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content
+    assert f'document <a class="mono" href="{download_url(document)}" download>' in packet.decode()
+    assert "It begins: “Director: Jane Roe Passport: [REDACTED PASSPORT]”" in packet.decode()

@@ -78,6 +78,13 @@ def fence(source: str, text: str) -> str:
     return f'{FENCE_OPEN} source="{escape_fence(source)}">>>\n{escape_fence(text)}\n{FENCE_CLOSE}'
 
 
+def clipped(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters at a word boundary, marked as cut."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
 def model_view(source: str, payload: Any, limit: int = MODEL_VIEW_LIMIT) -> tuple[str, bool]:
     """A redacted, bounded, fenced rendering of an observation; (text, truncated)."""
     text = payload if isinstance(payload, str) else json.dumps(redact_value(payload), default=str)
@@ -98,7 +105,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
             "subject": state.brief.subject,
             "subject_type": state.brief.subject_type,
             "jurisdiction": state.brief.jurisdiction,
-            "notes": redact(state.brief.notes)[:500],
+            "notes": clipped(redact(state.brief.notes), 500),
             "documents": [
                 {"document_id": d.document_id, "name": redact(d.name), "sensitive": d.sensitive}
                 for d in state.brief.documents
@@ -119,7 +126,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
                 "evidence_id": e.evidence_id,
                 "class": e.evidence_class,
                 "source_id": e.source_id,
-                "claim": redact(e.claim)[:300],
+                "claim": clipped(redact(e.claim), 300),
                 "signals": e.signals,
                 "url": e.url,
             }

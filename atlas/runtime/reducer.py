@@ -11,9 +11,11 @@ import hashlib
 from datetime import datetime
 from typing import Any
 
+from atlas.runtime.context import clipped
 from atlas.runtime.decisions import CallTool
 from atlas.runtime.directors import SEPARATOR as DIRECTORS_SEPARATOR
 from atlas.runtime.directors import director_step, screened_director
+from atlas.runtime.redaction import redact
 from atlas.runtime.state import (
     AtlasState,
     Conflict,
@@ -27,6 +29,8 @@ from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.world import name_score
 from atlas.runtime.world.normalize import fingerprint_text, normalize_text
+
+DOCUMENT_OPENING_CHARS = 240  # of an uploaded document's text, quoted in its evidence
 
 
 def apply(
@@ -329,6 +333,10 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     )
     fields = result.get("fields", {})
     found = ", ".join(name.replace("_", " ") for name in sorted(fields)) or "no structured fields"
+    # A reviewer reads what the document says, not only what fields it holds; personal data
+    # is redacted here as it is for the model.
+    opening = clipped(redact(" ".join(result.get("text", "").split())), DOCUMENT_OPENING_CHARS)
+    begins = f" It begins: “{opening}”" if opening else ""
     item = EvidenceItem(
         evidence_id=_evidence_id(fp),
         evidence_class="document",
@@ -338,7 +346,10 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         document_id=result["document_id"],
         retrieved_at=now,
         fingerprint=fp,
-        claim=f"Uploaded document {result.get('name', '')} ({result.get('pages', 1)} page(s)) contains: {found}.",
+        claim=(
+            f"Uploaded document {result.get('name', '')} ({result.get('pages', 1)} page(s)) "
+            f"contains: {found}.{begins}"
+        ),
         step=step,
     )
     _add_evidence(state, item)
@@ -353,7 +364,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
                 fact="directors",
                 entity_id=entity.entity_id,
                 value=_directors_value(fields["directors"]),
-                display_value=", ".join(fields["directors"]),
+                display_value=DIRECTORS_SEPARATOR.join(fields["directors"]),
                 source_id=item.source_id,
                 source_label=item.source_label,
                 retrieved_at=now,

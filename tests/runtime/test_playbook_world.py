@@ -183,4 +183,9 @@ def test_the_playbook_extracts_attached_documents_and_redacts_what_the_model_see
     for secret in ("533401882", "GB29 NWBK", "41926837", "helen.carter@", "14/03/1975"):
         assert secret not in observation.model_view
     assert "[REDACTED PASSPORT]" in observation.model_view
-    assert any(e.evidence_class == "document" for e in state.evidence)
+    (document,) = [e for e in state.evidence if e.evidence_class == "document"]
+    # The evidence quotes how the document begins, for the reviewer, redacted as well.
+    assert "It begins: “KNOW-YOUR-CUSTOMER FORM (synthetic sample) Company:" in document.claim
+    assert document.claim.endswith("…”")
+    for secret in ("533401882", "GB29 NWBK", "41926837", "helen.carter@", "14/03/1975"):
+        assert secret not in document.claim
