@@ -8,13 +8,30 @@ from __future__ import annotations
 from datetime import timedelta
 from decimal import Decimal
 
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from atlas.runtime.state import USER_STATUS
 from reviews.models import ReviewItem
+from runs.actions import do_open_case
 from runs.models import Case, Run, TraceEvent
 
 XSS = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
+
+
+def acme_case_with_document(
+    tenant, analyst, name: str, content: bytes, *, sensitive: bool = False
+) -> Case:
+    """A case on Acme Analytics opened with one plain-text document, as the form opens it."""
+    return do_open_case(
+        tenant=tenant,
+        user=analyst,
+        subject_name="Acme Analytics Ltd",
+        subject_type="company",
+        jurisdiction="GB",
+        upload=SimpleUploadedFile(name, content, content_type="text/plain"),
+        sensitive=sensitive,
+    )
 
 
 def make_run(case: Case, *, status: str = "researching", reason: str = "", **fields) -> Run:

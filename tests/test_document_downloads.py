@@ -10,7 +10,7 @@ from reviews.models import ReviewItem
 from runs.actions import do_open_case, do_start_run
 from runs.execution import run_inline
 from runs.models import Case, Document, Run
-from runs.uploads import check_upload
+from tests.case_rows import acme_case_with_document
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db
@@ -109,17 +109,7 @@ def test_a_file_missing_from_storage_is_not_found_in_plain_words(client, analyst
 def test_approving_a_sensitive_extraction_links_the_document_to_read(
     client, tenant, analyst, reviewer
 ):
-    upload = SimpleUploadedFile("passport scan.txt", CONTENT, "text/plain")
-    case = do_open_case(
-        tenant=tenant,
-        user=analyst,
-        subject_name="Acme Analytics Ltd",
-        subject_type="company",
-        jurisdiction="GB",
-        upload=upload,
-        sensitive=True,
-        checked=check_upload(upload),
-    )
+    case = acme_case_with_document(tenant, analyst, "passport scan.txt", CONTENT, sensitive=True)
     run = run_inline(do_start_run(case, analyst, wake=False))
     item = ReviewItem.objects.get(run=run, kind=ReviewItem.Kind.APPROVAL)
     assert item.payload["tool_name"] == "extract_uploaded_document"
@@ -188,16 +178,7 @@ def test_only_the_tenants_analysts_may_attach(client, case, reviewer, outsider):
 # must be committed, not inside the test's transaction.
 @pytest.mark.django_db(transaction=True)
 def test_the_packet_links_each_document_it_read(client, tenant, analyst):
-    upload = SimpleUploadedFile("board minutes.txt", CONTENT, "text/plain")
-    case = do_open_case(
-        tenant=tenant,
-        user=analyst,
-        subject_name="Acme Analytics Ltd",
-        subject_type="company",
-        jurisdiction="GB",
-        upload=upload,
-        checked=check_upload(upload),
-    )
+    case = acme_case_with_document(tenant, analyst, "board minutes.txt", CONTENT)
     run = run_inline(do_start_run(case, analyst, wake=False))
     document = case.documents.get()
     packet = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content

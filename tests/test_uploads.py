@@ -8,6 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from runs.forms import CaseForm
 from runs.models import Case, Document
 from runs.uploads import stored_file_name
+from tests.case_rows import acme_case_with_document
 from tests.runtime.runtime_helpers import minimal_pdf
 
 
@@ -150,18 +151,10 @@ def test_a_document_whose_file_this_worker_cannot_read_is_a_gap_in_the_packet(
     """A worker without the shared MEDIA_ROOT: the call fails in plain words (no server
     path reaches the model or the trace), is not retried as if the failure were passing,
     and the packet says which document was not read."""
-    from runs.actions import do_open_case, do_start_run
+    from runs.actions import do_start_run
     from runs.execution import run_inline
 
-    upload = SimpleUploadedFile("kyc_note.txt", b"Director: Jane Roe", content_type="text/plain")
-    case = do_open_case(
-        tenant=tenant,
-        user=analyst,
-        subject_name="Acme Analytics Ltd",
-        subject_type="company",
-        jurisdiction="GB",
-        upload=upload,
-    )
+    case = acme_case_with_document(tenant, analyst, "kyc_note.txt", b"Director: Jane Roe")
     document = Document.objects.get(case=case)
     path = document.file.path
     document.file.storage.delete(document.file.name)
