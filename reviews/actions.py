@@ -280,9 +280,9 @@ def sanctions_hits_of(item: ReviewItem) -> list[dict]:
     if "sanctions_hits" in item.payload:
         return item.payload["sanctions_hits"]
     from atlas.runtime.state import AtlasState
+    from reviews.sync import hits_payload
 
-    state = AtlasState.from_json(item.run.state)
-    return [{"evidence_id": hit.evidence_id, "claim": hit.claim} for hit in state.sanctions_hits()]
+    return hits_payload(AtlasState.from_json(item.run.state))
 
 
 def _disposed_hits(item: ReviewItem, hit_dispositions: dict[str, str] | None) -> dict[str, str]:

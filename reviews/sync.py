@@ -22,10 +22,19 @@ def _conflict_payload(state: AtlasState) -> list[dict]:
     return [c.model_dump(mode="json") for c in state.conflicts if c.status == "open"]
 
 
-def _hits_payload(state: AtlasState) -> list[dict]:
+def hits_payload(state: AtlasState) -> list[dict]:
     """What a reviewer must dispose of, one by one, to sign the packet off or to close the
-    case as it stands."""
-    return [{"evidence_id": hit.evidence_id, "claim": hit.claim} for hit in state.sanctions_hits()]
+    case as it stands: each hit, the list it is on, and whom it is about ("" for the
+    subject itself)."""
+    return [
+        {
+            "evidence_id": hit.evidence_id,
+            "claim": hit.claim,
+            "list": hit.source_label,
+            "about": hit.about,
+        }
+        for hit in state.sanctions_hits()
+    ]
 
 
 def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
@@ -54,7 +63,7 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
             "payload": {
                 "packet": packet.model_dump(mode="json"),
                 "step": state.step,
-                "sanctions_hits": _hits_payload(state),
+                "sanctions_hits": hits_payload(state),
             },
         }
     conflicts = _conflict_payload(state)
@@ -73,7 +82,7 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
                     "cost_usd": str(state.cost_usd),
                 },
                 "budgets": state.budgets.model_dump(mode="json"),
-                "sanctions_hits": _hits_payload(state),
+                "sanctions_hits": hits_payload(state),
             },
         }
     return wanted

@@ -215,6 +215,11 @@ def test_a_packet_with_a_listed_director_says_whom_the_hits_are_on(client, tenan
     client_for(client, analyst)
     packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
     assert "On the evidence of 2 sanctions hits (on director Dmitry Volkov)." in packet
+    # Baltic Amber UAB came back from the registry search too: it is marked as not the match.
+    baltic = packet[packet.index("Registry record: Baltic Amber UAB") :].split("</td>")[0]
+    assert "Another registry candidate with a similar name" in baltic
+    amber = packet[packet.index("<td>Registry record: Amber Coast Freight UAB") :].split("</td>")[0]
+    assert "Another registry candidate" not in amber
     case_page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
     assert "Found no articles for &#x27;Amber Coast Freight UAB&#x27;." in case_page
 

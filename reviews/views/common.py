@@ -86,11 +86,13 @@ class ItemView:
 
     @cached_property
     def hits(self) -> list[dict]:
-        """A sign-off's sanctions hits, each with the disposition chosen so far."""
-        return [
+        """A sign-off's sanctions hits, each with the disposition chosen so far; the
+        subject's own first, then each other person's together."""
+        hits = [
             {**hit, "choice": self.hit_choices.get(hit["evidence_id"], "")}
             for hit in sanctions_hits_of(self.item)
         ]
+        return sorted(hits, key=lambda hit: hit.get("about") or "")
 
     @property
     def unsaved_text(self) -> str:

@@ -116,6 +116,8 @@ def packet_context(run: Run) -> dict[str, Any]:
     state = run.state or {}
     packet = state["proposed_packet"]
     documents = {str(d.pk): d for d in Document.objects.filter(case_id=run.case_id)}
+    selected = state.get("selected_entity") or {}
+    matched_source = f"registry:{selected.get('entity_id')}" if selected else None
     evidence = []
     for number, item in enumerate(state.get("evidence") or [], start=1):
         document = documents.get(str(item.get("document_id") or ""))
@@ -127,6 +129,10 @@ def packet_context(run: Run) -> dict[str, Any]:
                 "link": web_link(item.get("url")),
                 "document_name": document.original_name if document else "",
                 "retrieved": _when(item.get("retrieved_at")),
+                # A registry record of a same-name candidate the subject was not matched to.
+                "other_candidate": matched_source is not None
+                and item.get("evidence_class") == "registry"
+                and item.get("source_id") != matched_source,
             }
         )
     numbers = {item["evidence_id"]: item for item in evidence}
