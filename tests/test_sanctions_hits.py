@@ -45,6 +45,10 @@ def test_the_signoff_page_asks_for_a_disposition_of_each_hit(client, tenant, ana
         assert escape(hit["claim"]) in html
         assert f'name="{field}" value="confirmed_match"' in html
         assert f'name="{field}" value="false_positive"' in html
+    # Findings cite evidence as the packet numbers it, linked to the entry there.
+    packet = reverse("runs-packet", args=[item.run_id])
+    assert f'<a class="cite" href="{packet}#ev-' in html and ">[1]</a>" in html
+    assert "[?]" not in html
     # Grouped by whom they are on, the subject's first, each under the list's name.
     subject = html.index('On the subject <span class="muted">(1 hit)</span>')
     director = html.index('On director Dmitri Volkov <span class="muted">(2 hits)</span>')
