@@ -18,7 +18,17 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from runs.access import has_role, membership_of
-from runs.models import Case, Document, Membership, Observation, Run, Tenant, ToolCall, TraceEvent
+from runs.models import (
+    Case,
+    Document,
+    DocumentDownload,
+    Membership,
+    Observation,
+    Run,
+    Tenant,
+    ToolCall,
+    TraceEvent,
+)
 
 
 class TenantScopedAdmin(admin.ModelAdmin):
@@ -243,3 +253,12 @@ class AccountGroupAdmin(SuperuserOnly, GroupAdmin):
 for model, model_admin in ((get_user_model(), AccountAdmin), (Group, AccountGroupAdmin)):
     admin.site.unregister(model)
     admin.site.register(model, model_admin)
+
+
+@admin.register(DocumentDownload)
+class DocumentDownloadAdmin(ReadOnlyAdmin):
+    tenant_path = "document__case__tenant"
+    list_display = ("document", "user", "downloaded_at")
+    list_select_related = ("document", "user")
+    date_hierarchy = "downloaded_at"
+    search_fields = ("document__original_name", "user__username")

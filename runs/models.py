@@ -105,6 +105,17 @@ class Document(models.Model):
         return self.original_name
 
 
+class DocumentDownload(models.Model):
+    """Who downloaded an uploaded document, and when: the audit of who read what."""
+
+    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="downloads")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    downloaded_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.document} by {self.user} at {self.downloaded_at:%Y-%m-%d %H:%M}"
+
+
 class RunQuerySet(models.QuerySet):
     def for_tenant(self, tenant: Tenant) -> RunQuerySet:
         return self.filter(case__tenant=tenant)

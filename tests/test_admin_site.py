@@ -15,12 +15,21 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from reviews.models import HumanDecision, ReviewItem
-from runs.models import Case, Membership, Observation, Run, ToolCall, TraceEvent
+from runs.models import (
+    Case,
+    Document,
+    DocumentDownload,
+    Membership,
+    Observation,
+    Run,
+    ToolCall,
+    TraceEvent,
+)
 from tests.run_rows import T0, add_events, add_observation, add_tool_call, make_run
 
 pytestmark = pytest.mark.django_db
 
-AUDIT_MODELS = [TraceEvent, HumanDecision, Observation, ToolCall]
+AUDIT_MODELS = [TraceEvent, HumanDecision, Observation, ToolCall, DocumentDownload]
 
 
 def changelist(model) -> str:
@@ -56,6 +65,16 @@ def rows(case, reviewer):
         kind="sign_off",
         state_version=1,
     )
+    document = Document.objects.create(
+        case=case,
+        file="documents/note.txt",
+        original_name="note.txt",
+        content_type="text/plain",
+        size=4,
+        sha256="0" * 64,
+        uploaded_by=reviewer,
+    )
+    DocumentDownload.objects.create(document=document, user=reviewer)
     return run
 
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 from reviews.models import ReviewItem
 from runs.actions import do_open_case, do_start_run
 from runs.execution import run_inline
-from runs.models import Case, Document, Run
+from runs.models import Case, Document, DocumentDownload, Run
 from tests.case_rows import acme_case_with_document
 from tests.conftest import client_for
 
@@ -184,3 +184,17 @@ def test_the_packet_links_each_document_it_read(client, tenant, analyst):
     packet = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content
     assert f'document <a class="mono" href="{download_url(document)}" download>' in packet.decode()
     assert "It begins: “Director: Jane Roe Passport: [REDACTED PASSPORT]”" in packet.decode()
+
+
+def test_every_download_is_recorded_and_the_case_page_says_who_last_downloaded(
+    client, analyst, reviewer
+):
+    document = open_case_with(client, analyst)
+    client.get(download_url(document))
+    client_for(client, reviewer).get(download_url(document))
+    downloads = DocumentDownload.objects.filter(document=document).order_by("downloaded_at")
+    assert [d.user for d in downloads] == [analyst, reviewer]
+    page = client.get(reverse("runs-case-detail", args=[document.case_id])).content.decode()
+    assert "Downloaded 2 times, last by Reviewer on" in page
+    assert client.post(download_url(document)).status_code == 405
+    assert DocumentDownload.objects.filter(document=document).count() == 2

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
@@ -20,7 +21,7 @@ from runs import fragments
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.actions import do_attach_document, do_open_case, do_start_run
 from runs.forms import CaseForm, DocumentForm
-from runs.models import Case, Run, TraceEvent
+from runs.models import Case, Document, DocumentDownload, Run, TraceEvent
 from runs.post_only import post_only
 
 READERS = ("analyst", "reviewer", "admin")
@@ -188,7 +189,7 @@ def case_page(
         # The run shown is read whole in one query, so its state matches its status.
         run = Run.objects.select_related("created_by", "cancel_requested_by").get(pk=shown.pk)
     is_analyst = has_role(request.user, "analyst")
-    documents = list(case.documents.select_related("uploaded_by").order_by("uploaded_at"))
+    documents = _documents_with_downloads(case)
     if run is not None:
         given = _documents_given_to(run)
         for document in documents:
@@ -219,6 +220,24 @@ def case_page(
             f"/ws/runs/{run.pk}/?after={context['last_seq']}&decision={context['newest_decision']}"
         )
     return render(request, "runs/case_detail.html", context, status=status)
+
+
+def _documents_with_downloads(case: Case) -> list[Document]:
+    """The case's documents, each with how often and by whom it was last downloaded."""
+    latest = DocumentDownload.objects.filter(document=OuterRef("pk")).order_by("-downloaded_at")
+    documents = list(
+        case.documents.select_related("uploaded_by")
+        .annotate(
+            download_count=Count("downloads"),
+            last_downloaded_at=Subquery(latest.values("downloaded_at")[:1]),
+            last_downloader_id=Subquery(latest.values("user_id")[:1]),
+        )
+        .order_by("uploaded_at")
+    )
+    people = get_user_model().objects.in_bulk({d.last_downloader_id for d in documents} - {None})
+    for document in documents:
+        document.last_downloader = people.get(document.last_downloader_id)
+    return documents
 
 
 def _documents_given_to(run: Run) -> set[str]:

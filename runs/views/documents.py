@@ -1,4 +1,5 @@
-"""An uploaded document, downloaded by anyone of its case's tenant who can read the case."""
+"""An uploaded document, downloaded by anyone of its case's tenant who can read the case;
+every download is recorded (DocumentDownload) for the audit."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
 from runs.access import get_for_tenant, require_role, tenant_of
-from runs.models import Document
+from runs.models import Document, DocumentDownload
 from runs.uploads import download_name
 from runs.views.cases import READERS
 
@@ -32,6 +33,7 @@ def document_file(request: HttpRequest, case_id: int, document_id: int) -> HttpR
     except OSError as error:
         logger.warning("Document %s cannot be read from storage: %s", document.pk, error)
         raise Http404(f"The file of “{document.original_name}” is missing from storage.") from None
+    DocumentDownload.objects.create(document=document, user=request.user)
     if document.sensitive:
         logger.info(
             "Sensitive document %s of case %s downloaded by %s",

@@ -130,7 +130,9 @@ class Playbook:
                 or failures.get("screen_sanctions", 0) >= 2
             ):
                 continue  # the runtime names every unscreened director in the packet's gaps
-            return _call("screen_sanctions", args, "Screen a director of the subject by name.")
+            return _call(
+                "screen_sanctions", args, f"Screen {director}, a director of the subject, by name."
+            )
         for document in case["documents"]:
             step = f"extract:{document['document_id']}"
             if step in done:
