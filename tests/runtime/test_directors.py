@@ -37,7 +37,10 @@ def test_the_playbook_screens_every_director_and_a_listed_one_makes_the_packet_h
     assert "screen_sanctions" in state.completed_steps
     packet = state.proposed_packet
     assert packet.risk_rating == "high"
-    assert packet.sanctions_result.startswith("2 sanctions hits. Sanctions hit on director")
+    assert packet.sanctions_result == (
+        "2 sanctions hits: on director Dmitry Volkov (Synthetic UK HMT Consolidated, "
+        "Synthetic OFAC SDN). No hits for the subject or director Ieva Petraitytė."
+    )
     hits = [e.claim for e in state.evidence if Signal.SANCTIONS_HIT in e.signals]
     assert hits and all(c.startswith("Sanctions hit on director Dmitry Volkov:") for c in hits)
     assert "No sanctions hits for director Ieva Petraitytė" in " ".join(

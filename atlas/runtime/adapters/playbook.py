@@ -235,6 +235,37 @@ def _names_country(answer: str, code: str) -> bool:
     )
 
 
+def sanctions_summary(screenings: list[dict[str, Any]]) -> str:
+    """Who was screened and whom any hit is on, in a sentence or two; each hit's detail is
+    in its finding."""
+    if not screenings:
+        return "Not screened."
+    hits: dict[str, list[str]] = {}
+    cleared: list[str] = []
+    for e in screenings:
+        whom = e.get("about") or "the subject"
+        if Signal.SANCTIONS_HIT in e["signals"]:
+            hits.setdefault(whom, []).append(e.get("source_label") or e["source_id"])
+        elif whom not in cleared:
+            cleared.append(whom)
+    if not hits:
+        directors = [whom for whom in cleared if whom != "the subject"]
+        summary = screenings[0]["claim"]
+        if directors:
+            summary += f" No hits either for {_joined(directors)}, screened by name."
+        return summary
+    count = sum(len(lists) for lists in hits.values())
+    summary = f"{count} sanctions hit{'s' if count > 1 else ''}: " + "; ".join(
+        f"on {whom} ({', '.join(lists)})" for whom, lists in hits.items()
+    )
+    cleared = [whom for whom in cleared if whom not in hits]
+    return summary + (f". No hits for {_joined(cleared)}." if cleared else ".")
+
+
+def _joined(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
 def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDiligencePacket:
     """A cited packet drafted from a state projection (also the runtime's partial packet)."""
     evidence = p["evidence"]
@@ -262,16 +293,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
     else:
         risk = "low"
     findings = [Finding(claim=e["claim"], evidence_ids=[e["evidence_id"]]) for e in relevant]
-    sanctions = [e for e in relevant if e["class"] == "sanctions"]
-    if len(hits) == 1:
-        sanctions_result = hits[0]["claim"]
-    elif hits:
-        sanctions_result = f"{len(hits)} sanctions hits. " + " ".join(e["claim"] for e in hits)
-    elif sanctions:
-        # The subject's screening first, then each director's.
-        sanctions_result = " ".join(e["claim"] for e in sanctions)
-    else:
-        sanctions_result = "Not screened."
+    sanctions_result = sanctions_summary([e for e in relevant if e["class"] == "sanctions"])
     media = [e for e in relevant if e["source_id"].startswith("article:")]
     if adverse:
         media_summary = f"{len(adverse)} adverse article(s): " + "; ".join(
