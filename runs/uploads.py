@@ -87,7 +87,7 @@ def download_name(name: str, content_type: str) -> str:
     """The name a download is saved under: the name as uploaded, ending in the extension of
     the type its content was found to be, so "invoice.js" that is plain text downloads as
     "invoice.js.txt" and opens as text, not as a script."""
-    extension = EXTENSIONS[content_type]
+    extension = EXTENSIONS.get(content_type, ".bin")
     return name if name.lower().endswith(extension) else name + extension
 
 

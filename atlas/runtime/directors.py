@@ -52,14 +52,9 @@ def unscreened_directors(state: AtlasState) -> list[str]:
 
 def screened_director(state: AtlasState, arguments: dict) -> str | None:
     """The director a screen by name alone is for; None when the screen is of the subject
-    itself (by entity id, or by the subject's own name)."""
+    itself (by entity id, or by a name no director has, such as the subject's own)."""
     name = arguments.get("name")
     if not name or arguments.get("entity_id"):
         return None
     key = normalize_text(name)
-    subject_names = {normalize_text(state.brief.subject)}
-    if state.selected_entity is not None:
-        subject_names.add(normalize_text(state.selected_entity.name))
-    if key in subject_names:
-        return None
     return next((d for d in directors(state) if normalize_text(d) == key), None)
