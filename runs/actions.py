@@ -21,7 +21,7 @@ from runs.dispatch import wake_worker
 from runs.execution import SCRIPTED_IN_SCENARIO, cancel_idle_run
 from runs.leases import claim_run, hold_here, release_lease, take_from_gone_worker
 from runs.models import Case, Document, Run, Tenant
-from runs.uploads import CheckedUpload, check_upload, display_name
+from runs.uploads import CheckedUpload, check_upload, display_name, personal_data_of
 
 
 def do_attach_document(
@@ -34,6 +34,7 @@ def do_attach_document(
 ) -> Document:
     checked = checked or check_upload(upload)
     document = Document(
+        personal_data=personal_data_of(upload, checked.content_type),
         case=case,
         original_name=display_name(
             upload.name, Document._meta.get_field("original_name").max_length

@@ -96,6 +96,8 @@ class Document(models.Model):
     size = models.PositiveBigIntegerField()
     sha256 = models.CharField(max_length=64)
     sensitive = models.BooleanField(default=False)
+    # The kinds of personal data found in its text at upload ("passport number", "IBAN").
+    personal_data = models.JSONField(default=list, blank=True)
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )

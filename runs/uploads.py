@@ -16,6 +16,11 @@ from django.utils.text import get_valid_filename
 from pypdf import PdfReader
 from pypdf.errors import FileNotDecryptedError, WrongPasswordError
 
+from atlas.runtime.redaction import personal_data_in
+from atlas.runtime.tools.builtin import document_text
+
+logger = logging.getLogger(__name__)
+
 ALLOWED_TYPES = {"application/pdf": "PDF", "text/plain": "plain text"}
 EXTENSIONS = {"application/pdf": ".pdf", "text/plain": ".txt"}
 # The stored name only has to be recognisable next to its hash prefix; the name as
@@ -81,6 +86,20 @@ def display_name(name: str, limit: int) -> str:
     if not dot or len(extension) > STORED_EXTENSION_CHARS:
         return name[:limit]
     return f"{stem[: limit - len(extension) - 1]}.{extension}"
+
+
+def personal_data_of(upload: UploadedFile, content_type: str) -> list[str]:
+    """The kinds of personal data in a checked upload's text, by the patterns redaction
+    uses; [] when its text cannot be read (the run's extraction then says why)."""
+    upload.seek(0)
+    content = upload.read()
+    upload.seek(0)
+    try:
+        text, _ = document_text(content, content_type)
+    except Exception:  # a PDF that opens can still fail to give up its text
+        logger.warning("Could not read the text of “%s” to look for personal data", upload.name)
+        return []
+    return personal_data_in(text)
 
 
 def download_name(name: str, content_type: str) -> str:

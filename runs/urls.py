@@ -20,6 +20,11 @@ urlpatterns: list = [
         documents.document_file,
         name="runs-document",
     ),
+    path(
+        "cases/<int:case_id>/documents/<int:document_id>/sensitive/",
+        documents.mark_sensitive,
+        name="runs-document-mark-sensitive",
+    ),
     path("runs/<int:run_id>/cancel/", live.run_cancel, name="runs-run-cancel"),
     path("runs/<int:run_id>/answer/", live.run_answer, name="runs-run-answer"),
     path("runs/<int:run_id>/packet/", packets.packet, name="runs-packet"),

@@ -198,3 +198,47 @@ def test_every_download_is_recorded_and_the_case_page_says_who_last_downloaded(
     assert "Downloaded 2 times, last by Reviewer on" in page
     assert client.post(download_url(document)).status_code == 405
     assert DocumentDownload.objects.filter(document=document).count() == 2
+
+
+# --- Personal data in an upload ---------------------------------------------------------
+
+
+def test_personal_data_in_an_upload_is_named_and_an_unmarked_one_is_flagged(client, analyst):
+    document = open_case_with(client, analyst)  # marked sensitive
+    assert document.personal_data == ["passport number"]
+    case = document.case
+    attach(client, case, name="statement.txt", content=b"IBAN: GB29 NWBK 6016 1331 9268 19\n")
+    unmarked = case.documents.get(original_name="statement.txt")
+    assert unmarked.personal_data == ["IBAN"] and not unmarked.sensitive
+    page = client.get(reverse("runs-case-detail", args=[case.pk])).content.decode()
+    assert "“statement.txt” holds personal data (IBAN) but is not marked sensitive" in page
+    assert "Holds personal data: IBAN. Not marked sensitive" in page
+    assert "Holds personal data: passport number.</div>" in page
+    clean = attach(client, case, name="minutes.txt", content=b"Board met on Monday.\n")
+    assert "holds personal data" not in client.get(clean["Location"]).content.decode()
+
+
+def test_an_analyst_marks_a_document_sensitive_for_the_runs_to_come(
+    client, tenant, analyst, reviewer, outsider
+):
+    case = do_open_case(
+        tenant=tenant, user=analyst, subject_name="Acme Analytics Ltd", subject_type="company"
+    )
+    client_for(client, analyst)
+    attach(client, case, name="statement.txt", content=b"IBAN: GB29 NWBK 6016 1331 9268 19\n")
+    document = case.documents.get()
+    url = reverse("runs-document-mark-sensitive", args=[case.pk, document.pk])
+    assert client_for(client, reviewer).post(url).status_code == 403
+    assert client_for(client, outsider).post(url).status_code == 404
+    document.refresh_from_db()
+    assert not document.sensitive
+    response = client_for(client, analyst).post(url)
+    assert response.status_code == 302
+    document.refresh_from_db()
+    assert document.sensitive
+    page = client.get(response["Location"]).content.decode()
+    assert "“statement.txt” is marked sensitive." in page
+    assert "Mark sensitive" not in page
+    run = run_inline(do_start_run(case, analyst, wake=False))
+    item = ReviewItem.objects.get(run=run, kind=ReviewItem.Kind.APPROVAL)
+    assert item.payload["tool_name"] == "extract_uploaded_document"

@@ -175,3 +175,9 @@ def test_a_document_whose_file_this_worker_cannot_read_is_a_gap_in_the_packet(
         in run.state["proposed_packet"]["open_gaps"]
     )
     assert any(path in record.getMessage() for record in caplog.records)  # for operators
+
+
+def test_personal_data_is_found_in_a_pdfs_text_too(db, tenant, analyst):
+    pdf = minimal_pdf("Passport number: X1234567")
+    case = acme_case_with_document(tenant, analyst, "scan.pdf", pdf)
+    assert case.documents.get().personal_data == ["passport number"]

@@ -48,6 +48,25 @@ PERSONAL_DATA: dict[str, tuple[str, re.Pattern[str]]] = {
 }
 
 
+# How the kinds of personal data are named to people.
+PERSONAL_DATA_NAMES = {
+    "emails": "e-mail address",
+    "ibans": "IBAN",
+    "passport_numbers": "passport number",
+    "account_numbers": "account number",
+    "dates_of_birth": "date of birth",
+}
+
+
+def personal_data_in(text: str) -> list[str]:
+    """The kinds of personal data `text` holds, named for people, in a fixed order."""
+    return [
+        PERSONAL_DATA_NAMES[field]
+        for field, (_, pattern) in PERSONAL_DATA.items()
+        if pattern.search(text)
+    ]
+
+
 def redact(text: str) -> str:
     for label, pattern in PERSONAL_DATA.values():
         text = pattern.sub(lambda m, label=label: f"{m['prefix']}[REDACTED {label}]", text)

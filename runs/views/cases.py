@@ -104,6 +104,8 @@ def case_new(request: HtmxHttpRequest) -> HttpResponse:
             )
             do_start_run(case, request.user)
             messages.success(request, f"Case opened; research on {case.subject_name} has started.")
+            for document in case.documents.all():
+                _warn_of_personal_data(request, document)
             return redirect("runs-case-detail", case_id=case.pk)
         return render(request, "runs/case_new.html", _new_case_context(form), status=400)
     return render(request, "runs/case_new.html", _new_case_context(form))
@@ -266,7 +268,19 @@ def case_attach_document(request: HtmxHttpRequest, case_id: int) -> HttpResponse
     else:
         when = "The run in progress does not read it; the next run will."
     messages.success(request, f"“{document.original_name}” is attached to the case. {when}")
+    _warn_of_personal_data(request, document)
     return redirect("runs-case-detail", case_id=case.pk)
+
+
+def _warn_of_personal_data(request: HttpRequest, document: Document) -> None:
+    if document.personal_data and not document.sensitive:
+        messages.warning(
+            request,
+            f"“{document.original_name}” holds personal data "
+            f"({', '.join(document.personal_data)}) but is not marked sensitive, so a run "
+            "may extract it without a reviewer's approval. Mark it sensitive on the case page "
+            "if it should need one.",
+        )
 
 
 @require_role("analyst")

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import logging
 
+from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
 from runs.access import get_for_tenant, require_role, tenant_of
 from runs.models import Document, DocumentDownload
+from runs.post_only import post_only
 from runs.uploads import download_name
 from runs.views.cases import READERS
 
@@ -49,3 +53,35 @@ def document_file(request: HttpRequest, case_id: int, document_id: int) -> HttpR
     response["Content-Security-Policy"] = "sandbox"
     response["Cache-Control"] = "private, no-store"
     return response
+
+
+def _case_page(request: HttpRequest, case_id: int, document_id: int) -> str:
+    return reverse("runs-case-detail", kwargs={"case_id": case_id})
+
+
+@require_role("analyst")
+@post_only(_case_page)
+def mark_sensitive(request: HttpRequest, case_id: int, document_id: int) -> HttpResponse:
+    """Mark a document sensitive: from the next run on, extracting it needs a reviewer's
+    approval. There is no way back, on purpose."""
+    document = get_for_tenant(
+        Document.objects.select_related("case"),
+        tenant_of(request),
+        tenant_field="case__tenant",
+        pk=document_id,
+        case_id=case_id,
+    )
+    if not document.sensitive:
+        Document.objects.filter(pk=document.pk).update(sensitive=True)
+        logger.info(
+            "Document %s of case %s marked sensitive by %s",
+            document.pk,
+            document.case_id,
+            request.user.get_username(),
+        )
+    messages.success(
+        request,
+        f"“{document.original_name}” is marked sensitive. Runs started from now on need a "
+        "reviewer's approval to extract it; a run already under way keeps what it was given.",
+    )
+    return redirect(_case_page(request, case_id, document_id))

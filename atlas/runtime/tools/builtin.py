@@ -193,7 +193,8 @@ _FIELD_PATTERNS = {
 }
 
 
-def _text_of(content: bytes, content_type: str) -> tuple[str, int]:
+def document_text(content: bytes, content_type: str) -> tuple[str, int]:
+    """A stored document's text and page count."""
     # The type was decided from the bytes at upload; the file's name is only what the
     # uploader called it.
     if content_type == "application/pdf":
@@ -213,7 +214,7 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         raise ToolNotFound(f"Unknown document: {args.document_id}") from None
     except DocumentUnreadable as error:
         raise DocumentUnavailable(str(error)) from None
-    text, pages = _text_of(document.content, document.content_type)
+    text, pages = document_text(document.content, document.content_type)
     fields: dict[str, list[str]] = {}
     for field_name, pattern in _FIELD_PATTERNS.items():
         values = [m["value"].strip() for m in pattern.finditer(text)]
