@@ -277,9 +277,9 @@ def _warn_of_personal_data(request: HttpRequest, document: Document) -> None:
         messages.warning(
             request,
             f"“{document.original_name}” holds personal data "
-            f"({', '.join(document.personal_data)}) but is not marked sensitive, so a run "
-            "may extract it without a reviewer's approval. Mark it sensitive on the case page "
-            "if it should need one.",
+            f"({', '.join(document.personal_data)}) but is not marked sensitive: runs read "
+            "it, redacted for the model, without a reviewer's approval. Mark it sensitive "
+            "below to require one from the next run on.",
         )
 
 
