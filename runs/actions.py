@@ -161,12 +161,20 @@ def do_start_run(
     return run
 
 
-def do_request_cancel(run: Run, user) -> Run:
-    """Cancel within a second: directly when no worker holds the run, else via its worker."""
+class CancelRefused(Exception):
+    """The run waits for a reviewer, who decides how it ends."""
+
+
+def do_request_cancel(run: Run, user, *, reviewer_decides: bool = False) -> Run:
+    """Cancel within a second: directly when no worker holds the run, else via its worker.
+    With `reviewer_decides` (a request from the console), raise CancelRefused instead when a
+    packet or an escalation of the run waits for a reviewer."""
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run.pk)  # one cancel request at a time
         if run.is_terminal:
             return run
+        if reviewer_decides and run.waits_for_reviewer:
+            raise CancelRefused(run)
         first_request = run.cancel_requested_at is None
         if first_request:
             run.cancel_requested_at = timezone.now()

@@ -434,6 +434,7 @@ def live_context(
         "is_latest": is_latest,
         "can_cancel": user is not None
         and not run.is_terminal
+        and not run.waits_for_reviewer
         and has_role(user, "analyst", "admin"),
         "can_rerun": user is not None
         and run.is_terminal

@@ -254,6 +254,15 @@ class Run(models.Model):
         return self.status in self.TERMINAL_STATUSES
 
     @property
+    def waits_for_reviewer(self) -> bool:
+        """A proposed packet or an escalation waits in a reviewer's queue: the run is theirs
+        to end (sign off, reject, close the case), not the analyst's to cancel."""
+        return (
+            self.status == self.Status.AWAITING_REVIEW
+            and self.termination_reason != self.Reason.AWAITING_APPROVAL
+        )
+
+    @property
     def outcome(self) -> str:
         return self.CLOSED_BY_REVIEWER if self.closed_by_reviewer else self.termination_reason
 

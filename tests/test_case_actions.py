@@ -16,6 +16,7 @@ from runs.actions import do_start_run
 from runs.models import Case, Run
 from tests.case_rows import make_run, waiting_for_answer
 from tests.conftest import client_for
+from tests.review_runs import approval_item, question_item
 
 pytestmark = pytest.mark.django_db
 
@@ -282,3 +283,33 @@ def test_an_answer_to_a_question_the_run_has_moved_past_is_not_given_to_the_next
     assert refused.status_code == 409
     assert "already answered or withdrawn" in refused.content.decode()
     assert not HumanDecision.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "reason", ["finish_proposed", "max_iterations", "repeated_action", "no_progress"]
+)
+def test_a_run_waiting_for_a_reviewer_cannot_be_cancelled_from_the_console(
+    client, analyst, admin_user, case, reason
+):
+    """Cancelling would take a packet or an escalation out of review unseen: the reviewer
+    decides how such a run ends."""
+    run = make_run(case, status="awaiting_review", reason=reason)
+    url = reverse("runs-run-cancel", args=[run.pk])
+    for person in (analyst, admin_user):
+        response = client_for(client, person).post(url)
+        assert response.status_code == 302
+        page = client.get(response["Location"]).content.decode()
+        assert "This run waits for a reviewer, who decides how it ends" in page
+        assert "Cancel run" not in page
+    htmx = client.post(url, HTTP_HX_REQUEST="true")
+    assert htmx["HX-Redirect"].startswith(reverse("runs-case-detail", args=[case.pk]))
+    run.refresh_from_db()
+    assert run.status == "awaiting_review" and run.cancel_requested_at is None
+    assert not HumanDecision.objects.exists()
+
+
+def test_a_run_waiting_for_an_approval_or_an_answer_can_still_be_cancelled(client, tenant, analyst):
+    for item in (approval_item(tenant, analyst), question_item(tenant, analyst)):
+        client_for(client, analyst).post(reverse("runs-run-cancel", args=[item.run_id]))
+        item.run.refresh_from_db()
+        assert item.run.status == "cancelled"

@@ -13,13 +13,14 @@ from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django_htmx.http import HttpResponseClientRedirect
 
 from reviews.actions import do_answer_question
 from reviews.forms import AnswerForm
 from reviews.models import ReviewItem
 from runs import fragments
 from runs.access import get_for_tenant, require_role, tenant_of
-from runs.actions import do_request_cancel
+from runs.actions import CancelRefused, do_request_cancel
 from runs.models import Run
 from runs.post_only import post_only
 from runs.views.cases import HtmxHttpRequest, case_page, live_page_context
@@ -73,6 +74,12 @@ def _case_page_of_run(request: HtmxHttpRequest, run_id: int) -> str:
     return reverse("runs-case-detail", kwargs={"case_id": run.case_id}) + f"?run={run.pk}"
 
 
+WAITS_FOR_REVIEWER = (
+    "This run waits for a reviewer, who decides how it ends: sign off or reject its packet, "
+    "or close the case. It was not cancelled."
+)
+
+
 @require_role("analyst", "admin")
 @post_only(_case_page_of_run)
 def run_cancel(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
@@ -82,7 +89,14 @@ def run_cancel(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
             messages.info(request, f"The run had already ended ({run.get_status_display()}).")
     else:
         already = run.cancel_requested_at is not None
-        run = do_request_cancel(run, request.user)
+        try:
+            run = do_request_cancel(run, request.user, reviewer_decides=True)
+        except CancelRefused:
+            # Cancelling would take a packet or an escalation out of review unseen.
+            messages.error(request, WAITS_FOR_REVIEWER)
+            if request.htmx:
+                return HttpResponseClientRedirect(_case_page_of_run(request, run_id))
+            return _back_to_case(request, run)
         if not request.htmx and not already:
             messages.success(request, "Cancellation requested; the run stops within a second.")
     return _back_to_case(request, run)
