@@ -86,6 +86,10 @@ def test_same_name_people_are_told_apart_by_their_facts_and_an_answer_by_one_is_
     [
         ("the Singapore one", "co-northwind-sg"),
         ("The one in the United States", "co-northwind-us"),
+        ("the UK one", "co-northwind-gb"),
+        ("USA", "co-northwind-us"),
+        ("the American one", "co-northwind-us"),
+        ("British", "co-northwind-gb"),
         ("co-northwind-gb", "co-northwind-gb"),
     ],
 )
@@ -107,6 +111,14 @@ def test_an_answer_that_fits_no_candidate_is_asked_again_saying_why(make_runtime
         "Your answer 'the big one' did not point to exactly one of them"
     )
     assert len(state.pending_question.candidates) == 3
+    # However often an answer fits none, the analyst is asked again; the budget bounds it.
+    for text in ("no idea", "the old one"):
+        state = _answer(runtime, state, text)
+        assert state.status == "waiting_for_input"
+        assert f"Your answer '{text}' did not point" in state.pending_question.question
+    state = _answer(runtime, state, "the UK one")
+    assert state.selected_entity.entity_id == "co-northwind-gb"
+    assert state.termination_reason == "finish_proposed"
 
 
 def test_a_jurisdiction_disambiguates_the_same_name(make_runtime, make_state):

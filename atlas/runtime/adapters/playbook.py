@@ -33,6 +33,37 @@ from atlas.runtime.directors import screenable
 from atlas.runtime.state import Signal, candidate_label
 
 MAX_FINDINGS = 12
+# What analysts call a country other than by its ISO code or its name: the common short
+# forms and the adjectives of the jurisdictions the registry covers.
+COUNTRY_WORDS = {
+    "uk": "GB",
+    "britain": "GB",
+    "british": "GB",
+    "england": "GB",
+    "english": "GB",
+    "usa": "US",
+    "america": "US",
+    "american": "US",
+    "singaporean": "SG",
+    "german": "DE",
+    "irish": "IE",
+    "canadian": "CA",
+    "dutch": "NL",
+    "holland": "NL",
+    "indian": "IN",
+    "lithuanian": "LT",
+    "swiss": "CH",
+    "emirati": "AE",
+    "uae": "AE",
+    "australian": "AU",
+    "norwegian": "NO",
+    "chilean": "CL",
+    "japanese": "JP",
+    "austrian": "AT",
+    "panamanian": "PA",
+    "russian": "RU",
+    "nigerian": "NG",
+}
 
 
 class Playbook:
@@ -83,7 +114,9 @@ class Playbook:
                     return _call(
                         "resolve_entity", args, "Resolve the candidate the analyst picked."
                     )
-            if len(candidates) > 1 and not _asked_recently(p):
+            # Asked again after every answer that fits no candidate: the iteration budget
+            # bounds how often, and a packet for an unmatched name is refused anyway.
+            if len(candidates) > 1:
                 labels = [candidate_label(c) for c in candidates]
                 unmatched = ""
                 if p["answered_questions"]:
@@ -182,11 +215,6 @@ def _already_tried(p: dict[str, Any], tool: str, args: dict[str, Any]) -> bool:
     return any(a["tool"] == tool and a["arguments"] == args for a in p.get("executed_actions", []))
 
 
-def _asked_recently(p: dict[str, Any]) -> bool:
-    """Asked, answered, and the answer matched nothing: do not ask the same thing forever."""
-    return len(p["answered_questions"]) >= 2
-
-
 def _candidate_from_answer(
     p: dict[str, Any], candidates: list[dict[str, Any]]
 ) -> dict[str, Any] | None:
@@ -201,6 +229,7 @@ def _candidate_from_answer(
         if number and number.lower() in answer.lower():
             return c
     codes = set(re.findall(r"\b[A-Z]{2}\b", answer.upper()))
+    codes |= {code for word, code in COUNTRY_WORDS.items() if word in _words(answer)}
     by_code = [c for c in candidates if c["jurisdiction"] in codes]
     if len(by_code) == 1:
         return by_code[0]
