@@ -364,6 +364,27 @@ def open_conflict_ids(item: ReviewItem) -> list[str]:
     return [cid for cid in ids if cid not in decided]
 
 
+def settled_conflict_message(run_id: int, conflict_id: str) -> str:
+    """Why a decision on `conflict_id` came too late: who settled it on the run, and how."""
+    state = Run.objects.filter(pk=run_id).values_list("state", flat=True).first() or {}
+    conflict = next(
+        (c for c in state.get("conflicts") or [] if c.get("conflict_id") == conflict_id), None
+    )
+    resolution = (conflict or {}).get("resolution")
+    if not resolution:
+        return "This conflict is already settled or not part of this escalation."
+    decision_id = str(resolution.get("decision_id") or "")
+    decision = (
+        HumanDecision.objects.filter(pk=int(decision_id)).select_related("actor").first()
+        if decision_id.isdigit()
+        else None
+    )
+    who = (decision.actor.get_full_name() if decision else "") or "A reviewer"
+    value = resolution.get("value")
+    settled = f"“{value}” stands" if value else "it was marked unresolvable"
+    return f"{who} already settled this conflict: {settled}."
+
+
 def do_resolve_conflict(
     item: ReviewItem,
     user,
@@ -385,7 +406,7 @@ def do_resolve_conflict(
         locked = _locked_item(item)
         remaining = open_conflict_ids(locked)
         if conflict_id not in remaining:
-            raise ReviewError("This conflict is already settled or not part of this escalation.")
+            raise ReviewError(settled_conflict_message(item.run_id, conflict_id))
         if unresolvable:
             kind = HumanDecision.Kind.MARK_UNRESOLVABLE
             payload = {"conflict_id": conflict_id, "unresolvable": True, "note": note}

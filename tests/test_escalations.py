@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from reviews.models import HumanDecision, ReviewItem
 from tests.conftest import client_for
@@ -465,3 +466,32 @@ def test_an_invalid_form_sent_after_someone_closed_the_escalation_gives_the_text
     assert "Not saved. What you wrote, to copy:" in page
     assert "&lt;i&gt;lookups&lt;/i&gt;" in page
     assert HumanDecision.objects.filter(run_id=item.run_id).count() == 1
+
+
+def test_resolving_a_conflict_the_run_already_settled_says_who_settled_it_and_how(
+    client, tenant, analyst, reviewer, second_reviewer
+):
+    item = conflict_item(tenant, analyst)
+    fields = {"conflict_id": conflict_id(item), "choice": ARTICLE, "note": "Board notice"}
+    client_for(client, reviewer).post(url("reviews-resolve", item), fields)
+    advance(item)
+    # A second escalation of the same run, raised before the resolution was applied, and a
+    # reviewer on its stale page.
+    item.refresh_from_db()
+    stale = ReviewItem.objects.create(
+        tenant=item.tenant,
+        case=item.case,
+        run=item.run,
+        kind=ReviewItem.Kind.ESCALATION,
+        key="stale",
+        summary=item.summary,
+        payload=item.payload,
+        requested_at=timezone.now(),
+    )
+    response = client_for(client, second_reviewer).post(
+        url("reviews-resolve", stale), {**fields, "choice": REGISTRY, "note": "Registry"}
+    )
+    assert response.status_code == 409
+    assert f"Reviewer already settled this conflict: “{ARTICLE}” stands." in (
+        response.content.decode()
+    )

@@ -11,7 +11,10 @@ from django.utils.html import escape
 
 from atlas.runtime.state import CONFLICT_AT_FINISH_USER_STATUS
 from reviews.models import HumanDecision
+from runs.actions import do_open_case, do_start_run
+from runs.execution import run_inline
 from runs.models import Run
+from runs.views.packets import rating_grounds
 from tests.case_rows import XSS, awaiting_signoff, make_run
 from tests.conftest import client_for
 from tests.review_runs import CONFLICT_SUBJECT, paused_run
@@ -231,3 +234,39 @@ def test_a_packet_held_by_a_conflict_says_the_reviewer_settles_it_first(client, 
     case_page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
     assert "Handed to a reviewer: the sources disagree on a fact" in case_page
     assert "unresolved_conflict" not in case_page
+
+
+def test_a_politically_exposed_person_is_named_once_and_from_a_registry_of_persons(
+    client, tenant, analyst
+):
+    case = do_open_case(
+        tenant=tenant, user=analyst, subject_name="Amara Okafor", subject_type="person"
+    )
+    run = run_inline(do_start_run(case, analyst, wake=False))
+    packet = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content
+    packet = packet.decode()
+    assert "a politically exposed person" in packet
+    assert "links to politically exposed people" not in packet
+    assert "Registry of persons (NG)" in packet and "Company registry (NG)" not in packet
+
+
+@pytest.mark.parametrize(
+    ("dispositions", "said"),
+    [
+        ([], "2 sanctions hits"),
+        (["false_positive", "false_positive"], "2 sanctions hits, all marked false positives"),
+        (["confirmed_match", "false_positive"], "2 sanctions hits, 1 of 2 marked false positives"),
+        (["confirmed_match", "confirmed_match"], "2 sanctions hits, confirmed by the reviewer"),
+    ],
+)
+def test_the_rating_grounds_say_how_the_reviewer_disposed_of_the_hits(dispositions, said):
+    hit = {"signals": ["sanctions_hit"], "about": ""}
+    state = {
+        "evidence": [hit, hit],
+        "selected_entity": {"entity_id": "co-x"},
+        "proposed_packet": {"hit_dispositions": [{"disposition": d} for d in dispositions]},
+    }
+    (ground,) = rating_grounds(state)
+    assert ground.startswith(said)
+    if not dispositions:
+        assert ground == said

@@ -113,6 +113,10 @@ def test_the_signed_off_packet_records_each_disposition(client, tenant, analyst,
     disposition = '<strong class="disposition-confirmed_match">confirmed match</strong>'
     assert f"Reviewer's disposition: {disposition}" in packet_page
     assert '<span class="muted small">by Reviewer</span>' in packet_page  # the name, not a login
+    assert (
+        "On the evidence of 3 sanctions hits (on the subject and on director Dmitri Volkov), "
+        "confirmed by the reviewer"
+    ) in packet_page
 
 
 def test_rejecting_the_packet_needs_no_disposition(client, tenant, analyst, reviewer):

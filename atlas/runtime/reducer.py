@@ -31,6 +31,7 @@ from atlas.runtime.world import name_score
 from atlas.runtime.world.normalize import fingerprint_text, normalize_text
 
 DOCUMENT_OPENING_CHARS = 240  # of an uploaded document's text, quoted in its evidence
+REGISTRY_NAMES = {"company": "Company registry", "person": "Registry of persons"}
 
 
 def apply(
@@ -151,7 +152,7 @@ def _apply_resolve(state: AtlasState, result: dict[str, Any], step: int, now: da
             evidence_id=_evidence_id(fp),
             evidence_class="registry",
             source_id=source_id,
-            source_label=f"Company registry ({record['jurisdiction']})",
+            source_label=f"{REGISTRY_NAMES[record['entity_type']]} ({record['jurisdiction']})",
             tool="resolve_entity",
             retrieved_at=now,
             fingerprint=fp,

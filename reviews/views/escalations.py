@@ -20,6 +20,7 @@ from reviews.actions import (
     do_extend_budget,
     do_resolve_conflict,
     refusal_for,
+    settled_conflict_message,
 )
 from reviews.forms import UNRESOLVABLE, CloseCaseForm, ExtendBudgetForm, ResolveConflictForm
 from reviews.models import HumanDecision, ReviewItem
@@ -274,6 +275,8 @@ def _why_not_open(
     conflict = next((c for c in conflict_views(item) if c.conflict_id == conflict_id), None)
     if conflict is not None and conflict.settled_by is not None:
         return AlreadyDecided(conflict.settled_by).messages[0]
+    if conflict is not None and conflict.resolution:
+        return settled_conflict_message(item.run_id, conflict_id) + " Nothing was recorded."
     if conflict is None or not conflict.is_open:
         return (
             "This conflict is already settled or not part of this escalation; nothing was recorded."

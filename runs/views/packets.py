@@ -86,13 +86,17 @@ def rating_grounds(state: dict) -> list[str]:
         (Signal.ADVERSE, "an adverse article", "{} adverse articles"),
         (
             Signal.PEP,
-            "a link to a politically exposed person",
-            "{} links to politically exposed people",
+            "a politically exposed person",
+            "a politically exposed person ({} sources)",
         ),
     ):
         count = signals.count(signal)
-        if count:
-            grounds.append((one if count == 1 else many.format(count)) + _whom(evidence, signal))
+        if not count:
+            continue
+        ground = (one if count == 1 else many.format(count)) + _whom(evidence, signal)
+        if signal == Signal.SANCTIONS_HIT and (dispositions := _dispositions_said(state)):
+            ground += f", {dispositions}"
+        grounds.append(ground)
     disputed = [c for c in state.get("conflicts") or [] if c.get("status") == "open"]
     if disputed:
         facts = ", ".join(c.get("fact", "a fact").replace("_", " ") for c in disputed)
@@ -100,6 +104,23 @@ def rating_grounds(state: dict) -> list[str]:
     if not state.get("selected_entity"):
         grounds.append("a subject not matched to a registry entity, so screened by name only")
     return grounds
+
+
+def _dispositions_said(state: dict) -> str:
+    """How the reviewer disposed of the sanctions hits, once they have."""
+    decided = (state.get("proposed_packet") or {}).get("hit_dispositions") or []
+    false_positives = sum(d.get("disposition") == "false_positive" for d in decided)
+    if not decided:
+        return ""
+    if false_positives == len(decided):
+        return (
+            "marked false positive by the reviewer"
+            if len(decided) == 1
+            else ("all marked false positives by the reviewer")
+        )
+    if not false_positives:
+        return "confirmed by the reviewer"
+    return f"{false_positives} of {len(decided)} marked false positives by the reviewer"
 
 
 def _whom(evidence: list[dict], signal: str) -> str:
