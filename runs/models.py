@@ -179,6 +179,8 @@ class Run(models.Model):
     # of a packet the research proposed: metrics and filters tell the two apart by it.
     closed_by_reviewer = models.BooleanField(default=False)
     user_status = models.CharField(max_length=300, blank=True)
+    # The registry entity the subject was matched to, as the lists show and search it.
+    matched_entity = models.CharField(max_length=300, blank=True)
 
     budgets = models.JSONField(default=dict)
     iterations = models.PositiveIntegerField(default=0)

@@ -82,6 +82,12 @@ def active_seconds(state: AtlasState) -> float:
     return max(0.0, state.budgets.deadline_seconds - remaining)
 
 
+def matched_entity_label(state: AtlasState) -> str:
+    """ "Northwind Trading Pte Ltd (SG)", or "" while no entity is matched."""
+    entity = state.selected_entity
+    return f"{entity.name} ({entity.jurisdiction})"[:300] if entity else ""
+
+
 def run_fields_from_state(state: AtlasState) -> dict:
     """The run's columns: the state as JSON text, and the columns that mirror it so lists
     and queues never parse the JSON."""
@@ -95,6 +101,7 @@ def run_fields_from_state(state: AtlasState) -> dict:
             state.proposed_packet and state.proposed_packet.closed_by_reviewer
         ),
         "user_status": state.user_status,
+        "matched_entity": matched_entity_label(state),
         "iterations": state.iteration,
         "tokens": state.tokens,
         "cost_usd": state.cost_usd,

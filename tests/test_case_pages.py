@@ -49,6 +49,31 @@ def test_case_list_filters_by_subject_status_and_reason(client, analyst, tenant,
     assert "No cases match" in client.get(url, {"q": "zzz"}).content.decode()
 
 
+def test_same_name_cases_show_their_matched_entity_and_are_found_by_it_or_by_number(
+    client, analyst, tenant
+):
+    northwinds = [
+        Case.objects.create(
+            tenant=tenant,
+            subject_name="Northwind Trading",
+            subject_type="company",
+            created_by=analyst,
+        )
+        for _ in range(2)
+    ]
+    make_run(northwinds[0], matched_entity="Northwind Trading Pte Ltd (SG)")
+    make_run(northwinds[1], matched_entity="Northwind Trading Inc (US)")
+    client_for(client, analyst)
+    url = reverse("runs-case-list")
+    listed = client.get(url).content.decode()
+    assert "Matched: Northwind Trading Pte Ltd (SG)" in listed
+    assert "Matched: Northwind Trading Inc (US)" in listed
+    by_entity = client.get(url, {"q": "Pte Ltd"}).content.decode()
+    assert "(SG)" in by_entity and "(US)" not in by_entity
+    by_number = client.get(url, {"q": str(northwinds[1].pk)}).content.decode()
+    assert "(US)" in by_number and "(SG)" not in by_number
+
+
 def test_case_list_paginates(client, analyst, tenant):
     Case.objects.bulk_create(
         Case(

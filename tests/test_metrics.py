@@ -220,3 +220,17 @@ def test_runs_closed_before_the_column_existed_are_marked_from_their_packet(case
     closed.refresh_from_db()
     signed.refresh_from_db()
     assert closed.closed_by_reviewer and not signed.closed_by_reviewer
+
+
+def test_runs_from_before_the_matched_entity_column_get_it_from_their_state(case):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("runs.migrations.0009_run_matched_entity")
+    matched = make_run(case, state={"selected_entity": {"name": "Acme Ltd", "jurisdiction": "GB"}})
+    unmatched = make_run(case, state={"selected_entity": None})
+    migration.fill_matched_entity(apps, None)
+    matched.refresh_from_db()
+    unmatched.refresh_from_db()
+    assert (matched.matched_entity, unmatched.matched_entity) == ("Acme Ltd (GB)", "")

@@ -215,6 +215,7 @@ def test_the_rating_of_an_unmatched_subject_says_it_was_screened_by_name_only():
 
 def test_a_packet_with_a_listed_director_says_whom_the_hits_are_on(client, tenant, analyst):
     run = paused_run(tenant, analyst, "Amber Coast Freight", jurisdiction="LT")
+    assert run.matched_entity == "Amber Coast Freight UAB (LT)"  # mirrored for the lists
     client_for(client, analyst)
     packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
     assert "On the evidence of 2 sanctions hits (on director Dmitry Volkov)." in packet

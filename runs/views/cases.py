@@ -47,6 +47,7 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
             run_status=_latest_run("status"),
             run_reason=_latest_run("termination_reason"),
             run_closed=_latest_run("closed_by_reviewer"),
+            run_matched=_latest_run("matched_entity"),
             run_user_status=_latest_run("user_status"),
         )
         .order_by("-created_at", "-id")
@@ -55,7 +56,14 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
     status = request.GET.get("status", "")
     reason = request.GET.get("reason", "")
     if query:
-        cases = cases.filter(Q(subject_name__icontains=query) | Q(jurisdiction__iexact=query))
+        matches = (
+            Q(subject_name__icontains=query)
+            | Q(jurisdiction__iexact=query)
+            | Q(run_matched__icontains=query)
+        )
+        if query.isdigit():
+            matches |= Q(pk=int(query))
+        cases = cases.filter(matches)
     if status == "none":
         cases = cases.filter(run_id__isnull=True)
     elif status in Run.Status.values:
