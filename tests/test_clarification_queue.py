@@ -121,3 +121,11 @@ def test_a_two_letter_answer_is_recorded(client, tenant, analyst):
     item = question_item(tenant, analyst)
     client_for(client, analyst).post(answer_url(item), {"answer_text": "GB"})
     assert HumanDecision.objects.get(review_item=item).payload["text"] == "GB"
+
+
+def test_the_keyboard_help_of_the_questions_queue_says_how_to_answer(client, tenant, analyst):
+    question_item(tenant, analyst)
+    page = client_for(client, analyst).get(reverse("reviews-clarifications")).content.decode()
+    help_box = page[page.index('id="keys-help"') :]
+    assert "Type an answer to the selected question" in help_box
+    assert "Approve the selected item" not in help_box

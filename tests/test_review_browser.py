@@ -13,7 +13,13 @@ from runs.actions import do_open_case, do_start_run
 from runs.models import Run
 from tests.conftest import login_in_browser, screenshot
 from tests.live_server import atlas_server  # noqa: F401 (a fixture)
-from tests.review_runs import CONFLICT_SUBJECT, SIGNOFF_SUBJECT, approval_item, question_item
+from tests.review_runs import (
+    CONFLICT_SUBJECT,
+    SIGNOFF_SUBJECT,
+    approval_item,
+    question_item,
+    sanctioned_signoff_item,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -180,6 +186,22 @@ def test_the_keyboard_moves_through_the_queue_and_approves(
     screenshot(page, "review-keyboard-help")
     page.keyboard.press("Escape")
     assert not page.locator("#keys-help").is_visible()
+
+
+def test_approving_by_keyboard_a_packet_decided_on_its_page_says_so(
+    page, live_server, tenant, analyst, reviewer
+):
+    item = off_the_browser_loop(sanctioned_signoff_item, tenant, analyst)
+    login_in_browser(page, live_server.url, reviewer.username)
+    page.goto(f"{live_server.url}/reviews/")
+    page.keyboard.press("j")
+    assert page.locator("tr.selected").get_attribute("data-item") == str(item.pk)
+    page.keyboard.press("a")
+    status = page.locator("#keys-status")
+    status.wait_for()
+    assert status.inner_text() == "This item is decided on its own page: press o to open it."
+    page.keyboard.press("o")
+    page.wait_for_url(f"**/reviews/items/{item.pk}/")
 
 
 def test_an_analyst_answers_from_the_questions_queue(page, live_server, tenant, analyst):

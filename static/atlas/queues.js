@@ -40,7 +40,13 @@
     const row = selected();
     if (!row) return;
     const form = row.querySelector("form[data-decide-form]");
-    if (!form) return;
+    if (!form) {
+      // A packet with sanctions hits or open conflicts is decided on its own page.
+      say("This item is decided on its own page: press o to open it.");
+      row.classList.add("needs-open");
+      setTimeout(() => row.classList.remove("needs-open"), 1500);
+      return;
+    }
     form.dataset.intent = decision;
     form.classList.remove("needs-choice");
     row.classList.toggle("intent-approve", decision === "approve");
@@ -49,6 +55,20 @@
     const input = form.querySelector("input[name=reason]");
     input.placeholder = `Reason to ${button.textContent.trim().toLowerCase()}, then Enter`;
     input.focus();
+  }
+  function say(text) {
+    let box = document.getElementById("keys-status");
+    if (!box) {
+      box = document.createElement("div");
+      box.id = "keys-status";
+      box.className = "keys-status";
+      box.setAttribute("role", "status");
+      document.body.appendChild(box);
+    }
+    box.textContent = text;
+    box.hidden = false;
+    clearTimeout(say.timer);
+    say.timer = setTimeout(() => { box.hidden = true; }, 4000);
   }
   function answerField() {
     if (!selected()) move(1);
@@ -83,7 +103,11 @@
       case "a": intend("approve"); break;
       case "d": intend("deny"); break;
       case "o": {
-        const link = selected()?.querySelector("a[data-open], td.what a, td.subject a");
+        // The item's own page first; a selector list would take the first link in the row.
+        const row = selected();
+        const link = ["a[data-open]", "td.what a", "td.subject a"]
+          .map((selector) => row?.querySelector(selector))
+          .find(Boolean);
         if (link) window.location.assign(link.href);
         break;
       }
