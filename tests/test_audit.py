@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils import timezone
 
 from reviews.actions import (
     do_answer_question,
@@ -15,6 +17,7 @@ from reviews.actions import (
     do_sign_off,
 )
 from reviews.models import HumanDecision
+from reviews.views.audit import decision_details
 from runs.actions import do_request_cancel
 from tests.conftest import client_for
 from tests.review_runs import (
@@ -92,6 +95,19 @@ def test_the_audit_filters_by_case_and_actor(client, reviewer, second_reviewer, 
     assert "1 human decision" in by_subject
 
 
+def test_the_audit_filters_by_day_and_explains_a_bad_date(client, reviewer, history):
+    client_for(client, reviewer)
+    total = HumanDecision.objects.count()
+    today = timezone.now().date()
+    url = reverse("reviews-audit")
+    assert f"{total} human decisions" in client.get(url, {"date_from": today}).content.decode()
+    yesterday = today - timedelta(days=1)
+    assert "0 human decisions" in client.get(url, {"date_to": yesterday}).content.decode()
+    bad = client.get(url, {"date_from": "31/12/2026"}).content.decode()
+    assert "&#x27;31/12/2026&#x27; is not a date (use YYYY-MM-DD); it was ignored." in bad
+    assert f"{total} human decisions" in bad
+
+
 def test_admins_see_the_audit_and_analysts_do_not(client, analyst, admin_user, history):
     assert client_for(client, analyst).get(reverse("reviews-audit")).status_code == 403
     assert client_for(client, admin_user).get(reverse("reviews-audit")).status_code == 200
@@ -116,3 +132,40 @@ def test_the_audit_cannot_be_edited(client, reviewer, history):
     with pytest.raises(ValidationError):
         decision.delete()
     assert HumanDecision.objects.count() == 6
+
+
+@pytest.mark.parametrize(
+    ("payload", "details"),
+    [
+        (
+            {
+                "extra_iterations": 5,
+                "extra_tokens": 0,
+                "extra_cost_usd": "0.50",
+                "extra_seconds": 0.0,
+            },
+            ["Budget added: +5 iterations, +$0.50"],
+        ),
+        (
+            {"conflict_id": "cf-1", "value": "Helen Carter, Viktor Petrenko", "note": "Board"},
+            ["Value that stands: “Helen Carter, Viktor Petrenko”"],
+        ),
+        (
+            {"conflict_id": "cf-1", "unresolvable": True, "note": "No filing"},
+            ["Marked unresolvable"],
+        ),
+        (
+            {
+                "hit_dispositions": {
+                    "ev-1": "false_positive",
+                    "ev-2": "false_positive",
+                    "ev-3": "confirmed_match",
+                }
+            },
+            ["Sanctions hits: 1 confirmed match, 2 false positives"],
+        ),
+        ({"action_id": "7:act:7"}, []),
+    ],
+)
+def test_a_decisions_details_read_as_words_not_as_its_payload(payload, details):
+    assert decision_details(payload) == details

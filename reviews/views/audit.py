@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.db.models import Q
@@ -14,8 +16,47 @@ from reviews.views.common import HtmxHttpRequest
 from runs.access import require_role, tenant_of
 from runs.execution import RUNTIME_INPUT_KIND
 from runs.models import Run
+from runs.views.run_filters import within_days
 
 PAGE_SIZE = 50
+# Payload keys the audit row shows elsewhere (the reason column) or that only the runtime
+# reads (ids of the question, action or conflict the decision is about).
+NOT_DETAILS = {"reason", "text", "note", "decision", "action_id", "question_id", "conflict_id"}
+BUDGET_UNITS = {
+    "extra_iterations": "{} iterations",
+    "extra_tokens": "{:,} tokens",
+    "extra_cost_usd": "${}",
+    "extra_seconds": "{:g} s",
+}
+
+
+def decision_details(payload: dict) -> list[str]:
+    """A decision's payload as a reviewer reads it: what was added, chosen or disposed of."""
+    details = []
+    added = [
+        unit.format(float(payload[key]) if key == "extra_seconds" else payload[key])
+        for key, unit in BUDGET_UNITS.items()
+        if payload.get(key) and float(payload[key])
+    ]
+    if added:
+        details.append("Budget added: " + ", ".join(f"+{a}" for a in added))
+    if payload.get("value"):
+        details.append(f"Value that stands: “{payload['value']}”")
+    if payload.get("unresolvable"):
+        details.append("Marked unresolvable")
+    if dispositions := payload.get("hit_dispositions"):
+        confirmed = sum(d == "confirmed_match" for d in dispositions.values())
+        cleared = len(dispositions) - confirmed
+        parts = (
+            [f"{confirmed} confirmed match{'es' if confirmed != 1 else ''}"] if confirmed else []
+        )
+        parts += [f"{cleared} false positive{'s' if cleared != 1 else ''}"] if cleared else []
+        details.append("Sanctions hits: " + ", ".join(parts))
+    shown = set(BUDGET_UNITS) | {"value", "unresolvable", "hit_dispositions"} | NOT_DETAILS
+    details += [
+        f"{key.replace('_', ' ')}: {value}" for key, value in payload.items() if key not in shown
+    ]
+    return details
 
 
 @require_role("reviewer", "admin")
@@ -39,6 +80,15 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
         decisions = decisions.filter(actor__username=actor)
     if kind in HumanDecision.Kind.values:
         decisions = decisions.filter(kind=kind)
+    errors, days = [], {}
+    for name in ("date_from", "date_to"):
+        raw = request.GET.get(name, "").strip()[:20]
+        try:
+            days[name] = dt.date.fromisoformat(raw) if raw else None
+        except ValueError:
+            days[name] = None
+            errors.append(f"{raw!r} is not a date (use YYYY-MM-DD); it was ignored.")
+    decisions = within_days(decisions, days["date_from"], days["date_to"])
     actors = (
         get_user_model()
         .objects.filter(membership__tenant=tenant)
@@ -57,6 +107,7 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
         decision.applies_to_run = decision.kind in RUNTIME_INPUT_KIND
         decision.applied = str(decision.pk) in applied
         decision.not_applied_because = rejected.get(str(decision.pk), "")
+        decision.details = decision_details(decision.payload or {})
     params = request.GET.copy()
     params.pop("page", None)
     return render(
@@ -69,7 +120,12 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
             "kind": kind,
             "actors": list(actors),
             "kinds": HumanDecision.Kind.choices,
-            "filtered": bool(case or actor or kind in HumanDecision.Kind.values),
+            "date_from": days["date_from"],
+            "date_to": days["date_to"],
+            "errors": errors,
+            "filtered": bool(
+                case or actor or kind in HumanDecision.Kind.values or any(days.values())
+            ),
             "filter_query": params.urlencode(),
         },
     )
