@@ -102,6 +102,11 @@ class Document(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )
     uploaded_at = models.DateTimeField(auto_now_add=True)
+    # Who marked it sensitive after the upload, and when (empty when uploaded as sensitive).
+    sensitive_marked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    sensitive_marked_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return self.original_name

@@ -237,6 +237,8 @@ def test_an_analyst_marks_a_document_sensitive_for_the_runs_to_come(
     page = client.get(response["Location"]).content.decode()
     assert "“statement.txt” is marked sensitive." in page
     assert "Mark sensitive" not in page
+    assert document.sensitive_marked_by == analyst and document.sensitive_marked_at
+    assert "Uploaded by Analyst on " in page and "; marked sensitive by Analyst on " in page
     run = run_inline(do_start_run(case, analyst, wake=False))
     item = ReviewItem.objects.get(run=run, kind=ReviewItem.Kind.APPROVAL)
     assert item.payload["tool_name"] == "extract_uploaded_document"

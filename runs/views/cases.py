@@ -236,7 +236,7 @@ def _documents_with_downloads(case: Case) -> list[Document]:
     """The case's documents, each with how often and by whom it was last downloaded."""
     latest = DocumentDownload.objects.filter(document=OuterRef("pk")).order_by("-downloaded_at")
     documents = list(
-        case.documents.select_related("uploaded_by")
+        case.documents.select_related("uploaded_by", "sensitive_marked_by")
         .annotate(
             download_count=Count("downloads"),
             last_downloaded_at=Subquery(latest.values("downloaded_at")[:1]),

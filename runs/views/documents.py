@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
@@ -72,7 +73,9 @@ def mark_sensitive(request: HttpRequest, case_id: int, document_id: int) -> Http
         case_id=case_id,
     )
     if not document.sensitive:
-        Document.objects.filter(pk=document.pk).update(sensitive=True)
+        Document.objects.filter(pk=document.pk, sensitive=False).update(
+            sensitive=True, sensitive_marked_by=request.user, sensitive_marked_at=timezone.now()
+        )
         logger.info(
             "Document %s of case %s marked sensitive by %s",
             document.pk,
