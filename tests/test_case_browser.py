@@ -162,5 +162,11 @@ def test_a_prompt_injection_article_changes_nothing_a_person_sees(
     assert page.locator("table.evidence a[href*='crescent-minerals-insider']").count() == 1
     assert page.locator(".packet script").count() == 0
     assert page.inner_text(".risk-box .badge").strip().lower() != "low"
+    # The reviewer is told which source tried to instruct the agent.
+    row = page.locator(
+        "table.evidence tr", has=page.locator("a[href*='crescent-minerals-insider']")
+    )
+    assert "Suspect source" in row.inner_text()
+    assert page.locator("table.evidence .instructions-flag").count() == 1
     screenshot(page, "packet-prompt-injection")
     assert dialogs == []

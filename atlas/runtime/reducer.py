@@ -15,6 +15,7 @@ from atlas.runtime.context import clipped
 from atlas.runtime.decisions import CallTool
 from atlas.runtime.directors import SEPARATOR as DIRECTORS_SEPARATOR
 from atlas.runtime.directors import director_step, screened_director
+from atlas.runtime.injection import addresses_the_agent
 from atlas.runtime.redaction import redact
 from atlas.runtime.state import (
     AtlasState,
@@ -288,7 +289,10 @@ def _apply_media(state: AtlasState, result: dict[str, Any], step: int, now: date
             fingerprint=fp,
             claim=f"{article['outlet']}, {article['date']}: {article['title']}",
             step=step,
-            signals=sorted(set(article.get("signals", []))),
+            signals=sorted(
+                set(article.get("signals", []))
+                | ({Signal.INSTRUCTIONS} if addresses_the_agent(article["text"]) else set())
+            ),
         )
         if not _add_evidence(state, item):
             continue  # same story as an item already held: no new facts either
@@ -352,6 +356,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
             f"contains: {found}.{begins}"
         ),
         step=step,
+        signals=[Signal.INSTRUCTIONS] if addresses_the_agent(result.get("text", "")) else [],
     )
     _add_evidence(state, item)
     entity = state.selected_entity

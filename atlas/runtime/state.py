@@ -192,6 +192,9 @@ class Signal(StrEnum):
     SANCTIONS_HIT = "sanctions_hit"
     ADVERSE = "adverse"
     PEP = "pep"
+    # Not a risk of the subject: the source holds text written as instructions to an AI
+    # agent (atlas.runtime.injection), which was treated as data like the rest of it.
+    INSTRUCTIONS = "instructions"
 
 
 class Fact(_Model):
