@@ -22,16 +22,21 @@ from runs.views.cases import READERS
 logger = logging.getLogger(__name__)
 
 
-@require_safe
-@require_role(*READERS)
-def document_file(request: HttpRequest, case_id: int, document_id: int) -> HttpResponse:
-    document = get_for_tenant(
+def _document_of(request: HttpRequest, case_id: int, document_id: int) -> Document:
+    """The case's document, if the case is the user's tenant's; otherwise a 404."""
+    return get_for_tenant(
         Document.objects.select_related("case"),
         tenant_of(request),
         tenant_field="case__tenant",
         pk=document_id,
         case_id=case_id,
     )
+
+
+@require_safe
+@require_role(*READERS)
+def document_file(request: HttpRequest, case_id: int, document_id: int) -> HttpResponse:
+    document = _document_of(request, case_id, document_id)
     try:
         with document.file.open("rb") as handle:
             content = handle.read()  # uploads are capped at ATLAS_UPLOAD_MAX_BYTES
@@ -65,13 +70,7 @@ def _case_page(request: HttpRequest, case_id: int, document_id: int) -> str:
 def mark_sensitive(request: HttpRequest, case_id: int, document_id: int) -> HttpResponse:
     """Mark a document sensitive: from the next run on, extracting it needs a reviewer's
     approval. There is no way back, on purpose."""
-    document = get_for_tenant(
-        Document.objects.select_related("case"),
-        tenant_of(request),
-        tenant_field="case__tenant",
-        pk=document_id,
-        case_id=case_id,
-    )
+    document = _document_of(request, case_id, document_id)
     if not document.sensitive:
         Document.objects.filter(pk=document.pk, sensitive=False).update(
             sensitive=True, sensitive_marked_by=request.user, sensitive_marked_at=timezone.now()
