@@ -18,3 +18,19 @@ def web_link(url: Any) -> str:
 
 def anchor(evidence_id: str) -> str:
     return "ev-" + re.sub(r"[^A-Za-z0-9_-]", "-", evidence_id)
+
+
+def cited_findings(packet: dict, numbered: dict[str, dict]) -> list[dict]:
+    """A packet's findings, each citation the evidence as the packet page numbers it
+    (`numbered`: evidence id -> a row with its number and anchor); a citation of no such
+    evidence has no number."""
+    return [
+        {
+            "claim": finding.get("claim", ""),
+            "citations": [
+                numbered.get(eid, {"evidence_id": eid, "number": None, "anchor": ""})
+                for eid in finding.get("evidence_ids") or []
+            ],
+        }
+        for finding in packet.get("findings") or []
+    ]

@@ -31,7 +31,7 @@ from reviews.views.common import (
     next_url,
 )
 from runs.access import require_role, tenant_of
-from runs.evidence_links import anchor
+from runs.evidence_links import anchor, cited_findings
 from runs.models import Document
 from runs.post_only import post_only
 
@@ -114,18 +114,15 @@ def _item_page(
 def _cited_findings(item: ReviewItem) -> list[dict]:
     """A packet's findings with each citation as the packet page numbers and anchors it."""
     evidence = (item.run.state or {}).get("evidence") or []
-    numbers = {e.get("evidence_id"): number for number, e in enumerate(evidence, start=1)}
-    packet = item.payload.get("packet") or {}
-    return [
-        {
-            "claim": finding.get("claim", ""),
-            "citations": [
-                {"number": numbers.get(evidence_id), "anchor": anchor(evidence_id)}
-                for evidence_id in finding.get("evidence_ids") or []
-            ],
+    numbered = {
+        e["evidence_id"]: {
+            "evidence_id": e["evidence_id"],
+            "number": n,
+            "anchor": anchor(e["evidence_id"]),
         }
-        for finding in packet.get("findings") or []
-    ]
+        for n, e in enumerate(evidence, start=1)
+    }
+    return cited_findings(item.payload.get("packet") or {}, numbered)
 
 
 def _document_to_read(item: ReviewItem) -> Document | None:

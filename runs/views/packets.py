@@ -15,7 +15,7 @@ from django.utils.http import content_disposition_header
 from atlas.runtime.state import Signal
 from reviews.models import HumanDecision, ReviewItem
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
-from runs.evidence_links import anchor, web_link
+from runs.evidence_links import anchor, cited_findings, web_link
 from runs.models import Document, Run
 from runs.views.cases import READERS, HtmxHttpRequest
 
@@ -156,17 +156,7 @@ def packet_context(run: Run) -> dict[str, Any]:
                 and item.get("source_id") != matched_source,
             }
         )
-    numbers = {item["evidence_id"]: item for item in evidence}
-    findings = [
-        {
-            "claim": finding.get("claim", ""),
-            "citations": [
-                numbers.get(eid, {"evidence_id": eid, "number": None, "anchor": ""})
-                for eid in finding.get("evidence_ids") or []
-            ],
-        }
-        for finding in packet.get("findings") or []
-    ]
+    findings = cited_findings(packet, {item["evidence_id"]: item for item in evidence})
     conflicts = _conflicts(state, packet)
     decisions = _decisions(run)
     decision_by_id = {str(d.pk): d for d in decisions}
