@@ -106,9 +106,10 @@ def propose_finish(
     if packet_fingerprint(packet) in s.rejected_packets:
         return _rejected(writer, s, buf, [SAME_PACKET_AS_REJECTED])
     s.proposed_packet = packet
-    writer.set_status(s, "awaiting_review", "finish_proposed")
-    if any(c.status == "open" for c in packet.unresolved_conflicts):
-        s.user_status = CONFLICT_AT_FINISH_USER_STATUS
+    held = any(c.status == "open" for c in packet.unresolved_conflicts)
+    writer.set_status(
+        s, "awaiting_review", "finish_proposed", CONFLICT_AT_FINISH_USER_STATUS if held else None
+    )
     writer.emit(s, buf, "finish_proposed", packet=packet)
     if packet.unresolved_conflicts:
         writer.emit(

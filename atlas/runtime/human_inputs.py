@@ -319,9 +319,9 @@ def _complete(
     each sanctions hit, is the case's record."""
     dispositions = _hit_dispositions(s, decided)
     s.proposed_packet = s.proposed_packet.model_copy(update={"hit_dispositions": dispositions})
-    writer.set_status(s, "completed", "packet_approved")
-    if closed:
-        s.user_status = CASE_CLOSED_USER_STATUS
+    writer.set_status(
+        s, "completed", "packet_approved", CASE_CLOSED_USER_STATUS if closed else None
+    )
     writer.emit(
         s,
         buf,

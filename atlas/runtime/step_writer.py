@@ -150,10 +150,13 @@ class StepWriter:
             )
         )
 
-    def set_status(self, s: AtlasState, status: str, reason: str | None) -> None:
+    def set_status(
+        self, s: AtlasState, status: str, reason: str | None, sentence: str | None = None
+    ) -> None:
+        """`sentence` says more than the reason code's own one, where a case needs it."""
         s.status = status  # type: ignore[assignment]
         s.termination_reason = reason  # type: ignore[assignment]
-        s.user_status = user_status_for(status, reason)
+        s.user_status = sentence or user_status_for(status, reason)
         now = self.clock.now()
         # However a pause ends (research resumes, a sign-off, a cancel), the time spent
         # waiting for people is not research time.
