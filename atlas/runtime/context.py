@@ -151,6 +151,12 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         "answered_questions": [
             {k: redact(v) for k, v in qa.items()} for qa in state.answered_questions[-3:]
         ],
+        # Reviewers who sent a packet back, and the analyst's reply: written by people, so
+        # fenced with the rest of the record, not obeyed.
+        "packet_reviews": [
+            {"reason": clipped(redact(r.reason), 500), "reply": clipped(redact(r.reply), 500)}
+            for r in state.packet_reviews[-3:]
+        ],
         "denied_actions": [
             {"tool": d["tool"], "arguments": d["arguments"], "reason": d.get("reason", "")}
             for d in state.denied_actions[-10:]

@@ -7,6 +7,7 @@ after parsing.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from decimal import Decimal
 from functools import cache
 from typing import Annotated, Any, Literal
@@ -81,6 +82,18 @@ class HitDisposition(BaseModel):
     decided_by: str
 
 
+class ReviewRound(BaseModel):
+    """A reviewer sent a packet back: why, and what the analyst replied, once they have."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rejected_by: str
+    reason: str = ""
+    rejected_at: datetime | None = None
+    reply: str = ""
+    replied_by: str = ""
+
+
 class DueDiligencePacket(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -97,6 +110,7 @@ class DueDiligencePacket(BaseModel):
     closed_by_reviewer: StrictBool = False
     closing_note: str = ""
     hit_dispositions: list[HitDisposition] = Field(default_factory=list)
+    review_history: list[ReviewRound] = Field(default_factory=list)
 
 
 class _Action(BaseModel):

@@ -5,7 +5,12 @@ from __future__ import annotations
 from atlas.runtime.decisions import DueDiligencePacket, Finish
 from atlas.runtime.directors import unscreened_directors
 from atlas.runtime.packets import with_open_issues
-from atlas.runtime.state import CONFLICT_AT_FINISH_USER_STATUS, AtlasState, Signal
+from atlas.runtime.state import (
+    CONFLICT_AT_FINISH_USER_STATUS,
+    RESUBMITTED_USER_STATUS,
+    AtlasState,
+    Signal,
+)
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
 
 # What only the runtime writes in a packet: a proposed finish cannot set it.
@@ -14,11 +19,13 @@ RUNTIME_ONLY_PACKET_FIELDS = {
     "closed_by_reviewer": False,
     "closing_note": "",
     "hit_dispositions": [],
+    "review_history": [],
 }
 
 SAME_PACKET_AS_REJECTED = (
     "A reviewer rejected this same packet, and nothing in it has changed since. Research "
-    "what the reviewer asked for, or ask the analyst."
+    "what the reviewer asked for, or ask the analyst (their reply goes to the reviewer "
+    "with the packet)."
 )
 
 # Evidence source kinds whose id after the colon is the id a tool gave the source.
@@ -66,7 +73,8 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
 
 
 def packet_fingerprint(packet: DueDiligencePacket) -> str:
-    return short_hash(packet.model_dump(mode="json"))
+    """What a reviewer judged: the packet without the record of earlier reviews."""
+    return short_hash(packet.model_dump(mode="json", exclude={"review_history"}))
 
 
 def cited_as_evidence(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
@@ -103,13 +111,19 @@ def propose_finish(
     if errors:
         return _rejected(writer, s, buf, errors)
     packet = with_open_issues(s, proposed.model_copy(update=RUNTIME_ONLY_PACKET_FIELDS))
-    if packet_fingerprint(packet) in s.rejected_packets:
+    # The same packet may go back to the reviewer once the analyst has answered them.
+    if packet_fingerprint(packet) in s.rejected_packets and s.awaits_reply_to_review():
         return _rejected(writer, s, buf, [SAME_PACKET_AS_REJECTED])
+    packet = packet.model_copy(update={"review_history": list(s.packet_reviews)})
     s.proposed_packet = packet
     held = any(c.status == "open" for c in packet.unresolved_conflicts)
-    writer.set_status(
-        s, "awaiting_review", "finish_proposed", CONFLICT_AT_FINISH_USER_STATUS if held else None
-    )
+    if held:
+        sentence = CONFLICT_AT_FINISH_USER_STATUS
+    elif s.packet_reviews and s.packet_reviews[-1].reply:
+        sentence = RESUBMITTED_USER_STATUS
+    else:
+        sentence = None
+    writer.set_status(s, "awaiting_review", "finish_proposed", sentence)
     writer.emit(s, buf, "finish_proposed", packet=packet)
     if packet.unresolved_conflicts:
         writer.emit(

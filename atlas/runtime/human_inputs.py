@@ -7,7 +7,7 @@ from datetime import timedelta
 from pydantic import ValidationError
 
 from atlas.runtime.context import fence
-from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT, HitDisposition
+from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT, HitDisposition, ReviewRound
 from atlas.runtime.finish import packet_fingerprint
 from atlas.runtime.humans import (
     ApprovalDecision,
@@ -78,6 +78,11 @@ def _apply_answer(
     if question.question_id != answer.question_id:
         raise HumanInputRejected(f"Question {answer.question_id} is not the pending question.")
     s.pending_question = None
+    if s.awaits_reply_to_review():
+        # The first answer after a rejection is the analyst's reply to the reviewer.
+        review = s.packet_reviews[-1]
+        review.reply = answer.text
+        review.replied_by = answer.actor
     s.answered_questions.append(
         {
             "question_id": question.question_id,
@@ -259,6 +264,13 @@ def _apply_signoff(
         return _complete(writer, s, buf, signoff, reason=signoff.reason, closed=False)
     writer.emit(s, buf, "packet_rejected", actor=signoff.actor, reason=signoff.reason)
     s.rejected_packets.append(packet_fingerprint(s.proposed_packet))
+    s.packet_reviews.append(
+        ReviewRound(
+            rejected_by=signoff.actor,
+            reason=signoff.reason,
+            rejected_at=writer.clock.now(),
+        )
+    )
     writer.observe(
         s,
         buf,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from atlas.runtime.decisions import AskHuman
-from atlas.runtime.state import AtlasState, PendingQuestion
+from atlas.runtime.state import SENT_BACK_USER_STATUS, AtlasState, PendingQuestion
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
 
 
@@ -30,7 +30,8 @@ def ask_human(writer: StepWriter, s: AtlasState, buf: StepBuffer, action: AskHum
             blocking=True,
             step=s.step,
         )
-        writer.set_status(s, "waiting_for_input", "waiting_for_input")
+        sentence = SENT_BACK_USER_STATUS if s.awaits_reply_to_review() else None
+        writer.set_status(s, "waiting_for_input", "waiting_for_input", sentence)
     else:
         writer.observe(
             s,

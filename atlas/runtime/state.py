@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.runtime.decisions import DueDiligencePacket
+from atlas.runtime.decisions import DueDiligencePacket, ReviewRound
 
 RunStatus = Literal[
     "queued",
@@ -72,6 +72,14 @@ USER_STATUS: dict[str, str] = {
 CONFLICT_AT_FINISH_USER_STATUS = (
     "Research is done, but its sources disagree: a reviewer settles that before the packet "
     "can be signed off."
+)
+# `waiting_for_input` after a reviewer sent the packet back, until the analyst replies.
+SENT_BACK_USER_STATUS = (
+    "A reviewer sent the packet back; the agent is waiting for the analyst's reply to them."
+)
+# `finish_proposed` again, with the analyst's reply to the reviewer who sent it back.
+RESUBMITTED_USER_STATUS = (
+    "The packet is back with the reviewers, with the analyst's reply to the one who sent it back."
 )
 # `packet_approved` reached by closing the case as it stands rather than by a sign-off.
 CASE_CLOSED_USER_STATUS = (
@@ -334,10 +342,16 @@ class AtlasState(_Model):
     rejected_decisions: dict[str, str] = Field(default_factory=dict)
     # Fingerprints of packets a reviewer rejected: the same packet is not proposed again.
     rejected_packets: list[str] = Field(default_factory=list)
+    # Every time a reviewer sent a packet back, with the analyst's reply once given.
+    packet_reviews: list[ReviewRound] = Field(default_factory=list)
 
     model_cursor: int = 0
     fault_plan: dict[str, list[str]] = Field(default_factory=dict)
     tool_fault_cursors: dict[str, int] = Field(default_factory=dict)
+
+    def awaits_reply_to_review(self) -> bool:
+        """A reviewer sent the last packet back and the analyst has not replied yet."""
+        return bool(self.packet_reviews) and not self.packet_reviews[-1].reply
 
     @property
     def tokens(self) -> int:

@@ -34,6 +34,7 @@ from runs.access import require_role, tenant_of
 from runs.evidence_links import anchor, cited_findings
 from runs.models import Document
 from runs.post_only import post_only
+from runs.review_rounds import review_rounds
 
 QUEUE_KINDS = [ReviewItem.Kind.APPROVAL, ReviewItem.Kind.SIGNOFF]
 CLAIMABLE_KINDS = [*QUEUE_KINDS, ReviewItem.Kind.ESCALATION]
@@ -107,6 +108,7 @@ def _item_page(
         "history": history,
         "document": _document_to_read(item),
         "findings": _cited_findings(item),
+        "review_rounds": review_rounds(item.payload.get("packet") or {}),
     }
     return render(request, "reviews/item.html", context, status=status)
 

@@ -17,6 +17,7 @@ from reviews.models import HumanDecision, ReviewItem
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.evidence_links import anchor, cited_findings, web_link
 from runs.models import Document, Run
+from runs.review_rounds import review_rounds
 from runs.views.cases import READERS, HtmxHttpRequest
 
 
@@ -169,6 +170,7 @@ def packet_context(run: Run) -> dict[str, Any]:
         "case": run.case,
         "packet": packet,
         "findings": findings,
+        "review_rounds": review_rounds(packet),
         "evidence": evidence,
         "rating_grounds": rating_grounds(state),
         "sanctions_evidence": _with_dispositions(

@@ -9,6 +9,7 @@ from runtime_helpers import events_of, run, types
 
 from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.decisions import Finish, HitDisposition
+from atlas.runtime.finish import packet_fingerprint
 from atlas.runtime.humans import (
     BudgetExtension,
     ClarificationAnswer,
@@ -18,7 +19,13 @@ from atlas.runtime.humans import (
     PacketSignOff,
     parse_human_input,
 )
-from atlas.runtime.state import CASE_CLOSED_USER_STATUS, MAX_DEADLINE_SECONDS, AtlasState
+from atlas.runtime.state import (
+    CASE_CLOSED_USER_STATUS,
+    MAX_DEADLINE_SECONDS,
+    RESUBMITTED_USER_STATUS,
+    SENT_BACK_USER_STATUS,
+    AtlasState,
+)
 
 
 def test_applying_the_same_decision_twice_does_nothing(make_runtime, make_state, store):
@@ -148,7 +155,9 @@ def test_a_rejected_packet_goes_back_to_research_with_the_reason(make_runtime, m
     assert types(store, state)[-2:] == ["packet_rejected", "run_resumed"]
 
 
-def test_a_rejected_packet_is_not_proposed_again_unchanged(make_runtime, make_state, store):
+def test_a_packet_sent_back_goes_to_the_analyst_and_returns_with_their_reply(
+    make_runtime, make_state, store
+):
     runtime = make_runtime()
     state = run(runtime, make_state())
     rejected = state.proposed_packet
@@ -159,8 +168,61 @@ def test_a_rejected_packet_is_not_proposed_again_unchanged(make_runtime, make_st
         ),
     )
     state = run(runtime, state)
-    # The rule-based playbook has nothing new to research: it cannot get the same packet
-    # past the runtime, so the run is handed to a reviewer instead of back to sign-off.
+    # The rule-based playbook cannot act on a written request: it asks the analyst.
+    assert (state.status, state.termination_reason) == ("waiting_for_input", "waiting_for_input")
+    assert state.user_status == SENT_BACK_USER_STATUS
+    assert "“Check the 2023 accounts.”" in state.pending_question.question
+
+    state = runtime.apply_human_input(
+        state,
+        ClarificationAnswer(
+            decision_id="d-2",
+            actor="alex",
+            question_id=state.pending_question.question_id,
+            text="The accounts are on file; nothing in them changes the rating.",
+        ),
+    )
+    state = run(runtime, state)
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert state.user_status == RESUBMITTED_USER_STATUS
+    packet = state.proposed_packet
+    assert packet_fingerprint(packet) == packet_fingerprint(rejected)
+    assert [r.model_dump(exclude={"rejected_at"}) for r in packet.review_history] == [
+        {
+            "rejected_by": "rita",
+            "reason": "Check the 2023 accounts.",
+            "reply": "The accounts are on file; nothing in them changes the rating.",
+            "replied_by": "alex",
+        }
+    ]
+    after = types(store, state)[types(store, state).index("packet_rejected") :]
+    assert after[-1] == "finish_proposed"
+    assert "clarification_requested" in after and "clarification_received" in after
+    assert "final_rejected" not in after
+
+
+class IgnoresReviews(Playbook):
+    """A decision maker that proposes its packet again whatever the reviewer said."""
+
+    def next_action(self, p):
+        return super().next_action({**p, "packet_reviews": []})
+
+
+def test_the_same_packet_is_not_sent_back_before_the_analyst_replies(
+    make_runtime, make_state, store
+):
+    runtime = make_runtime(model=IgnoresReviews())
+    state = run(runtime, make_state())
+    rejected = state.proposed_packet
+    state = runtime.apply_human_input(
+        state,
+        PacketSignOff(
+            decision_id="d-1", actor="rita", approved=False, reason="Check the 2023 accounts."
+        ),
+    )
+    state = run(runtime, state)
+    # It cannot get the same packet past the runtime, so the run is handed to a reviewer
+    # instead of back to sign-off.
     assert state.status == "awaiting_review"
     assert state.termination_reason in {"repeated_action", "no_progress"}
     after = types(store, state)[types(store, state).index("packet_rejected") :]

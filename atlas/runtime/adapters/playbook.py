@@ -180,7 +180,22 @@ class Playbook:
                 {"document_id": document["document_id"]},
                 f"Read the attached document {document['name']}.",
             )
+        reviews = p.get("packet_reviews", [])
+        if reviews and not reviews[-1]["reply"]:
+            return AskHuman(question=_sent_back_question(reviews[-1]["reason"]), blocking=True)
         return Finish(packet=draft_packet(p, subject_name, gaps))
+
+
+def _sent_back_question(reason: str) -> str:
+    """A rule-based procedure cannot act on a reviewer's written request: every check it has
+    is done, so the analyst answers the reviewer (and attaches what was asked for)."""
+    said = f"“{reason}”" if reason.strip() else "no reason given"
+    return (
+        f"A reviewer sent the packet back ({said}). The playbook has run every check it has "
+        "for this case and cannot act on a written request. If the reviewer asked for a "
+        "document, attach it to the case first; then reply here for the reviewer. The "
+        "packet goes back to them with your reply."
+    )
 
 
 def _call(tool: str, arguments: dict[str, Any], why: str) -> CallTool:

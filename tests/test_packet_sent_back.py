@@ -1,0 +1,67 @@
+"""A reviewer sends a packet back: the analyst is asked to reply, and the packet returns
+to sign-off carrying the reason and the reply, on the sign-off page and the packet page."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from reviews.models import ReviewItem
+from runs.models import TraceEvent
+from tests.case_rows import XSS
+from tests.conftest import client_for
+from tests.review_runs import advance, open_item, signoff_item
+
+pytestmark = pytest.mark.django_db
+
+REASON = f"Check the 2023 fine reported in the FT {XSS}"
+REPLY = f"That fine was against Acme Analytics Inc (US), not our subject {XSS}"
+
+
+def _sent_back(client, tenant, analyst, reviewer):
+    item = signoff_item(tenant, analyst)
+    client_for(client, reviewer).post(
+        reverse("reviews-decide", args=[item.pk]), {"decision": "deny", "reason": REASON}
+    )
+    return advance(item)
+
+
+def test_the_analyst_is_asked_to_reply_to_the_reviewer(client, tenant, analyst, reviewer):
+    run = _sent_back(client, tenant, analyst, reviewer)
+    assert (run.status, run.termination_reason) == ("waiting_for_input", "waiting_for_input")
+    assert "waiting for the analyst's reply" in run.user_status
+    question = open_item(run, ReviewItem.Kind.CLARIFICATION)
+    html = client_for(client, analyst).get(reverse("reviews-clarifications")).content.decode()
+    assert f'id="review-item-{question.pk}"' in html
+    assert "A reviewer sent the packet back" in html
+    assert "Check the 2023 fine reported in the FT" in html and XSS not in html
+
+
+def test_the_reply_goes_back_to_sign_off_with_the_packet(
+    client, tenant, analyst, reviewer, second_reviewer
+):
+    run = _sent_back(client, tenant, analyst, reviewer)
+    question = open_item(run, ReviewItem.Kind.CLARIFICATION)
+    client_for(client, analyst).post(
+        reverse("reviews-answer", args=[question.pk]), {"answer_text": REPLY}
+    )
+    run = advance(question)
+    assert (run.status, run.termination_reason) == ("awaiting_review", "finish_proposed")
+    history = run.state["proposed_packet"]["review_history"]
+    assert [(r["rejected_by"], r["reason"], r["replied_by"], r["reply"]) for r in history] == [
+        (reviewer.username, REASON, analyst.username, REPLY)
+    ]
+    types = list(TraceEvent.objects.filter(run=run).order_by("seq").values_list("type", flat=True))
+    assert types.count("finish_proposed") == 2 and "final_rejected" not in types
+
+    signoff = open_item(run, ReviewItem.Kind.SIGNOFF)
+    client_for(client, second_reviewer)
+    page = client.get(reverse("reviews-item", args=[signoff.pk])).content.decode()
+    packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    for html in (page, packet_page):
+        assert "Check the 2023 fine reported in the FT" in html
+        assert "That fine was against Acme Analytics Inc (US)" in html
+        assert XSS not in html
+        assert f"<strong>{reviewer.get_full_name()}</strong> sent the packet back" in html
+        assert f"Reply from <strong>{analyst.get_full_name()}</strong>" in html
+    assert "Sent back before" in page and "Sent back by reviewers" in packet_page
