@@ -65,3 +65,5 @@ def test_the_reply_goes_back_to_sign_off_with_the_packet(
         assert f"<strong>{reviewer.get_full_name()}</strong> sent the packet back" in html
         assert f"Reply from <strong>{analyst.get_full_name()}</strong>" in html
     assert "Sent back before" in page and "Sent back by reviewers" in packet_page
+    queue = client.get(reverse("reviews-queue")).content.decode()
+    assert "sent back once</span>, with the analyst's reply" in queue
