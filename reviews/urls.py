@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from reviews.views import audit, clarifications, escalations, queue
+from reviews.views import audit, clarifications, escalations, new_items, queue
 
 urlpatterns = [
     path("", queue.queue, name="reviews-queue"),
@@ -18,4 +18,5 @@ urlpatterns = [
     path("escalations/<int:item_id>/extend/", escalations.extend, name="reviews-extend"),
     path("escalations/<int:item_id>/close/", escalations.close, name="reviews-close"),
     path("audit/", audit.audit, name="reviews-audit"),
+    path("new/<slug:page>/", new_items.new_items, name="reviews-new-items"),
 ]

@@ -217,6 +217,28 @@ def test_an_analyst_answers_from_the_questions_queue(page, live_server, tenant, 
     assert HumanDecision.objects.get(review_item=item).payload["text"].endswith("[co-northwind-gb]")
 
 
+def test_a_question_asked_again_after_an_answer_is_announced_on_the_open_page(
+    page,
+    atlas_server,  # noqa: F811 (the fixture imported above)
+    tenant,
+    analyst,
+):
+    item = off_the_browser_loop(question_item, tenant, analyst)
+    login_in_browser(page, atlas_server.url, analyst.username)
+    page.goto(f"{atlas_server.url}/reviews/questions/")
+    row = page.locator(f"#review-item-{item.pk}")
+    row.locator("input[name=answer_text]").fill("The one we bank with")
+    row.get_by_role("button", name="Send").click()
+    page.wait_for_selector(f"#review-item-{item.pk} .decided")
+    # The worker applies the answer, which names no candidate, and the agent asks again.
+    notice = page.locator(".new-items-notice")
+    notice.wait_for(timeout=WAIT_SECONDS * 1000)
+    assert notice.inner_text().startswith("1 new question since this page loaded")
+    screenshot(page, "review-questions-new-item")
+    notice.click()
+    page.wait_for_selector("text=did not point to exactly one of them")
+
+
 def test_a_reason_typed_while_another_reviewer_decided_is_given_back_in_the_queue(
     page, live_server, tenant, analyst, reviewer, second_reviewer
 ):

@@ -13,6 +13,7 @@ from reviews.forms import AnswerForm
 from reviews.models import ReviewItem
 from reviews.queries import filter_queue, open_items
 from reviews.views.common import HtmxHttpRequest, decisions_by_item, item_for, item_view
+from reviews.views.new_items import notice_context
 from runs.access import has_role, require_role, tenant_of
 from runs.post_only import post_only
 
@@ -23,7 +24,12 @@ def _render(request: HtmxHttpRequest, rows, *, query: str = "", status: int = 20
     return render(
         request,
         "reviews/clarifications.html",
-        {"rows": rows, "query": query, "can_answer": has_role(request.user, "analyst")},
+        {
+            "rows": rows,
+            "query": query,
+            "can_answer": has_role(request.user, "analyst"),
+            **notice_context(request, "questions"),
+        },
         status=status,
     )
 

@@ -26,6 +26,7 @@ from reviews.forms import UNRESOLVABLE, CloseCaseForm, ExtendBudgetForm, Resolve
 from reviews.models import HumanDecision, ReviewItem
 from reviews.queries import filter_queue, open_items
 from reviews.views.common import REVIEWERS, HtmxHttpRequest, decisions_by_item, item_for, item_view
+from reviews.views.new_items import notice_context
 from runs.access import require_role, tenant_of
 from runs.evidence_links import anchor, web_link
 from runs.fragments import meters_for
@@ -76,6 +77,7 @@ def escalations(request: HtmxHttpRequest) -> HttpResponse:
             "reason": reason,
             "reasons": list(REASON_LABELS.items()),
             "filtered": bool(query or reason in REASON_LABELS),
+            **notice_context(request, "escalations"),
         },
     )
 

@@ -30,6 +30,7 @@ from reviews.views.common import (
     item_view,
     next_url,
 )
+from reviews.views.new_items import notice_context
 from runs.access import require_role, tenant_of
 from runs.evidence_links import anchor, cited_findings
 from runs.models import Document
@@ -74,6 +75,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
             "age": age,
             "query": query,
             "kinds": [(k, ReviewItem.Kind(k).label) for k in QUEUE_KINDS],
+            **notice_context(request, "approvals"),
             "ages": [(key, label) for key, (label, _) in AGE_FILTERS.items()],
             "filtered": bool(kind or age or query),
             "filter_query": params.urlencode(),

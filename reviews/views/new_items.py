@@ -1,0 +1,85 @@
+"""A queue page's notice of items opened after it loaded.
+
+The page asks every few seconds, and right after each answer or decision it sends
+(`atlas:queues-changed`): a question the agent asks again after an answer shows up without
+a reload. Only a notice with a link is swapped in, never the rows, so nothing a person is
+typing into a row is replaced under them.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.db.models import Max
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_safe
+
+from reviews.models import ReviewItem
+from reviews.queries import AGE_FILTERS, filter_queue, open_items
+from reviews.views.common import REVIEWERS, HtmxHttpRequest
+from runs.access import has_role, tenant_of
+
+Kind = ReviewItem.Kind
+# page -> (its URL name, the kinds it lists, who may read it, what one item is called)
+QUEUE_PAGES = {
+    "approvals": ("reviews-queue", [Kind.APPROVAL, Kind.SIGNOFF], REVIEWERS, "item"),
+    "questions": (
+        "reviews-clarifications",
+        [Kind.CLARIFICATION],
+        ("analyst", "reviewer"),
+        "question",
+    ),
+    "escalations": ("reviews-escalations", [Kind.ESCALATION], REVIEWERS, "escalation"),
+}
+FILTERS = ("kind", "age", "q", "reason")
+
+
+def newest_item_id(request: HtmxHttpRequest) -> int:
+    """Any item with a higher id was opened after the page that asked was rendered."""
+    newest = ReviewItem.objects.filter(tenant=tenant_of(request)).aggregate(newest=Max("id"))
+    return newest["newest"] or 0
+
+
+def notice_context(request: HtmxHttpRequest, page: str) -> dict:
+    """What a queue page needs to poll for its notice: its own filters, and the newest id
+    there was when it was rendered."""
+    return {
+        "queue_page": page,
+        "notice_query": urlencode({**_filters(request), "after": newest_item_id(request)}),
+    }
+
+
+def _filters(request: HtmxHttpRequest) -> dict[str, str]:
+    return {name: request.GET[name] for name in FILTERS if request.GET.get(name)}
+
+
+@require_safe
+def new_items(request: HtmxHttpRequest, page: str) -> HttpResponse:
+    if page not in QUEUE_PAGES:
+        raise Http404("No such queue.")
+    url_name, kinds, readers, noun = QUEUE_PAGES[page]
+    if not request.user.is_authenticated or not has_role(request.user, *readers):
+        # An expired session polls quietly instead of swapping a login page into the notice.
+        return HttpResponse(status=204)
+    after = request.GET.get("after", "")
+    if not after.isdigit():
+        return HttpResponse("The newest item shown must be a number.", status=400)
+    kind = request.GET.get("kind", "")
+    age = request.GET.get("age", "")
+    items = filter_queue(
+        open_items(tenant_of(request), kinds),
+        kind=kind if kind in kinds else "",
+        age=age if age in AGE_FILTERS else "",
+        query=request.GET.get("q", "").strip()[:200],
+    ).filter(pk__gt=int(after))
+    if request.GET.get("reason"):
+        items = items.filter(payload__reason=request.GET["reason"])
+    filters = _filters(request)
+    page_url = reverse(url_name) + (f"?{urlencode(filters)}" if filters else "")
+    return render(
+        request,
+        "reviews/_new_items.html",
+        {"count": items.count(), "noun": noun, "page_url": page_url},
+    )

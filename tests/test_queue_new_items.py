@@ -1,0 +1,70 @@
+"""A queue page learns of items opened after it loaded: a notice with a link, never rows
+swapped under someone typing."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from reviews.models import ReviewItem
+from tests.conftest import client_for
+from tests.review_runs import QUESTION_SUBJECT, conflict_item, paused_run, question_item
+
+pytestmark = pytest.mark.django_db
+
+
+def _notice_url(html: str) -> str:
+    match = re.search(r'hx-get="(/reviews/new/[^"]+)"', html)
+    assert match, "the page polls for its notice"
+    return match.group(1).replace("&amp;", "&")
+
+
+def test_a_question_asked_after_the_page_loaded_is_announced(client, tenant, analyst):
+    question_item(tenant, analyst)
+    client_for(client, analyst)
+    page = client.get(reverse("reviews-clarifications")).content.decode()
+    notice = _notice_url(page)
+    assert client.get(notice).content.decode().strip() == ""
+
+    paused_run(tenant, analyst, QUESTION_SUBJECT, jurisdiction="")
+    html = client.get(notice).content.decode()
+    assert "1 new question since this page loaded" in html
+    assert f'href="{reverse("reviews-clarifications")}"' in html
+
+
+def test_the_notice_keeps_the_page_filters(client, tenant, analyst):
+    client_for(client, analyst)
+    page = client.get(reverse("reviews-clarifications"), {"q": "Northwind"}).content.decode()
+    notice = _notice_url(page)
+    assert "q=Northwind" in notice
+    paused_run(tenant, analyst, QUESTION_SUBJECT, jurisdiction="")
+    assert "1 new question" in client.get(notice).content.decode()
+    unrelated = notice.replace("q=Northwind", "q=Acme")
+    assert client.get(unrelated).content.decode().strip() == ""
+
+
+def test_other_tenants_and_other_queues_are_not_counted(
+    client, tenant, other_tenant, analyst, outsider, reviewer
+):
+    client_for(client, reviewer)
+    notice = _notice_url(client.get(reverse("reviews-escalations")).content.decode())
+    question_item(tenant, analyst)  # a question, not an escalation
+    question_item(other_tenant, outsider)
+    assert client.get(notice).content.decode().strip() == ""
+    conflict_item(tenant, analyst)
+    assert "1 new escalation" in client.get(notice).content.decode()
+
+
+def test_only_readers_of_a_queue_hear_of_it(client, tenant, analyst):
+    conflict_item(tenant, analyst)
+    client_for(client, analyst)
+    response = client.get(reverse("reviews-new-items", args=["escalations"]), {"after": 0})
+    assert response.status_code == 204 and not response.content
+    assert (
+        client.get(reverse("reviews-new-items", args=["nowhere"]), {"after": 0}).status_code == 404
+    )
+    bad = client.get(reverse("reviews-new-items", args=["questions"]), {"after": "x"})
+    assert bad.status_code == 400
+    assert ReviewItem.objects.filter(kind="escalation").exists()
