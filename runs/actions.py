@@ -20,7 +20,7 @@ from reviews.models import HumanDecision
 from runs.dispatch import wake_worker
 from runs.execution import SCRIPTED_IN_SCENARIO, cancel_idle_run
 from runs.leases import claim_run, hold_here, release_lease, take_from_gone_worker
-from runs.models import Case, Document, Run, Tenant
+from runs.models import Case, CaseEdit, Document, Run, Tenant
 from runs.uploads import CheckedUpload, check_upload, display_name, personal_data_of
 
 
@@ -83,6 +83,39 @@ def do_open_case(
             case.delete()  # never started, nothing refers to it: the analyst simply retries
             raise
     return case
+
+
+class CaseBusy(Exception):
+    """A run of the case is still going: its subject cannot change under it."""
+
+
+SUBJECT_FIELDS = ("subject_name", "subject_type", "jurisdiction", "notes")
+
+
+@transaction.atomic
+def do_correct_subject(
+    case: Case, user, subject: dict, reason: str, *, run_again: bool = False
+) -> tuple[CaseEdit | None, Run | None]:
+    """Correct the case's subject (recorded, with the reason, as a CaseEdit; None when
+    nothing changed), and with `run_again` start a run that researches it as corrected."""
+    # Locked as "Run again" locks it: a run started meanwhile is seen here, and refuses.
+    case = Case.objects.select_for_update().get(pk=case.pk)
+    latest = Run.objects.filter(case=case).order_by("-id").first()
+    if latest is not None and not latest.is_terminal:
+        raise CaseBusy("A run of this case is in progress: its subject cannot change now.")
+    changes = {
+        name: {"before": getattr(case, name), "after": subject[name]}
+        for name in SUBJECT_FIELDS
+        if getattr(case, name) != subject[name]
+    }
+    edit = None
+    if changes:
+        for name in changes:
+            setattr(case, name, subject[name])
+        case.save(update_fields=[*changes, "updated_at"])
+        edit = CaseEdit.objects.create(case=case, edited_by=user, changes=changes, reason=reason)
+    run = do_start_run(case, user) if run_again else None
+    return edit, run
 
 
 def _brief_for(case: Case) -> CaseBrief:

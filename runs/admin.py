@@ -20,6 +20,7 @@ from django.http import HttpRequest
 from runs.access import has_role, membership_of
 from runs.models import (
     Case,
+    CaseEdit,
     Document,
     DocumentDownload,
     Membership,
@@ -262,3 +263,12 @@ class DocumentDownloadAdmin(ReadOnlyAdmin):
     list_select_related = ("document", "user")
     date_hierarchy = "downloaded_at"
     search_fields = ("document__original_name", "user__username")
+
+
+@admin.register(CaseEdit)
+class CaseEditAdmin(ReadOnlyAdmin):
+    tenant_path = "case__tenant"
+    list_display = ("case", "edited_by", "edited_at", "reason")
+    list_select_related = ("case", "edited_by")
+    date_hierarchy = "edited_at"
+    search_fields = ("case__subject_name", "edited_by__username", "reason")

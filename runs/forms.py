@@ -26,11 +26,9 @@ class DocumentForm(forms.Form):
         return upload
 
 
-class CaseForm(DocumentForm, forms.ModelForm):
-    document = forms.FileField(
-        required=False,
-        help_text="Optional. PDF or plain text, up to the upload limit.",
-    )
+class SubjectForm(forms.ModelForm):
+    """Who or what a case researches."""
+
     subject_type = forms.ChoiceField(
         choices=Case.SubjectType.choices, initial=Case.SubjectType.COMPANY, label="Subject type"
     )
@@ -55,3 +53,24 @@ class CaseForm(DocumentForm, forms.ModelForm):
 
     def clean_jurisdiction(self) -> str:
         return clean_jurisdiction(self.cleaned_data["jurisdiction"])
+
+
+class CaseForm(DocumentForm, SubjectForm):
+    document = forms.FileField(
+        required=False,
+        help_text="Optional. PDF or plain text, up to the upload limit.",
+    )
+
+
+class SubjectCorrectionForm(SubjectForm):
+    reason = forms.CharField(
+        max_length=500,
+        label="Why the correction",
+        help_text="Recorded with the case: say where the right details come from.",
+    )
+
+    def clean_reason(self) -> str:
+        reason = " ".join(self.cleaned_data["reason"].split())
+        if not reason:
+            raise forms.ValidationError("Say why the subject is corrected.")
+        return reason

@@ -123,6 +123,23 @@ class DocumentDownload(models.Model):
         return f"{self.document} by {self.user} at {self.downloaded_at:%Y-%m-%d %H:%M}"
 
 
+class CaseEdit(models.Model):
+    """A correction of a case's subject, with its reason. The runs before it keep the subject
+    as it was in their own state, so their packets still say what they researched."""
+
+    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="edits")
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    edited_at = models.DateTimeField(auto_now_add=True)
+    # field name -> {"before": ..., "after": ...}
+    changes = models.JSONField()
+    reason = models.CharField(max_length=500)
+
+    def __str__(self) -> str:
+        return f"{self.case} corrected by {self.edited_by} at {self.edited_at:%Y-%m-%d %H:%M}"
+
+
 class RunQuerySet(models.QuerySet):
     def for_tenant(self, tenant: Tenant) -> RunQuerySet:
         return self.filter(case__tenant=tenant)

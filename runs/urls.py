@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from runs.views import cases, documents, live, packets, traces
+from runs.views import case_edits, cases, documents, live, packets, traces
 from runs.views import metrics as metrics_views
 
 urlpatterns: list = [
@@ -10,6 +10,7 @@ urlpatterns: list = [
     path("cases/new/", cases.case_new, name="runs-case-new"),
     path("cases/<int:case_id>/", cases.case_detail, name="runs-case-detail"),
     path("cases/<int:case_id>/rerun/", cases.case_rerun, name="runs-case-rerun"),
+    path("cases/<int:case_id>/correct/", case_edits.case_correct, name="runs-case-correct"),
     path(
         "cases/<int:case_id>/documents/",
         cases.case_attach_document,

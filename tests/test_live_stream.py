@@ -208,6 +208,7 @@ def test_status_and_banner_are_pushed_again_only_when_they_change(analyst, case)
     assert status in first and f'id="run-{run.pk}-meters"' in first
     assert status not in same_status and f'id="run-{run.pk}-meters"' in same_status
     assert status in changed and "badge-cancelled" in changed and "Run again" in changed
+    assert f"/cases/{run.case_id}/correct/" in changed
 
 
 def test_a_decision_by_another_person_reaches_the_page_with_the_next_push(analyst, reviewer, case):

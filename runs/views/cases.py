@@ -23,6 +23,7 @@ from runs.actions import do_attach_document, do_open_case, do_start_run
 from runs.forms import CaseForm, DocumentForm
 from runs.models import Case, Document, DocumentDownload, Run, TraceEvent
 from runs.post_only import post_only
+from runs.views.case_edits import corrections_of
 
 READERS = ("analyst", "reviewer", "admin")
 PAGE_SIZE = 25
@@ -211,8 +212,10 @@ def case_page(
         "can_start": (latest is None or latest.is_terminal) and is_analyst,
         "attach_form": attach_form or (DocumentForm() if is_analyst else None),
         "upload_limit": settings.ATLAS_UPLOAD_MAX_BYTES,
+        "corrections": corrections_of(case),
     }
     if run is not None:
+        context["researched"] = _subject_researched_if_other(run, case)
         context.update(
             live_page_context(
                 request,
@@ -248,6 +251,22 @@ def _documents_with_downloads(case: Case) -> list[Document]:
     for document in documents:
         document.last_downloader = people.get(document.last_downloader_id)
     return documents
+
+
+def _subject_researched_if_other(run: Run, case: Case) -> dict | None:
+    """The subject as the run researched it, when the case's has been corrected since."""
+    brief = (run.state or {}).get("brief") or {}
+    researched = {
+        "subject": brief.get("subject", case.subject_name),
+        "jurisdiction": brief.get("jurisdiction") or "",
+        "subject_type": brief.get("subject_type", case.subject_type),
+    }
+    now = {
+        "subject": case.subject_name,
+        "jurisdiction": case.jurisdiction,
+        "subject_type": case.subject_type,
+    }
+    return researched if researched != now else None
 
 
 def _documents_given_to(run: Run) -> set[str]:

@@ -1,0 +1,126 @@
+"""Correcting a case's subject between runs: recorded with its reason, used by the next
+run, and never under a run in progress."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from runs.actions import do_request_cancel
+from runs.execution import run_inline
+from runs.models import Case, CaseEdit, Run
+from tests.case_rows import XSS
+from tests.conftest import client_for
+from tests.review_runs import QUESTION_SUBJECT, paused_run
+
+pytestmark = pytest.mark.django_db
+
+CORRECTION = {
+    "subject_name": QUESTION_SUBJECT,
+    "subject_type": "company",
+    "jurisdiction": "gb",
+    "notes": "",
+    "reason": "The client's registry extract says England and Wales.",
+}
+
+
+def _correct_url(case_id: int) -> str:
+    return reverse("runs-case-correct", args=[case_id])
+
+
+def _ended_run(tenant, analyst) -> Run:
+    """Northwind without a jurisdiction matches three companies; the analyst cancels."""
+    run = paused_run(tenant, analyst, QUESTION_SUBJECT, jurisdiction="")
+    return do_request_cancel(run, analyst)
+
+
+def test_a_corrected_jurisdiction_is_recorded_and_the_next_run_researches_it(
+    client, tenant, analyst
+):
+    earlier = _ended_run(tenant, analyst)
+    assert earlier.status == "cancelled"
+    client_for(client, analyst)
+    assert (
+        "Correct the subject"
+        in client.get(reverse("runs-case-detail", args=[earlier.case_id])).content.decode()
+    )
+    response = client.post(_correct_url(earlier.case_id), {**CORRECTION, "run_again": "1"})
+    assert response.status_code == 302
+
+    edit = CaseEdit.objects.get(case_id=earlier.case_id)
+    assert edit.changes == {"jurisdiction": {"before": "", "after": "GB"}}
+    assert (edit.edited_by, edit.reason) == (analyst, CORRECTION["reason"])
+    assert Case.objects.get(pk=earlier.case_id).jurisdiction == "GB"
+    rerun = run_inline(Run.objects.filter(case_id=earlier.case_id).latest("id"))
+    assert rerun.pk != earlier.pk
+    assert rerun.state["brief"]["jurisdiction"] == "GB"
+    assert rerun.state["selected_entity"]["entity_id"] == "co-northwind-gb"
+    earlier.refresh_from_db()
+    assert earlier.state["brief"]["jurisdiction"] is None  # what it researched, kept
+
+    page = client.get(reverse("runs-case-detail", args=[earlier.case_id])).content.decode()
+    assert "Corrected by Analyst" in page and "Jurisdiction “—” → “GB”" in page
+    assert "registry extract says England and Wales" in page
+    old = client.get(
+        reverse("runs-case-detail", args=[earlier.case_id]), {"run": earlier.pk}
+    ).content.decode()
+    assert f"This run researched {QUESTION_SUBJECT}, before the case's subject was corrected" in (
+        old
+    )
+
+
+def test_saving_without_running_again_starts_nothing(client, tenant, analyst):
+    earlier = _ended_run(tenant, analyst)
+    response = client_for(client, analyst).post(_correct_url(earlier.case_id), CORRECTION)
+    assert response.status_code == 302
+    assert Run.objects.filter(case_id=earlier.case_id).count() == 1
+    assert CaseEdit.objects.filter(case_id=earlier.case_id).count() == 1
+
+
+def test_the_subject_cannot_change_under_a_run_in_progress(client, tenant, analyst):
+    waiting = paused_run(tenant, analyst, QUESTION_SUBJECT, jurisdiction="")
+    assert waiting.status == "waiting_for_input"
+    client_for(client, analyst)
+    page = client.get(reverse("runs-case-detail", args=[waiting.case_id])).content.decode()
+    assert "Correct the subject" not in page
+    response = client.post(_correct_url(waiting.case_id), {**CORRECTION, "run_again": "1"})
+    assert response.status_code == 400
+    assert "A run of this case is in progress" in response.content.decode()
+    assert Case.objects.get(pk=waiting.case_id).jurisdiction == ""
+    assert not CaseEdit.objects.exists()
+    assert Run.objects.filter(case_id=waiting.case_id).count() == 1
+
+
+def test_a_correction_without_a_reason_or_with_a_bad_code_saves_nothing(client, tenant, analyst):
+    earlier = _ended_run(tenant, analyst)
+    client_for(client, analyst)
+    response = client.post(
+        _correct_url(earlier.case_id), {**CORRECTION, "jurisdiction": "ZZ", "reason": "   "}
+    )
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "ZZ is not an ISO country code" in html and "This field is required." in html
+    assert "Nothing was saved" in html
+    assert Case.objects.get(pk=earlier.case_id).jurisdiction == ""
+    assert not CaseEdit.objects.exists()
+
+
+def test_a_corrected_name_is_shown_escaped(client, tenant, analyst):
+    earlier = _ended_run(tenant, analyst)
+    client_for(client, analyst).post(
+        _correct_url(earlier.case_id), {**CORRECTION, "subject_name": f"Northwind {XSS}"}
+    )
+    page = client.get(reverse("runs-case-detail", args=[earlier.case_id])).content.decode()
+    assert "Subject “Northwind Trading” → “Northwind &lt;script&gt;" in page
+    assert XSS not in page
+
+
+def test_only_the_tenants_analysts_correct_a_subject(client, tenant, analyst, reviewer, outsider):
+    earlier = _ended_run(tenant, analyst)
+    assert (
+        client_for(client, reviewer).post(_correct_url(earlier.case_id), CORRECTION).status_code
+        == 403
+    )
+    assert client_for(client, outsider).get(_correct_url(earlier.case_id)).status_code == 404
+    assert client.post(_correct_url(earlier.case_id), CORRECTION).status_code == 404
+    assert not CaseEdit.objects.exists()
