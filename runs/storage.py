@@ -100,6 +100,10 @@ class DjangoDocumentSource:
             if threading.get_ident() != self._owner and not connection.in_atomic_block:
                 connection.close()
 
+    def marked_sensitive(self) -> set[str]:
+        marked = Document.objects.filter(case_id=self.case_id, sensitive=True)
+        return {str(pk) for pk in marked.values_list("pk", flat=True)}
+
     def _read(self, document_id: str) -> StoredDocument:
         try:
             document = Document.objects.get(pk=int(document_id), case_id=self.case_id)

@@ -9,7 +9,7 @@ from django.urls import reverse
 from reviews.models import ReviewItem
 from runs.actions import do_open_case, do_request_cancel, do_start_run
 from runs.execution import run_inline
-from runs.models import Case, Document, DocumentDownload, Run
+from runs.models import Case, Document, DocumentDownload, Run, TraceEvent
 from tests.case_rows import acme_case_with_document
 from tests.conftest import client_for
 
@@ -216,9 +216,7 @@ def test_personal_data_in_an_upload_is_named_and_an_unmarked_one_is_flagged(clie
     assert "holds personal data" not in client.get(clean["Location"]).content.decode()
 
 
-def test_an_analyst_marks_a_document_sensitive_for_the_runs_to_come(
-    client, tenant, analyst, reviewer, outsider
-):
+def test_an_analyst_marks_a_document_sensitive(client, tenant, analyst, reviewer, outsider):
     case = do_open_case(
         tenant=tenant, user=analyst, subject_name="Acme Analytics Ltd", subject_type="company"
     )
@@ -235,10 +233,29 @@ def test_an_analyst_marks_a_document_sensitive_for_the_runs_to_come(
     document.refresh_from_db()
     assert document.sensitive
     page = client.get(response["Location"]).content.decode()
-    assert "“statement.txt” is marked sensitive." in page
+    assert "“statement.txt” is marked sensitive: extracting it now needs a reviewer" in page
     assert "Mark sensitive" not in page
     assert document.sensitive_marked_by == analyst and document.sensitive_marked_at
     assert "Uploaded by Analyst on " in page and "; marked sensitive by Analyst on " in page
     run = run_inline(do_start_run(case, analyst, wake=False))
     item = ReviewItem.objects.get(run=run, kind=ReviewItem.Kind.APPROVAL)
     assert item.payload["tool_name"] == "extract_uploaded_document"
+
+
+def test_a_mark_made_while_a_run_is_under_way_holds_its_extraction_for_approval(
+    client, tenant, analyst
+):
+    case = acme_case_with_document(
+        tenant, analyst, "statement.txt", b"IBAN: GB29 NWBK 6016 1331 9268 19\n"
+    )
+    run = do_start_run(case, analyst, wake=False)  # its brief: the document is not sensitive
+    document = case.documents.get()
+    client_for(client, analyst).post(
+        reverse("runs-document-mark-sensitive", args=[case.pk, document.pk])
+    )
+    run = run_inline(run)
+    assert (run.status, run.termination_reason) == ("awaiting_review", "awaiting_approval")
+    item = ReviewItem.objects.get(run=run, kind=ReviewItem.Kind.APPROVAL)
+    assert item.payload["tool_name"] == "extract_uploaded_document"
+    assert "statement.txt is marked sensitive" in " ".join(item.payload["reasons"])
+    assert TraceEvent.objects.filter(run=run, type="document_marked_sensitive").exists()

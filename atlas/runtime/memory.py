@@ -121,9 +121,16 @@ class MemoryCancelSignal:
 class MemoryDocumentSource:
     def __init__(self, documents: list[StoredDocument] | None = None) -> None:
         self._documents = {doc.document_id: doc for doc in documents or []}
+        self._sensitive: set[str] = set()
 
     def add(self, document: StoredDocument) -> None:
         self._documents[document.document_id] = document
+
+    def mark_sensitive(self, document_id: str) -> None:
+        self._sensitive.add(document_id)
+
+    def marked_sensitive(self) -> set[str]:
+        return set(self._sensitive)
 
     def get(self, document_id: str) -> StoredDocument:
         try:

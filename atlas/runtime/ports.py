@@ -149,3 +149,7 @@ class DocumentSource(Protocol):
     def get(self, document_id: str) -> StoredDocument:
         """The uploaded document's bytes, name and content type; DocumentNotFound if absent,
         DocumentUnreadable if its file cannot be read."""
+
+    def marked_sensitive(self) -> set[str]:
+        """Ids of the case's documents marked sensitive now: a mark can come after the run
+        started, and its brief was written."""

@@ -306,7 +306,7 @@ def _warn_of_personal_data(request: HttpRequest, document: Document) -> None:
             f"“{document.original_name}” holds personal data "
             f"({', '.join(document.personal_data)}) but is not marked sensitive: runs read "
             "it, redacted for the model, without a reviewer's approval. Mark it sensitive "
-            "below to require one from the next run on.",
+            "below to require one.",
         )
 
 

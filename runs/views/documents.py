@@ -68,8 +68,9 @@ def _case_page(request: HttpRequest, case_id: int, document_id: int) -> str:
 @require_role("analyst")
 @post_only(_case_page)
 def mark_sensitive(request: HttpRequest, case_id: int, document_id: int) -> HttpResponse:
-    """Mark a document sensitive: from the next run on, extracting it needs a reviewer's
-    approval. There is no way back, on purpose."""
+    """Mark a document sensitive: from now on, extracting it needs a reviewer's approval,
+    in a run already under way too (it reads the mark when it asks to extract). There is
+    no way back, on purpose."""
     document = _document_of(request, case_id, document_id)
     if not document.sensitive:
         Document.objects.filter(pk=document.pk, sensitive=False).update(
@@ -83,7 +84,7 @@ def mark_sensitive(request: HttpRequest, case_id: int, document_id: int) -> Http
         )
     messages.success(
         request,
-        f"“{document.original_name}” is marked sensitive. Runs started from now on need a "
-        "reviewer's approval to extract it; a run already under way keeps what it was given.",
+        f"“{document.original_name}” is marked sensitive: extracting it now needs a "
+        "reviewer's approval, in the run under way too unless it has already read it.",
     )
     return redirect(_case_page(request, case_id, document_id))

@@ -652,6 +652,34 @@ def test_a_sensitive_document_denied_by_the_reviewer_is_not_read(make_runtime, m
     )
 
 
+def test_a_document_marked_sensitive_after_the_run_started_needs_approval(
+    make_runtime, make_state, store, documents
+):
+    doc = AttachedDocument(document_id="doc-acme-onboarding", name="acme_onboarding_note.txt")
+    state = make_state(documents=[doc])  # the brief says: not sensitive
+    documents.mark_sensitive("doc-acme-onboarding")  # the analyst's mark, made since
+    state = run(make_runtime(), state)
+    assert_outcome(state, "awaiting_review", "awaiting_approval")
+    assert state.pending_approval.tool_name == "extract_uploaded_document"
+    assert "marked sensitive" in state.pending_approval.reasons[0]
+    assert state.brief.documents[0].sensitive
+    marked = events_of(store, state, "document_marked_sensitive")
+    assert [e.data["document_id"] for e in marked] == ["doc-acme-onboarding"]
+    after = types(store, state)[types(store, state).index("document_marked_sensitive") :]
+    assert after == ["document_marked_sensitive", "approval_requested"]
+
+
+def test_a_mark_made_after_the_document_was_read_changes_nothing(
+    make_runtime, make_state, store, documents
+):
+    doc = AttachedDocument(document_id="doc-acme-onboarding", name="acme_onboarding_note.txt")
+    state = run(make_runtime(), make_state(documents=[doc]))
+    assert_outcome(state, "awaiting_review", "finish_proposed")
+    documents.mark_sensitive("doc-acme-onboarding")
+    state = run(make_runtime(), state)
+    assert "document_marked_sensitive" not in types(store, state)
+
+
 def test_a_signed_off_packet_completes_the_case(make_runtime, make_state, store):
     runtime = make_runtime()
     state = run(runtime, make_state())
