@@ -226,6 +226,15 @@ def _note_for(event: TraceEvent) -> Note | None:
         decided = "Case closed as it stood" if data.get("closed") else "Packet signed off"
         reason = f": “{data['reason']}”" if data.get("reason") else ""
         text, tone = f"{decided} by a reviewer{reason}", "human"
+    elif kind == "packet_rejected":
+        reason = f": “{data['reason']}”" if data.get("reason") else ""
+        text, tone = f"Packet sent back by a reviewer{reason}", "human"
+    elif kind == "document_marked_sensitive":
+        text = (
+            f"“{data.get('name', '')}” was marked sensitive after the run started: "
+            "extracting it needs a reviewer's approval"
+        )
+        tone = "human"
     elif kind == "human_input_rejected":
         text = f"A decision by {data.get('actor', 'someone')} no longer applied: {data.get('reason', '')}"
         tone = "warn"

@@ -259,3 +259,5 @@ def test_a_mark_made_while_a_run_is_under_way_holds_its_extraction_for_approval(
     assert item.payload["tool_name"] == "extract_uploaded_document"
     assert "statement.txt is marked sensitive" in " ".join(item.payload["reasons"])
     assert TraceEvent.objects.filter(run=run, type="document_marked_sensitive").exists()
+    page = client.get(reverse("runs-case-detail", args=[case.pk])).content.decode()
+    assert "“statement.txt” was marked sensitive after the run started" in page

@@ -35,6 +35,9 @@ def test_the_analyst_is_asked_to_reply_to_the_reviewer(client, tenant, analyst, 
     assert f'id="review-item-{question.pk}"' in html
     assert "A reviewer sent the packet back" in html
     assert "Check the 2023 fine reported in the FT" in html and XSS not in html
+    case_page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
+    assert "Packet sent back by a reviewer: “Check the 2023 fine reported in the FT" in case_page
+    assert XSS not in case_page
 
 
 def test_the_reply_goes_back_to_sign_off_with_the_packet(

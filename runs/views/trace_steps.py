@@ -62,6 +62,8 @@ TONE = {
     "approval_requested": "human",
     "approval_granted": "human",
     "approval_denied": "human",
+    "packet_rejected": "human",
+    "document_marked_sensitive": "human",
 }
 TONE_ORDER = {"": 0, "ok": 1, "human": 2, "warn": 3, "bad": 4}
 
@@ -114,6 +116,10 @@ def event_summary(event: TraceEvent) -> str:
         return str(data.get("answer", data.get("text", "")))
     if kind == "approval_requested":
         return f"{data.get('tool', '')}: {'; '.join(data.get('reasons') or [])}"
+    if kind == "packet_rejected":
+        return str(data.get("reason", ""))
+    if kind == "document_marked_sensitive":
+        return f"{data.get('name', '')}: marked sensitive after the run started"
     if kind == "conflict_detected":
         values = " vs ".join(str(v.get("value")) for v in data.get("values") or [])
         return f"{data.get('fact', '')}: {values}"
