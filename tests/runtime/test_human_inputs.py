@@ -27,6 +27,10 @@ from atlas.runtime.state import (
     AtlasState,
 )
 
+SENT_BACK = PacketSignOff(
+    decision_id="d-1", actor="rita", approved=False, reason="Check the 2023 accounts."
+)
+
 
 def test_applying_the_same_decision_twice_does_nothing(make_runtime, make_state, store):
     runtime = make_runtime()
@@ -143,12 +147,7 @@ def test_an_extension_past_a_budget_ceiling_is_rejected_and_the_run_stays_loadab
 def test_a_rejected_packet_goes_back_to_research_with_the_reason(make_runtime, make_state, store):
     runtime = make_runtime()
     state = run(runtime, make_state())
-    state = runtime.apply_human_input(
-        state,
-        PacketSignOff(
-            decision_id="d-1", actor="rita", approved=False, reason="Check the 2023 accounts."
-        ),
-    )
+    state = runtime.apply_human_input(state, SENT_BACK)
     assert state.status == "researching"
     assert state.observations[-1].source == "human"
     assert "Check the 2023 accounts." in state.observations[-1].error_message
@@ -161,12 +160,7 @@ def test_a_packet_sent_back_goes_to_the_analyst_and_returns_with_their_reply(
     runtime = make_runtime()
     state = run(runtime, make_state())
     rejected = state.proposed_packet
-    state = runtime.apply_human_input(
-        state,
-        PacketSignOff(
-            decision_id="d-1", actor="rita", approved=False, reason="Check the 2023 accounts."
-        ),
-    )
+    state = runtime.apply_human_input(state, SENT_BACK)
     state = run(runtime, state)
     # The rule-based playbook cannot act on a written request: it asks the analyst.
     assert (state.status, state.termination_reason) == ("waiting_for_input", "waiting_for_input")
@@ -214,12 +208,7 @@ def test_the_same_packet_is_not_sent_back_before_the_analyst_replies(
     runtime = make_runtime(model=IgnoresReviews())
     state = run(runtime, make_state())
     rejected = state.proposed_packet
-    state = runtime.apply_human_input(
-        state,
-        PacketSignOff(
-            decision_id="d-1", actor="rita", approved=False, reason="Check the 2023 accounts."
-        ),
-    )
+    state = runtime.apply_human_input(state, SENT_BACK)
     state = run(runtime, state)
     # It cannot get the same packet past the runtime, so the run is handed to a reviewer
     # instead of back to sign-off.
