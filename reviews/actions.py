@@ -21,6 +21,7 @@ from reviews.models import HumanDecision, ReviewItem
 from runs.actions import do_request_resume
 from runs.execution import RUNTIME_INPUT_KIND
 from runs.models import Run
+from runs.numbers import whole_number
 
 MAX_REASON_CHARS = 2000
 
@@ -373,10 +374,10 @@ def settled_conflict_message(run_id: int, conflict_id: str) -> str:
     resolution = (conflict or {}).get("resolution")
     if not resolution:
         return "This conflict is already settled or not part of this escalation."
-    decision_id = str(resolution.get("decision_id") or "")
+    decision_id = whole_number(str(resolution.get("decision_id") or ""))
     decision = (
-        HumanDecision.objects.filter(pk=int(decision_id)).select_related("actor").first()
-        if decision_id.isdigit()
+        HumanDecision.objects.filter(pk=decision_id).select_related("actor").first()
+        if decision_id is not None
         else None
     )
     who = (decision.actor.get_full_name() if decision else "") or "A reviewer"

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from reviews.models import ReviewItem
 from runs.models import Tenant
+from runs.numbers import whole_number
 
 NAV_KEYS = {
     ReviewItem.Kind.APPROVAL: "reviews-queue",
@@ -59,7 +60,7 @@ def filter_queue(
         )
     if query:
         condition = Q(case__subject_name__icontains=query)
-        if query.isdigit():
-            condition |= Q(case_id=int(query))
+        if (number := whole_number(query)) is not None:
+            condition |= Q(case_id=number)
         items = items.filter(condition)
     return items

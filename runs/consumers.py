@@ -28,6 +28,7 @@ from runs import fragments
 from runs.access import has_role, membership_of
 from runs.live import run_group
 from runs.models import Run, TraceEvent
+from runs.numbers import whole_number
 
 logger = logging.getLogger(__name__)
 
@@ -127,10 +128,8 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
         from urllib.parse import parse_qs
 
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
-        try:
-            return max(0, int(query[name][0]))
-        except (KeyError, ValueError):
-            return default
+        number = whole_number(query.get(name, [""])[0])
+        return default if number is None else number
 
     @database_sync_to_async
     def _refusal(self) -> int | None:

@@ -375,3 +375,18 @@ def test_the_full_application_authenticates_by_session_cookie(analyst, outsider,
     assert f'id="run-{run.pk}-step-0"' in message["text"]
     _, refused = run_async(connect_as, outsider_cookie)
     assert refused == {"type": "websocket.close", "code": 4404}
+
+
+def test_a_cursor_no_column_holds_is_read_as_no_cursor(analyst, case):
+    run = make_run(case)
+    add_events(run, ("run_started", 0, {}))
+
+    async def scenario():
+        socket = communicator(analyst, run, after="9" * 25)
+        connected, _ = await socket.connect()
+        frame = await socket.receive_from()
+        await socket.disconnect()
+        return connected, frame
+
+    connected, frame = run_async(scenario)
+    assert connected and f'id="run-{run.pk}-status"' in frame

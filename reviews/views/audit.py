@@ -16,6 +16,7 @@ from reviews.views.common import HtmxHttpRequest
 from runs.access import require_role, tenant_of
 from runs.execution import RUNTIME_INPUT_KIND
 from runs.models import Run
+from runs.numbers import whole_number
 from runs.views.run_filters import within_days
 
 PAGE_SIZE = 50
@@ -73,8 +74,8 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
     kind = request.GET.get("kind", "")
     if case:
         condition = Q(case__subject_name__icontains=case)
-        if case.isdigit():
-            condition |= Q(case_id=int(case))
+        if (number := whole_number(case)) is not None:
+            condition |= Q(case_id=number)
         decisions = decisions.filter(condition)
     if actor:
         decisions = decisions.filter(actor__username=actor)

@@ -20,6 +20,7 @@ from reviews.models import ReviewItem
 from reviews.queries import AGE_FILTERS, filter_queue, open_items
 from reviews.views.common import REVIEWERS, HtmxHttpRequest
 from runs.access import has_role, tenant_of
+from runs.numbers import whole_number
 
 Kind = ReviewItem.Kind
 # page -> (its URL name, the kinds it lists, who may read it, what one item is called)
@@ -63,9 +64,9 @@ def new_items(request: HtmxHttpRequest, page: str) -> HttpResponse:
     if not request.user.is_authenticated or not has_role(request.user, *readers):
         # An expired session polls quietly instead of swapping a login page into the notice.
         return HttpResponse(status=204)
-    after = request.GET.get("after", "")
-    if not after.isdigit():
-        return HttpResponse("The newest item shown must be a number.", status=400)
+    after = whole_number(request.GET.get("after"))
+    if after is None:
+        return HttpResponse("The newest item shown must be a whole number.", status=400)
     kind = request.GET.get("kind", "")
     age = request.GET.get("age", "")
     items = filter_queue(
@@ -73,7 +74,7 @@ def new_items(request: HtmxHttpRequest, page: str) -> HttpResponse:
         kind=kind if kind in kinds else "",
         age=age if age in AGE_FILTERS else "",
         query=request.GET.get("q", "").strip()[:200],
-    ).filter(pk__gt=int(after))
+    ).filter(pk__gt=after)
     if request.GET.get("reason"):
         items = items.filter(payload__reason=request.GET["reason"])
     filters = _filters(request)

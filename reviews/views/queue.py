@@ -34,6 +34,7 @@ from reviews.views.new_items import notice_context
 from runs.access import require_role, tenant_of
 from runs.evidence_links import anchor, cited_findings
 from runs.models import Document
+from runs.numbers import whole_number
 from runs.post_only import post_only
 from runs.review_rounds import review_rounds
 
@@ -133,10 +134,10 @@ def _document_to_read(item: ReviewItem) -> Document | None:
     """The case's document an extraction waiting for approval would read, if any."""
     if item.kind != ReviewItem.Kind.APPROVAL:
         return None
-    document_id = str(item.payload.get("arguments", {}).get("document_id", ""))
-    if not document_id.isdigit():
+    document_id = whole_number(str(item.payload.get("arguments", {}).get("document_id", "")))
+    if document_id is None:
         return None
-    return Document.objects.filter(case_id=item.case_id, pk=int(document_id)).first()
+    return Document.objects.filter(case_id=item.case_id, pk=document_id).first()
 
 
 def _row(

@@ -22,6 +22,7 @@ from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.actions import do_attach_document, do_open_case, do_start_run
 from runs.forms import CaseForm, DocumentForm
 from runs.models import Case, Document, DocumentDownload, Run, TraceEvent
+from runs.numbers import whole_number
 from runs.post_only import post_only
 from runs.views.case_edits import corrections_of
 
@@ -62,8 +63,8 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
             | Q(jurisdiction__iexact=query)
             | Q(run_matched__icontains=query)
         )
-        if query.isdigit():
-            matches |= Q(pk=int(query))
+        if (number := whole_number(query)) is not None:
+            matches |= Q(pk=number)
         cases = cases.filter(matches)
     if status == "none":
         cases = cases.filter(run_id__isnull=True)

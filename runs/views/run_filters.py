@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from runs.access import tenant_of
 from runs.models import Run, Tenant
+from runs.numbers import LARGEST
 
 PAGE_SIZE = 50
 
@@ -195,6 +196,8 @@ def decode_cursor(cursor: str, filters: RunFilters) -> tuple[Any, int]:
         raise BadCursor("That page link is damaged.") from None
     if sort != filters.sort or not isinstance(run_id, int):
         raise BadCursor("That page link belongs to another sort order.")
+    if not 0 < run_id <= LARGEST:
+        raise BadCursor("That page link is damaged.")
     try:
         return _cursor_value(SORTS[sort][1], raw_value), run_id
     except (TypeError, ValueError, InvalidOperation, OverflowError):
@@ -216,7 +219,10 @@ def _cursor_value(kind: str, raw_value: Any) -> Any:
             raise ValueError("a cursor amount must be finite")
         return value
     if kind == "int":
-        return int(raw_value)
+        value = int(raw_value)
+        if abs(value) > LARGEST:
+            raise OverflowError("a cursor count beyond any column")
+        return value
     value = float(raw_value)
     if not math.isfinite(value):
         raise ValueError("a cursor duration must be finite")

@@ -14,6 +14,7 @@ from reviews.models import HumanDecision
 from runs import exports
 from runs.access import get_for_tenant, require_role, tenant_of
 from runs.models import Run
+from runs.numbers import whole_number
 from runs.views.run_filters import (
     SORT_LABELS,
     BadCursor,
@@ -187,10 +188,9 @@ def trace(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
 def trace_steps(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     """More steps after `after` (load more, or the live poll of a run in progress)."""
     run = run_for_admin(request, run_id, Run.objects.defer("state"))
-    try:
-        after = max(0, int(request.GET.get("after", "0")))
-        replace = int(request.GET.get("replace", "0"))
-    except ValueError:
+    after = whole_number(request.GET.get("after", "0"))
+    replace = whole_number(request.GET.get("replace", "0"))
+    if after is None or replace is None:
         return HttpResponse("after and replace must be whole numbers.", status=400)
     page = trace_page(run, after=after)
     context = {
