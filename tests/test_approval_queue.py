@@ -176,6 +176,21 @@ def test_a_double_submit_records_one_decision(client, tenant, analyst, reviewer)
     assert HumanDecision.objects.filter(run_id=item.run_id).count() == 1
 
 
+def test_changing_ones_mind_after_deciding_is_refused_not_swallowed(
+    client, tenant, analyst, reviewer
+):
+    item = approval_item(tenant, analyst)
+    client_for(client, reviewer)
+    client.post(decide_url(item), {"decision": "approve", "reason": "Routine lookup"})
+    second = client.post(decide_url(item), {"decision": "deny", "reason": "On reflection, no"})
+    html = second.content.decode()
+    assert second.status_code == 409
+    assert "Reviewer already recorded “Approved”" in html and "decision was not recorded" in html
+    assert "On reflection, no" in html  # given back to copy
+    decision = HumanDecision.objects.get(run_id=item.run_id)
+    assert decision.kind == HumanDecision.Kind.APPROVE
+
+
 def test_the_second_reviewer_is_told_who_decided_and_when(
     client, tenant, analyst, reviewer, second_reviewer
 ):

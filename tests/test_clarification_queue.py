@@ -129,3 +129,17 @@ def test_the_keyboard_help_of_the_questions_queue_says_how_to_answer(client, ten
     help_box = page[page.index('id="keys-help"') :]
     assert "Type an answer to the selected question" in help_box
     assert "Approve the selected item" not in help_box
+
+
+def test_a_second_different_answer_is_refused_and_given_back(client, tenant, analyst):
+    item = question_item(tenant, analyst)
+    client_for(client, analyst)
+    assert client.post(answer_url(item), {"answer": NORTHWIND_GB}).status_code == 302
+    again = client.post(answer_url(item), {"answer": NORTHWIND_GB})  # a double submit
+    assert again.status_code == 302
+    other = client.post(answer_url(item), {"answer_text": "Actually the Singapore one"})
+    html = other.content.decode()
+    assert other.status_code == 409
+    assert f"You already answered this question: “{NORTHWIND_GB}”" in html
+    assert "Not saved. What you wrote, to copy:" in html and "Actually the Singapore one" in html
+    assert HumanDecision.objects.filter(review_item=item).count() == 1

@@ -301,6 +301,20 @@ def test_analysts_and_other_tenants_are_kept_out(
     assert not HumanDecision.objects.exists()
 
 
+def test_the_same_reviewer_deciding_again_is_told_which_decision_stands(
+    client, tenant, analyst, reviewer
+):
+    item = conflict_item(tenant, analyst)
+    client_for(client, reviewer).post(url("reviews-close", item), {"decision": "Close it"})
+    again = client.post(
+        url("reviews-extend", item), {"extra_iterations": "2", "reason": "More"}, follow=True
+    )
+    assert "Your decision “Closed case” was already recorded; this submission was not" in (
+        again.content.decode()
+    )
+    assert HumanDecision.objects.filter(run_id=item.run_id).count() == 1
+
+
 def test_a_second_decision_on_a_closed_escalation_says_who_decided(
     client, tenant, analyst, reviewer, second_reviewer
 ):

@@ -84,8 +84,16 @@ def answer(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     try:
         do_answer_question(item, request.user, form.cleaned_data["text"])
     except AlreadyDecided as problem:
-        if problem.decision.actor_id != request.user.pk:
+        earlier = problem.decision
+        if earlier.actor_id != request.user.pk:
             return _after(request, item, error=problem.messages[0], text=typed, status=409)
+        if earlier.payload.get("text") != form.cleaned_data["text"]:
+            # Not a double submit: a second, different answer the run will never get.
+            error = (
+                f"You already answered this question: “{earlier.payload.get('text', '')}”. "
+                "This answer was not sent; the agent asks again if it needs more."
+            )
+            return _after(request, item, error=error, text=typed, status=409)
     except ReviewError as problem:
         return _after(request, item, error=problem.messages[0], text=typed, status=409)
     if not request.htmx:

@@ -233,9 +233,16 @@ def conflict(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
 def _refused(
     request: HtmxHttpRequest, item: ReviewItem, problem: ReviewError, **forms
 ) -> HttpResponse | None:
-    """A double submit by the same person is harmless; anything else is shown on the page."""
+    """A second submit by the same person is not recorded again, and the page says which
+    decision stands (a double click, or a change of mind that came too late); anything
+    else is shown on the page."""
     if isinstance(problem, AlreadyDecided) and problem.decision.actor_id == request.user.pk:
-        messages.info(request, "Your decision was already recorded.")
+        earlier = problem.decision
+        messages.info(
+            request,
+            f"Your decision “{earlier.get_kind_display()}” was already recorded; this "
+            "submission was not recorded again.",
+        )
         return None
     return _conflict_page(
         request,

@@ -236,7 +236,13 @@ def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
             form.hit_dispositions(),
         )
     except AlreadyDecided as problem:
-        if problem.decision.actor_id != request.user.pk:
+        earlier = problem.decision
+        resubmitted = (
+            earlier.actor_id == request.user.pk
+            and earlier.payload.get("approved") == form.approve
+            and earlier.reason == form.cleaned_data["reason"].strip()
+        )
+        if not resubmitted:
             return refused(error=problem.messages[0], status=409)
         # A double submit: the first one counted, nothing more to do.
         if not request.htmx:
