@@ -229,6 +229,9 @@ def _note_for(event: TraceEvent) -> Note | None:
     elif kind == "packet_rejected":
         reason = f": “{data['reason']}”" if data.get("reason") else ""
         text, tone = f"Packet sent back by a reviewer{reason}", "human"
+    elif kind == "document_added":
+        text = f"Given “{data.get('name', '')}”, attached to the case since the run started"
+        tone = "human"
     elif kind == "document_marked_sensitive":
         text = (
             f"“{data.get('name', '')}” was marked sensitive after the run started: "

@@ -22,6 +22,7 @@ from atlas.runtime.ports import (
     StoredDocument,
     ToolCallRecord,
 )
+from atlas.runtime.state import AttachedDocument
 from reviews.sync import desired_items, sync_review_items
 from runs.live import announce_run_update
 from runs.models import Document, ToolCall
@@ -100,9 +101,12 @@ class DjangoDocumentSource:
             if threading.get_ident() != self._owner and not connection.in_atomic_block:
                 connection.close()
 
-    def marked_sensitive(self) -> set[str]:
-        marked = Document.objects.filter(case_id=self.case_id, sensitive=True)
-        return {str(pk) for pk in marked.values_list("pk", flat=True)}
+    def attached(self) -> list[AttachedDocument]:
+        rows = Document.objects.filter(case_id=self.case_id).order_by("pk")
+        return [
+            AttachedDocument(document_id=str(pk), name=name, sensitive=sensitive)
+            for pk, name, sensitive in rows.values_list("pk", "original_name", "sensitive")
+        ]
 
     def _read(self, document_id: str) -> StoredDocument:
         try:

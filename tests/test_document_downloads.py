@@ -143,11 +143,13 @@ def test_a_document_attached_later_is_read_by_the_next_run(client, tenant, analy
         analyst,
     )
     page = client.get(response["Location"]).content.decode()
-    assert "“board minutes.txt” is attached to the case." in page
-    assert "Attached after this run started: not read by it." in page
+    assert "“board minutes.txt” is attached to the case. The current run is given it" in page
+    assert "Attached after this run started: it is given to the run with your next" in page
 
     # The first run's packet waits for a sign-off; ended here as an operator would.
     assert do_request_cancel(first, analyst).status == Run.Status.CANCELLED
+    page = client.get(response["Location"]).content.decode()
+    assert "Attached after this run started: not read by it." in page
     client.post(reverse("runs-case-rerun", args=[case.pk]))
     second = Run.objects.filter(case=case).latest("id")
     assert second.state["brief"]["documents"] == [

@@ -4,6 +4,7 @@ to sign-off carrying the reason and the reply, on the sign-off page and the pack
 from __future__ import annotations
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from reviews.models import ReviewItem
@@ -70,3 +71,28 @@ def test_the_reply_goes_back_to_sign_off_with_the_packet(
     assert "Sent back before" in page and "Sent back by reviewers" in packet_page
     queue = client.get(reverse("reviews-queue")).content.decode()
     assert "sent back once</span>, with the analyst's reply" in queue
+
+
+# The tool reads the document on a helper thread, through its own connection.
+@pytest.mark.django_db(transaction=True)
+def test_a_document_the_reviewer_asked_for_is_read_before_the_packet_returns(
+    client, tenant, analyst, reviewer
+):
+    run = _sent_back(client, tenant, analyst, reviewer)
+    question = open_item(run, ReviewItem.Kind.CLARIFICATION)
+    client_for(client, analyst)
+    upload = SimpleUploadedFile(
+        "fine_notice.txt", b"FCA final notice 2023: Acme Analytics Inc (US).\n"
+    )
+    client.post(reverse("runs-case-attach-document", args=[run.case_id]), {"document": upload})
+    client.post(reverse("reviews-answer", args=[question.pk]), {"answer_text": REPLY})
+    run = advance(question)
+    assert (run.status, run.termination_reason) == ("awaiting_review", "finish_proposed")
+    document = run.case.documents.get()
+    assert f"extract:{document.pk}" in run.state["completed_steps"]
+    packet = run.state["proposed_packet"]
+    assert not any("fine_notice.txt" in gap for gap in packet["open_gaps"])
+    types = list(TraceEvent.objects.filter(run=run).order_by("seq").values_list("type", flat=True))
+    assert types.index("document_added") > types.index("clarification_received")
+    page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
+    assert "Given “fine_notice.txt”, attached to the case since the run started" in page

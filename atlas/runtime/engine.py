@@ -36,6 +36,7 @@ from atlas.runtime.budgets import (
     shift_deadline,
 )
 from atlas.runtime.cancellation import AnyCancel
+from atlas.runtime.case_documents import take_up_new_documents
 from atlas.runtime.context import PROMPT_VERSION, ModelContext, build_context
 from atlas.runtime.decisions import (
     NEXT_ACTION_SCHEMA_VERSION,
@@ -233,6 +234,8 @@ class Runtime:
         s = state.clone()
         buf = StepBuffer()
         s = apply_human_input(self.writer, s, buf, human_input)
+        if isinstance(human_input, ClarificationAnswer):
+            take_up_new_documents(self.writer, s, buf, self.documents)
         s.applied_decision_ids.append(human_input.decision_id)
         return self.writer.commit(s, buf)
 

@@ -14,7 +14,7 @@ from atlas.runtime.ports import (
     StoredDocument,
     ToolCallRecord,
 )
-from atlas.runtime.state import AtlasState
+from atlas.runtime.state import AtlasState, AttachedDocument
 
 
 class MemoryRunStore(BaseRunStore):
@@ -119,18 +119,30 @@ class MemoryCancelSignal:
 
 
 class MemoryDocumentSource:
+    """Stored documents by id. Those a test attaches or marks after a run started are the
+    case's documents `attached()` reports (the brief holds the rest)."""
+
     def __init__(self, documents: list[StoredDocument] | None = None) -> None:
         self._documents = {doc.document_id: doc for doc in documents or []}
-        self._sensitive: set[str] = set()
+        self._on_case: dict[str, AttachedDocument] = {}
 
     def add(self, document: StoredDocument) -> None:
         self._documents[document.document_id] = document
 
-    def mark_sensitive(self, document_id: str) -> None:
-        self._sensitive.add(document_id)
+    def attach(self, document: StoredDocument, *, sensitive: bool = False) -> None:
+        self.add(document)
+        self._on_case[document.document_id] = AttachedDocument(
+            document_id=document.document_id, name=document.name, sensitive=sensitive
+        )
 
-    def marked_sensitive(self) -> set[str]:
-        return set(self._sensitive)
+    def mark_sensitive(self, document_id: str) -> None:
+        name = self._documents[document_id].name if document_id in self._documents else ""
+        self._on_case[document_id] = AttachedDocument(
+            document_id=document_id, name=name, sensitive=True
+        )
+
+    def attached(self) -> list[AttachedDocument]:
+        return [document.model_copy() for document in self._on_case.values()]
 
     def get(self, document_id: str) -> StoredDocument:
         try:

@@ -9,7 +9,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.runtime.state import AtlasState
+from atlas.runtime.state import AtlasState, AttachedDocument
 
 EffectStatus = Literal["intended", "succeeded", "failed", "unknown", "cancelled"]
 
@@ -150,6 +150,6 @@ class DocumentSource(Protocol):
         """The uploaded document's bytes, name and content type; DocumentNotFound if absent,
         DocumentUnreadable if its file cannot be read."""
 
-    def marked_sensitive(self) -> set[str]:
-        """Ids of the case's documents marked sensitive now: a mark can come after the run
-        started, and its brief was written."""
+    def attached(self) -> list[AttachedDocument]:
+        """The case's documents as they stand now, with their sensitive marks: either can
+        change after the run started and its brief was written (see case_documents)."""

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from atlas.runtime.case_documents import take_up_sensitive_marks
 from atlas.runtime.decisions import CallTool
 from atlas.runtime.policy import evaluate
 from atlas.runtime.state import AtlasState, ProposedToolCall
@@ -68,7 +69,7 @@ def request_tool_call(
         reason = "This exact action was denied before and stays blocked."
         return _deny(writer, s, buf, name, normalized, reason)
     if name == "extract_uploaded_document":
-        _take_up_sensitive_marks(runtime, s, buf)
+        take_up_sensitive_marks(writer, s, buf, runtime.documents)
     verdict = evaluate(s, spec, args, runtime.tenant_policy)
     if verdict.outcome == "deny":
         s.policy_denials += 1
@@ -111,25 +112,6 @@ def request_tool_call(
         )
         return s
     return run_tool(runtime, s, buf, call)
-
-
-def _take_up_sensitive_marks(runtime: Runtime, s: AtlasState, buf: StepBuffer) -> None:
-    """A document marked sensitive after the run started needs a reviewer's approval like
-    one marked before: the marks are read when an extraction is asked for, and recorded.
-    A mark is never taken away here (unmarking applies from the next run)."""
-    if runtime.documents is None:
-        return
-    marked = runtime.documents.marked_sensitive()
-    for document in s.brief.documents:
-        if document.document_id in marked and not document.sensitive:
-            document.sensitive = True
-            runtime.writer.emit(
-                s,
-                buf,
-                "document_marked_sensitive",
-                document_id=document.document_id,
-                name=document.name,
-            )
 
 
 def _deny(

@@ -294,7 +294,10 @@ def case_attach_document(request: HtmxHttpRequest, case_id: int) -> HttpResponse
     if latest is None or latest.is_terminal:
         when = "Run the research again to read it."
     else:
-        when = "The run in progress does not read it; the next run will."
+        when = (
+            "The current run is given it with your next answer to one of its questions; "
+            "otherwise the next run reads it."
+        )
     messages.success(request, f"“{document.original_name}” is attached to the case. {when}")
     _warn_of_personal_data(request, document)
     return redirect("runs-case-detail", case_id=case.pk)

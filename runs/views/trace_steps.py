@@ -64,6 +64,7 @@ TONE = {
     "approval_denied": "human",
     "packet_rejected": "human",
     "document_marked_sensitive": "human",
+    "document_added": "human",
 }
 TONE_ORDER = {"": 0, "ok": 1, "human": 2, "warn": 3, "bad": 4}
 
@@ -118,6 +119,8 @@ def event_summary(event: TraceEvent) -> str:
         return f"{data.get('tool', '')}: {'; '.join(data.get('reasons') or [])}"
     if kind == "packet_rejected":
         return str(data.get("reason", ""))
+    if kind == "document_added":
+        return f"{data.get('name', '')}: attached since the run started"
     if kind == "document_marked_sensitive":
         return f"{data.get('name', '')}: marked sensitive after the run started"
     if kind == "conflict_detected":

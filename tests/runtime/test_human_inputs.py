@@ -26,6 +26,7 @@ from atlas.runtime.state import (
     SENT_BACK_USER_STATUS,
     AtlasState,
 )
+from atlas.runtime.world import sample_documents
 
 SENT_BACK = PacketSignOff(
     decision_id="d-1", actor="rita", approved=False, reason="Check the 2023 accounts."
@@ -193,6 +194,33 @@ def test_a_packet_sent_back_goes_to_the_analyst_and_returns_with_their_reply(
     assert after[-1] == "finish_proposed"
     assert "clarification_requested" in after and "clarification_received" in after
     assert "final_rejected" not in after
+
+
+def test_a_document_attached_during_the_wait_is_given_to_the_run_with_the_answer(
+    make_runtime, make_state, store, documents
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state())
+    state = run(runtime, runtime.apply_human_input(state, SENT_BACK))
+    assert state.status == "waiting_for_input"
+    note = next(d for d in sample_documents() if d.document_id == "doc-acme-onboarding")
+    documents.attach(note)  # as the reviewer asked
+    state = runtime.apply_human_input(
+        state,
+        ClarificationAnswer(
+            decision_id="d-2",
+            actor="alex",
+            question_id=state.pending_question.question_id,
+            text="The onboarding note is attached.",
+        ),
+    )
+    assert [d.document_id for d in state.brief.documents] == ["doc-acme-onboarding"]
+    added = events_of(store, state, "document_added")
+    assert [e.data["name"] for e in added] == ["acme_onboarding_note.txt"]
+    state = run(runtime, state)
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert "extract:doc-acme-onboarding" in state.completed_steps
+    assert any(e.document_id == "doc-acme-onboarding" for e in state.evidence)
 
 
 class IgnoresReviews(Playbook):
