@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from atlas.runtime.redaction import redact_value
 from runs.models import Observation, Run, TraceEvent
 
 PAGE_EVENTS = 120
@@ -296,7 +297,8 @@ def _observation_pairs(run: Run, step_numbers: list[int]) -> dict[int, list[Obse
         view, view_chars = clip(
             obs.model_view if obs.model_view is not None else "", MODEL_VIEW_CHARS
         )
-        stored, stored_chars = clip(obs.data, STORED_CHARS)
+        # Stored whole for the audit; shown with personal data redacted, as the model saw it.
+        stored, stored_chars = clip(redact_value(obs.data), STORED_CHARS)
         pairs.setdefault(obs.step, []).append(
             ObservationPair(
                 name=obs.name,
