@@ -453,6 +453,8 @@ def live_context(
         and is_latest
         and has_role(user, "analyst"),
         "can_answer": user is not None and has_role(user, "analyst"),
+        # The queues are the reviewers' pages: others are not sent where they cannot go.
+        "can_review": user is not None and has_role(user, "reviewer"),
         "csrf_token": csrf_token,
         "last_seq": last_seq,
         "status_sentence": run.user_status

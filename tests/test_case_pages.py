@@ -470,3 +470,26 @@ def test_step_notes_say_rejections_and_tool_errors_in_words(client, analyst, cas
     assert "Failed (not found): Unknown entity id: x" in html
     for code in ("invalid_arguments", "unknown_tool", "rate_limited", "not_found"):
         assert code not in html
+
+
+def test_the_banner_sends_only_reviewers_to_the_review_queues(client, tenant, analyst, reviewer):
+    from tests.review_runs import approval_item, question_item
+
+    approval = approval_item(tenant, analyst)
+    case_url = reverse("runs-case-detail", args=[approval.case_id])
+    queue_link = f'href="{reverse("reviews-queue")}">Open the approval queue'
+    as_analyst = client_for(client, analyst).get(case_url).content.decode()
+    assert queue_link not in as_analyst
+    assert "A reviewer decides in the approval queue" in as_analyst
+    assert queue_link in client_for(client, reviewer).get(case_url).content.decode()
+
+    question = question_item(tenant, analyst)
+    page = client.get(reverse("runs-case-detail", args=[question.case_id])).content.decode()
+    assert "The agent waits for an analyst's answer" in page
+    assert "The agent needs your answer" not in page
+    page = (
+        client_for(client, analyst)
+        .get(reverse("runs-case-detail", args=[question.case_id]))
+        .content.decode()
+    )
+    assert "The agent needs your answer to continue" in page
