@@ -291,3 +291,27 @@ def test_runs_and_cases_closed_as_they_stood_are_listed_apart_from_signed_off_on
     assert "Signed Off Ltd" not in cases.decode()
     approved = client.get(reverse("runs-case-list"), {"reason": "packet_approved"}).content
     assert "Signed Off Ltd" in approved.decode() and case.subject_name not in approved.decode()
+
+
+def test_a_step_that_waited_for_a_person_counts_the_wait_apart(client, admin_user, case):
+    from runs.views.trace_steps import trace_page
+
+    run = make_run(case, started_at=T0)
+    add_events(
+        run,
+        [
+            [
+                ("model_requested", {}),
+                ("model_decision", {"kind": "ask_human", "question": "Which one?"}),
+                ("clarification_requested", {"question": "Which one?"}),
+                ("clarification_received", {"answer": "GB"}),
+                ("run_resumed", {"cause": "human_input"}),
+            ]
+        ],
+    )
+    (step,) = trace_page(run).steps
+    assert step.duration_ms == 2000  # the request, the decision, the question
+    assert step.waited_s == 2.0
+    client.force_login(admin_user)
+    html = client.get(trace_url(run)).content.decode()
+    assert "2000 ms" in html and "then waited 2 s for a person" in html

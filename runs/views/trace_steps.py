@@ -40,6 +40,7 @@ STATUS_AFTER = {
     "run_failed": "failed",
     "run_cancelled": "cancelled",
 }
+PAUSED_STATUSES = frozenset({"waiting_for_input", "awaiting_review"})
 TONE = {
     "tool_succeeded": "ok",
     "finish_proposed": "ok",
@@ -171,7 +172,9 @@ class TraceStep:
     first_seq: int = 0
     last_seq: int = 0
     offset_s: float = 0.0
-    duration_ms: int = 0
+    duration_ms: int = 0  # the run's own time; waiting for a person is `waited_s`
+    paused_at_s: float | None = None
+    waited_s: float = 0.0
     tokens: int = 0
     cost_usd: Decimal = field(default_factory=lambda: Decimal("0"))
     title: str = ""
@@ -352,10 +355,15 @@ def trace_page(run: Run, after: int = 0, limit: int | None = None) -> TracePage:
             step.cost_usd += money(usage.get("cost_usd"))
         elif event.type == "tool_succeeded":
             step.cost_usd += money(data.get("cost_usd"))
-        step.duration_ms = max(
-            step.duration_ms,
-            int((offset - step.offset_s) * 1000) + (event.duration_ms or 0),
-        )
+        if step.paused_at_s is None:
+            step.duration_ms = max(
+                step.duration_ms,
+                int((offset - step.offset_s) * 1000) + (event.duration_ms or 0),
+            )
+            if STATUS_AFTER.get(event.type) in PAUSED_STATUSES:
+                step.paused_at_s = offset
+        else:  # a person's decision, applied within the step that paused for it
+            step.waited_s = max(step.waited_s, offset - step.paused_at_s)
         tone = TONE.get(event.type, "")
         step.mark(tone)
         step.events.append(
