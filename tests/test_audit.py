@@ -169,3 +169,53 @@ def test_the_audit_cannot_be_edited(client, reviewer, history):
 )
 def test_a_decisions_details_read_as_words_not_as_its_payload(payload, details):
     assert decision_details(payload) == details
+
+
+def _corrected_and_marked(client, tenant, analyst, outsider):
+    """A subject corrected and a document marked sensitive, in this tenant and another."""
+    from runs.actions import do_correct_subject
+    from tests.case_rows import acme_case_with_document
+
+    case = acme_case_with_document(tenant, analyst, "kyc.txt", b"Passport No: 123456789\n")
+    subject = {
+        "subject_name": "Acme Analytics Limited",
+        "subject_type": "company",
+        "jurisdiction": "GB",
+        "notes": "",
+    }
+    do_correct_subject(case, analyst, subject, "Registry spells it out")
+    document = case.documents.get()
+    client_for(client, analyst).post(
+        reverse("runs-document-mark-sensitive", args=[case.pk, document.pk])
+    )
+    theirs = acme_case_with_document(
+        tenant.__class__.objects.get(slug="harbor-credit"), outsider, "x.txt", b"x"
+    )
+    do_correct_subject(theirs, outsider, {**subject, "subject_name": "Theirs Ltd"}, "Theirs")
+    return case
+
+
+def test_case_record_changes_are_in_the_audit_with_the_decisions(
+    client, tenant, other_tenant, analyst, reviewer, outsider
+):
+    item = approval_item(tenant, analyst)
+    do_decide_approval(item, reviewer, True, "Routine registry lookup")
+    case = _corrected_and_marked(client, tenant, analyst, outsider)
+    client_for(client, reviewer)
+    html = client.get(reverse("reviews-audit")).content.decode()
+    assert "3 human decisions on runs and case records" in html
+    marked = html.index('decided-mark_sensitive">Marked a document sensitive')
+    corrected = html.index('decided-correct_subject">Corrected the subject')
+    approved = html.index("Routine registry lookup")
+    assert marked < corrected < approved  # newest first
+    assert "Subject name: “Acme Analytics Ltd” → “Acme Analytics Limited”" in html
+    assert "Registry spells it out" in html and "Document: “kyc.txt”" in html
+    assert "Theirs" not in html  # another tenant's correction
+
+    only = client.get(reverse("reviews-audit"), {"kind": "correct_subject"}).content.decode()
+    assert "1 human decision on runs and case records matching" in only
+    assert 'decided-correct_subject">' in only and "Routine registry lookup" not in only
+    by_case = client.get(reverse("reviews-audit"), {"case": str(case.pk)}).content.decode()
+    assert "2 human decisions" in by_case
+    by_actor = client.get(reverse("reviews-audit"), {"actor": "reviewer"}).content.decode()
+    assert "1 human decision" in by_actor and 'decided-correct_subject">' not in by_actor

@@ -1,4 +1,5 @@
-"""Every human decision of the tenant, read-only: who, when, why, and on which state."""
+"""Every human decision of the tenant, on its runs and on its cases' records, read-only:
+who, when, why, and on which state."""
 
 from __future__ import annotations
 
@@ -6,18 +7,16 @@ import datetime as dt
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
-from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
+from reviews.audit_rows import CASE_RECORD_KINDS, AuditFilters, audit_entries, rows_of
 from reviews.models import HumanDecision
 from reviews.views.common import HtmxHttpRequest
 from runs.access import require_role, tenant_of
 from runs.execution import RUNTIME_INPUT_KIND
 from runs.models import Run
-from runs.numbers import whole_number
-from runs.views.run_filters import within_days
 
 PAGE_SIZE = 50
 # Payload keys the audit row shows elsewhere (the reason column) or that only the runtime
@@ -64,23 +63,6 @@ def decision_details(payload: dict) -> list[str]:
 @require_safe
 def audit(request: HtmxHttpRequest) -> HttpResponse:
     tenant = tenant_of(request)
-    decisions = (
-        HumanDecision.objects.filter(tenant=tenant)
-        .select_related("actor", "case", "review_item")
-        .order_by("-created_at", "-id")
-    )
-    case = request.GET.get("case", "").strip()[:200]
-    actor = request.GET.get("actor", "").strip()[:150]
-    kind = request.GET.get("kind", "")
-    if case:
-        condition = Q(case__subject_name__icontains=case)
-        if (number := whole_number(case)) is not None:
-            condition |= Q(case_id=number)
-        decisions = decisions.filter(condition)
-    if actor:
-        decisions = decisions.filter(actor__username=actor)
-    if kind in HumanDecision.Kind.values:
-        decisions = decisions.filter(kind=kind)
     errors, days = [], {}
     for name in ("date_from", "date_to"):
         raw = request.GET.get(name, "").strip()[:20]
@@ -89,26 +71,37 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
         except ValueError:
             days[name] = None
             errors.append(f"{raw!r} is not a date (use YYYY-MM-DD); it was ignored.")
-    decisions = within_days(decisions, days["date_from"], days["date_to"])
+    kinds = [*HumanDecision.Kind.choices, *CASE_RECORD_KINDS.items()]
+    kind = request.GET.get("kind", "")
+    filters = AuditFilters(
+        case=request.GET.get("case", "").strip()[:200],
+        actor=request.GET.get("actor", "").strip()[:150],
+        kind=kind if kind in dict(kinds) else "",
+        **days,
+    )
     actors = (
         get_user_model()
         .objects.filter(membership__tenant=tenant)
         .order_by("username")
         .values_list("username", flat=True)
     )
-    page = Paginator(decisions, PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(audit_entries(tenant, filters), PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = rows_of(list(page.object_list))
+    decisions = [row.decision for row in rows if row.decision is not None]
     settled_by_run = {
         pk: (applied or [], rejected or {})
         for pk, applied, rejected in Run.objects.filter(
-            pk__in={d.run_id for d in page}
+            pk__in={d.run_id for d in decisions}
         ).values_list("pk", "state__applied_decision_ids", "state__rejected_decisions")
     }
-    for decision in page:
+    for decision in decisions:
         applied, rejected = settled_by_run.get(decision.run_id, ([], {}))
         decision.applies_to_run = decision.kind in RUNTIME_INPUT_KIND
         decision.applied = str(decision.pk) in applied
         decision.not_applied_because = rejected.get(str(decision.pk), "")
-        decision.details = decision_details(decision.payload or {})
+    for row in rows:
+        if row.decision is not None:
+            row.details = decision_details(row.decision.payload or {})
     params = request.GET.copy()
     params.pop("page", None)
     return render(
@@ -116,17 +109,16 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
         "reviews/audit.html",
         {
             "page": page,
-            "case": case,
-            "actor": actor,
-            "kind": kind,
+            "rows": rows,
+            "case": filters.case,
+            "actor": filters.actor,
+            "kind": filters.kind,
             "actors": list(actors),
-            "kinds": HumanDecision.Kind.choices,
+            "kinds": kinds,
             "date_from": days["date_from"],
             "date_to": days["date_to"],
             "errors": errors,
-            "filtered": bool(
-                case or actor or kind in HumanDecision.Kind.values or any(days.values())
-            ),
+            "filtered": bool(filters.case or filters.actor or filters.kind or any(days.values())),
             "filter_query": params.urlencode(),
         },
     )
