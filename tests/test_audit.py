@@ -165,6 +165,7 @@ def test_the_audit_cannot_be_edited(client, reviewer, history):
             ["Sanctions hits: 1 confirmed match, 2 false positives"],
         ),
         ({"action_id": "7:act:7"}, []),
+        ({"approved": False, "reason": "Check the fine", "packet_step": 6}, []),
     ],
 )
 def test_a_decisions_details_read_as_words_not_as_its_payload(payload, details):

@@ -21,7 +21,17 @@ from runs.models import Run
 PAGE_SIZE = 50
 # Payload keys the audit row shows elsewhere (the reason column) or that only the runtime
 # reads (ids of the question, action or conflict the decision is about).
-NOT_DETAILS = {"reason", "text", "note", "decision", "action_id", "question_id", "conflict_id"}
+NOT_DETAILS = {
+    "reason",
+    "text",
+    "note",
+    "decision",
+    "action_id",
+    "question_id",
+    "conflict_id",
+    "approved",  # the decision's own name says it
+    "packet_step",
+}
 BUDGET_UNITS = {
     "extra_iterations": "{} iterations",
     "extra_tokens": "{:,} tokens",
