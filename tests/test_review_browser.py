@@ -17,6 +17,7 @@ from tests.review_runs import (
     CONFLICT_SUBJECT,
     SIGNOFF_SUBJECT,
     approval_item,
+    conflict_item,
     question_item,
     sanctioned_signoff_item,
 )
@@ -260,10 +261,16 @@ def test_a_reason_typed_while_another_reviewer_decided_is_given_back_in_the_queu
 
 def test_the_queues_fit_a_narrow_window(page, live_server, tenant, analyst, reviewer):
     off_the_browser_loop(sanctioned_signoff_item, tenant, analyst)
+    off_the_browser_loop(conflict_item, tenant, analyst)
     login_in_browser(page, live_server.url, reviewer.username)
     page.set_viewport_size({"width": 800, "height": 900})
     for path in ("/reviews/", "/reviews/escalations/", "/reviews/audit/"):
         page.goto(f"{live_server.url}{path}")
         # A wide table scrolls inside itself; the page never becomes wider than the window.
         assert page.evaluate("document.documentElement.scrollWidth") <= 800, path
-    screenshot(page, "review-queue-800px")
+    # A queue's rows become cards: what decides an item is in view, not scrolled away.
+    for path in ("/reviews/", "/reviews/escalations/"):
+        page.goto(f"{live_server.url}{path}")
+        decide = page.locator("tr.queue-row td:last-child").first.bounding_box()
+        assert decide["x"] + decide["width"] <= 800, path
+        screenshot(page, f"review-queue-800px{path.replace('/', '-').rstrip('-')}")
