@@ -87,7 +87,7 @@ class AnswerForm(forms.Form):
     def clean(self) -> dict:
         data = super().clean()
         text = data.get("answer") or data.get("answer_text") or ""
-        if not text:
+        if not text and not self.errors:  # a field's own error already says what is wrong
             raise forms.ValidationError("Write an answer or pick one of the suggested answers.")
         data["text"] = text
         return data

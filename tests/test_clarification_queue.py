@@ -113,6 +113,7 @@ def test_an_answer_over_the_limit_is_given_back_whole(client, tenant, analyst):
     response = client_for(client, analyst).post(answer_url(item), {"answer_text": answer})
     page = response.content.decode()
     assert response.status_code == 400 and "at most 2000 characters" in page
+    assert "pick one of the suggested answers" not in page  # an answer was written
     assert f'value="{answer}"' in page
     assert not HumanDecision.objects.exists()
 

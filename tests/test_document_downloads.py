@@ -197,6 +197,8 @@ def test_every_download_is_recorded_and_the_case_page_says_who_last_downloaded(
     page = client.get(reverse("runs-case-detail", args=[document.case_id])).content.decode()
     assert "Downloaded 2 times, last by Reviewer on" in page
     assert client.post(download_url(document)).status_code == 405
+    head = client.head(download_url(document))  # asks about the file, does not receive it
+    assert head.status_code == 200 and "attachment" in head["Content-Disposition"]
     assert DocumentDownload.objects.filter(document=document).count() == 2
 
 

@@ -43,14 +43,15 @@ def document_file(request: HttpRequest, case_id: int, document_id: int) -> HttpR
     except OSError as error:
         logger.warning("Document %s cannot be read from storage: %s", document.pk, error)
         raise Http404(f"The file of “{document.original_name}” is missing from storage.") from None
-    DocumentDownload.objects.create(document=document, user=request.user)
-    if document.sensitive:
-        logger.info(
-            "Sensitive document %s of case %s downloaded by %s",
-            document.pk,
-            document.case_id,
-            request.user.get_username(),
-        )
+    if request.method == "GET":  # a HEAD asks about the file without receiving it
+        DocumentDownload.objects.create(document=document, user=request.user)
+        if document.sensitive:
+            logger.info(
+                "Sensitive document %s of case %s downloaded by %s",
+                document.pk,
+                document.case_id,
+                request.user.get_username(),
+            )
     # Always a download, never shown inline: an upload is untrusted content.
     response = HttpResponse(content, content_type=document.content_type)
     response["Content-Disposition"] = content_disposition_header(
