@@ -124,6 +124,11 @@ def test_an_analyst_cancels_a_running_case_from_its_page(
     page.wait_for_timeout(300)
     run.refresh_from_db()
     assert run.cancel_requested_at is None
+    # As the page shows it after the form that started the run.
+    page.evaluate(
+        "document.body.insertAdjacentHTML('afterbegin', '<div class=\"messages\">"
+        "<div class=\"message message-success\">Research has started.</div></div>')"
+    )
     asked: list[str] = []
     page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     page.click("button:has-text('Cancel run')")
@@ -134,6 +139,7 @@ def test_an_analyst_cancels_a_running_case_from_its_page(
     run.refresh_from_db()
     assert run.status == "cancelled"
     assert page.locator("button:has-text('Run again')").is_visible()
+    assert page.locator(".message-success").count() == 0  # stale once the run was cancelled
     # The decision comes with the push of the cancelled run: the htmx response that also
     # carries it is dropped when that push replaced the Cancel button first.
     page.wait_for_selector(".audit li:has-text('Cancelled run')", timeout=5_000)

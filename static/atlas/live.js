@@ -31,6 +31,18 @@
     if (!incoming || !current || !incoming.dataset || !current.dataset) return;
     if (older(incoming, current, "seq") || older(incoming, current, "newestDecision")) {
       event.detail.shouldSwap = false;
+      return;
+    }
+    // A message about the action that started or resumed the run ("research has started")
+    // is stale once the run has ended: its status says what is true now.
+    if (/^run-\d+-status$/.test(current.id || "")) {
+      var was = current.querySelector(".badge");
+      var now = incoming.querySelector(".badge-cancelled, .badge-completed, .badge-failed");
+      if (was && now && was.className !== now.className) {
+        document.querySelectorAll(".messages .message-success").forEach(function (message) {
+          message.remove();
+        });
+      }
     }
   });
   document.addEventListener("htmx:wsClose", function (event) {
