@@ -76,7 +76,7 @@ def test_the_reply_goes_back_to_sign_off_with_the_packet(
 # The tool reads the document on a helper thread, through its own connection.
 @pytest.mark.django_db(transaction=True)
 def test_a_document_the_reviewer_asked_for_is_read_before_the_packet_returns(
-    client, tenant, analyst, reviewer
+    client, tenant, analyst, reviewer, second_reviewer
 ):
     run = _sent_back(client, tenant, analyst, reviewer)
     question = open_item(run, ReviewItem.Kind.CLARIFICATION)
@@ -96,3 +96,6 @@ def test_a_document_the_reviewer_asked_for_is_read_before_the_packet_returns(
     assert types.index("document_added") > types.index("clarification_received")
     page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
     assert "Given “fine_notice.txt”, attached to the case since the run started" in page
+    client_for(client, second_reviewer)
+    packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert "with the document “fine_notice.txt”, given to the run with the reply" in packet_page

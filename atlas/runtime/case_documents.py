@@ -11,7 +11,7 @@ A mark is never taken away, and no document leaves the brief.
 from __future__ import annotations
 
 from atlas.runtime.ports import DocumentSource
-from atlas.runtime.state import AtlasState
+from atlas.runtime.state import AtlasState, AttachedDocument
 from atlas.runtime.step_writer import StepBuffer, StepWriter
 
 
@@ -35,12 +35,15 @@ def take_up_sensitive_marks(
 
 def take_up_new_documents(
     writer: StepWriter, s: AtlasState, buf: StepBuffer, documents: DocumentSource | None
-) -> None:
+) -> list[AttachedDocument]:
+    """The documents added to the brief."""
     if documents is None:
-        return
+        return []
     known = {d.document_id for d in s.brief.documents}
+    added = []
     for document in documents.attached():
         if document.document_id not in known:
+            added.append(document)
             s.brief.documents.append(document.model_copy())
             writer.emit(
                 s,
@@ -50,3 +53,4 @@ def take_up_new_documents(
                 name=document.name,
                 sensitive=document.sensitive,
             )
+    return added

@@ -92,6 +92,8 @@ class ReviewRound(BaseModel):
     rejected_at: datetime | None = None
     reply: str = ""
     replied_by: str = ""
+    # Names of the documents attached to the case that the run was given with the reply.
+    documents: list[str] = Field(default_factory=list)
 
 
 class DueDiligencePacket(BaseModel):

@@ -233,9 +233,12 @@ class Runtime:
             raise HumanInputRejected(f"The run is already {state.status}.")
         s = state.clone()
         buf = StepBuffer()
+        replying_to_review = s.awaits_reply_to_review()
         s = apply_human_input(self.writer, s, buf, human_input)
         if isinstance(human_input, ClarificationAnswer):
-            take_up_new_documents(self.writer, s, buf, self.documents)
+            added = take_up_new_documents(self.writer, s, buf, self.documents)
+            if replying_to_review:
+                s.packet_reviews[-1].documents = [document.name for document in added]
         s.applied_decision_ids.append(human_input.decision_id)
         return self.writer.commit(s, buf)
 

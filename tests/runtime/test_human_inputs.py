@@ -188,6 +188,7 @@ def test_a_packet_sent_back_goes_to_the_analyst_and_returns_with_their_reply(
             "reason": "Check the 2023 accounts.",
             "reply": "The accounts are on file; nothing in them changes the rating.",
             "replied_by": "alex",
+            "documents": [],
         }
     ]
     after = types(store, state)[types(store, state).index("packet_rejected") :]
@@ -215,12 +216,35 @@ def test_a_document_attached_during_the_wait_is_given_to_the_run_with_the_answer
         ),
     )
     assert [d.document_id for d in state.brief.documents] == ["doc-acme-onboarding"]
+    assert state.packet_reviews[-1].documents == ["acme_onboarding_note.txt"]
     added = events_of(store, state, "document_added")
     assert [e.data["name"] for e in added] == ["acme_onboarding_note.txt"]
     state = run(runtime, state)
     assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
     assert "extract:doc-acme-onboarding" in state.completed_steps
     assert any(e.document_id == "doc-acme-onboarding" for e in state.evidence)
+
+
+@pytest.mark.parametrize(
+    ("max_iterations", "note"),
+    [
+        (7, "the run has no iterations left"),
+        (8, "one iteration left, enough to send the packet back but not to read a document"),
+        (12, None),
+    ],
+)
+def test_the_analyst_is_told_when_the_budget_left_cannot_read_a_document(
+    make_runtime, make_state, max_iterations, note
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state(max_iterations=max_iterations))
+    assert state.iteration == 6  # the packet was the sixth decision
+    state = run(runtime, runtime.apply_human_input(state, SENT_BACK))
+    question = state.pending_question.question
+    if note is None:
+        assert "Note:" not in question
+    else:
+        assert note in question
 
 
 class IgnoresReviews(Playbook):

@@ -182,20 +182,34 @@ class Playbook:
             )
         reviews = p.get("packet_reviews", [])
         if reviews and not reviews[-1]["reply"]:
-            return AskHuman(question=_sent_back_question(reviews[-1]["reason"]), blocking=True)
+            # This question takes an iteration; reading a document and finishing, two more.
+            left = p["remaining"]["iterations"] - 1
+            question = _sent_back_question(reviews[-1]["reason"], left)
+            return AskHuman(question=question, blocking=True)
         return Finish(packet=draft_packet(p, subject_name, gaps))
 
 
-def _sent_back_question(reason: str) -> str:
+def _sent_back_question(reason: str, iterations_left: int) -> str:
     """A rule-based procedure cannot act on a reviewer's written request: every check it has
     is done, so the analyst answers the reviewer (and attaches what was asked for)."""
     said = f"“{reason}”" if reason.strip() else "no reason given"
-    return (
+    question = (
         f"A reviewer sent the packet back ({said}). The playbook has run every check it has "
         "for this case and cannot act on a written request. If the reviewer asked for a "
         "document, attach it to the case first; then reply here for the reviewer. The "
         "packet goes back to them with your reply."
     )
+    if iterations_left == 1:
+        question += (
+            " Note: the run has one iteration left, enough to send the packet back but not to "
+            "read a document first: a document needs a reviewer to extend the run's budget."
+        )
+    elif iterations_left <= 0:
+        question += (
+            " Note: the run has no iterations left: after your reply it stops for a reviewer "
+            "to extend its budget before the packet can go back."
+        )
+    return question
 
 
 def _call(tool: str, arguments: dict[str, Any], why: str) -> CallTool:
