@@ -127,7 +127,7 @@ def test_an_analyst_cancels_a_running_case_from_its_page(
     # As the page shows it after the form that started the run.
     page.evaluate(
         "document.body.insertAdjacentHTML('afterbegin', '<div class=\"messages\">"
-        "<div class=\"message message-success\">Research has started.</div></div>')"
+        '<div class="message message-success">Research has started.</div></div>\')'
     )
     asked: list[str] = []
     page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))

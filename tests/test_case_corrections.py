@@ -64,7 +64,7 @@ def test_a_corrected_jurisdiction_is_recorded_and_the_next_run_researches_it(
     old = client.get(
         reverse("runs-case-detail", args=[earlier.case_id]), {"run": earlier.pk}
     ).content.decode()
-    assert f"This run researched {QUESTION_SUBJECT}, before the case's subject was corrected" in (
+    assert f"This run researched {QUESTION_SUBJECT} (no jurisdiction given), before the case's" in (
         old
     )
 
@@ -83,6 +83,11 @@ def test_the_subject_cannot_change_under_a_run_in_progress(client, tenant, analy
     client_for(client, analyst)
     page = client.get(reverse("runs-case-detail", args=[waiting.case_id])).content.decode()
     assert "Correct the subject" not in page
+    form = client.get(_correct_url(waiting.case_id)).content.decode()
+    assert "A run of this case is in progress: the subject can be corrected once it has ended" in (
+        form
+    )
+    assert "disabled>Save</button>" in form
     response = client.post(_correct_url(waiting.case_id), {**CORRECTION, "run_again": "1"})
     assert response.status_code == 400
     assert "A run of this case is in progress" in response.content.decode()

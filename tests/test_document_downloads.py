@@ -265,3 +265,20 @@ def test_a_mark_made_while_a_run_is_under_way_holds_its_extraction_for_approval(
     assert TraceEvent.objects.filter(run=run, type="document_marked_sensitive").exists()
     page = client.get(reverse("runs-case-detail", args=[case.pk])).content.decode()
     assert "“statement.txt” was marked sensitive after the run started" in page
+
+
+# The tool reads the document on a helper thread, through its own connection.
+@pytest.mark.django_db(transaction=True)
+def test_a_mark_made_after_a_run_read_the_document_says_so(client, tenant, analyst):
+    case = acme_case_with_document(
+        tenant, analyst, "statement.txt", b"IBAN: GB29 NWBK 6016 1331 9268 19\n"
+    )
+    run = run_inline(do_start_run(case, analyst, wake=False))
+    document = case.documents.get()
+    assert f"extract:{document.pk}" in run.state["completed_steps"]
+    response = client_for(client, analyst).post(
+        reverse("runs-document-mark-sensitive", args=[case.pk, document.pk]), follow=True
+    )
+    assert f"Run {run.pk} read it before it was marked, without an approval" in (
+        response.content.decode()
+    )

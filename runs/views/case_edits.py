@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods
 from runs.access import get_for_tenant, require_role, tenant_of
 from runs.actions import SUBJECT_FIELDS, CaseBusy, do_correct_subject
 from runs.forms import SubjectCorrectionForm
-from runs.models import Case
+from runs.models import Case, Run
 
 FIELD_LABELS = {
     "subject_name": "Subject",
@@ -43,7 +43,9 @@ def case_correct(request: HttpRequest, case_id: int) -> HttpResponse:
     # A form bound to the case changes the instance as it validates: show the case as stored.
     case.refresh_from_db()
     status = 400 if form.is_bound else 200
-    return render(request, "runs/case_correct.html", {"case": case, "form": form}, status=status)
+    latest = Run.objects.filter(case=case).order_by("-id").first()
+    context = {"case": case, "form": form, "busy": latest is not None and not latest.is_terminal}
+    return render(request, "runs/case_correct.html", context, status=status)
 
 
 def corrections_of(case: Case) -> list[dict]:

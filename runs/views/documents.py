@@ -14,7 +14,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
 from runs.access import get_for_tenant, require_role, tenant_of
-from runs.models import Document, DocumentDownload
+from runs.models import Document, DocumentDownload, Run
 from runs.post_only import post_only
 from runs.uploads import download_name
 from runs.views.cases import READERS
@@ -83,9 +83,15 @@ def mark_sensitive(request: HttpRequest, case_id: int, document_id: int) -> Http
             document.case_id,
             request.user.get_username(),
         )
-    messages.success(
-        request,
-        f"“{document.original_name}” is marked sensitive: extracting it now needs a "
-        "reviewer's approval, in the run under way too unless it has already read it.",
-    )
+    latest = Run.objects.filter(case_id=document.case_id).order_by("-id").first()
+    if latest is not None and f"extract:{document.pk}" in (latest.state or {}).get(
+        "completed_steps", []
+    ):
+        when = (
+            f"Run {latest.pk} read it before it was marked, without an approval, and its "
+            "packet holds what it found; later runs need a reviewer's approval to extract it."
+        )
+    else:
+        when = "extracting it now needs a reviewer's approval, in the run under way too."
+    messages.success(request, f"“{document.original_name}” is marked sensitive: {when}")
     return redirect(_case_page(request, case_id, document_id))
