@@ -205,6 +205,31 @@ def test_the_second_reviewer_is_told_who_decided_and_when(
     assert HumanDecision.objects.filter(run_id=item.run_id).count() == 1
 
 
+def test_htmx_decision_updates_the_count_the_page_shows_with_its_filters(
+    client, tenant, analyst, reviewer
+):
+    item = approval_item(tenant, analyst)
+    approval_item(tenant, analyst)  # another case, outside the filter below
+    page = f"http://testserver{reverse('reviews-queue')}?q={item.case_id}"
+    response = client_for(client, reviewer).post(
+        decide_url(item),
+        {"decision": "approve", "reason": "Routine"},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL=page,
+    )
+    html = response.content.decode()
+    assert 'id="queue-open-count" hx-swap-oob="true">0 open items matching' in html
+    unfiltered = client.post(
+        decide_url(approval_item(tenant, analyst)),
+        {"decision": "approve", "reason": "Routine"},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL=f"http://testserver{reverse('reviews-queue')}",
+    ).content.decode()
+    assert 'hx-swap-oob="true">1 open item · oldest first' in unfiltered
+    listed = client.get(reverse("reviews-queue"), {"q": str(item.case_id)}).content.decode()
+    assert 'id="queue-open-count">0 open items matching' in listed
+
+
 def test_htmx_decision_replaces_the_row_with_who_decided(client, tenant, analyst, reviewer):
     item = approval_item(tenant, analyst)
     response = client_for(client, reviewer).post(

@@ -144,3 +144,15 @@ def test_a_second_different_answer_is_refused_and_given_back(client, tenant, ana
     assert f"You already answered this question: “{NORTHWIND_GB}”" in html
     assert "Not saved. What you wrote, to copy:" in html and "Actually the Singapore one" in html
     assert HumanDecision.objects.filter(review_item=item).count() == 1
+
+
+def test_an_htmx_answer_updates_the_count_in_the_header(client, tenant, analyst):
+    item = question_item(tenant, analyst)
+    response = client_for(client, analyst).post(
+        answer_url(item),
+        {"answer": NORTHWIND_GB},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL=f"http://testserver{reverse('reviews-clarifications')}",
+    )
+    html = response.content.decode()
+    assert 'id="questions-open-count" hx-swap-oob="true">0 open questions from the agent' in html

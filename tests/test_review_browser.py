@@ -215,6 +215,7 @@ def test_an_analyst_answers_from_the_questions_queue(page, live_server, tenant, 
     ).click()
     page.wait_for_selector(f"#review-item-{item.pk} .decided")
     assert "Answered by Analyst" in page.locator(f"#review-item-{item.pk}").inner_text()
+    assert page.locator("#questions-open-count").inner_text().startswith("0 open questions")
     assert HumanDecision.objects.get(review_item=item).payload["text"].endswith("[co-northwind-gb]")
 
 

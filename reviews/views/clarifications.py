@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
@@ -27,6 +29,7 @@ def _render(request: HtmxHttpRequest, rows, *, query: str = "", status: int = 20
         {
             "rows": rows,
             "query": query,
+            "filtered": bool(query),
             "can_answer": has_role(request.user, "analyst"),
             **notice_context(request, "questions"),
         },
@@ -55,9 +58,21 @@ def _after(
     item.refresh_from_db()
     row = item_view(item, request.user, error=error, reason=text)
     if request.htmx:
-        return render(
+        response = render(
             request, "reviews/clarifications.html#question", {"row": row, "can_answer": True}
         )
+        # The header's count changes with the answer: swapped out of band, counted with the
+        # filter of the page the answer was sent from.
+        shown = QueryDict(urlsplit(request.htmx.current_url or "").query)
+        query = shown.get("q", "").strip()[:200]
+        open_count = filter_queue(open_items(tenant_of(request), [KIND]), query=query).count()
+        count = render(
+            request,
+            "reviews/clarifications.html#open-count",
+            {"open_count": open_count, "filtered": bool(query), "oob": True},
+        )
+        response.content += count.content
+        return response
     if error:
         # Re-show the whole queue with this question's error and the typed answer kept.
         items = list(open_items(tenant_of(request), [KIND])[:200])

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from functools import partial
+from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
@@ -47,11 +48,7 @@ PAGE_SIZE = 50
 @require_safe
 def queue(request: HtmxHttpRequest) -> HttpResponse:
     tenant = tenant_of(request)
-    kind = request.GET.get("kind", "")
-    kind = kind if kind in QUEUE_KINDS else ""
-    age = request.GET.get("age", "")
-    age = age if age in AGE_FILTERS else ""
-    query = request.GET.get("q", "").strip()[:200]
+    kind, age, query = _queue_filters(request.GET)
     items = filter_queue(open_items(tenant, QUEUE_KINDS), kind=kind, age=age, query=query)
     page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
     decisions = decisions_by_item(page.object_list)
@@ -140,6 +137,17 @@ def _document_to_read(item: ReviewItem) -> Document | None:
     return Document.objects.filter(case_id=item.case_id, pk=document_id).first()
 
 
+def _queue_filters(params: QueryDict) -> tuple[str, str, str]:
+    """The queue page's kind, age and case filters, each valid or blank."""
+    kind = params.get("kind", "")
+    age = params.get("age", "")
+    return (
+        kind if kind in QUEUE_KINDS else "",
+        age if age in AGE_FILTERS else "",
+        params.get("q", "").strip()[:200],
+    )
+
+
 def _row(
     request: HtmxHttpRequest, item: ReviewItem, *, error: str = "", reason: str = ""
 ) -> HttpResponse:
@@ -150,11 +158,17 @@ def _row(
         "reviews/queue.html#row",
         {"row": view, "here": next_url(request, reverse("reviews-queue"))},
     )
-    # The header's count changes with the decision; htmx swaps it out of band.
+    # The header's count changes with the decision; htmx swaps it out of band, counted
+    # with the filters of the page the decision was made on.
+    shown = QueryDict(urlsplit(request.htmx.current_url or "").query)
+    kind, age, query = _queue_filters(shown)
+    items = filter_queue(
+        open_items(tenant_of(request), QUEUE_KINDS), kind=kind, age=age, query=query
+    )
     count = render(
         request,
         "reviews/queue.html#open-count",
-        {"open_count": open_items(tenant_of(request), QUEUE_KINDS).count(), "oob": True},
+        {"open_count": items.count(), "filtered": bool(kind or age or query), "oob": True},
     )
     row.content += count.content
     return row
