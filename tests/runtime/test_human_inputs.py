@@ -28,6 +28,18 @@ from atlas.runtime.state import (
 )
 from atlas.runtime.world import sample_documents
 
+
+def answered(runtime, state, text: str, *, decision_id: str, actor: str):
+    """The run with the analyst's answer to its pending question applied."""
+    answer = ClarificationAnswer(
+        decision_id=decision_id,
+        actor=actor,
+        question_id=state.pending_question.question_id,
+        text=text,
+    )
+    return runtime.apply_human_input(state, answer)
+
+
 SENT_BACK = PacketSignOff(
     decision_id="d-1", actor="rita", approved=False, reason="Check the 2023 accounts."
 )
@@ -61,15 +73,7 @@ def test_waiting_for_a_human_does_not_eat_the_deadline(make_runtime, make_state,
     state = run(runtime, make_state("Northwind Trading", jurisdiction=None, deadline_seconds=60))
     deadline_before = state.deadline_at
     clock.advance(3600)  # the analyst answers an hour later
-    state = runtime.apply_human_input(
-        state,
-        ClarificationAnswer(
-            decision_id="d-1",
-            actor="ann",
-            question_id=state.pending_question.question_id,
-            text="US",
-        ),
-    )
+    state = answered(runtime, state, "US", decision_id="d-1", actor="ann")
     assert (state.deadline_at - deadline_before).total_seconds() == 3600
     state = runtime.run_until_pause(state)
     assert state.termination_reason == "finish_proposed"
@@ -168,14 +172,12 @@ def test_a_packet_sent_back_goes_to_the_analyst_and_returns_with_their_reply(
     assert state.user_status == SENT_BACK_USER_STATUS
     assert "“Check the 2023 accounts.”" in state.pending_question.question
 
-    state = runtime.apply_human_input(
+    state = answered(
+        runtime,
         state,
-        ClarificationAnswer(
-            decision_id="d-2",
-            actor="alex",
-            question_id=state.pending_question.question_id,
-            text="The accounts are on file; nothing in them changes the rating.",
-        ),
+        "The accounts are on file; nothing in them changes the rating.",
+        decision_id="d-2",
+        actor="alex",
     )
     state = run(runtime, state)
     assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
@@ -206,14 +208,8 @@ def test_a_document_attached_during_the_wait_is_given_to_the_run_with_the_answer
     assert state.status == "waiting_for_input"
     note = next(d for d in sample_documents() if d.document_id == "doc-acme-onboarding")
     documents.attach(note)  # as the reviewer asked
-    state = runtime.apply_human_input(
-        state,
-        ClarificationAnswer(
-            decision_id="d-2",
-            actor="alex",
-            question_id=state.pending_question.question_id,
-            text="The onboarding note is attached.",
-        ),
+    state = answered(
+        runtime, state, "The onboarding note is attached.", decision_id="d-2", actor="alex"
     )
     assert [d.document_id for d in state.brief.documents] == ["doc-acme-onboarding"]
     assert state.packet_reviews[-1].documents == ["acme_onboarding_note.txt"]
