@@ -66,6 +66,7 @@ METRICS: list[tuple[str, str, str]] = [
     ("tokens_per_gap", "Tokens per resolved evidence gap", "number"),
     ("cost_per_gap", "Cost per resolved evidence gap (USD)", "money"),
     ("finish_rejection_rate", "Finish-attempt rejection rate", "ratio"),
+    ("send_back_rate", "Packets sent back by reviewers", "ratio"),
 ]
 
 # A grouping: name -> expression over a Run, given the path from the counted model to Run.
@@ -166,6 +167,7 @@ def compute(runs: QuerySet[Run], grouping: Grouping = by_nothing) -> list[Metric
         duplicates=Count("id", filter=Q(type="duplicate_action_blocked")),
         rejected=Count("id", filter=Q(type="final_rejected")),
         proposed=Count("id", filter=Q(type="finish_proposed")),
+        sent_back=Count("id", filter=Q(type="packet_rejected")),
         answered=Count("id", filter=Q(type="clarification_received")),
     )
     events = {_key(row, names): row for row in event_rows}
@@ -211,6 +213,7 @@ def compute(runs: QuerySet[Run], grouping: Grouping = by_nothing) -> list[Metric
             "finish_rejection_rate": _ratio(
                 ev.get("rejected", 0), ev.get("rejected", 0) + ev.get("proposed", 0)
             ),
+            "send_back_rate": _ratio(ev.get("sent_back", 0), ev.get("proposed", 0)),
         }
     return list(rows.values())
 

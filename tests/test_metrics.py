@@ -43,7 +43,8 @@ def known_runs(case):
     for step, tool in enumerate(["resolve_entity", "screen_sanctions", "search_adverse_media"]):
         add_tool_call(a, step, tool)
     add_tool_call(a, 9, "screen_sanctions", effect="failed", key="a-failed")
-    # B: packet proposed (awaiting sign-off), 6 iterations, 1 tool, 2 attempts, 1 duplicate.
+    # B: packet proposed (awaiting sign-off), 6 iterations, 1 tool, 2 attempts, 1 duplicate;
+    #    its first packet was sent back by a reviewer.
     b = make_run(
         case,
         status=Run.Status.AWAITING_REVIEW,
@@ -54,7 +55,8 @@ def known_runs(case):
         created_at=DAY1,
     )
     add_events(b, [[decision("resolve_entity"), decision("resolve_entity"),
-                    ("duplicate_action_blocked", {}), ("clarification_received", {}),
+                    ("duplicate_action_blocked", {}), ("finish_proposed", {"packet": {}}),
+                    ("packet_rejected", {"reason": "x"}), ("clarification_received", {}),
                     ("finish_proposed", {"packet": {}})]])  # fmt: skip
     add_tool_call(b, 1, "resolve_entity")
     # C: stopped for no progress (escalated by status), no tool calls.
@@ -108,7 +110,8 @@ def test_every_metric_over_a_known_set_of_runs(known_runs, tenant):
     # Gaps: 4 succeeded tool calls (A 3, B 1) + 1 answered clarification = 5.
     assert v["tokens_per_gap"] == Decimal(2000) / 5
     assert v["cost_per_gap"] == Decimal("0.110000")  # 0.55 / 5
-    assert v["finish_rejection_rate"] == Decimal(2) / 4  # 2 rejected / (2 rejected + 2 proposed)
+    assert v["finish_rejection_rate"] == Decimal(2) / 5  # 2 rejected / (2 rejected + 3 proposed)
+    assert v["send_back_rate"] == Decimal(1) / 3  # 1 sent back / 3 proposed
     assert row.reasons == {
         "packet_approved": 1,
         "finish_proposed": 1,
