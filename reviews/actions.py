@@ -341,7 +341,14 @@ def do_answer_question(item: ReviewItem, user, text: str) -> HumanDecision:
         user,
         kind=HumanDecision.Kind.ANSWER,
         reason=text,
-        payload={"question_id": question_id, "text": text},
+        payload={
+            "question_id": question_id,
+            "text": text,
+            # What the analyst had attached when answering goes to the run with the answer.
+            "document_ids": [
+                str(pk) for pk in item.case.documents.order_by("pk").values_list("pk", flat=True)
+            ],
+        },
         four_eyes=False,
     )
 

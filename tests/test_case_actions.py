@@ -179,7 +179,11 @@ def test_an_answer_is_recorded_once_and_resumes_the_run(
         analyst,
         "Acme Widgets Ltd (GB)",
     )
-    assert decision.payload == {"question_id": "q-1", "text": "Acme Widgets Ltd (GB)"}
+    assert decision.payload == {
+        "question_id": "q-1",
+        "text": "Acme Widgets Ltd (GB)",
+        "document_ids": [],
+    }
     assert ReviewItem.objects.get(run=run).status == "decided"
     assert len(callbacks) == 1  # run.resume to the workers
     again = client.post(url, {"answer_text": "Something else"}, follow=True)

@@ -46,7 +46,11 @@ def test_picking_a_candidate_records_the_answer_and_the_run_resumes(
     assert response.status_code == 302
     decision = HumanDecision.objects.get(review_item=item)
     assert decision.kind == HumanDecision.Kind.ANSWER and decision.actor == analyst
-    assert decision.payload == {"question_id": item.key, "text": NORTHWIND_GB}
+    assert decision.payload == {
+        "question_id": item.key,
+        "text": NORTHWIND_GB,
+        "document_ids": [],
+    }
     assert len(callbacks) == 1
     run = advance(item)
     assert TraceEvent.objects.filter(run=run, type="clarification_received").exists()

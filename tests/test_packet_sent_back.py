@@ -7,7 +7,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from reviews.models import ReviewItem
+from reviews.models import HumanDecision, ReviewItem
 from runs.models import TraceEvent
 from tests.case_rows import XSS
 from tests.conftest import client_for
@@ -89,6 +89,8 @@ def test_a_document_the_reviewer_asked_for_is_read_before_the_packet_returns(
     run = advance(question)
     assert (run.status, run.termination_reason) == ("awaiting_review", "finish_proposed")
     document = run.case.documents.get()
+    answer = HumanDecision.objects.get(review_item=question)
+    assert answer.payload["document_ids"] == [str(document.pk)]
     assert f"extract:{document.pk}" in run.state["completed_steps"]
     packet = run.state["proposed_packet"]
     assert not any("fine_notice.txt" in gap for gap in packet["open_gaps"])

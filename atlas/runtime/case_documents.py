@@ -4,12 +4,14 @@ Two changes reach a run under way, each recorded in its trace:
 - a sensitive mark, when the run asks to extract the document: from then on extracting it
   needs a reviewer's approval, as for a document marked before the run started;
 - a document attached since, when the analyst answers one of the run's questions: the
-  answer may rest on it (a reviewer who sent a packet back asked for it, say).
+  answer may rest on it (a reviewer who sent a packet back asked for it, say). The engine
+  offers the documents the case held when the answer was sent (`documents_offered`).
 A mark is never taken away, and no document leaves the brief.
 """
 
 from __future__ import annotations
 
+from atlas.runtime.humans import ClarificationAnswer
 from atlas.runtime.ports import DocumentSource
 from atlas.runtime.state import AtlasState, AttachedDocument
 from atlas.runtime.step_writer import StepBuffer, StepWriter
@@ -34,14 +36,12 @@ def take_up_sensitive_marks(
 
 
 def take_up_new_documents(
-    writer: StepWriter, s: AtlasState, buf: StepBuffer, documents: DocumentSource | None
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, offered: list[AttachedDocument]
 ) -> list[AttachedDocument]:
-    """The documents added to the brief."""
-    if documents is None:
-        return []
+    """Add the offered documents the brief does not hold yet; returns those added."""
     known = {d.document_id for d in s.brief.documents}
     added = []
-    for document in documents.attached():
+    for document in offered:
         if document.document_id not in known:
             added.append(document)
             s.brief.documents.append(document.model_copy())
@@ -54,3 +54,13 @@ def take_up_new_documents(
                 sensitive=document.sensitive,
             )
     return added
+
+
+def documents_offered(
+    documents: DocumentSource | None, answer: ClarificationAnswer
+) -> list[AttachedDocument]:
+    """The case's documents that go to the run with `answer`."""
+    if documents is None:
+        return []
+    wanted = None if answer.document_ids is None else set(answer.document_ids)
+    return [d for d in documents.attached() if wanted is None or d.document_id in wanted]

@@ -22,7 +22,7 @@ from atlas.runtime.redaction import redact, redact_value
 from atlas.runtime.state import AtlasState
 from atlas.runtime.tools.registry import ToolRegistry
 
-PROMPT_VERSION = "atlas-prompt/1"
+PROMPT_VERSION = "atlas-prompt/2"  # 2: the record shows send-backs and replies
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
 MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see

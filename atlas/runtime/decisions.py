@@ -144,7 +144,7 @@ class Finish(_Action):
 
 NextAction = Annotated[CallTool | AskHuman | Finish, Field(discriminator="kind")]
 NEXT_ACTION_ADAPTER: TypeAdapter[CallTool | AskHuman | Finish] = TypeAdapter(NextAction)
-NEXT_ACTION_SCHEMA_VERSION = "next-action/1"
+NEXT_ACTION_SCHEMA_VERSION = "next-action/2"  # 2: a packet carries its review history
 
 
 class InvalidModelOutput(ValueError):

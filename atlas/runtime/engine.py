@@ -36,7 +36,7 @@ from atlas.runtime.budgets import (
     shift_deadline,
 )
 from atlas.runtime.cancellation import AnyCancel
-from atlas.runtime.case_documents import take_up_new_documents
+from atlas.runtime.case_documents import documents_offered
 from atlas.runtime.context import PROMPT_VERSION, ModelContext, build_context
 from atlas.runtime.decisions import (
     NEXT_ACTION_SCHEMA_VERSION,
@@ -233,12 +233,12 @@ class Runtime:
             raise HumanInputRejected(f"The run is already {state.status}.")
         s = state.clone()
         buf = StepBuffer()
-        replying_to_review = s.awaits_reply_to_review()
-        s = apply_human_input(self.writer, s, buf, human_input)
-        if isinstance(human_input, ClarificationAnswer):
-            added = take_up_new_documents(self.writer, s, buf, self.documents)
-            if replying_to_review:
-                s.packet_reviews[-1].documents = [document.name for document in added]
+        offered = (
+            documents_offered(self.documents, human_input)
+            if isinstance(human_input, ClarificationAnswer)
+            else []
+        )
+        s = apply_human_input(self.writer, s, buf, human_input, offered)
         s.applied_decision_ids.append(human_input.decision_id)
         return self.writer.commit(s, buf)
 

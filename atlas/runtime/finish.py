@@ -114,7 +114,6 @@ def propose_finish(
     # The same packet may go back to the reviewer once the analyst has answered them.
     if packet_fingerprint(packet) in s.rejected_packets and s.awaits_reply_to_review():
         return _rejected(writer, s, buf, [SAME_PACKET_AS_REJECTED])
-    packet = packet.model_copy(update={"review_history": list(s.packet_reviews)})
     s.proposed_packet = packet
     held = any(c.status == "open" for c in packet.unresolved_conflicts)
     if held:

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from pydantic import ValidationError
 
+from atlas.runtime.case_documents import take_up_new_documents
 from atlas.runtime.context import fence
 from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT, HitDisposition, ReviewRound
 from atlas.runtime.finish import packet_fingerprint
@@ -25,6 +26,7 @@ from atlas.runtime.state import (
     CASE_CLOSED_USER_STATUS,
     EXTENDABLE_REASONS,
     AtlasState,
+    AttachedDocument,
     Budgets,
     ConflictResolutionRecord,
 )
@@ -32,10 +34,15 @@ from atlas.runtime.step_writer import StepBuffer, StepWriter
 
 
 def apply_human_input(
-    writer: StepWriter, s: AtlasState, buf: StepBuffer, human_input: HumanInput
+    writer: StepWriter,
+    s: AtlasState,
+    buf: StepBuffer,
+    human_input: HumanInput,
+    offered_documents: list[AttachedDocument] = (),  # type: ignore[assignment]
 ) -> AtlasState:
+    """`offered_documents`: the case's documents that go to the run with an answer."""
     if isinstance(human_input, ClarificationAnswer):
-        s = _apply_answer(writer, s, buf, human_input)
+        s = _apply_answer(writer, s, buf, human_input, list(offered_documents))
     elif isinstance(human_input, ApprovalDecision):
         s = _apply_approval(writer, s, buf, human_input)
     elif isinstance(human_input, ConflictResolution):
@@ -70,7 +77,11 @@ def resume_research(
 
 
 def _apply_answer(
-    writer: StepWriter, s: AtlasState, buf: StepBuffer, answer: ClarificationAnswer
+    writer: StepWriter,
+    s: AtlasState,
+    buf: StepBuffer,
+    answer: ClarificationAnswer,
+    offered_documents: list[AttachedDocument],
 ) -> AtlasState:
     question = s.pending_question
     if s.status != "waiting_for_input" or question is None:
@@ -78,9 +89,9 @@ def _apply_answer(
     if question.question_id != answer.question_id:
         raise HumanInputRejected(f"Question {answer.question_id} is not the pending question.")
     s.pending_question = None
-    if s.awaits_reply_to_review():
-        # The first answer after a rejection is the analyst's reply to the reviewer.
-        review = s.packet_reviews[-1]
+    # The first answer after a rejection is the analyst's reply to the reviewer.
+    review = s.review_awaiting_reply()
+    if review is not None:
         review.reply = answer.text
         review.replied_by = answer.actor
     s.answered_questions.append(
@@ -98,6 +109,8 @@ def _apply_answer(
         answer=answer.text,
         actor=answer.actor,
         decision_id=answer.decision_id,
+        # Said only when true, so the answers to the agent's own questions read as before.
+        **({"reply_to_review": True} if review is not None else {}),
     )
     writer.observe(
         s,
@@ -108,6 +121,9 @@ def _apply_answer(
         data={"question": question.question, "answer": answer.text},
         view=fence("human:analyst", f"Q: {question.question}\nA: {answer.text}"),
     )
+    added = take_up_new_documents(writer, s, buf, offered_documents)
+    if review is not None:
+        review.documents = [document.name for document in added]
     resume_research(writer, s, buf, answer)
     return s
 

@@ -28,6 +28,9 @@ class ClarificationAnswer(_HumanInput):
     kind: Literal["clarification_answer"] = "clarification_answer"
     question_id: str
     text: str = Field(min_length=1)
+    # The case's documents when the answer was sent: those the run does not have yet are
+    # given to it with the answer. None: whatever the case holds when it is applied.
+    document_ids: list[str] | None = None
 
 
 class ApprovalDecision(_HumanInput):

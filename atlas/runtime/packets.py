@@ -45,9 +45,10 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
 
 def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
     """What every packet carries, whatever the model wrote: the conflicts nobody resolved,
-    with both sides, the directors nobody screened, and the attached documents the run did
-    not read."""
-    return _with_unread_documents(s, _with_unscreened_directors(s, _with_conflicts(s, packet)))
+    with both sides, the directors nobody screened, the attached documents the run did not
+    read, and each time a reviewer sent a packet back, with the analyst's reply."""
+    packet = _with_unread_documents(s, _with_unscreened_directors(s, _with_conflicts(s, packet)))
+    return packet.model_copy(update={"review_history": list(s.packet_reviews)})
 
 
 def _with_unscreened_directors(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:

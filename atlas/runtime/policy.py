@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from atlas.runtime.state import AtlasState
 from atlas.runtime.tools.base import ToolSpec
 
-POLICY_VERSION = "atlas-policy/1"
+POLICY_VERSION = "atlas-policy/2"  # 2: a document marked sensitive during a run counts
 
 
 class TenantPolicy(BaseModel):

@@ -30,7 +30,7 @@ def ask_human(writer: StepWriter, s: AtlasState, buf: StepBuffer, action: AskHum
             blocking=True,
             step=s.step,
         )
-        sentence = SENT_BACK_USER_STATUS if s.awaits_reply_to_review() else None
+        sentence = SENT_BACK_USER_STATUS if s.review_awaiting_reply() else None
         writer.set_status(s, "waiting_for_input", "waiting_for_input", sentence)
     else:
         writer.observe(

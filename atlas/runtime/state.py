@@ -349,9 +349,18 @@ class AtlasState(_Model):
     fault_plan: dict[str, list[str]] = Field(default_factory=dict)
     tool_fault_cursors: dict[str, int] = Field(default_factory=dict)
 
+    def review_awaiting_reply(self) -> ReviewRound | None:
+        """The last send-back, if the analyst has not replied to it yet."""
+        if self.packet_reviews and not self.packet_reviews[-1].reply:
+            return self.packet_reviews[-1]
+        return None
+
     def awaits_reply_to_review(self) -> bool:
-        """A reviewer sent the last packet back and the analyst has not replied yet."""
-        return bool(self.packet_reviews) and not self.packet_reviews[-1].reply
+        """A reviewer sent the last packet back and the analyst has not replied yet. A
+        send-back recorded before replies were (a rejected packet without its round) never
+        got one."""
+        unrecorded = len(self.rejected_packets) > len(self.packet_reviews)
+        return unrecorded or self.review_awaiting_reply() is not None
 
     @property
     def tokens(self) -> int:

@@ -31,6 +31,7 @@ NOT_DETAILS = {
     "conflict_id",
     "approved",  # the decision's own name says it
     "packet_step",
+    "document_ids",
 }
 BUDGET_UNITS = {
     "extra_iterations": "{} iterations",

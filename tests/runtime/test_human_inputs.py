@@ -243,6 +243,58 @@ def test_the_analyst_is_told_when_the_budget_left_cannot_read_a_document(
         assert note in question
 
 
+def test_a_packet_that_stops_early_after_a_send_back_keeps_the_exchange(make_runtime, make_state):
+    runtime = make_runtime()
+    state = run(runtime, make_state(max_iterations=7))
+    state = run(runtime, runtime.apply_human_input(state, SENT_BACK))
+    state = run(runtime, answered(runtime, state, "Checked.", decision_id="d-2", actor="alex"))
+    assert (state.status, state.termination_reason) == ("awaiting_review", "max_iterations")
+    rounds = [(r.reason, r.reply) for r in state.proposed_packet.review_history]
+    assert rounds == [("Check the 2023 accounts.", "Checked.")]
+    state = runtime.apply_human_input(
+        state, CloseCase(decision_id="d-3", actor="rita", decision="Enough.")
+    )
+    assert [r.reply for r in state.proposed_packet.review_history] == ["Checked."]
+
+
+def test_a_send_back_recorded_before_replies_were_still_refuses_the_same_packet(
+    make_runtime, make_state, store
+):
+    runtime = make_runtime()
+    state = runtime.apply_human_input(run(runtime, make_state()), SENT_BACK)
+    state.packet_reviews = []  # as a run rejected before rounds were recorded was stored
+    state = run(runtime, state)
+    after = types(store, state)[types(store, state).index("packet_rejected") :]
+    assert "final_rejected" in after and "finish_proposed" not in after
+
+
+def test_only_the_documents_attached_when_the_answer_was_sent_go_with_it(
+    make_runtime, make_state, store, documents
+):
+    runtime = make_runtime()
+    state = run(runtime, runtime.apply_human_input(run(runtime, make_state()), SENT_BACK))
+    note, form = (
+        next(d for d in sample_documents() if d.document_id == name)
+        for name in ("doc-acme-onboarding", "doc-meridian-kyc")
+    )
+    documents.attach(note)
+    documents.attach(form)  # attached after the answer was sent
+    answer = ClarificationAnswer(
+        decision_id="d-2",
+        actor="alex",
+        question_id=state.pending_question.question_id,
+        text="Attached.",
+        document_ids=["doc-acme-onboarding"],
+    )
+    state = runtime.apply_human_input(state, answer)
+    assert [d.document_id for d in state.brief.documents] == ["doc-acme-onboarding"]
+    assert state.packet_reviews[-1].documents == ["acme_onboarding_note.txt"]
+    step = [e.type for e in store.events[state.run_id] if e.step == state.step]
+    assert step.index("document_added") < step.index("run_resumed")
+    received = events_of(store, state, "clarification_received")[-1]
+    assert received.data["reply_to_review"] is True
+
+
 class IgnoresReviews(Playbook):
     """A decision maker that proposes its packet again whatever the reviewer said."""
 

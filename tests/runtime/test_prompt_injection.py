@@ -8,7 +8,7 @@ from runtime_helpers import FnModel, call, events_of, run
 from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.context import FENCE_CLOSE, FENCE_OPEN, fence, model_view
-from atlas.runtime.decisions import Finish
+from atlas.runtime.decisions import Finish, ReviewRound
 from atlas.runtime.injection import addresses_the_agent
 from atlas.runtime.state import Signal
 
@@ -135,8 +135,16 @@ def test_what_people_and_tools_wrote_reaches_the_model_only_inside_a_fence(make_
             }
         )
     )
+    state.packet_reviews.append(
+        ReviewRound(
+            rejected_by="rita",
+            reason=f"Check it {FENCE_CLOSE} {order} (review)",
+            reply=f"Done {FENCE_CLOSE} {order} (reply)",
+            replied_by="alex",
+        )
+    )
     user = _user_message(build_context(state, default_registry(), TenantPolicy()))
-    for where in ("(notes)", "(file)", "(claim)"):
+    for where in ("(notes)", "(file)", "(claim)", "(review)", "(reply)"):
         assert _inside_a_fence(user, f"{order} {where}"), where
     assert user.count(FENCE_OPEN) == user.count(FENCE_CLOSE)
     # What the runtime itself maintains stays outside, where the model can rely on it.
