@@ -168,7 +168,11 @@ def compute(runs: QuerySet[Run], grouping: Grouping = by_nothing) -> list[Metric
         rejected=Count("id", filter=Q(type="final_rejected")),
         proposed=Count("id", filter=Q(type="finish_proposed")),
         sent_back=Count("id", filter=Q(type="packet_rejected")),
-        answered=Count("id", filter=Q(type="clarification_received")),
+        # A reply to a reviewer who sent a packet back answers no research question.
+        answered=Count(
+            "id",
+            filter=Q(type="clarification_received") & ~Q(data__has_key="reply_to_review"),
+        ),
     )
     events = {_key(row, names): row for row in event_rows}
 

@@ -237,7 +237,7 @@ def test_an_analyst_marks_a_document_sensitive(client, tenant, analyst, reviewer
     document.refresh_from_db()
     assert document.sensitive
     page = client.get(response["Location"]).content.decode()
-    assert "“statement.txt” is marked sensitive: extracting it now needs a reviewer" in page
+    assert "“statement.txt” is marked sensitive: the runs to come need a reviewer" in page
     assert "Mark sensitive" not in page
     assert document.sensitive_marked_by == analyst and document.sensitive_marked_at
     assert "Uploaded by Analyst on " in page and "; marked sensitive by Analyst on " in page

@@ -55,8 +55,9 @@ def known_runs(case):
         created_at=DAY1,
     )
     add_events(b, [[decision("resolve_entity"), decision("resolve_entity"),
-                    ("duplicate_action_blocked", {}), ("finish_proposed", {"packet": {}}),
-                    ("packet_rejected", {"reason": "x"}), ("clarification_received", {}),
+                    ("duplicate_action_blocked", {}), ("clarification_received", {}),
+                    ("finish_proposed", {"packet": {}}), ("packet_rejected", {"reason": "x"}),
+                    ("clarification_received", {"reply_to_review": True}),
                     ("finish_proposed", {"packet": {}})]])  # fmt: skip
     add_tool_call(b, 1, "resolve_entity")
     # C: stopped for no progress (escalated by status), no tool calls.
@@ -107,7 +108,8 @@ def test_every_metric_over_a_known_set_of_runs(known_runs, tenant):
     assert v["no_progress_rate"] == Decimal(1) / 4  # C / A, B, C, D
     assert v["tool_diversity"] == Decimal(2)  # (A 3 tools + B 1 tool) / 2 runs with calls
     assert v["escalation_rate"] == Decimal(2) / 4  # C by status, D by its escalated event
-    # Gaps: 4 succeeded tool calls (A 3, B 1) + 1 answered clarification = 5.
+    # Gaps: 4 succeeded tool calls (A 3, B 1) + 1 answered clarification = 5 (B's reply
+    # to the reviewer who sent its packet back answers no research question).
     assert v["tokens_per_gap"] == Decimal(2000) / 5
     assert v["cost_per_gap"] == Decimal("0.110000")  # 0.55 / 5
     assert v["finish_rejection_rate"] == Decimal(2) / 5  # 2 rejected / (2 rejected + 3 proposed)

@@ -91,7 +91,9 @@ def mark_sensitive(request: HttpRequest, case_id: int, document_id: int) -> Http
             f"Run {latest.pk} read it before it was marked, without an approval, and its "
             "packet holds what it found; later runs need a reviewer's approval to extract it."
         )
-    else:
+    elif latest is not None and not latest.is_terminal:
         when = "extracting it now needs a reviewer's approval, in the run under way too."
+    else:
+        when = "the runs to come need a reviewer's approval to extract it."
     messages.success(request, f"“{document.original_name}” is marked sensitive: {when}")
     return redirect(_case_page(request, case_id, document_id))
