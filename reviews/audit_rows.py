@@ -15,6 +15,7 @@ from typing import Any
 from django.db.models import CharField, F, Q, QuerySet, Value
 
 from reviews.models import HumanDecision
+from runs.case_corrections import changes_of
 from runs.models import CaseEdit, Document, Tenant
 from runs.numbers import whole_number
 from runs.views.run_filters import within_days
@@ -109,9 +110,8 @@ def rows_of(entries: list[tuple]) -> list[AuditRow]:
                     kind=CORRECTED_SUBJECT,
                     reason=edit.reason,
                     details=[
-                        f"{name.replace('_', ' ').capitalize()}: “{change['before'] or '—'}” → "
-                        f"“{change['after'] or '—'}”"
-                        for name, change in edit.changes.items()
+                        f"{label}: “{before or '—'}” → “{after or '—'}”"
+                        for label, before, after in changes_of(edit)
                     ],
                 )
             )

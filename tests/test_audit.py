@@ -209,7 +209,7 @@ def test_case_record_changes_are_in_the_audit_with_the_decisions(
     corrected = html.index('decided-correct_subject">Corrected the subject')
     approved = html.index("Routine registry lookup")
     assert marked < corrected < approved  # newest first
-    assert "Subject name: “Acme Analytics Ltd” → “Acme Analytics Limited”" in html
+    assert "Subject: “Acme Analytics Ltd” → “Acme Analytics Limited”" in html
     assert "Registry spells it out" in html and "Document: “kyc.txt”" in html
     assert "Theirs" not in html  # another tenant's correction
 

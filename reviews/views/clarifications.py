@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from django.contrib import messages
-from django.http import HttpResponse, QueryDict
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
@@ -14,7 +12,13 @@ from reviews.actions import AlreadyDecided, ReviewError, do_answer_question
 from reviews.forms import AnswerForm
 from reviews.models import ReviewItem
 from reviews.queries import filter_queue, open_items
-from reviews.views.common import HtmxHttpRequest, decisions_by_item, item_for, item_view
+from reviews.views.common import (
+    HtmxHttpRequest,
+    decisions_by_item,
+    item_for,
+    item_view,
+    shown_page_query,
+)
 from reviews.views.new_items import notice_context
 from runs.access import has_role, require_role, tenant_of
 from runs.post_only import post_only
@@ -63,7 +67,7 @@ def _after(
         )
         # The header's count changes with the answer: swapped out of band, counted with the
         # filter of the page the answer was sent from.
-        shown = QueryDict(urlsplit(request.htmx.current_url or "").query)
+        shown = shown_page_query(request)
         query = shown.get("q", "").strip()[:200]
         open_count = filter_queue(open_items(tenant_of(request), [KIND]), query=query).count()
         count = render(

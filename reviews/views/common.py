@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from urllib.parse import urlsplit
 
-from django.http import HttpRequest
+from django.http import HttpRequest, QueryDict
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.middleware import HtmxDetails
@@ -32,6 +33,11 @@ def item_for(request: HttpRequest, item_id: int, *kinds: str) -> ReviewItem:
         "case", "case__created_by", "run", "claimed_by"
     ).filter(kind__in=kinds)
     return get_for_tenant(items, tenant_of(request), pk=item_id)
+
+
+def shown_page_query(request: HtmxHttpRequest) -> QueryDict:
+    """The query string (the filters) of the page an htmx request was sent from."""
+    return QueryDict(urlsplit(request.htmx.current_url or "").query)
 
 
 def next_url(request: HttpRequest, default: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from functools import partial
-from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -30,6 +29,7 @@ from reviews.views.common import (
     item_for,
     item_view,
     next_url,
+    shown_page_query,
 )
 from reviews.views.new_items import notice_context
 from runs.access import require_role, tenant_of
@@ -160,7 +160,7 @@ def _row(
     )
     # The header's count changes with the decision; htmx swaps it out of band, counted
     # with the filters of the page the decision was made on.
-    shown = QueryDict(urlsplit(request.htmx.current_url or "").query)
+    shown = shown_page_query(request)
     kind, age, query = _queue_filters(shown)
     items = filter_queue(
         open_items(tenant_of(request), QUEUE_KINDS), kind=kind, age=age, query=query

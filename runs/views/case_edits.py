@@ -13,13 +13,6 @@ from runs.actions import SUBJECT_FIELDS, CaseBusy, do_correct_subject
 from runs.forms import SubjectCorrectionForm
 from runs.models import Case, Run
 
-FIELD_LABELS = {
-    "subject_name": "Subject",
-    "subject_type": "Subject type",
-    "jurisdiction": "Jurisdiction",
-    "notes": "Notes",
-}
-
 
 @require_role("analyst")
 @require_http_methods(["GET", "POST"])
@@ -46,17 +39,3 @@ def case_correct(request: HttpRequest, case_id: int) -> HttpResponse:
     latest = Run.objects.filter(case=case).order_by("-id").first()
     context = {"case": case, "form": form, "busy": latest is not None and not latest.is_terminal}
     return render(request, "runs/case_correct.html", context, status=status)
-
-
-def corrections_of(case: Case) -> list[dict]:
-    """The case's subject corrections, oldest first, each change as label, before, after."""
-    return [
-        {
-            "edit": edit,
-            "changes": [
-                (FIELD_LABELS.get(name, name), change["before"], change["after"])
-                for name, change in edit.changes.items()
-            ],
-        }
-        for edit in case.edits.select_related("edited_by").order_by("edited_at", "id")
-    ]

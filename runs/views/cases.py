@@ -20,11 +20,11 @@ from reviews.models import ReviewItem
 from runs import fragments
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.actions import do_attach_document, do_open_case, do_start_run
+from runs.case_corrections import corrections_of
 from runs.forms import CaseForm, DocumentForm
 from runs.models import Case, Document, DocumentDownload, Run, TraceEvent
 from runs.numbers import whole_number
 from runs.post_only import post_only
-from runs.views.case_edits import corrections_of
 
 READERS = ("analyst", "reviewer", "admin")
 PAGE_SIZE = 25
