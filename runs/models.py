@@ -203,6 +203,10 @@ class Run(models.Model):
     user_status = models.CharField(max_length=300, blank=True)
     # The registry entity the subject was matched to, as the lists show and search it.
     matched_entity = models.CharField(max_length=300, blank=True)
+    # The subject as this run researched it: the case's may be corrected after the run.
+    subject_name = models.CharField(max_length=300, blank=True)
+    subject_type = models.CharField(max_length=16, blank=True)
+    jurisdiction = models.CharField(max_length=2, blank=True)
 
     budgets = models.JSONField(default=dict)
     iterations = models.PositiveIntegerField(default=0)
@@ -271,7 +275,15 @@ class Run(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Run {self.pk} of {self.case.subject_name}: {self.status}"
+        return f"Run {self.pk} of {self.subject_name}: {self.status}"
+
+    def save(self, *args, **kwargs) -> None:
+        if self._state.adding and not self.subject_name:
+            # What the run researches is the case's subject as it stands when it starts.
+            self.subject_name = self.case.subject_name
+            self.subject_type = self.case.subject_type
+            self.jurisdiction = self.case.jurisdiction
+        super().save(*args, **kwargs)
 
     @property
     def is_terminal(self) -> bool:

@@ -129,3 +129,22 @@ def test_only_the_tenants_analysts_correct_a_subject(client, tenant, analyst, re
     assert client_for(client, outsider).get(_correct_url(earlier.case_id)).status_code == 404
     assert client.post(_correct_url(earlier.case_id), CORRECTION).status_code == 404
     assert not CaseEdit.objects.exists()
+
+
+def test_the_runs_list_trace_and_export_keep_the_subject_a_run_researched(
+    client, tenant, analyst, admin_user
+):
+    earlier = _ended_run(tenant, analyst)
+    client_for(client, analyst).post(
+        _correct_url(earlier.case_id), {**CORRECTION, "subject_name": "Golden Gate Shipping"}
+    )
+    client_for(client, admin_user)
+    listed = client.get(reverse("runs-trace-list"), {"subject": "northwind"}).content.decode()
+    assert f'?run={earlier.pk}">{QUESTION_SUBJECT}</a>' in listed
+    trace = client.get(reverse("runs-trace", args=[earlier.pk])).content.decode()
+    assert f"Run #{earlier.pk} · {QUESTION_SUBJECT}" in trace
+    assert "the case's subject has been corrected since: Golden Gate Shipping, GB" in trace
+    export = b"".join(
+        client.get(reverse("runs-export-jsonl"), {"subject": "northwind"}).streaming_content
+    ).decode()
+    assert f'"subject": "{QUESTION_SUBJECT}"' in export

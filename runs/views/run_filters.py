@@ -114,7 +114,7 @@ class RunFilters:
         if self.policy:
             runs = runs.filter(policy_version=self.policy)
         if self.subject:
-            runs = runs.filter(case__subject_name__icontains=self.subject)
+            runs = runs.filter(subject_name__icontains=self.subject)
         if self.tenant:
             runs = runs.filter(tenant__slug=self.tenant)
         return within_days(runs, self.date_from, self.date_to)

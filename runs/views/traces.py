@@ -30,8 +30,8 @@ LIST_FIELDS = (
     "id",
     "tenant__name",
     "case_id",
-    "case__subject_name",
-    "case__subject_type",
+    "subject_name",
+    "subject_type",
     "status",
     "termination_reason",
     "model_name",
@@ -84,7 +84,7 @@ def recent_versions(scope: QuerySet[Run]) -> dict[str, list[str]]:
 def trace_list(request: HtmxHttpRequest) -> HttpResponse:
     scope = runs_in_scope(request)
     filters = RunFilters.from_query(request.GET)
-    runs = filters.apply(scope).select_related("case", "tenant").only(*LIST_FIELDS)
+    runs = filters.apply(scope).select_related("tenant").only(*LIST_FIELDS)
     errors = list(filters.errors)
     try:
         page = page_of_runs(
