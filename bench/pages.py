@@ -149,10 +149,13 @@ def add_runs(tenant: Tenant, cases: list[Case], count: int, rng: random.Random) 
         batch = []
         for i in range(start, min(count, start + BATCH)):
             status, reason = rng.choice(STATUSES)
+            case = cases[i % len(cases)]
             batch.append(
                 Run(
                     tenant=tenant,
-                    case=cases[i % len(cases)],
+                    case=case,
+                    subject_name=case.subject_name,  # bulk_create skips Run.save
+                    subject_type=case.subject_type,
                     status=status,
                     termination_reason=reason,
                     iterations=rng.randint(1, 12),
