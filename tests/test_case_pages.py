@@ -493,3 +493,18 @@ def test_the_banner_sends_only_reviewers_to_the_review_queues(client, tenant, an
         .content.decode()
     )
     assert "The agent needs your answer to continue" in page
+
+
+def test_a_step_on_the_case_page_counts_its_failed_model_calls(case):
+    from runs.fragments import group_steps
+    from runs.models import TraceEvent
+
+    run = make_run(case)
+    usage = {"input_tokens": 100, "output_tokens": 20, "cost_usd": "0.01"}
+    add_events(
+        run,
+        ("model_failed", 1, {"error_type": "invalid_json", "message": "x", "usage": usage}),
+        ("model_decision", 1, {"kind": "call_tool", "tool_name": "x", "usage": usage}),
+    )
+    (step,) = group_steps(run.pk, TraceEvent.objects.filter(run=run).order_by("seq"))
+    assert (step.input_tokens, step.output_tokens) == (200, 40)

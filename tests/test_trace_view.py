@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 import pytest
 from django.urls import reverse
@@ -315,3 +316,25 @@ def test_a_step_that_waited_for_a_person_counts_the_wait_apart(client, admin_use
     client.force_login(admin_user)
     html = client.get(trace_url(run)).content.decode()
     assert "2000 ms" in html and "then waited 2 s for a person" in html
+
+
+def test_a_step_counts_its_failed_model_calls_and_spans_its_events_once(case):
+    from runs.views.trace_steps import trace_page
+
+    run = make_run(case, started_at=T0)
+    usage = {"input_tokens": 100, "output_tokens": 20, "cost_usd": "0.01"}
+    add_events(
+        run,
+        [
+            [
+                ("model_requested", {}),
+                ("model_failed", {"error_type": "invalid_json", "message": "x", "usage": usage}),
+                ("model_decision", {"kind": "call_tool", "tool_name": "x", "usage": usage}),
+                ("tool_started", {"tool": "x", "arguments": {}}),
+                ("tool_succeeded", {"tool": "x", "summary": "ok"}),  # duration_ms 12
+            ]
+        ],
+    )
+    (step,) = trace_page(run).steps
+    assert (step.tokens, step.cost_usd) == (240, Decimal("0.02"))
+    assert step.duration_ms == 4000  # first to last event, the tool's 12 ms inside it

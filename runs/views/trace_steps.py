@@ -41,6 +41,8 @@ STATUS_AFTER = {
     "run_cancelled": "cancelled",
 }
 PAUSED_STATUSES = frozenset({"waiting_for_input", "awaiting_review"})
+# A model call is paid for whether its reply was a decision or unusable.
+MODEL_CALL_EVENTS = frozenset({"model_decision", "model_failed"})
 TONE = {
     "tool_succeeded": "ok",
     "finish_proposed": "ok",
@@ -227,6 +229,7 @@ class StateTracker:
             self.status = new_status
         if kind == "model_decision":
             out.append(("~", "iteration +1"))
+        if kind in MODEL_CALL_EVENTS:
             usage = data.get("usage") or {}
             tokens = int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
             if tokens:
@@ -347,7 +350,7 @@ def trace_page(run: Run, after: int = 0, limit: int | None = None) -> TracePage:
         data = event.data or {}
         if not step.title or event.type == "model_decision":
             step.title = _title(event)
-        if event.type == "model_decision":
+        if event.type in MODEL_CALL_EVENTS:
             usage = data.get("usage") or {}
             step.tokens += int(usage.get("input_tokens") or 0) + int(
                 usage.get("output_tokens") or 0
@@ -356,10 +359,9 @@ def trace_page(run: Run, after: int = 0, limit: int | None = None) -> TracePage:
         elif event.type == "tool_succeeded":
             step.cost_usd += money(data.get("cost_usd"))
         if step.paused_at_s is None:
-            step.duration_ms = max(
-                step.duration_ms,
-                int((offset - step.offset_s) * 1000) + (event.duration_ms or 0),
-            )
+            # An event is stamped when what it reports is over (a tool's result after the
+            # call): its own duration is already inside the span, not to be added to it.
+            step.duration_ms = max(step.duration_ms, int((offset - step.offset_s) * 1000))
             if STATUS_AFTER.get(event.type) in PAUSED_STATUSES:
                 step.paused_at_s = offset
         else:  # a person's decision, applied within the step that paused for it
