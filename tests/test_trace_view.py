@@ -234,6 +234,8 @@ def test_a_failed_run_says_why_it_stopped(client, admin_user, case):
     html = client.get(trace_url(run)).content.decode()
     assert "Why it stopped" in html
     assert "run_failed" in html and "retrying cannot fix" in html
+    assert "&quot;reason&quot;: &quot;tool_failure&quot;" in html  # JSON, not a Python dict
+    assert "&#x27;reason&#x27;" not in html
 
 
 def test_a_step_says_when_its_tokens_were_estimated():

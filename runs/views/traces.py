@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django.db.models import QuerySet
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
@@ -150,6 +152,8 @@ def _stop_event(run: Run) -> dict | None:
         "no_progress_detected",
         "cycle_detected",
     }:
+        # Shown as JSON, as the trace export writes it, not as a Python dict.
+        event["data_json"] = json.dumps(event["data"], indent=2, ensure_ascii=False)
         return event
     return None
 
