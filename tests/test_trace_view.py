@@ -206,11 +206,14 @@ def test_a_run_in_progress_polls_for_new_events_and_replaces_its_last_step(
     # The tool call finishes and the run proposes a packet.
     add_events(run, [[], [], [("finish_proposed", {"packet": {"risk_rating": "low"}})]])
     Run.objects.filter(pk=run.pk).update(status=Run.Status.AWAITING_REVIEW)
-    fragment = client.get(url, headers={"HX-Request": "true"}).content.decode()
+    response = client.get(url, headers={"HX-Request": "true"})
+    fragment = response.content.decode()
     assert re.search(r'id="trace-step-2"[^>]*hx-swap-oob="outerHTML"', fragment)
     assert steps_on(fragment) == [2, 3]
     assert "every 2s" not in fragment, "a paused run stops polling"
     assert 'id="trace-status" hx-swap-oob="true"' in fragment
+    # Its head (why it stopped, the packet, the totals) is read again with the page.
+    assert response["HX-Refresh"] == "true"
 
 
 def test_a_finished_run_does_not_poll(client, admin_user, finished_run):

@@ -207,7 +207,12 @@ def trace_steps(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     if not request.htmx:
         # Without JavaScript the "load more" link opens a page of just those steps.
         return render(request, "runs/trace_more.html", context)
-    return render(request, "runs/trace_steps.html", context)
+    response = render(request, "runs/trace_steps.html", context)
+    if context["poll"] and not run.is_active:
+        # The run has stopped: the page's head (why it stopped, its packet, its totals) is
+        # rendered once, so the whole page is read again.
+        response["HX-Refresh"] = "true"
+    return response
 
 
 @require_GET
