@@ -343,3 +343,12 @@ def test_a_step_counts_its_failed_model_calls_and_spans_its_events_once(case):
     (step,) = trace_page(run).steps
     assert (step.tokens, step.cost_usd) == (240, Decimal("0.02"))
     assert step.duration_ms == 4000  # first to last event, the tool's 12 ms inside it
+
+
+def test_a_refused_finish_shows_what_it_proposed(client, admin_user, case):
+    run = make_run(case, started_at=T0)
+    packet = {"risk_rating": "low", "findings": [{"claim": "x", "evidence_ids": ["ev-9"]}]}
+    add_events(run, [[("final_rejected", {"errors": ["Finding 1 cites ev-9."], "packet": packet})]])
+    client.force_login(admin_user)
+    html = client.get(trace_url(run)).content.decode()
+    assert "Finding 1 cites ev-9. (refused packet: risk low, findings 1)" in html

@@ -109,11 +109,11 @@ def propose_finish(
     proposed = cited_as_evidence(s, action.packet)
     errors = validate_finish(s, proposed)
     if errors:
-        return _rejected(writer, s, buf, errors)
+        return _rejected(writer, s, buf, errors, proposed)
     packet = with_open_issues(s, proposed.model_copy(update=RUNTIME_ONLY_PACKET_FIELDS))
     # The same packet may go back to the reviewer once the analyst has answered them.
     if packet_fingerprint(packet) in s.rejected_packets and s.awaits_reply_to_review():
-        return _rejected(writer, s, buf, [SAME_PACKET_AS_REJECTED])
+        return _rejected(writer, s, buf, [SAME_PACKET_AS_REJECTED], packet)
     s.proposed_packet = packet
     held = any(c.status == "open" for c in packet.unresolved_conflicts)
     if held:
@@ -137,8 +137,15 @@ def propose_finish(
     return s
 
 
-def _rejected(writer: StepWriter, s: AtlasState, buf: StepBuffer, errors: list[str]) -> AtlasState:
-    writer.emit(s, buf, "final_rejected", errors=errors)
+def _rejected(
+    writer: StepWriter,
+    s: AtlasState,
+    buf: StepBuffer,
+    errors: list[str],
+    packet: DueDiligencePacket,
+) -> AtlasState:
+    # The refused packet is kept in the trace: what the model proposed, and why it failed.
+    writer.emit(s, buf, "final_rejected", errors=errors, packet=packet)
     writer.observe(
         s,
         buf,

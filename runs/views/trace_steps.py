@@ -133,7 +133,14 @@ def event_summary(event: TraceEvent) -> str:
     if kind == "budget_exhausted":
         return f"{data.get('budget', '')}: {data.get('used', '')} of {data.get('limit', '')}"
     if kind == "final_rejected":
-        return "; ".join(str(e) for e in data.get("errors") or [])
+        errors = "; ".join(str(e) for e in data.get("errors") or [])
+        packet = data.get("packet")
+        if not isinstance(packet, dict):
+            return errors
+        findings = len(packet.get("findings") or [])
+        return (
+            f"{errors} (refused packet: risk {packet.get('risk_rating', '?')}, findings {findings})"
+        )
     if kind == "finish_proposed":
         packet = data.get("packet") or {}
         return (

@@ -69,8 +69,11 @@ def test_a_finish_citing_an_unread_source_is_rejected_and_the_loop_goes_on(
         "final_rejected",
         *FINISH_TURN,
     ]
-    errors = events_of(store, state, "final_rejected")[0].data["errors"]
-    assert errors == ["Finding 1 cites ev-never-read, which is not evidence this run has read."]
+    refused = events_of(store, state, "final_rejected")[0].data
+    assert refused["errors"] == [
+        "Finding 1 cites ev-never-read, which is not evidence this run has read."
+    ]
+    assert "ev-never-read" in refused["packet"]["findings"][0]["evidence_ids"]
 
 
 def test_a_finding_may_cite_a_read_source_by_its_own_id(make_runtime, make_state, store):
