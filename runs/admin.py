@@ -160,6 +160,7 @@ class RunAdmin(TenantScopedAdmin):
         "case",
         "status",
         "termination_reason",
+        "closed_by_reviewer",
         "model_name",
         "prompt_version",
         "policy_version",
@@ -172,12 +173,14 @@ class RunAdmin(TenantScopedAdmin):
     list_filter = (
         "status",
         "termination_reason",
+        # packet_approved covers both a sign-off and a case closed as it stood.
+        "closed_by_reviewer",
         "model_name",
         "prompt_version",
         "policy_version",
         "tenant",
     )
-    search_fields = ("=id", "case__subject_name", "user_status", "last_error")
+    search_fields = ("=id", "subject_name", "case__subject_name", "user_status", "last_error")
     list_select_related = ("case",)
     date_hierarchy = "created_at"
     exclude = ("state",)

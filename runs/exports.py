@@ -38,6 +38,8 @@ def run_fields(row: dict[str, Any]) -> dict[str, Any]:
         "run_id": row["id"],
         "status": row["status"],
         "termination_reason": row["termination_reason"] or None,
+        # packet_approved is both a sign-off and a case a reviewer closed as it stood.
+        "closed_by_reviewer": row["closed_by_reviewer"],
         "user_status": row["user_status"],
         "iterations": row["iterations"],
         "tokens": row["tokens"],
@@ -68,6 +70,7 @@ RUN_VALUES = (
     "id",
     "status",
     "termination_reason",
+    "closed_by_reviewer",
     "user_status",
     "iterations",
     "tokens",

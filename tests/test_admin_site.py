@@ -233,3 +233,19 @@ def test_a_superuser_manages_accounts_but_deletes_none(client, root, analyst):
     assert client.get(reverse("admin:auth_user_changelist")).status_code == 200
     assert client.get(reverse("admin:auth_user_change", args=[analyst.pk])).status_code == 200
     assert client.get(reverse("admin:auth_user_delete", args=[analyst.pk])).status_code == 403
+
+
+def test_the_admin_filters_cases_closed_as_they_stood_apart(client, admin_user, case):
+    closed = make_run(
+        case,
+        status=Run.Status.COMPLETED,
+        termination_reason=Run.Reason.PACKET_APPROVED,
+        closed_by_reviewer=True,
+    )
+    signed = make_run(
+        case, status=Run.Status.COMPLETED, termination_reason=Run.Reason.PACKET_APPROVED
+    )
+    client.force_login(admin_user)
+    page = client.get(changelist(Run), {"closed_by_reviewer__exact": "1"}).content.decode()
+    assert f"/admin/runs/run/{closed.pk}/change/" in page
+    assert f"/admin/runs/run/{signed.pk}/change/" not in page

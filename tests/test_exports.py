@@ -75,6 +75,27 @@ def test_jsonl_has_one_parseable_line_per_filtered_run(client, admin_user, case,
     assert {row["tenant"] for row in rows} == {"demo-bank"}
     assert rows[0]["versions"]["policy"] == "atlas-policy/1"
     assert rows[0]["subject"] == "Acme Widgets Ltd"
+    assert rows[0]["closed_by_reviewer"] is False
+
+
+def test_jsonl_tells_a_case_closed_as_it_stood_from_a_signed_off_packet(client, admin_user, case):
+    closed = make_run(
+        case,
+        status=Run.Status.COMPLETED,
+        termination_reason=Run.Reason.PACKET_APPROVED,
+        closed_by_reviewer=True,
+    )
+    signed = make_run(
+        case, status=Run.Status.COMPLETED, termination_reason=Run.Reason.PACKET_APPROVED
+    )
+    client.force_login(admin_user)
+    rows = [
+        json.loads(line) for line in body(client.get(reverse("runs-export-jsonl"))).splitlines()
+    ]
+    assert {row["run_id"]: row["closed_by_reviewer"] for row in rows} == {
+        closed.pk: True,
+        signed.pk: False,
+    }
 
 
 def test_jsonl_refuses_bad_filters_with_a_message(client, admin_user, case):
