@@ -148,3 +148,22 @@ def test_the_runs_list_trace_and_export_keep_the_subject_a_run_researched(
         client.get(reverse("runs-export-jsonl"), {"subject": "northwind"}).streaming_content
     ).decode()
     assert f'"subject": "{QUESTION_SUBJECT}"' in export
+
+
+def test_runs_from_before_the_subject_columns_get_the_subject_their_brief_researched(case):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    from tests.case_rows import make_run
+
+    migration = import_module("runs.migrations.0012_run_subject")
+    brief = {"subject": "Northwind Trading", "subject_type": "company", "jurisdiction": None}
+    researched = make_run(case, state={"brief": brief})
+    briefless = make_run(case, state={})
+    Case.objects.filter(pk=case.pk).update(subject_name="Corrected Ltd", jurisdiction="SG")
+    migration.fill_subject(apps, None)
+    researched.refresh_from_db()
+    briefless.refresh_from_db()
+    assert (researched.subject_name, researched.jurisdiction) == ("Northwind Trading", "")
+    assert (briefless.subject_name, briefless.jurisdiction) == ("Corrected Ltd", "SG")

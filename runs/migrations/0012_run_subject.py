@@ -5,12 +5,18 @@ def fill_subject(apps, schema_editor):
     """Runs from before the columns: the subject their brief says they researched, else
     the case's (no correction existed before these columns)."""
     Run = apps.get_model("runs", "Run")
-    for run in Run.objects.select_related("case").only("state", "case").iterator():
-        brief = (run.state or {}).get("brief") or {}
+    for run in Run.objects.select_related("case").iterator():
+        brief = (run.state or {}).get("brief")
+        if brief and brief.get("subject"):
+            # A brief without a jurisdiction researched none, whatever the case says now.
+            subject = (brief["subject"], brief.get("subject_type"), brief.get("jurisdiction"))
+        else:
+            subject = (run.case.subject_name, run.case.subject_type, run.case.jurisdiction)
+        name, subject_type, jurisdiction = subject
         Run.objects.filter(pk=run.pk).update(
-            subject_name=(brief.get("subject") or run.case.subject_name)[:300],
-            subject_type=(brief.get("subject_type") or run.case.subject_type)[:16],
-            jurisdiction=(brief.get("jurisdiction") or run.case.jurisdiction or "")[:2],
+            subject_name=name[:300],
+            subject_type=(subject_type or run.case.subject_type)[:16],
+            jurisdiction=(jurisdiction or "")[:2],
         )
 
 
