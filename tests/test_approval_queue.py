@@ -610,3 +610,37 @@ def test_the_queue_reads_settled_conflicts_once_for_the_whole_page(
     paused_run(tenant, analyst, CONFLICT_SUBJECT)
     paused_run(tenant, analyst, CONFLICT_SUBJECT)
     assert queries_for_the_queue(3) == one
+
+
+@pytest.mark.parametrize("page", ["http://[", "/reviews/?" + "a=1&" * 1500])
+def test_a_page_address_that_does_not_parse_counts_as_no_filters(
+    client, tenant, analyst, reviewer, page
+):
+    item = approval_item(tenant, analyst)
+    response = client_for(client, reviewer).post(
+        decide_url(item),
+        {"decision": "approve", "reason": "Routine"},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL=page,
+    )
+    assert response.status_code == 200
+    assert 'id="queue-open-count" hx-swap-oob="true">0 open items · oldest first' in (
+        response.content.decode()
+    )
+
+
+def test_the_signoff_page_names_documents_its_run_never_read(client, tenant, analyst, reviewer):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    item = signoff_item(tenant, analyst)
+    late = SimpleUploadedFile(
+        "late_filing.txt", b"Directors: Jane Roe\n", content_type="text/plain"
+    )
+    client_for(client, analyst).post(
+        reverse("runs-case-attach-document", args=[item.case_id]), {"document": late}
+    )
+    page = client_for(client, reviewer).get(reverse("reviews-item", args=[item.pk]))
+    html = page.content.decode()
+    assert "Not read by this run: “late_filing.txt”, attached to the case after it started" in (
+        html
+    )

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from urllib.parse import urlsplit
 
+from django.core.exceptions import TooManyFieldsSent
 from django.http import HttpRequest, QueryDict
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -36,8 +37,13 @@ def item_for(request: HttpRequest, item_id: int, *kinds: str) -> ReviewItem:
 
 
 def shown_page_query(request: HtmxHttpRequest) -> QueryDict:
-    """The query string (the filters) of the page an htmx request was sent from."""
-    return QueryDict(urlsplit(request.htmx.current_url or "").query)
+    """The query string (the filters) of the page an htmx request was sent from. The header
+    is the client's word: one that does not parse counts as a page without filters, since
+    the action it came with has already been recorded."""
+    try:
+        return QueryDict(urlsplit(request.htmx.current_url or "").query)
+    except (ValueError, TooManyFieldsSent):
+        return QueryDict()
 
 
 def next_url(request: HttpRequest, default: str) -> str:
