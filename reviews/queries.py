@@ -31,6 +31,18 @@ def open_counts_for_nav(tenant: Tenant) -> dict[str, int]:
     return counts
 
 
+# Why an escalated run stopped, as the escalations queue names and filters it.
+ESCALATION_REASON_LABELS = {
+    "max_iterations": "Iteration limit",
+    "token_budget": "Token budget",
+    "cost_budget": "Cost budget",
+    "deadline": "Time limit",
+    "no_progress": "No progress",
+    "repeated_action": "Repeated action",
+    "policy_denied": "Policy denials",
+    "finish_proposed": "Unresolved conflict",
+}
+
 AGE_FILTERS = {
     "1h": ("Older than 1 hour", 3600),
     "4h": ("Older than 4 hours", 4 * 3600),

@@ -40,7 +40,13 @@ def clean_notes(value: str) -> str:
 def clean_jurisdiction(value: str) -> str:
     """Blank, or an ISO country code after upper-casing: "gb" is GB; "ßx" (SSX), "ÄÖ" and
     "XQ" are not."""
-    code = value.strip().upper()
+    code = value.strip()
+    # Checked before upper-casing: "ß".upper() is "SS", a code the user never typed.
+    if code and not code.isascii():
+        raise ValidationError(
+            "Use a two-letter country code such as GB, US or SG, or leave it blank."
+        )
+    code = code.upper()
     if code and not _COUNTRY_CODE.fullmatch(code):
         raise ValidationError(
             "Use a two-letter country code such as GB, US or SG, or leave it blank."

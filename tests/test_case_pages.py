@@ -198,7 +198,7 @@ def test_the_form_explains_a_bad_jurisdiction(client, analyst):
     assert not Case.objects.exists()
 
 
-@pytest.mark.parametrize("jurisdiction", ["ßx", "ÄÖ", "G1"])
+@pytest.mark.parametrize("jurisdiction", ["ßx", "ß", "ÄÖ", "G1"])
 def test_the_form_takes_only_two_ascii_letters_as_a_jurisdiction(client, analyst, jurisdiction):
     response = client_for(client, analyst).post(
         reverse("runs-case-new"),

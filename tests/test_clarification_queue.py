@@ -160,3 +160,12 @@ def test_an_htmx_answer_updates_the_count_in_the_header(client, tenant, analyst)
     )
     html = response.content.decode()
     assert 'id="questions-open-count" hx-swap-oob="true">0 open questions from the agent' in html
+
+
+def test_a_refused_second_answer_does_not_count_its_question_as_open(client, tenant, analyst):
+    item = question_item(tenant, analyst)
+    client_for(client, analyst)
+    client.post(answer_url(item), {"answer": NORTHWIND_GB})
+    refused = client.post(answer_url(item), {"answer_text": "Actually the Singapore one"})
+    assert refused.status_code == 409
+    assert 'id="questions-open-count">0 open questions' in refused.content.decode()

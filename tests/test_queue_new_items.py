@@ -68,3 +68,16 @@ def test_only_readers_of_a_queue_hear_of_it(client, tenant, analyst):
     bad = client.get(reverse("reviews-new-items", args=["questions"]), {"after": "x"})
     assert bad.status_code == 400
     assert ReviewItem.objects.filter(kind="escalation").exists()
+
+
+def test_an_unknown_escalation_reason_filters_nothing_as_on_the_page(
+    client, tenant, analyst, reviewer
+):
+    client_for(client, reviewer)
+    notice = reverse("reviews-new-items", args=["escalations"])
+    conflict_item(tenant, analyst)
+    assert (
+        "1 new escalation" in client.get(notice, {"after": 0, "reason": "bogus"}).content.decode()
+    )
+    known = client.get(notice, {"after": 0, "reason": "max_iterations"}).content.decode()
+    assert known.strip() == ""

@@ -32,6 +32,8 @@ def _render(request: HtmxHttpRequest, rows, *, query: str = "", status: int = 20
         "reviews/clarifications.html",
         {
             "rows": rows,
+            # A refused answer shows its question again, answered: it is not open.
+            "open_count": sum(1 for row in rows if row.is_open),
             "query": query,
             "filtered": bool(query),
             "can_answer": has_role(request.user, "analyst"),

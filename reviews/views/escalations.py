@@ -24,7 +24,7 @@ from reviews.actions import (
 )
 from reviews.forms import UNRESOLVABLE, CloseCaseForm, ExtendBudgetForm, ResolveConflictForm
 from reviews.models import HumanDecision, ReviewItem
-from reviews.queries import filter_queue, open_items
+from reviews.queries import ESCALATION_REASON_LABELS, filter_queue, open_items
 from reviews.views.common import REVIEWERS, HtmxHttpRequest, decisions_by_item, item_for, item_view
 from reviews.views.new_items import notice_context
 from runs.access import require_role, tenant_of
@@ -33,20 +33,10 @@ from runs.fragments import meters_for
 from runs.post_only import post_only
 
 KIND = ReviewItem.Kind.ESCALATION
-REASON_LABELS = {
-    "max_iterations": "Iteration limit",
-    "token_budget": "Token budget",
-    "cost_budget": "Cost budget",
-    "deadline": "Time limit",
-    "no_progress": "No progress",
-    "repeated_action": "Repeated action",
-    "policy_denied": "Policy denials",
-    "finish_proposed": "Unresolved conflict",
-}
 
 
 def reason_label(code: str) -> str:
-    return REASON_LABELS.get(code, code.replace("_", " ").capitalize())
+    return ESCALATION_REASON_LABELS.get(code, code.replace("_", " ").capitalize())
 
 
 @require_role(*REVIEWERS)
@@ -55,7 +45,7 @@ def escalations(request: HtmxHttpRequest) -> HttpResponse:
     reason = request.GET.get("reason", "")
     query = request.GET.get("q", "").strip()[:200]
     items = list(filter_queue(open_items(tenant_of(request), [KIND]), query=query)[:200])
-    if reason in REASON_LABELS:
+    if reason in ESCALATION_REASON_LABELS:
         items = [item for item in items if item.payload.get("reason") == reason]
     decisions = decisions_by_item(items)
     rows = [item_view(item, request.user, decisions=decisions) for item in items]
@@ -75,8 +65,8 @@ def escalations(request: HtmxHttpRequest) -> HttpResponse:
             "rows": rows,
             "query": query,
             "reason": reason,
-            "reasons": list(REASON_LABELS.items()),
-            "filtered": bool(query or reason in REASON_LABELS),
+            "reasons": list(ESCALATION_REASON_LABELS.items()),
+            "filtered": bool(query or reason in ESCALATION_REASON_LABELS),
             **notice_context(request, "escalations"),
         },
     )

@@ -109,6 +109,7 @@ def _item_page(
         "document": _document_to_read(item),
         "findings": _cited_findings(item),
         "review_rounds": review_rounds(item.payload.get("packet") or {}),
+        "documents_not_given": _documents_not_given(item),
     }
     return render(request, "reviews/item.html", context, status=status)
 
@@ -125,6 +126,16 @@ def _cited_findings(item: ReviewItem) -> list[dict]:
         for n, e in enumerate(evidence, start=1)
     }
     return cited_findings(item.payload.get("packet") or {}, numbered)
+
+
+def _documents_not_given(item: ReviewItem) -> list[Document]:
+    """The case's documents a packet's run was never given (attached after it started, and
+    not with an answer): nothing in the packet rests on them."""
+    if item.kind != ReviewItem.Kind.SIGNOFF:
+        return []
+    brief = (item.run.state or {}).get("brief") or {}
+    given = {str(d.get("document_id")) for d in brief.get("documents") or []}
+    return [d for d in item.case.documents.order_by("pk") if str(d.pk) not in given]
 
 
 def _document_to_read(item: ReviewItem) -> Document | None:
