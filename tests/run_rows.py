@@ -127,3 +127,18 @@ def add_tool_call(
         attempts=1,
         cost_usd=Decimal("0"),
     )
+
+
+def closed_and_signed_off_runs(case) -> tuple[Run, Run]:
+    """Two runs that ended packet_approved: one closed by a reviewer as it stood, one whose
+    packet was signed off."""
+    closed = make_run(
+        case,
+        status=Run.Status.COMPLETED,
+        termination_reason=Run.Reason.PACKET_APPROVED,
+        closed_by_reviewer=True,
+    )
+    signed = make_run(
+        case, status=Run.Status.COMPLETED, termination_reason=Run.Reason.PACKET_APPROVED
+    )
+    return closed, signed

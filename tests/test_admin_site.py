@@ -25,7 +25,14 @@ from runs.models import (
     ToolCall,
     TraceEvent,
 )
-from tests.run_rows import T0, add_events, add_observation, add_tool_call, make_run
+from tests.run_rows import (
+    T0,
+    add_events,
+    add_observation,
+    add_tool_call,
+    closed_and_signed_off_runs,
+    make_run,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -236,15 +243,7 @@ def test_a_superuser_manages_accounts_but_deletes_none(client, root, analyst):
 
 
 def test_the_admin_filters_cases_closed_as_they_stood_apart(client, admin_user, case):
-    closed = make_run(
-        case,
-        status=Run.Status.COMPLETED,
-        termination_reason=Run.Reason.PACKET_APPROVED,
-        closed_by_reviewer=True,
-    )
-    signed = make_run(
-        case, status=Run.Status.COMPLETED, termination_reason=Run.Reason.PACKET_APPROVED
-    )
+    closed, signed = closed_and_signed_off_runs(case)
     client.force_login(admin_user)
     page = client.get(changelist(Run), {"closed_by_reviewer__exact": "1"}).content.decode()
     assert f"/admin/runs/run/{closed.pk}/change/" in page

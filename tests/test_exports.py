@@ -12,7 +12,7 @@ from django.urls import reverse
 from runs.exports import CHUNK
 from runs.models import Run
 from tests.asgi_requests import served_by_asgi
-from tests.run_rows import T0, add_events, make_run, tool_step
+from tests.run_rows import T0, add_events, closed_and_signed_off_runs, make_run, tool_step
 
 pytestmark = pytest.mark.django_db
 
@@ -79,15 +79,7 @@ def test_jsonl_has_one_parseable_line_per_filtered_run(client, admin_user, case,
 
 
 def test_jsonl_tells_a_case_closed_as_it_stood_from_a_signed_off_packet(client, admin_user, case):
-    closed = make_run(
-        case,
-        status=Run.Status.COMPLETED,
-        termination_reason=Run.Reason.PACKET_APPROVED,
-        closed_by_reviewer=True,
-    )
-    signed = make_run(
-        case, status=Run.Status.COMPLETED, termination_reason=Run.Reason.PACKET_APPROVED
-    )
+    closed, signed = closed_and_signed_off_runs(case)
     client.force_login(admin_user)
     rows = [
         json.loads(line) for line in body(client.get(reverse("runs-export-jsonl"))).splitlines()
