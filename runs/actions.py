@@ -100,8 +100,7 @@ def do_correct_subject(
     nothing changed), and with `run_again` start a run that researches it as corrected."""
     # Locked as "Run again" locks it: a run started meanwhile is seen here, and refuses.
     case = Case.objects.select_for_update().get(pk=case.pk)
-    latest = Run.objects.filter(case=case).order_by("-id").first()
-    if latest is not None and not latest.is_terminal:
+    if case.run_in_progress():
         raise CaseBusy("A run of this case is in progress: its subject cannot change now.")
     changes = {
         name: {"before": getattr(case, name), "after": subject[name]}

@@ -78,6 +78,11 @@ class Case(models.Model):
     def __str__(self) -> str:
         return f"{self.subject_name} ({self.get_subject_type_display()})"
 
+    def run_in_progress(self) -> bool:
+        """Whether the case's newest run has yet to end (a run starts only after it has)."""
+        latest = Run.objects.latest_of(self.pk)
+        return latest is not None and not latest.is_terminal
+
 
 def document_upload_path(document: Document, filename: str) -> str:
     """Under the tenant and case, by content hash and a short safe form of the name (the
@@ -143,6 +148,10 @@ class CaseEdit(models.Model):
 class RunQuerySet(models.QuerySet):
     def for_tenant(self, tenant: Tenant) -> RunQuerySet:
         return self.filter(case__tenant=tenant)
+
+    def latest_of(self, case_id: int) -> Run | None:
+        """The case's newest run, read without its state (the biggest column)."""
+        return self.filter(case_id=case_id).defer("state").order_by("-id").first()
 
     def with_outcome(self, outcome: str) -> RunQuerySet:
         """Runs that ended with `outcome`: a reason code (packet_approved meaning a sign-off),

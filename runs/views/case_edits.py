@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods
 from runs.access import get_for_tenant, require_role, tenant_of
 from runs.actions import SUBJECT_FIELDS, CaseBusy, do_correct_subject
 from runs.forms import SubjectCorrectionForm
-from runs.models import Case, Run
+from runs.models import Case
 
 
 @require_role("analyst")
@@ -36,6 +36,5 @@ def case_correct(request: HttpRequest, case_id: int) -> HttpResponse:
     # A form bound to the case changes the instance as it validates: show the case as stored.
     case.refresh_from_db()
     status = 400 if form.is_bound else 200
-    latest = Run.objects.filter(case=case).order_by("-id").first()
-    context = {"case": case, "form": form, "busy": latest is not None and not latest.is_terminal}
+    context = {"case": case, "form": form, "busy": case.run_in_progress()}
     return render(request, "runs/case_correct.html", context, status=status)

@@ -290,8 +290,7 @@ def case_attach_document(request: HtmxHttpRequest, case_id: int) -> HttpResponse
         sensitive=form.cleaned_data["document_sensitive"],
         checked=form.checked_upload,
     )
-    latest = Run.objects.filter(case=case).order_by("-id").first()
-    if latest is None or latest.is_terminal:
+    if not case.run_in_progress():
         when = "Run the research again to read it."
     else:
         when = (
@@ -322,8 +321,7 @@ def case_rerun(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
         # Lock the case row first: a second "Run again" waits here until the first has
         # committed its run, then sees it as the latest run and is refused.
         case = get_for_tenant(Case.objects.select_for_update(), tenant, pk=case_id)
-        latest = Run.objects.filter(case=case).order_by("-id").first()
-        started = latest is None or latest.is_terminal
+        started = not case.run_in_progress()
         if started:
             do_start_run(case, request.user)
     url = reverse("runs-case-detail", kwargs={"case_id": case.pk})

@@ -83,7 +83,7 @@ def mark_sensitive(request: HttpRequest, case_id: int, document_id: int) -> Http
             document.case_id,
             request.user.get_username(),
         )
-    latest = Run.objects.filter(case_id=document.case_id).order_by("-id").first()
+    latest = Run.objects.latest_of(document.case_id)
     if latest is not None and f"extract:{document.pk}" in (latest.state or {}).get(
         "completed_steps", []
     ):
