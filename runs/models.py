@@ -298,6 +298,12 @@ class Run(models.Model):
     def is_terminal(self) -> bool:
         return self.status in self.TERMINAL_STATUSES
 
+    def documents_given(self) -> set[str]:
+        """Ids of the documents in the run's brief: those attached before it started, and
+        those it was given with an answer since."""
+        brief = (self.state or {}).get("brief") or {}
+        return {str(document["document_id"]) for document in brief.get("documents") or []}
+
     @property
     def waits_for_reviewer(self) -> bool:
         """A proposed packet or an escalation waits in a reviewer's queue: the run is theirs

@@ -133,8 +133,7 @@ def _documents_not_given(item: ReviewItem) -> list[Document]:
     not with an answer): nothing in the packet rests on them."""
     if item.kind != ReviewItem.Kind.SIGNOFF:
         return []
-    brief = (item.run.state or {}).get("brief") or {}
-    given = {str(d.get("document_id")) for d in brief.get("documents") or []}
+    given = item.run.documents_given()
     return [d for d in item.case.documents.order_by("pk") if str(d.pk) not in given]
 
 

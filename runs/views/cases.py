@@ -203,7 +203,7 @@ def case_page(
     is_analyst = has_role(request.user, "analyst")
     documents = _documents_with_downloads(case)
     if run is not None:
-        given = _documents_given_to(run)
+        given = run.documents_given()
         for document in documents:
             document.not_in_shown_run = str(document.pk) not in given
     context = {
@@ -268,12 +268,6 @@ def _subject_researched_if_other(run: Run, case: Case) -> dict | None:
         "subject_type": case.subject_type,
     }
     return researched if researched != now else None
-
-
-def _documents_given_to(run: Run) -> set[str]:
-    """The ids of the documents in the run's brief: those attached before it started."""
-    brief = (run.state or {}).get("brief") or {}
-    return {document["document_id"] for document in brief.get("documents", [])}
 
 
 @require_role("analyst")
