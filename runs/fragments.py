@@ -280,7 +280,7 @@ def group_steps(run_id: int, events: Iterable[TraceEvent]) -> list[StepView]:
             step.arguments = data.get("arguments") or step.arguments
             step.rationale = data.get("rationale_summary") or ""
             step.question = data.get("question") or ""
-        if event.type in ("model_decision", "model_failed"):  # both are paid model calls
+        if event.type in TraceEvent.MODEL_CALLS:
             usage = data.get("usage") or {}
             step.input_tokens += int(usage.get("input_tokens") or 0)
             step.output_tokens += int(usage.get("output_tokens") or 0)

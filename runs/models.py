@@ -354,6 +354,10 @@ class Observation(models.Model):
 
 
 class TraceEvent(models.Model):
+    # A model call is paid for whether its reply was a decision or unusable: both events
+    # carry its usage.
+    MODEL_CALLS = frozenset({"model_decision", "model_failed"})
+
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events", db_index=False)
     seq = models.PositiveIntegerField()
     step = models.PositiveIntegerField()

@@ -41,8 +41,6 @@ STATUS_AFTER = {
     "run_cancelled": "cancelled",
 }
 PAUSED_STATUSES = frozenset({"waiting_for_input", "awaiting_review"})
-# A model call is paid for whether its reply was a decision or unusable.
-MODEL_CALL_EVENTS = frozenset({"model_decision", "model_failed"})
 TONE = {
     "tool_succeeded": "ok",
     "finish_proposed": "ok",
@@ -236,7 +234,7 @@ class StateTracker:
             self.status = new_status
         if kind == "model_decision":
             out.append(("~", "iteration +1"))
-        if kind in MODEL_CALL_EVENTS:
+        if kind in TraceEvent.MODEL_CALLS:
             usage = data.get("usage") or {}
             tokens = int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
             if tokens:
@@ -357,7 +355,7 @@ def trace_page(run: Run, after: int = 0, limit: int | None = None) -> TracePage:
         data = event.data or {}
         if not step.title or event.type == "model_decision":
             step.title = _title(event)
-        if event.type in MODEL_CALL_EVENTS:
+        if event.type in TraceEvent.MODEL_CALLS:
             usage = data.get("usage") or {}
             step.tokens += int(usage.get("input_tokens") or 0) + int(
                 usage.get("output_tokens") or 0
