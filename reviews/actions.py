@@ -221,16 +221,32 @@ def _expect_kind(item: ReviewItem, *kinds: str) -> None:
         raise ReviewError(f"This is a {item.get_kind_display().lower()}, not that kind of item.")
 
 
-def do_decide_approval(item: ReviewItem, user, approve: bool, reason: str) -> HumanDecision:
+def do_decide_approval(
+    item: ReviewItem, user, approve: bool, reason: str, reasons_seen: int | None = None
+) -> HumanDecision:
+    """`reasons_seen`: how many reasons for the approval the reviewer's page showed. A
+    reason added since (a document marked sensitive, runs.actions.do_mark_sensitive) must
+    be read before the action is approved; a denial stands whatever was added."""
     _expect_kind(item, ReviewItem.Kind.APPROVAL)
     reason = _clean_reason(reason)
     action_id = item.payload.get("action_id") or item.key
+
+    def no_unseen_reasons(locked: ReviewItem) -> None:
+        reasons = locked.payload.get("reasons", [])
+        if approve and reasons_seen is not None and len(reasons) > reasons_seen:
+            raise ReviewError(
+                "Not approved: since this page was loaded, approval is also needed because "
+                + " ".join(reasons[reasons_seen:])
+                + " Read the request again, then decide."
+            )
+
     return _record(
         item,
         user,
         kind=HumanDecision.Kind.APPROVE if approve else HumanDecision.Kind.DENY,
         reason=reason,
         payload={"action_id": action_id, "approved": approve, "reason": reason},
+        precondition=no_unseen_reasons,
     )
 
 
@@ -325,11 +341,12 @@ def do_decide(
     approve: bool,
     reason: str,
     hit_dispositions: dict[str, str] | None = None,
+    reasons_seen: int | None = None,
 ) -> HumanDecision:
     """Approve/deny from the approval queue: a tool approval or a packet sign-off."""
     if item.kind == ReviewItem.Kind.SIGNOFF:
         return do_sign_off(item, user, approve, reason, hit_dispositions)
-    return do_decide_approval(item, user, approve, reason)
+    return do_decide_approval(item, user, approve, reason, reasons_seen)
 
 
 def do_answer_question(item: ReviewItem, user, text: str) -> HumanDecision:

@@ -74,6 +74,8 @@ class DecisionForm(HitDispositionsMixin, forms.Form):
         error_messages={"required": "A reason is required; it is recorded in the audit trail."},
         widget=forms.Textarea(attrs={"rows": 2}),
     )
+    # How many reasons for an approval the page showed (reviews.actions.do_decide_approval).
+    reasons_seen = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
 
     @property
     def approve(self) -> bool:

@@ -16,7 +16,7 @@ from atlas.runtime.state import (
     VersionBundle,
     new_state,
 )
-from reviews.models import HumanDecision
+from reviews.models import HumanDecision, ReviewItem
 from runs.dispatch import wake_worker
 from runs.execution import SCRIPTED_IN_SCENARIO, cancel_idle_run
 from runs.leases import claim_run, hold_here, release_lease, take_from_gone_worker
@@ -83,6 +83,36 @@ def do_open_case(
             case.delete()  # never started, nothing refers to it: the analyst simply retries
             raise
     return case
+
+
+@transaction.atomic
+def do_mark_sensitive(document: Document, user) -> list[ReviewItem]:
+    """Mark a document sensitive (there is no way back, on purpose). An approval already
+    waiting to extract it, requested for another reason, gains this one: the reviewer sees
+    it in the queue as on the item's page, and an approval given without seeing it is
+    refused (reviews.actions). Returns those approvals."""
+    marked = Document.objects.filter(pk=document.pk, sensitive=False).update(
+        sensitive=True, sensitive_marked_by=user, sensitive_marked_at=timezone.now()
+    )
+    if not marked:
+        return []
+    waiting = list(
+        ReviewItem.objects.select_for_update().filter(
+            case_id=document.case_id,
+            kind=ReviewItem.Kind.APPROVAL,
+            status=ReviewItem.Status.OPEN,
+            payload__tool_name="extract_uploaded_document",
+            payload__arguments__document_id=str(document.pk),
+        )
+    )
+    reason = (
+        f"Document {document.original_name} was marked sensitive by {user.get_username()} "
+        "after this approval was requested."
+    )
+    for item in waiting:
+        item.payload["reasons"] = [*item.payload.get("reasons", []), reason]
+        item.save(update_fields=["payload"])
+    return waiting
 
 
 class CaseBusy(Exception):

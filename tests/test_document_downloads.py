@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from reviews.actions import do_decide
 from reviews.models import ReviewItem
-from runs.actions import do_open_case, do_request_cancel, do_start_run
+from runs.actions import do_mark_sensitive, do_open_case, do_request_cancel, do_start_run
 from runs.execution import run_inline
 from runs.models import Case, Document, DocumentDownload, Run, TraceEvent
 from tests.case_rows import acme_case_with_document
@@ -265,6 +268,87 @@ def test_a_mark_made_while_a_run_is_under_way_holds_its_extraction_for_approval(
     assert TraceEvent.objects.filter(run=run, type="document_marked_sensitive").exists()
     page = client.get(reverse("runs-case-detail", args=[case.pk])).content.decode()
     assert "“statement.txt” was marked sensitive after the run started" in page
+
+
+def extraction_waiting_for_approval(tenant, analyst, reviewer) -> ReviewItem:
+    """A run whose extraction of its (unmarked) document waits for approval for its cost
+    alone: every other call over the threshold is approved on the way."""
+    tenant.approval_cost_threshold_usd = Decimal("0.025")  # extraction costs $0.03
+    tenant.save(update_fields=["approval_cost_threshold_usd"])
+    case = acme_case_with_document(
+        tenant, analyst, "statement.txt", b"IBAN: GB29 NWBK 6016 1331 9268 19\n"
+    )
+    run = run_inline(do_start_run(case, analyst, wake=False))
+    while True:
+        item = ReviewItem.objects.get(
+            run=run, kind=ReviewItem.Kind.APPROVAL, status=ReviewItem.Status.OPEN
+        )
+        if item.payload["tool_name"] == "extract_uploaded_document":
+            return item
+        do_decide(item, reviewer, True, "Screening is worth its cost.")
+        run = run_inline(run)
+
+
+# The tool reads the document on a helper thread, through its own connection.
+@pytest.mark.django_db(transaction=True)
+def test_a_mark_made_while_an_extraction_waits_for_approval_is_read_before_approving(
+    client, tenant, analyst, reviewer
+):
+    item = extraction_waiting_for_approval(tenant, analyst, reviewer)
+    assert (
+        len(item.payload["reasons"]) == 1
+        and "above the approval threshold" in (item.payload["reasons"][0])
+    )
+    queue = client_for(client, reviewer).get(reverse("reviews-queue")).content.decode()
+    assert 'name="reasons_seen" value="1"' in queue
+    document = item.case.documents.get()
+    response = client_for(client, analyst).post(
+        reverse("runs-document-mark-sensitive", args=[item.case_id, document.pk]), follow=True
+    )
+    assert "the approval waiting to extract it, requested before the mark, now says so" in (
+        response.content.decode()
+    )
+    item.refresh_from_db()
+    added = "Document statement.txt was marked sensitive by analyst after this approval"
+    assert added in item.payload["reasons"][1]
+    assert added in client_for(client, reviewer).get(reverse("reviews-queue")).content.decode()
+
+    # Approved from a page loaded before the mark: refused, the typed reason kept.
+    decide = reverse("reviews-decide", args=[item.pk])
+    form = {"decision": "approve", "reason": "Cheap enough.", "reasons_seen": "1"}
+    client_for(client, reviewer)
+    response = client.post(decide, form, headers={"HX-Request": "true"})
+    page = response.content.decode()  # the row again, with the error (htmx swaps 2xx only)
+    assert "Not approved: since this page was loaded, approval is also needed because " in page
+    assert 'value="Cheap enough."' in page and 'name="reasons_seen" value="2"' in page
+    item.refresh_from_db()
+    assert item.status == ReviewItem.Status.OPEN
+
+    response = client.post(decide, {**form, "reasons_seen": "2"}, headers={"HX-Request": "true"})
+    assert "Not approved" not in response.content.decode()
+    run = run_inline(Run.objects.get(pk=item.run_id))
+    types = list(TraceEvent.objects.filter(run=run).order_by("seq").values_list("type", flat=True))
+    granted = len(types) - 1 - types[::-1].index("approval_granted")
+    assert types[granted + 1 : granted + 4] == [
+        "run_resumed",
+        "document_marked_sensitive",
+        "tool_started",
+    ]
+    assert f"extract:{document.pk}" in run.state["completed_steps"]
+
+
+def test_a_denial_stands_whatever_was_added_since_the_page_was_loaded(
+    client, tenant, analyst, reviewer
+):
+    item = extraction_waiting_for_approval(tenant, analyst, reviewer)
+    do_mark_sensitive(item.case.documents.get(), analyst)
+    response = client_for(client, reviewer).post(
+        reverse("reviews-decide", args=[item.pk]),
+        {"decision": "deny", "reason": "Not needed.", "reasons_seen": "1"},
+    )
+    assert response.status_code == 302
+    item.refresh_from_db()
+    assert item.status == ReviewItem.Status.DECIDED
 
 
 # The tool reads the document on a helper thread, through its own connection.

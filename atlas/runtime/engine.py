@@ -36,7 +36,7 @@ from atlas.runtime.budgets import (
     shift_deadline,
 )
 from atlas.runtime.cancellation import AnyCancel
-from atlas.runtime.case_documents import documents_offered
+from atlas.runtime.case_documents import documents_offered, take_up_sensitive_marks
 from atlas.runtime.context import PROMPT_VERSION, ModelContext, build_context
 from atlas.runtime.decisions import (
     NEXT_ACTION_SCHEMA_VERSION,
@@ -189,6 +189,9 @@ class Runtime:
         if s.approved_action is not None:
             call = s.approved_action
             s.approved_action = None
+            if call.tool_name == "extract_uploaded_document":
+                # Marked while the approval waited: the trace says so before the read.
+                take_up_sensitive_marks(self.writer, s, buf, self.documents)
             s = run_tool(self, s, buf, call)
             return self.writer.commit(s, buf)
         s = self._model_iteration(s, buf)

@@ -258,6 +258,7 @@ def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
             form.approve,
             form.cleaned_data["reason"],
             form.hit_dispositions(),
+            form.cleaned_data["reasons_seen"],
         )
     except AlreadyDecided as problem:
         earlier = problem.decision

@@ -9,11 +9,11 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
 from runs.access import get_for_tenant, require_role, tenant_of
+from runs.actions import do_mark_sensitive
 from runs.models import Document, DocumentDownload, Run
 from runs.post_only import post_only
 from runs.uploads import download_name
@@ -73,10 +73,9 @@ def mark_sensitive(request: HttpRequest, case_id: int, document_id: int) -> Http
     in a run already under way too (it reads the mark when it asks to extract). There is
     no way back, on purpose."""
     document = _document_of(request, case_id, document_id)
+    waiting = []
     if not document.sensitive:
-        Document.objects.filter(pk=document.pk, sensitive=False).update(
-            sensitive=True, sensitive_marked_by=request.user, sensitive_marked_at=timezone.now()
-        )
+        waiting = do_mark_sensitive(document, request.user)
         logger.info(
             "Document %s of case %s marked sensitive by %s",
             document.pk,
@@ -90,6 +89,11 @@ def mark_sensitive(request: HttpRequest, case_id: int, document_id: int) -> Http
         when = (
             f"Run {latest.pk} read it before it was marked, without an approval, and its "
             "packet holds what it found; later runs need a reviewer's approval to extract it."
+        )
+    elif waiting:
+        when = (
+            "the approval waiting to extract it, requested before the mark, now says so; "
+            "a reviewer who approves it must have seen that."
         )
     elif latest is not None and not latest.is_terminal:
         when = "extracting it now needs a reviewer's approval, in the run under way too."
