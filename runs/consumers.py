@@ -203,14 +203,19 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
         decisions = None
         if run.newest_decision != self.decision_shown:
             decisions = fragments.decisions_context(run.case_id)
+        status_changed = signature != self.status_shown
+        notes = None
+        if fragments.changes_document_notes(events, stopped_now=run.is_terminal and status_changed):
+            notes = fragments.document_notes(run)
         frame = fragments.render_push(
             context,
             events,
             self.rendered_steps,
             step_events,
-            include_status=signature != self.status_shown,
+            include_status=status_changed,
             decisions=decisions,
             matched=matched,
+            notes=notes,
         )
         self.status_shown = signature
         if decisions is not None:

@@ -19,7 +19,7 @@ from django.template.loader import render_to_string
 
 from atlas.runtime.state import USER_STATUS
 from reviews.models import HumanDecision
-from runs.models import Run, TraceEvent
+from runs.models import Document, Run, TraceEvent
 
 DEFAULT_BUDGETS = {
     "max_iterations": 12,
@@ -507,12 +507,14 @@ def render_push(
     include_status: bool = True,
     decisions: dict[str, Any] | None = None,
     matched: dict[str, Any] | None = None,
+    notes: list[DocumentNote] | None = None,
 ) -> str:
     """One websocket frame: steps already on the page are replaced whole, new ones appended,
     then the meters, the cursor with the newest seq sent, the status and banner unless
     `include_status` is False (the caller knows they have not changed since its last push),
     and the decisions panel when `decisions` (a `decisions_context`) is given, and the
-    subject's matched entity when `matched` is given (see `resolves_the_subject`).
+    subject's matched entity when `matched` is given (see `resolves_the_subject`), and the
+    documents' notes when `notes` is given (see `changes_document_notes`).
 
     `step_events(step_numbers)` returns every event of those steps up to the newest one sent.
     """
@@ -531,8 +533,34 @@ def render_push(
             "include_status": include_status,
             "decisions_panel": decisions,
             "matched": matched,
+            "document_notes": notes or [],
         },
     )
+
+
+@dataclass(frozen=True)
+class DocumentNote:
+    """Whether one of the case's documents is missing from the run shown (attached after
+    it started and not given to it since)."""
+
+    pk: int
+    not_in_shown_run: bool
+
+
+def document_notes(run: Run) -> list[DocumentNote]:
+    """The note of each of the case's documents against `run`'s brief, read afresh."""
+    brief = Run.objects.values_list("state__brief__documents", flat=True).get(pk=run.pk) or []
+    given = {str(document["document_id"]) for document in brief}
+    return [
+        DocumentNote(pk, str(pk) not in given)
+        for pk in Document.objects.filter(case_id=run.case_id).values_list("pk", flat=True)
+    ]
+
+
+def changes_document_notes(events: Iterable[TraceEvent], stopped_now: bool) -> bool:
+    """Whether a push must bring the documents' notes: the run was given a document, or it
+    stopped (a document it was never given is then one it did not read)."""
+    return stopped_now or any(event.type == "document_added" for event in events)
 
 
 def resolves_the_subject(events: Iterable[TraceEvent]) -> bool:

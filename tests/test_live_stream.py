@@ -390,3 +390,55 @@ def test_a_cursor_no_column_holds_is_read_as_no_cursor(analyst, case):
 
     connected, frame = run_async(scenario)
     assert connected and f'id="run-{run.pk}-status"' in frame
+
+
+def test_a_documents_note_follows_the_run_without_a_reload(client, analyst, case):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.urls import reverse
+
+    from runs.actions import do_attach_document
+
+    run = make_run(case, state={"brief": {"documents": []}})
+    add_events(run, ("run_started", 0, {}))
+    given, unread = (
+        do_attach_document(case, SimpleUploadedFile(name, b"Director: Jane Roe\n"), user=analyst)
+        for name in ("minutes.txt", "register.txt")
+    )
+    client.force_login(analyst)
+    page = client.get(reverse("runs-case-detail", args=[case.pk])).content.decode()
+    assert page.count("it is given to the run with your next answer") == 2
+
+    def give_the_first_document() -> None:
+        with transaction.atomic():
+            run.refresh_from_db()
+            run.state = {"brief": {"documents": [{"document_id": str(given.pk)}]}}
+            run.save(update_fields=["state"])
+            commit_events(run, ("document_added", 1, {"document_id": str(given.pk)}))
+
+    def stop() -> None:
+        with transaction.atomic():
+            run.refresh_from_db()
+            run.status, run.termination_reason = "cancelled", "cancelled"
+            run.save(update_fields=["status", "termination_reason"])
+            commit_events(run, ("run_cancelled", 2, {}))
+
+    async def scenario():
+        socket = communicator(analyst, run, after=1)
+        assert (await socket.connect())[0]
+        frames = []
+        for change in (give_the_first_document, stop):
+            await database_sync_to_async(change)()
+            frames.append(await socket.receive_from(timeout=2))
+        await socket.disconnect()
+        return frames
+
+    added, stopped = run_async(scenario)
+    note = '<div id="document-{}-run-note" hx-swap-oob="true">{}</div>'
+    assert note.format(given.pk, "") in added
+    assert f'id="document-{unread.pk}-run-note" hx-swap-oob="true"><div' in added
+    assert note.format(given.pk, "") in stopped
+    unread_note = note.format(
+        unread.pk,
+        '<div class="small warn-text">Attached after this run started: not read by it.</div>',
+    )
+    assert unread_note in stopped
