@@ -23,6 +23,7 @@ from atlas.runtime.tools.builtin import (
     screen_sanctions,
     search_adverse_media,
 )
+from atlas.runtime.tools.prose_directors import directors_in_prose
 from atlas.runtime.tools.registry import ToolRegistry, default_registry
 from atlas.runtime.tools.schemas import (
     ExtractDocumentArgs,
@@ -134,6 +135,39 @@ def test_a_document_is_read_by_its_checked_type_not_by_its_name(make_state):
     text = b"Company: Acme Analytics Ltd\nDirectors: Jane Roe\n"
     _, result = _extracted(make_state, "minutes.pdf", "text/plain", text)
     assert result.fields["directors"] == ["Jane Roe"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "names"),
+    [
+        ("The company's director is Irina Sokolova.", ["Irina Sokolova"]),
+        ("Its directors are Jane Roe and John Doe, both British.", ["Jane Roe", "John Doe"]),
+        ("The directors are A. Ng, Irina Sokolova and Pavel Orlov.", []),
+        ("Its sole director remains Ludwig van Beethoven; he owns it.", ["Ludwig van Beethoven"]),
+        ("The managing director is Łukasz Żak (since 2019).", ["Łukasz Żak"]),
+        ("The director is Irina Sokolova, who joined in 2019.", ["Irina Sokolova"]),
+        ("The director is expected to resign.", []),
+        ("Directors are listed below.", []),
+        ("The director was John Smith until 2020.", []),
+        ("The former director is John Smith.", []),
+        ("Our director is John.", []),
+    ],
+)
+def test_directors_named_in_a_sentence_are_read_and_nothing_else_is(sentence, names):
+    assert directors_in_prose(sentence) == names
+
+
+def test_a_document_naming_directors_in_prose_raises_the_conflict_with_the_registry(
+    make_runtime, make_state
+):
+    # Directors count only from a document that names the company it is about.
+    text = b"Company: Acme Analytics Ltd\nThe company's director is Irina Sokolova; she signs.\n"
+    documents, result = _extracted(make_state, "board note.txt", "text/plain", text, "doc-board")
+    assert result.fields["directors"] == ["Irina Sokolova"]
+    doc = AttachedDocument(document_id="doc-board", name="board note.txt")
+    state = run(make_runtime(documents=documents), make_state(documents=[doc]))
+    (conflict,) = [c for c in state.conflicts if c.fact == "directors"]
+    assert {v.value for v in conflict.values} == {"Sarah Linden, Tom Becker", "Irina Sokolova"}
 
 
 def test_redaction_keeps_the_labels_and_hides_the_values():

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from atlas.runtime.tools.base import ToolSpec
 from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 
-TOOLSET_VERSION = "atlas-tools/1"
+TOOLSET_VERSION = "atlas-tools/2"  # 2: a document's directors are read from sentences too
 
 
 class ToolRegistry:

@@ -1,0 +1,51 @@
+"""Directors a document names in a sentence ("The company's director is Irina Sokolova.",
+"Its directors are Jane Roe and John Doe."), besides the "Directors: ..." lines.
+
+Deliberately narrow: a sentence that says who the director or directors *are* now (is,
+are, remains, remain; not was, and not a former or previous director), followed by names
+written as names (two to four words, each capitalised, with the usual lower-case
+particles). A sentence that does not say it that way is left alone: a wrong director would
+be screened and could raise a false conflict, where a missed one shows as a document read
+without directors.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LEAD_IN = re.compile(
+    r"(?i:\b(?:sole\s+|managing\s+|only\s+)?directors?\s+(?:is|are|remains?)\s+)"
+    r"(?P<names>[^.;:\n()]+)"
+)
+_SEPARATORS = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*")
+_PARTICLES = {"de", "del", "der", "van", "von", "da", "di", "du", "la", "le", "bin", "al"}
+_WORD = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*")
+MAX_NAME_WORDS = 4
+_NOT_CURRENT = re.compile(r"(?i)\b(?:former|previous|outgoing|late|ex)[\s-]+$")
+
+
+def directors_in_prose(text: str) -> list[str]:
+    """Names said to be the subject's directors, in order, each once."""
+    names: list[str] = []
+    for match in _LEAD_IN.finditer(text):
+        if _NOT_CURRENT.search(text[max(0, match.start() - 12) : match.start()]):
+            continue
+        # The names that open the clause: "Jane Roe and John Doe, both British" gives two;
+        # "is expected to resign" or "are listed below", none.
+        for part in _SEPARATORS.split(match["names"].strip()):
+            if not _looks_like_a_name(part):
+                break
+            names.append(part)
+    return list(dict.fromkeys(names))
+
+
+def _looks_like_a_name(text: str) -> bool:
+    words = text.split()
+    if not 2 <= len(words) <= MAX_NAME_WORDS:
+        return False
+    for word in words:
+        if word in _PARTICLES:
+            continue
+        if not _WORD.fullmatch(word) or not word[0].isupper():
+            return False
+    return words[0] not in _PARTICLES and words[-1] not in _PARTICLES
