@@ -12,6 +12,7 @@ from atlas.runtime.state import (
     Signal,
 )
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
+from atlas.runtime.world.normalize import normalize_text
 
 # What only the runtime writes in a packet: a proposed finish cannot set it.
 RUNTIME_ONLY_PACKET_FIELDS = {
@@ -49,7 +50,12 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
                     f"Finding {index} cites {evidence_id}, which is not evidence this run has read."
                 )
     if "screen_sanctions" not in s.completed_steps:
-        errors.append("Sanctions screening has not been done.")
+        errors.append(
+            "The subject has not been screened against the sanctions lists (by its entity_id "
+            "or by its own name; a screen of another name does not count)."
+        )
+    errors += _entity_errors(s, packet)
+    errors += _sanctions_result_errors(s, packet)
     signals = {signal for item in s.evidence for signal in item.signals}
     if packet.risk_rating == "unrated":
         errors.append("Rate the risk low, medium or high.")
@@ -64,12 +70,52 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
             "The subject is not matched to a registry entity, so it was screened by name "
             "only: that rules out a low risk rating."
         )
+    if "search_adverse_media" not in s.completed_steps and packet.risk_rating == "low":
+        errors.append("Adverse media has not been searched: that rules out a low risk rating.")
     if unscreened_directors(s) and packet.risk_rating == "low":
         errors.append(
             "Not every director of the subject has been screened against the sanctions "
             "lists (see directors_to_screen): that rules out a low risk rating."
         )
     return errors
+
+
+def _entity_errors(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
+    """The packet's entity must be the one the run matched the subject to, if any."""
+    named = (packet.selected_entity or "").strip()
+    entity = s.selected_entity
+    if not named:
+        return []
+    if entity is None:
+        return [
+            f"The packet names the entity “{named}”, but the run has not matched the subject "
+            "to a registry entity: leave selected_entity empty, or resolve the subject first."
+        ]
+    if entity.entity_id in named or normalize_text(entity.name) in normalize_text(named):
+        return []
+    return [
+        f"The packet names the entity “{named}”, but the run matched the subject to "
+        f"{entity.name} [{entity.entity_id}]."
+    ]
+
+
+def _sanctions_result_errors(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
+    """The packet's sanctions result names the list of every hit the run recorded: a
+    result that reads "no hits" beside a recorded hit is not a reviewer's to catch."""
+    written = packet.sanctions_result.casefold()
+    unnamed = sorted(
+        {
+            hit.source_label or hit.source_id
+            for hit in s.sanctions_hits()
+            if (hit.source_label or hit.source_id).casefold() not in written
+        }
+    )
+    if not unnamed:
+        return []
+    return [
+        "The sanctions result must name the list of every sanctions hit this run recorded; "
+        f"it does not name {', '.join(unnamed)}."
+    ]
 
 
 def packet_fingerprint(packet: DueDiligencePacket) -> str:

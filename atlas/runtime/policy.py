@@ -15,7 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from atlas.runtime.state import AtlasState
 from atlas.runtime.tools.base import ToolSpec
 
-POLICY_VERSION = "atlas-policy/2"  # 2: a document marked sensitive during a run counts
+# 2: a document marked sensitive during a run counts. 3: a finish rests on the subject's own
+# screen, names the matched entity and every hit's list, and is not low risk unsearched.
+POLICY_VERSION = "atlas-policy/3"
 
 
 class TenantPolicy(BaseModel):

@@ -68,7 +68,10 @@ def apply_in_place(
     elif tool == "screen_sanctions":
         director = screened_director(new, args)
         _apply_sanctions(new, result, step, now, director=director)
-        _complete(new, director_step(director) if director else "screen_sanctions")
+        if director:
+            _complete(new, director_step(director))
+        elif screens_the_subject(new, args):
+            _complete(new, "screen_sanctions")
     elif tool == "search_adverse_media":
         _apply_media(new, result, step, now)
         _complete(new, "search_adverse_media")
@@ -76,6 +79,17 @@ def apply_in_place(
         _apply_document(new, result, step, now)
         _complete(new, f"extract:{args.get('document_id', result.get('document_id'))}")
     _detect_conflicts(new)
+
+
+def screens_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:
+    """Whether a screen is of the subject: by the matched entity's id, or by a name that
+    is the subject's (as the case gives it, or as the registry does). A screen of anyone
+    else is kept as evidence but does not stand for the subject's screening."""
+    entity = state.selected_entity
+    if arguments.get("entity_id"):
+        return entity is not None and arguments["entity_id"] == entity.entity_id
+    names = [state.brief.subject, *([entity.name] if entity else [])]
+    return any(name_score(arguments.get("name") or "", n) >= STRONG_MATCH for n in names)
 
 
 def _complete(state: AtlasState, step_name: str) -> None:

@@ -344,9 +344,17 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
     open_conflicts = [c for c in p["conflicts"] if c["status"] != "resolved"]
     if hits:
         risk = "high"
-    elif adverse or pep or open_conflicts or selected is None or p.get("directors_to_screen"):
+    elif (
+        adverse
+        or pep
+        or open_conflicts
+        or selected is None
+        or p.get("directors_to_screen")
+        or "search_adverse_media" not in p["completed_steps"]
+    ):
         # Unmatched, the subject was screened by name only; with a director unscreened, not
-        # everyone was screened: neither is enough to call it low.
+        # everyone was screened; with no media search, nobody looked: none is enough to
+        # call it low.
         risk = "medium"
     else:
         risk = "low"

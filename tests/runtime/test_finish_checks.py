@@ -1,0 +1,91 @@
+"""A finish the runtime refuses however it is worded: the packet must rest on what this run
+recorded (who was screened, which entity was matched, which hits were found)."""
+
+from __future__ import annotations
+
+from runtime_helpers import call, events_of, run
+
+
+def finish(risk: str, *, entity: str | None = None, sanctions: str, cite: str) -> dict:
+    return {
+        "kind": "finish",
+        "packet": {
+            "subject": "Dmitry Wolkow",
+            "selected_entity": entity,
+            "risk_rating": risk,
+            "findings": [{"claim": "Registry record found.", "evidence_ids": [cite]}],
+            "sanctions_result": sanctions,
+            "adverse_media_summary": "None found.",
+        },
+    }
+
+
+def first_refusal(store, state) -> list[str]:
+    return events_of(store, state, "final_rejected")[0].data["errors"]
+
+
+def test_screening_someone_else_does_not_stand_for_screening_the_subject(
+    make_runtime, make_state, store
+):
+    turns = [
+        call("resolve_entity", name="Dmitry Wolkow", entity_type="person"),
+        call("screen_sanctions", name="Jane Unrelated Doe"),
+        call("search_adverse_media", query="Dmitry Wolkow"),
+        finish("low", sanctions="No hits.", cite="pe-dmitri-volkov"),
+    ]
+    state = run(
+        make_runtime(turns=turns),
+        make_state("Dmitry Wolkow", subject_type="person", jurisdiction=None),
+    )
+    assert "screen_sanctions" in state.completed_steps  # the playbook screened the subject after
+    errors = first_refusal(store, state)
+    assert any(
+        e.startswith("The subject has not been screened against the sanctions") for e in errors
+    )
+    # Once the subject is screened, its hit makes the packet high risk.
+    assert state.proposed_packet.risk_rating == "high"
+
+
+def test_a_packet_must_name_every_hit_and_the_entity_the_run_matched(
+    make_runtime, make_state, store
+):
+    turns = [
+        call("resolve_entity", name="Dmitry Wolkow", entity_type="person"),
+        call("screen_sanctions", entity_id="pe-dmitri-volkov"),
+        call("search_adverse_media", query="Dmitry Wolkow"),
+        finish(
+            "high",
+            entity="Acme Analytics Ltd [co-acme-analytics-gb]",
+            sanctions="No sanctions hits.",
+            cite="pe-dmitri-volkov",
+        ),
+    ]
+    state = run(
+        make_runtime(turns=turns),
+        make_state("Dmitry Wolkow", subject_type="person", jurisdiction=None),
+    )
+    errors = first_refusal(store, state)
+    assert (
+        "The packet names the entity “Acme Analytics Ltd [co-acme-analytics-gb]”, but the run "
+        "matched the subject to Dmitri Volkov [pe-dmitri-volkov]." in errors
+    )
+    assert (
+        "The sanctions result must name the list of every sanctions hit this run recorded; "
+        "it does not name Synthetic OFAC SDN, Synthetic UK HMT Consolidated." in errors
+    )
+    assert state.status == "awaiting_review"
+    assert "Synthetic OFAC SDN" in state.proposed_packet.sanctions_result
+
+
+def test_without_a_media_search_a_packet_cannot_be_low_risk(make_runtime, make_state, store):
+    turns = [
+        call("resolve_entity", name="Acme Analytics", jurisdiction="GB", entity_type="company"),
+        call("screen_sanctions", entity_id="co-acme-analytics-gb"),
+        call("screen_sanctions", name="Sarah Linden"),
+        call("screen_sanctions", name="Tom Becker"),
+        finish("low", sanctions="No hits.", cite="co-acme-analytics-gb"),
+    ]
+    state = run(make_runtime(turns=turns), make_state())
+    assert first_refusal(store, state) == [
+        "Adverse media has not been searched: that rules out a low risk rating."
+    ]
