@@ -9,6 +9,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from django.conf import settings
+
+from atlas.runtime.adapters.openai import PriceTable
 from atlas.runtime.engine import Runtime, build_runtime, drive
 from atlas.runtime.humans import HumanInput, HumanInputRejected, parse_human_input
 from atlas.runtime.memory import MemoryCancelSignal, SystemClock
@@ -63,7 +66,22 @@ def runtime_for(run: Run, cancel: CancelSignal) -> Runtime:
             approval_cost_threshold_usd=tenant.approval_cost_threshold_usd,
             forbidden_tools=list(tenant.forbidden_tools or []),
         ),
+        openai_options=openai_options(),
     )
+
+
+def openai_options() -> dict:
+    """The OpenAI-compatible endpoint's address, key, time limit and prices, as configured
+    (an unset address or key falls back to the standard environment variables)."""
+    return {
+        "base_url": settings.OPENAI_BASE_URL or None,
+        "api_key": settings.OPENAI_API_KEY or None,
+        "timeout_seconds": settings.OPENAI_TIMEOUT_SECONDS,
+        "prices": PriceTable(
+            input_per_1k=settings.OPENAI_PRICE_INPUT_PER_1K_USD,
+            output_per_1k=settings.OPENAI_PRICE_OUTPUT_PER_1K_USD,
+        ),
+    }
 
 
 def human_input_from(decision: HumanDecision) -> HumanInput:

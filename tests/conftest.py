@@ -13,6 +13,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from runs.models import Case, Membership, Tenant
+from tests.fake_chat_server import FakeChatServer
 from tests.live_server import (
     _atlas_server_stopped_at_end,  # noqa: F401 (a session fixture)
     end_other_sessions,
@@ -178,3 +179,13 @@ def pytest_collection_modifyitems(items):
     # Browser tests run last: Playwright's sync API leaves an event loop on the main thread,
     # and async_to_sync in any later test would refuse to run beside it.
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
+@pytest.fixture
+def server():
+    """A local OpenAI-compatible chat-completions endpoint."""
+    fake = FakeChatServer()
+    fake.thread.start()
+    yield fake
+    fake.httpd.shutdown()
+    fake.httpd.server_close()

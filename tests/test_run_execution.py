@@ -334,3 +334,33 @@ def test_a_run_a_worker_holds_is_not_driven_here_too(tenant, analyst):
         run_inline(run)
     run.refresh_from_db()
     assert (run.status, run.lease_owner, run.last_seq) == ("queued", "worker-x", 0)
+
+
+def test_a_run_on_a_hosted_model_is_charged_at_the_configured_prices(
+    server, settings, tenant, analyst
+):
+    from decimal import Decimal
+
+    settings.OPENAI_BASE_URL = server.base_url
+    settings.OPENAI_API_KEY = "sk-configured"
+    settings.OPENAI_PRICE_INPUT_PER_1K_USD = Decimal("0.01")
+    settings.OPENAI_PRICE_OUTPUT_PER_1K_USD = Decimal("0.03")
+    resolve = {
+        "kind": "call_tool",
+        "tool_name": "resolve_entity",
+        "arguments": {"name": "Acme Analytics", "jurisdiction": "GB"},
+        "rationale_summary": "Identify the subject.",
+    }
+    server.responses = [
+        server.completion(resolve, prompt_tokens=1000, completion_tokens=100),
+        *[server.completion("Not JSON.", prompt_tokens=1, completion_tokens=1)] * 5,
+    ]
+    case = _case(tenant, analyst, "Acme Analytics Ltd", jurisdiction="GB")
+    run = do_start_run(case, analyst, model_name="openai:gpt-test", wake=False)
+    run = run_inline(run)  # then replies that are not JSON, until the model-error limit
+    assert server.headers[0]["Authorization"] == "Bearer sk-configured"
+    decision = run.events.get(type="model_decision").data
+    # 1,000 tokens in at $0.01 per 1,000, 100 out at $0.03 per 1,000.
+    assert decision["usage"]["cost_usd"] == "0.013000"
+    assert Decimal(run.state["model_cost_usd"]) >= Decimal("0.013")
+    assert run.cost_usd >= Decimal("0.013") + Decimal("0.01")  # the model, then the tool

@@ -455,8 +455,10 @@ def _charge(s: AtlasState, usage: Usage) -> None:
 # ---------------------------------------------------------------------- building runs
 
 
-def make_model(spec: Any, *, price_table: Any = None) -> DecisionMaker:
-    """ "playbook" | "scripted:FILE" | "openai:MODEL" | ScriptedModelSpec | a DecisionMaker."""
+def make_model(spec: Any, *, openai_options: dict[str, Any] | None = None) -> DecisionMaker:
+    """ "playbook" | "scripted:FILE" | "openai:MODEL" | ScriptedModelSpec | a DecisionMaker.
+    `openai_options` are OpenAIChatModel's keyword arguments (endpoint, key, time limit,
+    prices) for an "openai:MODEL" spec."""
     from atlas.runtime.adapters.openai import OpenAIChatModel
     from atlas.runtime.adapters.scripted import ScriptedModel
 
@@ -468,7 +470,7 @@ def make_model(spec: Any, *, price_table: Any = None) -> DecisionMaker:
         if spec.startswith("scripted:"):
             return ScriptedModel.from_file(spec.split(":", 1)[1])
         if spec.startswith("openai:") and spec.split(":", 1)[1]:
-            return OpenAIChatModel(spec.split(":", 1)[1], prices=price_table)
+            return OpenAIChatModel(spec.split(":", 1)[1], **(openai_options or {}))
         raise ValueError(f"unknown model {spec!r}: use playbook, scripted:FILE or openai:MODEL")
     if hasattr(spec, "decide"):
         return spec
@@ -487,7 +489,7 @@ def build_runtime(
     registry: ToolRegistry | None = None,
     world: World | None = None,
     listeners: Sequence[EventListener] = (),
-    price_table: Any = None,
+    openai_options: dict[str, Any] | None = None,
     retry_backoff_seconds: float = 0.05,
 ) -> Runtime:
     """Build a Runtime from a model spec: "playbook", "scripted:FILE", "openai:MODEL"
@@ -496,7 +498,7 @@ def build_runtime(
     that event is recorded."""
     spec = model if model is not None else (scenario.model if scenario is not None else "playbook")
     runtime = Runtime(
-        make_model(spec, price_table=price_table),
+        make_model(spec, openai_options=openai_options),
         registry=registry,
         tenant_policy=tenant_policy,
         store=store,

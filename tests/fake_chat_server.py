@@ -1,0 +1,101 @@
+"""A real local HTTP server speaking the OpenAI chat-completions protocol, for tests."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+NO_USAGE = object()
+
+
+class FakeChatServer:
+    """Answers /v1/chat/completions from a queue of (status, body) responses."""
+
+    def __init__(self) -> None:
+        self.responses: list[tuple[int, dict]] = []
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        self.connections: list[tuple[str, int]] = []  # client address of each request
+        self.drop_after_response = False
+        self.delay_seconds = 0.0  # before answering, as a slow endpoint would
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keeps connections open, as real endpoints do
+
+            def do_POST(self):  # noqa: N802 - http.server's naming
+                server.connections.append(self.client_address)
+                length = int(self.headers["Content-Length"])
+                request = json.loads(self.rfile.read(length))
+                server.requests.append(request)
+                server.headers.append(dict(self.headers))
+                time.sleep(server.delay_seconds)
+                refusal = _schema_refusal(request)
+                if refusal:
+                    status, body = 400, {"error": {"message": refusal, "type": "invalid_request"}}
+                else:
+                    status, body = (
+                        server.responses.pop(0) if server.responses else (500, {"error": "empty"})
+                    )
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                try:
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client stopped waiting (a timeout, a cancel)
+                if server.drop_after_response:
+                    self.close_connection = True
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def completion(
+        self, content: dict | str, prompt_tokens: int = 1200, completion_tokens: int = 80
+    ):
+        usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+        return self.completion_reporting(content, usage)
+
+    def completion_reporting(self, content: dict | str, usage: object = NO_USAGE):
+        """A completion whose `usage` is whatever the endpoint sent, or left out."""
+        text = content if isinstance(content, str) else json.dumps(content)
+        body = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+        if usage is not NO_USAGE:
+            body["usage"] = usage
+        return 200, body
+
+
+def _schema_refusal(request: dict) -> str | None:
+    """Why the real API would refuse the request's response schema, if it would: its root
+    must be an object, not a union of objects."""
+    schema = request.get("response_format", {}).get("json_schema", {}).get("schema", {})
+    if schema.get("type") != "object" or {"anyOf", "oneOf", "allOf"} & set(schema):
+        return "Invalid schema for response_format 'NextAction': the root must be an object"
+    return None
