@@ -91,6 +91,11 @@ def test_same_name_people_are_told_apart_by_their_facts_and_an_answer_by_one_is_
         ("the American one", "co-northwind-us"),
         ("British", "co-northwind-gb"),
         ("co-northwind-gb", "co-northwind-gb"),
+        # Ordinary words are not country codes, and a country ruled out is not picked.
+        ("Please check the Singapore one for us", "co-northwind-sg"),
+        ("Not the UK one, the Singapore one", "co-northwind-sg"),
+        ("SG, not GB", "co-northwind-sg"),
+        ("It isn't the American one; it is the British one", "co-northwind-gb"),
     ],
 )
 def test_an_answer_in_the_analysts_words_picks_the_candidate(
@@ -99,6 +104,31 @@ def test_an_answer_in_the_analysts_words_picks_the_candidate(
     runtime = make_runtime()
     state = _answer(runtime, run(runtime, make_state("Northwind Trading", jurisdiction=None)), text)
     assert state.termination_reason == "finish_proposed"
+    assert state.selected_entity.entity_id == entity_id
+
+
+@pytest.mark.parametrize("text", ["not GB", "SG or US, not sure", "not the UK one"])
+def test_an_answer_that_only_rules_out_some_of_three_is_asked_again(make_runtime, make_state, text):
+    runtime = make_runtime()
+    state = _answer(runtime, run(runtime, make_state("Northwind Trading", jurisdiction=None)), text)
+    assert state.status == "waiting_for_input"
+    assert state.selected_entity is None
+
+
+@pytest.mark.parametrize(
+    ("text", "entity_id"),
+    [
+        ("Let us go with the one born 1965", "pe-john-smith-gb"),
+        ("not the US one", "pe-john-smith-gb"),
+        ("Not GB", "pe-john-smith-us"),
+    ],
+)
+def test_an_answer_about_same_name_people_picks_the_one_it_means(
+    make_runtime, make_state, text, entity_id
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state("John Smith", jurisdiction=None, subject_type="person"))
+    state = _answer(runtime, state, text)
     assert state.selected_entity.entity_id == entity_id
 
 

@@ -13,9 +13,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-import pycountry
-from rapidfuzz import fuzz
-
+from atlas.runtime.adapters.answers import candidate_from_answer
 from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.budgets import estimate_tokens
 from atlas.runtime.context import ModelContext
@@ -33,37 +31,6 @@ from atlas.runtime.directors import screenable
 from atlas.runtime.state import Signal, candidate_label
 
 MAX_FINDINGS = 12
-# What analysts call a country other than by its ISO code or its name: the common short
-# forms and the adjectives of the jurisdictions the registry covers.
-COUNTRY_WORDS = {
-    "uk": "GB",
-    "britain": "GB",
-    "british": "GB",
-    "england": "GB",
-    "english": "GB",
-    "usa": "US",
-    "america": "US",
-    "american": "US",
-    "singaporean": "SG",
-    "german": "DE",
-    "irish": "IE",
-    "canadian": "CA",
-    "dutch": "NL",
-    "holland": "NL",
-    "indian": "IN",
-    "lithuanian": "LT",
-    "swiss": "CH",
-    "emirati": "AE",
-    "uae": "AE",
-    "australian": "AU",
-    "norwegian": "NO",
-    "chilean": "CL",
-    "japanese": "JP",
-    "austrian": "AT",
-    "panamanian": "PA",
-    "russian": "RU",
-    "nigerian": "NG",
-}
 
 
 class Playbook:
@@ -103,7 +70,7 @@ class Playbook:
                     ),
                     "Identify the subject in the registry first.",
                 )
-            chosen = _candidate_from_answer(p, candidates)
+            chosen = candidate_from_answer(p, candidates)
             if chosen is not None:
                 args = _without_none(
                     name=chosen["name"],
@@ -242,55 +209,6 @@ def _denied(p: dict[str, Any], tool: str, args: dict[str, Any]) -> bool:
 
 def _already_tried(p: dict[str, Any], tool: str, args: dict[str, Any]) -> bool:
     return any(a["tool"] == tool and a["arguments"] == args for a in p.get("executed_actions", []))
-
-
-def _candidate_from_answer(
-    p: dict[str, Any], candidates: list[dict[str, Any]]
-) -> dict[str, Any] | None:
-    if not p["answered_questions"] or not candidates:
-        return None
-    answer = p["answered_questions"][-1].get("answer", "")
-    for c in candidates:
-        if c["entity_id"].lower() in answer.lower():
-            return c
-    for c in candidates:
-        number = c.get("registration_number")
-        if number and number.lower() in answer.lower():
-            return c
-    codes = set(re.findall(r"\b[A-Z]{2}\b", answer.upper()))
-    codes |= {code for word, code in COUNTRY_WORDS.items() if word in _words(answer)}
-    by_code = [c for c in candidates if c["jurisdiction"] in codes]
-    if len(by_code) == 1:
-        return by_code[0]
-    by_country = [c for c in candidates if _names_country(answer, c["jurisdiction"])]
-    if len(by_country) == 1:
-        return by_country[0]
-    # "the one born 1965": a word of the answer that only one candidate's facts contain.
-    answer_words = _words(answer)
-    by_fact = []
-    for c in candidates:
-        others = set().union(*(_words(o.get("details", "")) for o in candidates if o is not c))
-        if answer_words & (_words(c.get("details", "")) - others):
-            by_fact.append(c)
-    if len(by_fact) == 1:
-        return by_fact[0]
-    best = max(candidates, key=lambda c: fuzz.token_set_ratio(answer, candidate_label(c)))
-    if fuzz.token_set_ratio(answer, candidate_label(best)) >= 80:
-        return best
-    return None
-
-
-def _names_country(answer: str, code: str) -> bool:
-    """Whether the answer names the country of `code` ("the Singapore one")."""
-    country = pycountry.countries.get(alpha_2=code)
-    if country is None:
-        return False
-    names = {
-        getattr(country, attribute, None) for attribute in ("name", "common_name", "official_name")
-    }
-    return any(
-        re.search(rf"\b{re.escape(name)}\b", answer, re.IGNORECASE) for name in names if name
-    )
 
 
 def sanctions_summary(screenings: list[dict[str, Any]]) -> str:
