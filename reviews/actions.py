@@ -306,6 +306,14 @@ def _disposed_hits(item: ReviewItem, hit_dispositions: dict[str, str] | None) ->
     """`hit_dispositions`, refused unless it covers every sanctions hit of the item."""
     hit_dispositions = hit_dispositions or {}
     hits = sanctions_hits_of(item)
+    known = {hit["evidence_id"] for hit in hits}
+    # The run refuses a disposition of anything else; refused here, nothing is recorded.
+    unknown = sorted(set(hit_dispositions) - known)
+    if unknown:
+        raise ReviewError(
+            f"Not a sanctions hit of this run: {', '.join(unknown)}. Reload the page and "
+            "mark the hits it lists."
+        )
     missing = [hit["claim"] for hit in hits if hit["evidence_id"] not in hit_dispositions]
     if missing:
         raise ReviewError(f"{DISPOSE_OF_EVERY_HIT} ({len(missing)} of {len(hits)} not marked yet).")

@@ -13,7 +13,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState
-from reviews.models import ReviewItem
+from reviews.models import HumanDecision, ReviewItem
+from runs.numbers import whole_number
 
 
 def _conflict_payload(state: AtlasState) -> list[dict]:
@@ -137,3 +138,21 @@ def sync_review_items(
         ],
         ignore_conflicts=True,
     )
+
+
+def reopen_refused_items(run_id: int, decision_ids: list[str], wanted: dict) -> None:
+    """The items whose decision the run refused (`human_input_rejected`) while it still
+    asks for them open again, or nobody could ever decide them. The refused decision stays
+    in the audit trail, marked not applied, and no longer closes its item."""
+    ids = [n for n in map(whole_number, decision_ids) if n is not None]
+    refused = HumanDecision.objects.filter(
+        pk__in=ids, run_id=run_id, review_item__isnull=False
+    ).select_related("review_item")
+    for decision in refused:
+        item = decision.review_item
+        if (item.kind, item.key) not in wanted or item.status != ReviewItem.Status.DECIDED:
+            continue
+        HumanDecision.objects.filter(pk=decision.pk).update(review_item=None)
+        ReviewItem.objects.filter(pk=item.pk).update(
+            status=ReviewItem.Status.OPEN, decided_at=None, claimed_by=None, claim_expires_at=None
+        )

@@ -23,7 +23,7 @@ from atlas.runtime.ports import (
     ToolCallRecord,
 )
 from atlas.runtime.state import AttachedDocument
-from reviews.sync import desired_items, sync_review_items
+from reviews.sync import desired_items, reopen_refused_items, sync_review_items
 from runs.live import announce_run_update
 from runs.models import Document, ToolCall
 from runs.step_writes import upsert_tool_calls, write_step
@@ -46,7 +46,8 @@ class DjangoRunStore(BaseRunStore):
         # for the same items as the last commit did, they are already in place; and the
         # first commit starts from the state the run was queued with, which asked nothing.
         asked_before = {} if commit.expected_version == 0 else self._synced_items.get(run_id)
-        syncing = asked_before != wanted
+        refused = [e.data["decision_id"] for e in commit.events if e.type == "human_input_rejected"]
+        syncing = asked_before != wanted or bool(refused)
         # Without items to sync, the step's write is a transaction on its own.
         with transaction.atomic() if syncing else contextlib.nullcontext():
             if not write_step(commit):
@@ -55,6 +56,7 @@ class DjangoRunStore(BaseRunStore):
                 )
             if syncing:
                 sync_review_items(run_id, commit.state, wanted, asked_before)
+                reopen_refused_items(run_id, refused, wanted)
             if commit.events:
                 announce_run_update(run_id, commit.events[-1].seq)
         self._synced_items[run_id] = wanted

@@ -89,6 +89,65 @@ def test_an_unknown_disposition_is_refused_in_plain_words(client, tenant, analys
     assert not HumanDecision.objects.filter(run_id=item.run_id).exists()
 
 
+@pytest.mark.parametrize("action", ["decide", "close"])
+def test_a_disposition_of_something_that_is_no_hit_is_refused_before_anything_is_recorded(
+    client, tenant, analyst, reviewer, action
+):
+    if action == "decide":
+        item = sanctioned_signoff_item(tenant, analyst)
+        fields = {"decision": "approve", "reason": "Cleared by phone"}
+    else:
+        item = sanctioned_escalation_item(tenant, analyst)
+        fields = {"decision": "Closed as it stands."}
+    fields.update(every_hit(item, "false_positive"))
+    fields["hit-ev-bogus"] = "false_positive"
+    post = decide if action == "decide" else close
+    response = post(client_for(client, reviewer), item, **fields)
+    assert "Not a sanctions hit of this run: ev-bogus." in response.content.decode()
+    assert not HumanDecision.objects.filter(run_id=item.run_id).exists()
+
+
+def test_a_decision_the_run_refuses_opens_its_item_again(tenant, analyst, reviewer):
+    # A decision stored before the web checked it as the run does (or a hand-made row).
+    item = sanctioned_signoff_item(tenant, analyst)
+    refused = HumanDecision.objects.create(
+        tenant=item.tenant,
+        case=item.case,
+        run=item.run,
+        review_item=item,
+        actor=reviewer,
+        kind=HumanDecision.Kind.SIGN_OFF,
+        reason="Cleared",
+        state_version=item.run.state_version,
+        payload={
+            "approved": True,
+            "reason": "Cleared",
+            "packet_step": item.payload["step"],
+            "hit_dispositions": {
+                **{hit["evidence_id"]: "false_positive" for hit in sanctions_hits_of(item)},
+                "ev-bogus": "false_positive",
+            },
+        },
+    )
+    ReviewItem.objects.filter(pk=item.pk).update(status=ReviewItem.Status.DECIDED)
+    run = advance(item)
+    assert run.status == "awaiting_review"
+    assert str(refused.pk) in run.state["rejected_decisions"]
+    item.refresh_from_db()
+    refused.refresh_from_db()
+    assert item.status == ReviewItem.Status.OPEN and item.decided_at is None
+    assert refused.review_item is None  # kept in the audit trail, no longer closing the item
+    # A reviewer can now decide it properly.
+    from reviews.actions import do_sign_off
+
+    do_sign_off(item, reviewer, True, "Cleared", every_hit_by_id(item, "false_positive"))
+    assert advance(item).status == "completed"
+
+
+def every_hit_by_id(item: ReviewItem, disposition: str) -> dict[str, str]:
+    return {hit["evidence_id"]: disposition for hit in sanctions_hits_of(item)}
+
+
 def test_the_signed_off_packet_records_each_disposition(client, tenant, analyst, reviewer):
     item = sanctioned_signoff_item(tenant, analyst)
     hits = item.payload["sanctions_hits"]
