@@ -39,6 +39,9 @@ class AuditRow:
     reason: str = ""
     details: list[str] = field(default_factory=list)
     decision: HumanDecision | None = None  # for the columns only a run's decision has
+    # What the decision was about: its run's subject, which a later correction of the
+    # case does not change. Empty for the case's own records.
+    researched: str = ""
 
 
 @dataclass
@@ -57,7 +60,9 @@ def audit_entries(tenant: Tenant, filters: AuditFilters) -> QuerySet:
         decisions = HumanDecision.objects.filter(tenant=tenant)
         if filters.kind:
             decisions = decisions.filter(kind=filters.kind)
-        parts.append(_shaped(decisions, "decision", F("kind"), "actor"))
+        parts.append(
+            _shaped(decisions, "decision", F("kind"), "actor", subject="run__subject_name")
+        )
     if filters.kind in ("", CORRECTED_SUBJECT):
         edits = CaseEdit.objects.filter(case__tenant=tenant).annotate(created_at=F("edited_at"))
         parts.append(_shaped(edits, "edit", Value(CORRECTED_SUBJECT), "edited_by"))
@@ -78,8 +83,10 @@ def rows_of(entries: list[tuple]) -> list[AuditRow]:
     ids: dict[str, list[int]] = {"decision": [], "edit": [], "mark": []}
     for source, pk, *_ in entries:
         ids[source].append(pk)
-    decisions = HumanDecision.objects.select_related("actor", "case", "review_item").in_bulk(
-        ids["decision"]
+    decisions = (
+        HumanDecision.objects.select_related("actor", "case", "review_item", "run")
+        .defer("run__state", "run__scenario")
+        .in_bulk(ids["decision"])
     )
     edits = CaseEdit.objects.select_related("edited_by", "case").in_bulk(ids["edit"])
     marks = Document.objects.select_related("sensitive_marked_by", "case").in_bulk(ids["mark"])
@@ -97,6 +104,7 @@ def rows_of(entries: list[tuple]) -> list[AuditRow]:
                     run_id=d.run_id,
                     reason=d.reason,
                     decision=d,
+                    researched=d.run.subject_name,
                 )
             )
         elif source == "edit":
@@ -130,19 +138,24 @@ def rows_of(entries: list[tuple]) -> list[AuditRow]:
     return rows
 
 
-def _shaped(rows: QuerySet, source: str, kind, actor: str) -> QuerySet:
+def _shaped(
+    rows: QuerySet, source: str, kind, actor: str, subject: str = "case__subject_name"
+) -> QuerySet:
     return rows.annotate(
         source=Value(source, output_field=CharField()),
         entry_kind=kind if isinstance(kind, F) else Value(kind.value, output_field=CharField()),
         entry_actor=F(f"{actor}__username"),
         entry_case_name=F("case__subject_name"),
+        entry_subject=F(subject),
         entry_case_id=F("case_id"),
     )
 
 
 def _filtered(rows: QuerySet, filters: AuditFilters) -> QuerySet:
     if filters.case:
-        condition = Q(entry_case_name__icontains=filters.case)
+        condition = Q(entry_case_name__icontains=filters.case) | Q(
+            entry_subject__icontains=filters.case
+        )
         if (number := whole_number(filters.case)) is not None:
             condition |= Q(entry_case_id=number)
         rows = rows.filter(condition)

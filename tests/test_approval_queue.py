@@ -419,6 +419,7 @@ def test_a_subject_name_with_markup_shows_as_text_on_the_review_item(
 ):
     item = approval_item(tenant, analyst)
     Case.objects.filter(pk=item.case_id).update(subject_name=XSS)
+    Run.objects.filter(pk=item.run_id).update(subject_name=XSS)
     html = (
         client_for(client, reviewer).get(reverse("reviews-item", args=[item.pk])).content.decode()
     )

@@ -167,3 +167,37 @@ def test_runs_from_before_the_subject_columns_get_the_subject_their_brief_resear
     briefless.refresh_from_db()
     assert (researched.subject_name, researched.jurisdiction) == ("Northwind Trading", "")
     assert (briefless.subject_name, briefless.jurisdiction) == ("Corrected Ltd", "SG")
+
+
+def test_a_signed_off_packet_keeps_the_subject_it_was_about_after_a_correction(
+    client, tenant, analyst, reviewer
+):
+    from reviews.actions import do_sign_off
+    from tests.review_runs import SIGNOFF_SUBJECT, advance, signoff_item
+
+    item = signoff_item(tenant, analyst)
+    do_sign_off(item, reviewer, True, "Clean.")
+    run = advance(item)
+    assert run.status == "completed"
+    client_for(client, analyst).post(
+        _correct_url(run.case_id),
+        {**CORRECTION, "subject_name": "Volga Petrochem Export", "jurisdiction": "RU"},
+    )
+    packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert f"<title>Packet · {SIGNOFF_SUBJECT}" in packet
+    assert "Company · GB · matched Acme Analytics Ltd" in packet
+    assert "The case's subject was corrected after this run: it is now Volga Petrochem Export" in (
+        packet
+    )
+    body = client.get(reverse("runs-packet-json", args=[run.pk])).json()
+    assert body["subject"] == SIGNOFF_SUBJECT
+    cases = client.get(reverse("runs-case-list")).content.decode()
+    assert f"Corrected since its last run, which researched {SIGNOFF_SUBJECT}" in cases
+    client_for(client, reviewer)
+    audit = client.get(reverse("reviews-audit"), {"kind": "sign_off"}).content.decode()
+    assert f'?run={run.pk}">{SIGNOFF_SUBJECT}</a>' in audit
+    assert "the case is now “Volga Petrochem Export”" in audit
+    found = client.get(reverse("reviews-audit"), {"case": "acme"}).content.decode()
+    assert f'?run={run.pk}">{SIGNOFF_SUBJECT}</a>' in found
+    signed = client.get(reverse("reviews-item", args=[item.pk])).content.decode()
+    assert f"Packet sign-off: {SIGNOFF_SUBJECT}" in signed

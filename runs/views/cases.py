@@ -50,6 +50,7 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
             run_reason=_latest_run("termination_reason"),
             run_closed=_latest_run("closed_by_reviewer"),
             run_matched=_latest_run("matched_entity"),
+            run_subject=_latest_run("subject_name"),
             run_user_status=_latest_run("user_status"),
         )
         .order_by("-created_at", "-id")

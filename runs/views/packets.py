@@ -224,7 +224,7 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     body = {
         "run_id": run.pk,
         "case_id": run.case_id,
-        "subject": run.case.subject_name,
+        "subject": run.subject_name,
         "status": run.status,
         "termination_reason": run.termination_reason or None,
         "user_status": run.user_status,
