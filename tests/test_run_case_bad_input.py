@@ -223,3 +223,50 @@ def test_the_default_tenant_is_created_on_first_use(db):
 def test_a_tenant_to_create_needs_a_valid_slug(refused):
     refused("--subject", "Acme", "--tenant", "Harbor Credit", "--create-tenant", message="slug")
     assert not Tenant.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("scenario", "message"),
+    [
+        (
+            '{"case": {"subject": "Acme"}, "tool_faults": {"screen_sanctions": ["ok\\n"]}}',
+            "unknown fault 'ok\\\\n'",
+        ),
+        (
+            '{"case": {"subject": "Acme"}, "tool_faults": {"screen_sanctions": ["slow:99999999999999999999"]}}',
+            "at most slow:3600 seconds",
+        ),
+        (
+            '{"case": {"subject": "Acme"}, "budgets": {"max_iterations": null}}',
+            "null is not a budget",
+        ),
+        (
+            '{"case": {"subject": "Acme"}, "case": {"subject": "Other"}}',
+            "gives the key 'case' twice",
+        ),
+        (
+            '{"case": {"subject": "Acme"}, "model": {"turns": [{"kind": "ask_human", "question": "?", '
+            '"usage": {"cost_usd": "5000000"}}]}}',
+            "usage.cost_usd",
+        ),
+        (
+            '{"case": {"subject": "Acme"}, "model": {"turns": [{"kind": "ask_human", "question": "?", '
+            '"usage": {"input_tokens": 100000000000000000000}}]}}',
+            "usage.input_tokens",
+        ),
+    ],
+    ids=[
+        "fault-newline",
+        "slow-forever",
+        "null-budget",
+        "repeated-key",
+        "huge-cost",
+        "huge-tokens",
+    ],
+)
+def test_a_scenario_that_says_something_it_cannot_mean_is_refused(
+    refused, tmp_path, scenario, message
+):
+    path = tmp_path / "scenario.json"
+    path.write_text(scenario)
+    refused("--scenario", str(path), message=message)

@@ -21,6 +21,9 @@ class BudgetStop:
     budget: str
     used: str
     limit: str
+    # Already over the limit: a model reported more usage than was reserved for its call
+    # (the runtime learns a call's usage only from its reply).
+    overspent: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ def check_model_call(
             "max_tokens",
             f"{state.tokens} used + {reservation.tokens} reserved",
             str(budgets.max_tokens),
+            overspent=state.tokens > budgets.max_tokens,
         )
     if state.cost_usd + reservation.cost_usd > budgets.max_cost_usd:
         return BudgetStop(
@@ -84,6 +88,7 @@ def check_model_call(
             "max_cost_usd",
             f"{state.cost_usd} used + {reservation.cost_usd} reserved",
             str(budgets.max_cost_usd),
+            overspent=state.cost_usd > budgets.max_cost_usd,
         )
     return None
 
@@ -98,6 +103,7 @@ def check_tool_call(state: AtlasState, price: Decimal, now: datetime) -> BudgetS
             "max_cost_usd",
             f"{state.cost_usd} used + {price} for the tool",
             str(state.budgets.max_cost_usd),
+            overspent=state.cost_usd > state.budgets.max_cost_usd,
         )
     return None
 

@@ -27,12 +27,18 @@ from pydantic import (
 RiskRating = Literal["low", "medium", "high", "unrated"]
 
 
+# The most one model call may report: a budget's own cap (a run's totals stay within
+# what the database's columns hold).
+MAX_CALL_TOKENS = 1_000_000_000
+MAX_CALL_COST_USD = Decimal("100000")
+
+
 class Usage(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    input_tokens: StrictInt = Field(default=0, ge=0)
-    output_tokens: StrictInt = Field(default=0, ge=0)
-    cost_usd: Decimal = Field(default=Decimal("0"), ge=0)
+    input_tokens: StrictInt = Field(default=0, ge=0, le=MAX_CALL_TOKENS)
+    output_tokens: StrictInt = Field(default=0, ge=0, le=MAX_CALL_TOKENS)
+    cost_usd: Decimal = Field(default=Decimal("0"), ge=0, le=MAX_CALL_COST_USD)
 
     @property
     def total_tokens(self) -> int:

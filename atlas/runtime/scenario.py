@@ -8,7 +8,14 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    field_validator,
+)
 
 from atlas.runtime.decisions import AskHuman, CallTool, Finish
 from atlas.runtime.state import (
@@ -37,8 +44,9 @@ FAULT_WORDS = (
     "oversized",
 )
 _FAULT_RE = re.compile(
-    r"^(ok|timeout|rate_limited|forbidden|not_found|effect_unknown|oversized|slow:\d+(\.\d+)?)$"
+    r"ok|timeout|rate_limited|forbidden|not_found|effect_unknown|oversized|slow:\d+(\.\d+)?"
 )
+MAX_SLOW_SECONDS = 3600  # a slow tool longer than any tool's timeout is a timeout anyway
 
 EVENT_TYPES = (
     "run_started",
@@ -204,10 +212,14 @@ class Scenario(_Strict):
             if tool not in TOOL_NAMES:
                 raise ValueError(f"unknown tool {tool!r} (expected one of {', '.join(TOOL_NAMES)})")
             for word in words:
-                if not _FAULT_RE.match(word):
+                if not _FAULT_RE.fullmatch(word):
                     raise ValueError(
                         f"unknown fault {word!r} for {tool} (expected one of "
                         f"{', '.join(FAULT_WORDS)} or slow:SECONDS)"
+                    )
+                if word.startswith("slow:") and float(word[5:]) > MAX_SLOW_SECONDS:
+                    raise ValueError(
+                        f"fault {word!r} for {tool}: at most slow:{MAX_SLOW_SECONDS} seconds"
                     )
         return value
 
@@ -252,13 +264,34 @@ def _read_json(path: Path, what: str) -> Any:
         ) from None
     too_deep = ScenarioError(f"{what} {path} nests more than {MAX_NESTING} levels deep")
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_without_repeated_keys)
+    except _RepeatedKey as repeated:
+        raise ScenarioError(
+            f"{what} {path} gives the key {repeated.key!r} twice in one object"
+        ) from None
     except ValueError as error:  # JSONDecodeError, or an integer too long to convert
         raise ScenarioError(f"{what} {path} is not valid JSON: {error}") from error
     except RecursionError:
         raise too_deep from None
     if _nests_deeper_than(data, MAX_NESTING):
         raise too_deep
+    return data
+
+
+class _RepeatedKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _without_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object as json.loads builds it, refused when a key repeats (JSON keeps the last
+    one silently, so a scenario would not do what it seems to say)."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _RepeatedKey(key)
+        data[key] = value
     return data
 
 
@@ -279,7 +312,15 @@ def _nests_deeper_than(data: Any, limit: int) -> bool:
 
 def load_scenario(path: str | Path) -> Scenario:
     path = Path(path)
-    return parse_scenario(_read_json(path, "scenario"), base_dir=path.parent)
+    data = _read_json(path, "scenario")
+    budgets = data.get("budgets") if isinstance(data, dict) else None
+    if isinstance(budgets, dict) and (nulls := [k for k, v in budgets.items() if v is None]):
+        # A stored scenario may hold nulls (the defaults); one written by hand says nothing.
+        raise ScenarioError(
+            f"invalid scenario: 'budgets': {', '.join(nulls)}: null is not a budget (leave the "
+            "key out for the default)"
+        )
+    return parse_scenario(data, base_dir=path.parent)
 
 
 def load_turns(path: str | Path) -> list[ScriptTurn]:

@@ -35,12 +35,13 @@ def pause_for_review(
     buf: StepBuffer,
     stop_reason: str,
     cause_event: str | None,
+    sentence: str | None = None,
     **data: Any,
 ) -> AtlasState:
     if cause_event:
         writer.emit(s, buf, cause_event, **data)
     s.proposed_packet = partial_packet(s, stop_reason)
-    writer.set_status(s, "awaiting_review", stop_reason)
+    writer.set_status(s, "awaiting_review", stop_reason, sentence)
     writer.emit(
         s,
         buf,
@@ -53,13 +54,28 @@ def pause_for_review(
     return s
 
 
+OVERSPENT_USER_STATUS = (
+    "The research went over its {budget} budget ({used} of {limit}): a model call reported "
+    "more usage than was reserved for it. A reviewer should look at the partial packet."
+)
+
+
 def budget_stop(writer: StepWriter, s: AtlasState, buf: StepBuffer, stop: BudgetStop) -> AtlasState:
+    sentence = None
+    if stop.overspent:
+        sentence = OVERSPENT_USER_STATUS.format(
+            budget="token" if stop.reason == "token_budget" else "cost",
+            used=stop.used.partition(" used")[0],
+            limit=stop.limit,
+        )
     return pause_for_review(
         writer,
         s,
         buf,
         stop.reason,
         "budget_exhausted",
+        sentence,
+        **({"overspent": True} if stop.overspent else {}),
         budget=stop.budget,
         reason=stop.reason,
         used=stop.used,

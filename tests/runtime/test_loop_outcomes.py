@@ -336,6 +336,37 @@ def test_the_token_budget_is_reserved_before_the_call(make_runtime, make_state, 
     assert state.tokens == 9000 <= state.budgets.max_tokens
 
 
+@pytest.mark.parametrize(
+    ("usage", "budgets", "reason", "sentence"),
+    [
+        (
+            {"input_tokens": 90000, "output_tokens": 10, "cost_usd": "0"},
+            {"max_tokens": 5000},
+            "token_budget",
+            "The research went over its token budget (90010 of 5000)",
+        ),
+        (
+            {"input_tokens": 10, "output_tokens": 10, "cost_usd": "3.00"},
+            {"max_cost_usd": Decimal("0.50")},
+            "cost_budget",
+            "The research went over its cost budget (3.0",
+        ),
+    ],
+    ids=["tokens", "cost"],
+)
+def test_a_model_reporting_more_than_was_reserved_is_said_to_have_gone_over(
+    make_runtime, make_state, store, usage, budgets, reason, sentence
+):
+    # The runtime learns a call's usage from its reply: it cannot refuse what it was not
+    # told, but it stops at once and does not claim to have stopped before the limit.
+    state = run(
+        make_runtime(turns=[call("resolve_entity", usage=usage, **ACME)]), make_state(**budgets)
+    )
+    assert (state.status, state.termination_reason) == ("awaiting_review", reason)
+    assert state.user_status.startswith(sentence)
+    assert events_of(store, state, "budget_exhausted")[0].data["overspent"] is True
+
+
 def test_the_cost_budget_stops_before_overshooting(make_runtime, make_state, store):
     usage = {"input_tokens": 100, "output_tokens": 50, "cost_usd": "0.40"}
     turns = [

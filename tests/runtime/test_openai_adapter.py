@@ -139,9 +139,11 @@ def test_a_base_url_that_is_not_http_is_a_clear_permanent_error(make_state):
     [
         {"prompt_tokens": -1, "completion_tokens": 80},
         {"prompt_tokens": "1,200", "completion_tokens": 80},
+        {"prompt_tokens": 10**20, "completion_tokens": 80},
+        {"prompt_tokens": 1e30, "completion_tokens": 80},
         "n/a",
     ],
-    ids=["negative", "formatted-string", "not-an-object"],
+    ids=["negative", "formatted-string", "absurd", "absurd-float", "not-an-object"],
 )
 def test_a_garbled_usage_keeps_the_decision_and_counts_an_estimate(
     server, make_runtime, make_state, store, usage

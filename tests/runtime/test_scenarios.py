@@ -295,7 +295,8 @@ TURN_ASK = '{"kind": "ask_human", "question": "Which one?"'
 )
 def test_a_value_of_the_wrong_type_is_a_clear_error_not_coerced(tmp_path, fragment, message):
     path = tmp_path / "scenario.json"
-    path.write_text('{"case": {"subject": "Acme"}, ' + fragment + "}")
+    case = "" if fragment.startswith('"case"') else '"case": {"subject": "Acme"}, '
+    path.write_text("{" + case + fragment + "}")
     with pytest.raises(ScenarioError, match=message):
         load_scenario(path)
 

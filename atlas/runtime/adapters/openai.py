@@ -32,7 +32,7 @@ from tenacity import (
 from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.budgets import estimate_tokens
 from atlas.runtime.context import ModelContext
-from atlas.runtime.decisions import Usage
+from atlas.runtime.decisions import MAX_CALL_COST_USD, MAX_CALL_TOKENS, Usage
 
 # An attempt with less time than this left is not started.
 MIN_WAIT = 0.05
@@ -163,7 +163,7 @@ class OpenAIChatModel:
         usage = Usage(
             input_tokens=input_tokens,
             output_tokens=output_tokens,
-            cost_usd=self.prices.cost(input_tokens, output_tokens),
+            cost_usd=min(self.prices.cost(input_tokens, output_tokens), MAX_CALL_COST_USD),
         )
         return usage, estimated
 
@@ -191,13 +191,14 @@ class OpenAIChatModel:
 
 
 def _token_count(value: Any) -> int | None:
-    """A reported token count, or None when it is missing or not a whole number >= 0."""
+    """A reported token count, or None when it is missing, not a whole number, or out of
+    range (below 0 or above what one call may use)."""
     if isinstance(value, bool):
         return None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
     if isinstance(value, int):
-        return value if value >= 0 else None
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
-        return int(value)
+        return value if 0 <= value <= MAX_CALL_TOKENS else None
     return None
 
 
