@@ -218,9 +218,13 @@ class StepWriter:
         result is still saved on its own, so whoever takes the run over reconciles the
         call by its idempotency key instead of running it again."""
         for record in commit.tool_calls:
-            if record.effect_status == "intended":
-                continue
-            try:
-                self.store.save_tool_call(record)
-            except Exception:
-                logger.exception("could not save the result of %s", record.idempotency_key)
+            if record.effect_status != "intended":
+                self.keep_tool_result(record)
+
+    def keep_tool_result(self, record: ToolCallRecord) -> None:
+        """Save a finished call's record on its own (see _keep_tool_results); a failure to
+        save it is logged, not raised over the error being handled."""
+        try:
+            self.store.save_tool_call(record)
+        except Exception:
+            logger.exception("could not save the result of %s", record.idempotency_key)

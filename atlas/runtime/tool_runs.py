@@ -90,7 +90,13 @@ def run_tool(
     buf.tool_calls.append(record)  # durable with this step's commit (see StepWriter.commit)
     s.in_flight = None
     s.tool_cost_usd += outcome.cost_usd
-    return absorb_outcome(writer, s, buf, call, spec, outcome, key)
+    try:
+        return absorb_outcome(writer, s, buf, call, spec, outcome, key)
+    except BaseException:
+        # Never reaching the step's commit: the result is kept all the same, so whoever
+        # takes the run over reconciles the call by its key instead of running it again.
+        writer.keep_tool_result(record)
+        raise
 
 
 def absorb_outcome(

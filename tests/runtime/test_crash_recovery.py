@@ -170,3 +170,30 @@ def test_cancelling_a_run_whose_holder_died_mid_call_records_the_call(make_runti
     assert store.event_types(state.run_id)[-2:] == ["tool_failed", "run_cancelled"]
     record = store.find_tool_call("run-y:1:abc")
     assert (record.effect_status, record.error_type) == ("unknown", "cancelled")
+
+
+def test_a_result_the_step_never_absorbed_is_kept_and_not_fetched_again(
+    make_runtime, make_state, monkeypatch
+):
+    # Anything between the tool's return and the step's commit may fail (here the reducer).
+    from atlas.runtime import reducer
+
+    store = MemoryRunStore()
+    calls: dict[str, int] = {}
+    runtime = make_runtime(store=store, registry=counting_registry(calls))
+    state = runtime.start(make_state())
+    original = reducer.apply_in_place
+
+    def fails_once(*args, **kwargs):
+        monkeypatch.setattr(reducer, "apply_in_place", original)
+        raise SimulatedCrash
+
+    monkeypatch.setattr(reducer, "apply_in_place", fails_once)
+    with pytest.raises(SimulatedCrash):
+        runtime.step(state)
+    stored = store.load_state(state.run_id)
+    assert store.find_tool_call(stored.in_flight.idempotency_key).effect_status == "succeeded"
+    recovering = make_runtime(store=store, registry=counting_registry(calls))
+    state = recovering.run_until_pause(recovering.resume_after_crash(stored))
+    assert state.selected_entity.entity_id == "co-acme-analytics-gb"
+    assert calls["resolve_entity"] == 1
