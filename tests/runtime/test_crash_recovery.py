@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from decimal import Decimal
 
 import pytest
 from runtime_helpers import events_of
@@ -112,23 +113,26 @@ def test_a_call_whose_effect_is_unknown_is_run_again_under_the_same_key(make_run
     assert store.find_tool_call("run-x:1:abc").effect_status == "succeeded"
 
 
-def test_effect_unknown_is_reconciled_before_any_retry(make_runtime, make_state, store):
-    runtime = make_runtime()
+def test_effect_unknown_is_reconciled_by_key_and_not_run_again(make_runtime, make_state, store):
+    # The connection drops after the provider did the work: asked by the call's key, the
+    # provider says what it did, and the call is neither repeated nor charged twice.
+    calls: dict[str, int] = {}
+    runtime = make_runtime(registry=counting_registry(calls))
     state = runtime.run_until_pause(
         runtime.start(make_state(faults={"resolve_entity": ["effect_unknown"]}))
     )
     assert state.termination_reason == "finish_proposed"
-    assert store.event_types(state.run_id)[:7] == [
+    assert store.event_types(state.run_id)[:5] == [
         "run_started",
         "model_requested",
         "model_decision",
         "tool_started",
-        "tool_retryable_failure",
-        "tool_started",
         "tool_succeeded",
     ]
-    first = events_of(store, state, "tool_retryable_failure")[0].data
-    assert first["error_type"] == "effect_unknown"
+    assert events_of(store, state, "tool_succeeded")[0].data["reconciled"] is True
+    assert calls["resolve_entity"] == 1
+    key = events_of(store, state, "tool_started")[0].data["idempotency_key"]
+    assert store.find_tool_call(key).cost_usd == Decimal("0.01")
 
 
 def test_a_stale_version_is_refused(make_runtime, make_state, store):

@@ -36,6 +36,7 @@ from atlas.runtime.tools.base import (
     ToolSpec,
     TransportError,
 )
+from atlas.runtime.tools.receipts import PROVIDER_RECEIPTS
 from atlas.runtime.watched_calls import MIN_CALL_SECONDS, Interrupted, call_watched
 
 OVERSIZED_BYTES = 150_000
@@ -117,7 +118,7 @@ class ToolGateway:
             fault = next_fault()
             try:
                 timeout = min(spec.timeout_seconds, self._seconds_left(deadline_at))
-                result = self._attempt(spec, args, ctx, fault, timeout)
+                result = self._attempt(spec, args, ctx, fault, timeout, key)
                 return ToolOutcome(
                     status="succeeded",
                     effect_status="succeeded",
@@ -203,15 +204,22 @@ class ToolGateway:
         return seconds_until(deadline_at, self.clock.now())
 
     def _reconcile(self, key: str) -> dict[str, Any] | None:
-        if self.store is None:
-            return None
-        record = self.store.find_tool_call(key)
-        if record is not None and record.effect_status == "succeeded" and record.result:
-            return record.result
-        return None
+        """What the call with this key did: as this run's store recorded it (a call an
+        earlier holder of the run completed), or as the provider answered it."""
+        if self.store is not None:
+            record = self.store.find_tool_call(key)
+            if record is not None and record.effect_status == "succeeded" and record.result:
+                return record.result
+        return PROVIDER_RECEIPTS.lookup(key)
 
     def _attempt(
-        self, spec: ToolSpec, args: BaseModel, ctx: ToolContext, fault: str, timeout: float
+        self,
+        spec: ToolSpec,
+        args: BaseModel,
+        ctx: ToolContext,
+        fault: str,
+        timeout: float,
+        key: str,
     ) -> dict[str, Any]:
         if timeout < MIN_CALL_SECONDS:
             raise TransportError("timeout", f"{spec.name} was not started: no time left")
@@ -221,7 +229,7 @@ class ToolGateway:
         ctx.stop = threading.Event()
         try:
             return call_watched(
-                lambda: _run_with_fault(spec, args, ctx, fault, ctx.stop),
+                lambda: _run_with_fault(spec, args, ctx, fault, ctx.stop, key),
                 cancel=self.cancel,
                 seconds=timeout,
                 stop=ctx.stop,
@@ -260,7 +268,12 @@ def _cancelled(
 
 
 def _run_with_fault(
-    spec: ToolSpec, args: BaseModel, ctx: ToolContext, fault: str, stop: threading.Event
+    spec: ToolSpec,
+    args: BaseModel,
+    ctx: ToolContext,
+    fault: str,
+    stop: threading.Event,
+    key: str,
 ) -> dict[str, Any]:
     if fault.startswith("slow:"):
         if stop.wait(float(fault.split(":", 1)[1])):
@@ -281,6 +294,7 @@ def _run_with_fault(
         raise MalformedResult(
             f"{spec.name} returned a result that breaks its contract: {error.error_count()} error(s)"
         ) from error
+    PROVIDER_RECEIPTS.record(key, result)
     if fault == "effect_unknown":
         raise EffectUnknown(f"{spec.name}: connection lost after the request was sent")
     if fault == "oversized":
