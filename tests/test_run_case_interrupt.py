@@ -25,7 +25,7 @@ def _query(database: Path, sql: str) -> list[tuple]:
         return []
 
 
-def test_ctrl_c_while_a_tool_runs_cancels_the_run_and_exits_130(tmp_path):
+def test_ctrl_c_while_a_tool_runs_cancels_the_run_prints_it_and_exits_0(tmp_path):
     # A database of its own: the command runs in another process, outside the test's
     # transaction.
     database = tmp_path / "db.sqlite3"
@@ -72,7 +72,7 @@ def test_ctrl_c_while_a_tool_runs_cancels_the_run_and_exits_130(tmp_path):
             command.kill()
             command.wait()
 
-    assert command.returncode == 130, err
+    assert command.returncode == 0, err  # the run's outcome is cancelled (DESIGN.md)
     # Well short of the 30 s tool it interrupted (the margin is for a loaded machine).
     assert took < 10.0
     record = json.loads(out)
