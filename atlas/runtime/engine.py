@@ -20,6 +20,7 @@ won; reload and retry or give up). The runtime never mutates the state passed in
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
@@ -61,7 +62,7 @@ from atlas.runtime.ports import CancelSignal, Clock, DocumentSource, RunStore, T
 from atlas.runtime.progress import progress_signature
 from atlas.runtime.questions import ask_human
 from atlas.runtime.recovery import reconcile_in_flight, settle_before_cancel
-from atlas.runtime.scenario import HumanScript, Scenario, ScriptedModelSpec
+from atlas.runtime.scenario import CancelOn, HumanScript, Scenario, ScriptedModelSpec
 from atlas.runtime.scenario_runs import run_record, scenario_documents, state_for_scenario
 from atlas.runtime.state import PAUSED_STATUSES, AtlasState, VersionBundle
 from atlas.runtime.step_writer import EventListener, StepBuffer, StepWriter
@@ -510,19 +511,23 @@ def build_runtime(
         retry_backoff_seconds=retry_backoff_seconds,
     )
     if scenario is not None and scenario.human.cancel_on is not None:
-        runtime.watchers.append(
-            _cancel_on(runtime, scenario.human.cancel_on.event, scenario.human.cancel_on.nth)
-        )
+        runtime.watchers.append(_cancel_on(runtime, scenario.human.cancel_on))
     return runtime
 
 
-def _cancel_on(runtime: Runtime, event_type: str, nth: int) -> EventListener:
+def _cancel_on(runtime: Runtime, cancel_on: CancelOn) -> EventListener:
     seen = {"count": 0}
 
     def listener(event: TraceEventRecord) -> None:
-        if event.type == event_type:
+        if event.type == cancel_on.event:
             seen["count"] += 1
-            if seen["count"] == nth:
+            if seen["count"] != cancel_on.nth:
+                return
+            if cancel_on.after_seconds:
+                timer = threading.Timer(cancel_on.after_seconds, runtime.request_cancel)
+                timer.daemon = True
+                timer.start()
+            else:
                 runtime.request_cancel()
 
     return listener

@@ -182,6 +182,10 @@ def parse_turn(turn: Any, index: int = 0) -> ScriptTurn:
 class CancelOn(_Strict):
     event: str
     nth: int = Field(default=1, ge=1)
+    # Beyond DESIGN.md's two keys: how long after the event the person presses cancel. At
+    # 0 (the contract's meaning) the cancel lands as the event is recorded, so a cancel on
+    # `tool_started` stops the call before it runs; a little later, it interrupts the call.
+    after_seconds: float = Field(default=0, ge=0, le=60, allow_inf_nan=False)
 
     @field_validator("event")
     @classmethod

@@ -125,6 +125,22 @@ def test_cancel_on_the_first_tool_start_cancels_the_run():
     assert store.event_types(state.run_id)[-3:] == ["tool_started", "tool_failed", "run_cancelled"]
 
 
+def test_a_cancel_a_moment_after_a_tool_starts_interrupts_the_running_call():
+    scenario = parse_scenario(
+        {
+            "case": {"subject": "Acme Analytics", "jurisdiction": "GB"},
+            "tool_faults": {"resolve_entity": ["slow:20"]},
+            "human": {"cancel_on": {"event": "tool_started", "nth": 1, "after_seconds": 0.2}},
+        }
+    )
+    began = time.monotonic()
+    state, store = run_scenario(scenario)
+    assert time.monotonic() - began < 5
+    assert (state.status, state.termination_reason) == ("cancelled", "cancelled")
+    failed = next(e for e in store.events[state.run_id] if e.type == "tool_failed")
+    assert failed.data["message"] == "Cancelled while the tool was running."
+
+
 ACME = {"subject": "Acme Analytics", "jurisdiction": "GB"}
 
 
