@@ -37,7 +37,7 @@ from atlas.runtime.budgets import (
     shift_deadline,
 )
 from atlas.runtime.cancellation import AnyCancel
-from atlas.runtime.case_documents import documents_offered, take_up_sensitive_marks
+from atlas.runtime.case_documents import documents_offered
 from atlas.runtime.context import PROMPT_VERSION, ModelContext, build_context
 from atlas.runtime.decisions import (
     NEXT_ACTION_SCHEMA_VERSION,
@@ -67,8 +67,7 @@ from atlas.runtime.scenario_runs import run_record, scenario_documents, state_fo
 from atlas.runtime.state import PAUSED_STATUSES, AtlasState, VersionBundle
 from atlas.runtime.step_writer import EventListener, StepBuffer, StepWriter
 from atlas.runtime.stops import budget_stop, cancelled, check_loop_guards, fail
-from atlas.runtime.tool_requests import request_tool_call
-from atlas.runtime.tool_runs import run_tool
+from atlas.runtime.tool_requests import request_tool_call, run_approved_call
 from atlas.runtime.tools.gateway import ToolGateway
 from atlas.runtime.tools.registry import TOOLSET_VERSION, ToolRegistry, default_registry
 from atlas.runtime.watched_calls import Interrupted, call_watched
@@ -190,10 +189,7 @@ class Runtime:
         if s.approved_action is not None:
             call = s.approved_action
             s.approved_action = None
-            if call.tool_name == "extract_uploaded_document":
-                # Marked while the approval waited: the trace says so before the read.
-                take_up_sensitive_marks(self.writer, s, buf, self.documents)
-            s = run_tool(self, s, buf, call)
+            s = run_approved_call(self, s, buf, call)
             return self.writer.commit(s, buf)
         s = self._model_iteration(s, buf)
         return self.writer.commit(s, buf)

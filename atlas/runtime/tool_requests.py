@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from atlas.runtime.case_documents import take_up_sensitive_marks
 from atlas.runtime.decisions import CallTool
-from atlas.runtime.policy import evaluate
+from atlas.runtime.policy import evaluate, tool_allowed_in_state
 from atlas.runtime.state import AtlasState, ProposedToolCall
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
 from atlas.runtime.tool_runs import run_tool
@@ -111,6 +111,28 @@ def request_tool_call(
             estimated_cost_usd=spec.price_usd,
         )
         return s
+    return run_tool(runtime, s, buf, call)
+
+
+def run_approved_call(
+    runtime: Runtime, s: AtlasState, buf: StepBuffer, call: ProposedToolCall
+) -> AtlasState:
+    """Run a call decided earlier (a reviewer's approval, an in-flight call taken over after
+    a crash), unless the tool is gone or the tenant has forbidden it since."""
+    writer = runtime.writer
+    if runtime.registry.get(call.tool_name) is None:
+        message = f"The tool {call.tool_name!r} is no longer available; the call was not run."
+        event = {"reason": "unknown_tool"}
+        return _refuse(
+            writer, s, buf, call.tool_name, "tool_rejected", event, "unknown_tool", message
+        )
+    forbidden = tool_allowed_in_state(s, call.tool_name, runtime.tenant_policy)
+    if forbidden:
+        s.policy_denials += 1
+        return _deny(writer, s, buf, call.tool_name, call.arguments, forbidden)
+    if call.tool_name == "extract_uploaded_document":
+        # Marked while the approval waited: the trace says so before the read.
+        take_up_sensitive_marks(writer, s, buf, runtime.documents)
     return run_tool(runtime, s, buf, call)
 
 

@@ -201,3 +201,16 @@ def test_a_result_the_step_never_absorbed_is_kept_and_not_fetched_again(
     state = recovering.run_until_pause(recovering.resume_after_crash(stored))
     assert state.selected_entity.entity_id == "co-acme-analytics-gb"
     assert calls["resolve_entity"] == 1
+
+
+def test_a_call_in_flight_whose_tool_is_gone_is_refused_not_crashed_on(make_runtime, make_state):
+    store = MemoryRunStore()
+    runtime = make_runtime(store=store)
+    state = runtime.start(make_state()).model_copy(deep=True)
+    state.in_flight = abandoned_resolve("run-x:1:abc")
+    without_resolve = ToolRegistry([s for s in default_registry() if s.name != "resolve_entity"])
+    recovering = make_runtime(store=store, registry=without_resolve)
+    state = recovering.step(recovering.resume_after_crash(state))
+    rejected = events_of(store, state, "tool_rejected")[-1].data
+    assert (rejected["tool"], rejected["reason"]) == ("resolve_entity", "unknown_tool")
+    assert state.status == "researching"

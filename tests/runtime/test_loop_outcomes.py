@@ -654,6 +654,26 @@ def test_a_tool_needing_approval_waits_then_runs_once_approved(make_runtime, mak
     )
 
 
+def test_an_approved_call_the_tenant_forbade_meanwhile_is_denied_not_run(
+    make_runtime, make_state, store
+):
+    policy = TenantPolicy(approval_cost_threshold_usd=Decimal("0.02"))
+    runtime = make_runtime(tenant_policy=policy)
+    state = run(runtime, make_state())
+    requested = events_of(store, state, "approval_requested")[0].data
+    approve = ApprovalDecision(
+        decision_id="d-1", actor="reviewer-rita", action_id=requested["action_id"], approved=True
+    )
+    state = runtime.apply_human_input(state, approve)
+    forbidding = TenantPolicy(
+        approval_cost_threshold_usd=Decimal("0.02"), forbidden_tools=["screen_sanctions"]
+    )
+    state = make_runtime(tenant_policy=forbidding).step(state)
+    assert types(store, state)[-3:] == ["approval_granted", "run_resumed", "policy_denied"]
+    denied = events_of(store, state, "policy_denied")[0].data
+    assert denied["reason"] == "screen_sanctions is forbidden by the tenant's policy."
+
+
 def test_a_sensitive_document_denied_by_the_reviewer_is_not_read(make_runtime, make_state, store):
     doc = AttachedDocument(
         document_id="doc-acme-onboarding", name="acme_onboarding_note.txt", sensitive=True
