@@ -6,7 +6,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from reviews.models import ReviewItem
-from runs.models import Tenant
+from runs.models import Document, Run, Tenant
 from runs.numbers import whole_number
 
 NAV_KEYS = {
@@ -76,3 +76,27 @@ def filter_queue(
             condition |= Q(case_id=number)
         items = items.filter(condition)
     return items
+
+
+def documents_not_given(items) -> dict[int, list[Document]]:
+    """For each sign-off among `items` (by item id), the documents of its case that its run
+    was never given (attached after it started, and not with an answer): nothing in the
+    packet rests on them. Two queries for a whole page."""
+    signoffs = [item for item in items if item.kind == ReviewItem.Kind.SIGNOFF]
+    if not signoffs:
+        return {}
+    briefs = dict(
+        Run.objects.filter(pk__in={item.run_id for item in signoffs}).values_list(
+            "pk", "state__brief__documents"
+        )
+    )
+    by_case: dict[int, list[Document]] = {}
+    for document in Document.objects.filter(
+        case_id__in={item.case_id for item in signoffs}
+    ).order_by("pk"):
+        by_case.setdefault(document.case_id, []).append(document)
+    unread = {}
+    for item in signoffs:
+        given = {str(d.get("document_id")) for d in briefs.get(item.run_id) or []}
+        unread[item.pk] = [d for d in by_case.get(item.case_id, []) if str(d.pk) not in given]
+    return unread

@@ -645,3 +645,22 @@ def test_the_signoff_page_names_documents_its_run_never_read(client, tenant, ana
     assert "Not read by this run: “late_filing.txt”, attached to the case after it started" in (
         html
     )
+
+
+def test_a_packet_whose_run_never_read_a_document_is_not_signed_off_from_its_row(
+    client, tenant, analyst, reviewer
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from runs.actions import do_attach_document
+
+    item = signoff_item(tenant, analyst)
+    row_form = f'action="{reverse("reviews-decide", args=[item.pk])}" hx-post'
+    client_for(client, reviewer)
+    assert row_form in client.get(reverse("reviews-queue")).content.decode()
+    upload = SimpleUploadedFile("late filing.txt", b"Directors: Jane Roe\n", "text/plain")
+    do_attach_document(item.case, upload, user=analyst)
+    page = client.get(reverse("reviews-queue")).content.decode()
+    assert "Not read by this run: “late filing.txt”, attached after it started." in page
+    assert row_form not in page
+    assert f'href="{reverse("reviews-item", args=[item.pk])}">Review the packet' in page

@@ -146,8 +146,12 @@ def test_a_document_attached_later_is_read_by_the_next_run(client, tenant, analy
         analyst,
     )
     page = client.get(response["Location"]).content.decode()
-    assert "“board minutes.txt” is attached to the case. The current run is given it" in page
-    assert "Attached after this run started: it is given to the run with your next" in page
+    # The first run's packet waits for a sign-off: only a send-back would give it the file.
+    assert (
+        "“board minutes.txt” is attached to the case. The run waits for a reviewer: it is "
+        "given the document only if the reviewer sends the packet back and you reply" in page
+    )
+    assert "Attached after this run started: read only if a reviewer sends the packet" in page
 
     # The first run's packet waits for a sign-off; ended here as an operator would.
     assert do_request_cancel(first, analyst).status == Run.Status.CANCELLED

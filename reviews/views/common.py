@@ -19,6 +19,7 @@ from reviews.actions import (
     sanctions_hits_of,
 )
 from reviews.models import HumanDecision, ReviewItem
+from reviews.queries import documents_not_given
 from runs.access import get_for_tenant, tenant_of
 
 REVIEWERS = ("reviewer",)
@@ -71,6 +72,8 @@ class ItemView:
     settled_conflicts: set[str] | None = None
     # Dispositions of sanctions hits chosen on a form that was refused, shown again.
     hit_choices: dict[str, str] = field(default_factory=dict)
+    # A sign-off's documents its run never read, when the caller read them for a page.
+    unread: list | None = None
 
     @property
     def is_open(self) -> bool:
@@ -94,7 +97,18 @@ class ItemView:
         or dispose of first: no open conflict and not a high risk rating (a sanctions hit
         always rates it high, so its hits are disposed of on the item's page)."""
         packet = self.item.payload.get("packet") or {}
-        return not self.open_conflicts and packet.get("risk_rating") != "high"
+        return (
+            not self.open_conflicts
+            and packet.get("risk_rating") != "high"
+            and not self.documents_not_read
+        )
+
+    @cached_property
+    def documents_not_read(self) -> list:
+        """The case's documents the run never read: the packet is read before sign-off."""
+        if self.unread is not None:
+            return self.unread
+        return documents_not_given([self.item]).get(self.item.pk, [])
 
     @cached_property
     def hits(self) -> list[dict]:

@@ -21,7 +21,7 @@ from reviews.actions import (
 )
 from reviews.forms import DecisionForm
 from reviews.models import HumanDecision, ReviewItem
-from reviews.queries import AGE_FILTERS, filter_queue, open_items
+from reviews.queries import AGE_FILTERS, documents_not_given, filter_queue, open_items
 from reviews.views.common import (
     REVIEWERS,
     HtmxHttpRequest,
@@ -53,6 +53,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
     page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
     decisions = decisions_by_item(page.object_list)
     settled = settled_conflict_ids(item.run_id for item in page if item.kind == "signoff")
+    unread = documents_not_given(page.object_list)
     params = request.GET.copy()
     params.pop("page", None)
     return render(
@@ -66,6 +67,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
                     request.user,
                     decisions=decisions,
                     settled_conflicts=settled.get(item.run_id, set()),
+                    unread=unread.get(item.pk, []),
                 )
                 for item in page
             ],
@@ -109,7 +111,7 @@ def _item_page(
         "document": _document_to_read(item),
         "findings": _cited_findings(item),
         "review_rounds": review_rounds(item.payload.get("packet") or {}),
-        "documents_not_given": _documents_not_given(item),
+        "documents_not_given": view.documents_not_read,
     }
     return render(request, "reviews/item.html", context, status=status)
 
@@ -126,15 +128,6 @@ def _cited_findings(item: ReviewItem) -> list[dict]:
         for n, e in enumerate(evidence, start=1)
     }
     return cited_findings(item.payload.get("packet") or {}, numbered)
-
-
-def _documents_not_given(item: ReviewItem) -> list[Document]:
-    """The case's documents a packet's run was never given (attached after it started, and
-    not with an answer): nothing in the packet rests on them."""
-    if item.kind != ReviewItem.Kind.SIGNOFF:
-        return []
-    given = item.run.documents_given()
-    return [d for d in item.case.documents.order_by("pk") if str(d.pk) not in given]
 
 
 def _document_to_read(item: ReviewItem) -> Document | None:

@@ -285,16 +285,30 @@ def case_attach_document(request: HtmxHttpRequest, case_id: int) -> HttpResponse
         sensitive=form.cleaned_data["document_sensitive"],
         checked=form.checked_upload,
     )
-    if not case.run_in_progress():
-        when = "Run the research again to read it."
-    else:
-        when = (
-            "The current run is given it with your next answer to one of its questions; "
-            "otherwise the next run reads it."
-        )
-    messages.success(request, f"“{document.original_name}” is attached to the case. {when}")
+    messages.success(
+        request,
+        f"“{document.original_name}” is attached to the case. "
+        + when_a_document_is_read(Run.objects.latest_of(case.pk)),
+    )
     _warn_of_personal_data(request, document)
     return redirect("runs-case-detail", case_id=case.pk)
+
+
+def when_a_document_is_read(latest: Run | None) -> str:
+    """When a document attached now is read, given where the case's newest run is."""
+    if latest is None or latest.is_terminal:
+        return "Run the research again to read it."
+    if latest.status == Run.Status.WAITING_FOR_INPUT:
+        return "The run reads it once you answer its question."
+    if latest.waits_for_reviewer:
+        return (
+            "The run waits for a reviewer: it is given the document only if the reviewer "
+            "sends the packet back and you reply; otherwise run the research again later."
+        )
+    return (
+        "The current run is given it with your next answer to one of its questions; "
+        "otherwise the next run reads it."
+    )
 
 
 def _warn_of_personal_data(request: HttpRequest, document: Document) -> None:
