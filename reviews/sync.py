@@ -102,17 +102,24 @@ def sync_review_items(
     if wanted is None:
         wanted = desired_items(state)
     if asked_before is None:
-        open_keys = set(
-            ReviewItem.objects.filter(run_id=run_id, status=ReviewItem.Status.OPEN).values_list(
-                "kind", "key"
-            )
-        )
+        open_keys = {
+            (kind, base_key(key))
+            for kind, key in ReviewItem.objects.filter(
+                run_id=run_id, status=ReviewItem.Status.OPEN
+            ).values_list("kind", "key")
+        }
     else:
         open_keys = set(asked_before)
     stale = [key for key in open_keys if key not in wanted]
     if stale:
         ReviewItem.objects.filter(
-            functools.reduce(operator.or_, (Q(kind=kind, key=key) for kind, key in stale)),
+            functools.reduce(
+                operator.or_,
+                (
+                    Q(kind=kind, key=key) | Q(kind=kind, key__startswith=key + RETRY_MARK)
+                    for kind, key in stale
+                ),
+            ),
             run_id=run_id,
             status=ReviewItem.Status.OPEN,
         ).update(status=ReviewItem.Status.WITHDRAWN)
@@ -140,19 +147,36 @@ def sync_review_items(
     )
 
 
+# An item asked again after its decision was refused: the same request under a key of its
+# own ("packet-7~56", after decision 56), since a decided item keeps its one decision.
+RETRY_MARK = "~"
+
+
+def base_key(key: str) -> str:
+    return key.split(RETRY_MARK, 1)[0]
+
+
 def reopen_refused_items(run_id: int, decision_ids: list[str], wanted: dict) -> None:
-    """The items whose decision the run refused (`human_input_rejected`) while it still
-    asks for them open again, or nobody could ever decide them. The refused decision stays
-    in the audit trail, marked not applied, and no longer closes its item."""
+    """The requests whose decision the run refused (`human_input_rejected`) while it still
+    asks for them are asked again, or nobody could ever decide them. The refused decision
+    stays on its item, in the audit trail, marked not applied (decisions are append-only)."""
     ids = [n for n in map(whole_number, decision_ids) if n is not None]
     refused = HumanDecision.objects.filter(
         pk__in=ids, run_id=run_id, review_item__isnull=False
     ).select_related("review_item")
     for decision in refused:
         item = decision.review_item
-        if (item.kind, item.key) not in wanted or item.status != ReviewItem.Status.DECIDED:
+        if (item.kind, base_key(item.key)) not in wanted:
             continue
-        HumanDecision.objects.filter(pk=decision.pk).update(review_item=None)
-        ReviewItem.objects.filter(pk=item.pk).update(
-            status=ReviewItem.Status.OPEN, decided_at=None, claimed_by=None, claim_expires_at=None
+        ReviewItem.objects.get_or_create(
+            run_id=run_id,
+            kind=item.kind,
+            key=f"{base_key(item.key)}{RETRY_MARK}{decision.pk}",
+            defaults={
+                "tenant_id": item.tenant_id,
+                "case_id": item.case_id,
+                "summary": item.summary,
+                "payload": item.payload,
+                "requested_at": timezone.now(),
+            },
         )

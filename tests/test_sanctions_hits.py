@@ -133,15 +133,19 @@ def test_a_decision_the_run_refuses_opens_its_item_again(tenant, analyst, review
     run = advance(item)
     assert run.status == "awaiting_review"
     assert str(refused.pk) in run.state["rejected_decisions"]
-    item.refresh_from_db()
+    # The refused decision stays on its item (decisions are append-only); the request is
+    # asked again as an item of its own.
+    again = ReviewItem.objects.get(run=run, status=ReviewItem.Status.OPEN)
+    assert (again.kind, again.key) == (item.kind, f"{item.key}~{refused.pk}")
+    assert again.payload == item.payload
     refused.refresh_from_db()
-    assert item.status == ReviewItem.Status.OPEN and item.decided_at is None
-    assert refused.review_item is None  # kept in the audit trail, no longer closing the item
-    # A reviewer can now decide it properly.
+    assert refused.review_item_id == item.pk
     from reviews.actions import do_sign_off
 
-    do_sign_off(item, reviewer, True, "Cleared", every_hit_by_id(item, "false_positive"))
-    assert advance(item).status == "completed"
+    do_sign_off(again, reviewer, True, "Cleared", every_hit_by_id(again, "false_positive"))
+    assert advance(again).status == "completed"
+    again.refresh_from_db()
+    assert again.status == ReviewItem.Status.DECIDED
 
 
 def every_hit_by_id(item: ReviewItem, disposition: str) -> dict[str, str]:
@@ -265,3 +269,33 @@ def test_an_escalation_raised_before_items_listed_hits_still_asks_for_them(
     assert response.status_code == 409
     assert f'name="{field}" value="confirmed_match"' in response.content.decode()
     assert not HumanDecision.objects.filter(run_id=item.run_id).exists()
+
+
+def test_a_request_asked_again_is_withdrawn_when_the_run_moves_on(tenant, analyst, reviewer):
+    from runs.actions import do_request_cancel
+
+    item = sanctioned_signoff_item(tenant, analyst)
+    HumanDecision.objects.create(
+        tenant=item.tenant,
+        case=item.case,
+        run=item.run,
+        review_item=item,
+        actor=reviewer,
+        kind=HumanDecision.Kind.SIGN_OFF,
+        reason="Cleared",
+        state_version=item.run.state_version,
+        payload={
+            "approved": True,
+            "reason": "Cleared",
+            "hit_dispositions": {
+                **every_hit_by_id(item, "false_positive"),
+                "ev-x": "false_positive",
+            },
+        },
+    )
+    ReviewItem.objects.filter(pk=item.pk).update(status=ReviewItem.Status.DECIDED)
+    run = advance(item)
+    again = ReviewItem.objects.get(run=run, status=ReviewItem.Status.OPEN)
+    assert do_request_cancel(run, analyst).status == "cancelled"
+    again.refresh_from_db()
+    assert again.status == ReviewItem.Status.WITHDRAWN
