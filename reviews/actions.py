@@ -205,9 +205,15 @@ def do_claim_item(item: ReviewItem, user) -> ReviewItem:
 
 
 def do_release_claim(item: ReviewItem, user) -> ReviewItem:
-    """Give an item back to the queue; only its holder can."""
+    """Give an item back to the queue; only its holder can while the claim lasts."""
     with transaction.atomic():
         locked = _locked_item(item)
+        if locked.claimed_by_id != user.pk and claim_is_live(locked):
+            until = timezone.localtime(locked.claim_expires_at).strftime("%H:%M:%S %Z")
+            raise ReviewError(
+                f"{_name(locked.claimed_by)} holds this item until {until}: only they can "
+                "release it before then."
+            )
         if locked.claimed_by_id == user.pk:
             locked.claimed_by = None
             locked.claim_expires_at = None

@@ -345,6 +345,18 @@ def test_the_holder_can_release_a_claim(client, tenant, analyst, reviewer):
     assert item.claimed_by is None and ">Claim</button>" in row.content.decode()
 
 
+def test_nobody_else_can_release_a_live_claim(client, tenant, analyst, reviewer, second_reviewer):
+    item = approval_item(tenant, analyst)
+    client_for(client, reviewer).post(reverse("reviews-claim", args=[item.pk]))
+    client_for(client, second_reviewer)
+    response = client.post(reverse("reviews-release", args=[item.pk]), follow=True)
+    page = response.content.decode()
+    assert "holds this item until" in page and "only they can release it" in page
+    assert "Released; the item is back in the queue." not in page
+    item.refresh_from_db()
+    assert item.claimed_by == reviewer
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL row locks")

@@ -230,7 +230,10 @@ def claim(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
 @post_only(_page_of_item)
 def release(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, *CLAIMABLE_KINDS)
-    do_release_claim(item, request.user)
+    try:
+        do_release_claim(item, request.user)
+    except ReviewError as problem:
+        return _after_claim(request, item, error=problem.messages[0])
     return _after_claim(request, item, done="Released; the item is back in the queue.")
 
 
