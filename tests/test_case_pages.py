@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -143,6 +145,34 @@ def test_an_analyst_opens_a_case_with_a_document_and_a_run_starts(client, analys
     assert case.documents.get().original_name == "filing.txt"
     run = Run.objects.get(case=case)
     assert run.status == "queued" and run.created_by == analyst
+
+
+def test_a_form_sent_again_leads_to_the_case_it_opened_instead_of_a_second_one(client, analyst):
+    client_for(client, analyst)
+    page = client.get(reverse("runs-case-new")).content.decode()
+    token = re.search(r'name="form_token" value="([^"]+)"', page).group(1)
+    fields = {
+        "subject_name": "Baltic Amber Ltd",
+        "subject_type": "company",
+        "jurisdiction": "",
+        "notes": "",
+        "form_token": token,
+    }
+    first = client.post(reverse("runs-case-new"), fields)
+    again = client.post(reverse("runs-case-new"), fields, follow=True)  # Back, then Send
+    case = Case.objects.get()
+    assert (
+        again.redirect_chain[-1][0]
+        == first["Location"]
+        == reverse("runs-case-detail", args=[case.pk])
+    )
+    assert "This form was sent before and opened this case" in again.content.decode()
+    assert Run.objects.filter(case=case).count() == 1
+    # A new form is a new case.
+    fresh = client.get(reverse("runs-case-new")).content.decode()
+    assert token not in fresh
+    client.post(reverse("runs-case-new"), {**fields, "form_token": "another-token"})
+    assert Case.objects.count() == 2
 
 
 def test_a_bad_upload_is_refused_clearly_and_nothing_is_stored(client, analyst, settings):

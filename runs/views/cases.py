@@ -17,7 +17,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from reviews.models import ReviewItem
-from runs import fragments
+from runs import form_tokens, fragments
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.actions import do_attach_document, do_open_case, do_start_run
 from runs.case_corrections import corrections_of
@@ -99,7 +99,14 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
 def case_new(request: HtmxHttpRequest) -> HttpResponse:
     tenant = tenant_of(request)
     form = CaseForm(request.POST or None, request.FILES or None)
+    token = form_tokens.token_of(request)
     if request.method == "POST":
+        earlier = form_tokens.opened_by(request, token)
+        if earlier is not None and Case.objects.filter(pk=earlier, tenant=tenant).exists():
+            messages.info(
+                request, "This form was sent before and opened this case; nothing new was opened."
+            )
+            return redirect("runs-case-detail", case_id=earlier)
         if form.is_valid():
             data = form.cleaned_data
             case = do_open_case(
@@ -114,20 +121,22 @@ def case_new(request: HtmxHttpRequest) -> HttpResponse:
                 checked=form.checked_upload,
             )
             do_start_run(case, request.user)
+            form_tokens.remember(request, token, case.pk)
             messages.success(request, f"Case opened; research on {case.subject_name} has started.")
             for document in case.documents.all():
                 _warn_of_personal_data(request, document)
             return redirect("runs-case-detail", case_id=case.pk)
-        return render(request, "runs/case_new.html", _new_case_context(form), status=400)
-    return render(request, "runs/case_new.html", _new_case_context(form))
+        return render(request, "runs/case_new.html", _new_case_context(form, token), status=400)
+    return render(request, "runs/case_new.html", _new_case_context(form, token))
 
 
-def _new_case_context(form: CaseForm) -> dict:
+def _new_case_context(form: CaseForm, token: str) -> dict:
     # A browser cannot refill a file input, so a form shown again with errors has lost the
     # document it was sent with: the page names it and asks for it again.
     posted = form.files.get("document") if form.is_bound and form.errors else None
     return {
         "form": form,
+        "form_token": token,
         "upload_limit": settings.ATLAS_UPLOAD_MAX_BYTES,
         "unkept_document": posted.name if posted else "",
     }
