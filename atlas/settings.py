@@ -53,6 +53,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "runs.nav_refresh.RefreshNavAfterHtmxPost",
+    "runs.session_ended.HtmxSessionEnded",
 ]
 
 ROOT_URLCONF = "atlas.urls"

@@ -90,3 +90,20 @@ def test_a_refusal_is_a_page_of_atlas_with_the_way_back(client, analyst, outside
     page = missing.content.decode()
     assert "Nothing to open here" in page and 'class="mainnav"' in page
     assert outsider_case.subject_name not in page
+
+
+def test_an_htmx_request_after_the_session_ended_is_a_401_not_the_login_page(
+    client, tenant, analyst
+):
+    from django.urls import reverse
+
+    from tests.review_runs import question_item
+
+    item = question_item(tenant, analyst)
+    url = reverse("reviews-answer", args=[item.pk])
+    response = client.post(url, {"answer_text": "The UK one"}, headers={"HX-Request": "true"})
+    assert response.status_code == 401
+    assert response.content.decode() == "Your session has ended: nothing was sent."
+    # A page loaded the ordinary way still goes to the login page.
+    plain = client.post(url, {"answer_text": "The UK one"})
+    assert plain.status_code == 302 and plain["Location"].startswith("/login/")

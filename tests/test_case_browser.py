@@ -176,3 +176,25 @@ def test_a_prompt_injection_article_changes_nothing_a_person_sees(
     assert page.locator("table.evidence .instructions-flag").count() == 1
     screenshot(page, "packet-prompt-injection")
     assert dialogs == []
+
+
+def test_an_answer_being_written_survives_attaching_a_document(
+    atlas_server,  # noqa: F811
+    page,
+    analyst,
+    tmp_path,
+):
+    login_in_browser(page, atlas_server.url, "analyst")
+    page.goto(atlas_server.url + reverse("runs-case-new"))
+    page.fill("#id_subject_name", "Northwind Trading")
+    page.click("button[type=submit].primary")
+    page.wait_for_selector("text=The agent needs your answer", timeout=15_000)
+    answer = page.locator("input[name=answer_text][data-draft]")
+    answer.fill("The Singapore one: see the registry extract I attach")
+    extract = tmp_path / "registry extract.txt"
+    extract.write_text("Company: Northwind Trading Pte Ltd\nCompany number: 201534871K\n")
+    page.set_input_files("input[type=file][name=document]", str(extract))
+    page.click("form.attach-document button[type=submit]")
+    page.wait_for_selector("text=is attached to the case")
+    assert answer.input_value() == "The Singapore one: see the registry extract I attach"
+    screenshot(page, "case-draft-kept-after-attach")

@@ -219,6 +219,33 @@ def test_an_analyst_answers_from_the_questions_queue(page, live_server, tenant, 
     assert HumanDecision.objects.get(review_item=item).payload["text"].endswith("[co-northwind-gb]")
 
 
+def test_an_answer_sent_after_the_session_ended_is_kept_and_says_so(
+    page, live_server, tenant, analyst
+):
+    item = off_the_browser_loop(question_item, tenant, analyst)
+    login_in_browser(page, live_server.url, analyst.username)
+    page.goto(f"{live_server.url}/reviews/questions/")
+    field = page.locator(f"#review-item-{item.pk} input[name=answer_text]")
+    field.fill("The one registered in England, number 04512398")
+    page.context.clear_cookies(name="sessionid")  # signed out elsewhere, or it expired
+    page.locator(f"#review-item-{item.pk} button.primary").click()
+    notice = page.locator("#session-ended")
+    notice.wait_for()
+    assert "Your session has ended, so the last action was not sent." in notice.inner_text()
+    screenshot(page, "review-session-ended")
+    assert field.input_value() == "The one registered in England, number 04512398"
+    assert "Sign in" not in page.locator(f"#review-item-{item.pk}").inner_text()
+    assert not HumanDecision.objects.filter(review_item=item).exists()
+    # Signed in again, the page reloaded: the draft is still there, and it sends.
+    login_in_browser(page, live_server.url, analyst.username)
+    page.goto(f"{live_server.url}/reviews/questions/")
+    assert field.input_value() == "The one registered in England, number 04512398"
+    page.locator(f"#review-item-{item.pk} button.primary").click()
+    page.wait_for_selector(f"#review-item-{item.pk} .decided")
+    page.reload()
+    assert not page.locator(f"#review-item-{item.pk} input[name=answer_text]").count()
+
+
 def test_a_question_asked_again_after_an_answer_is_announced_on_the_open_page(
     page,
     atlas_server,  # noqa: F811 (the fixture imported above)

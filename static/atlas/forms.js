@@ -1,0 +1,67 @@
+// What a person types is not lost to the session ending or to a page reload.
+//
+// - An htmx request sent after the session ended gets a 401 (runs/session_ended.py) and
+//   swaps nothing: the typed text stays, and a notice asks to sign in again in another tab
+//   and send again.
+// - A field marked data-draft="KEY" keeps its text in this tab's sessionStorage while it is
+//   typed, and gets it back when the page shows the same field empty again (attaching a
+//   document reloads the case page under a half-written answer). KEY names one question,
+//   so a draft never lands in another one's field.
+(function () {
+  "use strict";
+  var PREFIX = "atlas-draft:";
+
+  function store() {
+    try { return window.sessionStorage; } catch (error) { return null; }
+  }
+
+  function restore(root) {
+    var drafts = store();
+    if (!drafts || !root.querySelectorAll) return;
+    root.querySelectorAll("[data-draft]").forEach(function (field) {
+      var saved = drafts.getItem(PREFIX + field.dataset.draft);
+      if (saved && !field.value) field.value = saved;
+    });
+  }
+
+  document.addEventListener("input", function (event) {
+    var field = event.target;
+    var drafts = store();
+    if (!drafts || !field.dataset || !field.dataset.draft) return;
+    if (field.value) drafts.setItem(PREFIX + field.dataset.draft, field.value);
+    else drafts.removeItem(PREFIX + field.dataset.draft);
+  });
+
+  // Sent and accepted: the draft has done its job.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var drafts = store();
+    var form = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("form");
+    if (!drafts || !form || !event.detail.successful) return;
+    form.querySelectorAll("[data-draft]").forEach(function (field) {
+      drafts.removeItem(PREFIX + field.dataset.draft);
+    });
+  });
+
+  document.addEventListener("DOMContentLoaded", function () { restore(document); });
+  document.addEventListener("htmx:load", function (event) { restore(event.target); });
+
+  document.addEventListener("htmx:responseError", function (event) {
+    if (event.detail.xhr.status !== 401) return;
+    var notice = document.getElementById("session-ended");
+    if (!notice) {
+      notice = document.createElement("div");
+      notice.id = "session-ended";
+      notice.className = "message message-error session-ended";
+      notice.setAttribute("role", "alert");
+      var link = document.createElement("a");
+      link.href = document.body.dataset.loginUrl || "/login/";
+      link.target = "_blank";
+      link.rel = "noopener";
+      link.textContent = "Sign in again in a new tab";
+      notice.append("Your session has ended, so the last action was not sent. ", link,
+        ", then send it again here: what you typed is kept.");
+      document.body.insertBefore(notice, document.body.firstChild);
+    }
+    notice.scrollIntoView({ block: "nearest" });
+  });
+})();
