@@ -50,6 +50,21 @@ def sniff_content_type(head: bytes) -> str | None:
     return "text/plain"
 
 
+def _other_text_encoding(head: bytes) -> str | None:
+    """The encoding of text that is not UTF-8, when it plainly is one Atlas could name:
+    UTF-16 (what Windows Notepad saves as "Unicode"), or Windows Latin-1."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    if b"\x00" in head:
+        return None
+    try:
+        text = head.decode("cp1252")
+    except UnicodeDecodeError:
+        return None
+    printable = sum(1 for c in text if c.isprintable() or c in "\r\n\t")
+    return "Windows Latin-1 (cp1252)" if printable >= 0.95 * len(text) else None
+
+
 def check_upload(upload: UploadedFile) -> CheckedUpload:
     """Raise a ValidationError that says exactly what is wrong; read nothing into storage."""
     limit = settings.ATLAS_UPLOAD_MAX_BYTES
@@ -63,6 +78,12 @@ def check_upload(upload: UploadedFile) -> CheckedUpload:
     upload.seek(0)
     head = upload.read(4096)
     content_type = sniff_content_type(head)
+    if content_type is None and (encoding := _other_text_encoding(head)):
+        raise ValidationError(
+            f"“{upload.name}” is text, but in {encoding}, not UTF-8. Save it as UTF-8 text "
+            "(Save As, Encoding: UTF-8) or as a PDF, and upload it again.",
+            code="wrong_encoding",
+        )
     if content_type is None:
         raise ValidationError(
             f"“{upload.name}” is not a PDF or plain-text file. Upload a PDF or a .txt document.",
@@ -126,11 +147,13 @@ def _check_pdf_opens(upload: UploadedFile) -> None:
     """A file that starts like a PDF must also read as one, or its extraction would fail
     in the middle of a run instead of here, where the analyst can upload it again."""
     upload.seek(0)
-    pages, locked = 0, False
+    pages, locked, has_text = 0, False, False
     try:
         # pypdf opens a file encrypted without a user password (print or copy limits).
         with _pypdf_logging_silenced():
-            pages = len(PdfReader(upload).pages)
+            reader = PdfReader(upload)
+            pages = len(reader.pages)
+            has_text = any((page.extract_text() or "").strip() for page in reader.pages)
     except (FileNotDecryptedError, WrongPasswordError):
         locked = True
     except Exception:  # pypdf raises many kinds of error for a damaged file
@@ -147,6 +170,13 @@ def _check_pdf_opens(upload: UploadedFile) -> None:
             f"“{upload.name}” could not be read as a PDF: it is damaged or incomplete. "
             "Upload the original file.",
             code="unreadable",
+        )
+    if not has_text:
+        raise ValidationError(
+            f"“{upload.name}” has no text to read: its pages look like scanned images. Atlas "
+            "reads text, not images: upload a copy with a text layer (after OCR) or a text "
+            "file.",
+            code="no_text",
         )
 
 

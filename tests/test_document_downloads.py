@@ -370,3 +370,18 @@ def test_a_mark_made_after_a_run_read_the_document_says_so(client, tenant, analy
     assert f"Run {run.pk} read it before it was marked, without an approval" in (
         response.content.decode()
     )
+
+
+def test_the_same_file_attached_twice_is_refused_and_named(client, tenant, analyst):
+    case = do_open_case(
+        tenant=tenant, user=analyst, subject_name="Acme Analytics Ltd", subject_type="company"
+    )
+    client_for(client, analyst)
+    assert attach(client, case, name="notes.txt").status_code == 302
+    again = attach(client, case, name="notes (copy).txt")
+    assert again.status_code == 400
+    assert "This file is already attached to the case as “notes.txt”" in again.content.decode()
+    assert case.documents.count() == 1
+    assert (
+        attach(client, case, name="other.txt", content=b"Directors: John Doe\n").status_code == 302
+    )

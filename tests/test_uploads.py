@@ -181,3 +181,29 @@ def test_personal_data_is_found_in_a_pdfs_text_too(db, tenant, analyst):
     pdf = minimal_pdf("Passport number: X1234567")
     case = acme_case_with_document(tenant, analyst, "scan.pdf", pdf)
     assert case.documents.get().personal_data == ["passport number"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("Café Müller, Geschäftsführer: Jürgen Groß\n".encode("cp1252"), "in Windows Latin-1"),
+        ("Director: Jane Roe\n".encode("utf-16"), "in UTF-16"),
+    ],
+    ids=["latin-1", "utf-16"],
+)
+def test_text_that_is_not_utf8_is_named_as_text_and_the_fix_is_given(db, content, message):
+    form = _form(SimpleUploadedFile("notes.txt", content))
+    assert not form.is_valid()
+    error = form.errors["document"][0]
+    assert message in error and "Save it as UTF-8 text" in error
+
+
+def test_binary_junk_is_still_not_text(db):
+    form = _form(SimpleUploadedFile("junk.txt", bytes(range(256)) * 4))
+    assert "is not a PDF or plain-text file" in form.errors["document"][0]
+
+
+def test_a_pdf_with_no_text_is_refused_as_a_scan(db):
+    form = _form(SimpleUploadedFile("scan.pdf", minimal_pdf("")))
+    assert not form.is_valid()
+    assert "has no text to read: its pages look like scanned images" in (form.errors["document"][0])

@@ -285,6 +285,12 @@ def _subject_researched_if_other(run: Run, case: Case) -> dict | None:
 def case_attach_document(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     case = get_for_tenant(Case.objects.select_related("created_by"), tenant_of(request), pk=case_id)
     form = DocumentForm(request.POST, request.FILES)
+    if form.is_valid() and (same := _same_file_attached(case, form.checked_upload.sha256)):
+        form.add_error(
+            "document",
+            f"This file is already attached to the case as “{same.original_name}” (uploaded "
+            f"on {same.uploaded_at:%b %d, %H:%M} UTC); it was not added again.",
+        )
     if not form.is_valid():
         return case_page(request, case, request.GET.get("run"), attach_form=form, status=400)
     document = do_attach_document(
@@ -301,6 +307,10 @@ def case_attach_document(request: HtmxHttpRequest, case_id: int) -> HttpResponse
     )
     _warn_of_personal_data(request, document)
     return redirect("runs-case-detail", case_id=case.pk)
+
+
+def _same_file_attached(case: Case, sha256: str) -> Document | None:
+    return case.documents.filter(sha256=sha256).order_by("pk").first()
 
 
 def when_a_document_is_read(latest: Run | None) -> str:
