@@ -70,6 +70,11 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
             "The subject is not matched to a registry entity, so it was screened by name "
             "only: that rules out a low risk rating."
         )
+    if Signal.ANOTHER_COMPANY in signals and packet.risk_rating == "low":
+        errors.append(
+            "An uploaded document is about another company than the matched entity: that "
+            "rules out a low risk rating until someone explains it."
+        )
     if "search_adverse_media" not in s.completed_steps and packet.risk_rating == "low":
         errors.append("Adverse media has not been searched: that rules out a low risk rating.")
     if unscreened_directors(s) and packet.risk_rating == "low":

@@ -8,7 +8,7 @@ from atlas.runtime.context import project_state
 from atlas.runtime.decisions import DueDiligencePacket, PacketConflict, PacketConflictValue
 from atlas.runtime.directors import unscreened_directors
 from atlas.runtime.progress import pending_requirements
-from atlas.runtime.state import AtlasState, user_status_for
+from atlas.runtime.state import AtlasState, Signal, user_status_for
 
 # Pending requirements (atlas.runtime.progress) as a reviewer reads them; documents,
 # directors and conflicts are named in gaps of their own.
@@ -48,6 +48,7 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
     with both sides, the directors nobody screened, the attached documents the run did not
     read, and each time a reviewer sent a packet back, with the analyst's reply."""
     packet = _with_unread_documents(s, _with_unscreened_directors(s, _with_conflicts(s, packet)))
+    packet = _with_documents_about_others(s, packet)
     return packet.model_copy(update={"review_history": list(s.packet_reviews)})
 
 
@@ -57,6 +58,16 @@ def _with_unscreened_directors(s: AtlasState, packet: DueDiligencePacket) -> Due
         line = f"Director {name} was not screened against the sanctions lists."
         if line not in gaps:
             gaps.append(line)
+    return packet.model_copy(update={"open_gaps": gaps})
+
+
+def _with_documents_about_others(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
+    gaps = list(packet.open_gaps)
+    for item in s.evidence:
+        if Signal.ANOTHER_COMPANY in item.signals:
+            line = f"{item.source_label} is about another company: explain why it was supplied."
+            if line not in gaps:
+                gaps.append(line)
     return packet.model_copy(update={"open_gaps": gaps})
 
 

@@ -372,10 +372,16 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         step=step,
         signals=[Signal.INSTRUCTIONS] if addresses_the_agent(result.get("text", "")) else [],
     )
-    _add_evidence(state, item)
     entity = state.selected_entity
     names = fields.get("company_names", [])
-    if entity is None or not any(name_score(n, entity.name) >= STRONG_MATCH for n in names):
+    about_entity = entity is not None and any(
+        name_score(n, entity.name) >= STRONG_MATCH for n in names
+    )
+    if entity is not None and entity.entity_type == "company" and names and not about_entity:
+        item.signals.append(Signal.ANOTHER_COMPANY)
+        item.claim += f" It is about {names[0]}, not {entity.name}: its facts were not used."
+    _add_evidence(state, item)
+    if not about_entity:
         return
     if fields.get("directors"):
         _add_fact(

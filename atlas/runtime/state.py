@@ -203,6 +203,10 @@ class Signal(StrEnum):
     # Not a risk of the subject: the source holds text written as instructions to an AI
     # agent (atlas.runtime.injection), which was treated as data like the rest of it.
     INSTRUCTIONS = "instructions"
+    # An uploaded document names another company in its `Company:` line than the entity
+    # the subject was matched to: its facts were not used, and a wrong file may have been
+    # supplied for the subject.
+    ANOTHER_COMPANY = "another_company"
 
 
 class Fact(_Model):

@@ -90,6 +90,11 @@ def rating_grounds(state: dict) -> list[str]:
             "a politically exposed person",
             "a politically exposed person ({} sources)",
         ),
+        (
+            Signal.ANOTHER_COMPANY,
+            "a document about another company",
+            "{} documents about other companies",
+        ),
     ):
         count = signals.count(signal)
         if not count:

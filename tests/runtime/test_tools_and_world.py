@@ -259,3 +259,23 @@ def test_the_next_action_schema_and_parser():
     assert schema["properties"]["kind"]["enum"] == ["call_tool", "ask_human", "finish"]
     action = parse_next_action('```json\n{"kind": "ask_human", "question": "Which one?"}\n```')
     assert action.kind == "ask_human" and action.blocking is True
+
+
+def test_a_document_about_another_company_is_named_and_rules_out_low_risk(make_runtime, make_state):
+    from atlas.runtime.finish import validate_finish
+
+    text = b"Company: Northwind Trading Pte Ltd\nDirectors: Lim Wei Ming\n"
+    documents, _ = _extracted(make_state, "kyc.txt", "text/plain", text, "doc-kyc")
+    doc = AttachedDocument(document_id="doc-kyc", name="kyc.txt")
+    state = run(make_runtime(documents=documents), make_state(documents=[doc]))
+    packet = state.proposed_packet
+    assert state.selected_entity.entity_id == "co-acme-analytics-gb"
+    assert packet.risk_rating == "medium"
+    assert "Uploaded document kyc.txt is about another company: explain why it was supplied." in (
+        packet.open_gaps
+    )
+    assert not [c for c in state.conflicts if c.fact == "directors"]  # its facts not used
+    (item,) = [e for e in state.evidence if e.document_id == "doc-kyc"]
+    assert "It is about Northwind Trading Pte Ltd, not Acme Analytics Ltd" in item.claim
+    low = packet.model_copy(update={"risk_rating": "low"})
+    assert any("about another company" in error for error in validate_finish(state, low))

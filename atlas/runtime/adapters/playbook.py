@@ -265,6 +265,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
     elif (
         adverse
         or pep
+        or any(Signal.ANOTHER_COMPANY in e["signals"] for e in relevant)
         or open_conflicts
         or selected is None
         or p.get("directors_to_screen")
