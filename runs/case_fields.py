@@ -40,7 +40,9 @@ def clean_notes(value: str) -> str:
 def clean_jurisdiction(value: str) -> str:
     """Blank, or an ISO country code after upper-casing: "gb" is GB; "ßx" (SSX), "ÄÖ" and
     "XQ" are not."""
-    code = value.strip()
+    code = " ".join(value.split())
+    if len(code) > 2:
+        return _code_of_country_named(code)
     # Checked before upper-casing: "ß".upper() is "SS", a code the user never typed.
     if code and not code.isascii():
         raise ValidationError(
@@ -54,3 +56,16 @@ def clean_jurisdiction(value: str) -> str:
     if code and pycountry.countries.get(alpha_2=code) is None:
         raise ValidationError(f"{code} is not an ISO country code. Use one such as GB, US or SG.")
     return code
+
+
+def _code_of_country_named(name: str) -> str:
+    """ "United Kingdom" is GB, "Deutschland" is not known (English names and official
+    ones, as ISO 3166 gives them, and three-letter codes)."""
+    try:
+        country = pycountry.countries.lookup(name)
+    except LookupError:
+        raise ValidationError(
+            f"Use a two-letter country code such as GB, US or SG (“{name[:60]}” is not a "
+            "country Atlas knows), or leave it blank."
+        ) from None
+    return country.alpha_2

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django import forms
 
+from atlas.runtime.tools.schemas import NAME_MAX_LENGTH
 from runs.case_fields import clean_jurisdiction, clean_notes, clean_subject_name
 from runs.models import Case
 from runs.uploads import CheckedUpload, check_upload
@@ -10,7 +11,10 @@ from runs.uploads import CheckedUpload, check_upload
 class DocumentForm(forms.Form):
     """A document for a case: its type and size are checked from its content."""
 
-    document = forms.FileField(help_text="PDF or plain text, up to the upload limit.")
+    document = forms.FileField(
+        help_text="PDF or plain text, up to the upload limit.",
+        error_messages={"required": "Choose a file to attach first."},
+    )
     document_sensitive = forms.BooleanField(
         required=False,
         label="Document is sensitive",
@@ -32,18 +36,23 @@ class SubjectForm(forms.ModelForm):
     subject_type = forms.ChoiceField(
         choices=Case.SubjectType.choices, initial=Case.SubjectType.COMPANY, label="Subject type"
     )
+    # Long enough for a country's name, which is read as its code.
     jurisdiction = forms.CharField(
         required=False,
-        max_length=10,
+        max_length=100,
         label="Jurisdiction (ISO code)",
-        help_text="Two letters, such as GB, US or SG. Leave blank if unknown.",
+        help_text="Two letters, such as GB, US or SG (a country's name works too). Leave "
+        "blank if unknown.",
     )
 
     class Meta:
         model = Case
         fields = ["subject_name", "subject_type", "jurisdiction", "notes"]
         labels = {"subject_name": "Subject", "jurisdiction": "Jurisdiction (ISO code)"}
-        widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
+        widgets = {
+            "notes": forms.Textarea(attrs={"rows": 3}),
+            "subject_name": forms.TextInput(attrs={"maxlength": NAME_MAX_LENGTH}),
+        }
 
     def clean_subject_name(self) -> str:
         return clean_subject_name(self.cleaned_data["subject_name"])
@@ -65,6 +74,7 @@ class CaseForm(DocumentForm, SubjectForm):
 class SubjectCorrectionForm(SubjectForm):
     reason = forms.CharField(
         max_length=500,
+        error_messages={"required": "Say why the subject is corrected; the reason is kept."},
         label="Why the correction",
         help_text="Recorded with the case: say where the right details come from.",
     )

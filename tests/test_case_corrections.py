@@ -104,7 +104,8 @@ def test_a_correction_without_a_reason_or_with_a_bad_code_saves_nothing(client, 
     )
     html = response.content.decode()
     assert response.status_code == 400
-    assert "ZZ is not an ISO country code" in html and "This field is required." in html
+    assert "ZZ is not an ISO country code" in html
+    assert "Say why the subject is corrected; the reason is kept." in html
     assert "Nothing was saved" in html
     assert Case.objects.get(pk=earlier.case_id).jurisdiction == ""
     assert not CaseEdit.objects.exists()

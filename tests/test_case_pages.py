@@ -221,7 +221,7 @@ def test_a_subject_longer_than_the_tools_take_or_long_notes_are_refused_and_kept
 def test_the_form_explains_a_bad_jurisdiction(client, analyst):
     response = client_for(client, analyst).post(
         reverse("runs-case-new"),
-        {"subject_name": "Acme", "subject_type": "company", "jurisdiction": "GBR"},
+        {"subject_name": "Acme", "subject_type": "company", "jurisdiction": "G1"},
     )
     assert response.status_code == 400
     assert "two-letter country code" in response.content.decode()
@@ -414,7 +414,7 @@ def test_a_form_shown_again_names_the_document_to_choose_again(client, analyst):
         {
             "subject_name": "Acme",
             "subject_type": "company",
-            "jurisdiction": "GBR",
+            "jurisdiction": "G1",
             "document": SimpleUploadedFile("Acme <filing>.txt", b"Director: Jane Roe\n"),
         },
     )
@@ -435,7 +435,7 @@ def test_a_refused_document_is_named_and_a_form_without_one_does_not_mention_it(
         {**data, "document": SimpleUploadedFile("big.txt", b"x" * 500, "text/plain")},
     ).content.decode()
     assert "The document “big.txt” was refused: choose another one, or none." in refused
-    without = client.post(reverse("runs-case-new"), {**data, "jurisdiction": "GBR"})
+    without = client.post(reverse("runs-case-new"), {**data, "jurisdiction": "G1"})
     assert "two-letter country code" in without.content.decode()
     assert "The document" not in without.content.decode()
 

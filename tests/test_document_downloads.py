@@ -172,7 +172,7 @@ def test_a_refused_attachment_says_why_and_stores_nothing(client, case, analyst)
     assert not case.documents.exists()
     missing = client.post(reverse("runs-case-attach-document", args=[case.pk]), {})
     assert missing.status_code == 400
-    assert "This field is required." in missing.content.decode()
+    assert "Choose a file to attach first." in missing.content.decode()
 
 
 def test_only_the_tenants_analysts_may_attach(client, case, reviewer, outsider):

@@ -190,7 +190,7 @@ def test_run_case_honours_a_scripted_cancel_on_the_event_that_pauses_the_run(db,
     [
         ([], "Give --subject NAME or --scenario FILE"),
         (["--subject", "Acme", "--model", "gpt"], "--model must be playbook"),
-        (["--subject", "Acme", "--jurisdiction", "GBR"], "two-letter country code"),
+        (["--subject", "Acme", "--jurisdiction", "G1"], "two-letter country code"),
         (["--scenario", "/nonexistent.json"], "cannot read scenario"),
         (["--subject", "Acme", "--document", "/nonexistent.pdf"], "cannot read document"),
     ],

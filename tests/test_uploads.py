@@ -56,7 +56,7 @@ def test_a_pdf_is_accepted_by_its_content(db):
 
 
 def test_a_bad_jurisdiction_is_explained(db):
-    form = CaseForm(data={"subject_name": "Acme", "subject_type": "company", "jurisdiction": "GBR"})
+    form = CaseForm(data={"subject_name": "Acme", "subject_type": "company", "jurisdiction": "G1"})
     assert not form.is_valid()
     assert "two-letter country code" in form.errors["jurisdiction"][0]
 
@@ -207,3 +207,20 @@ def test_a_pdf_with_no_text_is_refused_as_a_scan(db):
     form = _form(SimpleUploadedFile("scan.pdf", minimal_pdf("")))
     assert not form.is_valid()
     assert "has no text to read: its pages look like scanned images" in (form.errors["document"][0])
+
+
+@pytest.mark.parametrize(
+    ("typed", "code"), [("United Kingdom", "GB"), ("  singapore ", "SG"), ("DEU", "DE")]
+)
+def test_a_country_named_instead_of_coded_is_read_as_its_code(db, typed, code):
+    form = CaseForm(data={"subject_name": "Acme", "subject_type": "company", "jurisdiction": typed})
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["jurisdiction"] == code
+    assert 'maxlength="100"' in str(form["jurisdiction"])  # a name is not cut while typed
+
+
+def test_an_unknown_country_is_named_in_the_error(db):
+    form = CaseForm(
+        data={"subject_name": "Acme", "subject_type": "company", "jurisdiction": "Narnia"}
+    )
+    assert "“Narnia” is not a country Atlas knows" in form.errors["jurisdiction"][0]
