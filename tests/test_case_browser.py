@@ -189,6 +189,7 @@ def test_an_answer_being_written_survives_attaching_a_document(
     page.fill("#id_subject_name", "Northwind Trading")
     page.click("button[type=submit].primary")
     page.wait_for_selector("text=The agent needs your answer", timeout=15_000)
+    page.wait_for_load_state()  # the page's scripts have run, as before anyone types
     answer = page.locator("input[name=answer_text][data-draft]")
     answer.fill("The Singapore one: see the registry extract I attach")
     extract = tmp_path / "registry extract.txt"

@@ -17,6 +17,7 @@ from reviews.views.common import HtmxHttpRequest
 from runs.access import require_role, tenant_of
 from runs.execution import RUNTIME_INPUT_KIND
 from runs.models import Run
+from runs.search_text import search_text
 
 PAGE_SIZE = 50
 # Payload keys the audit row shows elsewhere (the reason column) or that only the runtime
@@ -82,10 +83,15 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
         except ValueError:
             days[name] = None
             errors.append(f"{raw!r} is not a date (use YYYY-MM-DD); it was ignored.")
+    if days.get("date_from") and days.get("date_to") and days["date_from"] > days["date_to"]:
+        errors.append(
+            f"The From date ({days['date_from']}) is after the To date ({days['date_to']}); "
+            "nothing can match: swap them."
+        )
     kinds = [*HumanDecision.Kind.choices, *CASE_RECORD_KINDS.items()]
     kind = request.GET.get("kind", "")
     filters = AuditFilters(
-        case=request.GET.get("case", "").strip()[:200],
+        case=search_text(request.GET.get("case", "")),
         actor=request.GET.get("actor", "").strip()[:150],
         kind=kind if kind in dict(kinds) else "",
         **days,

@@ -22,6 +22,7 @@ from reviews.views.common import (
 from reviews.views.new_items import notice_context
 from runs.access import has_role, require_role, tenant_of
 from runs.post_only import post_only
+from runs.search_text import search_text
 
 KIND = ReviewItem.Kind.CLARIFICATION
 
@@ -46,7 +47,7 @@ def _render(request: HtmxHttpRequest, rows, *, query: str = "", status: int = 20
 @require_role("analyst", "reviewer")
 @require_safe
 def clarifications(request: HtmxHttpRequest) -> HttpResponse:
-    query = request.GET.get("q", "").strip()[:200]
+    query = search_text(request.GET.get("q", ""))
     items = list(filter_queue(open_items(tenant_of(request), [KIND]), query=query)[:200])
     decisions = decisions_by_item(items)
     rows = [item_view(item, request.user, decisions=decisions) for item in items]
@@ -70,7 +71,7 @@ def _after(
         # The header's count changes with the answer: swapped out of band, counted with the
         # filter of the page the answer was sent from.
         shown = shown_page_query(request)
-        query = shown.get("q", "").strip()[:200]
+        query = search_text(shown.get("q", ""))
         open_count = filter_queue(open_items(tenant_of(request), [KIND]), query=query).count()
         count = render(
             request,

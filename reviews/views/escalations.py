@@ -31,6 +31,7 @@ from runs.access import require_role, tenant_of
 from runs.evidence_links import anchor, web_link
 from runs.fragments import meters_for
 from runs.post_only import post_only
+from runs.search_text import search_text
 
 KIND = ReviewItem.Kind.ESCALATION
 
@@ -43,7 +44,7 @@ def reason_label(code: str) -> str:
 @require_safe
 def escalations(request: HtmxHttpRequest) -> HttpResponse:
     reason = request.GET.get("reason", "")
-    query = request.GET.get("q", "").strip()[:200]
+    query = search_text(request.GET.get("q", ""))
     items = list(filter_queue(open_items(tenant_of(request), [KIND]), query=query)[:200])
     if reason in ESCALATION_REASON_LABELS:
         items = [item for item in items if item.payload.get("reason") == reason]

@@ -21,6 +21,7 @@ from reviews.queries import AGE_FILTERS, ESCALATION_REASON_LABELS, filter_queue,
 from reviews.views.common import REVIEWERS, HtmxHttpRequest
 from runs.access import has_role, tenant_of
 from runs.numbers import whole_number
+from runs.search_text import search_text
 
 Kind = ReviewItem.Kind
 # page -> (its URL name, the kinds it lists, who may read it, what one item is called)
@@ -73,7 +74,7 @@ def new_items(request: HtmxHttpRequest, page: str) -> HttpResponse:
         open_items(tenant_of(request), kinds),
         kind=kind if kind in kinds else "",
         age=age if age in AGE_FILTERS else "",
-        query=request.GET.get("q", "").strip()[:200],
+        query=search_text(request.GET.get("q", "")),
     ).filter(pk__gt=after)
     # As the escalations page does, a reason it does not know filters nothing.
     if request.GET.get("reason") in ESCALATION_REASON_LABELS:

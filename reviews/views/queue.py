@@ -38,6 +38,7 @@ from runs.models import Document
 from runs.numbers import whole_number
 from runs.post_only import post_only
 from runs.review_rounds import review_rounds
+from runs.search_text import search_text
 
 QUEUE_KINDS = [ReviewItem.Kind.APPROVAL, ReviewItem.Kind.SIGNOFF]
 CLAIMABLE_KINDS = [*QUEUE_KINDS, ReviewItem.Kind.ESCALATION]
@@ -147,7 +148,7 @@ def _queue_filters(params: QueryDict) -> tuple[str, str, str]:
     return (
         kind if kind in QUEUE_KINDS else "",
         age if age in AGE_FILTERS else "",
-        params.get("q", "").strip()[:200],
+        search_text(params.get("q", "")),
     )
 
 

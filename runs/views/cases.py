@@ -25,6 +25,7 @@ from runs.forms import CaseForm, DocumentForm
 from runs.models import Case, Document, DocumentDownload, Run, TraceEvent
 from runs.numbers import whole_number
 from runs.post_only import post_only
+from runs.search_text import search_text
 
 READERS = ("analyst", "reviewer", "admin")
 PAGE_SIZE = 25
@@ -55,7 +56,7 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
         )
         .order_by("-created_at", "-id")
     )
-    query = request.GET.get("q", "").strip()[:200]
+    query = search_text(request.GET.get("q", ""))
     status = request.GET.get("status", "")
     reason = request.GET.get("reason", "")
     if query:

@@ -24,6 +24,7 @@ from django.utils import timezone
 from runs.access import tenant_of
 from runs.models import Run, Tenant
 from runs.numbers import LARGEST
+from runs.search_text import search_text
 
 PAGE_SIZE = 50
 
@@ -61,25 +62,32 @@ class RunFilters:
     tenant: str = ""
     sort: str = "created"
     descending: bool = True
+    # What is wrong with the query, each as the list page says it (with what it did
+    # instead) and as a bare problem (an export refuses the query instead).
     errors: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def _wrong(self, problem: str, instead: str) -> None:
+        self.problems.append(problem)
+        self.errors.append(f"{problem}; {instead}.")
 
     @classmethod
     def from_query(cls, query: QueryDict) -> RunFilters:
         filters = cls()
         status = query.get("status", "")
         if status and status not in Run.Status.values:
-            filters.errors.append(f"Unknown status {status!r}; the filter was ignored.")
+            filters._wrong(f"Unknown status {status!r}", "the filter was ignored")
         else:
             filters.status = status
         reason = query.get("reason", "")
         if reason and reason not in dict(Run.OUTCOME_CHOICES):
-            filters.errors.append(f"Unknown termination reason {reason!r}; the filter was ignored.")
+            filters._wrong(f"Unknown termination reason {reason!r}", "the filter was ignored")
         else:
             filters.reason = reason
         filters.model = query.get("model", "").strip()[:120]
         filters.prompt = query.get("prompt", "").strip()[:40]
         filters.policy = query.get("policy", "").strip()[:40]
-        filters.subject = query.get("subject", "").strip()[:200]
+        filters.subject = search_text(query.get("subject", ""))
         filters.tenant = query.get("tenant", "").strip()[:50]
         for name in ("date_from", "date_to"):
             raw = query.get(name, "").strip()
@@ -88,12 +96,17 @@ class RunFilters:
             try:
                 setattr(filters, name, dt.date.fromisoformat(raw))
             except ValueError:
-                filters.errors.append(f"{raw!r} is not a date (use YYYY-MM-DD); it was ignored.")
+                filters._wrong(f"{raw!r} is not a date (use YYYY-MM-DD)", "it was ignored")
+        if filters.date_from and filters.date_to and filters.date_from > filters.date_to:
+            filters._wrong(
+                f"The From date ({filters.date_from}) is after the To date ({filters.date_to})",
+                "no run can match: swap them",
+            )
         sort = query.get("sort", "-created")
         descending = sort.startswith("-")
         sort = sort.lstrip("-")
         if sort not in SORTS:
-            filters.errors.append(f"Cannot sort by {sort!r}; showing the newest runs first.")
+            filters._wrong(f"Cannot sort by {sort!r}", "showing the newest runs first")
             sort, descending = "created", True
         filters.sort, filters.descending = sort, descending
         return filters

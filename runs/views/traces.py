@@ -231,9 +231,11 @@ def trace_json(request: HtmxHttpRequest, run_id: int) -> StreamingHttpResponse:
 @require_role(ADMIN)
 def export_jsonl(request: HtmxHttpRequest) -> HttpResponse:
     filters = RunFilters.from_query(request.GET)
-    if filters.errors:
+    if filters.problems:
         return HttpResponse(
-            "Cannot export: " + " ".join(filters.errors), status=400, content_type="text/plain"
+            "Cannot export: " + "; ".join(filters.problems) + ". Nothing was exported.",
+            status=400,
+            content_type="text/plain",
         )
     runs = filters.apply(runs_in_scope(request))
     return exports.streaming_response(
