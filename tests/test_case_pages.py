@@ -76,6 +76,15 @@ def test_same_name_cases_show_their_matched_entity_and_are_found_by_it_or_by_num
     assert "(US)" in by_number and "(SG)" not in by_number
 
 
+def test_a_search_with_extra_spaces_finds_the_case(client, analyst, tenant):
+    Case.objects.create(
+        tenant=tenant, subject_name="Northwind Trading", subject_type="company", created_by=analyst
+    )
+    client_for(client, analyst)
+    page = client.get(reverse("runs-case-list"), {"q": "  northwind    trading "}).content
+    assert b">Northwind Trading</a>" in page
+
+
 def test_case_list_paginates(client, analyst, tenant):
     Case.objects.bulk_create(
         Case(

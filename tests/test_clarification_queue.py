@@ -169,3 +169,17 @@ def test_a_refused_second_answer_does_not_count_its_question_as_open(client, ten
     refused = client.post(answer_url(item), {"answer_text": "Actually the Singapore one"})
     assert refused.status_code == 409
     assert 'id="questions-open-count">0 open questions' in refused.content.decode()
+
+
+def test_an_answer_to_a_question_of_a_cancelled_run_says_it_was_cancelled(client, tenant, analyst):
+    from runs.actions import do_request_cancel
+
+    item = question_item(tenant, analyst)
+    do_request_cancel(item.run, analyst)
+    client_for(client, analyst)
+    row = client.post(
+        reverse("reviews-answer", args=[item.pk]),
+        {"answer_text": "The UK one"},
+        headers={"HX-Request": "true"},
+    ).content.decode()
+    assert "Withdrawn: the run was cancelled." in row

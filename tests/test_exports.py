@@ -94,7 +94,17 @@ def test_jsonl_refuses_bad_filters_with_a_message(client, admin_user, case):
     client.force_login(admin_user)
     response = client.get(reverse("runs-export-jsonl"), {"date_from": "31/02/2026"})
     assert response.status_code == 400
-    assert b"is not a date" in response.content
+    assert response.content.decode() == (
+        "Cannot export: '31/02/2026' is not a date (use YYYY-MM-DD). Nothing was exported."
+    )
+    reversed_dates = {"date_from": "2026-12-05", "date_to": "2026-12-01"}
+    response = client.get(reverse("runs-export-jsonl"), reversed_dates)
+    assert response.status_code == 400
+    assert "The From date (2026-12-05) is after the To date (2026-12-01)" in (
+        response.content.decode()
+    )
+    listed = client.get(reverse("runs-trace-list"), reversed_dates).content.decode()
+    assert "is after the To date (2026-12-01); no run can match: swap them." in listed
 
 
 def test_jsonl_exports_through_the_last_day_of_the_calendar(client, admin_user, case):
