@@ -90,3 +90,22 @@ def test_behind_a_tls_proxy_a_forwarded_https_request_is_secure():
     assert result.stdout.split() == ["('HTTP_X_FORWARDED_PROTO',", "'https')", "True"], (
         result.stderr
     )
+
+
+def test_a_refused_request_is_logged_in_one_line_and_a_server_error_in_full():
+    import logging
+    import sys
+
+    from atlas.log_filters import NoTracebackForClientErrors
+
+    try:
+        raise PermissionError("no")
+    except PermissionError:
+        exc_info = sys.exc_info()
+    refused = logging.LogRecord("django.request", logging.WARNING, "", 0, "Forbidden", (), exc_info)
+    refused.status_code = 403
+    broken = logging.LogRecord("django.request", logging.ERROR, "", 0, "Error", (), exc_info)
+    broken.status_code = 500
+    line_filter = NoTracebackForClientErrors()
+    assert line_filter.filter(refused) and refused.exc_info is None
+    assert line_filter.filter(broken) and broken.exc_info is exc_info
