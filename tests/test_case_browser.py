@@ -199,3 +199,30 @@ def test_an_answer_being_written_survives_attaching_a_document(
     page.wait_for_selector("text=is attached to the case")
     assert answer.input_value() == "The Singapore one: see the registry extract I attach"
     screenshot(page, "case-draft-kept-after-attach")
+
+
+def test_an_answer_being_written_when_someone_else_answers_is_kept_to_copy(
+    atlas_server,  # noqa: F811
+    page,
+    analyst,
+):
+    login_in_browser(page, atlas_server.url, "analyst")
+    page.goto(atlas_server.url + reverse("runs-case-new"))
+    page.fill("#id_subject_name", "Northwind Trading")
+    page.click("button[type=submit].primary")
+    page.wait_for_selector("text=The agent needs your answer", timeout=15_000)
+    page.wait_for_load_state()
+    page.wait_for_selector(".live-run:not(.offline)")
+    case_url = page.url
+    mine = page.locator("input[name=answer_text][data-draft]")
+    mine.fill("Probably the one in Singapore, checking with the client")
+
+    colleague = page.context.new_page()  # the same analyst in another tab, or a colleague
+    colleague.goto(case_url)
+    colleague.locator(".candidates button").first.click()
+
+    note = page.locator(".unsaved")
+    note.wait_for(timeout=15_000)
+    assert "Not sent: the question was settled while you were writing" in note.inner_text()
+    assert "Probably the one in Singapore, checking with the client" in note.inner_text()
+    screenshot(page, "case-answer-kept-to-copy")

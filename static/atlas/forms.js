@@ -42,6 +42,40 @@
     });
   });
 
+  // A live update that replaces a field someone was typing in (another person answered
+  // the question meanwhile) keeps their text on the page, to copy, as the queues do for a
+  // refused form (templates/reviews/_unsaved.html).
+  var replaced = null;
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var current = event.detail.target;
+    var fragment = event.detail.fragment;
+    replaced = null;
+    if (!current || !current.querySelector || !fragment) return;
+    var field = current.querySelector("[data-draft]");
+    if (!field || !field.value.trim()) return;
+    var kept = fragment.querySelector && fragment.querySelector(
+      '[data-draft="' + CSS.escape(field.dataset.draft) + '"]');
+    if (!kept) replaced = { id: current.id, text: field.value };
+  });
+  document.addEventListener("htmx:oobAfterSwap", function () {
+    if (!replaced) return;
+    var target = document.getElementById(replaced.id);
+    if (target) {
+      var note = document.createElement("div");
+      note.className = "banner banner-muted unsaved";
+      note.setAttribute("role", "status");
+      var title = document.createElement("div");
+      title.className = "banner-title";
+      title.textContent = "Not sent: the question was settled while you were writing. What you wrote, to copy:";
+      var text = document.createElement("blockquote");
+      text.className = "reason-text unsaved-text";
+      text.textContent = replaced.text;
+      note.append(title, text);
+      target.after(note);  // beside the region, so its next update leaves the note
+    }
+    replaced = null;
+  });
+
   document.addEventListener("DOMContentLoaded", function () { restore(document); });
   document.addEventListener("htmx:load", function (event) { restore(event.target); });
 
