@@ -74,8 +74,10 @@ STEP_TABLES = StepRows(
 
 def active_seconds(state: AtlasState) -> float:
     """Research time, without the time spent waiting for people (the runtime moves the
-    deadline forward by every pause, so what is used of it is exactly the active time)."""
-    end = state.updated_at or state.started_at
+    deadline forward by every pause once it ends, so what is used of it is exactly the
+    active time). A paused run's research stopped when the pause began, whatever was
+    written since (a decision it refused, say)."""
+    end = state.paused_at or state.updated_at or state.started_at
     if state.deadline_at is None:
         return max(0.0, (end - state.started_at).total_seconds())
     remaining = (state.deadline_at - end).total_seconds()

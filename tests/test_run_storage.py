@@ -206,3 +206,24 @@ def test_time_waiting_for_people_does_not_count_as_research_time(run):
         }
     )
     assert active_seconds(state) == pytest.approx(30.0)
+
+
+def test_a_paused_run_counts_no_research_time_for_what_is_written_while_it_waits():
+    from datetime import UTC, datetime, timedelta
+
+    from atlas.runtime.state import AtlasState, Budgets, CaseBrief
+    from runs.step_writes import active_seconds
+
+    began = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+    state = AtlasState(
+        run_id="1",
+        case_id="1",
+        tenant_id="1",
+        brief=CaseBrief(subject="Acme"),
+        budgets=Budgets(deadline_seconds=120),
+        started_at=began,
+        deadline_at=began + timedelta(seconds=120),
+        paused_at=began + timedelta(seconds=30),
+        updated_at=began + timedelta(minutes=10),  # a refused decision, written later
+    )
+    assert active_seconds(state) == 30.0
