@@ -96,6 +96,9 @@ def test_same_name_people_are_told_apart_by_their_facts_and_an_answer_by_one_is_
         ("Not the UK one, the Singapore one", "co-northwind-sg"),
         ("SG, not GB", "co-northwind-sg"),
         ("It isn't the American one; it is the British one", "co-northwind-gb"),
+        ("No, the UK one", "co-northwind-gb"),
+        ("No. It's the British one", "co-northwind-gb"),
+        ("Not sure - the UK one I think", "co-northwind-gb"),
     ],
 )
 def test_an_answer_in_the_analysts_words_picks_the_candidate(

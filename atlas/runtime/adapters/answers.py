@@ -46,9 +46,11 @@ COUNTRY_WORDS = {
     "nigerian": "NG",
 }
 
-# Words that turn the country after them into the one the analyst does not mean.
+# Words that turn the country right after them into the one the analyst does not mean
+# ("not the UK one"), within the same clause: "No, the UK one" means the UK.
 NEGATIONS = {"not", "no", "isn't", "isnt", "except", "nor", "neither", "without", "exclude"}
-NEGATION_REACH = 3  # words before a country that a negation may be
+NEGATION_REACH = 2  # words before a country that a negation may be
+CLAUSE_BREAK = re.compile(r"[,.;:!?()]|\s[-–—]\s")
 # Words an answer is made of that say nothing about which candidate is meant.
 FILLER = {"the", "one", "and", "for", "not", "with", "please", "check", "pick", "choose"}
 MIN_FACT_WORD = 3
@@ -117,8 +119,10 @@ def country_mentions(answer: str, codes: set[str]) -> tuple[set[str], set[str]]:
                 mentions.append((match.start(), code))
     meant: set[str] = set()
     ruled_out: set[str] = set()
+    breaks = [match.end() for match in CLAUSE_BREAK.finditer(answer)]
     for start, code in mentions:
-        before = [word.lower() for position, word in words if position < start]
+        clause_start = max((end for end in breaks if end <= start), default=0)
+        before = [word.lower() for position, word in words if clause_start <= position < start]
         negated = bool(NEGATIONS & set(before[-NEGATION_REACH:]))
         (ruled_out if negated else meant).add(code)
     return meant, ruled_out
