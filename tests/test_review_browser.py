@@ -236,12 +236,13 @@ def test_an_answer_sent_after_the_session_ended_is_kept_and_says_so(
     assert field.input_value() == "The one registered in England, number 04512398"
     assert "Sign in" not in page.locator(f"#review-item-{item.pk}").inner_text()
     assert not HumanDecision.objects.filter(review_item=item).exists()
-    # Signed in again, the page reloaded: the draft is still there, and it sends.
-    login_in_browser(page, live_server.url, analyst.username)
-    page.goto(f"{live_server.url}/reviews/questions/")
-    assert field.input_value() == "The one registered in England, number 04512398"
+    # Signed in again in another tab (a new CSRF token), then sent again from this page.
+    other_tab = page.context.new_page()
+    login_in_browser(other_tab, live_server.url, analyst.username)
+    other_tab.close()
     page.locator(f"#review-item-{item.pk} button.primary").click()
     page.wait_for_selector(f"#review-item-{item.pk} .decided")
+    assert HumanDecision.objects.get(review_item=item).payload["text"].startswith("The one")
     page.reload()
     assert not page.locator(f"#review-item-{item.pk} input[name=answer_text]").count()
 

@@ -79,7 +79,30 @@
   document.addEventListener("DOMContentLoaded", function () { restore(document); });
   document.addEventListener("htmx:load", function (event) { restore(event.target); });
 
+  // Signing in again gives a new CSRF token: requests and forms of a page loaded before
+  // send the one in the cookie, so "sign in in another tab, then send again" works.
+  function csrfCookie() {
+    var match = /(?:^|;\s*)csrftoken=([^;]+)/.exec(document.cookie);
+    return match ? decodeURIComponent(match[1]) : null;
+  }
+  document.addEventListener("htmx:configRequest", function (event) {
+    var token = csrfCookie();
+    if (token) event.detail.headers["X-CSRFToken"] = token;
+  });
+  document.addEventListener("submit", function (event) {
+    var token = csrfCookie();
+    var field = event.target.querySelector && event.target.querySelector(
+      "input[name=csrfmiddlewaretoken]");
+    if (token && field) field.value = token;
+  }, true);
+
   document.addEventListener("htmx:responseError", function (event) {
+    if (event.detail.xhr.status === 403) {
+      notify("refused", "That was refused and nothing was recorded: your role may not do " +
+        "it, or this page is out of date. Reload the page to try again; what you typed " +
+        "in its answer fields is kept.");
+      return;
+    }
     if (event.detail.xhr.status !== 401) return;
     var notice = document.getElementById("session-ended");
     if (!notice) {
@@ -98,4 +121,17 @@
     }
     notice.scrollIntoView({ block: "nearest" });
   });
+
+  function notify(id, text) {
+    var notice = document.getElementById(id);
+    if (!notice) {
+      notice = document.createElement("div");
+      notice.id = id;
+      notice.className = "message message-error session-ended";
+      notice.setAttribute("role", "alert");
+      document.body.insertBefore(notice, document.body.firstChild);
+    }
+    notice.textContent = text;
+    notice.scrollIntoView({ block: "nearest" });
+  }
 })();
