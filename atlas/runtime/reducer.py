@@ -29,7 +29,7 @@ from atlas.runtime.state import (
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.world import name_score
-from atlas.runtime.world.normalize import fingerprint_text, normalize_text
+from atlas.runtime.world.normalize import fingerprint_text, normalize_name, normalize_text
 
 DOCUMENT_OPENING_CHARS = 240  # of an uploaded document's text, quoted in its evidence
 REGISTRY_NAMES = {"company": "Company registry", "person": "Registry of persons"}
@@ -74,7 +74,8 @@ def apply_in_place(
             _complete(new, "screen_sanctions")
     elif tool == "search_adverse_media":
         _apply_media(new, result, step, now)
-        _complete(new, "search_adverse_media")
+        if searches_the_subject(new, args):
+            _complete(new, "search_adverse_media")
     elif tool == "extract_uploaded_document":
         _apply_document(new, result, step, now)
         _complete(new, f"extract:{args.get('document_id', result.get('document_id'))}")
@@ -90,6 +91,23 @@ def screens_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:
         return entity is not None and arguments["entity_id"] == entity.entity_id
     names = [state.brief.subject, *([entity.name] if entity else [])]
     return any(name_score(arguments.get("name") or "", n) >= STRONG_MATCH for n in names)
+
+
+def searches_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:
+    """Whether a media search is for the subject: by the matched entity's id, or by a
+    query holding at least two thirds of the words of the subject's name (as the case
+    gives it, or as the registry does), legal forms aside: "Meridian Shipping directors"
+    searches Meridian Shipping Holdings Ltd. A search for anyone else is kept as
+    evidence, but does not stand for the subject's."""
+    entity = state.selected_entity
+    if arguments.get("entity_id"):
+        return entity is not None and arguments["entity_id"] == entity.entity_id
+    query = set(normalize_text(arguments.get("query") or "").split())
+    for name in [state.brief.subject, *([entity.name] if entity else [])]:
+        words = set(normalize_name(name).split())
+        if words and 3 * len(words & query) >= 2 * len(words):
+            return True
+    return False
 
 
 def _complete(state: AtlasState, step_name: str) -> None:

@@ -89,3 +89,22 @@ def test_without_a_media_search_a_packet_cannot_be_low_risk(make_runtime, make_s
     assert first_refusal(store, state) == [
         "Adverse media has not been searched: that rules out a low risk rating."
     ]
+
+
+def test_a_media_search_for_someone_else_does_not_stand_for_the_subjects(
+    make_runtime, make_state, store
+):
+    turns = [
+        call("resolve_entity", name="Acme Analytics", jurisdiction="GB", entity_type="company"),
+        call("screen_sanctions", entity_id="co-acme-analytics-gb"),
+        call("screen_sanctions", name="Sarah Linden"),
+        call("screen_sanctions", name="Tom Becker"),
+        call("search_adverse_media", query="Zzyzx Unrelated Bakery"),
+        finish("low", sanctions="No hits.", cite="co-acme-analytics-gb"),
+    ]
+    state = run(make_runtime(turns=turns), make_state())
+    assert first_refusal(store, state) == [
+        "Adverse media has not been searched: that rules out a low risk rating."
+    ]
+    # The playbook then searched for the subject itself, which counts.
+    assert "search_adverse_media" in state.completed_steps
