@@ -251,7 +251,12 @@ def do_decide_approval(
         user,
         kind=HumanDecision.Kind.APPROVE if approve else HumanDecision.Kind.DENY,
         reason=reason,
-        payload={"action_id": action_id, "approved": approve, "reason": reason},
+        payload={
+            "action_id": action_id,
+            "approved": approve,
+            "reason": reason,
+            "reasons_seen": list(item.payload.get("reasons", []))[:reasons_seen],
+        },
         precondition=no_unseen_reasons,
     )
 

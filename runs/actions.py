@@ -7,6 +7,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
+from atlas.runtime.policy import sensitive_document_reason
 from atlas.runtime.scenario import Scenario
 from atlas.runtime.state import (
     USER_STATUS,
@@ -105,12 +106,12 @@ def do_mark_sensitive(document: Document, user) -> list[ReviewItem]:
             payload__arguments__document_id=str(document.pk),
         )
     )
-    reason = (
-        f"Document {document.original_name} was marked sensitive by {user.get_username()} "
-        "after this approval was requested."
-    )
+    added = [
+        sensitive_document_reason(document.original_name),
+        f"It was marked by {user.get_username()} after this approval was requested.",
+    ]
     for item in waiting:
-        item.payload["reasons"] = [*item.payload.get("reasons", []), reason]
+        item.payload["reasons"] = [*item.payload.get("reasons", []), *added]
         item.save(update_fields=["payload"])
     return waiting
 

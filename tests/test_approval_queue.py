@@ -108,6 +108,7 @@ def test_approving_records_one_decision_and_resumes_the_run(
         "action_id": item.key,
         "approved": True,
         "reason": "Registry lookups are routine",
+        "reasons_seen": item.payload["reasons"],  # what the reviewer was shown
     }
     item.refresh_from_db()
     assert item.status == ReviewItem.Status.DECIDED and item.decided_at is not None

@@ -313,9 +313,12 @@ def test_a_mark_made_while_an_extraction_waits_for_approval_is_read_before_appro
         response.content.decode()
     )
     item.refresh_from_db()
-    added = "Document statement.txt was marked sensitive by analyst after this approval"
-    assert added in item.payload["reasons"][1]
-    assert added in client_for(client, reviewer).get(reverse("reviews-queue")).content.decode()
+    assert item.payload["reasons"][1:] == [
+        "Document statement.txt is marked sensitive.",
+        "It was marked by analyst after this approval was requested.",
+    ]
+    queue = client_for(client, reviewer).get(reverse("reviews-queue")).content.decode()
+    assert "It was marked by analyst after this approval was requested." in queue
 
     # Approved from a page loaded before the mark: refused, the typed reason kept.
     decide = reverse("reviews-decide", args=[item.pk])
@@ -324,11 +327,11 @@ def test_a_mark_made_while_an_extraction_waits_for_approval_is_read_before_appro
     response = client.post(decide, form, headers={"HX-Request": "true"})
     page = response.content.decode()  # the row again, with the error (htmx swaps 2xx only)
     assert "Not approved: since this page was loaded, approval is also needed because " in page
-    assert 'value="Cheap enough."' in page and 'name="reasons_seen" value="2"' in page
+    assert 'value="Cheap enough."' in page and 'name="reasons_seen" value="3"' in page
     item.refresh_from_db()
     assert item.status == ReviewItem.Status.OPEN
 
-    response = client.post(decide, {**form, "reasons_seen": "2"}, headers={"HX-Request": "true"})
+    response = client.post(decide, {**form, "reasons_seen": "3"}, headers={"HX-Request": "true"})
     assert "Not approved" not in response.content.decode()
     run = run_inline(Run.objects.get(pk=item.run_id))
     types = list(TraceEvent.objects.filter(run=run).order_by("seq").values_list("type", flat=True))

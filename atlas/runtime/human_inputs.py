@@ -145,7 +145,8 @@ def _apply_approval(
     }
     if decision.approved:
         s.approved_signatures.append(pending.signature)
-        s.approved_action = pending
+        seen = [r for r in decision.reasons_seen if r not in pending.reasons]
+        s.approved_action = pending.model_copy(update={"reasons": [*pending.reasons, *seen]})
         writer.emit(s, buf, "approval_granted", **data)
     else:
         s.denied_signatures.append(pending.signature)

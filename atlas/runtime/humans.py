@@ -40,6 +40,10 @@ class ApprovalDecision(_HumanInput):
     action_id: str
     approved: bool
     reason: str = ""
+    # The reasons for approval the reviewer was shown, when the console knows them: a
+    # reason added to the request since it was made (a document marked sensitive meanwhile)
+    # is then covered, and the call is not asked about again.
+    reasons_seen: list[str] = Field(default_factory=list)
 
 
 class ConflictResolution(_HumanInput):

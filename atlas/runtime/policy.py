@@ -33,6 +33,12 @@ class PolicyVerdict:
     reasons: list[str] = field(default_factory=list)
 
 
+def sensitive_document_reason(name: str) -> str:
+    """Why extracting the document named `name` needs approval (the console adds the same
+    words to an approval requested before the mark: runs.actions.do_mark_sensitive)."""
+    return f"Document {name} is marked sensitive."
+
+
 def tool_allowed_in_state(state: AtlasState, tool_name: str, policy: TenantPolicy) -> str | None:
     """Why a tool may not be used right now, or None."""
     if tool_name in policy.forbidden_tools:
@@ -55,7 +61,7 @@ def evaluate(
         if document_id not in attached:
             return PolicyVerdict("deny", [f"Document {document_id} is not attached to this case."])
         if attached[document_id].sensitive:
-            needs.append(f"Document {attached[document_id].name} is marked sensitive.")
+            needs.append(sensitive_document_reason(attached[document_id].name))
     if spec.price_usd > policy.approval_cost_threshold_usd:
         needs.append(
             f"Estimated cost ${spec.price_usd} is above the approval threshold "

@@ -27,6 +27,7 @@ def reconcile_in_flight(
         signature=in_flight.signature,
         step=in_flight.step,
         idempotency_key=in_flight.idempotency_key,
+        reasons=in_flight.reasons,
     )
     spec = runtime.registry.get(in_flight.tool_name)
     if record is not None and record.effect_status == "succeeded" and spec is not None:

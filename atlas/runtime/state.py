@@ -271,6 +271,8 @@ class InFlightToolCall(_Model):
     arguments: dict[str, Any]
     signature: str
     step: int
+    # Why it needed a reviewer's approval, if it did (kept for a call taken over later).
+    reasons: list[str] = Field(default_factory=list)
 
 
 class ObservationNote(_Model):

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from atlas.runtime.case_documents import take_up_sensitive_marks
 from atlas.runtime.decisions import CallTool
-from atlas.runtime.policy import evaluate, tool_allowed_in_state
+from atlas.runtime.policy import evaluate
 from atlas.runtime.state import AtlasState, ProposedToolCall
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
 from atlas.runtime.tool_runs import run_tool
@@ -98,41 +98,57 @@ def request_tool_call(
         step=s.step,
     )
     if verdict.outcome == "needs_approval" and signature not in s.approved_signatures:
-        s.pending_approval = call
-        writer.set_status(s, "awaiting_review", "awaiting_approval")
-        writer.emit(
-            s,
-            buf,
-            "approval_requested",
-            action_id=call.action_id,
-            tool=name,
-            arguments=normalized,
-            reasons=verdict.reasons,
-            estimated_cost_usd=spec.price_usd,
-        )
-        return s
+        return _hold_for_approval(writer, s, buf, call)
     return run_tool(runtime, s, buf, call)
+
+
+def _hold_for_approval(
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, call: ProposedToolCall
+) -> AtlasState:
+    s.pending_approval = call
+    writer.set_status(s, "awaiting_review", "awaiting_approval")
+    writer.emit(
+        s,
+        buf,
+        "approval_requested",
+        action_id=call.action_id,
+        tool=call.tool_name,
+        arguments=call.arguments,
+        reasons=call.reasons,
+        estimated_cost_usd=call.estimated_cost_usd,
+    )
+    return s
 
 
 def run_approved_call(
     runtime: Runtime, s: AtlasState, buf: StepBuffer, call: ProposedToolCall
 ) -> AtlasState:
     """Run a call decided earlier (a reviewer's approval, an in-flight call taken over after
-    a crash), unless the tool is gone or the tenant has forbidden it since."""
+    a crash), checked against the policy as it stands now: refused when the tool is gone,
+    denied when the tenant has forbidden it since, and asked about again when it needs an
+    approval for a reason the one given did not cover (a document marked sensitive while
+    the approval waited, or as it was being requested)."""
     writer = runtime.writer
-    if runtime.registry.get(call.tool_name) is None:
+    spec = runtime.registry.get(call.tool_name)
+    if spec is None:
         message = f"The tool {call.tool_name!r} is no longer available; the call was not run."
         event = {"reason": "unknown_tool"}
         return _refuse(
             writer, s, buf, call.tool_name, "tool_rejected", event, "unknown_tool", message
         )
-    forbidden = tool_allowed_in_state(s, call.tool_name, runtime.tenant_policy)
-    if forbidden:
-        s.policy_denials += 1
-        return _deny(writer, s, buf, call.tool_name, call.arguments, forbidden)
     if call.tool_name == "extract_uploaded_document":
-        # Marked while the approval waited: the trace says so before the read.
         take_up_sensitive_marks(writer, s, buf, runtime.documents)
+    args = spec.args_model.model_validate(call.arguments)
+    verdict = evaluate(s, spec, args, runtime.tenant_policy)
+    if verdict.outcome == "deny":
+        s.policy_denials += 1
+        return _deny(writer, s, buf, call.tool_name, call.arguments, " ".join(verdict.reasons))
+    unapproved = [reason for reason in verdict.reasons if reason not in call.reasons]
+    if verdict.outcome == "needs_approval" and unapproved:
+        again = call.model_copy(
+            update={"action_id": f"{s.run_id}:act:{s.step}", "reasons": verdict.reasons}
+        )
+        return _hold_for_approval(writer, s, buf, again)
     return run_tool(runtime, s, buf, call)
 
 

@@ -41,6 +41,7 @@ def run_tool(
         arguments=call.arguments,
         signature=call.signature,
         step=s.step,
+        reasons=call.reasons,
     )
     record = ToolCallRecord(
         idempotency_key=key,

@@ -33,6 +33,7 @@ NOT_DETAILS = {
     "approved",  # the decision's own name says it
     "packet_step",
     "document_ids",
+    "reasons_seen",  # the request's own reasons, shown on its page
 }
 BUDGET_UNITS = {
     "extra_iterations": "{} iterations",

@@ -720,6 +720,47 @@ def test_a_document_marked_sensitive_after_the_run_started_needs_approval(
     assert after == ["document_marked_sensitive", "approval_requested"]
 
 
+@pytest.mark.parametrize("reviewer_saw_the_mark", [False, True])
+def test_an_approval_that_did_not_cover_a_later_sensitive_mark_is_asked_again(
+    make_runtime, make_state, store, documents, reviewer_saw_the_mark
+):
+    doc = AttachedDocument(document_id="doc-acme-onboarding", name="acme_onboarding_note.txt")
+    policy = TenantPolicy(approval_cost_threshold_usd=Decimal("0.025"))  # extraction: $0.03
+    runtime = make_runtime(tenant_policy=policy)
+    state = run(runtime, make_state(documents=[doc], max_iterations=30))
+    while state.pending_approval.tool_name != "extract_uploaded_document":
+        state = runtime.run_until_pause(
+            runtime.apply_human_input(
+                state,
+                ApprovalDecision(
+                    decision_id=f"d-{state.step}",
+                    actor="reviewer-rita",
+                    action_id=state.pending_approval.action_id,
+                    approved=True,
+                ),
+            )
+        )
+    asked = state.pending_approval
+    assert not any("sensitive" in reason for reason in asked.reasons)
+    documents.mark_sensitive("doc-acme-onboarding")  # as the approval is being decided
+    seen = [*asked.reasons, "Document acme_onboarding_note.txt is marked sensitive."]
+    approve = ApprovalDecision(
+        decision_id="d-extract",
+        actor="reviewer-rita",
+        action_id=asked.action_id,
+        approved=True,
+        reasons_seen=seen if reviewer_saw_the_mark else asked.reasons,
+    )
+    state = runtime.step(runtime.apply_human_input(state, approve))
+    if reviewer_saw_the_mark:
+        assert types(store, state)[-2:] == ["tool_started", "tool_succeeded"]
+    else:
+        assert types(store, state)[-2:] == ["document_marked_sensitive", "approval_requested"]
+        assert "Document acme_onboarding_note.txt is marked sensitive." in (
+            state.pending_approval.reasons
+        )
+
+
 def test_a_mark_made_after_the_document_was_read_changes_nothing(
     make_runtime, make_state, store, documents
 ):
