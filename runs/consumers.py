@@ -205,7 +205,7 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
             decisions = fragments.decisions_context(run.case_id)
         status_changed = signature != self.status_shown
         notes = None
-        if fragments.changes_document_notes(events, stopped_now=run.is_terminal and status_changed):
+        if fragments.changes_document_notes(events, status_changed):
             notes = fragments.document_notes(run)
         frame = fragments.render_push(
             context,

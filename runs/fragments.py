@@ -557,10 +557,11 @@ def document_notes(run: Run) -> list[DocumentNote]:
     ]
 
 
-def changes_document_notes(events: Iterable[TraceEvent], stopped_now: bool) -> bool:
-    """Whether a push must bring the documents' notes: the run was given a document, or it
-    stopped (a document it was never given is then one it did not read)."""
-    return stopped_now or any(event.type == "document_added" for event in events)
+def changes_document_notes(events: Iterable[TraceEvent], status_changed: bool) -> bool:
+    """Whether a push must bring the documents' notes: the run was given a document, or its
+    status changed (a note says when the run would read a document: with an answer, after
+    a send-back, or never once it stopped)."""
+    return status_changed or any(event.type == "document_added" for event in events)
 
 
 def resolves_the_subject(events: Iterable[TraceEvent]) -> bool:
