@@ -41,6 +41,8 @@ def clean_jurisdiction(value: str) -> str:
     """Blank, or an ISO country code after upper-casing: "gb" is GB; "ßx" (SSX), "ÄÖ" and
     "XQ" are not."""
     code = " ".join(value.split())
+    if code.casefold() in COUNTRY_NAMES:
+        return COUNTRY_NAMES[code.casefold()]
     if len(code) > 2:
         return _code_of_country_named(code)
     # Checked before upper-casing: "ß".upper() is "SS", a code the user never typed.
@@ -58,10 +60,32 @@ def clean_jurisdiction(value: str) -> str:
     return code
 
 
+# Names people use that ISO 3166 does not give (or gives only for a larger whole).
+COUNTRY_NAMES = {
+    "uk": "GB",
+    "britain": "GB",
+    "great britain": "GB",
+    "england": "GB",
+    "scotland": "GB",
+    "wales": "GB",
+    "northern ireland": "GB",
+    "usa": "US",
+    "america": "US",
+    "russia": "RU",
+    "uae": "AE",
+    "holland": "NL",
+    "ivory coast": "CI",
+    "czech republic": "CZ",
+    "turkey": "TR",
+}
+
+
 def _code_of_country_named(name: str) -> str:
-    """ "United Kingdom" is GB, "Deutschland" is not known (English names and official
-    ones, as ISO 3166 gives them, and three-letter codes)."""
+    """ "United Kingdom" is GB, "GBR" too (a three-letter code); a number (826), or a name
+    nobody means one country by ("Korea"), is refused."""
     try:
+        if name.isdigit():
+            raise LookupError(name)
         country = pycountry.countries.lookup(name)
     except LookupError:
         raise ValidationError(

@@ -147,13 +147,13 @@ def _check_pdf_opens(upload: UploadedFile) -> None:
     """A file that starts like a PDF must also read as one, or its extraction would fail
     in the middle of a run instead of here, where the analyst can upload it again."""
     upload.seek(0)
-    pages, locked, has_text = 0, False, False
+    pages, locked, has_text = 0, False, True
     try:
         # pypdf opens a file encrypted without a user password (print or copy limits).
         with _pypdf_logging_silenced():
             reader = PdfReader(upload)
             pages = len(reader.pages)
-            has_text = any((page.extract_text() or "").strip() for page in reader.pages)
+        has_text = _has_text(reader)
     except (FileNotDecryptedError, WrongPasswordError):
         locked = True
     except Exception:  # pypdf raises many kinds of error for a damaged file
@@ -178,6 +178,22 @@ def _check_pdf_opens(upload: UploadedFile) -> None:
             "file.",
             code="no_text",
         )
+
+
+PAGES_LOOKED_AT_FOR_TEXT = 30
+
+
+def _has_text(reader: PdfReader) -> bool:
+    """Whether any of the first pages gives up text. A page whose text cannot be taken out
+    counts as text: the run's extraction then says what went wrong, rather than this
+    check calling the file a scan."""
+    for page in reader.pages[:PAGES_LOOKED_AT_FOR_TEXT]:
+        try:
+            if (page.extract_text() or "").strip():
+                return True
+        except Exception:
+            return True
+    return False
 
 
 # pypdf's level is shared by every thread: checks take turns, so that one never restores
