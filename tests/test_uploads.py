@@ -210,7 +210,14 @@ def test_a_pdf_with_no_text_is_refused_as_a_scan(db):
 
 
 @pytest.mark.parametrize(
-    ("typed", "code"), [("United Kingdom", "GB"), ("  singapore ", "SG"), ("DEU", "DE")]
+    ("typed", "code"),
+    [
+        ("United Kingdom", "GB"),
+        ("  singapore ", "SG"),
+        ("DEU", "DE"),
+        ("UK", "GB"),
+        ("Russia", "RU"),
+    ],
 )
 def test_a_country_named_instead_of_coded_is_read_as_its_code(db, typed, code):
     form = CaseForm(data={"subject_name": "Acme", "subject_type": "company", "jurisdiction": typed})
@@ -219,8 +226,7 @@ def test_a_country_named_instead_of_coded_is_read_as_its_code(db, typed, code):
     assert 'maxlength="100"' in str(form["jurisdiction"])  # a name is not cut while typed
 
 
-def test_an_unknown_country_is_named_in_the_error(db):
-    form = CaseForm(
-        data={"subject_name": "Acme", "subject_type": "company", "jurisdiction": "Narnia"}
-    )
-    assert "“Narnia” is not a country Atlas knows" in form.errors["jurisdiction"][0]
+@pytest.mark.parametrize("typed", ["Narnia", "826", "Korea"])
+def test_an_unknown_country_is_named_in_the_error(db, typed):
+    form = CaseForm(data={"subject_name": "Acme", "subject_type": "company", "jurisdiction": typed})
+    assert f"“{typed}” is not a country Atlas knows" in form.errors["jurisdiction"][0]
