@@ -65,6 +65,8 @@ def apply_in_place(
     if tool == "resolve_entity":
         _apply_resolve(new, result, step, now)
         _complete(new, "resolve_entity")
+        if _screened_before_it_was_matched(new):
+            _complete(new, "screen_sanctions")
     elif tool == "screen_sanctions":
         director = screened_director(new, args)
         _apply_sanctions(new, result, step, now, director=director)
@@ -91,6 +93,17 @@ def screens_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:
         return entity is not None and arguments["entity_id"] == entity.entity_id
     names = [state.brief.subject, *([entity.name] if entity else [])]
     return any(name_score(arguments.get("name") or "", n) >= STRONG_MATCH for n in names)
+
+
+def _screened_before_it_was_matched(state: AtlasState) -> bool:
+    """Whether the entity just matched was screened by its id while it was still one of
+    several candidates: that screen is the subject's."""
+    entity = state.selected_entity
+    return entity is not None and any(
+        action["tool"] == "screen_sanctions"
+        and action["arguments"].get("entity_id") == entity.entity_id
+        for action in state.executed_actions
+    )
 
 
 def searches_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:

@@ -108,3 +108,19 @@ def test_a_media_search_for_someone_else_does_not_stand_for_the_subjects(
     ]
     # The playbook then searched for the subject itself, which counts.
     assert "search_adverse_media" in state.completed_steps
+
+
+def test_a_candidate_screened_by_id_before_it_was_matched_counts_once_matched(
+    make_runtime, make_state
+):
+    turns = [
+        call("resolve_entity", name="Northwind Trading", entity_type="company"),
+        call("screen_sanctions", entity_id="co-northwind-gb"),
+        call("resolve_entity", name="Northwind Trading", jurisdiction="GB", entity_type="company"),
+    ]
+    runtime = make_runtime(turns=turns)
+    state = runtime.start(make_state("Northwind Trading", jurisdiction=None))
+    for _ in turns:
+        state = runtime.step(state)
+    assert state.selected_entity.entity_id == "co-northwind-gb"
+    assert "screen_sanctions" in state.completed_steps
