@@ -99,6 +99,11 @@ def test_same_name_people_are_told_apart_by_their_facts_and_an_answer_by_one_is_
         ("No, the UK one", "co-northwind-gb"),
         ("No. It's the British one", "co-northwind-gb"),
         ("Not sure - the UK one I think", "co-northwind-gb"),
+        ("not sure, the UK one I think", "co-northwind-gb"),
+        ("not the US one or the UK one", "co-northwind-sg"),
+        ("not the US or UK one", "co-northwind-sg"),
+        ("Not UK but SG", "co-northwind-sg"),
+        ("sg", "co-northwind-sg"),
     ],
 )
 def test_an_answer_in_the_analysts_words_picks_the_candidate(
@@ -110,7 +115,10 @@ def test_an_answer_in_the_analysts_words_picks_the_candidate(
     assert state.selected_entity.entity_id == entity_id
 
 
-@pytest.mark.parametrize("text", ["not GB", "SG or US, not sure", "not the UK one"])
+@pytest.mark.parametrize(
+    "text",
+    ["not GB", "SG or US, not sure", "not the UK one", "Northwind Trading", "Trading"],
+)
 def test_an_answer_that_only_rules_out_some_of_three_is_asked_again(make_runtime, make_state, text):
     runtime = make_runtime()
     state = _answer(runtime, run(runtime, make_state("Northwind Trading", jurisdiction=None)), text)
@@ -122,6 +130,8 @@ def test_an_answer_that_only_rules_out_some_of_three_is_asked_again(make_runtime
     ("text", "entity_id"),
     [
         ("Let us go with the one born 1965", "pe-john-smith-gb"),
+        ("the one who is not 1990", "pe-john-smith-gb"),
+        ("not the one born 1965", "pe-john-smith-us"),
         ("not the US one", "pe-john-smith-gb"),
         ("Not GB", "pe-john-smith-us"),
     ],

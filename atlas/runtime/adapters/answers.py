@@ -46,10 +46,11 @@ COUNTRY_WORDS = {
     "nigerian": "NG",
 }
 
-# Words that turn the country right after them into the one the analyst does not mean
-# ("not the UK one"), within the same clause: "No, the UK one" means the UK.
+# A negation rules out what follows it in its clause ("not the US or the UK one"), until
+# a word that turns the sentence back ("but", "it is"): "No, the UK one" means the UK.
 NEGATIONS = {"not", "no", "isn't", "isnt", "except", "nor", "neither", "without", "exclude"}
-NEGATION_REACH = 2  # words before a country that a negation may be
+NEGATION_ENDS = {"but", "rather", "instead", "is", "it's", "its", "was"}
+NOT_A_NEGATION_AFTER = {"sure", "certain"}  # "not sure": doubt, not exclusion
 CLAUSE_BREAK = re.compile(r"[,.;:!?()]|\s[-–—]\s")
 # Words an answer is made of that say nothing about which candidate is meant.
 FILLER = {"the", "one", "and", "for", "not", "with", "please", "check", "pick", "choose"}
@@ -72,20 +73,43 @@ def candidate_from_answer(
     chosen = _by_country(answer, candidates)
     if chosen is not None:
         return chosen
-    # "the one born 1965": a word of the answer that only one candidate's facts contain.
-    answer_words = {
-        word for word in _words(answer) if len(word) >= MIN_FACT_WORD and word not in FILLER
-    }
-    by_fact = []
+    chosen = _by_fact(answer, candidates)
+    if chosen is not None:
+        return chosen
+    # The answer written like one candidate's label, and clearly more like it than another.
+    scores = sorted(
+        ((fuzz.token_set_ratio(answer, candidate_label(c)), i) for i, c in enumerate(candidates)),
+        reverse=True,
+    )
+    best, index = scores[0]
+    runner_up = scores[1][0] if len(scores) > 1 else 0
+    if best >= 80 and best - runner_up >= 5:
+        return candidates[index]
+    return None
+
+
+def _by_fact(answer: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """ "The one born 1965": a word of the answer that only one candidate's facts hold; or
+    "the one not born 1990", the one candidate left once those ruled out are."""
+    meant, ruled_out = set(), set()
+    for start, word in _word_positions(answer):
+        word = word.lower()
+        if len(word) >= MIN_FACT_WORD and word not in FILLER:
+            (ruled_out if _negated_at(answer, start) else meant).add(word)
+    named, excluded = [], []
     for c in candidates:
         others = set().union(*(_words(o.get("details", "")) for o in candidates if o is not c))
-        if answer_words & (_words(c.get("details", "")) - others):
-            by_fact.append(c)
-    if len(by_fact) == 1:
-        return by_fact[0]
-    best = max(candidates, key=lambda c: fuzz.token_set_ratio(answer, candidate_label(c)))
-    if fuzz.token_set_ratio(answer, candidate_label(best)) >= 80:
-        return best
+        own = _words(c.get("details", "")) - others
+        if own & meant:
+            named.append(c)
+        if own & ruled_out:
+            excluded.append(c)
+    named = [c for c in named if c not in excluded]
+    if len(named) == 1:
+        return named[0]
+    left = [c for c in candidates if c not in excluded]
+    if not named and excluded and len(left) == 1:
+        return left[0]
     return None
 
 
@@ -105,9 +129,13 @@ def _by_country(answer: str, candidates: list[dict[str, Any]]) -> dict[str, Any]
 
 def country_mentions(answer: str, codes: set[str]) -> tuple[set[str], set[str]]:
     """The countries among `codes` the answer means, and those it rules out. A code counts
-    only written in capitals ("SG"; "us" is a word), beside the country words and names."""
-    words = [(m.start(), m.group()) for m in re.finditer(r"[\w']+", answer)]
+    written in capitals ("SG"; "us" is a word), or as the whole answer ("sg"), beside the
+    country words and names."""
+    words = _word_positions(answer)
     mentions: list[tuple[int, str]] = []
+    whole = answer.strip(" .!").upper()
+    if whole in codes:
+        mentions.append((0, whole))
     for start, word in words:
         if len(word) == 2 and word.isupper() and word in codes:
             mentions.append((start, word))
@@ -119,13 +147,30 @@ def country_mentions(answer: str, codes: set[str]) -> tuple[set[str], set[str]]:
                 mentions.append((match.start(), code))
     meant: set[str] = set()
     ruled_out: set[str] = set()
-    breaks = [match.end() for match in CLAUSE_BREAK.finditer(answer)]
     for start, code in mentions:
-        clause_start = max((end for end in breaks if end <= start), default=0)
-        before = [word.lower() for position, word in words if clause_start <= position < start]
-        negated = bool(NEGATIONS & set(before[-NEGATION_REACH:]))
-        (ruled_out if negated else meant).add(code)
+        (ruled_out if _negated_at(answer, start) else meant).add(code)
     return meant, ruled_out
+
+
+def _negated_at(answer: str, position: int) -> bool:
+    """Whether what the answer says at `position` is ruled out by a negation before it in
+    the same clause."""
+    clause_start = max(
+        (m.end() for m in CLAUSE_BREAK.finditer(answer) if m.end() <= position), default=0
+    )
+    words = [w.lower() for start, w in _word_positions(answer) if clause_start <= start < position]
+    negating = False
+    for index, word in enumerate(words):
+        following = words[index + 1] if index + 1 < len(words) else ""
+        if word in NEGATIONS and following not in NOT_A_NEGATION_AFTER:
+            negating = True
+        elif word in NEGATION_ENDS:
+            negating = False
+    return negating
+
+
+def _word_positions(text: str) -> list[tuple[int, str]]:
+    return [(m.start(), m.group()) for m in re.finditer(r"[\w']+", text)]
 
 
 def _country_names(code: str) -> set[str]:
