@@ -29,7 +29,12 @@ from atlas.runtime.state import (
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.world import name_score
-from atlas.runtime.world.normalize import fingerprint_text, normalize_name, normalize_text
+from atlas.runtime.world.normalize import (
+    LEGAL_SUFFIXES,
+    fingerprint_text,
+    normalize_name,
+    normalize_text,
+)
 
 DOCUMENT_OPENING_CHARS = 240  # of an uploaded document's text, quoted in its evidence
 REGISTRY_NAMES = {"company": "Company registry", "person": "Registry of persons"}
@@ -405,12 +410,17 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     )
     entity = state.selected_entity
     names = fields.get("company_names", [])
-    about_entity = entity is not None and any(
-        name_score(n, entity.name) >= STRONG_MATCH for n in names
+    other = _other_company_named(state, names, fields.get("registration_numbers", []))
+    about_entity = (
+        entity is not None
+        and other is None
+        and any(name_score(n, entity.name) >= STRONG_MATCH for n in names)
     )
     if entity is not None and entity.entity_type == "company" and names and not about_entity:
         item.signals.append(Signal.ANOTHER_COMPANY)
-        item.claim += f" It is about {names[0]}, not {entity.name}: its facts were not used."
+        item.claim += (
+            f" It is about {other or names[0]}, not {entity.name}: its facts were not used."
+        )
     _add_evidence(state, item)
     if not about_entity:
         return
@@ -445,6 +455,35 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
                 evidence_id=item.evidence_id,
             ),
         )
+
+
+def _other_company_named(state: AtlasState, names: list[str], numbers: list[str]) -> str | None:
+    """Another company than the matched entity, when a document names one: by another
+    legal form than the entity's ("Northwind Trading Pte Ltd" is not "Northwind Trading
+    Ltd"), or as another registry candidate, by its exact name or its registration
+    number. Returns a description of it, or None."""
+    entity = state.selected_entity
+    if entity is not None:
+        own_form = _legal_form(entity.name)
+        for name in names:
+            if own_form and _legal_form(name) and _legal_form(name) != own_form:
+                return name
+    given_names = {normalize_text(n) for n in names}
+    given_numbers = {normalize_text(n) for n in numbers}
+    for candidate in state.entity_candidates:
+        if entity is None or candidate.entity_id == entity.entity_id:
+            continue
+        if normalize_text(candidate.name) in given_names - {normalize_text(entity.name)}:
+            return candidate.name
+        if candidate.registration_number and (
+            normalize_text(candidate.registration_number) in given_numbers
+        ):
+            return candidate.name
+    return None
+
+
+def _legal_form(name: str) -> frozenset[str]:
+    return frozenset(normalize_text(name).split()) & LEGAL_SUFFIXES
 
 
 def conflict_id_for(entity_id: str, fact: str) -> str:

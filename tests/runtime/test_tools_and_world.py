@@ -12,6 +12,7 @@ from runtime_helpers import events_of, minimal_pdf, run
 
 from atlas.runtime.context import model_view
 from atlas.runtime.decisions import next_action_json_schema, parse_next_action
+from atlas.runtime.humans import ClarificationAnswer
 from atlas.runtime.memory import MemoryDocumentSource
 from atlas.runtime.ports import StoredDocument
 from atlas.runtime.redaction import redact
@@ -279,3 +280,29 @@ def test_a_document_about_another_company_is_named_and_rules_out_low_risk(make_r
     assert "It is about Northwind Trading Pte Ltd, not Acme Analytics Ltd" in item.claim
     low = packet.model_copy(update={"risk_rating": "low"})
     assert any("about another company" in error for error in validate_finish(state, low))
+
+
+def test_a_document_about_a_same_name_company_is_not_taken_for_the_matched_one(
+    make_runtime, make_state
+):
+    # Another legal form: the Singapore company, not the UK one the analyst picked.
+    text = b"Company: Northwind Trading Pte Ltd\nDirectors: Lim Wei Ming, Tan Hui Min\n"
+    documents, _ = _extracted(make_state, "kyc.txt", "text/plain", text, "doc-kyc")
+    doc = AttachedDocument(document_id="doc-kyc", name="kyc.txt")
+    runtime = make_runtime(documents=documents)
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None, documents=[doc]))
+    state = runtime.run_until_pause(
+        runtime.apply_human_input(
+            state,
+            ClarificationAnswer(
+                decision_id="d-1",
+                actor="analyst-ann",
+                question_id=state.pending_question.question_id,
+                text="the UK one",
+            ),
+        )
+    )
+    assert state.selected_entity.entity_id == "co-northwind-gb"
+    assert not state.conflicts  # the registry's directors stand; the file's were not used
+    (item,) = [e for e in state.evidence if e.document_id == "doc-kyc"]
+    assert "another_company" in item.signals
