@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import logging
 import threading
@@ -91,12 +92,36 @@ def check_upload(upload: UploadedFile) -> CheckedUpload:
         )
     if content_type == "application/pdf":
         _check_pdf_opens(upload)
+    else:
+        _check_all_of_it_is_utf8(upload)
     digest = hashlib.sha256()
     upload.seek(0)
     for chunk in upload.chunks():
         digest.update(chunk)
     upload.seek(0)
     return CheckedUpload(content_type=content_type, size=upload.size, sha256=digest.hexdigest())
+
+
+def _check_all_of_it_is_utf8(upload: UploadedFile) -> None:
+    """The first 4 KB decided it is text; the rest must be UTF-8 too, or a name further
+    down ("José Müller" in Latin-1) would be read, and screened, garbled."""
+    upload.seek(0)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset = 0
+    try:
+        for chunk in upload.chunks():
+            decoder.decode(chunk)
+            offset += len(chunk)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError as error:
+        raise ValidationError(
+            f"“{upload.name}” is not all UTF-8 text: byte {offset + error.start:,} is not. "
+            "Save it as UTF-8 text (Save As, Encoding: UTF-8) or as a PDF, and upload it "
+            "again.",
+            code="wrong_encoding",
+        ) from None
+    finally:
+        upload.seek(0)
 
 
 def display_name(name: str, limit: int) -> str:

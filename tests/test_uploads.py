@@ -230,3 +230,10 @@ def test_a_country_named_instead_of_coded_is_read_as_its_code(db, typed, code):
 def test_an_unknown_country_is_named_in_the_error(db, typed):
     form = CaseForm(data={"subject_name": "Acme", "subject_type": "company", "jurisdiction": typed})
     assert f"“{typed}” is not a country Atlas knows" in form.errors["jurisdiction"][0]
+
+
+def test_latin1_text_after_the_first_kilobytes_is_refused_too(db):
+    content = b"Board minutes. " * 400 + "Directors: José Müller\n".encode("latin-1")
+    form = _form(SimpleUploadedFile("minutes.txt", content))
+    assert not form.is_valid()
+    assert "is not all UTF-8 text: byte 6,014 is not" in form.errors["document"][0]
