@@ -29,7 +29,9 @@ def paused_run(
         subject_type="company",
         jurisdiction=jurisdiction,
     )
-    return run_inline(do_start_run(case, opened_by, budgets=budgets, wake=False))
+    # Held by this process from the start: a live server's worker never takes it between.
+    run = do_start_run(case, opened_by, budgets=budgets, wake=False, driven_here=True)
+    return run_inline(run)
 
 
 def open_item(run: Run, kind: str) -> ReviewItem:

@@ -180,7 +180,23 @@ def test_a_form_sent_again_leads_to_the_case_it_opened_instead_of_a_second_one(c
     # A new form is a new case.
     fresh = client.get(reverse("runs-case-new")).content.decode()
     assert token not in fresh
-    client.post(reverse("runs-case-new"), {**fields, "form_token": "another-token"})
+    client.post(reverse("runs-case-new"), {**fields, "form_token": "new", "open_another": "1"})
+    assert Case.objects.count() == 2
+
+
+def test_the_same_case_sent_again_from_a_fresh_form_asks_first(client, analyst):
+    # The Back button reloads the form (a new token) and the browser refills its fields.
+    client_for(client, analyst)
+    fields = {"subject_name": "Crescent Minerals", "subject_type": "company", "notes": "x"}
+    client.post(reverse("runs-case-new"), {**fields, "form_token": "first"})
+    again = client.post(reverse("runs-case-new"), {**fields, "form_token": "second"})
+    assert again.status_code == 409
+    page = again.content.decode()
+    case = Case.objects.get()
+    assert "You opened a case on Crescent Minerals 0" in page and f"(case {case.pk})" in page
+    assert 'name="open_another"' in page
+    deliberate = {**fields, "form_token": "third", "open_another": "1"}
+    assert client.post(reverse("runs-case-new"), deliberate).status_code == 302
     assert Case.objects.count() == 2
 
 

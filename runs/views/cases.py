@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -12,6 +14,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.timesince import timesince
 from django.views.decorators.http import require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
@@ -108,6 +112,16 @@ def case_new(request: HtmxHttpRequest) -> HttpResponse:
                 request, "This form was sent before and opened this case; nothing new was opened."
             )
             return redirect("runs-case-detail", case_id=earlier)
+        asks_again = form.is_valid() and not request.POST.get("open_another")
+        if asks_again and (same := _same_case_opened_just_now(request, tenant, form.cleaned_data)):
+            form.add_error(
+                None,
+                f"You opened a case on {same.subject_name} {timesince(same.created_at)} "
+                f"ago (case {same.pk}). Go to it, or tick “Open another case on this "
+                "subject” and send the form again.",
+            )
+            context = {**_new_case_context(form, token), "same_case": same}
+            return render(request, "runs/case_new.html", context, status=409)
         if form.is_valid():
             data = form.cleaned_data
             case = do_open_case(
@@ -129,6 +143,26 @@ def case_new(request: HtmxHttpRequest) -> HttpResponse:
             return redirect("runs-case-detail", case_id=case.pk)
         return render(request, "runs/case_new.html", _new_case_context(form, token), status=400)
     return render(request, "runs/case_new.html", _new_case_context(form, token))
+
+
+RECENT_DUPLICATE = timedelta(minutes=15)
+
+
+def _same_case_opened_just_now(request: HttpRequest, tenant, data: dict) -> Case | None:
+    """A case this person opened on the same subject a few minutes ago: sending the form
+    again (the Back button, a second tab) would open a duplicate."""
+    return (
+        Case.objects.filter(
+            tenant=tenant,
+            created_by=request.user,
+            subject_name__iexact=data["subject_name"],
+            subject_type=data["subject_type"],
+            jurisdiction=data["jurisdiction"],
+            created_at__gte=timezone.now() - RECENT_DUPLICATE,
+        )
+        .order_by("-pk")
+        .first()
+    )
 
 
 def _new_case_context(form: CaseForm, token: str) -> dict:
