@@ -93,6 +93,21 @@ def check_model_call(
     return None
 
 
+def overspent(state: AtlasState) -> BudgetStop | None:
+    """A stop when a model call reported more usage than the budget had left: its decision
+    is not acted on (the runtime learns a call's usage only from its reply)."""
+    budgets = state.budgets
+    if state.tokens > budgets.max_tokens:
+        return BudgetStop(
+            "token_budget", "max_tokens", f"{state.tokens} used", str(budgets.max_tokens), True
+        )
+    if state.cost_usd > budgets.max_cost_usd:
+        return BudgetStop(
+            "cost_budget", "max_cost_usd", f"{state.cost_usd} used", str(budgets.max_cost_usd), True
+        )
+    return None
+
+
 def check_tool_call(state: AtlasState, price: Decimal, now: datetime) -> BudgetStop | None:
     stop = deadline_passed(state, now)
     if stop:

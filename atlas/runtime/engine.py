@@ -33,6 +33,7 @@ from atlas.runtime.budgets import (
     deadline_stop,
     estimate_tokens,
     model_cost_reservation,
+    overspent,
     seconds_until,
     shift_deadline,
 )
@@ -359,6 +360,8 @@ class Runtime:
             usage=usage,
             **estimated,
         )
+        if (stop := overspent(s)) is not None:
+            return budget_stop(self.writer, s, buf, stop)
         if isinstance(action, CallTool):
             s = request_tool_call(self, s, buf, action)
         elif isinstance(action, AskHuman):

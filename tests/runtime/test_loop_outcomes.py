@@ -365,6 +365,13 @@ def test_a_model_reporting_more_than_was_reserved_is_said_to_have_gone_over(
     assert (state.status, state.termination_reason) == ("awaiting_review", reason)
     assert state.user_status.startswith(sentence)
     assert events_of(store, state, "budget_exhausted")[0].data["overspent"] is True
+    # The decision of the call that overspent is not acted on.
+    assert types(store, state)[-4:] == [
+        "model_requested",
+        "model_decision",
+        "budget_exhausted",
+        "escalated",
+    ]
 
 
 def test_the_cost_budget_stops_before_overshooting(make_runtime, make_state, store):
