@@ -108,7 +108,8 @@ def do_mark_sensitive(document: Document, user) -> list[ReviewItem]:
     )
     added = [
         sensitive_document_reason(document.original_name),
-        f"It was marked by {user.get_username()} after this approval was requested.",
+        f"It was marked by {user.get_full_name() or user.get_username()} after this approval "
+        "was requested.",
     ]
     for item in waiting:
         item.payload["reasons"] = [*item.payload.get("reasons", []), *added]

@@ -13,7 +13,10 @@ class DocumentForm(forms.Form):
 
     document = forms.FileField(
         help_text="PDF or plain text, up to the upload limit.",
-        error_messages={"required": "Choose a file to attach first."},
+        error_messages={
+            "required": "Choose a file to attach first.",
+            "empty": "The file you chose is empty: choose the one with the document in it.",
+        },
     )
     document_sensitive = forms.BooleanField(
         required=False,

@@ -192,6 +192,7 @@ def test_a_signed_off_packet_keeps_the_subject_it_was_about_after_a_correction(
     )
     body = client.get(reverse("runs-packet-json", args=[run.pk])).json()
     assert body["subject"] == SIGNOFF_SUBJECT
+    assert body["case_subject_corrected_to"] == "Volga Petrochem Export"
     cases = client.get(reverse("runs-case-list")).content.decode()
     assert f"Corrected since its last run, which researched {SIGNOFF_SUBJECT}" in cases
     client_for(client, reviewer)

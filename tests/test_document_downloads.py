@@ -315,10 +315,10 @@ def test_a_mark_made_while_an_extraction_waits_for_approval_is_read_before_appro
     item.refresh_from_db()
     assert item.payload["reasons"][1:] == [
         "Document statement.txt is marked sensitive.",
-        "It was marked by analyst after this approval was requested.",
+        "It was marked by Analyst after this approval was requested.",
     ]
     queue = client_for(client, reviewer).get(reverse("reviews-queue")).content.decode()
-    assert "It was marked by analyst after this approval was requested." in queue
+    assert "It was marked by Analyst after this approval was requested." in queue
 
     # Approved from a page loaded before the mark: refused, the typed reason kept.
     decide = reverse("reviews-decide", args=[item.pk])

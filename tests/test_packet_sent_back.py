@@ -100,4 +100,4 @@ def test_a_document_the_reviewer_asked_for_is_read_before_the_packet_returns(
     assert "Given “fine_notice.txt”, attached to the case since the run started" in page
     client_for(client, second_reviewer)
     packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
-    assert "with the document “fine_notice.txt”, given to the run with the reply" in packet_page
+    assert "The document “fine_notice.txt” was given to the run with the reply." in packet_page

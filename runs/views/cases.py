@@ -15,6 +15,7 @@ from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
@@ -324,7 +325,7 @@ def case_attach_document(request: HtmxHttpRequest, case_id: int) -> HttpResponse
         form.add_error(
             "document",
             f"This file is already attached to the case as “{same.original_name}” (uploaded "
-            f"on {same.uploaded_at:%b %d, %H:%M} UTC); it was not added again.",
+            f"on {date_format(same.uploaded_at, 'M j, H:i')} UTC); it was not added again.",
         )
     if not form.is_valid():
         return case_page(request, case, request.GET.get("run"), attach_form=form, status=400)

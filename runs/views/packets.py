@@ -230,6 +230,11 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "run_id": run.pk,
         "case_id": run.case_id,
         "subject": run.subject_name,
+        **(
+            {"case_subject_corrected_to": run.case.subject_name}
+            if run.case.subject_name != run.subject_name
+            else {}
+        ),
         "status": run.status,
         "termination_reason": run.termination_reason or None,
         "user_status": run.user_status,
