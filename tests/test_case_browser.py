@@ -178,18 +178,25 @@ def test_a_prompt_injection_article_changes_nothing_a_person_sees(
     assert dialogs == []
 
 
+def open_a_case_whose_agent_asks(page, base_url: str) -> None:
+    """As the analyst, open a case on the ambiguous name and wait for the agent's question,
+    with the page's scripts run and its live stream connected (before anyone types)."""
+    login_in_browser(page, base_url, "analyst")
+    page.goto(base_url + reverse("runs-case-new"))
+    page.fill("#id_subject_name", "Northwind Trading")
+    page.click("button[type=submit].primary")
+    page.wait_for_selector("text=The agent needs your answer", timeout=15_000)
+    page.wait_for_load_state()
+    page.wait_for_selector(".live-run:not(.offline)")
+
+
 def test_an_answer_being_written_survives_attaching_a_document(
     atlas_server,  # noqa: F811
     page,
     analyst,
     tmp_path,
 ):
-    login_in_browser(page, atlas_server.url, "analyst")
-    page.goto(atlas_server.url + reverse("runs-case-new"))
-    page.fill("#id_subject_name", "Northwind Trading")
-    page.click("button[type=submit].primary")
-    page.wait_for_selector("text=The agent needs your answer", timeout=15_000)
-    page.wait_for_load_state()  # the page's scripts have run, as before anyone types
+    open_a_case_whose_agent_asks(page, atlas_server.url)
     answer = page.locator("input[name=answer_text][data-draft]")
     answer.fill("The Singapore one: see the registry extract I attach")
     extract = tmp_path / "registry extract.txt"
@@ -206,13 +213,7 @@ def test_an_answer_being_written_when_someone_else_answers_is_kept_to_copy(
     page,
     analyst,
 ):
-    login_in_browser(page, atlas_server.url, "analyst")
-    page.goto(atlas_server.url + reverse("runs-case-new"))
-    page.fill("#id_subject_name", "Northwind Trading")
-    page.click("button[type=submit].primary")
-    page.wait_for_selector("text=The agent needs your answer", timeout=15_000)
-    page.wait_for_load_state()
-    page.wait_for_selector(".live-run:not(.offline)")
+    open_a_case_whose_agent_asks(page, atlas_server.url)
     case_url = page.url
     mine = page.locator("input[name=answer_text][data-draft]")
     mine.fill("Probably the one in Singapore, checking with the client")

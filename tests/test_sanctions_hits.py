@@ -108,28 +108,8 @@ def test_a_disposition_of_something_that_is_no_hit_is_refused_before_anything_is
 
 
 def test_a_decision_the_run_refuses_opens_its_item_again(tenant, analyst, reviewer):
-    # A decision stored before the web checked it as the run does (or a hand-made row).
     item = sanctioned_signoff_item(tenant, analyst)
-    refused = HumanDecision.objects.create(
-        tenant=item.tenant,
-        case=item.case,
-        run=item.run,
-        review_item=item,
-        actor=reviewer,
-        kind=HumanDecision.Kind.SIGN_OFF,
-        reason="Cleared",
-        state_version=item.run.state_version,
-        payload={
-            "approved": True,
-            "reason": "Cleared",
-            "packet_step": item.payload["step"],
-            "hit_dispositions": {
-                **{hit["evidence_id"]: "false_positive" for hit in sanctions_hits_of(item)},
-                "ev-bogus": "false_positive",
-            },
-        },
-    )
-    ReviewItem.objects.filter(pk=item.pk).update(status=ReviewItem.Status.DECIDED)
+    refused = refused_sign_off(item, reviewer)
     run = advance(item)
     assert run.status == "awaiting_review"
     assert str(refused.pk) in run.state["rejected_decisions"]
@@ -146,6 +126,32 @@ def test_a_decision_the_run_refuses_opens_its_item_again(tenant, analyst, review
     assert advance(again).status == "completed"
     again.refresh_from_db()
     assert again.status == ReviewItem.Status.DECIDED
+
+
+def refused_sign_off(item: ReviewItem, reviewer) -> HumanDecision:
+    """A sign-off the run refuses (a disposition of no hit of it), stored as one was before
+    the web checked dispositions as the run does, and its item closed by it."""
+    decision = HumanDecision.objects.create(
+        tenant=item.tenant,
+        case=item.case,
+        run=item.run,
+        review_item=item,
+        actor=reviewer,
+        kind=HumanDecision.Kind.SIGN_OFF,
+        reason="Cleared",
+        state_version=item.run.state_version,
+        payload={
+            "approved": True,
+            "reason": "Cleared",
+            "packet_step": item.payload["step"],
+            "hit_dispositions": {
+                **every_hit_by_id(item, "false_positive"),
+                "ev-bogus": "false_positive",
+            },
+        },
+    )
+    ReviewItem.objects.filter(pk=item.pk).update(status=ReviewItem.Status.DECIDED)
+    return decision
 
 
 def every_hit_by_id(item: ReviewItem, disposition: str) -> dict[str, str]:
@@ -275,25 +281,7 @@ def test_a_request_asked_again_is_withdrawn_when_the_run_moves_on(tenant, analys
     from runs.actions import do_request_cancel
 
     item = sanctioned_signoff_item(tenant, analyst)
-    HumanDecision.objects.create(
-        tenant=item.tenant,
-        case=item.case,
-        run=item.run,
-        review_item=item,
-        actor=reviewer,
-        kind=HumanDecision.Kind.SIGN_OFF,
-        reason="Cleared",
-        state_version=item.run.state_version,
-        payload={
-            "approved": True,
-            "reason": "Cleared",
-            "hit_dispositions": {
-                **every_hit_by_id(item, "false_positive"),
-                "ev-x": "false_positive",
-            },
-        },
-    )
-    ReviewItem.objects.filter(pk=item.pk).update(status=ReviewItem.Status.DECIDED)
+    refused_sign_off(item, reviewer)
     run = advance(item)
     again = ReviewItem.objects.get(run=run, status=ReviewItem.Status.OPEN)
     assert do_request_cancel(run, analyst).status == "cancelled"

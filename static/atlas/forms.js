@@ -104,25 +104,16 @@
       return;
     }
     if (event.detail.xhr.status !== 401) return;
-    var notice = document.getElementById("session-ended");
-    if (!notice) {
-      notice = document.createElement("div");
-      notice.id = "session-ended";
-      notice.className = "message message-error session-ended";
-      notice.setAttribute("role", "alert");
-      var link = document.createElement("a");
-      link.href = document.body.dataset.loginUrl || "/login/";
-      link.target = "_blank";
-      link.rel = "noopener";
-      link.textContent = "Sign in again in a new tab";
-      notice.append("Your session has ended, so the last action was not sent. ", link,
-        ", then send it again here: what you typed is kept.");
-      document.body.insertBefore(notice, document.body.firstChild);
-    }
-    notice.scrollIntoView({ block: "nearest" });
+    var link = document.createElement("a");
+    link.href = document.body.dataset.loginUrl || "/login/";
+    link.target = "_blank";
+    link.rel = "noopener";
+    link.textContent = "Sign in again in a new tab";
+    notify("session-ended", "Your session has ended, so the last action was not sent. ", link,
+      ", then send it again here: what you typed is kept.");
   });
 
-  function notify(id, text) {
+  function notify(id) {
     var notice = document.getElementById(id);
     if (!notice) {
       notice = document.createElement("div");
@@ -131,7 +122,7 @@
       notice.setAttribute("role", "alert");
       document.body.insertBefore(notice, document.body.firstChild);
     }
-    notice.textContent = text;
+    notice.replaceChildren.apply(notice, Array.prototype.slice.call(arguments, 1));
     notice.scrollIntoView({ block: "nearest" });
   }
 })();

@@ -3,6 +3,7 @@ recorded (who was screened, which entity was matched, which hits were found)."""
 
 from __future__ import annotations
 
+import pytest
 from runtime_helpers import call, events_of, run
 
 
@@ -77,35 +78,27 @@ def test_a_packet_must_name_every_hit_and_the_entity_the_run_matched(
     assert "Synthetic OFAC SDN" in state.proposed_packet.sanctions_result
 
 
-def test_without_a_media_search_a_packet_cannot_be_low_risk(make_runtime, make_state, store):
-    turns = [
-        call("resolve_entity", name="Acme Analytics", jurisdiction="GB", entity_type="company"),
-        call("screen_sanctions", entity_id="co-acme-analytics-gb"),
-        call("screen_sanctions", name="Sarah Linden"),
-        call("screen_sanctions", name="Tom Becker"),
-        finish("low", sanctions="No hits.", cite="co-acme-analytics-gb"),
-    ]
-    state = run(make_runtime(turns=turns), make_state())
-    assert first_refusal(store, state) == [
-        "Adverse media has not been searched: that rules out a low risk rating."
-    ]
+# Acme matched and screened, with both its directors, by a scripted model.
+ACME_SCREENED = [
+    call("resolve_entity", name="Acme Analytics", jurisdiction="GB", entity_type="company"),
+    call("screen_sanctions", entity_id="co-acme-analytics-gb"),
+    call("screen_sanctions", name="Sarah Linden"),
+    call("screen_sanctions", name="Tom Becker"),
+]
+UNSEARCHED = "Adverse media has not been searched: that rules out a low risk rating."
 
 
-def test_a_media_search_for_someone_else_does_not_stand_for_the_subjects(
-    make_runtime, make_state, store
+@pytest.mark.parametrize(
+    "searches",
+    [[], [call("search_adverse_media", query="Zzyzx Unrelated Bakery")]],
+    ids=["no-search", "someone-elses"],
+)
+def test_without_a_media_search_of_the_subject_a_packet_cannot_be_low_risk(
+    make_runtime, make_state, store, searches
 ):
-    turns = [
-        call("resolve_entity", name="Acme Analytics", jurisdiction="GB", entity_type="company"),
-        call("screen_sanctions", entity_id="co-acme-analytics-gb"),
-        call("screen_sanctions", name="Sarah Linden"),
-        call("screen_sanctions", name="Tom Becker"),
-        call("search_adverse_media", query="Zzyzx Unrelated Bakery"),
-        finish("low", sanctions="No hits.", cite="co-acme-analytics-gb"),
-    ]
-    state = run(make_runtime(turns=turns), make_state())
-    assert first_refusal(store, state) == [
-        "Adverse media has not been searched: that rules out a low risk rating."
-    ]
+    low = finish("low", sanctions="No hits.", cite="co-acme-analytics-gb")
+    state = run(make_runtime(turns=[*ACME_SCREENED, *searches, low]), make_state())
+    assert first_refusal(store, state) == [UNSEARCHED]
     # The playbook then searched for the subject itself, which counts.
     assert "search_adverse_media" in state.completed_steps
 
