@@ -181,6 +181,17 @@ def test_extending_the_budget_resumes_the_run(client, tenant, analyst, reviewer)
     assert f'{run.iterations} <span class="muted">/ 8</span>' in meter
 
 
+def test_the_extend_form_names_every_budget_nearly_used_up(client, tenant, analyst, reviewer):
+    from runs.models import Run
+
+    item = budget_item(tenant, analyst)  # stopped on iterations (2 of 2)
+    Run.objects.filter(pk=item.run_id).update(tokens=38_672)  # and nearly out of tokens
+    page = client_for(client, reviewer).get(url("reviews-conflict", item)).content.decode()
+    assert "Iterations: 2 of 2 used, all of it. Extend it, or the run may stop" in page
+    assert "Tokens: 38,672 of 40,000 used. Extend it, or the run may stop on it" in page
+    assert "Cost: " not in page.split("Extend the budget")[1].split("Reason")[0]
+
+
 def test_more_budget_is_refused_for_a_run_that_proposed_a_packet(client, tenant, analyst, reviewer):
     item = conflict_item(tenant, analyst)
     client_for(client, reviewer)
