@@ -388,3 +388,22 @@ def test_the_same_file_attached_twice_is_refused_and_named(client, tenant, analy
     assert (
         attach(client, case, name="other.txt", content=b"Directors: John Doe\n").status_code == 302
     )
+
+
+def test_attaching_while_the_run_asks_warns_when_it_has_too_few_iterations_left(
+    client, tenant, analyst
+):
+    from tests.review_runs import question_item
+
+    item = question_item(tenant, analyst)
+    client_for(client, analyst)
+    page = client.get(attach(client, item.case)["Location"]).content.decode()
+    assert "The run reads it once you answer its question." in page
+    assert "iterations left, too few" not in page
+    Run.objects.filter(pk=item.run_id).update(iterations=11)  # of 12
+    response = attach(client, item.case, name="register.txt", content=b"Directors: John Doe\n")
+    page = client.get(response["Location"]).content.decode()
+    assert (
+        "Note: the run has 1 iteration left, too few to read the 2 documents it has not read "
+        "and finish; a reviewer will be asked to extend its budget." in page
+    )

@@ -354,7 +354,7 @@ def when_a_document_is_read(latest: Run | None) -> str:
     if latest is None or latest.is_terminal:
         return "Run the research again to read it."
     if latest.status == Run.Status.WAITING_FOR_INPUT:
-        return "The run reads it once you answer its question."
+        return "The run reads it once you answer its question." + _iterations_warning(latest)
     if latest.waits_for_reviewer:
         return (
             "The run waits for a reviewer: it is given the document only if the reviewer "
@@ -363,6 +363,29 @@ def when_a_document_is_read(latest: Run | None) -> str:
     return (
         "The current run is given it with your next answer to one of its questions; "
         "otherwise the next run reads it."
+    )
+
+
+def _iterations_warning(run: Run) -> str:
+    """Whether the run has the iterations left to read every document it has not read yet
+    and then finish (one iteration each, and one to finish)."""
+    steps, brief = Run.objects.values_list("state__completed_steps", "state__brief__documents").get(
+        pk=run.pk
+    )
+    given = {str(d.get("document_id")) for d in brief or []}
+    read = {step.removeprefix("extract:") for step in steps or [] if step.startswith("extract:")}
+    unread = sum(
+        1
+        for pk in Document.objects.filter(case_id=run.case_id).values_list("pk", flat=True)
+        if str(pk) not in read or str(pk) not in given
+    )
+    left = int((run.budgets or {}).get("max_iterations", 0)) - run.iterations
+    if left >= unread + 1:
+        return ""
+    return (
+        f" Note: the run has {max(left, 0)} iteration{'s' if left != 1 else ''} left, too few "
+        f"to read the {unread} document{'s' if unread != 1 else ''} it has not read and "
+        "finish; a reviewer will be asked to extend its budget."
     )
 
 
