@@ -204,6 +204,9 @@ def test_an_answer_being_written_survives_attaching_a_document(
     page.set_input_files("input[type=file][name=document]", str(extract))
     page.click("form.attach-document button[type=submit]")
     page.wait_for_selector("text=is attached to the case")
+    # Connected again, the page gets the run's regions anew: the text stays through that.
+    page.wait_for_selector(".live-run:not(.offline)")
+    page.wait_for_timeout(300)
     assert answer.input_value() == "The Singapore one: see the registry extract I attach"
     screenshot(page, "case-draft-kept-after-attach")
 
@@ -227,3 +230,15 @@ def test_an_answer_being_written_when_someone_else_answers_is_kept_to_copy(
     assert "Not sent: the question was settled while you were writing" in note.inner_text()
     assert "Probably the one in Singapore, checking with the client" in note.inner_text()
     screenshot(page, "case-answer-kept-to-copy")
+
+
+def test_an_answer_typed_and_sent_from_the_case_page_is_not_called_unsent(
+    atlas_server,  # noqa: F811
+    page,
+    analyst,
+):
+    open_a_case_whose_agent_asks(page, atlas_server.url)
+    page.locator("input[name=answer_text][data-draft]").fill("The UK one, registered in England")
+    page.click(".answer-form button.primary")
+    page.wait_for_selector("text=The packet waits for sign-off", timeout=15_000)
+    assert page.locator(".unsaved").count() == 0

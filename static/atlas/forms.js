@@ -28,17 +28,36 @@
     var field = event.target;
     var drafts = store();
     if (!drafts || !field.dataset || !field.dataset.draft) return;
+    delete field.dataset.sent;
     if (field.value) drafts.setItem(PREFIX + field.dataset.draft, field.value);
     else drafts.removeItem(PREFIX + field.dataset.draft);
   });
 
-  // Sent and accepted: the draft has done its job.
-  document.addEventListener("htmx:afterRequest", function (event) {
+  // Being sent: a live update that settles the question may arrive before the response.
+  function draftFields(event) {
+    var elt = event.detail.elt;
+    var form = elt && elt.closest && elt.closest("form");
+    return form ? Array.prototype.slice.call(form.querySelectorAll("[data-draft]")) : [];
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    draftFields(event).forEach(function (field) { field.dataset.sent = "pending"; });
+  });
+  ["htmx:responseError", "htmx:sendError"].forEach(function (name) {
+    document.addEventListener(name, function (event) {
+      draftFields(event).forEach(function (field) { delete field.dataset.sent; });
+    });
+  });
+
+  // Sent and accepted: the draft has done its job. Before the response is swapped in, as
+  // it may replace the field's region (the answer's own live update).
+  document.addEventListener("htmx:beforeSwap", function (event) {
     var drafts = store();
     var form = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("form");
-    if (!drafts || !form || !event.detail.successful) return;
+    var status = event.detail.xhr && event.detail.xhr.status;
+    if (!drafts || !form || !(status >= 200 && status < 300)) return;
     form.querySelectorAll("[data-draft]").forEach(function (field) {
       drafts.removeItem(PREFIX + field.dataset.draft);
+      field.dataset.sent = "true";  // what is in it now was sent, not lost
     });
   });
 
@@ -52,10 +71,17 @@
     replaced = null;
     if (!current || !current.querySelector || !fragment) return;
     var field = current.querySelector("[data-draft]");
-    if (!field || !field.value.trim()) return;
+    if (!field || !field.value.trim() || field.dataset.sent) return;
     var kept = fragment.querySelector && fragment.querySelector(
       '[data-draft="' + CSS.escape(field.dataset.draft) + '"]');
-    if (!kept) replaced = { id: current.id, text: field.value };
+    if (!kept) {
+      replaced = { id: current.id, text: field.value };
+    } else if (!kept.value) {
+      // The same question rendered again (a catch-up frame as the page connects): the
+      // text being typed carries over.
+      kept.setAttribute("value", field.value);
+      kept.value = field.value;
+    }
   });
   document.addEventListener("htmx:oobAfterSwap", function () {
     if (!replaced) return;
