@@ -66,6 +66,15 @@ def test_a_free_text_answer_by_htmx_replaces_the_row(client, tenant, analyst):
     assert response.status_code == 200
     assert "<strong>Answered</strong> by Analyst" in html and "“The Singapore one”" in html
     assert HumanDecision.objects.get(review_item=item).payload["text"] == "The Singapore one"
+    assert "Not one of the suggested answers: if the agent cannot tell" in html
+
+
+def test_a_suggested_answer_needs_no_word_of_warning(client, tenant, analyst):
+    item = question_item(tenant, analyst)
+    row = client_for(client, analyst).post(
+        answer_url(item), {"answer": NORTHWIND_GB}, HTTP_HX_REQUEST="true"
+    )
+    assert "Not one of the suggested answers" not in row.content.decode()
 
 
 def test_an_empty_answer_is_refused_and_nothing_is_recorded(client, tenant, analyst):
