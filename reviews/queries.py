@@ -85,11 +85,7 @@ def documents_not_given(items) -> dict[int, list[Document]]:
     signoffs = [item for item in items if item.kind == ReviewItem.Kind.SIGNOFF]
     if not signoffs:
         return {}
-    briefs = dict(
-        Run.objects.filter(pk__in={item.run_id for item in signoffs}).values_list(
-            "pk", "state__brief__documents"
-        )
-    )
+    given_to = Run.objects.documents_given_to({item.run_id for item in signoffs})
     by_case: dict[int, list[Document]] = {}
     for document in Document.objects.filter(
         case_id__in={item.case_id for item in signoffs}
@@ -97,6 +93,6 @@ def documents_not_given(items) -> dict[int, list[Document]]:
         by_case.setdefault(document.case_id, []).append(document)
     unread = {}
     for item in signoffs:
-        given = {str(d.get("document_id")) for d in briefs.get(item.run_id) or []}
+        given = given_to.get(item.run_id, set())
         unread[item.pk] = [d for d in by_case.get(item.case_id, []) if str(d.pk) not in given]
     return unread

@@ -549,8 +549,7 @@ class DocumentNote:
 
 def document_notes(run: Run) -> list[DocumentNote]:
     """The note of each of the case's documents against `run`'s brief, read afresh."""
-    brief = Run.objects.values_list("state__brief__documents", flat=True).get(pk=run.pk) or []
-    given = {str(document["document_id"]) for document in brief}
+    given = Run.objects.documents_given_to([run.pk]).get(run.pk, set())
     return [
         DocumentNote(pk, str(pk) not in given)
         for pk in Document.objects.filter(case_id=run.case_id).values_list("pk", flat=True)

@@ -6,6 +6,7 @@ concurrency, and the lease that says which worker owns it right now.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 
 from django.conf import settings
@@ -145,9 +146,19 @@ class CaseEdit(models.Model):
         return f"{self.case} corrected by {self.edited_by} at {self.edited_at:%Y-%m-%d %H:%M}"
 
 
+def document_ids(brief_documents: list[dict] | None) -> set[str]:
+    """The ids of a run brief's documents (its state's brief.documents)."""
+    return {str(document["document_id"]) for document in brief_documents or []}
+
+
 class RunQuerySet(models.QuerySet):
     def for_tenant(self, tenant: Tenant) -> RunQuerySet:
         return self.filter(case__tenant=tenant)
+
+    def documents_given_to(self, run_ids: Iterable[int]) -> dict[int, set[str]]:
+        """Run.documents_given of each run, read without the runs' states."""
+        rows = self.filter(pk__in=run_ids).values_list("pk", "state__brief__documents")
+        return {pk: document_ids(documents) for pk, documents in rows}
 
     def latest_of(self, case_id: int) -> Run | None:
         """The case's newest run, read without its state (the biggest column)."""
@@ -301,8 +312,7 @@ class Run(models.Model):
     def documents_given(self) -> set[str]:
         """Ids of the documents in the run's brief: those attached before it started, and
         those it was given with an answer since."""
-        brief = (self.state or {}).get("brief") or {}
-        return {str(document["document_id"]) for document in brief.get("documents") or []}
+        return document_ids(((self.state or {}).get("brief") or {}).get("documents"))
 
     @property
     def waits_for_reviewer(self) -> bool:

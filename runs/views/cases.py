@@ -369,15 +369,12 @@ def when_a_document_is_read(latest: Run | None) -> str:
 def _iterations_warning(run: Run) -> str:
     """Whether the run has the iterations left to read every document it has not read yet
     and then finish (one iteration each, and one to finish)."""
-    steps, brief = Run.objects.values_list("state__completed_steps", "state__brief__documents").get(
-        pk=run.pk
-    )
-    given = {str(d.get("document_id")) for d in brief or []}
+    steps = Run.objects.values_list("state__completed_steps", flat=True).get(pk=run.pk)
     read = {step.removeprefix("extract:") for step in steps or [] if step.startswith("extract:")}
     unread = sum(
         1
         for pk in Document.objects.filter(case_id=run.case_id).values_list("pk", flat=True)
-        if str(pk) not in read or str(pk) not in given
+        if str(pk) not in read  # a document it was not given, it has not read either
     )
     left = int((run.budgets or {}).get("max_iterations", 0)) - run.iterations
     if left >= unread + 1:

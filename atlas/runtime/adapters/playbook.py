@@ -9,7 +9,6 @@ conflicts.
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from typing import Any
 
@@ -185,10 +184,6 @@ def _call(tool: str, arguments: dict[str, Any], why: str) -> CallTool:
 
 def _without_none(**kwargs: Any) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if v is not None}
-
-
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"\w+", text.lower()))
 
 
 def _failure_counts(p: dict[str, Any]) -> dict[str, int]:
