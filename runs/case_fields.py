@@ -8,6 +8,7 @@ import re
 import pycountry
 from django.core.exceptions import ValidationError
 
+from atlas.runtime.countries import COUNTRY_NAMES
 from atlas.runtime.state import NOTES_MAX_LENGTH
 from atlas.runtime.tools.schemas import NAME_MAX_LENGTH
 
@@ -58,26 +59,6 @@ def clean_jurisdiction(value: str) -> str:
     if code and pycountry.countries.get(alpha_2=code) is None:
         raise ValidationError(f"{code} is not an ISO country code. Use one such as GB, US or SG.")
     return code
-
-
-# Names people use that ISO 3166 does not give (or gives only for a larger whole).
-COUNTRY_NAMES = {
-    "uk": "GB",
-    "britain": "GB",
-    "great britain": "GB",
-    "england": "GB",
-    "scotland": "GB",
-    "wales": "GB",
-    "northern ireland": "GB",
-    "usa": "US",
-    "america": "US",
-    "russia": "RU",
-    "uae": "AE",
-    "holland": "NL",
-    "ivory coast": "CI",
-    "czech republic": "CZ",
-    "turkey": "TR",
-}
 
 
 def _code_of_country_named(name: str) -> str:

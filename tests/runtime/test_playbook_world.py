@@ -244,3 +244,13 @@ def test_the_playbook_extracts_attached_documents_and_redacts_what_the_model_see
     assert document.claim.endswith("…”")
     for secret in ("533401882", "GB29 NWBK", "41926837", "helen.carter@", "14/03/1975"):
         assert secret not in document.claim
+
+
+def test_an_answer_names_countries_as_the_case_form_reads_them():
+    from atlas.runtime.adapters.answers import country_mentions
+
+    assert country_mentions("the one in Russia, not the Scottish one", {"RU", "GB"}) == (
+        {"RU"},
+        set(),
+    )
+    assert country_mentions("not the one in Scotland", {"RU", "GB"}) == (set(), {"GB"})

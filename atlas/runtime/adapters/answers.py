@@ -12,39 +12,8 @@ from typing import Any
 import pycountry
 from rapidfuzz import fuzz
 
+from atlas.runtime.countries import COUNTRY_ADJECTIVES, COUNTRY_NAMES
 from atlas.runtime.state import candidate_label
-
-# What analysts call a country other than by its ISO code or its name: the common short
-# forms and the adjectives of the jurisdictions the registry covers.
-COUNTRY_WORDS = {
-    "uk": "GB",
-    "britain": "GB",
-    "british": "GB",
-    "england": "GB",
-    "english": "GB",
-    "usa": "US",
-    "america": "US",
-    "american": "US",
-    "singaporean": "SG",
-    "german": "DE",
-    "irish": "IE",
-    "canadian": "CA",
-    "dutch": "NL",
-    "holland": "NL",
-    "indian": "IN",
-    "lithuanian": "LT",
-    "swiss": "CH",
-    "emirati": "AE",
-    "uae": "AE",
-    "australian": "AU",
-    "norwegian": "NO",
-    "chilean": "CL",
-    "japanese": "JP",
-    "austrian": "AT",
-    "panamanian": "PA",
-    "russian": "RU",
-    "nigerian": "NG",
-}
 
 # A negation rules out what follows it in its clause ("not the US or the UK one"), until
 # a word that turns the sentence back ("but", "it is"): "No, the UK one" means the UK.
@@ -139,8 +108,8 @@ def country_mentions(answer: str, codes: set[str]) -> tuple[set[str], set[str]]:
     for start, word in words:
         if len(word) == 2 and word.isupper() and word in codes:
             mentions.append((start, word))
-        elif COUNTRY_WORDS.get(word.lower()) in codes:
-            mentions.append((start, COUNTRY_WORDS[word.lower()]))
+        elif COUNTRY_ADJECTIVES.get(word.lower()) in codes:
+            mentions.append((start, COUNTRY_ADJECTIVES[word.lower()]))
     for code in codes:
         for name in _country_names(code):
             for match in re.finditer(rf"\b{re.escape(name)}\b", answer, re.IGNORECASE):
@@ -174,10 +143,11 @@ def _word_positions(text: str) -> list[tuple[int, str]]:
 
 
 def _country_names(code: str) -> set[str]:
+    """ISO 3166's names of the country, and those people use besides ("UK")."""
     country = pycountry.countries.get(alpha_2=code)
-    if country is None:
-        return set()
-    names = {getattr(country, a, None) for a in ("name", "common_name", "official_name")}
+    names = {name for name, named in COUNTRY_NAMES.items() if named == code}
+    if country is not None:
+        names |= {getattr(country, a, None) for a in ("name", "common_name", "official_name")}
     return {name for name in names if name}
 
 

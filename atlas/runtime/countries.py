@@ -1,0 +1,47 @@
+"""What people call countries besides their ISO codes and names: the case form's
+jurisdiction and the playbook's reading of an analyst's answer both go by these."""
+
+from __future__ import annotations
+
+# Names ISO 3166 does not give, or gives only for a larger whole ("England").
+COUNTRY_NAMES = {
+    "uk": "GB",
+    "britain": "GB",
+    "great britain": "GB",
+    "england": "GB",
+    "scotland": "GB",
+    "wales": "GB",
+    "northern ireland": "GB",
+    "usa": "US",
+    "america": "US",
+    "russia": "RU",
+    "uae": "AE",
+    "holland": "NL",
+    "ivory coast": "CI",
+    "czech republic": "CZ",
+    "turkey": "TR",
+}
+
+# The adjectives of the jurisdictions the registry covers ("the British one").
+COUNTRY_ADJECTIVES = {
+    "british": "GB",
+    "english": "GB",
+    "american": "US",
+    "singaporean": "SG",
+    "german": "DE",
+    "irish": "IE",
+    "canadian": "CA",
+    "dutch": "NL",
+    "indian": "IN",
+    "lithuanian": "LT",
+    "swiss": "CH",
+    "emirati": "AE",
+    "australian": "AU",
+    "norwegian": "NO",
+    "chilean": "CL",
+    "japanese": "JP",
+    "austrian": "AT",
+    "panamanian": "PA",
+    "russian": "RU",
+    "nigerian": "NG",
+}
