@@ -8,6 +8,7 @@ URL) collapse into one item.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -93,11 +94,8 @@ def screens_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:
     """Whether a screen is of the subject: by the matched entity's id, or by a name that
     is the subject's (as the case gives it, or as the registry does). A screen of anyone
     else is kept as evidence but does not stand for the subject's screening."""
-    entity = state.selected_entity
-    if arguments.get("entity_id"):
-        return entity is not None and arguments["entity_id"] == entity.entity_id
-    names = [state.brief.subject, *([entity.name] if entity else [])]
-    return any(name_score(arguments.get("name") or "", n) >= STRONG_MATCH for n in names)
+    name = arguments.get("name") or ""
+    return _about_the_subject(state, arguments, lambda own: name_score(name, own) >= STRONG_MATCH)
 
 
 def _screened_before_it_was_matched(state: AtlasState) -> bool:
@@ -117,15 +115,25 @@ def searches_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:
     gives it, or as the registry does), legal forms aside: "Meridian Shipping directors"
     searches Meridian Shipping Holdings Ltd. A search for anyone else is kept as
     evidence, but does not stand for the subject's."""
+    query = set(normalize_text(arguments.get("query") or "").split())
+
+    def holds_most_of(own: str) -> bool:
+        words = set(normalize_name(own).split())
+        return bool(words) and 3 * len(words & query) >= 2 * len(words)
+
+    return _about_the_subject(state, arguments, holds_most_of)
+
+
+def _about_the_subject(
+    state: AtlasState, arguments: dict[str, Any], fits: Callable[[str], bool]
+) -> bool:
+    """A call is about the subject by the matched entity's id when it gives one, or else
+    by a name that `fits` one of the subject's own (as the case gives it, or as the
+    registry does)."""
     entity = state.selected_entity
     if arguments.get("entity_id"):
         return entity is not None and arguments["entity_id"] == entity.entity_id
-    query = set(normalize_text(arguments.get("query") or "").split())
-    for name in [state.brief.subject, *([entity.name] if entity else [])]:
-        words = set(normalize_name(name).split())
-        if words and 3 * len(words & query) >= 2 * len(words):
-            return True
-    return False
+    return any(fits(own) for own in [state.brief.subject, *([entity.name] if entity else [])])
 
 
 def _complete(state: AtlasState, step_name: str) -> None:
