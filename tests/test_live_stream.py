@@ -442,3 +442,34 @@ def test_a_documents_note_follows_the_run_without_a_reload(client, analyst, case
         '<div class="small warn-text">Attached after this run started: not read by it.</div>',
     )
     assert unread_note in stopped
+
+
+def test_a_documents_note_changes_when_the_run_starts_waiting_for_a_reviewer(analyst, case):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from runs.actions import do_attach_document
+
+    run = make_run(case, state={"brief": {"documents": []}})
+    add_events(run, ("run_started", 0, {}))
+    late = do_attach_document(
+        case, SimpleUploadedFile("late.txt", b"Directors: X Y\n"), user=analyst
+    )
+
+    def propose_a_packet() -> None:
+        with transaction.atomic():
+            run.refresh_from_db()
+            run.status, run.termination_reason = "awaiting_review", "finish_proposed"
+            run.save(update_fields=["status", "termination_reason"])
+            commit_events(run, ("finish_proposed", 1, {}))
+
+    async def scenario():
+        socket = communicator(analyst, run, after=1)
+        assert (await socket.connect())[0]
+        await database_sync_to_async(propose_a_packet)()
+        frame = await socket.receive_from(timeout=2)
+        await socket.disconnect()
+        return frame
+
+    frame = run_async(scenario)
+    assert f'id="document-{late.pk}-run-note" hx-swap-oob="true"' in frame
+    assert "read only if a reviewer sends the packet back and you reply" in frame
