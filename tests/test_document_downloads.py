@@ -407,3 +407,21 @@ def test_attaching_while_the_run_asks_warns_when_it_has_too_few_iterations_left(
         "Note: the run has 1 iteration left, too few to read the 2 documents it has not read "
         "and finish; a reviewer will be asked to extend its budget." in page
     )
+
+
+def test_attaching_while_the_run_asks_warns_of_its_other_budgets_nearly_used(
+    client, tenant, analyst
+):
+    from tests.review_runs import question_item
+
+    item = question_item(tenant, analyst)
+    client_for(client, analyst)
+    page = client.get(attach(client, item.case)["Location"]).content.decode()
+    assert "used most of its budget" not in page
+    run = Run.objects.get(pk=item.run_id)
+    Run.objects.filter(pk=run.pk).update(tokens=int(run.budgets["max_tokens"]) - 1)
+    response = attach(client, item.case, name="register.txt", content=b"Directors: John Doe\n")
+    page = client.get(response["Location"]).content.decode()
+    assert "Note: the run has used most of its budget (tokens " in page
+    assert "a reviewer will then be asked to extend it." in page
+    assert "iterations left, too few" not in page

@@ -354,7 +354,11 @@ def when_a_document_is_read(latest: Run | None) -> str:
     if latest is None or latest.is_terminal:
         return "Run the research again to read it."
     if latest.status == Run.Status.WAITING_FOR_INPUT:
-        return "The run reads it once you answer its question." + _iterations_warning(latest)
+        return (
+            "The run reads it once you answer its question."
+            + _iterations_warning(latest)
+            + _budgets_warning(latest)
+        )
     if latest.waits_for_reviewer:
         return (
             "The run waits for a reviewer: it is given the document only if the reviewer "
@@ -383,6 +387,21 @@ def _iterations_warning(run: Run) -> str:
         f" Note: the run has {max(left, 0)} iteration{'s' if left != 1 else ''} left, too few "
         f"to read the {unread} document{'s' if unread != 1 else ''} it has not read and "
         "finish; a reviewer will be asked to extend its budget."
+    )
+
+
+def _budgets_warning(run: Run) -> str:
+    """The run's other budgets (tokens, cost, time) that are at least 80% used: reading a
+    document costs some of each, so the run may stop on one before it reads it."""
+    tight = [
+        meter for meter in fragments.meters_for(run) if meter.level and meter.label != "Iterations"
+    ]
+    if not tight:
+        return ""
+    used = "; ".join(f"{meter.label.lower()} {meter.used} of {meter.limit}" for meter in tight)
+    return (
+        f" Note: the run has used most of its budget ({used}); it may stop on it before it "
+        "reads the document, and a reviewer will then be asked to extend it."
     )
 
 
