@@ -229,7 +229,13 @@ class CancelRefused(Exception):
     """The run waits for a reviewer, who decides how it ends."""
 
 
-def do_request_cancel(run: Run, user, *, reviewer_decides: bool = False) -> Run:
+def do_request_cancel(
+    run: Run,
+    user,
+    *,
+    reviewer_decides: bool = False,
+    reason: str = "Cancelled from the console",
+) -> Run:
     """Cancel within a second: directly when no worker holds the run, else via its worker.
     With `reviewer_decides` (a request from the console), raise CancelRefused instead when a
     packet or an escalation of the run waits for a reviewer."""
@@ -250,7 +256,7 @@ def do_request_cancel(run: Run, user, *, reviewer_decides: bool = False) -> Run:
                 run=run,
                 actor=user,
                 kind=HumanDecision.Kind.CANCEL,
-                reason="Cancelled from the console",
+                reason=reason,
                 state_version=run.state_version,
             )
     # Whoever takes the lease cancels: this request when no live worker holds the run

@@ -454,6 +454,11 @@ def live_context(
         and is_latest
         and has_role(user, "analyst"),
         "can_answer": user is not None and has_role(user, "analyst"),
+        # A run that waits for the analyst's answer may be cancelled to correct the subject.
+        "can_correct_waiting": user is not None
+        and run.status == Run.Status.WAITING_FOR_INPUT
+        and is_latest
+        and has_role(user, "analyst"),
         # The queues are the reviewers' pages: others are not sent where they cannot go.
         "can_review": user is not None and has_role(user, "reviewer"),
         "csrf_token": csrf_token,

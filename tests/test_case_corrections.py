@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from runs.actions import do_request_cancel
+from reviews.models import HumanDecision
+from runs.actions import do_open_case, do_request_cancel, do_start_run
 from runs.execution import run_inline
 from runs.models import Case, CaseEdit, Run
 from tests.case_rows import XSS
@@ -77,23 +78,84 @@ def test_saving_without_running_again_starts_nothing(client, tenant, analyst):
     assert CaseEdit.objects.filter(case_id=earlier.case_id).count() == 1
 
 
-def test_the_subject_cannot_change_under_a_run_in_progress(client, tenant, analyst):
-    waiting = paused_run(tenant, analyst, QUESTION_SUBJECT, jurisdiction="")
-    assert waiting.status == "waiting_for_input"
+def test_the_subject_cannot_change_under_a_run_at_work(client, tenant, analyst):
+    case = do_open_case(
+        tenant=tenant, user=analyst, subject_name=QUESTION_SUBJECT, subject_type="company"
+    )
+    queued = do_start_run(case, analyst, wake=False)
     client_for(client, analyst)
-    page = client.get(reverse("runs-case-detail", args=[waiting.case_id])).content.decode()
-    assert "Correct the subject" not in page
-    form = client.get(_correct_url(waiting.case_id)).content.decode()
+    form = client.get(_correct_url(case.pk)).content.decode()
     assert "A run of this case is in progress: the subject can be corrected once it has ended" in (
         form
     )
     assert "disabled>Save</button>" in form
-    response = client.post(_correct_url(waiting.case_id), {**CORRECTION, "run_again": "1"})
+    response = client.post(
+        _correct_url(case.pk), {**CORRECTION, "run_again": "1", "cancel_run": str(queued.pk)}
+    )
     assert response.status_code == 400
     assert "A run of this case is in progress" in response.content.decode()
-    assert Case.objects.get(pk=waiting.case_id).jurisdiction == ""
+    assert Case.objects.get(pk=case.pk).jurisdiction == ""
     assert not CaseEdit.objects.exists()
-    assert Run.objects.filter(case_id=waiting.case_id).count() == 1
+    queued.refresh_from_db()
+    assert queued.status == "queued" and queued.cancel_requested_at is None
+
+
+def test_a_run_waiting_for_the_analysts_answer_is_cancelled_to_correct_the_subject(
+    client, tenant, analyst
+):
+    waiting = paused_run(tenant, analyst, QUESTION_SUBJECT, jurisdiction="")
+    assert waiting.status == "waiting_for_input"
+    client_for(client, analyst)
+    page = client.get(reverse("runs-case-detail", args=[waiting.case_id])).content.decode()
+    assert f'href="{_correct_url(waiting.case_id)}">Correct the subject</a>' in page
+    form = client.get(_correct_url(waiting.case_id)).content.decode()
+    assert f"Run {waiting.pk} waits for your answer to its question. Saving cancels it first" in (
+        form
+    )
+    assert f'name="cancel_run" value="{waiting.pk}"' in form
+
+    response = client.post(
+        _correct_url(waiting.case_id),
+        {**CORRECTION, "run_again": "1", "cancel_run": str(waiting.pk)},
+    )
+    assert response.status_code == 302
+    waiting.refresh_from_db()
+    assert waiting.status == "cancelled"
+    cancel = HumanDecision.objects.get(run=waiting, kind=HumanDecision.Kind.CANCEL)
+    assert cancel.reason == f"Cancelled to correct the subject: {CORRECTION['reason']}"
+    assert CaseEdit.objects.get(case_id=waiting.case_id).changes == {
+        "jurisdiction": {"before": "", "after": "GB"}
+    }
+    rerun = run_inline(Run.objects.filter(case_id=waiting.case_id).latest("id"))
+    assert rerun.pk != waiting.pk
+    assert rerun.state["selected_entity"]["entity_id"] == "co-northwind-gb"
+
+
+def test_a_page_loaded_before_the_run_waited_cancels_nothing(client, tenant, analyst):
+    waiting = paused_run(tenant, analyst, QUESTION_SUBJECT, jurisdiction="")
+    response = client_for(client, analyst).post(_correct_url(waiting.case_id), CORRECTION)
+    assert response.status_code == 400
+    assert "A run of this case is in progress" in response.content.decode()
+    waiting.refresh_from_db()
+    assert waiting.status == "waiting_for_input"
+    assert not CaseEdit.objects.exists()
+
+
+def test_a_run_waiting_for_a_reviewer_is_not_cancelled_to_correct_the_subject(
+    client, tenant, analyst
+):
+    from tests.review_runs import signoff_item
+
+    item = signoff_item(tenant, analyst)
+    client_for(client, analyst)
+    form = client.get(_correct_url(item.case_id)).content.decode()
+    assert "cancel_run" not in form
+    response = client.post(
+        _correct_url(item.case_id), {**CORRECTION, "cancel_run": str(item.run_id)}
+    )
+    assert response.status_code == 400
+    assert Run.objects.get(pk=item.run_id).status == "awaiting_review"
+    assert not CaseEdit.objects.exists()
 
 
 def test_a_correction_without_a_reason_or_with_a_bad_code_saves_nothing(client, tenant, analyst):
