@@ -27,6 +27,11 @@ from tests.review_runs import (
 pytestmark = pytest.mark.django_db
 
 
+def shown(item) -> dict:
+    """What the item's page sends with a decision: how many reasons for it the page showed."""
+    return {"reasons_seen": len(item.payload.get("reasons", []))}
+
+
 def decide_url(item: ReviewItem) -> str:
     return reverse("reviews-decide", args=[item.pk])
 
@@ -97,7 +102,8 @@ def test_approving_records_one_decision_and_resumes_the_run(
     version = Run.objects.get(pk=item.run_id).state_version
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = client_for(client, reviewer).post(
-            decide_url(item), {"decision": "approve", "reason": "Registry lookups are routine"}
+            decide_url(item),
+            {"decision": "approve", "reason": "Registry lookups are routine", **shown(item)},
         )
     assert response.status_code == 302 and response["Location"] == reverse("reviews-queue")
     decision = HumanDecision.objects.get(review_item=item)
@@ -133,7 +139,8 @@ def test_denying_records_a_denial_the_run_applies(client, tenant, analyst, revie
 def test_signing_off_a_packet_completes_the_run(client, tenant, analyst, reviewer):
     item = signoff_item(tenant, analyst)
     client_for(client, reviewer).post(
-        decide_url(item), {"decision": "approve", "reason": "Clean registry, no hits"}
+        decide_url(item),
+        {"decision": "approve", "reason": "Clean registry, no hits", **shown(item)},
     )
     assert HumanDecision.objects.get(review_item=item).kind == HumanDecision.Kind.SIGN_OFF
     run = advance(item)
@@ -147,7 +154,9 @@ def test_a_decision_without_a_reason_is_refused_and_nothing_is_recorded(
 ):
     item = approval_item(tenant, analyst)
     client_for(client, reviewer)
-    response = client.post(decide_url(item), {"decision": "approve", "reason": "   "})
+    response = client.post(
+        decide_url(item), {"decision": "approve", "reason": "   ", **shown(item)}
+    )
     assert response.status_code == 400
     assert "A reason is required" in response.content.decode()
     htmx = client.post(decide_url(item), {"decision": "deny", "reason": ""}, HTTP_HX_REQUEST="true")
@@ -169,7 +178,7 @@ def test_an_unknown_decision_value_is_refused(client, tenant, analyst, reviewer)
 def test_a_double_submit_records_one_decision(client, tenant, analyst, reviewer):
     item = approval_item(tenant, analyst)
     client_for(client, reviewer)
-    data = {"decision": "approve", "reason": "Routine lookup"}
+    data = {"decision": "approve", "reason": "Routine lookup", **shown(item)}
     first = client.post(decide_url(item), data)
     second = client.post(decide_url(item), data, follow=True)
     assert first.status_code == 302 and second.status_code == 200
@@ -182,7 +191,9 @@ def test_changing_ones_mind_after_deciding_is_refused_not_swallowed(
 ):
     item = approval_item(tenant, analyst)
     client_for(client, reviewer)
-    client.post(decide_url(item), {"decision": "approve", "reason": "Routine lookup"})
+    client.post(
+        decide_url(item), {"decision": "approve", "reason": "Routine lookup", **shown(item)}
+    )
     second = client.post(decide_url(item), {"decision": "deny", "reason": "On reflection, no"})
     html = second.content.decode()
     assert second.status_code == 409
@@ -214,7 +225,7 @@ def test_htmx_decision_updates_the_count_the_page_shows_with_its_filters(
     page = f"http://testserver{reverse('reviews-queue')}?q={item.case_id}"
     response = client_for(client, reviewer).post(
         decide_url(item),
-        {"decision": "approve", "reason": "Routine"},
+        {"decision": "approve", "reason": "Routine", **shown(item)},
         HTTP_HX_REQUEST="true",
         HTTP_HX_CURRENT_URL=page,
     )
@@ -222,7 +233,7 @@ def test_htmx_decision_updates_the_count_the_page_shows_with_its_filters(
     assert 'id="queue-open-count" hx-swap-oob="true">0 open items matching' in html
     unfiltered = client.post(
         decide_url(approval_item(tenant, analyst)),
-        {"decision": "approve", "reason": "Routine"},
+        {"decision": "approve", "reason": "Routine", **shown(item)},
         HTTP_HX_REQUEST="true",
         HTTP_HX_CURRENT_URL=f"http://testserver{reverse('reviews-queue')}",
     ).content.decode()
@@ -234,7 +245,9 @@ def test_htmx_decision_updates_the_count_the_page_shows_with_its_filters(
 def test_htmx_decision_replaces_the_row_with_who_decided(client, tenant, analyst, reviewer):
     item = approval_item(tenant, analyst)
     response = client_for(client, reviewer).post(
-        decide_url(item), {"decision": "approve", "reason": "Routine"}, HTTP_HX_REQUEST="true"
+        decide_url(item),
+        {"decision": "approve", "reason": "Routine", **shown(item)},
+        HTTP_HX_REQUEST="true",
     )
     html = response.content.decode()
     assert response.status_code == 200
@@ -247,7 +260,9 @@ def test_an_analyst_cannot_see_the_queue_or_approve(client, tenant, analyst):
     client_for(client, analyst)
     assert client.get(reverse("reviews-queue")).status_code == 403
     assert client.get(reverse("reviews-item", args=[item.pk])).status_code == 403
-    response = client.post(decide_url(item), {"decision": "approve", "reason": "mine"})
+    response = client.post(
+        decide_url(item), {"decision": "approve", "reason": "mine", **shown(item)}
+    )
     assert response.status_code == 403
     assert client.post(reverse("reviews-claim", args=[item.pk])).status_code == 403
     assert not HumanDecision.objects.exists()
@@ -260,7 +275,7 @@ def test_an_analyst_cannot_approve_a_case_someone_else_opened(
     # The case is not the analyst's own, so only the role check stands in the way.
     item = make_item(tenant, reviewer)
     response = client_for(client, analyst).post(
-        decide_url(item), {"decision": "approve", "reason": "looks fine"}
+        decide_url(item), {"decision": "approve", "reason": "looks fine", **shown(item)}
     )
     assert response.status_code == 403
     assert not HumanDecision.objects.exists()
@@ -272,7 +287,12 @@ def test_another_tenants_item_is_not_found(client, other_tenant, outsider, tenan
     item = approval_item(other_tenant, outsider)
     client_for(client, reviewer)
     assert client.get(reverse("reviews-item", args=[item.pk])).status_code == 404
-    assert client.post(decide_url(item), {"decision": "approve", "reason": "x"}).status_code == 404
+    assert (
+        client.post(
+            decide_url(item), {"decision": "approve", "reason": "x", **shown(item)}
+        ).status_code
+        == 404
+    )
     assert client.post(reverse("reviews-claim", args=[item.pk])).status_code == 404
     assert f"review-item-{item.pk}" not in client.get(reverse("reviews-queue")).content.decode()
     assert not HumanDecision.objects.exists()
@@ -286,7 +306,9 @@ def test_a_reviewer_cannot_decide_on_a_case_they_opened(client, tenant, reviewer
     assert 'name="reason"' not in page
     queue = client.get(reverse("reviews-queue")).content.decode()
     assert "Another reviewer must decide (four-eyes rule)" in queue
-    response = client.post(decide_url(item), {"decision": "approve", "reason": "mine"})
+    response = client.post(
+        decide_url(item), {"decision": "approve", "reason": "mine", **shown(item)}
+    )
     assert response.status_code == 403
     assert client.post(reverse("reviews-claim", args=[item.pk])).status_code == 403
     assert not HumanDecision.objects.exists()
@@ -298,7 +320,7 @@ def test_the_post_needs_a_csrf_token(tenant, analyst, reviewer):
     item = approval_item(tenant, analyst)
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(reviewer)
-    response = strict.post(decide_url(item), {"decision": "approve", "reason": "x"})
+    response = strict.post(decide_url(item), {"decision": "approve", "reason": "x", **shown(item)})
     assert response.status_code == 403
     assert not HumanDecision.objects.exists()
 
@@ -333,7 +355,7 @@ def test_an_expired_claim_can_be_taken_over(client, tenant, analyst, reviewer, s
     client.post(reverse("reviews-claim", args=[item.pk]))
     item.refresh_from_db()
     assert item.claimed_by == second_reviewer and item.claim_expires_at > timezone.now()
-    client.post(decide_url(item), {"decision": "approve", "reason": "Taking over"})
+    client.post(decide_url(item), {"decision": "approve", "reason": "Taking over", **shown(item)})
     assert HumanDecision.objects.get(review_item=item).actor == second_reviewer
 
 
@@ -505,7 +527,9 @@ def test_a_packet_whose_sources_still_disagree_cannot_be_signed_off_until_settle
     assert "Sign-off waits" in page and 'value="approve"' not in page
     assert 'value="deny"' in page  # rejecting the packet stays possible
 
-    refused = client.post(decide_url(signoff), {"decision": "approve", "reason": "Looks fine"})
+    refused = client.post(
+        decide_url(signoff), {"decision": "approve", "reason": "Looks fine", **shown(signoff)}
+    )
     assert refused.status_code == 409
     assert "still disagree on directors" in refused.content.decode()
     assert "Looks fine" in refused.content.decode()  # what was typed is given back
@@ -524,7 +548,9 @@ def test_a_packet_whose_sources_still_disagree_cannot_be_signed_off_until_settle
     advance(escalation)
     again = open_item(run, ReviewItem.Kind.SIGNOFF)
     assert again.pk != signoff.pk
-    client.post(decide_url(again), {"decision": "approve", "reason": "Conflict recorded"})
+    client.post(
+        decide_url(again), {"decision": "approve", "reason": "Conflict recorded", **shown(again)}
+    )
     run.refresh_from_db()
     assert (run.status, run.termination_reason) == ("awaiting_review", "finish_proposed")
     run = advance(again)
@@ -560,7 +586,7 @@ def test_a_reason_with_line_breaks_the_browser_accepted_is_recorded(
     lines = ["Checked ok"] * 180
     item = approval_item(tenant, analyst)
     response = client_for(client, reviewer).post(
-        decide_url(item), {"decision": "approve", "reason": "\r\n".join(lines)}
+        decide_url(item), {"decision": "approve", "reason": "\r\n".join(lines), **shown(item)}
     )
     assert response.status_code == 302
     assert HumanDecision.objects.get(review_item=item).reason == "\n".join(lines)
@@ -572,7 +598,7 @@ def test_a_reason_over_the_limit_is_given_back_whole(client, tenant, analyst, re
     reason = "Registry and sanctions lists checked. " * 60 + "The end of what I wrote."
     headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
     refused = client_for(client, reviewer).post(
-        decide_url(item), {"decision": "approve", "reason": reason}, **headers
+        decide_url(item), {"decision": "approve", "reason": reason, **shown(item)}, **headers
     )
     page = refused.content.decode()
     assert "at most 2000 characters" in page
@@ -586,7 +612,7 @@ def test_a_reason_that_says_nothing_is_refused(client, tenant, analyst, reviewer
     item = signoff_item(tenant, analyst)
     headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
     refused = client_for(client, reviewer).post(
-        decide_url(item), {"decision": "approve", "reason": reason}, **headers
+        decide_url(item), {"decision": "approve", "reason": reason, **shown(item)}, **headers
     )
     page = refused.content.decode()
     assert refused.status_code == (200 if htmx else 400)
@@ -633,7 +659,7 @@ def test_a_page_address_that_does_not_parse_counts_as_no_filters(
     item = approval_item(tenant, analyst)
     response = client_for(client, reviewer).post(
         decide_url(item),
-        {"decision": "approve", "reason": "Routine"},
+        {"decision": "approve", "reason": "Routine", **shown(item)},
         HTTP_HX_REQUEST="true",
         HTTP_HX_CURRENT_URL=page,
     )

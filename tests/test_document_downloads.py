@@ -68,6 +68,24 @@ def test_a_reviewer_of_the_tenant_may_download_it_too_and_the_download_is_logged
     )
 
 
+def test_a_download_another_site_starts_is_asked_about_and_recorded_only_when_taken(
+    client, analyst
+):
+    document = open_case_with(client, analyst)
+    for site in ("cross-site", "same-site"):
+        response = client.get(download_url(document), headers={"Sec-Fetch-Site": site})
+        assert response.status_code == 200
+        page = response.content.decode()
+        assert "Download “kyc note.txt”?" in page
+        assert f'href="{download_url(document)}" download>Download it</a>' in page
+        assert CONTENT.decode() not in page
+    assert not DocumentDownload.objects.exists()
+
+    taken = client.get(download_url(document), headers={"Sec-Fetch-Site": "same-origin"})
+    assert taken.content == CONTENT
+    assert DocumentDownload.objects.get().user == analyst
+
+
 def test_another_tenant_or_another_case_gets_not_found(client, analyst, outsider, outsider_case):
     document = open_case_with(client, analyst)
     assert client_for(client, outsider).get(download_url(document)).status_code == 404
@@ -328,6 +346,14 @@ def test_a_mark_made_while_an_extraction_waits_for_approval_is_read_before_appro
     page = response.content.decode()  # the row again, with the error (htmx swaps 2xx only)
     assert "Not approved: since this page was loaded, approval is also needed because " in page
     assert 'value="Cheap enough."' in page and 'name="reasons_seen" value="3"' in page
+    item.refresh_from_db()
+    assert item.status == ReviewItem.Status.OPEN
+
+    # A request that does not say what its page showed is taken to have seen nothing.
+    response = client.post(
+        decide, {"decision": "approve", "reason": "Cheap enough."}, headers={"HX-Request": "true"}
+    )
+    assert "approval is also needed because Estimated cost $" in response.content.decode()
     item.refresh_from_db()
     assert item.status == ReviewItem.Status.OPEN
 

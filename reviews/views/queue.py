@@ -255,7 +255,8 @@ def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
             form.approve,
             form.cleaned_data["reason"],
             form.hit_dispositions(),
-            form.cleaned_data["reasons_seen"],
+            # A request that does not say how many reasons its page showed saw none.
+            form.cleaned_data["reasons_seen"] or 0,
         )
     except AlreadyDecided as problem:
         earlier = problem.decision

@@ -1,5 +1,7 @@
 """An uploaded document, downloaded by anyone of its case's tenant who can read the case;
-every download is recorded (DocumentDownload) for the audit."""
+every download is recorded (DocumentDownload) for the audit. A download another site
+starts (a link or a redirect elsewhere) is asked about first, so no site can write a
+download into a user's audit trail."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import logging
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
@@ -37,6 +39,8 @@ def _document_of(request: HttpRequest, case_id: int, document_id: int) -> Docume
 @require_role(*READERS)
 def document_file(request: HttpRequest, case_id: int, document_id: int) -> HttpResponse:
     document = _document_of(request, case_id, document_id)
+    if request.headers.get("Sec-Fetch-Site") in {"cross-site", "same-site"}:
+        return render(request, "runs/document_confirm.html", {"document": document})
     try:
         with document.file.open("rb") as handle:
             content = handle.read()  # uploads are capped at ATLAS_UPLOAD_MAX_BYTES
