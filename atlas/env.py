@@ -72,3 +72,14 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return list(default)
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_model(name: str, default: str) -> str:
+    """A decision maker's name: playbook, scripted:FILE or openai:MODEL."""
+    value = os.environ.get(name, default).strip()
+    kind, _, rest = value.partition(":")
+    if value != "playbook" and not (kind in ("scripted", "openai") and rest.strip()):
+        raise ImproperlyConfigured(
+            f"{name} must be playbook, scripted:FILE or openai:MODEL, got {value!r}"
+        )
+    return value

@@ -7,7 +7,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from atlas.env import env_bool, env_decimal, env_float, env_int, env_list, env_str
+from atlas.env import env_bool, env_decimal, env_float, env_int, env_list, env_model, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -182,7 +182,7 @@ LOGGING = {
 }
 
 # --- Atlas ----------------------------------------------------------------
-ATLAS_MODEL = env_str("ATLAS_MODEL", "playbook")
+ATLAS_MODEL = env_model("ATLAS_MODEL", "playbook")
 ATLAS_WORKER_CHANNEL = env_str("ATLAS_WORKER_CHANNEL", "atlas-runs")
 ATLAS_WORKER_CONCURRENCY = env_int("ATLAS_WORKER_CONCURRENCY", 8, minimum=1)
 ATLAS_LEASE_SECONDS = env_float("ATLAS_LEASE_SECONDS", 15.0, minimum=1.0)

@@ -11,7 +11,8 @@ NO_USAGE = object()
 
 
 class FakeChatServer:
-    """Answers /v1/chat/completions from a queue of (status, body) responses."""
+    """Answers /v1/chat/completions from a queue of (status, body) responses, or (status,
+    body, headers)."""
 
     def __init__(self) -> None:
         self.responses: list[tuple[int, dict]] = []
@@ -20,6 +21,7 @@ class FakeChatServer:
         self.connections: list[tuple[str, int]] = []  # client address of each request
         self.drop_after_response = False
         self.delay_seconds = 0.0  # before answering, as a slow endpoint would
+        self.trickle_seconds = 0.0  # between the bytes of the answer's body
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -33,19 +35,29 @@ class FakeChatServer:
                 server.headers.append(dict(self.headers))
                 time.sleep(server.delay_seconds)
                 refusal = _schema_refusal(request)
+                extra = []
                 if refusal:
                     status, body = 400, {"error": {"message": refusal, "type": "invalid_request"}}
                 else:
-                    status, body = (
+                    status, body, *extra = (
                         server.responses.pop(0) if server.responses else (500, {"error": "empty"})
                     )
+                headers = extra[0] if extra else {}
                 payload = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 try:
-                    self.wfile.write(payload)
+                    if server.trickle_seconds:
+                        for byte in payload:  # a byte at a time, as a stalling proxy might
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(server.trickle_seconds)
+                    else:
+                        self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     return  # the client stopped waiting (a timeout, a cancel)
                 if server.drop_after_response:

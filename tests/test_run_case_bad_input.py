@@ -270,3 +270,27 @@ def test_a_scenario_that_says_something_it_cannot_mean_is_refused(
     path = tmp_path / "scenario.json"
     path.write_text(scenario)
     refused("--scenario", str(path), message=message)
+
+
+@pytest.mark.parametrize("setting", ["bogus", "openai:", "scripted:/nonexistent/turns.json"])
+def test_a_malformed_model_setting_is_refused_before_a_run_is_queued(refused, settings, setting):
+    settings.ATLAS_MODEL = setting
+    refused("--subject", "Acme Analytics Ltd", message="the ATLAS_MODEL setting")
+
+
+def test_a_document_that_is_not_a_regular_file_is_refused_unread(refused):
+    refused("--subject", "Acme Analytics Ltd", "--document", "/dev/zero", message="not a regular")
+
+
+@pytest.mark.parametrize("field", ["subject", "notes", "jurisdiction"])
+def test_a_nul_character_in_a_scenario_case_is_refused(refused, tmp_path, field):
+    case = {"subject": "Acme Analytics Ltd", field: "Acme\u0000"}
+    path = tmp_path / "nul.json"
+    path.write_text(json.dumps({"case": case}))
+    refused("--scenario", str(path), message="must not contain a NUL character")
+
+
+def test_where_documents_are_read_from_is_not_a_key_of_the_scenario(refused, tmp_path):
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps({"case": {"subject": "Acme Analytics Ltd"}, "base_dir": "/etc"}))
+    refused("--scenario", str(path), message="unknown key 'base_dir'")

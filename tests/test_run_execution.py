@@ -364,3 +364,54 @@ def test_a_run_on_a_hosted_model_is_charged_at_the_configured_prices(
     assert decision["usage"]["cost_usd"] == "0.013000"
     assert Decimal(run.state["model_cost_usd"]) >= Decimal("0.013")
     assert run.cost_usd >= Decimal("0.013") + Decimal("0.01")  # the model, then the tool
+
+
+def test_model_text_with_control_characters_is_refused_and_stored_safely(db, tmp_path, capsys):
+    """PostgreSQL refuses NUL in text and JSON: a reply carrying one is a model error, and
+    what the trace keeps of it has the character replaced."""
+    question = json.dumps({"kind": "ask_human", "question": "Which\u0000 one?"})
+    tool = {
+        "kind": "call_tool",
+        "tool_name": "resolve_entity",
+        "arguments": {"name": "Acme\u202e Analytics"},
+    }
+    scenario = {
+        "case": {"subject": "Acme Analytics Ltd", "jurisdiction": "GB"},
+        "budgets": {"max_model_errors": 5},
+        "model": {
+            "turns": [{"raw": question}, {"raw": "not json\u001b"}, {"raw": json.dumps(tool)}]
+        },
+    }
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(scenario))
+    call_command("run_case", "--scenario", str(path), "--json")
+    record = json.loads(capsys.readouterr().out)
+    failures = [event["data"] for event in record["trace"] if event["type"] == "model_failed"]
+    assert [failure["error_type"] for failure in failures[:3]] == [
+        "invalid_action",
+        "invalid_json",
+        "invalid_action",
+    ]
+    assert "control character U+0000" in failures[0]["message"]
+    assert "control character U+202E" in failures[2]["message"]
+    assert failures[1]["raw_excerpt"] == "not json\ufffd"
+    assert Run.objects.get().status == record["status"] == "failed"
+
+
+def test_a_hosted_models_nul_characters_are_stored_replaced(server, settings, tenant, analyst):
+    settings.OPENAI_BASE_URL = server.base_url
+    server.responses = [
+        server.completion("not json \u0000"),
+        (500, {"error": "broken \u0000 upstream"}),
+        (500, {"error": "broken \u0000 upstream"}),
+        (500, {"error": "broken \u0000 upstream"}),
+        server.completion({"kind": "ask_human", "question": "Which\u0000one?"}),
+        *[server.completion("not json \u0000")] * 5,
+    ]
+    case = _case(tenant, analyst, "Acme Analytics Ltd", jurisdiction="GB")
+    run = run_inline(do_start_run(case, analyst, model_name="openai:gpt-test", wake=False))
+    assert (run.status, run.termination_reason) == ("failed", "model_failure")
+    failures = [event.data for event in run.events.filter(type="model_failed").order_by("seq")]
+    assert failures[0]["raw_excerpt"] == "not json \ufffd"
+    assert failures[1]["message"].startswith("HTTP 500:")
+    assert "control character U+0000" in failures[2]["message"]

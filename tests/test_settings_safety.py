@@ -51,6 +51,12 @@ def test_a_negative_or_not_a_number_sweep_interval_fails_loudly():
         assert "ATLAS_SWEEP_SECONDS must be" in result.stderr, raw
 
 
+def test_a_malformed_model_setting_fails_loudly():
+    result = _check({"ATLAS_MODEL": "gpt-4o"})
+    assert result.returncode != 0
+    assert "ATLAS_MODEL must be playbook, scripted:FILE or openai:MODEL" in result.stderr
+
+
 def test_a_short_but_positive_lease_and_sweep_are_accepted():
     result = _check({"ATLAS_LEASE_SECONDS": "1.5", "ATLAS_SWEEP_SECONDS": "0.1"})
     assert result.returncode == 0, result.stderr

@@ -7,6 +7,7 @@ after parsing.
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from decimal import Decimal
 from functools import cache
@@ -20,6 +21,8 @@ from pydantic import (
     StrictInt,
     TypeAdapter,
     ValidationError,
+    field_validator,
+    model_validator,
 )
 
 # "unrated" is the runtime's, for a packet of research stopped before it could rate the
@@ -121,10 +124,50 @@ class DueDiligencePacket(BaseModel):
     review_history: list[ReviewRound] = Field(default_factory=list)
 
 
+# A decision nests a few levels (a packet's findings, a tool's arguments); far deeper is
+# not a decision.
+MAX_NESTING = 32
+# NUL, which PostgreSQL refuses in text and JSON, the other control characters but tab
+# and line breaks, and the bidirectional overrides that make text on a page read other
+# than it is.
+UNSAFE_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """`text` with each unsafe character replaced, to be recorded (a reply that is not a
+    decision, an endpoint's error)."""
+    return UNSAFE_CHARACTERS.sub("\ufffd", text)
+
+
+def text_problem(payload: Any) -> str | None:
+    """What makes a decoded decision unusable as text, if anything: nesting beyond
+    MAX_NESTING, or a string (key or value) with an unsafe character."""
+    pending = [(payload, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_NESTING:
+            return f"it nests deeper than {MAX_NESTING} levels"
+        if isinstance(value, str):
+            if found := UNSAFE_CHARACTERS.search(value):
+                return f"it contains the control character U+{ord(found.group()):04X}"
+        elif isinstance(value, dict):
+            pending.extend((item, depth + 1) for pair in value.items() for item in pair)
+        elif isinstance(value, list):
+            pending.extend((item, depth + 1) for item in value)
+    return None
+
+
 class _Action(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     usage: Usage | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _printable(cls, data: Any) -> Any:
+        if problem := text_problem(data):
+            raise ValueError(f"Not usable as a decision: {problem}")
+        return data
 
 
 class CallTool(_Action):
@@ -138,9 +181,23 @@ class CallTool(_Action):
 
 class AskHuman(_Action):
     kind: Literal["ask_human"] = "ask_human"
-    question: str = Field(min_length=1)
+    question: str = Field(min_length=1, max_length=10_000)
     blocking: StrictBool = True
-    candidates: list[str] = Field(default_factory=list)
+    candidates: list[str] = Field(default_factory=list, max_length=50)
+
+    @field_validator("question")
+    @classmethod
+    def _says_something(cls, question: str) -> str:
+        if not question.strip():
+            raise ValueError("a question must say something")
+        return question.strip()
+
+    @field_validator("candidates")
+    @classmethod
+    def _short_candidates(cls, candidates: list[str]) -> list[str]:
+        if any(len(candidate) > 500 for candidate in candidates):
+            raise ValueError("a candidate is at most 500 characters")
+        return candidates
 
 
 class Finish(_Action):
@@ -175,6 +232,10 @@ def parse_next_action(raw: str | dict[str, Any]) -> CallTool | AskHuman | Finish
             payload = json.loads(text)
         except (json.JSONDecodeError, ValueError) as error:
             raise InvalidModelOutput("invalid_json", f"Output is not JSON: {error}") from error
+        except RecursionError:
+            raise InvalidModelOutput(
+                "invalid_json", "Output is not JSON a decision can be: it nests too deeply."
+            ) from None
     else:
         payload = raw
     if not isinstance(payload, dict):

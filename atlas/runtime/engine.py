@@ -48,6 +48,7 @@ from atlas.runtime.decisions import (
     InvalidModelOutput,
     Usage,
     parse_next_action,
+    printable,
 )
 from atlas.runtime.finish import propose_finish
 from atlas.runtime.human_inputs import apply_human_input
@@ -73,6 +74,9 @@ from atlas.runtime.tools.gateway import ToolGateway
 from atlas.runtime.tools.registry import TOOLSET_VERSION, ToolRegistry, default_registry
 from atlas.runtime.watched_calls import Interrupted, call_watched
 from atlas.runtime.world import World, default_world
+
+# A model call given up with less time than this left ended for the deadline.
+DEADLINE_MARGIN_SECONDS = 0.1
 
 # Names hosts and tests import from here; some now live in the modules the loop uses.
 __all__ = [
@@ -302,10 +306,20 @@ class Runtime:
             return self._abandon_model_call(
                 s, buf, cut, Reservation(reserved_tokens, reserved_cost)
             )
+        if reply.transport_error and self._out_of_time(s):
+            # The adapter gave up only because the run's time was up: a deadline, not a
+            # model failure, and charged as a call the runtime stopped waiting for.
+            return self._abandon_model_call(
+                s, buf, Interrupted("timed_out"), Reservation(reserved_tokens, reserved_cost)
+            )
         s.model_cursor += 1
         usage = reply.usage
-        # Said only when true, so a trace with reported usage reads as it always has.
-        estimated = {"usage_estimated": True} if reply.usage_estimated else {}
+        # Said only when there is something to say, so a trace of a playbook's or a
+        # script's run reads as it always has.
+        reply_notes = {"usage_estimated": True} if reply.usage_estimated else {}
+        reply_notes.update(
+            reply.model_dump(include={"provider_model", "finish_reason"}, exclude_none=True)
+        )
         if (
             reply.action is not None
             and reply.action.usage is not None
@@ -320,33 +334,42 @@ class Runtime:
         action, error_type, message = self._interpret(reply)
         if action is None:
             s.consecutive_model_errors += 1
+            s.consecutive_transport_errors += bool(reply.transport_error)
             self.writer.emit(
                 s,
                 buf,
                 "model_failed",
                 error_type=error_type,
-                message=message,
+                message=printable(message or ""),
                 consecutive=s.consecutive_model_errors,
-                raw_excerpt=(reply.raw or "")[:300],
+                raw_excerpt=printable((reply.raw or "")[:300]),
                 usage=usage,
-                **estimated,
+                **reply_notes,
             )
-            self.writer.observe(
-                s,
-                buf,
-                source="runtime",
-                name="model_output",
-                ok=False,
-                error_type=error_type,
-                error_message=f"Your last reply was rejected ({message}). Reply with exactly one valid NextAction JSON object.",
-            )
+            if not reply.transport_error:  # a request that failed has no reply to repair
+                self.writer.observe(
+                    s,
+                    buf,
+                    source="runtime",
+                    name="model_output",
+                    ok=False,
+                    error_type=error_type,
+                    error_message=f"Your last reply was rejected ({printable(message or '')}). Reply with exactly one valid NextAction JSON object.",
+                )
             if reply.fatal or s.consecutive_model_errors > s.budgets.max_model_errors:
-                return fail(self.writer, s, buf, "model_failure", error_type=error_type)
+                return fail(
+                    self.writer,
+                    s,
+                    buf,
+                    "model_failure",
+                    sentence=_model_failure_sentence(s, reply, printable(message or "")),
+                    error_type=error_type,
+                )
             # No decision, so nothing for the cycle or no-progress guards to judge.
             return s
 
         s.iteration = iteration
-        s.consecutive_model_errors = 0
+        s.consecutive_model_errors = s.consecutive_transport_errors = 0
         self.writer.emit(
             s,
             buf,
@@ -358,7 +381,7 @@ class Runtime:
             rationale_summary=getattr(action, "rationale_summary", None),
             question=getattr(action, "question", None),
             usage=usage,
-            **estimated,
+            **reply_notes,
         )
         if (stop := overspent(s)) is not None:
             return budget_stop(self.writer, s, buf, stop)
@@ -390,6 +413,11 @@ class Runtime:
             return ModelReply(
                 transport_error="adapter_error", error_message=f"{type(error).__name__}: {error}"
             )
+
+    def _out_of_time(self, s: AtlasState) -> bool:
+        if s.deadline_at is None:
+            return False
+        return seconds_until(s.deadline_at, self.clock.now()) < DEADLINE_MARGIN_SECONDS
 
     def _abandon_model_call(
         self, s: AtlasState, buf: StepBuffer, cut: Interrupted, reservation: Reservation
@@ -442,6 +470,22 @@ class Runtime:
             return parse_next_action(reply.raw), None, None
         except InvalidModelOutput as error:
             return None, error.error_type, error.message
+
+
+def _model_failure_sentence(s: AtlasState, reply: ModelReply, message: str) -> str | None:
+    """What the run's page says when model failures stop it: the reason code's own sentence
+    ("kept returning unusable answers") unless no request in the row got a reply."""
+    if s.consecutive_transport_errors < s.consecutive_model_errors:
+        return None
+    detail = message[:200].rstrip(".")
+    if reply.transport_error == "http_error":
+        return (
+            f"The model endpoint refused the request ({detail}); the run stopped. Check the "
+            "model's address, key and name in the settings."
+        )
+    if reply.fatal:
+        return f"The model could not go on ({detail}); the run stopped."
+    return f"The model endpoint kept failing ({detail}); the run stopped."
 
 
 def _charge(s: AtlasState, usage: Usage) -> None:

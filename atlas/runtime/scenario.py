@@ -12,6 +12,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     Strict,
     ValidationError,
     field_validator,
@@ -121,6 +122,14 @@ class ScenarioCase(_Strict):
     notes: str = Field(default="", max_length=NOTES_MAX_LENGTH)
     documents: list[ScenarioDocument] = Field(default_factory=list)
 
+    @field_validator("subject", "jurisdiction", "notes")
+    @classmethod
+    def _storable(cls, value: str | None) -> str | None:
+        # PostgreSQL refuses NUL in text; a case is stored before it is researched.
+        if value and "\0" in value:
+            raise ValueError("must not contain a NUL character")
+        return value
+
 
 class ScenarioBudgets(_Strict):
     max_iterations: IterationBudget | None = None
@@ -137,6 +146,14 @@ class ScenarioBudgets(_Strict):
 
 class RawTurn(_Strict):
     raw: str
+
+    @field_validator("raw")
+    @classmethod
+    def _storable(cls, value: str) -> str:
+        # The run stores its script. A model's NUL is tried as JSON text ("\\u0000").
+        if "\0" in value:
+            raise ValueError("must not contain a NUL character; write it as \\u0000 inside JSON")
+        return value
 
 
 class TransportErrorTurn(_Strict):
@@ -207,7 +224,8 @@ class Scenario(_Strict):
     model: Literal["playbook"] | ScriptedModelSpec = "playbook"
     tool_faults: dict[str, list[str]] = Field(default_factory=dict)
     human: HumanScript = Field(default_factory=HumanScript)
-    base_dir: str | None = Field(default=None, exclude=True)
+    # Where relative document paths start: the file's folder, never a key of the file.
+    _base_dir: str | None = PrivateAttr(default=None)
 
     @field_validator("tool_faults")
     @classmethod
@@ -229,8 +247,8 @@ class Scenario(_Strict):
 
     def document_path(self, document: ScenarioDocument) -> Path:
         path = Path(document.path)
-        if not path.is_absolute() and self.base_dir:
-            path = Path(self.base_dir) / path
+        if not path.is_absolute() and self._base_dir:
+            path = Path(self._base_dir) / path
         return path
 
 
@@ -253,7 +271,7 @@ def parse_scenario(data: Any, base_dir: str | Path | None = None) -> Scenario:
     except ValidationError as error:
         raise ScenarioError(f"invalid scenario: {_describe(error)}") from error
     if base_dir is not None:
-        scenario.base_dir = str(base_dir)
+        scenario._base_dir = str(base_dir)
     return scenario
 
 

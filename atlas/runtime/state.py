@@ -342,6 +342,8 @@ class AtlasState(_Model):
     policy_denials: int = 0
     progress_history: list[str] = Field(default_factory=list)
     consecutive_model_errors: int = 0
+    # Of those, the requests that got no reply at all (the endpoint failed, not the model).
+    consecutive_transport_errors: int = 0
     consecutive_tool_failures: int = 0
     applied_decision_ids: list[str] = Field(default_factory=list)
     # decision id -> why it could not apply; settled like applied ones, never retried.

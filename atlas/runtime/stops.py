@@ -22,9 +22,14 @@ def cancelled(writer: StepWriter, s: AtlasState, buf: StepBuffer) -> AtlasState:
 
 
 def fail(
-    writer: StepWriter, s: AtlasState, buf: StepBuffer, reason: str, **extra: Any
+    writer: StepWriter,
+    s: AtlasState,
+    buf: StepBuffer,
+    reason: str,
+    sentence: str | None = None,
+    **extra: Any,
 ) -> AtlasState:
-    writer.set_status(s, "failed", reason)
+    writer.set_status(s, "failed", reason, sentence)
     writer.terminal_event(s, buf, "run_failed", **extra)
     return s
 

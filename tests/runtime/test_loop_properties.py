@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 from hypothesis import HealthCheck, given, settings
@@ -52,13 +53,19 @@ FINISH = st.builds(
         },
     },
     st.sampled_from(["low", "medium", "high"]),
-    st.lists(st.text(min_size=1, max_size=12), max_size=2),
+    # Ids a script may hold; a control character is the model's text's to try (below).
+    st.lists(
+        st.text(st.characters(exclude_categories=("Cc", "Cs", "Cf")), min_size=1, max_size=12),
+        max_size=2,
+    ),
 )
 TURN = st.one_of(
     CALL,
     FINISH,
+    # As the model's text, so a question the runtime refuses (blank, a control
+    # character) is a model error, not a script the scenario loader refuses.
     st.builds(
-        lambda q, b: {"kind": "ask_human", "question": q, "blocking": b},
+        lambda q, b: {"raw": json.dumps({"kind": "ask_human", "question": q, "blocking": b})},
         st.text(min_size=1, max_size=30),
         st.booleans(),
     ),

@@ -239,7 +239,7 @@ def test_the_local_endpoint_refuses_a_root_union_as_the_real_api_does(server, ma
         update={"response_schema": NEXT_ACTION_ADAPTER.json_schema()}
     )
     reply = model_for(server, max_attempts=1).decide(context)
-    assert reply.transport_error == "http_error"
+    assert reply.transport_error == "http_error", reply.error_message
     assert "root must be an object" in reply.error_message
 
 

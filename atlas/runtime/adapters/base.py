@@ -20,8 +20,11 @@ class ModelReply(BaseModel):
     usage_estimated: bool = False
     transport_error: str | None = None  # timeout | rate_limited | server_error | ...
     error_message: str | None = None
-    # A failure no repair turn can fix (a script that ran out).
+    # A failure no repair turn can fix (a script that ran out, a refused key).
     fatal: bool = False
+    # What an endpoint said of its reply: the model that answered, and why it stopped.
+    provider_model: str | None = None
+    finish_reason: str | None = None
 
 
 class DecisionMaker(Protocol):

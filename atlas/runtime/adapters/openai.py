@@ -2,9 +2,14 @@
 
 The request carries the NextAction JSON schema as `response_format`; the assistant's
 content is parsed as one NextAction by the engine; usage comes from the response. A
-token count the response leaves out or garbles is estimated from the prompt and the
-reply instead, priced like a reported one, and the reply says it was estimated.
-429 and 5xx are retried with exponential backoff and jitter (tenacity).
+token count the response leaves out, garbles or could not have meant (more than the
+request's bytes, more output than it allowed, none for a prompt) is estimated from the
+prompt and the reply instead, priced like a reported one, and the reply says it was
+estimated. A request that timed out is charged an estimate too: the endpoint may have
+answered it after the runtime stopped waiting.
+429, 5xx, 408 and 409 are retried with exponential backoff and jitter (tenacity), and
+never sooner than a Retry-After asks; any other 4xx ends the run (no retry fixes a wrong
+key or model name).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from tenacity import (
 from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.budgets import estimate_tokens
 from atlas.runtime.context import ModelContext
-from atlas.runtime.decisions import MAX_CALL_COST_USD, MAX_CALL_TOKENS, Usage
+from atlas.runtime.decisions import MAX_CALL_COST_USD, MAX_CALL_TOKENS, Usage, printable
 
 # An attempt with less time than this left is not started.
 MIN_WAIT = 0.05
@@ -52,9 +57,22 @@ class PriceTable(BaseModel):
 
 
 class _Retryable(Exception):
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, retry_after: float = 0.0) -> None:
         super().__init__(message)
         self.kind = kind
+        self.retry_after = retry_after
+
+
+def _backoff(initial: float, most: float):
+    """Exponential backoff with jitter, but never sooner than the endpoint's Retry-After."""
+    exponential = wait_exponential(multiplier=initial, max=most) + wait_random(0, initial)
+
+    def wait(retry_state) -> float:
+        failure = retry_state.outcome.exception() if retry_state.outcome else None
+        asked = failure.retry_after if isinstance(failure, _Retryable) else 0.0
+        return max(exponential(retry_state), asked)
+
+    return wait
 
 
 class OpenAIChatModel:
@@ -113,6 +131,7 @@ class OpenAIChatModel:
         # time left, and no retry starts after it or once the runtime stopped waiting.
         time_limit = context.time_limit_seconds
         give_up_at = math.inf if time_limit is None else time.monotonic() + time_limit
+        unanswered = 0  # requests sent that timed out: the endpoint may bill them
 
         def time_left() -> float:
             return give_up_at - time.monotonic()
@@ -121,73 +140,168 @@ class OpenAIChatModel:
             retry=retry_if_exception_type(_Retryable),
             stop=stop_after_attempt(self.max_attempts)
             | (lambda retry_state: time_left() - (retry_state.upcoming_sleep or 0) < MIN_WAIT),
-            wait=wait_exponential(multiplier=self.backoff_initial, max=self.backoff_max)
-            + wait_random(0, self.backoff_initial),
+            wait=_backoff(self.backoff_initial, self.backoff_max),
             sleep=context.abandoned.wait,
             reraise=False,
         )
         def post() -> dict[str, Any]:
+            nonlocal unanswered
             if context.abandoned.is_set():
                 raise _PermanentError("abandoned", "the runtime stopped waiting for this call")
-            return self._post(body, min(self.timeout_seconds, time_left()))
+            try:
+                return self._post(body, min(self.timeout_seconds, time_left()))
+            except _Retryable as failure:
+                unanswered += failure.kind == "timeout"
+                raise
 
         try:
             payload = post()
         except RetryError as error:
             last = error.last_attempt.exception()
             kind = last.kind if isinstance(last, _Retryable) else "transport_error"
-            return ModelReply(transport_error=kind, error_message=str(last))
+            return self._failed(kind, str(last), context, unanswered)
         except _PermanentError as error:
-            return ModelReply(transport_error=error.kind, error_message=str(error))
-        try:
-            content = payload["choices"][0]["message"].get("content") or ""
-        except (KeyError, IndexError, TypeError, AttributeError):
-            content = None
-        raw = content if content is not None else json.dumps(payload)[:2000]
-        usage, estimated = self._usage(payload, context, content or "")
-        return ModelReply(raw=raw, usage=usage, usage_estimated=estimated)
+            return self._failed(
+                error.kind, str(error), context, unanswered, fatal=error.kind == "http_error"
+            )
+        usage, estimated = self._usage(payload, context, body, _content_text(payload) or "")
+        content = _content_text(payload)
+        details = _reply_details(payload)
+        if content is None:
+            return ModelReply(
+                transport_error="bad_response",
+                error_message="the endpoint's reply is not a chat completion with text in "
+                "choices[0].message.content",
+                usage=usage,
+                usage_estimated=estimated,
+                **details,
+            )
+        return ModelReply(raw=content, usage=usage, usage_estimated=estimated, **details)
 
-    def _usage(self, payload: Any, context: ModelContext, reply_text: str) -> tuple[Usage, bool]:
-        """The response's token counts; each one missing or unusable is estimated instead,
-        so a call is never counted as free and a valid decision is never thrown away."""
+    def _failed(
+        self,
+        kind: str,
+        message: str,
+        context: ModelContext,
+        unanswered: int,
+        *,
+        fatal: bool = False,
+    ) -> ModelReply:
+        """A call that got no usable reply, charged an estimate for each request that timed
+        out after it was sent."""
+        if not unanswered:
+            return ModelReply(transport_error=kind, error_message=message, fatal=fatal)
+        input_tokens = estimate_tokens(context.text()) * unanswered
+        output_tokens = context.max_output_tokens * unanswered
+        usage = Usage(
+            input_tokens=min(input_tokens, MAX_CALL_TOKENS),
+            output_tokens=min(output_tokens, MAX_CALL_TOKENS),
+            cost_usd=min(self.prices.cost(input_tokens, output_tokens), MAX_CALL_COST_USD),
+        )
+        return ModelReply(
+            transport_error=kind,
+            error_message=message,
+            fatal=fatal,
+            usage=usage,
+            usage_estimated=True,
+        )
+
+    def _usage(
+        self, payload: Any, context: ModelContext, body: bytes, reply_text: str
+    ) -> tuple[Usage, bool]:
+        """The response's token counts; each one missing, unusable or implausible is
+        estimated instead, so a call is never counted as free (nor as absurdly dear) and a
+        valid decision is never thrown away."""
         reported = payload.get("usage") if isinstance(payload, dict) else None
         if not isinstance(reported, dict):
             reported = {}
-        input_tokens = _token_count(reported.get("prompt_tokens"))
-        output_tokens = _token_count(reported.get("completion_tokens"))
+        input_tokens = _plausible(
+            _token_count(reported.get("prompt_tokens")),
+            # A token is at least a byte of the request, and rarely covers 16 characters.
+            least=max(1, len(context.text()) // 16),
+            most=len(body) + PROMPT_OVERHEAD_TOKENS,
+        )
+        output_tokens = _plausible(
+            _token_count(reported.get("completion_tokens")),
+            least=len(reply_text) // 16,
+            most=context.max_output_tokens + PROMPT_OVERHEAD_TOKENS,
+        )
         estimated = input_tokens is None or output_tokens is None
         if input_tokens is None:
             input_tokens = estimate_tokens(context.text())
         if output_tokens is None:
             output_tokens = estimate_tokens(reply_text)
         usage = Usage(
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
+            input_tokens=min(input_tokens, MAX_CALL_TOKENS),
+            output_tokens=min(output_tokens, MAX_CALL_TOKENS),
             cost_usd=min(self.prices.cost(input_tokens, output_tokens), MAX_CALL_COST_USD),
         )
         return usage, estimated
 
     def _post(self, body: bytes, timeout: float) -> dict[str, Any]:
         if timeout < MIN_WAIT:
-            raise _Retryable("timeout", "no time left before the run's deadline")
+            raise _Retryable("no_time", "no time left before the run's deadline")
         headers = {"Content-Type": "application/json", "Authorization": f"Bearer {self.api_key}"}
         try:
-            status, data = self._client.post("/chat/completions", body, headers, timeout)
+            status, data, retry_after = self._client.post(
+                "/chat/completions", body, headers, timeout
+            )
         except http.client.InvalidURL as error:
             raise _PermanentError("http_error", str(error)) from error
-        except (TimeoutError, OSError, http.client.HTTPException) as error:
-            raise _Retryable("timeout", f"transport error: {error}") from error
+        except TimeoutError as error:
+            raise _Retryable("timeout", f"no reply within {timeout:.1f} s") from error
+        except (OSError, http.client.HTTPException) as error:
+            raise _Retryable("connection_error", f"transport error: {error}") from error
         if status >= 400:
             detail = data.decode(errors="replace")[:300]
             if status == 429:
-                raise _Retryable("rate_limited", f"HTTP 429: {detail}")
-            if status >= 500:
-                raise _Retryable("server_error", f"HTTP {status}: {detail}")
+                raise _Retryable("rate_limited", f"HTTP 429: {detail}", retry_after)
+            if status >= 500 or status in (408, 409):
+                raise _Retryable("server_error", f"HTTP {status}: {detail}", retry_after)
             raise _PermanentError("http_error", f"HTTP {status}: {detail}")
         try:
             return json.loads(data.decode())
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise _PermanentError("bad_response", f"response is not JSON: {error}") from error
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+            raise _PermanentError("bad_response", "the endpoint's reply is not JSON") from error
+
+
+# The messages' framing and the response schema, beyond the text of the messages.
+PROMPT_OVERHEAD_TOKENS = 64
+
+
+def _plausible(count: int | None, *, least: int, most: int) -> int | None:
+    return count if count is not None and least <= count <= most else None
+
+
+def _content_text(payload: Any) -> str | None:
+    """The assistant's text: `choices[0].message.content`, a string or a list of text
+    parts; None when the reply has no such thing."""
+    try:
+        content = payload["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content:
+        parts = [part.get("text") for part in content if isinstance(part, dict)]
+        if all(isinstance(part, str) for part in parts) and len(parts) == len(content):
+            return "".join(parts)
+    return None
+
+
+def _reply_details(payload: Any) -> dict[str, str]:
+    """The model that answered and why it stopped, as the endpoint says, for the trace: an
+    endpoint that quietly serves another model, or cut a reply short, shows there."""
+    details = {}
+    if isinstance(payload, dict) and isinstance(payload.get("model"), str):
+        details["provider_model"] = printable(payload["model"][:100])
+    try:
+        reason = payload["choices"][0]["finish_reason"]
+    except (KeyError, IndexError, TypeError):
+        reason = None
+    if isinstance(reason, str):
+        details["finish_reason"] = printable(reason[:40])
+    return details
 
 
 def _token_count(value: Any) -> int | None:
@@ -221,36 +335,44 @@ class _KeepAliveClient:
 
     def post(
         self, path: str, body: bytes, headers: dict[str, str], timeout: float
-    ) -> tuple[int, bytes]:
+    ) -> tuple[int, bytes, float]:
+        """The status, the body and the Retry-After seconds (0 when not given) of one POST
+        that takes at most `timeout` seconds in all (TimeoutError otherwise)."""
         if self._invalid:
             raise http.client.InvalidURL(self._invalid)
         reused = getattr(self._local, "connection", None) is not None
+        give_up_at = time.monotonic() + timeout
         try:
-            return self._exchange(path, body, headers, timeout)
+            return self._exchange(path, body, headers, give_up_at)
         except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
             if not reused:
                 raise
             # The server closed an idle kept-alive connection: one try on a new one.
-            return self._exchange(path, body, headers, timeout)
+            return self._exchange(path, body, headers, give_up_at)
 
     def _exchange(
-        self, path: str, body: bytes, headers: dict[str, str], timeout: float
-    ) -> tuple[int, bytes]:
+        self, path: str, body: bytes, headers: dict[str, str], give_up_at: float
+    ) -> tuple[int, bytes, float]:
         connection = getattr(self._local, "connection", None) or self._connect()
-        # Each socket wait (connect, send, every read) is bounded by this call's timeout.
-        connection.timeout = timeout
-        if connection.sock is not None:
-            connection.sock.settimeout(timeout)
         try:
+            connection.timeout = _time_until(give_up_at)
+            if connection.sock is not None:
+                connection.sock.settimeout(connection.timeout)
             connection.request("POST", self._prefix + path, body=body, headers=headers)
+            connection.sock.settimeout(_time_until(give_up_at))
             response = connection.getresponse()
-            data = response.read()
+            chunks = []
+            # A body trickled in slowly is cut at the call's time limit, not each read's.
+            while chunk := response.read1(READ_CHUNK_BYTES):
+                chunks.append(chunk)
+                connection.sock.settimeout(_time_until(give_up_at))
+            response.read()  # nothing is left; this marks the response done
         except BaseException:
             self._close()
             raise
         if response.will_close:
             self._close()
-        return response.status, data
+        return response.status, b"".join(chunks), _retry_after(response.getheader("Retry-After"))
 
     def _connect(self) -> http.client.HTTPConnection:
         kind = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
@@ -262,6 +384,25 @@ class _KeepAliveClient:
         self._local.connection = None
         if connection is not None:
             connection.close()
+
+
+READ_CHUNK_BYTES = 65536
+
+
+def _time_until(moment: float) -> float:
+    left = moment - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("the call's time limit passed")
+    return left
+
+
+def _retry_after(value: str | None) -> float:
+    """Retry-After in seconds; 0 for a date, a negative number or anything unreadable."""
+    try:
+        seconds = float(value) if value is not None else 0.0
+    except ValueError:
+        return 0.0
+    return seconds if math.isfinite(seconds) and seconds > 0 else 0.0
 
 
 class _PermanentError(Exception):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import signal
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -149,7 +151,9 @@ class Command(BaseCommand):
         if scenario is None and not options["subject"]:
             raise CommandError("Give --subject NAME or --scenario FILE.")
         if options["model"]:
-            self._check_model(options["model"])
+            self._check_model(options["model"], "--model")
+        else:
+            self._check_model(settings.ATLAS_MODEL, "the ATLAS_MODEL setting")
         budgets = self._budgets(scenario, options)
         case_to_open = self._case_to_open(scenario, options)
 
@@ -229,19 +233,19 @@ class Command(BaseCommand):
         name = slug.replace("-", " ").title()
         return Tenant.objects.get_or_create(slug=slug, defaults={"name": name})[0]
 
-    def _check_model(self, spec: str) -> None:
+    def _check_model(self, spec: str, what: str) -> None:
         if spec == "playbook":
             return
         kind, _, rest = spec.partition(":")
         if kind not in {"scripted", "openai"} or not rest:
             raise CommandError(
-                f"--model must be playbook, scripted:FILE or openai:MODEL, got {spec!r}"
+                f"{what} must be playbook, scripted:FILE or openai:MODEL, got {spec!r}"
             )
         if kind == "scripted":
             try:
                 load_turns(rest)
             except ScenarioError as error:
-                raise CommandError(str(error)) from None
+                raise CommandError(f"{what}: {error}") from None
 
     def _case_to_open(self, scenario: Scenario | None, options) -> CaseToOpen:
         """The case as given, every field and document checked, before anything is stored."""
@@ -286,8 +290,13 @@ class Command(BaseCommand):
         return case
 
     def _read_document(self, path: Path, name: str | None) -> SimpleUploadedFile:
+        # One byte over the upload limit is enough for check_upload to refuse it by size,
+        # and a device such as /dev/zero is never read to its end.
         try:
-            content = path.read_bytes()
+            if not stat.S_ISREG(path.stat().st_mode):
+                raise CommandError(f"document {path} is not a regular file")
+            with path.open("rb") as handle:
+                content = handle.read(settings.ATLAS_UPLOAD_MAX_BYTES + 1)
         except OSError as error:
             raise CommandError(f"cannot read document {path}: {error.strerror}") from None
         return SimpleUploadedFile(name or path.name, content)

@@ -1,0 +1,145 @@
+"""An OpenAI-compatible endpoint that misbehaves: the run stays inside its contract and
+says what went wrong, and usage it could not have meant is not charged as reported."""
+
+from __future__ import annotations
+
+import json
+import time
+from decimal import Decimal
+
+from runtime_helpers import events_of
+from test_openai_adapter import RESOLVE, a_context, model_for
+
+from atlas.runtime.budgets import estimate_tokens
+from atlas.runtime.memory import SystemClock
+
+
+def test_a_body_trickled_past_the_time_limit_is_cut_at_it(server, make_state):
+    server.trickle_seconds = 0.05
+    server.responses = [server.completion(RESOLVE)]
+    began = time.monotonic()
+    reply = model_for(server, timeout_seconds=0.5, max_attempts=1).decide(a_context(make_state))
+    assert time.monotonic() - began < 1.0, "the call, not each read, is bounded"
+    assert reply.transport_error == "timeout"
+
+
+def test_a_request_that_timed_out_is_charged_an_estimate(server, make_state):
+    server.delay_seconds = 1
+    server.responses = [server.completion(RESOLVE)]
+    context = a_context(make_state)
+    reply = model_for(server, timeout_seconds=0.3, max_attempts=1).decide(context)
+    assert reply.transport_error == "timeout" and reply.usage_estimated
+    assert reply.usage.input_tokens == estimate_tokens(context.text())
+    assert reply.usage.output_tokens == context.max_output_tokens
+    assert reply.usage.cost_usd > 0
+
+
+def test_a_refused_connection_is_not_charged(make_state):
+    from atlas.runtime.adapters.openai import OpenAIChatModel
+
+    model = OpenAIChatModel("m", base_url="http://127.0.0.1:9/v1", api_key="k", max_attempts=1)
+    reply = model.decide(a_context(make_state))
+    assert reply.transport_error == "connection_error"
+    assert reply.usage.total_tokens == 0 and not reply.usage_estimated
+
+
+def test_retry_after_is_waited_for_and_one_beyond_the_time_left_is_not(server, make_state):
+    server.responses = [
+        (429, {"error": "slow down"}, {"Retry-After": "0.4"}),
+        server.completion(RESOLVE),
+    ]
+    began = time.monotonic()
+    assert model_for(server).decide(a_context(make_state)).raw
+    assert time.monotonic() - began >= 0.4
+
+    server.requests.clear()
+    server.responses = [(429, {"error": "slow down"}, {"Retry-After": "3600"})]
+    context = a_context(make_state)
+    context.time_limit_seconds = 2
+    began = time.monotonic()
+    reply = model_for(server).decide(context)
+    assert time.monotonic() - began < 0.5 and len(server.requests) == 1
+    assert reply.transport_error == "rate_limited"
+
+
+def test_usage_the_endpoint_could_not_have_meant_is_estimated(server, make_state):
+    context = a_context(make_state)
+    for prompt, completion in [(999_999_999, 80), (0, 0), (1200, 50_000)]:
+        server.responses = [server.completion(RESOLVE, prompt, completion)]
+        reply = model_for(server).decide(context)
+        assert reply.usage_estimated, (prompt, completion)
+        assert reply.usage.input_tokens == (
+            prompt if prompt == 1200 else estimate_tokens(context.text())
+        )
+        assert reply.usage.output_tokens == (
+            completion if completion == 80 else estimate_tokens(reply.raw)
+        )
+    server.responses = [server.completion(RESOLVE, 1200, 80)]
+    assert not model_for(server).decide(context).usage_estimated
+
+
+def test_a_reply_that_is_not_a_chat_completion_is_not_taken_for_a_decision(server, make_state):
+    ask = {"kind": "ask_human", "question": "Which one?", "blocking": True}
+    server.responses = [(200, {**ask, "usage": {"prompt_tokens": 1200, "completion_tokens": 9}})]
+    reply = model_for(server).decide(a_context(make_state))
+    assert reply.transport_error == "bad_response" and reply.raw is None
+    assert "not a chat completion" in reply.error_message
+    assert reply.usage.input_tokens == 1200  # what the endpoint reported is still charged
+
+    status, body = server.completion(RESOLVE)
+    body["choices"][0]["message"]["content"] = [
+        {"type": "text", "text": json.dumps(RESOLVE)[:20]},
+        {"type": "text", "text": json.dumps(RESOLVE)[20:]},
+    ]
+    server.responses = [(status, body)]
+    assert json.loads(model_for(server).decide(a_context(make_state)).raw) == RESOLVE
+
+
+def test_a_refused_key_ends_the_run_at_once_and_says_so(server, make_runtime, make_state, store):
+    server.responses = [(401, {"error": {"message": "Incorrect API key provided"}})] * 3
+    runtime = make_runtime(model_for(server))
+    state = runtime.run_until_pause(runtime.start(make_state()))
+    assert (state.status, state.termination_reason) == ("failed", "model_failure")
+    assert state.user_status.startswith("The model endpoint refused the request (HTTP 401:")
+    assert "Check the model's address, key and name" in state.user_status
+    assert len(server.requests) == 1, "a refused key is not retried"
+    assert not [o for o in store.observations.get(state.run_id, []) if o.name == "model_output"]
+
+
+def test_an_endpoint_that_keeps_failing_is_not_called_the_models_fault(
+    server, make_runtime, make_state
+):
+    server.responses = [(503, {"error": "overloaded"})] * 20
+    runtime = make_runtime(model_for(server, max_attempts=1))
+    state = runtime.run_until_pause(runtime.start(make_state()))
+    assert (state.status, state.termination_reason) == ("failed", "model_failure")
+    assert state.user_status.startswith("The model endpoint kept failing (HTTP 503:")
+
+
+def test_a_call_given_up_at_the_deadline_ends_the_run_for_its_deadline(
+    server, make_runtime, make_state, store
+):
+    server.delay_seconds = 5
+    server.responses = [server.completion(RESOLVE)]
+    runtime = make_runtime(model_for(server), clock=SystemClock())
+    state = runtime.run_until_pause(
+        runtime.start(make_state(deadline_seconds=1, max_model_errors=0))
+    )
+    assert (state.status, state.termination_reason) == ("awaiting_review", "deadline")
+    failed = events_of(store, state, "model_failed")[0].data
+    assert failed["error_type"] == "deadline" and failed["usage_estimated"] is True
+    assert state.model_cost_usd > 0
+
+
+def test_the_model_that_answered_and_why_it_stopped_are_in_the_trace(
+    server, make_runtime, make_state, store
+):
+    status, body = server.completion(RESOLVE)
+    body["model"] = "another-model-2"
+    server.responses = [(status, body)]
+    runtime = make_runtime(model_for(server, max_attempts=1))
+    state = runtime.step(runtime.start(make_state()))
+    decision = events_of(store, state, "model_decision")[0].data
+    assert decision["provider_model"] == "another-model-2"
+    assert decision["finish_reason"] == "stop"
+    assert Decimal(decision["usage"]["cost_usd"]) > 0
