@@ -15,6 +15,7 @@ from reviews.models import HumanDecision, ReviewItem
 from runs.models import Case, Run, TraceEvent
 from tests.case_rows import XSS
 from tests.conftest import client_for
+from tests.queue_pages import copies_of, link, shown_ids
 from tests.review_runs import (
     CONFLICT_SUBJECT,
     advance,
@@ -703,3 +704,61 @@ def test_a_packet_whose_run_never_read_a_document_is_not_signed_off_from_its_row
     assert "Not read by this run: “late filing.txt”, attached after it started." in page
     assert row_form not in page
     assert f'href="{reverse("reviews-item", args=[item.pk])}">Review the packet' in page
+
+
+def test_deciding_on_a_page_never_moves_unseen_items_past_its_newer_link(
+    client, tenant, analyst, reviewer
+):
+    first = approval_item(tenant, analyst)
+    copies_of(first, 291)
+    client_for(client, reviewer)
+    url = reverse("reviews-queue")
+    page_one = client.get(url).content.decode()
+    page_two_before = shown_ids(client.get(f"{url}?{link(page_one, 'next')}").content.decode())
+    assert len(page_two_before) == 50
+    for item_id in shown_ids(page_one)[:10]:
+        client.post(
+            reverse("reviews-decide", args=[item_id]),
+            {"decision": "approve", "reason": "Within policy", "reasons_seen": 1},
+            HTTP_HX_REQUEST="true",
+            HTTP_HX_CURRENT_URL=f"http://testserver{url}",
+        )
+    page_two = client.get(f"{url}?{link(page_one, 'next')}").content.decode()
+    assert shown_ids(page_two) == page_two_before
+    assert "51–100 of 282" not in page_two and "41–90 of 282" in page_two
+    assert "282 open items · oldest first" in page_two
+
+
+def test_the_newer_and_older_links_reach_every_item_and_keep_the_filters(
+    client, tenant, analyst, reviewer
+):
+    first = approval_item(tenant, analyst)
+    ids = [first.pk, *(item.pk for item in copies_of(first, 120))]
+    client_for(client, reviewer)
+    url = reverse("reviews-queue")
+    html = client.get(url, {"kind": "approval"}).content.decode()
+    assert "121 open items matching the filters" in html and "1–50 of 121" in html
+    assert link(html, "prev") is None
+    seen, pages = shown_ids(html), [html]
+    while query := link(html, "next"):
+        assert "kind=approval" in query
+        html = client.get(f"{url}?{query}").content.decode()
+        seen += shown_ids(html)
+        pages.append(html)
+    assert seen == ids
+    assert "101–121 of 121" in pages[-1]
+    back = client.get(f"{url}?{link(pages[-1], 'prev')}").content.decode()
+    assert shown_ids(back) == ids[50:100] and "kind=approval" in link(back, "prev")
+
+
+def test_a_queue_page_after_a_cursor_naming_nothing_starts_at_the_oldest(
+    client, tenant, analyst, reviewer
+):
+    item = approval_item(tenant, analyst)
+    client_for(client, reviewer)
+    for query in ({"after": "999999"}, {"before": "x"}, {"page": "7"}):
+        html = client.get(reverse("reviews-queue"), query).content.decode()
+        assert shown_ids(html) == [item.pk]
+    past_the_end = client.get(reverse("reviews-queue"), {"after": item.pk, "kind": "approval"})
+    assert "No open item is left past this point" in past_the_end.content.decode()
+    assert 'href="?kind=approval">Back to the first page' in past_the_end.content.decode()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from functools import partial
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -21,6 +20,7 @@ from reviews.actions import (
 )
 from reviews.forms import DecisionForm
 from reviews.models import HumanDecision, ReviewItem
+from reviews.paging import queue_page
 from reviews.queries import AGE_FILTERS, documents_not_given, filter_queue, open_items
 from reviews.views.common import (
     REVIEWERS,
@@ -42,7 +42,6 @@ from runs.search_text import search_text
 
 QUEUE_KINDS = [ReviewItem.Kind.APPROVAL, ReviewItem.Kind.SIGNOFF]
 CLAIMABLE_KINDS = [*QUEUE_KINDS, ReviewItem.Kind.ESCALATION]
-PAGE_SIZE = 50
 
 
 @require_role(*REVIEWERS)
@@ -51,12 +50,10 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
     tenant = tenant_of(request)
     kind, age, query = _queue_filters(request.GET)
     items = filter_queue(open_items(tenant, QUEUE_KINDS), kind=kind, age=age, query=query)
-    page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
-    decisions = decisions_by_item(page.object_list)
-    settled = settled_conflict_ids(item.run_id for item in page if item.kind == "signoff")
-    unread = documents_not_given(page.object_list)
-    params = request.GET.copy()
-    params.pop("page", None)
+    page = queue_page(items, request.GET, tenant)
+    decisions = decisions_by_item(page.items)
+    settled = settled_conflict_ids(item.run_id for item in page.items if item.kind == "signoff")
+    unread = documents_not_given(page.items)
     return render(
         request,
         "reviews/queue.html",
@@ -70,7 +67,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
                     settled_conflicts=settled.get(item.run_id, set()),
                     unread=unread.get(item.pk, []),
                 )
-                for item in page
+                for item in page.items
             ],
             "kind": kind,
             "age": age,
@@ -79,7 +76,6 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
             **notice_context(request, "approvals"),
             "ages": [(key, label) for key, (label, _) in AGE_FILTERS.items()],
             "filtered": bool(kind or age or query),
-            "filter_query": params.urlencode(),
             "here": request.get_full_path(),
         },
     )
