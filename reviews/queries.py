@@ -61,8 +61,15 @@ def open_items(tenant: Tenant, kinds: list[str]) -> QuerySet[ReviewItem]:
 
 
 def filter_queue(
-    items: QuerySet[ReviewItem], *, kind: str = "", age: str = "", query: str = "", now=None
+    items: QuerySet[ReviewItem],
+    *,
+    kind: str = "",
+    age: str = "",
+    query: str = "",
+    reason: str = "",
+    now=None,
 ) -> QuerySet[ReviewItem]:
+    """`items` narrowed by a queue page's filters; a reason it does not know filters nothing."""
     if kind:
         items = items.filter(kind=kind)
     if age in AGE_FILTERS:
@@ -75,6 +82,8 @@ def filter_queue(
         if (number := whole_number(query)) is not None:
             condition |= Q(case_id=number)
         items = items.filter(condition)
+    if reason in ESCALATION_REASON_LABELS:
+        items = items.filter(payload__reason=reason)
     return items
 
 

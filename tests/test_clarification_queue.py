@@ -8,6 +8,7 @@ from django.urls import reverse
 from reviews.models import HumanDecision, ReviewItem
 from runs.models import TraceEvent
 from tests.conftest import client_for
+from tests.queue_pages import copies_of, link, shown_ids
 from tests.review_runs import advance, question_item
 
 pytestmark = pytest.mark.django_db
@@ -192,3 +193,41 @@ def test_an_answer_to_a_question_of_a_cancelled_run_says_it_was_cancelled(client
         headers={"HX-Request": "true"},
     ).content.decode()
     assert "Withdrawn: the run was cancelled." in row
+
+
+def test_every_open_question_is_counted_and_reached_page_by_page(client, tenant, analyst):
+    first = question_item(tenant, analyst)
+    ids = [first.pk, *(item.pk for item in copies_of(first, 335))]
+    client_for(client, analyst)
+    url = reverse("reviews-clarifications")
+    html = client.get(url, {"q": "Northwind"}).content.decode()
+    assert 'id="questions-open-count">336 open questions from the agent matching' in html
+    assert "1–50 of 336" in html
+    seen = shown_ids(html)
+    while query := link(html, "next"):
+        assert "q=Northwind" in query
+        html = client.get(f"{url}?{query}").content.decode()
+        seen += shown_ids(html)
+    assert seen == ids and "301–336 of 336" in html
+
+
+def test_answering_on_a_page_never_moves_unseen_questions_past_its_newer_link(
+    client, tenant, analyst
+):
+    first = question_item(tenant, analyst)
+    ids = [first.pk, *(item.pk for item in copies_of(first, 60))]
+    client_for(client, analyst)
+    url = reverse("reviews-clarifications")
+    page_one = client.get(url).content.decode()
+    for item_id in shown_ids(page_one)[:5]:
+        response = client.post(
+            reverse("reviews-answer", args=[item_id]),
+            {"answer": NORTHWIND_GB},
+            HTTP_HX_REQUEST="true",
+            HTTP_HX_CURRENT_URL=f"http://testserver{url}",
+        )
+        assert "hx-swap-oob" in response.content.decode()
+    page_two = client.get(f"{url}?{link(page_one, 'next')}").content.decode()
+    assert shown_ids(page_two) == ids[50:] and "46–56 of 56" in page_two
+    older = client.get(f"{url}?{link(page_two, 'prev')}").content.decode()
+    assert shown_ids(older) == shown_ids(page_one)[5:]

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from reviews.models import HumanDecision, ReviewItem
 from tests.conftest import client_for
+from tests.queue_pages import copies_of, link, shown_ids
 from tests.review_runs import advance, budget_item, conflict_item, open_item, paused_run
 
 pytestmark = pytest.mark.django_db
@@ -520,3 +521,34 @@ def test_resolving_a_conflict_the_run_already_settled_says_who_settled_it_and_ho
     assert f"Reviewer already settled this conflict: “{ARTICLE}” stands." in (
         response.content.decode()
     )
+
+
+def test_the_reason_filter_finds_escalations_past_the_first_two_hundred(
+    client, tenant, analyst, reviewer
+):
+    copies_of(conflict_item(tenant, analyst), 240)
+    stopped = budget_item(tenant, analyst)
+    later = copies_of(stopped, 2)
+    client_for(client, reviewer)
+    url = reverse("reviews-escalations")
+    everything = client.get(url).content.decode()
+    assert "244 open · unresolved" in everything and "1–50 of 244" in everything
+    html = client.get(url, {"reason": "max_iterations"}).content.decode()
+    assert "3 open matching the filters" in html
+    assert shown_ids(html) == [stopped.pk, *(item.pk for item in later)]
+    assert "No escalation matches" not in html
+
+
+def test_escalation_pages_keep_the_reason_filter(client, tenant, analyst, reviewer):
+    stopped = budget_item(tenant, analyst)
+    ids = [stopped.pk, *(item.pk for item in copies_of(stopped, 60))]
+    copies_of(conflict_item(tenant, analyst), 5)
+    client_for(client, reviewer)
+    url = reverse("reviews-escalations")
+    first = client.get(url, {"reason": "max_iterations"}).content.decode()
+    assert "61 open matching the filters" in first and "1–50 of 61" in first
+    newer = link(first, "next")
+    assert "reason=max_iterations" in newer
+    second = client.get(f"{url}?{newer}").content.decode()
+    assert shown_ids(first) + shown_ids(second) == ids and "51–61 of 61" in second
+    assert "reason=max_iterations" in link(second, "prev")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
@@ -11,6 +11,7 @@ from django.views.decorators.http import require_safe
 from reviews.actions import AlreadyDecided, ReviewError, do_answer_question
 from reviews.forms import AnswerForm
 from reviews.models import ReviewItem
+from reviews.paging import QueuePage, queue_page
 from reviews.queries import filter_queue, open_items
 from reviews.views.common import (
     HtmxHttpRequest,
@@ -27,14 +28,16 @@ from runs.search_text import search_text
 KIND = ReviewItem.Kind.CLARIFICATION
 
 
-def _render(request: HtmxHttpRequest, rows, *, query: str = "", status: int = 200) -> HttpResponse:
+def _render(
+    request: HtmxHttpRequest, page: QueuePage, rows, *, query: str = "", status: int = 200
+) -> HttpResponse:
     return render(
         request,
         "reviews/clarifications.html",
         {
+            "page": page,
             "rows": rows,
-            # A refused answer shows its question again, answered: it is not open.
-            "open_count": sum(1 for row in rows if row.is_open),
+            "open_count": page.total,
             "query": query,
             "filtered": bool(query),
             "can_answer": has_role(request.user, "analyst"),
@@ -47,11 +50,12 @@ def _render(request: HtmxHttpRequest, rows, *, query: str = "", status: int = 20
 @require_role("analyst", "reviewer")
 @require_safe
 def clarifications(request: HtmxHttpRequest) -> HttpResponse:
+    tenant = tenant_of(request)
     query = search_text(request.GET.get("q", ""))
-    items = list(filter_queue(open_items(tenant_of(request), [KIND]), query=query)[:200])
-    decisions = decisions_by_item(items)
-    rows = [item_view(item, request.user, decisions=decisions) for item in items]
-    return _render(request, rows, query=query)
+    page = queue_page(filter_queue(open_items(tenant, [KIND]), query=query), request.GET, tenant)
+    decisions = decisions_by_item(page.items)
+    rows = [item_view(item, request.user, decisions=decisions) for item in page.items]
+    return _render(request, page, rows, query=query)
 
 
 def _after(
@@ -81,16 +85,18 @@ def _after(
         response.content += count.content
         return response
     if error:
-        # Re-show the whole queue with this question's error and the typed answer kept.
-        items = list(open_items(tenant_of(request), [KIND])[:200])
-        decisions = decisions_by_item(items)
+        # Re-show the queue's first page with this question's error and the typed answer
+        # kept; a question not on that page (answered meanwhile, or further on) heads it.
+        tenant = tenant_of(request)
+        page = queue_page(open_items(tenant, [KIND]), QueryDict(), tenant)
+        decisions = decisions_by_item(page.items)
         rows = [
             row if other.pk == item.pk else item_view(other, request.user, decisions=decisions)
-            for other in items
+            for other in page.items
         ]
-        if item.pk not in {other.pk for other in items}:
+        if item.pk not in {other.pk for other in page.items}:
             rows.insert(0, row)
-        return _render(request, rows, status=status)
+        return _render(request, page, rows, status=status)
     return redirect(reverse("reviews-clarifications"))
 
 

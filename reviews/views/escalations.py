@@ -24,6 +24,7 @@ from reviews.actions import (
 )
 from reviews.forms import UNRESOLVABLE, CloseCaseForm, ExtendBudgetForm, ResolveConflictForm
 from reviews.models import HumanDecision, ReviewItem
+from reviews.paging import queue_page
 from reviews.queries import ESCALATION_REASON_LABELS, filter_queue, open_items
 from reviews.views.common import REVIEWERS, HtmxHttpRequest, decisions_by_item, item_for, item_view
 from reviews.views.new_items import notice_context
@@ -43,13 +44,13 @@ def reason_label(code: str) -> str:
 @require_role(*REVIEWERS)
 @require_safe
 def escalations(request: HtmxHttpRequest) -> HttpResponse:
+    tenant = tenant_of(request)
     reason = request.GET.get("reason", "")
     query = search_text(request.GET.get("q", ""))
-    items = list(filter_queue(open_items(tenant_of(request), [KIND]), query=query)[:200])
-    if reason in ESCALATION_REASON_LABELS:
-        items = [item for item in items if item.payload.get("reason") == reason]
-    decisions = decisions_by_item(items)
-    rows = [item_view(item, request.user, decisions=decisions) for item in items]
+    items = filter_queue(open_items(tenant, [KIND]), query=query, reason=reason)
+    page = queue_page(items, request.GET, tenant)
+    decisions = decisions_by_item(page.items)
+    rows = [item_view(item, request.user, decisions=decisions) for item in page.items]
     for row in rows:
         row.reason_label = reason_label(row.item.payload.get("reason", ""))
         row.conflicts = [
@@ -63,6 +64,7 @@ def escalations(request: HtmxHttpRequest) -> HttpResponse:
         request,
         "reviews/escalations.html",
         {
+            "page": page,
             "rows": rows,
             "query": query,
             "reason": reason,

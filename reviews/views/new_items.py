@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from reviews.models import ReviewItem
-from reviews.queries import AGE_FILTERS, ESCALATION_REASON_LABELS, filter_queue, open_items
+from reviews.queries import AGE_FILTERS, filter_queue, open_items
 from reviews.views.common import REVIEWERS, HtmxHttpRequest
 from runs.access import has_role, tenant_of
 from runs.numbers import whole_number
@@ -75,10 +75,8 @@ def new_items(request: HtmxHttpRequest, page: str) -> HttpResponse:
         kind=kind if kind in kinds else "",
         age=age if age in AGE_FILTERS else "",
         query=search_text(request.GET.get("q", "")),
+        reason=request.GET.get("reason", ""),
     ).filter(pk__gt=after)
-    # As the escalations page does, a reason it does not know filters nothing.
-    if request.GET.get("reason") in ESCALATION_REASON_LABELS:
-        items = items.filter(payload__reason=request.GET["reason"])
     filters = _filters(request)
     page_url = reverse(url_name) + (f"?{urlencode(filters)}" if filters else "")
     return render(
