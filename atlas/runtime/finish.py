@@ -12,7 +12,9 @@ from atlas.runtime.state import (
     Signal,
 )
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
-from atlas.runtime.world.normalize import normalize_text
+from atlas.runtime.tools.builtin import STRONG_MATCH
+from atlas.runtime.world import name_score
+from atlas.runtime.world.normalize import normalize_name, normalize_text
 
 # What only the runtime writes in a packet: a proposed finish cannot set it.
 RUNTIME_ONLY_PACKET_FIELDS = {
@@ -54,6 +56,7 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
             "The subject has not been screened against the sanctions lists (by its entity_id "
             "or by its own name; a screen of another name does not count)."
         )
+    errors += _subject_errors(s, packet)
     errors += _entity_errors(s, packet)
     errors += _sanctions_result_errors(s, packet)
     signals = {signal for item in s.evidence for signal in item.signals}
@@ -83,6 +86,22 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
             "lists (see directors_to_screen): that rules out a low risk rating."
         )
     return errors
+
+
+def _subject_errors(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
+    """The packet is about the case's subject: as the case names it, or as the registry
+    names the entity the run matched it to."""
+    written = set(normalize_name(packet.subject).split())
+    own = [s.brief.subject, *([s.selected_entity.name] if s.selected_entity else [])]
+    for name in own:
+        words = set(normalize_name(name).split())
+        if written and (written <= words or words <= written):
+            return []
+        if name_score(packet.subject, name) >= STRONG_MATCH:
+            return []
+    return [
+        f"The packet's subject “{packet.subject}” is not the case's subject, {s.brief.subject}."
+    ]
 
 
 def _entity_errors(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
@@ -153,11 +172,20 @@ def cited_as_evidence(s: AtlasState, packet: DueDiligencePacket) -> DueDiligence
     return packet.model_copy(update={"findings": findings})
 
 
+def with_matched_entity(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
+    """A packet that names no entity names the one the run matched, if any: which entity
+    was researched is the run's record, not the model's to leave out."""
+    entity = s.selected_entity
+    if entity is None or (packet.selected_entity or "").strip():
+        return packet
+    return packet.model_copy(update={"selected_entity": f"{entity.name} [{entity.entity_id}]"})
+
+
 def propose_finish(
     writer: StepWriter, s: AtlasState, buf: StepBuffer, action: Finish
 ) -> AtlasState:
     s.decision_history.append(f"finish:{short_hash(action.packet.model_dump(mode='json'))}")
-    proposed = cited_as_evidence(s, action.packet)
+    proposed = with_matched_entity(s, cited_as_evidence(s, action.packet))
     errors = validate_finish(s, proposed)
     if errors:
         return _rejected(writer, s, buf, errors, proposed)

@@ -69,8 +69,9 @@ def apply_in_place(
     args = arguments if arguments is not None else decision.arguments
     tool = decision.tool_name
     if tool == "resolve_entity":
-        _apply_resolve(new, result, step, now)
-        _complete(new, "resolve_entity")
+        _apply_resolve(new, result, step, now, args)
+        if resolves_the_subject(new, args):
+            _complete(new, "resolve_entity")
         if _screened_before_it_was_matched(new):
             _complete(new, "screen_sanctions")
     elif tool == "screen_sanctions":
@@ -167,7 +168,52 @@ def _directors_value(directors: list[str]) -> str:
     return "; ".join(sorted(normalize_text(d) for d in directors))
 
 
-def _apply_resolve(state: AtlasState, result: dict[str, Any], step: int, now: datetime) -> None:
+def resolves_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:
+    """Whether a resolution looked for the subject in the case's terms: under the subject's
+    name, and in the case's jurisdiction or none. Narrowed to a jurisdiction the case does
+    not give, only once the analyst has answered which candidate is meant. Anything else
+    is kept as evidence but neither matches the subject nor stands for its resolution."""
+    brief = state.brief
+    if name_score(arguments.get("name") or "", brief.subject) < STRONG_MATCH:
+        return False
+    narrowed_to = arguments.get("jurisdiction")
+    return not narrowed_to or narrowed_to == brief.jurisdiction or bool(state.answered_questions)
+
+
+def _may_match_the_subject(
+    state: AtlasState,
+    arguments: dict[str, Any],
+    candidate: EntityCandidate,
+    listed_before: set[str],
+) -> bool:
+    """Whether a resolution may match the subject to `candidate` by itself. The model
+    chooses what to resolve, not what the case is about: the resolution must be of the
+    subject (resolves_the_subject), the candidate of the subject's type, under its name or
+    an alias the registry gives it, and in the case's jurisdiction, or else one already
+    listed to the analyst, who has answered since."""
+    brief = state.brief
+    if not resolves_the_subject(state, arguments) or candidate.entity_type != brief.subject_type:
+        return False
+    named = max(
+        name_score(brief.subject, candidate.name),
+        name_score(brief.subject, candidate.matched_on or ""),
+    )
+    if named < STRONG_MATCH:
+        return False
+    if brief.jurisdiction:
+        in_the_case = candidate.jurisdiction == brief.jurisdiction
+    else:
+        in_the_case = not arguments.get("jurisdiction")
+    return in_the_case or (bool(state.answered_questions) and candidate.entity_id in listed_before)
+
+
+def _apply_resolve(
+    state: AtlasState,
+    result: dict[str, Any],
+    step: int,
+    now: datetime,
+    arguments: dict[str, Any],
+) -> None:
     found = result.get("candidates", [])
     details = _distinguishing_details([c.get("record") or {} for c in found])
     candidates = [
@@ -184,10 +230,13 @@ def _apply_resolve(state: AtlasState, result: dict[str, Any], step: int, now: da
         for c, facts in zip(found, details, strict=True)
     ]
     if state.selected_entity is None:
+        listed_before = {candidate.entity_id for candidate in state.entity_candidates}
         state.entity_candidates = candidates
         if candidates and candidates[0].score >= STRONG_MATCH:
             lead = candidates[0].score - (candidates[1].score if len(candidates) > 1 else 0)
-            if lead >= AMBIGUITY_MARGIN:
+            if lead >= AMBIGUITY_MARGIN and _may_match_the_subject(
+                state, arguments, candidates[0], listed_before
+            ):
                 state.selected_entity = candidates[0]
     for candidate in result.get("candidates", []):
         record = candidate["record"]

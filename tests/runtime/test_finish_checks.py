@@ -7,11 +7,18 @@ import pytest
 from runtime_helpers import call, events_of, run
 
 
-def finish(risk: str, *, entity: str | None = None, sanctions: str, cite: str) -> dict:
+def finish(
+    risk: str,
+    *,
+    entity: str | None = None,
+    sanctions: str,
+    cite: str,
+    subject: str = "Dmitry Wolkow",
+) -> dict:
     return {
         "kind": "finish",
         "packet": {
-            "subject": "Dmitry Wolkow",
+            "subject": subject,
             "selected_entity": entity,
             "risk_rating": risk,
             "findings": [{"claim": "Registry record found.", "evidence_ids": [cite]}],
@@ -96,7 +103,7 @@ UNSEARCHED = "Adverse media has not been searched: that rules out a low risk rat
 def test_without_a_media_search_of_the_subject_a_packet_cannot_be_low_risk(
     make_runtime, make_state, store, searches
 ):
-    low = finish("low", sanctions="No hits.", cite="co-acme-analytics-gb")
+    low = finish("low", sanctions="No hits.", cite="co-acme-analytics-gb", subject="Acme Analytics")
     state = run(make_runtime(turns=[*ACME_SCREENED, *searches, low]), make_state())
     assert first_refusal(store, state) == [UNSEARCHED]
     # The playbook then searched for the subject itself, which counts.
@@ -112,8 +119,81 @@ def test_a_candidate_screened_by_id_before_it_was_matched_counts_once_matched(
         call("resolve_entity", name="Northwind Trading", jurisdiction="GB", entity_type="company"),
     ]
     runtime = make_runtime(turns=turns)
-    state = runtime.start(make_state("Northwind Trading", jurisdiction=None))
+    state = runtime.start(make_state("Northwind Trading", jurisdiction="GB"))
     for _ in turns:
         state = runtime.step(state)
     assert state.selected_entity.entity_id == "co-northwind-gb"
     assert "screen_sanctions" in state.completed_steps
+
+
+def test_resolving_someone_else_does_not_match_the_subject(make_runtime, make_state, store):
+    turns = [
+        call("resolve_entity", name="Acme Analytics", jurisdiction="GB", entity_type="company"),
+        call("screen_sanctions", entity_id="co-acme-analytics-gb"),
+        call("search_adverse_media", query="Acme Analytics", entity_id="co-acme-analytics-gb"),
+        finish(
+            "low",
+            subject="Dmitri Volkov",
+            entity="Acme Analytics Ltd [co-acme-analytics-gb]",
+            sanctions="No hits.",
+            cite="co-acme-analytics-gb",
+        ),
+    ]
+    state = run(
+        make_runtime(turns=turns),
+        make_state("Dmitri Volkov", subject_type="person", jurisdiction=None),
+    )
+    errors = first_refusal(store, state)
+    assert (
+        "The packet names the entity “Acme Analytics Ltd [co-acme-analytics-gb]”, but the run "
+        "has not matched the subject to a registry entity: leave selected_entity empty, or "
+        "resolve the subject first." in errors
+    )
+    assert any(e.startswith("The subject has not been screened") for e in errors)
+    # The playbook then resolved the subject itself, and its hit made the packet high risk.
+    assert state.selected_entity.entity_id == "pe-dmitri-volkov"
+    assert state.proposed_packet.risk_rating == "high"
+
+
+def test_a_jurisdiction_the_case_does_not_give_is_not_the_models_to_choose(
+    make_runtime, make_state
+):
+    turns = [call("resolve_entity", name="Northwind Trading", jurisdiction="US")]
+    runtime = make_runtime(turns=turns)
+    state = runtime.step(runtime.start(make_state("Northwind Trading", jurisdiction=None)))
+    assert [c.entity_id for c in state.entity_candidates] == ["co-northwind-us"]
+    assert state.selected_entity is None
+    # The playbook, taking over, asks the analyst instead.
+    state = run(runtime, state)
+    assert state.status == "waiting_for_input"
+
+
+def test_a_packet_about_another_subject_is_refused(make_runtime, make_state, store):
+    turns = [
+        *ACME_SCREENED,
+        call("search_adverse_media", query="Acme Analytics", entity_id="co-acme-analytics-gb"),
+        finish(
+            "medium",
+            subject="Volga Petrochem Export",
+            sanctions="No hits.",
+            cite="co-acme-analytics-gb",
+        ),
+    ]
+    state = run(make_runtime(turns=turns), make_state())
+    assert first_refusal(store, state) == [
+        "The packet's subject “Volga Petrochem Export” is not the case's subject, Acme Analytics."
+    ]
+    assert state.proposed_packet.subject != "Volga Petrochem Export"
+
+
+def test_a_packet_that_names_no_entity_names_the_one_the_run_matched(make_runtime, make_state):
+    turns = [
+        *ACME_SCREENED,
+        call("search_adverse_media", query="Acme Analytics", entity_id="co-acme-analytics-gb"),
+        finish(
+            "medium", subject="Acme Analytics", sanctions="No hits.", cite="co-acme-analytics-gb"
+        ),
+    ]
+    state = run(make_runtime(turns=turns), make_state())
+    assert state.termination_reason == "finish_proposed"
+    assert state.proposed_packet.selected_entity == "Acme Analytics Ltd [co-acme-analytics-gb]"
