@@ -17,7 +17,9 @@ from atlas.runtime.tools.base import ToolSpec
 
 # 2: a document marked sensitive during a run counts. 3: a finish rests on the subject's own
 # screen, names the matched entity and every hit's list, and is not low risk unsearched.
-POLICY_VERSION = "atlas-policy/3"
+# 4: only a resolution of the subject in the case's terms matches it, and a packet is about
+# the case's subject.
+POLICY_VERSION = "atlas-policy/4"
 
 
 class TenantPolicy(BaseModel):
