@@ -51,3 +51,29 @@ def test_the_case_page_loads_state_only_for_the_run_it_shows(client, analyst, ca
         reads = queries_reading_run_state(client, url)
         assert len(reads) == 1, reads
         assert re.search(r'WHERE "runs_run"\."id" = \d+', reads[0]), reads[0]
+
+
+def run_browser_queries(client, case, runs: int) -> list[str]:
+    for number in range(runs):
+        closed = number % 2 == 0
+        make_run(
+            case,
+            status="completed",
+            reason="packet_approved",
+            closed_by_reviewer=closed,
+            state=BIG_STATE,
+        )
+    with CaptureQueriesContext(connection) as captured:
+        html = client.get(reverse("runs-trace-list")).content.decode()
+    assert html.count("Closed by a reviewer") >= runs // 2
+    return [q["sql"] for q in captured.captured_queries]
+
+
+def test_the_run_browser_reads_a_page_of_runs_in_the_same_queries_however_many(
+    client, admin_user, case
+):
+    client_for(client, admin_user)
+    few = run_browser_queries(client, case, 2)
+    many = run_browser_queries(client, case, 23)  # 25 runs, all on the first page
+    assert len(many) == len(few), [sql for sql in many if sql not in few]
+    assert not [sql for sql in many if STATE_COLUMN.search(sql)]

@@ -36,6 +36,7 @@ LIST_FIELDS = (
     "subject_type",
     "status",
     "termination_reason",
+    "closed_by_reviewer",  # with the reason, the outcome each row shows
     "model_name",
     "prompt_version",
     "policy_version",
