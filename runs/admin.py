@@ -11,6 +11,7 @@ observations, tool calls and decisions are never edited here: statuses change on
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group
@@ -78,6 +79,34 @@ class ReadOnlyAdmin(TenantScopedAdmin):
     """Audit records: nobody adds, changes or deletes them, not even a superuser."""
 
     superuser_may_edit = False
+
+
+class ShownColumnsChangeList(ChangeList):
+    """Rows read with only their admin's `list_columns`: a changelist shows a page of a
+    run's events or observations, and each row's run read whole would bring its state,
+    megabytes for a long run, once per row."""
+
+    def get_queryset(self, request: HttpRequest, exclude_parameters=None) -> QuerySet:
+        queryset = super().get_queryset(request, exclude_parameters)
+        return queryset.only(*self.model_admin.list_columns)
+
+
+class ListsShownColumns:
+    """A changelist that reads `list_columns` alone (the detail page still reads a row
+    whole)."""
+
+    list_columns: tuple[str, ...] = ()
+
+    def get_changelist(self, request: HttpRequest, **kwargs) -> type[ChangeList]:
+        return ShownColumnsChangeList
+
+
+class RunRowAdmin(ListsShownColumns, ReadOnlyAdmin):
+    """Audit rows of a run, listed with the run named as `Run.__str__` names it."""
+
+    tenant_path = "run__tenant"
+    list_select_related = ("run",)
+    RUN_NAME = ("run", "run__subject_name", "run__status")
 
 
 @admin.register(Tenant)
@@ -154,7 +183,7 @@ class DocumentAdmin(TenantScopedAdmin):
 
 
 @admin.register(Run)
-class RunAdmin(TenantScopedAdmin):
+class RunAdmin(ListsShownColumns, TenantScopedAdmin):
     list_display = (
         "id",
         "case",
@@ -170,6 +199,7 @@ class RunAdmin(TenantScopedAdmin):
         "elapsed_seconds",
         "created_at",
     )
+    list_columns = ("case", "case__subject_name", "case__subject_type", *list_display[2:])
     list_filter = (
         "status",
         "termination_reason",
@@ -187,27 +217,24 @@ class RunAdmin(TenantScopedAdmin):
 
 
 @admin.register(TraceEvent)
-class TraceEventAdmin(ReadOnlyAdmin):
-    tenant_path = "run__tenant"
+class TraceEventAdmin(RunRowAdmin):
     list_display = ("run", "seq", "step", "type", "timestamp", "duration_ms")
+    list_columns = (*RunRowAdmin.RUN_NAME, *list_display[1:])
     list_filter = ("type",)
     search_fields = ("=run__id", "type")
-    list_select_related = ("run", "run__case")
     ordering = ("-run_id", "seq")
 
 
 @admin.register(Observation)
-class ObservationAdmin(ReadOnlyAdmin):
-    tenant_path = "run__tenant"
+class ObservationAdmin(RunRowAdmin):
     list_display = ("run", "step", "source", "name", "ok", "error_type", "created_at")
+    list_columns = (*RunRowAdmin.RUN_NAME, *list_display[1:])
     list_filter = ("source", "ok", "name")
     search_fields = ("=run__id", "name", "error_type")
-    list_select_related = ("run", "run__case")
 
 
 @admin.register(ToolCall)
-class ToolCallAdmin(ReadOnlyAdmin):
-    tenant_path = "run__tenant"
+class ToolCallAdmin(RunRowAdmin):
     list_display = (
         "idempotency_key",
         "run",
@@ -218,9 +245,9 @@ class ToolCallAdmin(ReadOnlyAdmin):
         "cost_usd",
         "duration_ms",
     )
+    list_columns = (*RunRowAdmin.RUN_NAME, "idempotency_key", *list_display[2:])
     list_filter = ("tool", "effect_status")
     search_fields = ("idempotency_key", "=run__id", "tool")
-    list_select_related = ("run", "run__case")
 
 
 class SuperuserOnly:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from django.apps import apps
@@ -32,6 +33,7 @@ from tests.run_rows import (
     add_tool_call,
     closed_and_signed_off_runs,
     make_run,
+    tool_step,
 )
 
 pytestmark = pytest.mark.django_db
@@ -248,3 +250,40 @@ def test_the_admin_filters_cases_closed_as_they_stood_apart(client, admin_user, 
     page = client.get(changelist(Run), {"closed_by_reviewer__exact": "1"}).content.decode()
     assert f"/admin/runs/run/{closed.pk}/change/" in page
     assert f"/admin/runs/run/{signed.pk}/change/" not in page
+
+
+BIG_STATE = {"evidence": ["x" * 1000] * 50}
+# Columns a changelist of runs or their rows never shows: each is large on a long run.
+BIG_COLUMNS = re.compile(
+    r'"runs_run"\."(state|scenario|budgets|last_error)"'
+    r'|"runs_traceevent"\."data"|"runs_observation"\."(data|model_view)"'
+    r'|"runs_toolcall"\."(arguments|result)"'
+)
+
+
+def rows_of_runs(case, runs: int) -> None:
+    for _ in range(runs):
+        run = make_run(case, started_at=T0, state=BIG_STATE)
+        add_events(run, [[("run_started", {"big": "x" * 1000})], tool_step(1)])
+        add_observation(run, 1, data={"big": "x" * 1000}, model_view="x" * 1000)
+        add_tool_call(run, 1, "resolve_entity")
+
+
+@pytest.mark.parametrize("model", [TraceEvent, Observation, ToolCall, Run])
+def test_run_changelists_read_only_the_columns_they_show(
+    client, admin_user, case, model, django_assert_max_num_queries
+):
+    rows_of_runs(case, 1)
+    client.force_login(admin_user)
+    with CaptureQueriesContext(connection) as one_run:
+        page = client.get(changelist(model))
+    assert page.status_code == 200
+    assert "Run " in page.content.decode() or model is Run
+    assert [q["sql"] for q in one_run if BIG_COLUMNS.search(q["sql"])] == []
+    rows_of_runs(case, 5)
+    with django_assert_max_num_queries(len(one_run)):
+        assert client.get(changelist(model)).status_code == 200
+    # A row's own page still shows it whole.
+    row = model.objects.order_by("pk").first()
+    url = reverse(f"admin:runs_{model._meta.model_name}_change", args=[row.pk])
+    assert client.get(url).status_code == 200
