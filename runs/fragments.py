@@ -311,6 +311,74 @@ def group_steps(run_id: int, events: Iterable[TraceEvent]) -> list[StepView]:
     return list(steps.values())
 
 
+# --- The steps a page shows of a long run --------------------------------------
+
+# The case page shows a run's newest steps and loads earlier ones a page at a time: a run
+# whose budgets were extended again and again has thousands. A step is a handful of events
+# (four for a tool call), so reading at most EVENTS_PER_STEP per step shown bounds every
+# query of the page.
+STEPS_PER_PAGE = 100
+EVENTS_PER_STEP = 20
+
+
+@dataclass
+class StepsPage:
+    steps: list[StepView]
+    earlier: int  # steps before these, not shown
+    first_seq: int  # of the oldest step here: the earlier steps are the events before it
+    last_seq: int  # of the newest event here (0 for none)
+
+
+def steps_page(run_id: int, *, upto: int, count: int | None = None) -> StepsPage:
+    """The newest `count` whole steps of the run among its events up to seq `upto`.
+
+    A step's number never goes down from one event to the next, so the newest steps are
+    the newest events; the events are read newest first, by the (run, seq) index, up to a
+    bound, and cut at the oldest step seen whole.
+    """
+    count = count or STEPS_PER_PAGE
+    bound = count * EVENTS_PER_STEP
+    marks = list(
+        TraceEvent.objects.filter(run_id=run_id, seq__lte=upto)
+        .order_by("-seq")
+        .values_list("seq", "step")[:bound]
+    )
+    if not marks:
+        return StepsPage(steps=[], earlier=0, first_seq=0, last_seq=0)
+    after = 0  # the events shown are those after this seq
+    step_before = None  # the step of event `after`, the newest step not shown
+    first_of_step: dict[int, int] = {}
+    for seq, step in marks:
+        if step not in first_of_step and len(first_of_step) == count:
+            after, step_before = seq, step
+            break
+        first_of_step[step] = seq
+    else:
+        if len(marks) == bound:
+            # The bound cut the oldest step read: leave it to the earlier steps. A single
+            # step longer than the bound is shown in part, as the trace page does.
+            *newer, oldest = first_of_step
+            after = first_of_step[newer[-1]] - 1 if newer else marks[-1][0] - 1
+            step_before = oldest
+    events = list(
+        TraceEvent.objects.filter(run_id=run_id, seq__gt=after, seq__lte=upto).order_by("seq")
+    )
+    earlier = 0
+    if step_before is not None:
+        # A run numbers its steps one after another from its first event's, so the earlier
+        # steps are counted from two step numbers without reading their events.
+        first_step = (
+            TraceEvent.objects.filter(run_id=run_id, seq=1).values_list("step", flat=True).first()
+        )
+        earlier = step_before - (first_step or 0) + 1
+    return StepsPage(
+        steps=group_steps(run_id, events),
+        earlier=earlier,
+        first_seq=events[0].seq if events else 0,
+        last_seq=marks[0][0],
+    )
+
+
 # --- Meters, banner, status -------------------------------------------------
 
 

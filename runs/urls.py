@@ -28,6 +28,7 @@ urlpatterns: list = [
     ),
     path("runs/<int:run_id>/cancel/", live.run_cancel, name="runs-run-cancel"),
     path("runs/<int:run_id>/answer/", live.run_answer, name="runs-run-answer"),
+    path("runs/<int:run_id>/steps/", cases.run_steps_earlier, name="runs-run-steps"),
     path("runs/<int:run_id>/packet/", packets.packet, name="runs-packet"),
     path("runs/<int:run_id>/packet.json", packets.packet_json, name="runs-packet-json"),
     path("runs/", traces.trace_list, name="runs-trace-list"),

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.timesince import timesince
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
@@ -27,7 +27,7 @@ from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.actions import do_attach_document, do_open_case, do_start_run
 from runs.case_corrections import corrections_of
 from runs.forms import CaseForm, DocumentForm
-from runs.models import Case, Document, DocumentDownload, Run, TraceEvent
+from runs.models import Case, Document, DocumentDownload, Run
 from runs.numbers import whole_number
 from runs.post_only import post_only
 from runs.search_text import search_text
@@ -198,8 +198,8 @@ def live_page_context(
     in the answer form when the page still shows it, otherwise as text to copy."""
     # Only the events the run row already counts: the steps then match its status and
     # meters, and the stream sends anything newer with a fresh status.
-    events = list(TraceEvent.objects.filter(run=run, seq__lte=run.last_seq).order_by("seq"))
-    last_seq = events[-1].seq if events else 0
+    page = fragments.steps_page(run.pk, upto=run.last_seq)
+    last_seq = page.last_seq
     context = fragments.live_context(
         run,
         user=request.user,
@@ -208,13 +208,31 @@ def live_page_context(
         is_latest=is_latest,
         last_seq=last_seq,
     )
-    context["steps"] = fragments.group_steps(run.pk, events)
+    context["steps_page"] = page
+    context["steps"] = page.steps
     form_shown = context["banner"]["kind"] == "question" and context["can_answer"]
     context["answer_error"] = answer_error if form_shown else ""
     context["answer_text"] = answer_typed if form_shown else ""
     context["answer_refusal"] = "" if form_shown else answer_error
     context["unsaved_answer"] = "" if form_shown else answer_typed
     return context
+
+
+@require_GET
+@require_role(*READERS)
+def run_steps_earlier(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
+    """The steps of a run before event `before`, newest page first ("show earlier" on the
+    case page). They are finished steps, so the live stream never touches them."""
+    run = get_for_tenant(Run.objects.defer("state"), tenant_of(request), pk=run_id)
+    before = whole_number(request.GET.get("before", ""))
+    if before is None or before < 1:
+        return HttpResponse("before must be a whole number above 0.", status=400)
+    page = fragments.steps_page(run.pk, upto=min(before - 1, run.last_seq))
+    context = {"run": run, "steps": page.steps, "steps_page": page}
+    if request.htmx:
+        return render(request, "runs/live/earlier_steps.html", context)
+    # Without JavaScript the link opens a page of just those steps.
+    return render(request, "runs/run_steps_earlier.html", context)
 
 
 @require_role(*READERS)
