@@ -188,7 +188,8 @@ class Runtime:
             return state
         s = state.clone()
         buf = StepBuffer()
-        s.step += 1
+        if s.approved_action is None or not s.approved_action.continues_step:
+            s.step += 1
         if self.cancel_signal.is_set():
             return self.writer.commit(cancelled(self.writer, s, buf), buf)
         if s.approved_action is not None:

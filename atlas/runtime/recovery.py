@@ -28,6 +28,7 @@ def reconcile_in_flight(
         step=in_flight.step,
         idempotency_key=in_flight.idempotency_key,
         reasons=in_flight.reasons,
+        continues_step=True,
     )
     spec = runtime.registry.get(in_flight.tool_name)
     if record is not None and record.effect_status == "succeeded" and spec is not None:

@@ -263,6 +263,8 @@ class ProposedToolCall(_Model):
     step: int
     # Reuse of a key on crash reconciliation; empty means "derive from run, step, args".
     idempotency_key: str = ""
+    # A call taken over after a crash is run again in the step it began in, not a new one.
+    continues_step: bool = False
 
 
 class InFlightToolCall(_Model):

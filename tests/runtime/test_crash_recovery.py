@@ -214,3 +214,23 @@ def test_a_call_in_flight_whose_tool_is_gone_is_refused_not_crashed_on(make_runt
     rejected = events_of(store, state, "tool_rejected")[-1].data
     assert (rejected["tool"], rejected["reason"]) == ("resolve_entity", "unknown_tool")
     assert state.status == "researching"
+
+
+def test_a_call_retried_after_a_crash_continues_the_step_it_began_in(make_runtime, make_state):
+    store = MemoryRunStore()
+    runtime = make_runtime(store=store)
+    state = runtime.start(make_state()).model_copy(deep=True)
+    # The intent was recorded at step 1, then its worker died before the tool returned.
+    state.step = 1
+    state.in_flight = abandoned_resolve("run-z:1:abc")
+    recovering = make_runtime(store=store)
+    state = recovering.step(recovering.resume_after_crash(state))
+    steps = {
+        event.type: event.step
+        for event in store.events[state.run_id]
+        if event.type in ("run_resumed", "tool_started", "tool_succeeded")
+    }
+    assert steps == {"run_resumed": 1, "tool_started": 1, "tool_succeeded": 1}
+    assert store.find_tool_call("run-z:1:abc").step == 1
+    assert state.selected_entity.entity_id == "co-acme-analytics-gb"
+    assert recovering.step(state).step == 2  # the next decision is a step of its own
