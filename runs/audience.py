@@ -17,8 +17,10 @@ from collections.abc import Callable, Iterable
 from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
 
 from runs import live
+from runs.outages import Outage
 
 logger = logging.getLogger(__name__)
+ASKING = Outage(logger, "Asking the channel layer which runs have a live page")
 
 
 async def record_audience(run_ids: Iterable[int], still_driven: Callable[[int], bool]) -> None:
@@ -31,9 +33,11 @@ async def record_audience(run_ids: Iterable[int], still_driven: Callable[[int], 
         watched = await watched_runs(layer, run_ids) if layer is not None else None
     except asyncio.CancelledError:
         raise
-    except Exception:
-        logger.exception("Could not ask the channel layer who watches runs %s", run_ids)
+    except Exception as error:
+        ASKING.failed(error)
         watched = None
+    else:
+        ASKING.succeeded()
     for run_id in run_ids:
         if not still_driven(run_id):
             continue

@@ -34,6 +34,7 @@ logger = logging.getLogger(__name__)
 
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
+CLOSE_LAYER_DOWN = 4503
 READERS = ("analyst", "reviewer", "admin")
 
 
@@ -110,8 +111,17 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
             await self.close(code=refusal)
             return
         # Join before the first read: an event committed in between is then nudged.
+        try:
+            await self.channel_layer.group_add(run_group(self.run_id), self.channel_name)
+        except Exception as error:
+            # The channel layer is down: the page gets what is new once, from the
+            # database, and is told that live updates are not coming (it reconnects, and
+            # catches up again each time, with the ws extension's back-off).
+            logger.warning("Live stream of run %s without updates: %r", self.run_id, error)
+            await self._push_new()
+            await self.close(code=CLOSE_LAYER_DOWN)
+            return
         self.group = run_group(self.run_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
         await self._push_new()
 
     async def disconnect(self, code: int) -> None:

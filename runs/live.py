@@ -43,7 +43,12 @@ def announce_run_update(run_id: int, last_seq: int) -> None:
             # on with the run instead of waiting for the channel layer's round trip.
             _announce_on(loop, layer, run_id, last_seq)
             return
-        async_to_sync(layer.group_send)(run_group(run_id), _message(run_id, last_seq))
+        try:
+            async_to_sync(layer.group_send)(run_group(run_id), _message(run_id, last_seq))
+        except Exception as error:
+            # After the commit, so never the run's failure: a layer that is down, or a
+            # process shutting down. Pages catch up from the database when they reconnect.
+            logger.warning("Could not announce run %s up to event %s: %r", run_id, last_seq, error)
 
     transaction.on_commit(send)
 

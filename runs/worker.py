@@ -131,8 +131,11 @@ class RunWorker:
         if self._drives:
             done, pending = await asyncio.wait(set(self._drives), timeout=grace_seconds)
             if pending:
+                # Their threads finish the step before the process exits, then hand the
+                # lease back; if the process is killed first, the lease runs out.
                 logger.warning(
-                    "Run worker %s stopped with %s runs mid-step; their leases will expire",
+                    "Run worker %s stops waiting for %s runs mid-step; each hands its lease "
+                    "back when its step ends",
                     self.owner,
                     len(pending),
                 )

@@ -473,3 +473,50 @@ def test_a_documents_note_changes_when_the_run_starts_waiting_for_a_reviewer(ana
     frame = run_async(scenario)
     assert f'id="document-{late.pk}-run-note" hx-swap-oob="true"' in frame
     assert "read only if a reviewer sends the packet back and you reply" in frame
+
+
+def test_a_channel_layer_that_is_down_never_fails_the_commit_it_follows(
+    analyst, case, monkeypatch, caplog
+):
+    class DownLayer:
+        async def group_send(self, group, message):
+            raise ConnectionError("Error 111 connecting to 127.0.0.1:6390. Connection refused.")
+
+    monkeypatch.setattr("runs.live.get_channel_layer", lambda: DownLayer())
+    run = make_run(case)
+
+    def commit_and_announce():  # as run_case commits: a thread with no event loop
+        try:
+            with transaction.atomic():
+                add_events(run, ("run_started", 0, {}))
+                announce_run_update(run.pk, 1)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(commit_and_announce).result()
+    assert TraceEvent.objects.filter(run=run).exists()
+    assert f"Could not announce run {run.pk} up to event 1: ConnectionError(" in caplog.text
+
+
+def test_with_the_channel_layer_down_a_page_catches_up_and_is_told_why_pushes_stop(
+    analyst, case, monkeypatch
+):
+    run = make_run(case)
+    add_events(run, ("run_started", 0, {}), *tool_step(1, "resolve_entity", {"name": "A"}, "one"))
+
+    async def refuse(group, channel):
+        raise ConnectionError("Error 111 connecting to 127.0.0.1:6390. Connection refused.")
+
+    monkeypatch.setattr(get_channel_layer(), "group_add", refuse)
+
+    async def scenario():
+        socket = communicator(analyst, run, after=1)
+        assert (await socket.connect())[0]
+        frame = await socket.receive_from()
+        closed = await socket.receive_output()
+        return frame, closed
+
+    frame, closed = run_async(scenario)
+    assert f'id="run-{run.pk}-step-1"' in frame
+    assert closed == {"type": "websocket.close", "code": 4503}

@@ -49,13 +49,15 @@
     var code = event.detail && event.detail.event && event.detail.event.code;
     var section = event.target.closest ? event.target.closest(".live-run") : null;
     if (!section) return;
-    section.classList.toggle("offline", code !== 1000);
+    section.classList.toggle("offline", code !== 1000 && code !== 4503);
+    // The server is up but cannot push: each reconnect still brings the page up to date.
+    section.classList.toggle("no-push", code === 4503);
     if (code === 4403 || code === 4404) {
       section.dataset.liveRefused = String(code);
     }
   });
   document.addEventListener("htmx:wsOpen", function (event) {
     var section = event.target.closest ? event.target.closest(".live-run") : null;
-    if (section) section.classList.remove("offline");
+    if (section) section.classList.remove("offline", "no-push");
   });
 })();

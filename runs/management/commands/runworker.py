@@ -12,13 +12,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import time
 
 from channels.management.commands.runworker import Command as ChannelsRunworkerCommand
 from channels.worker import Worker
 
+from runs.outages import Outage
 from runs.worker import running_worker
 
 logger = logging.getLogger(__name__)
+LISTENING_WELL_SECONDS = 60
+MAX_RETRY_SECONDS = 30
 
 
 class RunWorkerServer(Worker):
@@ -34,14 +38,19 @@ class RunWorkerServer(Worker):
     async def listener(self, channel: str) -> None:
         # A channel-layer hiccup (Redis restarting, a timeout) must not end the process:
         # runs in flight keep going and the sweep keeps working while we reconnect.
+        outage = Outage(logger, f"Receiving on {channel}")
         while True:
+            began = time.monotonic()
             try:
                 await super().listener(channel)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                logger.exception("Receiving on %s failed; retrying in a second", channel)
-                await asyncio.sleep(1)
+            except Exception as error:
+                if time.monotonic() - began > LISTENING_WELL_SECONDS:
+                    outage.succeeded()  # it received for a while before this failure
+                outage.failed(error)
+                # Waiting longer the longer the layer stays down: a second, doubling to 30.
+                await asyncio.sleep(min(2 ** (outage.failures - 1), MAX_RETRY_SECONDS))
 
     async def handle(self) -> None:
         loop = asyncio.get_running_loop()
