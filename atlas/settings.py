@@ -153,11 +153,18 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# In development, files are served from the apps and static/ as they are edited. In
+# production, from what collectstatic put in STATIC_ROOT: names carry a content hash (so
+# browsers may cache them for good) and each file is compressed too.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "servestatic.storage.CompressedManifestStaticFilesStorage"
+    },
 }
-SERVESTATIC_USE_FINDERS = True
+SERVESTATIC_USE_FINDERS = DEBUG
 
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 MEDIA_URL = "media/"
