@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from atlas.runtime.decisions import DueDiligencePacket, Finish
 from atlas.runtime.directors import unscreened_directors
 from atlas.runtime.packets import with_open_issues
@@ -59,6 +61,7 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
     errors += _subject_errors(s, packet)
     errors += _entity_errors(s, packet)
     errors += _sanctions_result_errors(s, packet)
+    errors += _media_summary_errors(s, packet)
     signals = {signal for item in s.evidence for signal in item.signals}
     if packet.risk_rating == "unrated":
         errors.append("Rate the risk low, medium or high.")
@@ -120,6 +123,28 @@ def _entity_errors(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
     return [
         f"The packet names the entity “{named}”, but the run matched the subject to "
         f"{entity.name} [{entity.entity_id}]."
+    ]
+
+
+# A summary that is only a denial. A summary that also says more ("no adverse media on the
+# company; one article on a director") is the reviewer's to read.
+ONLY_DENIES = re.compile(
+    r"^\W*(none|nothing|n/?a|clean|clear|(no|nothing)\s+(relevant\s+)?(adverse|negative)"
+    r"(\s+(media|news|coverage|articles?))?)(\s+found)?\W*$",
+    re.IGNORECASE,
+)
+
+
+def _media_summary_errors(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
+    """The adverse-media summary may not deny the adverse media the run recorded. (The
+    sanctions result is held to its hits by naming their lists, and a reviewer marks each
+    hit a match or a false positive before signing off.)"""
+    adverse = [item for item in s.evidence if Signal.ADVERSE in item.signals]
+    if not adverse or not ONLY_DENIES.search(packet.adverse_media_summary):
+        return []
+    return [
+        "The adverse-media summary says there is none, but this run recorded "
+        f"{len(adverse)} adverse item{'s' if len(adverse) != 1 else ''}: summarize them."
     ]
 
 

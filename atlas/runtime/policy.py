@@ -17,8 +17,8 @@ from atlas.runtime.tools.base import ToolSpec
 
 # 2: a document marked sensitive during a run counts. 3: a finish rests on the subject's own
 # screen, names the matched entity and every hit's list, and is not low risk unsearched.
-# 4: only a resolution of the subject in the case's terms matches it, and a packet is about
-# the case's subject.
+# 4: only a resolution of the subject in the case's terms matches it, a packet is about
+# the case's subject, and its media summary does not deny the adverse media recorded.
 POLICY_VERSION = "atlas-policy/4"
 
 

@@ -197,3 +197,26 @@ def test_a_packet_that_names_no_entity_names_the_one_the_run_matched(make_runtim
     state = run(make_runtime(turns=turns), make_state())
     assert state.termination_reason == "finish_proposed"
     assert state.proposed_packet.selected_entity == "Acme Analytics Ltd [co-acme-analytics-gb]"
+
+
+def test_a_media_summary_that_denies_the_adverse_media_recorded_is_refused(
+    make_runtime, make_state, store
+):
+    research = [
+        call("resolve_entity", name="Crescent Minerals", entity_type="company"),
+        call("screen_sanctions", name="Crescent Minerals"),
+        call(
+            "search_adverse_media", query="Crescent Minerals", entity_id="co-crescent-minerals-gb"
+        ),
+    ]
+    packet = finish("medium", subject="Crescent Minerals", sanctions="No hits.", cite="x")
+    packet["packet"]["adverse_media_summary"] = "None found."
+    state = run(
+        make_runtime(turns=[*research, packet]), make_state("Crescent Minerals", jurisdiction=None)
+    )
+    errors = first_refusal(store, state)
+    assert any(
+        e.startswith("The adverse-media summary says there is none, but this run recorded")
+        for e in errors
+    ), errors
+    assert state.proposed_packet.adverse_media_summary != "None found."
