@@ -15,7 +15,7 @@ from django.core.exceptions import SuspiciousFileOperation, ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.text import get_valid_filename
 from pypdf import PdfReader
-from pypdf.errors import FileNotDecryptedError, WrongPasswordError
+from pypdf.errors import FileNotDecryptedError, LimitReachedError, WrongPasswordError
 
 from atlas.runtime.redaction import personal_data_in
 from atlas.runtime.tools.builtin import document_text
@@ -172,7 +172,7 @@ def _check_pdf_opens(upload: UploadedFile) -> None:
     """A file that starts like a PDF must also read as one, or its extraction would fail
     in the middle of a run instead of here, where the analyst can upload it again."""
     upload.seek(0)
-    pages, locked, has_text = 0, False, True
+    pages, locked, has_text, too_big = 0, False, True, False
     try:
         # pypdf opens a file encrypted without a user password (print or copy limits).
         with _pypdf_logging_silenced():
@@ -181,10 +181,18 @@ def _check_pdf_opens(upload: UploadedFile) -> None:
         has_text = _has_text(reader)
     except (FileNotDecryptedError, WrongPasswordError):
         locked = True
+    except LimitReachedError:
+        too_big = True
     except Exception:  # pypdf raises many kinds of error for a damaged file
         pass
     finally:
         upload.seek(0)
+    if too_big:
+        raise ValidationError(
+            f"“{upload.name}” expands, once decompressed, to more than Atlas reads from a "
+            "document. Upload the pages that matter as a smaller PDF or as text.",
+            code="too_large_inside",
+        )
     if locked:
         raise ValidationError(
             f"“{upload.name}” is password-protected. Upload a copy without a password.",
@@ -216,6 +224,8 @@ def _has_text(reader: PdfReader) -> bool:
         try:
             if (page.extract_text() or "").strip():
                 return True
+        except LimitReachedError:
+            raise
         except Exception:
             return True
     return False

@@ -88,6 +88,18 @@ def test_a_file_that_only_starts_like_a_pdf_is_refused_at_upload(db):
     assert "could not be read as a PDF" in form.errors["document"][0]
 
 
+def test_a_pdf_that_expands_beyond_what_is_read_is_refused_at_upload(db):
+    # 80 MB of page content in about 80 KB: past pypdf's limit on what it decompresses.
+    bomb = minimal_pdf("Directors: Jane Roe", padding=80_000_000)
+    assert len(bomb) < 200_000
+    form = _form(SimpleUploadedFile("filing.pdf", bomb))
+    assert not form.is_valid()
+    assert "expands, once decompressed, to more than Atlas reads" in form.errors["document"][0]
+    assert _form(
+        SimpleUploadedFile("filing.pdf", minimal_pdf("Directors: Jane Roe", padding=1000))
+    ).is_valid()
+
+
 def test_a_cut_off_pdf_is_refused_without_pypdf_logging_its_own_complaint(db, caplog):
     pdf = minimal_pdf("Directors: Jane Roe")
     level = logging.getLogger("pypdf").level

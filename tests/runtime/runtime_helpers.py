@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
@@ -64,8 +65,9 @@ def call(tool: str, usage: dict | None = None, **arguments: Any) -> dict:
     return turn
 
 
-def minimal_pdf(text: str) -> bytes:
-    """A tiny one-page PDF with a text line per input line, built by hand."""
+def minimal_pdf(text: str, *, padding: int = 0) -> bytes:
+    """A tiny one-page PDF with a text line per input line, built by hand. With `padding`,
+    its page holds that many more bytes (spaces), compressed: a small file that expands."""
     lines = text.splitlines()
     stream_lines = ["BT", "/F1 10 Tf", "14 TL", "40 800 Td"]
     for line in lines:
@@ -73,12 +75,21 @@ def minimal_pdf(text: str) -> bytes:
         stream_lines.append(f"({safe}) Tj T*")
     stream_lines.append("ET")
     stream = "\n".join(stream_lines).encode("latin-1")
+    stream_filter = b""
+    if padding:
+        stream = zlib.compress(stream + b" " * padding, 9)
+        stream_filter = b" /Filter /FlateDecode"
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
         b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
+        b"<< /Length "
+        + str(len(stream)).encode()
+        + stream_filter
+        + b" >>\nstream\n"
+        + stream
+        + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
     out = bytearray(b"%PDF-1.4\n")

@@ -17,7 +17,7 @@ from atlas.runtime.memory import MemoryDocumentSource
 from atlas.runtime.ports import StoredDocument
 from atlas.runtime.redaction import redact
 from atlas.runtime.state import AtlasState, AttachedDocument
-from atlas.runtime.tools.base import ToolContext, ToolNotFound
+from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound
 from atlas.runtime.tools.builtin import (
     extract_uploaded_document,
     resolve_entity,
@@ -130,6 +130,13 @@ def test_a_pdf_upload_is_extracted_and_redacted_for_the_model(make_runtime, make
     assert "K7654321" in json.dumps(observation.data)
     for secret in ("K7654321", "DE89 3704", "cfo@acme", "1979-02-11"):
         assert secret not in observation.model_view
+
+
+def test_a_pdf_that_expands_too_far_is_unavailable_not_a_crash(make_state):
+    # One uploaded before the upload check refused such files.
+    bomb = minimal_pdf("Directors: Jane Roe", padding=80_000_000)
+    with pytest.raises(DocumentUnavailable, match="expands, once decompressed"):
+        _extracted(make_state, "filing.pdf", "application/pdf", bomb)
 
 
 def test_a_document_is_read_by_its_checked_type_not_by_its_name(make_state):

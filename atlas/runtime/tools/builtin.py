@@ -6,6 +6,8 @@ import io
 import re
 from decimal import Decimal
 
+from pypdf.errors import LimitReachedError
+
 from atlas.runtime.ports import DocumentUnreadable
 from atlas.runtime.redaction import PERSONAL_DATA
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
@@ -215,7 +217,13 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         raise ToolNotFound(f"Unknown document: {args.document_id}") from None
     except DocumentUnreadable as error:
         raise DocumentUnavailable(str(error)) from None
-    text, pages = document_text(document.content, document.content_type)
+    try:
+        text, pages = document_text(document.content, document.content_type)
+    except LimitReachedError:
+        raise DocumentUnavailable(
+            f"{document.name} expands, once decompressed, to more than a document may; it "
+            "was not read."
+        ) from None
     fields: dict[str, list[str]] = {}
     for field_name, pattern in _FIELD_PATTERNS.items():
         values = [m["value"].strip() for m in pattern.finditer(text)]
