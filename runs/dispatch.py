@@ -9,7 +9,11 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 
+from runs.outages import Outage
+
 logger = logging.getLogger(__name__)
+# A run whose wake-up is lost is picked up by the workers' sweep.
+WAKING = Outage(logger, "Waking a worker through the channel layer")
 
 WAKE_ACTIONS = {"run.start", "run.resume", "run.cancel"}
 
@@ -25,7 +29,9 @@ def wake_worker(run_id: int, action: str) -> None:
             async_to_sync(layer.send)(
                 settings.ATLAS_WORKER_CHANNEL, {"type": action, "run_id": run_id}
             )
-        except Exception:  # the sweep will find the run; never fail the caller's request for this
-            logger.warning("Could not wake a worker for run %s (%s)", run_id, action, exc_info=True)
+        except Exception as error:  # the sweep finds the run; the request must not fail for it
+            WAKING.failed(error, about=f"run {run_id}, {action}")
+        else:
+            WAKING.succeeded()
 
     transaction.on_commit(send)

@@ -13,14 +13,14 @@ class Outage:
         self.what = what
         self.failures = 0
 
-    def failed(self, error: BaseException) -> None:
+    def failed(self, error: BaseException, about: str = "") -> None:
+        """`about`: what this failure was for, such as a run's number."""
         self.failures += 1
+        what = f"{self.what} ({about})" if about else self.what
         if self.failures == 1:
-            self.logger.error("%s failed", self.what, exc_info=error)
+            self.logger.error("%s failed", what, exc_info=error)
         else:
-            self.logger.warning(
-                "%s failed again (%s in a row): %r", self.what, self.failures, error
-            )
+            self.logger.warning("%s failed again (%s in a row): %r", what, self.failures, error)
 
     def succeeded(self) -> None:
         if self.failures:
