@@ -22,6 +22,7 @@ class FakeChatServer:
         self.drop_after_response = False
         self.delay_seconds = 0.0  # before answering, as a slow endpoint would
         self.trickle_seconds = 0.0  # between the bytes of the answer's body
+        self.close_each_connection = False  # "Connection: close", as many proxies answer
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -49,6 +50,9 @@ class FakeChatServer:
                 self.send_header("Content-Length", str(len(payload)))
                 for name, value in headers.items():
                     self.send_header(name, value)
+                if server.close_each_connection:
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
                 self.end_headers()
                 try:
                     if server.trickle_seconds:

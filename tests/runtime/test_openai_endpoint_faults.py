@@ -14,6 +14,17 @@ from atlas.runtime.budgets import estimate_tokens
 from atlas.runtime.memory import SystemClock
 
 
+def test_an_endpoint_that_closes_each_connection_is_read_whole(server, make_state):
+    server.close_each_connection = True
+    server.responses = [server.completion(RESOLVE), server.completion(RESOLVE)]
+    model = model_for(server)
+    for _ in range(2):
+        reply = model.decide(a_context(make_state))
+        assert reply.transport_error is None, reply.error_message
+        assert json.loads(reply.raw) == RESOLVE
+    assert len(server.requests) == 2
+
+
 def test_a_body_trickled_past_the_time_limit_is_cut_at_it(server, make_state):
     server.trickle_seconds = 0.05
     server.responses = [server.completion(RESOLVE)]

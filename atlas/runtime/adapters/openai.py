@@ -359,13 +359,15 @@ class _KeepAliveClient:
             if connection.sock is not None:
                 connection.sock.settimeout(connection.timeout)
             connection.request("POST", self._prefix + path, body=body, headers=headers)
-            connection.sock.settimeout(_time_until(give_up_at))
+            # Held here: a reply that closes the connection takes the socket off it.
+            sock = connection.sock
+            sock.settimeout(_time_until(give_up_at))
             response = connection.getresponse()
             chunks = []
             # A body trickled in slowly is cut at the call's time limit, not each read's.
             while chunk := response.read1(READ_CHUNK_BYTES):
                 chunks.append(chunk)
-                connection.sock.settimeout(_time_until(give_up_at))
+                sock.settimeout(_time_until(give_up_at))
             response.read()  # nothing is left; this marks the response done
         except BaseException:
             self._close()
