@@ -116,7 +116,9 @@ def _entity_errors(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
     if entity is None:
         return [
             f"The packet names the entity “{named}”, but the run has not matched the subject "
-            "to a registry entity: leave selected_entity empty, or resolve the subject first."
+            "to a registry entity: leave selected_entity empty, or resolve the subject first "
+            "(by its own name and type, in the case's jurisdiction or none; narrowed further, "
+            "a resolution matches only a candidate the analyst was asked to pick from)."
         ]
     if entity.entity_id in named or normalize_text(entity.name) in normalize_text(named):
         return []

@@ -99,6 +99,8 @@ def _apply_answer(
             "question_id": question.question_id,
             "question": question.question,
             "answer": answer.text,
+            # What the question offered to choose from (reducer: an answered pick).
+            "candidates": "; ".join(question.candidates),
         }
     )
     writer.emit(

@@ -69,6 +69,7 @@ def apply_in_place(
     args = arguments if arguments is not None else decision.arguments
     tool = decision.tool_name
     if tool == "resolve_entity":
+        args = _as_it_narrowed(args, result)
         _apply_resolve(new, result, step, now, args)
         if resolves_the_subject(new, args):
             _complete(new, "resolve_entity")
@@ -170,14 +171,29 @@ def _directors_value(directors: list[str]) -> str:
 
 def resolves_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:
     """Whether a resolution looked for the subject in the case's terms: under the subject's
-    name, and in the case's jurisdiction or none. Narrowed to a jurisdiction the case does
-    not give, only once the analyst has answered which candidate is meant. Anything else
-    is kept as evidence but neither matches the subject nor stands for its resolution."""
+    name and type, and in the case's jurisdiction or none. Narrowed to a jurisdiction the
+    case does not give, only once the analyst has answered a question offering candidates.
+    Anything else is kept as evidence but neither matches the subject nor stands for its
+    resolution."""
     brief = state.brief
     if name_score(arguments.get("name") or "", brief.subject) < STRONG_MATCH:
         return False
+    if arguments.get("entity_type") not in (None, brief.subject_type):
+        return False
     narrowed_to = arguments.get("jurisdiction")
-    return not narrowed_to or narrowed_to == brief.jurisdiction or bool(state.answered_questions)
+    return not narrowed_to or narrowed_to == brief.jurisdiction or _answered_a_pick(state)
+
+
+def _answered_a_pick(state: AtlasState) -> bool:
+    return any(answered.get("candidates") for answered in state.answered_questions)
+
+
+def _as_it_narrowed(arguments: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """The resolution's arguments, without a jurisdiction that excluded no candidate: a
+    narrowing that changed nothing is no choice of the model's."""
+    if arguments.get("jurisdiction") and not result.get("excluded_by_jurisdiction"):
+        return {name: value for name, value in arguments.items() if name != "jurisdiction"}
+    return arguments
 
 
 def _may_match_the_subject(
@@ -186,13 +202,12 @@ def _may_match_the_subject(
     candidate: EntityCandidate,
     listed_before: set[str],
 ) -> bool:
-    """Whether a resolution may match the subject to `candidate` by itself. The model
-    chooses what to resolve, not what the case is about: the resolution must be of the
-    subject (resolves_the_subject), the candidate of the subject's type, under its name or
-    an alias the registry gives it, and in the case's jurisdiction, or else one already
-    listed to the analyst, who has answered since."""
+    """Whether a resolution of the subject (resolves_the_subject) may match it to
+    `candidate` by itself: a candidate of the subject's type, under its name or an alias
+    the registry gives it, in the case's jurisdiction, or else one the subject's earlier
+    resolution listed and the analyst has since been asked to pick from."""
     brief = state.brief
-    if not resolves_the_subject(state, arguments) or candidate.entity_type != brief.subject_type:
+    if candidate.entity_type != brief.subject_type:
         return False
     named = max(
         name_score(brief.subject, candidate.name),
@@ -204,7 +219,7 @@ def _may_match_the_subject(
         in_the_case = candidate.jurisdiction == brief.jurisdiction
     else:
         in_the_case = not arguments.get("jurisdiction")
-    return in_the_case or (bool(state.answered_questions) and candidate.entity_id in listed_before)
+    return in_the_case or (_answered_a_pick(state) and candidate.entity_id in listed_before)
 
 
 def _apply_resolve(
@@ -229,7 +244,9 @@ def _apply_resolve(
         )
         for c, facts in zip(found, details, strict=True)
     ]
-    if state.selected_entity is None:
+    # Only the subject's own resolutions list its candidates: a detour (someone else, a
+    # narrowing of the model's own) leaves the list the analyst may be asked to pick from.
+    if state.selected_entity is None and resolves_the_subject(state, arguments):
         listed_before = {candidate.entity_id for candidate in state.entity_candidates}
         state.entity_candidates = candidates
         if candidates and candidates[0].score >= STRONG_MATCH:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from runtime_helpers import call, events_of, run
 
+from atlas.runtime.humans import ClarificationAnswer
+
 
 def finish(
     risk: str,
@@ -144,10 +146,13 @@ def test_resolving_someone_else_does_not_match_the_subject(make_runtime, make_st
         make_state("Dmitri Volkov", subject_type="person", jurisdiction=None),
     )
     errors = first_refusal(store, state)
-    assert (
-        "The packet names the entity “Acme Analytics Ltd [co-acme-analytics-gb]”, but the run "
-        "has not matched the subject to a registry entity: leave selected_entity empty, or "
-        "resolve the subject first." in errors
+    assert any(
+        error.startswith(
+            "The packet names the entity “Acme Analytics Ltd [co-acme-analytics-gb]”, but the "
+            "run has not matched the subject to a registry entity: leave selected_entity "
+            "empty, or resolve the subject first (by its own name and type"
+        )
+        for error in errors
     )
     assert any(e.startswith("The subject has not been screened") for e in errors)
     # The playbook then resolved the subject itself, and its hit made the packet high risk.
@@ -161,8 +166,7 @@ def test_a_jurisdiction_the_case_does_not_give_is_not_the_models_to_choose(
     turns = [call("resolve_entity", name="Northwind Trading", jurisdiction="US")]
     runtime = make_runtime(turns=turns)
     state = runtime.step(runtime.start(make_state("Northwind Trading", jurisdiction=None)))
-    assert [c.entity_id for c in state.entity_candidates] == ["co-northwind-us"]
-    assert state.selected_entity is None
+    assert state.entity_candidates == [] and state.selected_entity is None
     # The playbook, taking over, asks the analyst instead.
     state = run(runtime, state)
     assert state.status == "waiting_for_input"
@@ -220,3 +224,69 @@ def test_a_media_summary_that_denies_the_adverse_media_recorded_is_refused(
         for e in errors
     ), errors
     assert state.proposed_packet.adverse_media_summary != "None found."
+
+
+def answered(runtime, state, text: str):
+    return runtime.apply_human_input(
+        state,
+        ClarificationAnswer(
+            decision_id=f"d-{state.step}",
+            actor="analyst-ann",
+            question_id=state.pending_question.question_id,
+            text=text,
+        ),
+    )
+
+
+def ask(question: str, candidates: list[str] | None = None) -> dict:
+    return {"kind": "ask_human", "question": question, "candidates": candidates or []}
+
+
+NORTHWINDS = ["Northwind Trading Ltd (GB)", "Northwind Trading Pte Ltd (SG)", "Northwind LLC (US)"]
+
+
+def test_a_detour_before_the_analysts_pick_does_not_lose_the_candidates(make_runtime, make_state):
+    runtime = make_runtime(
+        turns=[
+            call("resolve_entity", name="Northwind Trading", entity_type="company"),
+            call("resolve_entity", name="Northwind Trading", jurisdiction="GB"),  # a guess
+            ask("Which Northwind Trading?", NORTHWINDS),
+            call("resolve_entity", name="Northwind Trading", jurisdiction="US"),
+        ]
+    )
+    state = runtime.start(make_state("Northwind Trading", jurisdiction=None))
+    for _ in range(3):
+        state = runtime.step(state)
+    assert state.status == "waiting_for_input"
+    assert len(state.entity_candidates) == 3  # the guess did not replace the listing
+    state = runtime.step(answered(runtime, state, "The US one"))
+    assert state.selected_entity.entity_id == "co-northwind-us"
+
+
+def test_an_answer_to_a_question_that_offered_no_pick_does_not_let_the_model_narrow(
+    make_runtime, make_state
+):
+    runtime = make_runtime(
+        turns=[
+            ask("Is the client the trading company?"),  # asked before any candidates
+            call("resolve_entity", name="Northwind Trading", entity_type="company"),
+            call("resolve_entity", name="Northwind Trading", jurisdiction="GB"),
+        ]
+    )
+    state = runtime.step(runtime.start(make_state("Northwind Trading", jurisdiction=None)))
+    state = runtime.step(runtime.step(answered(runtime, state, "yes")))
+    assert len(state.entity_candidates) == 3
+    assert state.selected_entity is None
+
+
+def test_a_narrowing_that_excluded_nothing_matches_the_subject(make_runtime, make_state):
+    runtime = make_runtime(
+        turns=[
+            call("resolve_entity", name="Dmitri Volkov", entity_type="person", jurisdiction="RU")
+        ]
+    )
+    state = runtime.step(
+        runtime.start(make_state("Dmitri Volkov", subject_type="person", jurisdiction=None))
+    )
+    assert state.selected_entity.entity_id == "pe-dmitri-volkov"
+    assert "resolve_entity" in state.completed_steps
