@@ -13,6 +13,7 @@ on each frame is enough.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from datetime import UTC, datetime
@@ -34,6 +35,8 @@ logger = logging.getLogger(__name__)
 
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
+# The page reconnects after it a few seconds later (static/atlas/live.js). The protocol's
+# "try again later" (1013) is not a code an ASGI server lets an application send.
 CLOSE_LAYER_DOWN = 4503
 READERS = ("analyst", "reviewer", "admin")
 
@@ -99,6 +102,25 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
     status_shown: tuple | None = None  # what the status and banner last pushed showed
     decision_shown: int | None = None  # the page's newest decision id; None: not known
 
+    # Channels sets this to the channel layer's receive for the socket's own channel, and
+    # ends the socket (1011, a traceback) the moment it fails. With the layer down, this
+    # page is still served from the database: a failed receive waits instead, and
+    # connect() says pushes are delayed.
+    @property
+    def channel_receive(self):
+        return self._channel_receive
+
+    @channel_receive.setter
+    def channel_receive(self, receive) -> None:
+        async def receive_while_the_layer_works() -> dict:
+            try:
+                return await receive()
+            except Exception:
+                await asyncio.Event().wait()  # until the socket closes
+                raise
+
+        self._channel_receive = receive_while_the_layer_works
+
     async def connect(self) -> None:
         self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
         self.last_sent = self._query_int("after", default=0)
@@ -115,8 +137,8 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_add(run_group(self.run_id), self.channel_name)
         except Exception as error:
             # The channel layer is down: the page gets what is new once, from the
-            # database, and is told that live updates are not coming (it reconnects, and
-            # catches up again each time, with the ws extension's back-off).
+            # database, and is told pushes are delayed; it reconnects a few seconds later
+            # and catches up again each time.
             logger.warning("Live stream of run %s without updates: %r", self.run_id, error)
             await self._push_new()
             await self.close(code=CLOSE_LAYER_DOWN)

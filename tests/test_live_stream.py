@@ -508,13 +508,19 @@ def test_with_the_channel_layer_down_a_page_catches_up_and_is_told_why_pushes_st
     async def refuse(group, channel):
         raise ConnectionError("Error 111 connecting to 127.0.0.1:6390. Connection refused.")
 
-    monkeypatch.setattr(get_channel_layer(), "group_add", refuse)
+    async def cannot_receive(channel):
+        raise ConnectionError("Error 111 connecting to 127.0.0.1:6390. Connection refused.")
+
+    layer = get_channel_layer()
+    monkeypatch.setattr(layer, "group_add", refuse)
+    monkeypatch.setattr(layer, "receive", cannot_receive)
 
     async def scenario():
         socket = communicator(analyst, run, after=1)
         assert (await socket.connect())[0]
         frame = await socket.receive_from()
         closed = await socket.receive_output()
+        await socket.wait()  # re-raises whatever ended the consumer, if anything did
         return frame, closed
 
     frame, closed = run_async(scenario)

@@ -45,13 +45,20 @@
       }
     }
   });
+  // The server closes with this code while it cannot push (its channel layer is down),
+  // after sending what is new: the page catches up by reconnecting every few seconds.
+  var LAYER_DOWN = 4503;
   document.addEventListener("htmx:wsClose", function (event) {
     var code = event.detail && event.detail.event && event.detail.event.code;
     var section = event.target.closest ? event.target.closest(".live-run") : null;
     if (!section) return;
-    section.classList.toggle("offline", code !== 1000 && code !== 4503);
+    section.classList.toggle("offline", code !== 1000 && code !== LAYER_DOWN);
     // The server is up but cannot push: each reconnect still brings the page up to date.
-    section.classList.toggle("no-push", code === 4503);
+    section.classList.toggle("no-push", code === LAYER_DOWN);
+    var socket = event.detail && event.detail.socketWrapper;
+    if (code === LAYER_DOWN && socket && socket.reconnect) {
+      setTimeout(socket.reconnect, 5000 + 5000 * Math.random());
+    }
     if (code === 4403 || code === 4404) {
       section.dataset.liveRefused = String(code);
     }
