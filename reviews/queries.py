@@ -49,6 +49,12 @@ AGE_FILTERS = {
     "24h": ("Older than 1 day", 24 * 3600),
 }
 
+# Who holds an item, as the approvals queue filters it; an expired claim holds nothing.
+CLAIM_FILTERS = {
+    "unclaimed": "Unclaimed",
+    "mine": "Claimed by me",
+}
+
 
 def open_items(tenant: Tenant, kinds: list[str]) -> QuerySet[ReviewItem]:
     """A tenant's open items of `kinds`, oldest first (uses reviews_item_open_queue_idx)."""
@@ -67,13 +73,16 @@ def filter_queue(
     age: str = "",
     query: str = "",
     reason: str = "",
+    claim: str = "",
+    user=None,
     now=None,
 ) -> QuerySet[ReviewItem]:
-    """`items` narrowed by a queue page's filters; a reason it does not know filters nothing."""
+    """`items` narrowed by a queue page's filters; a reason or claim it does not know
+    filters nothing. `user` is who "mine" means."""
+    now = now or timezone.now()
     if kind:
         items = items.filter(kind=kind)
     if age in AGE_FILTERS:
-        now = now or timezone.now()
         items = items.filter(
             requested_at__lte=now - timezone.timedelta(seconds=AGE_FILTERS[age][1])
         )
@@ -84,6 +93,15 @@ def filter_queue(
         items = items.filter(condition)
     if reason in ESCALATION_REASON_LABELS:
         items = items.filter(payload__reason=reason)
+    if claim == "mine" and user is not None:
+        items = items.filter(claimed_by=user, claim_expires_at__gt=now)
+    elif claim == "unclaimed":
+        # The negation of claim_is_live: nobody holds it, or the claim has run out.
+        items = items.filter(
+            Q(claimed_by__isnull=True)
+            | Q(claim_expires_at__isnull=True)
+            | Q(claim_expires_at__lte=now)
+        )
     return items
 
 

@@ -762,3 +762,59 @@ def test_a_queue_page_after_a_cursor_naming_nothing_starts_at_the_oldest(
     past_the_end = client.get(reverse("reviews-queue"), {"after": item.pk, "kind": "approval"})
     assert "No open item is left past this point" in past_the_end.content.decode()
     assert 'href="?kind=approval">Back to the first page' in past_the_end.content.decode()
+
+
+def test_the_queue_filters_by_who_holds_the_claim(
+    client, tenant, analyst, reviewer, second_reviewer
+):
+    first = approval_item(tenant, analyst)
+    mine, theirs, lapsed = copies_of(first, 3)
+    now = timezone.now()
+    ReviewItem.objects.filter(pk=mine.pk).update(
+        claimed_by=reviewer, claim_expires_at=now + timedelta(minutes=10)
+    )
+    ReviewItem.objects.filter(pk=theirs.pk).update(
+        claimed_by=second_reviewer, claim_expires_at=now + timedelta(minutes=10)
+    )
+    ReviewItem.objects.filter(pk=lapsed.pk).update(
+        claimed_by=second_reviewer, claim_expires_at=now - timedelta(seconds=1)
+    )
+    client_for(client, reviewer)
+    url = reverse("reviews-queue")
+    assert shown_ids(client.get(url).content.decode()) == [
+        first.pk,
+        mine.pk,
+        theirs.pk,
+        lapsed.pk,
+    ]
+    unclaimed = client.get(url, {"claim": "unclaimed"}).content.decode()
+    assert shown_ids(unclaimed) == [first.pk, lapsed.pk]  # an expired claim holds nothing
+    assert '<option value="unclaimed" selected>Unclaimed</option>' in unclaimed
+    assert "2 open items matching the filters" in unclaimed
+    assert shown_ids(client.get(url, {"claim": "mine"}).content.decode()) == [mine.pk]
+    client_for(client, second_reviewer)
+    assert shown_ids(client.get(url, {"claim": "mine"}).content.decode()) == [theirs.pk]
+    assert len(shown_ids(client.get(url, {"claim": "bogus"}).content.decode())) == 4
+
+
+def test_claiming_on_the_unclaimed_page_counts_one_fewer_unclaimed_item(
+    client, tenant, analyst, reviewer
+):
+    first = approval_item(tenant, analyst)
+    copies_of(first, 2)
+    row = client_for(client, reviewer).post(
+        reverse("reviews-claim", args=[first.pk]),
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL=f"http://testserver{reverse('reviews-queue')}?claim=unclaimed",
+    )
+    html = row.content.decode()
+    assert "You hold it until" in html  # the row stays where it was, now held
+    assert 'id="queue-open-count" hx-swap-oob="true">2 open items matching' in html
+
+
+def test_the_queue_pages_keep_the_claim_filter(client, tenant, analyst, reviewer):
+    first = approval_item(tenant, analyst)
+    copies_of(first, 60)
+    client_for(client, reviewer)
+    html = client.get(reverse("reviews-queue"), {"claim": "unclaimed"}).content.decode()
+    assert "claim=unclaimed" in link(html, "next")

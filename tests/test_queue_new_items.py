@@ -10,7 +10,13 @@ from django.urls import reverse
 
 from reviews.models import ReviewItem
 from tests.conftest import client_for
-from tests.review_runs import QUESTION_SUBJECT, conflict_item, paused_run, question_item
+from tests.review_runs import (
+    QUESTION_SUBJECT,
+    approval_item,
+    conflict_item,
+    paused_run,
+    question_item,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -81,3 +87,14 @@ def test_an_unknown_escalation_reason_filters_nothing_as_on_the_page(
     )
     known = client.get(notice, {"after": 0, "reason": "max_iterations"}).content.decode()
     assert known.strip() == ""
+
+
+def test_the_approvals_notice_keeps_the_claim_filter(client, tenant, analyst, reviewer):
+    client_for(client, reviewer)
+    mine = _notice_url(client.get(reverse("reviews-queue"), {"claim": "mine"}).content.decode())
+    assert "claim=mine" in mine
+    approval_item(tenant, analyst)  # new, and held by nobody
+    assert client.get(mine).content.decode().strip() == ""
+    unclaimed = client.get(mine.replace("claim=mine", "claim=unclaimed")).content.decode()
+    assert "1 new item since this page loaded" in unclaimed
+    assert "claim=unclaimed" in unclaimed

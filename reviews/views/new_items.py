@@ -8,6 +8,7 @@ typing into a row is replaced under them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.db.models import Max
@@ -24,18 +25,36 @@ from runs.numbers import whole_number
 from runs.search_text import search_text
 
 Kind = ReviewItem.Kind
-# page -> (its URL name, the kinds it lists, who may read it, what one item is called)
+
+
+@dataclass(frozen=True)
+class QueuePageSpec:
+    url_name: str
+    kinds: list[str]
+    readers: tuple[str, ...]
+    noun: str  # what one item is called
+    filters: tuple[str, ...]  # the query parameters the page filters by
+
+
 QUEUE_PAGES = {
-    "approvals": ("reviews-queue", [Kind.APPROVAL, Kind.SIGNOFF], REVIEWERS, "item"),
-    "questions": (
+    "approvals": QueuePageSpec(
+        "reviews-queue",
+        [Kind.APPROVAL, Kind.SIGNOFF],
+        REVIEWERS,
+        "item",
+        ("kind", "age", "q", "claim"),
+    ),
+    "questions": QueuePageSpec(
         "reviews-clarifications",
         [Kind.CLARIFICATION],
         ("analyst", "reviewer"),
         "question",
+        ("q",),
     ),
-    "escalations": ("reviews-escalations", [Kind.ESCALATION], REVIEWERS, "escalation"),
+    "escalations": QueuePageSpec(
+        "reviews-escalations", [Kind.ESCALATION], REVIEWERS, "escalation", ("reason", "q")
+    ),
 }
-FILTERS = ("kind", "age", "q", "reason")
 
 
 def newest_item_id(request: HtmxHttpRequest) -> int:
@@ -49,38 +68,42 @@ def notice_context(request: HtmxHttpRequest, page: str) -> dict:
     there was when it was rendered."""
     return {
         "queue_page": page,
-        "notice_query": urlencode({**_filters(request), "after": newest_item_id(request)}),
+        "notice_query": urlencode(
+            {**_filters(request, QUEUE_PAGES[page]), "after": newest_item_id(request)}
+        ),
     }
 
 
-def _filters(request: HtmxHttpRequest) -> dict[str, str]:
-    return {name: request.GET[name] for name in FILTERS if request.GET.get(name)}
+def _filters(request: HtmxHttpRequest, spec: QueuePageSpec) -> dict[str, str]:
+    return {name: request.GET[name] for name in spec.filters if request.GET.get(name)}
 
 
 @require_safe
 def new_items(request: HtmxHttpRequest, page: str) -> HttpResponse:
     if page not in QUEUE_PAGES:
         raise Http404("No such queue.")
-    url_name, kinds, readers, noun = QUEUE_PAGES[page]
-    if not request.user.is_authenticated or not has_role(request.user, *readers):
+    spec = QUEUE_PAGES[page]
+    if not request.user.is_authenticated or not has_role(request.user, *spec.readers):
         # An expired session polls quietly instead of swapping a login page into the notice.
         return HttpResponse(status=204)
     after = whole_number(request.GET.get("after"))
     if after is None:
         return HttpResponse("The newest item shown must be a whole number.", status=400)
-    kind = request.GET.get("kind", "")
-    age = request.GET.get("age", "")
+    filters = _filters(request, spec)
+    kind = filters.get("kind", "")
+    age = filters.get("age", "")
     items = filter_queue(
-        open_items(tenant_of(request), kinds),
-        kind=kind if kind in kinds else "",
+        open_items(tenant_of(request), spec.kinds),
+        kind=kind if kind in spec.kinds else "",
         age=age if age in AGE_FILTERS else "",
-        query=search_text(request.GET.get("q", "")),
-        reason=request.GET.get("reason", ""),
+        query=search_text(filters.get("q", "")),
+        reason=filters.get("reason", ""),
+        claim=filters.get("claim", ""),
+        user=request.user,
     ).filter(pk__gt=after)
-    filters = _filters(request)
-    page_url = reverse(url_name) + (f"?{urlencode(filters)}" if filters else "")
+    page_url = reverse(spec.url_name) + (f"?{urlencode(filters)}" if filters else "")
     return render(
         request,
         "reviews/_new_items.html",
-        {"count": items.count(), "noun": noun, "page_url": page_url},
+        {"count": items.count(), "noun": spec.noun, "page_url": page_url},
     )

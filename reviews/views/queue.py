@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import NamedTuple
 
 from django.contrib import messages
 from django.http import HttpResponse, QueryDict
@@ -21,7 +22,13 @@ from reviews.actions import (
 from reviews.forms import DecisionForm
 from reviews.models import HumanDecision, ReviewItem
 from reviews.paging import queue_page
-from reviews.queries import AGE_FILTERS, documents_not_given, filter_queue, open_items
+from reviews.queries import (
+    AGE_FILTERS,
+    CLAIM_FILTERS,
+    documents_not_given,
+    filter_queue,
+    open_items,
+)
 from reviews.views.common import (
     REVIEWERS,
     HtmxHttpRequest,
@@ -48,9 +55,8 @@ CLAIMABLE_KINDS = [*QUEUE_KINDS, ReviewItem.Kind.ESCALATION]
 @require_safe
 def queue(request: HtmxHttpRequest) -> HttpResponse:
     tenant = tenant_of(request)
-    kind, age, query = _queue_filters(request.GET)
-    items = filter_queue(open_items(tenant, QUEUE_KINDS), kind=kind, age=age, query=query)
-    page = queue_page(items, request.GET, tenant)
+    filters = _queue_filters(request.GET)
+    page = queue_page(_queue_items(request, filters), request.GET, tenant)
     decisions = decisions_by_item(page.items)
     settled = settled_conflict_ids(item.run_id for item in page.items if item.kind == "signoff")
     unread = documents_not_given(page.items)
@@ -69,13 +75,15 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
                 )
                 for item in page.items
             ],
-            "kind": kind,
-            "age": age,
-            "query": query,
+            "kind": filters.kind,
+            "age": filters.age,
+            "query": filters.query,
+            "claim": filters.claim,
             "kinds": [(k, ReviewItem.Kind(k).label) for k in QUEUE_KINDS],
             **notice_context(request, "approvals"),
             "ages": [(key, label) for key, (label, _) in AGE_FILTERS.items()],
-            "filtered": bool(kind or age or query),
+            "claims": list(CLAIM_FILTERS.items()),
+            "filtered": filters.any,
             "here": request.get_full_path(),
         },
     )
@@ -137,14 +145,38 @@ def _document_to_read(item: ReviewItem) -> Document | None:
     return Document.objects.filter(case_id=item.case_id, pk=document_id).first()
 
 
-def _queue_filters(params: QueryDict) -> tuple[str, str, str]:
-    """The queue page's kind, age and case filters, each valid or blank."""
+class QueueFilters(NamedTuple):
+    kind: str
+    age: str
+    query: str
+    claim: str
+
+    @property
+    def any(self) -> bool:
+        return any(self)
+
+
+def _queue_filters(params: QueryDict) -> QueueFilters:
+    """The queue page's kind, age, case and claim filters, each valid or blank."""
     kind = params.get("kind", "")
     age = params.get("age", "")
-    return (
-        kind if kind in QUEUE_KINDS else "",
-        age if age in AGE_FILTERS else "",
-        search_text(params.get("q", "")),
+    claim = params.get("claim", "")
+    return QueueFilters(
+        kind=kind if kind in QUEUE_KINDS else "",
+        age=age if age in AGE_FILTERS else "",
+        query=search_text(params.get("q", "")),
+        claim=claim if claim in CLAIM_FILTERS else "",
+    )
+
+
+def _queue_items(request: HtmxHttpRequest, filters: QueueFilters):
+    return filter_queue(
+        open_items(tenant_of(request), QUEUE_KINDS),
+        kind=filters.kind,
+        age=filters.age,
+        query=filters.query,
+        claim=filters.claim,
+        user=request.user,
     )
 
 
@@ -160,15 +192,15 @@ def _row(
     )
     # The header's count changes with the decision; htmx swaps it out of band, counted
     # with the filters of the page the decision was made on.
-    shown = shown_page_query(request)
-    kind, age, query = _queue_filters(shown)
-    items = filter_queue(
-        open_items(tenant_of(request), QUEUE_KINDS), kind=kind, age=age, query=query
-    )
+    filters = _queue_filters(shown_page_query(request))
     count = render(
         request,
         "reviews/queue.html#open-count",
-        {"open_count": items.count(), "filtered": bool(kind or age or query), "oob": True},
+        {
+            "open_count": _queue_items(request, filters).count(),
+            "filtered": filters.any,
+            "oob": True,
+        },
     )
     row.content += count.content
     return row
