@@ -75,10 +75,11 @@ def filter_queue(
     reason: str = "",
     claim: str = "",
     user=None,
+    opened_by=None,
     now=None,
 ) -> QuerySet[ReviewItem]:
     """`items` narrowed by a queue page's filters; a reason or claim it does not know
-    filters nothing. `user` is who "mine" means."""
+    filters nothing. `user` is who a claim "mine" means; `opened_by`, whose cases only."""
     now = now or timezone.now()
     if kind:
         items = items.filter(kind=kind)
@@ -93,6 +94,8 @@ def filter_queue(
         items = items.filter(condition)
     if reason in ESCALATION_REASON_LABELS:
         items = items.filter(payload__reason=reason)
+    if opened_by is not None:
+        items = items.filter(case__created_by=opened_by)
     if claim == "mine" and user is not None:
         items = items.filter(claimed_by=user, claim_expires_at__gt=now)
     elif claim == "unclaimed":

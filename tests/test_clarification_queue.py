@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from reviews.models import HumanDecision, ReviewItem
-from runs.models import TraceEvent
+from runs.models import Membership, TraceEvent
 from tests.conftest import client_for
 from tests.queue_pages import copies_of, link, shown_ids
 from tests.review_runs import advance, question_item
@@ -231,3 +232,48 @@ def test_answering_on_a_page_never_moves_unseen_questions_past_its_newer_link(
     assert shown_ids(page_two) == ids[50:] and "46–56 of 56" in page_two
     older = client.get(f"{url}?{link(page_two, 'prev')}").content.decode()
     assert shown_ids(older) == shown_ids(page_one)[5:]
+
+
+@pytest.fixture
+def colleague(tenant):
+    """A second analyst at Demo Bank, who opens cases of their own."""
+    user = get_user_model().objects.create_user(username="colleague", first_name="Colleague")
+    Membership.objects.create(user=user, tenant=tenant, role=Membership.Role.ANALYST)
+    return user
+
+
+def test_an_analyst_can_list_only_the_questions_of_cases_they_opened(
+    client, tenant, analyst, colleague, reviewer
+):
+    mine = question_item(tenant, analyst)
+    theirs = question_item(tenant, colleague)
+    client_for(client, analyst)
+    url = reverse("reviews-clarifications")
+    assert shown_ids(client.get(url).content.decode()) == [mine.pk, theirs.pk]
+    html = client.get(url, {"mine": "1"}).content.decode()
+    assert shown_ids(html) == [mine.pk]
+    assert 'name="mine" value="1" checked' in html
+    assert "1 open question from the agent matching the filter" in html
+    client_for(client, colleague)
+    assert shown_ids(client.get(url, {"mine": "1"}).content.decode()) == [theirs.pk]
+    # Reviewers open no cases: they are offered no such filter, and one in the address
+    # is ignored rather than emptying the page.
+    client_for(client, reviewer)
+    followed = client.get(url, {"mine": "1"}).content.decode()
+    assert shown_ids(followed) == [mine.pk, theirs.pk] and 'name="mine"' not in followed
+
+
+def test_an_answer_counts_the_questions_left_of_the_cases_one_opened(
+    client, tenant, analyst, colleague
+):
+    mine = question_item(tenant, analyst)
+    question_item(tenant, colleague)
+    response = client_for(client, analyst).post(
+        answer_url(mine),
+        {"answer": NORTHWIND_GB},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL=f"http://testserver{reverse('reviews-clarifications')}?mine=1",
+    )
+    assert 'hx-swap-oob="true">0 open questions from the agent matching the filter' in (
+        response.content.decode()
+    )

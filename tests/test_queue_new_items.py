@@ -98,3 +98,15 @@ def test_the_approvals_notice_keeps_the_claim_filter(client, tenant, analyst, re
     unclaimed = client.get(mine.replace("claim=mine", "claim=unclaimed")).content.decode()
     assert "1 new item since this page loaded" in unclaimed
     assert "claim=unclaimed" in unclaimed
+
+
+def test_the_questions_notice_keeps_only_the_cases_i_opened(client, tenant, analyst, reviewer):
+    client_for(client, analyst)
+    page = client.get(reverse("reviews-clarifications"), {"mine": "1"}).content.decode()
+    notice = _notice_url(page)
+    assert "mine=1" in notice
+    paused_run(tenant, reviewer, QUESTION_SUBJECT, jurisdiction="")  # not the analyst's case
+    assert client.get(notice).content.decode().strip() == ""
+    paused_run(tenant, analyst, QUESTION_SUBJECT, jurisdiction="")
+    html = client.get(notice).content.decode()
+    assert "1 new question since this page loaded" in html and "mine=1" in html

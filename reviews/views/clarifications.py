@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
+from django.db.models import QuerySet
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -20,7 +21,7 @@ from reviews.views.common import (
     item_view,
     shown_page_query,
 )
-from reviews.views.new_items import notice_context
+from reviews.views.new_items import notice_context, only_mine
 from runs.access import has_role, require_role, tenant_of
 from runs.post_only import post_only
 from runs.search_text import search_text
@@ -28,8 +29,27 @@ from runs.search_text import search_text
 KIND = ReviewItem.Kind.CLARIFICATION
 
 
+def _questions(request: HtmxHttpRequest, params: QueryDict) -> tuple[QuerySet, str, bool]:
+    """The open questions `params` filter for, with the case filter and whether only the
+    cases this person opened are asked for (an analyst's filter; others opened none)."""
+    query = search_text(params.get("q", ""))
+    mine = only_mine(request, params)
+    items = filter_queue(
+        open_items(tenant_of(request), [KIND]),
+        query=query,
+        opened_by=request.user if mine else None,
+    )
+    return items, query, mine
+
+
 def _render(
-    request: HtmxHttpRequest, page: QueuePage, rows, *, query: str = "", status: int = 200
+    request: HtmxHttpRequest,
+    page: QueuePage,
+    rows,
+    *,
+    query: str = "",
+    mine: bool = False,
+    status: int = 200,
 ) -> HttpResponse:
     return render(
         request,
@@ -39,7 +59,8 @@ def _render(
             "rows": rows,
             "open_count": page.total,
             "query": query,
-            "filtered": bool(query),
+            "mine": mine,
+            "filtered": bool(query or mine),
             "can_answer": has_role(request.user, "analyst"),
             **notice_context(request, "questions"),
         },
@@ -50,12 +71,11 @@ def _render(
 @require_role("analyst", "reviewer")
 @require_safe
 def clarifications(request: HtmxHttpRequest) -> HttpResponse:
-    tenant = tenant_of(request)
-    query = search_text(request.GET.get("q", ""))
-    page = queue_page(filter_queue(open_items(tenant, [KIND]), query=query), request.GET, tenant)
+    items, query, mine = _questions(request, request.GET)
+    page = queue_page(items, request.GET, tenant_of(request))
     decisions = decisions_by_item(page.items)
     rows = [item_view(item, request.user, decisions=decisions) for item in page.items]
-    return _render(request, page, rows, query=query)
+    return _render(request, page, rows, query=query, mine=mine)
 
 
 def _after(
@@ -73,14 +93,12 @@ def _after(
             request, "reviews/clarifications.html#question", {"row": row, "can_answer": True}
         )
         # The header's count changes with the answer: swapped out of band, counted with the
-        # filter of the page the answer was sent from.
-        shown = shown_page_query(request)
-        query = search_text(shown.get("q", ""))
-        open_count = filter_queue(open_items(tenant_of(request), [KIND]), query=query).count()
+        # filters of the page the answer was sent from.
+        items, query, mine = _questions(request, shown_page_query(request))
         count = render(
             request,
             "reviews/clarifications.html#open-count",
-            {"open_count": open_count, "filtered": bool(query), "oob": True},
+            {"open_count": items.count(), "filtered": bool(query or mine), "oob": True},
         )
         response.content += count.content
         return response

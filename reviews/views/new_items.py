@@ -49,7 +49,7 @@ QUEUE_PAGES = {
         [Kind.CLARIFICATION],
         ("analyst", "reviewer"),
         "question",
-        ("q",),
+        ("q", "mine"),
     ),
     "escalations": QueuePageSpec(
         "reviews-escalations", [Kind.ESCALATION], REVIEWERS, "escalation", ("reason", "q")
@@ -72,6 +72,12 @@ def notice_context(request: HtmxHttpRequest, page: str) -> dict:
             {**_filters(request, QUEUE_PAGES[page]), "after": newest_item_id(request)}
         ),
     }
+
+
+def only_mine(request: HtmxHttpRequest, params) -> bool:
+    """Whether the Questions page lists only the cases this person opened: an analyst's
+    filter (only analysts open cases); anyone else's `mine` is ignored."""
+    return params.get("mine") == "1" and has_role(request.user, "analyst")
 
 
 def _filters(request: HtmxHttpRequest, spec: QueuePageSpec) -> dict[str, str]:
@@ -100,6 +106,7 @@ def new_items(request: HtmxHttpRequest, page: str) -> HttpResponse:
         reason=filters.get("reason", ""),
         claim=filters.get("claim", ""),
         user=request.user,
+        opened_by=request.user if only_mine(request, filters) else None,
     ).filter(pk__gt=after)
     page_url = reverse(spec.url_name) + (f"?{urlencode(filters)}" if filters else "")
     return render(
