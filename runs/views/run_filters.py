@@ -12,6 +12,7 @@ import binascii
 import datetime as dt
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -89,19 +90,7 @@ class RunFilters:
         filters.policy = query.get("policy", "").strip()[:40]
         filters.subject = search_text(query.get("subject", ""))
         filters.tenant = query.get("tenant", "").strip()[:50]
-        for name in ("date_from", "date_to"):
-            raw = query.get(name, "").strip()
-            if not raw:
-                continue
-            try:
-                setattr(filters, name, dt.date.fromisoformat(raw))
-            except ValueError:
-                filters._wrong(f"{raw!r} is not a date (use YYYY-MM-DD)", "it was ignored")
-        if filters.date_from and filters.date_to and filters.date_from > filters.date_to:
-            filters._wrong(
-                f"The From date ({filters.date_from}) is after the To date ({filters.date_to})",
-                "no run can match: swap them",
-            )
+        filters.date_from, filters.date_to = day_range(query, filters._wrong, noun="run")
         sort = query.get("sort", "-created")
         descending = sort.startswith("-")
         sort = sort.lstrip("-")
@@ -149,6 +138,30 @@ class RunFilters:
         return {key: value for key, value in values.items() if value}
 
 
+def day_range(
+    query: QueryDict, wrong: Callable[[str, str], None], *, noun: str
+) -> tuple[dt.date | None, dt.date | None]:
+    """A filter form's `date_from` and `date_to`, each a date or None. What is wrong with
+    them goes to `wrong(problem, what was done instead)`; reversed dates are kept, since
+    they say plainly that no `noun` can match."""
+    days: dict[str, dt.date | None] = {"date_from": None, "date_to": None}
+    for name in days:
+        raw = query.get(name, "").strip()
+        if not raw:
+            continue
+        try:
+            days[name] = dt.date.fromisoformat(raw)
+        except ValueError:
+            wrong(f"{raw!r} is not a date (use YYYY-MM-DD)", "it was ignored")
+    first, last = days["date_from"], days["date_to"]
+    if first and last and first > last:
+        wrong(
+            f"The From date ({first}) is after the To date ({last})",
+            f"no {noun} can match: swap them",
+        )
+    return first, last
+
+
 def start_of_day(day: dt.date) -> dt.datetime | None:
     """The first moment of `day` in the current time zone; None at the very edge of the
     calendar, where that moment lies outside what the database's UTC datetimes can hold:
@@ -161,13 +174,14 @@ def start_of_day(day: dt.date) -> dt.datetime | None:
     return start
 
 
-def within_days(runs: QuerySet[Run], first: dt.date | None, last: dt.date | None) -> QuerySet[Run]:
-    """Runs started from the first day through the last one (both optional, both inclusive)."""
+def within_days(rows: QuerySet, first: dt.date | None, last: dt.date | None) -> QuerySet:
+    """Rows (runs, cases) created from the first day through the last one (both optional,
+    both inclusive)."""
     if first and (start := start_of_day(first)):
-        runs = runs.filter(created_at__gte=start)
+        rows = rows.filter(created_at__gte=start)
     if last and last < dt.date.max and (end := start_of_day(last + dt.timedelta(days=1))):
-        runs = runs.filter(created_at__lt=end)
-    return runs
+        rows = rows.filter(created_at__lt=end)
+    return rows
 
 
 def runs_in_scope(request: HttpRequest) -> QuerySet[Run]:
