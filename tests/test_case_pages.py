@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from reviews.models import HumanDecision
-from runs.models import Case, Document, Run
+from runs.models import Case, Document, Membership, Run
 from tests.case_rows import XSS, add_events, make_run, tool_step, waiting_for_answer
 from tests.conftest import client_for
 
@@ -100,6 +102,78 @@ def test_case_list_paginates(client, analyst, tenant):
     assert "Page 1 of 2" in first
     second = client.get(reverse("runs-case-list"), {"page": 2}).content.decode()
     assert second.count('class="subject"') == 5
+
+
+def _opened_on(case: Case, day: str) -> Case:
+    Case.objects.filter(pk=case.pk).update(created_at=dt.datetime.fromisoformat(f"{day}T12:00Z"))
+    return case
+
+
+def test_case_list_filters_by_the_days_cases_were_opened(client, analyst, tenant):
+    def opened(name: str, day: str) -> Case:
+        case = Case.objects.create(
+            tenant=tenant, subject_name=name, subject_type="company", created_by=analyst
+        )
+        return _opened_on(case, day)
+
+    opened("January Co", "2026-01-10")
+    opened("February Co", "2026-02-15")
+    opened("March Co", "2026-03-20")
+    client_for(client, analyst)
+    url = reverse("runs-case-list")
+    february = client.get(url, {"date_from": "2026-02-01", "date_to": "2026-02-15"}).content
+    assert b"February Co" in february  # the To day is included
+    assert b"January Co" not in february and b"March Co" not in february
+    assert b'name="date_from" value="2026-02-01"' in february
+    since = client.get(url, {"date_from": "2026-02-16"}).content.decode()
+    assert "March Co" in since and "February Co" not in since
+    reversed_days = client.get(url, {"date_from": "2026-03-01", "date_to": "2026-02-01"})
+    html = reversed_days.content.decode()
+    assert (
+        "The From date (2026-03-01) is after the To date (2026-02-01); no case can match: "
+        "swap them." in html
+    )
+    assert "No cases match these filters" in html
+    bad = client.get(url, {"date_from": "31/02/2026"}).content.decode()
+    assert "&#x27;31/02/2026&#x27; is not a date (use YYYY-MM-DD); it was ignored." in bad
+    assert "January Co" in bad and "March Co" in bad
+
+
+def test_an_analyst_can_list_only_the_cases_they_opened(client, analyst, reviewer, tenant, case):
+    colleague = get_user_model().objects.create_user(username="colleague")
+    Membership.objects.create(user=colleague, tenant=tenant, role=Membership.Role.ANALYST)
+    Case.objects.create(
+        tenant=tenant,
+        subject_name="Borealis Shipping",
+        subject_type="company",
+        created_by=colleague,
+    )
+    client_for(client, analyst)
+    url = reverse("runs-case-list")
+    mine = client.get(url, {"mine": "1"}).content.decode()
+    assert "Acme Widgets" in mine and "Borealis" not in mine
+    assert 'name="mine" value="1" checked' in mine
+    # Reviewers open no cases: no such filter for them, and one in the address is ignored.
+    followed = client_for(client, reviewer).get(url, {"mine": "1"}).content.decode()
+    assert "Acme Widgets" in followed and "Borealis" in followed
+    assert 'name="mine"' not in followed
+
+
+def test_the_case_list_pages_keep_the_new_filters(client, analyst, tenant):
+    Case.objects.bulk_create(
+        Case(
+            tenant=tenant,
+            subject_name=f"Subject {n:02}",
+            subject_type="company",
+            created_by=analyst,
+        )
+        for n in range(30)
+    )
+    client_for(client, analyst)
+    query = {"mine": "1", "date_from": "2000-01-01"}
+    first = client.get(reverse("runs-case-list"), query).content.decode()
+    assert "Page 1 of 2" in first
+    assert 'href="?mine=1&amp;date_from=2000-01-01&amp;page=2" rel="next"' in first
 
 
 def test_case_list_hides_other_tenants_cases(client, outsider, case, outsider_case):

@@ -31,6 +31,7 @@ from runs.models import Case, Document, DocumentDownload, Run
 from runs.numbers import whole_number
 from runs.post_only import post_only
 from runs.search_text import search_text
+from runs.views.run_filters import day_range, within_days
 
 READERS = ("analyst", "reviewer", "admin")
 PAGE_SIZE = 25
@@ -81,6 +82,15 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
         cases = cases.filter(run_closed=True)
     elif reason in Run.Reason.values:
         cases = cases.filter(run_reason=reason, run_closed=False)
+    # Only analysts open cases: anyone else's "mine" is ignored rather than listing none.
+    mine = request.GET.get("mine") == "1" and has_role(request.user, "analyst")
+    if mine:
+        cases = cases.filter(created_by=request.user)
+    errors: list[str] = []
+    date_from, date_to = day_range(
+        request.GET, lambda problem, instead: errors.append(f"{problem}; {instead}."), noun="case"
+    )
+    cases = within_days(cases, date_from, date_to)
     page = Paginator(cases, PAGE_SIZE).get_page(request.GET.get("page"))
     params = request.GET.copy()
     params.pop("page", None)
@@ -92,10 +102,14 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
             "query": query,
             "status": status,
             "reason": reason,
+            "mine": mine,
+            "date_from": date_from,
+            "date_to": date_to,
+            "errors": errors,
             "statuses": Run.Status.choices,
             "reasons": Run.OUTCOME_CHOICES,
             "filter_query": params.urlencode(),
-            "filtered": bool(query or status or reason),
+            "filtered": bool(query or status or reason or mine or date_from or date_to),
         },
     )
 
