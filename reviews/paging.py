@@ -93,6 +93,16 @@ def queue_page(
     )
 
 
+def cursor_to_reach(
+    items: QuerySet[ReviewItem], position: Position, size: int = PAGE_SIZE
+) -> int | None:
+    """The `after` cursor of the page of `items` that starts at `position`, so that it and
+    everything after it are on that page or a newer one; None when the first page shows it."""
+    earlier = items.filter(_earlier_than(position)).order_by(*QUEUE_ORDER).reverse()
+    ids = list(earlier.values_list("pk", flat=True)[:size])
+    return ids[0] if len(ids) == size else None
+
+
 def _position(tenant: Tenant, item_id: str | None) -> Position | None:
     """Where item `item_id` stands in queue order; decided and withdrawn items keep their
     place, so a page still continues after an item decided on the page before."""

@@ -4,12 +4,14 @@ swapped under someone typing."""
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 from django.urls import reverse
 
 from reviews.models import ReviewItem
 from tests.conftest import client_for
+from tests.queue_pages import copies_of, shown_ids
 from tests.review_runs import (
     QUESTION_SUBJECT,
     approval_item,
@@ -110,3 +112,36 @@ def test_the_questions_notice_keeps_only_the_cases_i_opened(client, tenant, anal
     paused_run(tenant, analyst, QUESTION_SUBJECT, jurisdiction="")
     html = client.get(notice).content.decode()
     assert "1 new question since this page loaded" in html and "mine=1" in html
+
+
+def _show_link(notice_html: str) -> str:
+    match = re.search(r'class="new-items-notice" href="([^"]+)"', notice_html)
+    assert match, "the notice links to the new items"
+    return unescape(match.group(1))
+
+
+def test_show_opens_the_page_where_the_new_items_are_past_the_first_page(
+    client, tenant, analyst, reviewer
+):
+    first = approval_item(tenant, analyst)
+    older = [first, *copies_of(first, 59)]
+    client_for(client, reviewer)
+    page = client.get(reverse("reviews-queue"), {"kind": "approval"}).content.decode()
+    assert older[-1].pk not in shown_ids(page)  # 60 items: the first page shows 50
+    notice = _notice_url(page)
+    new, newer = copies_of(older[-1], 2)
+    html = client.get(notice).content.decode()
+    assert "2 new items since this page loaded" in html
+    show = _show_link(html)
+    assert show == f"{reverse('reviews-queue')}?kind=approval&after={older[-1].pk}"
+    assert shown_ids(client.get(show).content.decode()) == [new.pk, newer.pk]
+
+
+def test_show_opens_the_first_page_when_it_shows_the_new_items(client, tenant, analyst, reviewer):
+    first = approval_item(tenant, analyst)
+    client_for(client, reviewer)
+    notice = _notice_url(client.get(reverse("reviews-queue")).content.decode())
+    (new,) = copies_of(first, 1)
+    show = _show_link(client.get(notice).content.decode())
+    assert show == reverse("reviews-queue")
+    assert new.pk in shown_ids(client.get(show).content.decode())

@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from reviews.models import ReviewItem
+from reviews.paging import QUEUE_ORDER, cursor_to_reach
 from reviews.queries import AGE_FILTERS, filter_queue, open_items
 from reviews.views.common import REVIEWERS, HtmxHttpRequest
 from runs.access import has_role, tenant_of
@@ -98,7 +99,7 @@ def new_items(request: HtmxHttpRequest, page: str) -> HttpResponse:
     filters = _filters(request, spec)
     kind = filters.get("kind", "")
     age = filters.get("age", "")
-    items = filter_queue(
+    queue = filter_queue(
         open_items(tenant_of(request), spec.kinds),
         kind=kind if kind in spec.kinds else "",
         age=age if age in AGE_FILTERS else "",
@@ -107,10 +108,20 @@ def new_items(request: HtmxHttpRequest, page: str) -> HttpResponse:
         claim=filters.get("claim", ""),
         user=request.user,
         opened_by=request.user if only_mine(request, filters) else None,
-    ).filter(pk__gt=after)
-    page_url = reverse(spec.url_name) + (f"?{urlencode(filters)}" if filters else "")
+    )
+    new = queue.filter(pk__gt=after)
+    count = new.count()
+    if not count:
+        return render(request, "reviews/_new_items.html", {"count": 0})
+    # New items join the end of the queue, oldest first: Show opens the page that starts
+    # at the first of them, not the first page (their ids say they are new, their place
+    # in the queue is by time).
+    first_new = new.order_by(*QUEUE_ORDER).values_list(*QUEUE_ORDER).first()
+    cursor = cursor_to_reach(queue, first_new) if first_new else None
+    params = {**filters, "after": cursor} if cursor else filters
+    page_url = reverse(spec.url_name) + (f"?{urlencode(params)}" if params else "")
     return render(
         request,
         "reviews/_new_items.html",
-        {"count": items.count(), "noun": spec.noun, "page_url": page_url},
+        {"count": count, "noun": spec.noun, "page_url": page_url},
     )
