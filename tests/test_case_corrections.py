@@ -131,6 +131,18 @@ def test_a_run_waiting_for_the_analysts_answer_is_cancelled_to_correct_the_subje
     assert rerun.state["selected_entity"]["entity_id"] == "co-northwind-gb"
 
 
+def test_an_unchanged_subject_does_not_cancel_the_waiting_run(client, tenant, analyst):
+    waiting = paused_run(tenant, analyst, QUESTION_SUBJECT, jurisdiction="")
+    unchanged = {**CORRECTION, "jurisdiction": "", "cancel_run": str(waiting.pk)}
+    response = client_for(client, analyst).post(_correct_url(waiting.case_id), unchanged)
+    assert response.status_code == 400
+    assert f"Nothing in the subject changed, so run {waiting.pk} was not cancelled" in (
+        response.content.decode()
+    )
+    waiting.refresh_from_db()
+    assert waiting.status == "waiting_for_input" and waiting.cancel_requested_at is None
+
+
 def test_a_page_loaded_before_the_run_waited_cancels_nothing(client, tenant, analyst):
     waiting = paused_run(tenant, analyst, QUESTION_SUBJECT, jurisdiction="")
     response = client_for(client, analyst).post(_correct_url(waiting.case_id), CORRECTION)

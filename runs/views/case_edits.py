@@ -34,6 +34,11 @@ def case_correct(request: HttpRequest, case_id: int) -> HttpResponse:
         try:
             # Only the run the page offered to cancel: one that moved on since is left be.
             if waiting and request.POST.get("cancel_run") == str(waiting.pk):
+                if not _changes(case, subject):
+                    raise CaseBusy(
+                        f"Nothing in the subject changed, so run {waiting.pk} was not "
+                        "cancelled: it still waits for your answer."
+                    )
                 _cancel_to_correct(waiting, request.user, form.cleaned_data["reason"])
             edit, run = do_correct_subject(
                 case, request.user, subject, form.cleaned_data["reason"], run_again=run_again
@@ -55,6 +60,13 @@ def case_correct(request: HttpRequest, case_id: int) -> HttpResponse:
         "waiting": _run_waiting_for_the_analyst(case),
     }
     return render(request, "runs/case_correct.html", context, status=status)
+
+
+def _changes(case: Case, subject: dict) -> list[str]:
+    """The subject's fields that differ from the case as stored (the bound form has
+    already written the new values onto `case`)."""
+    stored = Case.objects.values(*SUBJECT_FIELDS).get(pk=case.pk)
+    return [name for name in SUBJECT_FIELDS if stored[name] != subject[name]]
 
 
 def _run_waiting_for_the_analyst(case: Case) -> Run | None:
