@@ -19,6 +19,7 @@ class FakeChatServer:
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.connections: list[tuple[str, int]] = []  # client address of each request
+        self.request_times: list[float] = []  # time.monotonic() as each request came in
         self.drop_after_response = False
         self.delay_seconds = 0.0  # before answering, as a slow endpoint would
         self.trickle_seconds = 0.0  # between the bytes of the answer's body
@@ -30,6 +31,7 @@ class FakeChatServer:
 
             def do_POST(self):  # noqa: N802 - http.server's naming
                 server.connections.append(self.client_address)
+                server.request_times.append(time.monotonic())
                 length = int(self.headers["Content-Length"])
                 request = json.loads(self.rfile.read(length))
                 server.requests.append(request)

@@ -275,6 +275,8 @@ class Runtime:
     # ------------------------------------------------------------------ one iteration
 
     def _model_iteration(self, s: AtlasState, buf: StepBuffer) -> AtlasState:
+        if self._wait_as_the_endpoint_asked(s):
+            return cancelled(self.writer, s, buf)
         context = build_context(s, self.registry, self.tenant_policy)
         # Never reserve less than the biggest call so far: an estimate can be wrong.
         reserved_tokens = max(
@@ -333,6 +335,8 @@ class Runtime:
             return cancelled(self.writer, s, buf)
 
         action, error_type, message = self._interpret(reply)
+        if reply.retry_after_seconds:
+            s.model_retry_at = self.clock.now() + timedelta(seconds=reply.retry_after_seconds)
         if action is None:
             s.consecutive_model_errors += 1
             s.consecutive_transport_errors += bool(reply.transport_error)
@@ -414,6 +418,18 @@ class Runtime:
             return ModelReply(
                 transport_error="adapter_error", error_message=f"{type(error).__name__}: {error}"
             )
+
+    def _wait_as_the_endpoint_asked(self, s: AtlasState) -> bool:
+        """Wait until the model's endpoint said to call again, within the run's time (the
+        budget check then stops a run whose deadline came first). True if cancelled."""
+        if s.model_retry_at is None:
+            return False
+        now = self.clock.now()
+        wait = seconds_until(s.model_retry_at, now)
+        if s.deadline_at is not None:
+            wait = min(wait, seconds_until(s.deadline_at, now))
+        s.model_retry_at = None
+        return wait > 0 and self.cancel_signal.wait(wait)
 
     def _out_of_time(self, s: AtlasState) -> bool:
         if s.deadline_at is None:

@@ -346,6 +346,8 @@ class AtlasState(_Model):
     consecutive_model_errors: int = 0
     # Of those, the requests that got no reply at all (the endpoint failed, not the model).
     consecutive_transport_errors: int = 0
+    # Not before then is the model called again: its endpoint asked so (Retry-After).
+    model_retry_at: datetime | None = None
     consecutive_tool_failures: int = 0
     applied_decision_ids: list[str] = Field(default_factory=list)
     # decision id -> why it could not apply; settled like applied ones, never retried.

@@ -154,3 +154,26 @@ def test_the_model_that_answered_and_why_it_stopped_are_in_the_trace(
     assert decision["provider_model"] == "another-model-2"
     assert decision["finish_reason"] == "stop"
     assert Decimal(decision["usage"]["cost_usd"]) > 0
+
+
+def test_the_run_keeps_to_a_retry_after_that_outlasts_the_call(server, make_runtime, make_state):
+    server.responses = [
+        (429, {"error": "slow down"}, {"Retry-After": "1"}),
+        server.completion(RESOLVE),
+    ]
+    runtime = make_runtime(model_for(server, max_attempts=1), clock=SystemClock())
+    state = runtime.step(runtime.step(runtime.start(make_state())))
+    assert state.iteration == 1 and len(server.request_times) == 2
+    assert server.request_times[1] - server.request_times[0] >= 1.0
+
+
+def test_a_retry_after_beyond_the_deadline_ends_the_run_at_its_deadline(
+    server, make_runtime, make_state
+):
+    server.responses = [(429, {"error": "slow down"}, {"Retry-After": "60"})] * 5
+    runtime = make_runtime(model_for(server), clock=SystemClock())
+    began = time.monotonic()
+    state = runtime.run_until_pause(runtime.start(make_state(deadline_seconds=2)))
+    assert time.monotonic() - began < 3
+    assert (state.status, state.termination_reason) == ("awaiting_review", "deadline")
+    assert len(server.requests) == 1

@@ -8,8 +8,8 @@ prompt and the reply instead, priced like a reported one, and the reply says it 
 estimated. A request that timed out is charged an estimate too: the endpoint may have
 answered it after the runtime stopped waiting.
 429, 5xx, 408 and 409 are retried with exponential backoff and jitter (tenacity), and
-never sooner than a Retry-After asks; any other 4xx ends the run (no retry fixes a wrong
-key or model name).
+never sooner than a Retry-After asks (up to two minutes; the runtime keeps to one that
+outlasts the call); any other 4xx ends the run (no retry fixes a wrong key or model name).
 """
 
 from __future__ import annotations
@@ -159,7 +159,10 @@ class OpenAIChatModel:
         except RetryError as error:
             last = error.last_attempt.exception()
             kind = last.kind if isinstance(last, _Retryable) else "transport_error"
-            return self._failed(kind, str(last), context, unanswered)
+            reply = self._failed(kind, str(last), context, unanswered)
+            # The endpoint's wait, if any, outlasts this call: the runtime keeps to it.
+            asked = last.retry_after if isinstance(last, _Retryable) else 0.0
+            return reply.model_copy(update={"retry_after_seconds": asked})
         except _PermanentError as error:
             return self._failed(
                 error.kind, str(error), context, unanswered, fatal=error.kind == "http_error"
@@ -389,6 +392,9 @@ class _KeepAliveClient:
 
 
 READ_CHUNK_BYTES = 65536
+# The longest Retry-After kept to: a run does not sit in a worker's slot for an hour on an
+# endpoint's word.
+MAX_RETRY_AFTER_SECONDS = 120.0
 
 
 def _time_until(moment: float) -> float:
@@ -404,7 +410,9 @@ def _retry_after(value: str | None) -> float:
         seconds = float(value) if value is not None else 0.0
     except ValueError:
         return 0.0
-    return seconds if math.isfinite(seconds) and seconds > 0 else 0.0
+    if not math.isfinite(seconds) or seconds <= 0:
+        return 0.0
+    return min(seconds, MAX_RETRY_AFTER_SECONDS)
 
 
 class _PermanentError(Exception):
