@@ -35,13 +35,13 @@ Definitions:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from django.db.models import Avg, Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Sum
-from django.db.models.functions import TruncDate
+from django.db.models import CharField, Count, Exists, F, OuterRef, Q, QuerySet, Sum, Value
+from django.db.models.functions import Concat, TruncDate
 
 from runs.models import Run, ToolCall, TraceEvent
 
@@ -69,23 +69,33 @@ METRICS: list[tuple[str, str, str]] = [
     ("send_back_rate", "Packets sent back by reviewers", "ratio"),
 ]
 
-# A grouping: name -> expression over a Run, given the path from the counted model to Run.
-Grouping = Callable[[str], dict[str, Any]]
+# A grouping is the names of the run's keys its rows are grouped by.
+Grouping = tuple[str, ...]
+by_nothing: Grouping = ()
+by_day: Grouping = ("day",)
+by_version: Grouping = ("model", "prompt", "policy")
+# Every key at once, versions first: rolled up by version, the groups come in the order
+# the database sorted them (its collation, as a per-version query would have).
+EVERY_KEY: Grouping = (*by_version, *by_day)
+
+# The events the metrics count: the (run, type) index reads only these.
+COUNTED_EVENTS = (
+    "model_decision",
+    "duplicate_action_blocked",
+    "final_rejected",
+    "finish_proposed",
+    "packet_rejected",
+    "clarification_received",
+)
 
 
-def by_nothing(prefix: str) -> dict[str, Any]:
-    return {}
-
-
-def by_day(prefix: str) -> dict[str, Any]:
-    return {"day": TruncDate(f"{prefix}created_at")}
-
-
-def by_version(prefix: str) -> dict[str, Any]:
+def _key_expressions(prefix: str) -> dict[str, Any]:
+    """Each key as an expression over a Run, given the path from the counted model to Run."""
     return {
         "model": F(f"{prefix}model_name"),
         "prompt": F(f"{prefix}prompt_version"),
         "policy": F(f"{prefix}policy_version"),
+        "day": TruncDate(f"{prefix}created_at"),
     }
 
 
@@ -102,36 +112,97 @@ class MetricRow:
         return " · ".join(str(part) if part not in ("", None) else "—" for part in self.key)
 
 
+@dataclass
+class Tally:
+    """The counts every metric is a ratio of, over a set of runs. Each run is counted in
+    exactly one group, so the tallies of groups add up to the tally of their union."""
+
+    runs: int = 0
+    finished: int = 0
+    successes: int = 0
+    success_iterations: int = 0
+    no_progress: int = 0
+    escalated: int = 0
+    tokens: int = 0
+    cost: Decimal = Decimal("0")
+    attempts: int = 0
+    duplicates: int = 0
+    rejected: int = 0
+    proposed: int = 0
+    sent_back: int = 0
+    answered: int = 0
+    succeeded_calls: int = 0
+    # Sum over the runs of the distinct tools each called, and the runs that called one.
+    run_tools: int = 0
+    runs_with_calls: int = 0
+    # Finished runs by (termination reason, closed by a reviewer).
+    outcomes: Counter[tuple[str, bool]] = field(default_factory=Counter)
+
+    def add(self, other: Tally) -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def row(self, key: tuple) -> MetricRow:
+        gaps = self.succeeded_calls + self.answered
+        cost_per_gap = _ratio(self.cost, gaps)
+        values = {
+            "iterations_per_success": _ratio(self.success_iterations, self.successes),
+            "repeated_tool_call_rate": _ratio(self.duplicates, self.attempts),
+            "no_progress_rate": _ratio(self.no_progress, self.finished),
+            "tool_diversity": _ratio(self.run_tools, self.runs_with_calls),
+            "escalation_rate": _ratio(self.escalated, self.finished),
+            "tokens_per_gap": _ratio(self.tokens, gaps),
+            "cost_per_gap": cost_per_gap.quantize(COST_PLACES, ROUND_HALF_UP)
+            if cost_per_gap is not None
+            else None,
+            "finish_rejection_rate": _ratio(self.rejected, self.rejected + self.proposed),
+            "send_back_rate": _ratio(self.sent_back, self.proposed),
+        }
+        # In the order the database sorts (reason, closed), as one query per view listed them.
+        reasons: dict[str, int] = {}
+        for (reason, closed), n in sorted(self.outcomes.items()):
+            outcome = Run.CLOSED_BY_REVIEWER if closed else reason or "none"
+            reasons[outcome] = reasons.get(outcome, 0) + n
+        return MetricRow(
+            key=key, runs=self.runs, finished=self.finished, values=values, reasons=reasons
+        )
+
+
+@dataclass
+class Breakdown:
+    """What the dashboard shows: the whole period, each day and each version."""
+
+    total: MetricRow
+    per_day: list[MetricRow]
+    per_version: list[MetricRow]
+
+
 def _ratio(numerator: int | Decimal, denominator: int | Decimal) -> Decimal | None:
     if not denominator:
         return None
     return Decimal(numerator) / Decimal(denominator)
 
 
-def _key(row: dict[str, Any], names: list[str]) -> tuple:
+def _key(row: dict[str, Any], names: Grouping) -> tuple:
     return tuple(row[name] for name in names)
 
 
-def _grouped(queryset: QuerySet, names: list[str], **aggregates) -> list[dict[str, Any]]:
+def _grouped(queryset: QuerySet, names: Grouping, **aggregates) -> list[dict[str, Any]]:
     """GROUP BY `names` (one row for the whole set when there are none)."""
     if not names:
         return [queryset.aggregate(**aggregates)]
     return list(queryset.values(*names).annotate(**aggregates).order_by(*names))
 
 
-def compute(runs: QuerySet[Run], grouping: Grouping = by_nothing) -> list[MetricRow]:
-    """Every metric for each group of `runs`, in group order. Four aggregate queries."""
-    run_keys = grouping("")
-    names = list(run_keys)
+def tallies(runs: QuerySet[Run], names: Grouping) -> dict[tuple, Tally]:
+    """The tally of each group of `runs`, in the database's order of the groups. Four
+    aggregate queries: runs, counted events, tool calls, termination reasons."""
+    run_keys = {name: _key_expressions("")[name] for name in names}
+    related_keys = {name: _key_expressions("run__")[name] for name in names}
     runs = runs.order_by()
     escalated = TraceEvent.objects.filter(run=OuterRef("pk"), type="escalated")
-    distinct_tools = Subquery(
-        ToolCall.objects.filter(run=OuterRef("pk"))
-        .values("run")
-        .annotate(n=Count("tool", distinct=True))
-        .values("n")
-    )
-    run_rows = _grouped(
+    groups: dict[tuple, Tally] = {}
+    for row in _grouped(
         runs.annotate(**run_keys),
         names,
         runs=Count("id"),
@@ -147,21 +218,23 @@ def compute(runs: QuerySet[Run], grouping: Grouping = by_nothing) -> list[Metric
                 | Q(Exists(escalated))
             ),
         ),
-        # AVG ignores the NULL of runs without tool calls.
-        tool_diversity=Avg(distinct_tools),
         tokens=Sum("tokens"),
         cost=Sum("cost_usd"),
-    )
-    rows: dict[tuple, MetricRow] = {}
-    totals: dict[tuple, dict[str, Any]] = {}
-    for row in run_rows:
-        key = _key(row, names)
-        rows[key] = MetricRow(key=key, runs=row["runs"], finished=row["finished"])
-        totals[key] = row
+    ):
+        groups[_key(row, names)] = Tally(
+            runs=row["runs"],
+            finished=row["finished"],
+            successes=row["successes"],
+            success_iterations=row["success_iterations"] or 0,
+            no_progress=row["no_progress"],
+            escalated=row["escalated"],
+            tokens=row["tokens"] or 0,
+            cost=row["cost"] or Decimal("0"),
+        )
 
-    event_keys = grouping("run__")
-    event_rows = _grouped(
-        TraceEvent.objects.filter(run__in=runs.values("pk")).annotate(**event_keys),
+    in_runs = Q(run__in=runs.values("pk"))
+    for row in _grouped(
+        TraceEvent.objects.filter(in_runs, type__in=COUNTED_EVENTS).annotate(**related_keys),
         names,
         attempts=Count("id", filter=Q(type="model_decision", data__kind="call_tool")),
         duplicates=Count("id", filter=Q(type="duplicate_action_blocked")),
@@ -173,15 +246,24 @@ def compute(runs: QuerySet[Run], grouping: Grouping = by_nothing) -> list[Metric
             "id",
             filter=Q(type="clarification_received") & ~Q(data__has_key="reply_to_review"),
         ),
-    )
-    events = {_key(row, names): row for row in event_rows}
+    ):
+        if (tally := groups.get(_key(row, names))) is not None:
+            for name in ("attempts", "duplicates", "rejected", "proposed", "sent_back", "answered"):
+                setattr(tally, name, row[name])
 
-    call_keys = grouping("run__")
-    calls = ToolCall.objects.filter(run__in=runs.values("pk")).annotate(**call_keys)
-    succeeded = {
-        _key(row, names): row["n"]
-        for row in _grouped(calls.filter(effect_status="succeeded"), names, n=Count("id"))
-    }
+    run_tool = Concat("run_id", Value(":"), "tool", output_field=CharField())
+    for row in _grouped(
+        ToolCall.objects.filter(in_runs).annotate(**related_keys),
+        names,
+        succeeded=Count("id", filter=Q(effect_status="succeeded")),
+        run_tools=Count(run_tool, distinct=True),
+        runs_with_calls=Count("run", distinct=True),
+    ):
+        if (tally := groups.get(_key(row, names))) is not None:
+            tally.succeeded_calls = row["succeeded"]
+            tally.run_tools = row["run_tools"]
+            tally.runs_with_calls = row["runs_with_calls"]
+
     reason_rows = (
         runs.filter(FINISHED)
         .annotate(**run_keys)
@@ -190,36 +272,38 @@ def compute(runs: QuerySet[Run], grouping: Grouping = by_nothing) -> list[Metric
         .order_by(*names, "termination_reason", "closed_by_reviewer")
     )
     for row in reason_rows:
-        key = _key(row, names)
-        if key in rows:
-            outcome = row["termination_reason"] or "none"
-            if row["closed_by_reviewer"]:
-                outcome = Run.CLOSED_BY_REVIEWER
-            rows[key].reasons[outcome] = row["n"]
+        if (tally := groups.get(_key(row, names))) is not None:
+            tally.outcomes[row["termination_reason"], row["closed_by_reviewer"]] = row["n"]
+    return groups
 
-    for key, row in rows.items():
-        total = totals[key]
-        ev = events.get(key, {})
-        gaps = succeeded.get(key, 0) + ev.get("answered", 0)
-        cost_per_gap = _ratio(total["cost"] or Decimal("0"), gaps)
-        row.values = {
-            "iterations_per_success": _ratio(total["success_iterations"] or 0, total["successes"]),
-            "repeated_tool_call_rate": _ratio(ev.get("duplicates", 0), ev.get("attempts", 0)),
-            "no_progress_rate": _ratio(total["no_progress"], total["finished"]),
-            "tool_diversity": Decimal(str(total["tool_diversity"]))
-            if total["tool_diversity"] is not None
-            else None,
-            "escalation_rate": _ratio(total["escalated"], total["finished"]),
-            "tokens_per_gap": _ratio(total["tokens"] or 0, gaps),
-            "cost_per_gap": cost_per_gap.quantize(COST_PLACES, ROUND_HALF_UP)
-            if cost_per_gap is not None
-            else None,
-            "finish_rejection_rate": _ratio(
-                ev.get("rejected", 0), ev.get("rejected", 0) + ev.get("proposed", 0)
-            ),
-            "send_back_rate": _ratio(ev.get("sent_back", 0), ev.get("proposed", 0)),
-        }
-    return list(rows.values())
+
+def _rolled_up(groups: dict[tuple, Tally], names: Grouping, into: Grouping) -> dict[tuple, Tally]:
+    """Tallies grouped by `names` added up into groups by `into` (a subset of the names),
+    in order of first appearance."""
+    positions = [names.index(name) for name in into]
+    rolled: dict[tuple, Tally] = {}
+    for key, tally in groups.items():
+        rolled.setdefault(tuple(key[i] for i in positions), Tally()).add(tally)
+    return rolled
+
+
+def compute(runs: QuerySet[Run], grouping: Grouping = by_nothing) -> list[MetricRow]:
+    """Every metric for each group of `runs`, in group order. Four aggregate queries."""
+    return [tally.row(key) for key, tally in tallies(runs, grouping).items()]
+
+
+def breakdown(runs: QuerySet[Run]) -> Breakdown:
+    """Every metric over `runs`, per day and per version, from one set of four queries
+    grouped by every key at once (each run falls in one group, so the groups add up)."""
+    groups = tallies(runs, EVERY_KEY)
+    total = _rolled_up(groups, EVERY_KEY, by_nothing).get((), Tally())
+    days = _rolled_up(groups, EVERY_KEY, by_day)
+    versions = _rolled_up(groups, EVERY_KEY, by_version)
+    return Breakdown(
+        total=total.row(()),
+        per_day=[days[key].row(key) for key in sorted(days)],
+        per_version=[tally.row(key) for key, tally in versions.items()],
+    )
 
 
 def overall(runs: QuerySet[Run]) -> MetricRow:

@@ -56,9 +56,9 @@ def period(request: HtmxHttpRequest) -> tuple[dt.date, dt.date, list[str]]:
 def dashboard(request: HtmxHttpRequest) -> HttpResponse:
     start, end, errors = period(request)
     runs = within_days(runs_in_scope(request), start, end)
-    total = metrics.overall(runs)
-    per_day = {row.key[0]: row for row in metrics.compute(runs, metrics.by_day)}
-    per_version = metrics.compute(runs, metrics.by_version)
+    shown = metrics.breakdown(runs)
+    total, per_version = shown.total, shown.per_version
+    per_day = {row.key[0]: row for row in shown.per_day}
     days = [start + dt.timedelta(days=i) for i in range((end - start).days + 1)]
     day_labels = [day.strftime("%b %-d") for day in days]
 
