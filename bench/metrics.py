@@ -5,7 +5,9 @@
 
 Prints the metrics page for 3,000 runs over 30 days, first with about 1,000 trace events
 in the tenant and then with about 100,000 (the same runs, grown longer), the number of
-queries it made, and the ratio of the two times (goal: at most 2). Rows are generated
+queries it made, and the ratio of the two times: the page still reads the period's
+events and tool calls, so it grows with them (counters kept on the run row would stop
+that, at the price of a second copy of the counts to keep true). Rows are generated
 in bulk, in a throwaway test database created and destroyed here, as bench/pages.py does.
 """
 
@@ -16,7 +18,6 @@ import random
 import sys
 import time
 from datetime import timedelta
-from decimal import Decimal
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -34,7 +35,7 @@ from django.test.utils import setup_test_environment  # noqa: E402
 from django.urls import reverse  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from bench.pages import BATCH, analyze, timed  # noqa: E402
+from bench.pages import BATCH, analyze, random_run, timed  # noqa: E402
 from runs.models import Case, Membership, Run, Tenant, ToolCall, TraceEvent  # noqa: E402
 
 RUNS = 3_000
@@ -53,31 +54,17 @@ OUTCOMES = [
 ]
 
 
-def make_runs(tenant: Tenant, cases: list[Case], rng: random.Random) -> list[Run]:
+def make_runs(cases: list[Case], rng: random.Random) -> list[Run]:
     now = timezone.now()
     runs = []
     for i in range(RUNS):
-        status, reason = rng.choice(OUTCOMES)
-        case = cases[i % len(cases)]
-        runs.append(
-            Run(
-                tenant=tenant,
-                case=case,
-                subject_name=case.subject_name,  # bulk_create skips Run.save
-                subject_type=case.subject_type,
-                status=status,
-                termination_reason=reason,
-                closed_by_reviewer=reason == "packet_approved" and rng.random() < 0.2,
-                iterations=rng.randint(1, 12),
-                tokens=rng.randint(100, 20_000),
-                cost_usd=Decimal(rng.randint(1, 100_000)) / 100_000,
-                elapsed_seconds=rng.uniform(1, 120),
-                model_name=rng.choice(["playbook", "openai:gpt-4o-mini"]),
-                prompt_version=rng.choice(["atlas-prompt/1", "atlas-prompt/2"]),
-                policy_version="atlas-policy/1",
-                started_at=now - timedelta(days=rng.uniform(0, DAYS - 1)),
-            )
+        started_at = now - timedelta(days=rng.uniform(0, DAYS - 1))
+        run = random_run(cases[i % len(cases)], rng, started_at, outcomes=OUTCOMES)
+        run.closed_by_reviewer = run.termination_reason == "packet_approved" and (
+            rng.random() < 0.2
         )
+        run.model_name = rng.choice(["playbook", "openai:gpt-4o-mini"])
+        runs.append(run)
     runs = Run.objects.bulk_create(runs, batch_size=BATCH)
     # created_at is auto_now_add: spread the runs over the period afterwards.
     for run in runs:
@@ -174,7 +161,7 @@ def main() -> None:
         settings.ALLOWED_HOSTS = ["*"]
         url = reverse("runs-metrics")
 
-        runs = make_runs(tenant, cases, rng)
+        runs = make_runs(cases, rng)
         grow(runs, 1_000, rng)
         analyze()
         few = TraceEvent.objects.count()
@@ -194,7 +181,7 @@ def main() -> None:
             f"   (events generated in {generated:.0f}s)"
         )
         ratio = t_many / t_few
-        print(f"  ratio           {ratio:8.2f}   (goal <= 2)")
+        print(f"  ratio           {ratio:8.2f}   (1.00 would be no growth with events)")
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
 

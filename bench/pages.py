@@ -143,30 +143,35 @@ def make_trace(case: Case, events: int) -> Run:
     return run
 
 
+def random_run(
+    case: Case, rng: random.Random, started_at, outcomes: list[tuple[str, str]] = STATUSES
+) -> Run:
+    """An unsaved run of `case` with a random outcome and random usage."""
+    status, reason = rng.choice(outcomes)
+    return Run(
+        tenant_id=case.tenant_id,
+        case=case,
+        subject_name=case.subject_name,  # bulk_create skips Run.save
+        subject_type=case.subject_type,
+        status=status,
+        termination_reason=reason,
+        iterations=rng.randint(1, 12),
+        tokens=rng.randint(100, 20_000),
+        cost_usd=Decimal(rng.randint(1, 100_000)) / 100_000,
+        elapsed_seconds=rng.uniform(1, 120),
+        prompt_version=rng.choice(["atlas-prompt/1", "atlas-prompt/2"]),
+        policy_version="atlas-policy/1",
+        started_at=started_at,
+    )
+
+
 def add_runs(tenant: Tenant, cases: list[Case], count: int, rng: random.Random) -> None:
     now = timezone.now()
     for start in range(0, count, BATCH):
-        batch = []
-        for i in range(start, min(count, start + BATCH)):
-            status, reason = rng.choice(STATUSES)
-            case = cases[i % len(cases)]
-            batch.append(
-                Run(
-                    tenant=tenant,
-                    case=case,
-                    subject_name=case.subject_name,  # bulk_create skips Run.save
-                    subject_type=case.subject_type,
-                    status=status,
-                    termination_reason=reason,
-                    iterations=rng.randint(1, 12),
-                    tokens=rng.randint(100, 20_000),
-                    cost_usd=Decimal(rng.randint(1, 100_000)) / 100_000,
-                    elapsed_seconds=rng.uniform(1, 120),
-                    prompt_version=rng.choice(["atlas-prompt/1", "atlas-prompt/2"]),
-                    policy_version="atlas-policy/1",
-                    started_at=now - timedelta(seconds=i),
-                )
-            )
+        batch = [
+            random_run(cases[i % len(cases)], rng, now - timedelta(seconds=i))
+            for i in range(start, min(count, start + BATCH))
+        ]
         Run.objects.bulk_create(batch)
 
 

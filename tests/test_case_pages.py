@@ -87,7 +87,8 @@ def test_a_search_with_extra_spaces_finds_the_case(client, analyst, tenant):
     assert b">Northwind Trading</a>" in page
 
 
-def test_case_list_paginates(client, analyst, tenant):
+def thirty_cases(tenant, analyst) -> None:
+    """More than one page of the case list holds."""
     Case.objects.bulk_create(
         Case(
             tenant=tenant,
@@ -97,6 +98,10 @@ def test_case_list_paginates(client, analyst, tenant):
         )
         for n in range(30)
     )
+
+
+def test_case_list_paginates(client, analyst, tenant):
+    thirty_cases(tenant, analyst)
     client_for(client, analyst)
     first = client.get(reverse("runs-case-list")).content.decode()
     assert "Page 1 of 2" in first
@@ -160,15 +165,7 @@ def test_an_analyst_can_list_only_the_cases_they_opened(client, analyst, reviewe
 
 
 def test_the_case_list_pages_keep_the_new_filters(client, analyst, tenant):
-    Case.objects.bulk_create(
-        Case(
-            tenant=tenant,
-            subject_name=f"Subject {n:02}",
-            subject_type="company",
-            created_by=analyst,
-        )
-        for n in range(30)
-    )
+    thirty_cases(tenant, analyst)
     client_for(client, analyst)
     query = {"mine": "1", "date_from": "2000-01-01"}
     first = client.get(reverse("runs-case-list"), query).content.decode()
