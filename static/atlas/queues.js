@@ -23,6 +23,12 @@
     index = index < 0 ? (delta > 0 ? 0 : all.length - 1) : Math.min(all.length - 1, Math.max(0, index + delta));
     select(all[index]);
   }
+  // Enter belongs to whatever has focus (a link follows, a button presses): the queue takes
+  // it only when nothing is focused (<body>) or a queue row itself is.
+  function ownsEnter(el) {
+    if (!el || el === document.body || el === document.documentElement) return true;
+    return !!el.matches && el.matches("table[data-queue] tbody tr[data-item]");
+  }
   function typing(el) {
     return !!el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
   }
@@ -112,6 +118,8 @@
         break;
       }
       case "Enter": {
+        if (!ownsEnter(target)) return;
+        if (target.matches && target.matches("tr[data-item]")) select(target);
         const field = answerField();
         if (!field) return;
         field.focus();

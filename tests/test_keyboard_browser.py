@@ -1,0 +1,48 @@
+"""Keyboard-only use of the queues in Chromium: keys a page handles never take over a key
+that the focused control needs, and focus is never lost to the page."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviews.models import HumanDecision
+from tests.conftest import login_in_browser
+from tests.review_runs import question_item
+from tests.test_review_browser import off_the_browser_loop
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def focused(page) -> str:
+    """What has focus, as a person reading the page would name it."""
+    return page.evaluate(
+        "() => { const el = document.activeElement;"
+        " return el.tagName + ':' + (el.getAttribute('name') || el.textContent.trim()); }"
+    )
+
+
+def test_enter_on_a_link_or_button_of_the_questions_page_does_what_it_says(
+    page, live_server, tenant, analyst
+):
+    item = off_the_browser_loop(question_item, tenant, analyst)
+    login_in_browser(page, live_server.url, analyst.username)
+    page.goto(f"{live_server.url}/reviews/questions/")
+    # Nothing focused: Enter goes to the selected question's answer field.
+    page.keyboard.press("Enter")
+    assert focused(page) == "INPUT:answer_text"
+    page.keyboard.press("Escape")
+    # A candidate answer button sends that answer.
+    row = page.locator(f"#review-item-{item.pk}")
+    row.get_by_role("button", name="Northwind Trading Ltd (GB, no. 04512398)").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"#review-item-{item.pk} .decided")
+    assert HumanDecision.objects.get(review_item=item).payload["text"].startswith("Northwind")
+    # Filter submits its form.
+    page.get_by_role("searchbox", name="Case").fill("Northwind")
+    page.get_by_role("button", name="Filter").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/reviews/questions/?q=Northwind*")
+    # A link in the main navigation is followed.
+    page.locator(".mainnav").get_by_role("link", name="Cases").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/cases/")
