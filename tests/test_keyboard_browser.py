@@ -7,7 +7,7 @@ import pytest
 
 from reviews.models import HumanDecision
 from tests.conftest import login_in_browser
-from tests.review_runs import question_item
+from tests.review_runs import approval_item, question_item
 from tests.test_review_browser import off_the_browser_loop
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -46,3 +46,39 @@ def test_enter_on_a_link_or_button_of_the_questions_page_does_what_it_says(
     page.locator(".mainnav").get_by_role("link", name="Cases").focus()
     page.keyboard.press("Enter")
     page.wait_for_url("**/cases/")
+
+
+def test_single_key_shortcuts_act_only_in_the_queue_and_the_help_keeps_focus(
+    page, live_server, tenant, analyst, reviewer
+):
+    item = off_the_browser_loop(approval_item, tenant, analyst)
+    login_in_browser(page, live_server.url, reviewer.username)
+    page.goto(f"{live_server.url}/reviews/")
+    nav_link = page.locator(".mainnav").get_by_role("link", name="Cases")
+    nav_link.focus()
+    for key in ("j", "a", "?"):
+        page.keyboard.press(key)
+    assert page.locator("tr.selected").count() == 0
+    assert not page.locator("#keys-help").is_visible()
+    assert focused(page) == "A:Cases"
+    # Inside the queue's table the keys work.
+    claim = page.locator(f"#review-item-{item.pk}").get_by_role("button", name="Claim")
+    claim.focus()
+    page.keyboard.press("j")
+    assert page.locator("tr.selected").get_attribute("data-item") == str(item.pk)
+    # The help is modal: Tab and Shift+Tab stay inside it; Escape gives focus back.
+    page.keyboard.press("?")
+    assert page.locator("#keys-help").is_visible()
+    for key in ("Tab", "Tab", "Shift+Tab"):
+        page.keyboard.press(key)
+        assert page.evaluate(
+            "document.getElementById('keys-help').contains(document.activeElement)"
+        )
+    page.keyboard.press("Escape")
+    assert not page.locator("#keys-help").is_visible()
+    assert claim.evaluate("el => el === document.activeElement")
+    # Closed with its button, it gives focus back too.
+    page.keyboard.press("?")
+    page.keyboard.press("Enter")  # on Close
+    assert not page.locator("#keys-help").is_visible()
+    assert claim.evaluate("el => el === document.activeElement")

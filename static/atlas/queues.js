@@ -1,5 +1,6 @@
 // Queue keyboard: j/k select a row, a/d approve/deny (focus the reason; Enter submits),
-// o opens the selected item, ? toggles help. Keys never fire while typing in a field.
+// o opens the selected item, ? toggles help. Keys never fire while typing in a field, nor
+// with focus outside the queue's table.
 (function () {
   "use strict";
   let selectedId = null;
@@ -35,11 +36,45 @@
   function helpBox() {
     return document.getElementById("keys-help");
   }
+  // The help is a modal dialog: Tab stays inside it, and closing it (Escape, ?, Close)
+  // puts focus back where it was when it opened.
+  let helpOpener = null;
   function toggleHelp(show) {
     const box = helpBox();
     if (!box) return;
-    box.hidden = show === undefined ? !box.hidden : !show;
-    if (!box.hidden) box.querySelector("[data-close-help]")?.focus();
+    const open = show === undefined ? box.hidden : show;
+    if (open === !box.hidden) return;
+    if (open) {
+      helpOpener = document.activeElement;
+      box.hidden = false;
+      box.querySelector("[data-close-help]")?.focus();
+      return;
+    }
+    box.hidden = true;
+    const opener = helpOpener;
+    helpOpener = null;
+    if (opener && opener !== document.body && opener.isConnected) opener.focus();
+    else if (box.contains(document.activeElement)) document.activeElement.blur();
+  }
+  function trapTab(event, box) {
+    const focusable = Array.from(
+      box.querySelectorAll("a[href], button:not([disabled]), input, select, textarea, [tabindex]")
+    ).filter((el) => el.tabIndex >= 0 && !el.hidden);
+    if (!focusable.length) return;
+    const first = focusable[0];
+    const last = focusable[focusable.length - 1];
+    const inside = box.contains(event.target);
+    if (!inside || (event.shiftKey && event.target === first) || (!event.shiftKey && event.target === last)) {
+      event.preventDefault();
+      (event.shiftKey ? last : first).focus();
+    }
+  }
+  // Single-key shortcuts (WCAG 2.1.4) act only where the queue is being worked: with
+  // nothing focused, or focus inside the queue's table. A key pressed on the navigation,
+  // the filters or anywhere else is that element's own.
+  function inQueue(el) {
+    if (!el || el === document.body || el === document.documentElement) return true;
+    return !!el.closest && !!el.closest("table[data-queue]");
   }
   function intend(decision) {
     if (!selected()) move(1);
@@ -96,13 +131,21 @@
       decideForm.querySelector(`button[data-decision="${intent}"]`).click();
       return;
     }
+    const box = helpBox();
+    if (box && !box.hidden) {
+      if (event.key === "Tab") trapTab(event, box);
+      else if (event.key === "Escape" || event.key === "?") {
+        event.preventDefault();
+        toggleHelp(false);
+      }
+      return;
+    }
     if (event.key === "Escape") {
-      const box = helpBox();
-      if (box && !box.hidden) toggleHelp(false);
-      else if (typing(target)) target.blur();
+      if (typing(target)) target.blur();
       return;
     }
     if (typing(target) || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (!inQueue(target)) return;
     switch (event.key) {
       case "j": move(1); break;
       case "k": move(-1); break;
