@@ -7,7 +7,9 @@ import pytest
 
 from reviews.models import HumanDecision
 from tests.conftest import login_in_browser
+from tests.live_server import atlas_server  # noqa: F401 (a fixture)
 from tests.review_runs import approval_item, question_item
+from tests.test_case_browser import open_a_case_whose_agent_asks
 from tests.test_review_browser import off_the_browser_loop
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -82,3 +84,96 @@ def test_single_key_shortcuts_act_only_in_the_queue_and_the_help_keeps_focus(
     page.keyboard.press("Enter")  # on Close
     assert not page.locator("#keys-help").is_visible()
     assert claim.evaluate("el => el === document.activeElement")
+
+
+def is_focused(locator) -> bool:
+    return locator.evaluate("el => el === document.activeElement")
+
+
+def test_focus_stays_in_a_queue_row_through_claim_and_decision(
+    page, live_server, tenant, analyst, reviewer
+):
+    item = off_the_browser_loop(approval_item, tenant, analyst)
+    login_in_browser(page, live_server.url, reviewer.username)
+    page.goto(f"{live_server.url}/reviews/")
+    row = page.locator(f"#review-item-{item.pk}")
+    row.get_by_role("button", name="Claim").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"#review-item-{item.pk} .claim-mine")
+    # Claimed: the reason to type next.
+    assert is_focused(row.locator("input[name=reason]"))
+    page.keyboard.type("Routine registry lookup")
+    page.keyboard.press("Tab")  # to Approve
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"#review-item-{item.pk} .decided")
+    # Decided: the result, which a screen reader then reads.
+    assert is_focused(row.locator(".decided"))
+    # Still in the queue: its keys go on working from there.
+    page.keyboard.press("?")
+    assert page.locator("#keys-help").is_visible()
+
+
+def test_focus_goes_to_the_answer_recorded_on_the_questions_page(
+    page, live_server, tenant, analyst
+):
+    item = off_the_browser_loop(question_item, tenant, analyst)
+    login_in_browser(page, live_server.url, analyst.username)
+    page.goto(f"{live_server.url}/reviews/questions/")
+    row = page.locator(f"#review-item-{item.pk}")
+    row.locator("input[name=answer_text]").fill("The one registered in England")
+    row.get_by_role("button", name="Send").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"#review-item-{item.pk} .decided")
+    assert is_focused(row.locator(".decided"))
+
+
+def test_the_refreshing_nav_and_new_items_notice_keep_focus(
+    page, live_server, tenant, analyst, reviewer
+):
+    off_the_browser_loop(approval_item, tenant, analyst)
+    login_in_browser(page, live_server.url, reviewer.username)
+    page.goto(f"{live_server.url}/reviews/")
+    nav = page.locator(".mainnav")
+    assert nav.get_by_role("link", name="Approvals").locator(".count").inner_text() == "1"
+    off_the_browser_loop(approval_item, tenant, analyst)
+    # Focus on a nav link while the nav refreshes: the counts change, the link stays.
+    nav.get_by_role("link", name="Cases").focus()
+    page.evaluate("window.__focused = document.activeElement")
+    with page.expect_response("**/nav/"):
+        page.evaluate("htmx.trigger(document.querySelector('.mainnav'), 'atlas:queues-changed')")
+    page.wait_for_function(
+        "document.querySelector('.mainnav a[aria-current=page] .count').textContent === '2'"
+    )
+    assert page.evaluate("window.__focused === document.activeElement")
+    # The same for the notice of new items, refreshed every 10 seconds.
+    with page.expect_response("**/reviews/new/**"):
+        page.evaluate("htmx.trigger(document.querySelector('.new-items'), 'atlas:queues-changed')")
+    notice = page.locator(".new-items-notice")
+    notice.wait_for()
+    notice.focus()
+    page.evaluate("window.__focused = document.activeElement")
+    with page.expect_response("**/reviews/new/**"):
+        page.evaluate("htmx.trigger(document.querySelector('.new-items'), 'atlas:queues-changed')")
+    page.wait_for_timeout(100)  # the swap, had there been one
+    assert page.evaluate("window.__focused === document.activeElement")
+
+
+def test_focus_goes_to_the_new_banner_after_answering_on_the_case_page(
+    atlas_server,  # noqa: F811 (the fixture imported above)
+    page,
+    analyst,
+):
+    open_a_case_whose_agent_asks(page, atlas_server.url)
+    page.evaluate(
+        "window.__focusTrail = [];"
+        "document.addEventListener('focusin', (e) => window.__focusTrail.push("
+        "e.target.className + ':' + e.target.textContent.trim().slice(0, 40)))"
+    )
+    page.locator(".candidates button").first.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("text=The packet waits for sign-off", timeout=15_000)
+    trail = page.evaluate("window.__focusTrail")
+    # The answer recorded: focus on the banner that says so, then on the run's status line
+    # as the banner goes, never on <body>.
+    assert trail[1] == "banner-title:Answer recorded", trail
+    assert page.evaluate("document.querySelector('.live-run').contains(document.activeElement)")

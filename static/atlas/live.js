@@ -45,6 +45,42 @@
       }
     }
   });
+  // A push replaces a region with the control that had focus in it: answering on the case
+  // page swaps nothing itself, and the push that follows replaces the banner with its
+  // answer field and buttons; a status change replaces the Cancel button. Focus then goes
+  // to the same control in the new region if there is one, else to the new banner's
+  // heading, else to the run's status line; never to <body>.
+  var lostFocus = null;
+  function sameControl(region, control) {
+    if (!control.tagName || control === region) return region;
+    var candidates = region.querySelectorAll(control.tagName);
+    for (var i = 0; i < candidates.length; i++) {
+      var other = candidates[i];
+      if (other.name === control.name && other.value === control.value &&
+          other.textContent.trim() === control.textContent.trim() && !other.disabled) return other;
+    }
+    return null;
+  }
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var current = event.detail.target;
+    var active = document.activeElement;
+    if (event.detail.shouldSwap === false || !current || !current.id || !/^run-\d+-/.test(current.id)) return;
+    if (active && active !== document.body && current.contains(active)) {
+      lostFocus = { id: current.id, control: active };
+    }
+  });
+  document.addEventListener("htmx:oobAfterSwap", function () {
+    if (!lostFocus) return;
+    var lost = lostFocus;
+    lostFocus = null;
+    var region = document.getElementById(lost.id);
+    var active = document.activeElement;
+    if (!region || (active && active !== document.body && active.isConnected)) return;
+    var status = document.getElementById(lost.id.replace(/^(run-\d+)-.*$/, "$1-status"));
+    var next = sameControl(region, lost.control) ||
+      (/-banner$/.test(lost.id) && region.querySelector(".banner-title")) || status;
+    if (next) next.focus();
+  });
   // The server closes with this code while it cannot push (its channel layer is down),
   // after sending what is new: the page catches up by reconnecting every few seconds.
   var LAYER_DOWN = 4503;

@@ -180,9 +180,34 @@
     if (row) select(row);
   });
 
+  // htmx replaces a row after Claim, Release, a decision or an answer: the control that
+  // had focus goes with it. Focus moves to what the person needs next in the new row: the
+  // field to correct, the result, the reason to type, or the claim they now hold.
+  let rowHadFocus = null;
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    const target = event.detail.target;
+    const row = target && target.matches && target.matches("tr[data-item]") ? target : null;
+    rowHadFocus = row && row.contains(document.activeElement) ? row.id : null;
+  });
+  function focusInRow(row) {
+    const error = row.querySelector(".error");
+    const candidates = error
+      ? ["[aria-invalid=true]", "input[name=reason]", "input[name=answer_text]", ".error"]
+      : ["[data-result]", "input[name=reason]", "input[name=answer_text]", ".claim-mine", ".claim-other", "a[href], button"];
+    const next = candidates.map((selector) => row.querySelector(selector)).find(Boolean);
+    if (!next) return;
+    if (!next.matches("a[href], button, input, select, textarea, [tabindex]")) next.tabIndex = -1;
+    next.focus();
+  }
+
   // htmx replaces a decided row: keep it selected so j/k continue from there.
-  document.addEventListener("htmx:afterSwap", () => {
+  document.addEventListener("htmx:afterSwap", (event) => {
     const row = selected();
     if (row) row.classList.add("selected");
+    const swapped = event.target;
+    if (!rowHadFocus || !swapped.matches || !swapped.matches("tr[data-item]") || swapped.id !== rowHadFocus) return;
+    rowHadFocus = null;
+    const active = document.activeElement;
+    if (!active || active === document.body || !active.isConnected) focusInRow(swapped);
   });
 })();
