@@ -177,3 +177,24 @@ def test_focus_goes_to_the_new_banner_after_answering_on_the_case_page(
     # as the banner goes, never on <body>.
     assert trail[1] == "banner-title:Answer recorded", trail
     assert page.evaluate("document.querySelector('.live-run').contains(document.activeElement)")
+
+
+def test_focus_goes_to_the_first_refused_field_after_a_server_side_error(
+    page, live_server, tenant, analyst, reviewer
+):
+    login_in_browser(page, live_server.url, analyst.username)
+    page.goto(f"{live_server.url}/cases/new/")
+    page.fill("#id_jurisdiction", "XQ")
+    page.get_by_role("button", name="Open case and start research").click()
+    page.wait_for_selector("[data-error-summary]")
+    assert is_focused(page.locator("#id_subject_name"))
+    # In a queue row, refused without reload: the reason box, which names its error.
+    item = off_the_browser_loop(approval_item, tenant, analyst)
+    page.context.clear_cookies()
+    login_in_browser(page, live_server.url, reviewer.username)
+    page.goto(f"{live_server.url}/reviews/")
+    row = page.locator(f"#review-item-{item.pk}")
+    row.get_by_role("button", name="Deny").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"#review-item-{item.pk} .error")
+    assert is_focused(row.locator("input[name=reason][aria-invalid=true]"))

@@ -102,7 +102,21 @@
     replaced = null;
   });
 
-  document.addEventListener("DOMContentLoaded", function () { restore(document); });
+  // A form sent back with errors: focus goes to its first invalid field (which names its
+  // error through aria-describedby), or to the error summary when no one field is at fault.
+  function focusFirstError() {
+    var field = document.querySelector("main form [aria-invalid=true]");
+    var summary = document.querySelector("main [data-error-summary]");
+    var target = field || summary;
+    if (target && (!document.activeElement || document.activeElement === document.body)) {
+      target.focus();
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    restore(document);
+    focusFirstError();
+  });
   document.addEventListener("htmx:load", function (event) { restore(event.target); });
 
   // Signing in again gives a new CSRF token: requests and forms of a page loaded before
