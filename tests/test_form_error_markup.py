@@ -12,7 +12,13 @@ from django.urls import reverse
 
 from tests.case_rows import waiting_for_answer
 from tests.conftest import client_for
-from tests.review_runs import approval_item, conflict_item, question_item
+from tests.review_runs import (
+    approval_item,
+    conflict_item,
+    question_item,
+    sanctioned_escalation_item,
+    sanctioned_signoff_item,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -152,3 +158,58 @@ def test_refused_conflict_note_and_closing_decision_are_tied_to_their_fields(
     every_description_exists(closing)
     field, ids = described(closing, tag="textarea", name="decision")
     assert field["aria-invalid"] == "true" and ids == ["id_decision_error"]
+
+
+def test_each_sanctions_hit_is_a_group_named_by_its_list_and_the_name_it_matched(
+    client, tenant, analyst, reviewer
+):
+    item = sanctioned_signoff_item(tenant, analyst)
+    hits = item.payload["sanctions_hits"]
+    client_for(client, reviewer)
+    html = client.get(reverse("reviews-item", args=[item.pk])).content.decode()
+    every_description_exists(html)
+    page = Elements(html)
+    for hit in hits:
+        group = page.by_id[f"hit-{hit['evidence_id']}"]
+        assert (group["tag"], group["role"]) == ("fieldset", "radiogroup")
+        for value in ("confirmed_match", "false_positive"):
+            radio, ids = described(html, name=f"hit-{hit['evidence_id']}", value=value)
+            assert ids == [f"hit-{hit['evidence_id']}-claim"]
+    assert (
+        '<legend class="hit-list"><strong>Synthetic UK HMT Consolidated</strong>: '
+        "VOLKOV, Dmitri Sergeyevich</legend>" in html
+    )
+
+
+def test_unmarked_hits_are_tied_to_the_refusal_on_the_item_and_escalation_pages(
+    client, tenant, analyst, reviewer
+):
+    item = sanctioned_signoff_item(tenant, analyst)
+    first, *others = item.payload["sanctions_hits"]
+    client_for(client, reviewer)
+    refused = client.post(
+        reverse("reviews-decide", args=[item.pk]),
+        {
+            "decision": "approve",
+            "reason": "All three are the same people",
+            f"hit-{first['evidence_id']}": "false_positive",
+        },
+    ).content.decode()
+    assert "Mark each sanctions hit" in refused
+    every_description_exists(refused)
+    page = Elements(refused)
+    assert "aria-invalid" not in page.by_id[f"hit-{first['evidence_id']}"]
+    for hit in others:
+        group = page.by_id[f"hit-{hit['evidence_id']}"]
+        assert group["aria-invalid"] == "true" and group["aria-describedby"] == "decision-error"
+    reason, _ = described(refused, name="reason")
+    assert "aria-invalid" not in reason, "the reason was not what was refused"
+
+    escalation = sanctioned_escalation_item(tenant, analyst)
+    (hit,) = escalation.payload["sanctions_hits"]
+    closing = client.post(
+        reverse("reviews-close", args=[escalation.pk]), {"decision": "Decline the client."}
+    ).content.decode()
+    every_description_exists(closing)
+    group = Elements(closing).by_id[f"hit-{hit['evidence_id']}"]
+    assert group["aria-invalid"] == "true" and group["aria-describedby"] == "escalation-error"

@@ -8,7 +8,7 @@ import pytest
 from reviews.models import HumanDecision
 from tests.conftest import login_in_browser
 from tests.live_server import atlas_server  # noqa: F401 (a fixture)
-from tests.review_runs import approval_item, question_item
+from tests.review_runs import approval_item, question_item, sanctioned_signoff_item
 from tests.test_case_browser import open_a_case_whose_agent_asks
 from tests.test_review_browser import off_the_browser_loop
 
@@ -198,3 +198,22 @@ def test_focus_goes_to_the_first_refused_field_after_a_server_side_error(
     page.keyboard.press("Enter")
     page.wait_for_selector(f"#review-item-{item.pk} .error")
     assert is_focused(row.locator("input[name=reason][aria-invalid=true]"))
+
+
+def test_a_sign_off_refused_for_unmarked_hits_focuses_the_first_unmarked_one(
+    page, live_server, tenant, analyst, reviewer
+):
+    item = off_the_browser_loop(sanctioned_signoff_item, tenant, analyst)
+    first, second, _ = item.payload["sanctions_hits"]
+    login_in_browser(page, live_server.url, reviewer.username)
+    page.goto(f"{live_server.url}/reviews/items/{item.pk}/")
+    page.check(f"input[name=hit-{first['evidence_id']}][value=false_positive]")
+    page.fill("#id_reason", "Checked against the registry")
+    page.get_by_role("button", name="Sign off packet").click()
+    page.wait_for_selector("#decision-error")
+    assert is_focused(page.locator(f"input[name=hit-{second['evidence_id']}]").first)
+    # Its group is named by the list and the name matched, and says it is not marked.
+    group = page.get_by_role(
+        "radiogroup", name="Synthetic OFAC SDN: Dmitri Volkov (not marked yet)"
+    )
+    assert group.evaluate("el => el.contains(document.activeElement)")

@@ -53,7 +53,10 @@ def test_the_signoff_page_asks_for_a_disposition_of_each_hit(client, tenant, ana
     subject = html.index('On the subject <span class="muted">(1 hit)</span>')
     director = html.index('On director Dmitri Volkov <span class="muted">(2 hits)</span>')
     assert subject < director
-    assert '<div class="hit-list"><strong>Synthetic OFAC SDN</strong></div>' in html
+    assert (
+        '<legend class="hit-list"><strong>Synthetic OFAC SDN</strong>: Volga Petrochem Export JSC'
+        in html
+    )
 
 
 def test_a_sign_off_without_a_disposition_is_refused_and_nothing_is_recorded(

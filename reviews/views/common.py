@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from urllib.parse import urlsplit
@@ -12,6 +13,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.middleware import HtmxDetails
 
+from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT
 from reviews.actions import (
     FOUR_EYES_MESSAGE,
     claim_is_live,
@@ -110,12 +112,23 @@ class ItemView:
             return self.unread
         return documents_not_given([self.item]).get(self.item.pk, [])
 
+    @property
+    def hits_error(self) -> bool:
+        """The refusal says some hits are not marked yet (not that the reason is missing)."""
+        return self.error.startswith(DISPOSE_OF_EVERY_HIT)
+
     @cached_property
     def hits(self) -> list[dict]:
-        """A sign-off's sanctions hits, each with the disposition chosen so far; the
-        subject's own first, then each other person's together."""
+        """A sign-off's sanctions hits, each with the disposition chosen so far, the name
+        the list entry gives and whether it is one a refusal asks to mark; the subject's
+        own first, then each other person's together."""
         hits = [
-            {**hit, "choice": self.hit_choices.get(hit["evidence_id"], "")}
+            {
+                **hit,
+                "choice": self.hit_choices.get(hit["evidence_id"], ""),
+                "matched": matched_name(hit),
+                "unmarked": self.hits_error and hit["evidence_id"] not in self.hit_choices,
+            }
             for hit in sanctions_hits_of(self.item)
         ]
         return sorted(hits, key=lambda hit: hit.get("about") or "")
@@ -125,6 +138,13 @@ class ItemView:
         """What the person typed for a refused decision when no form is shown to hold it
         (someone else decided or holds the item): given back to copy, never lost."""
         return "" if self.can_decide else self.reason
+
+
+def matched_name(hit: dict) -> str:
+    """The listed name a hit matched, read from its claim ("… matches NAME on LIST (…)");
+    the payload does not carry it on its own. "" when the claim does not say it that way."""
+    found = re.search(r" matches (.+?) on " + re.escape(hit.get("list") or ""), hit["claim"])
+    return found.group(1) if found and hit.get("list") else ""
 
 
 def item_view(

@@ -107,6 +107,8 @@
   function focusFirstError() {
     var field = document.querySelector("main form [aria-invalid=true]");
     var summary = document.querySelector("main [data-error-summary]");
+    // An unmarked group of radios (a sanctions hit): its first radio.
+    if (field && !field.matches("input, select, textarea")) field = field.querySelector("input") || field;
     var target = field || summary;
     if (target && (!document.activeElement || document.activeElement === document.body)) {
       target.focus();
