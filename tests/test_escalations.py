@@ -552,3 +552,24 @@ def test_escalation_pages_keep_the_reason_filter(client, tenant, analyst, review
     second = client.get(f"{url}?{newer}").content.decode()
     assert shown_ids(first) + shown_ids(second) == ids and "51–61 of 61" in second
     assert "reason=max_iterations" in link(second, "prev")
+
+
+def test_the_values_are_one_group_each_radio_named_by_its_value_and_described_by_its_sources(
+    client, tenant, analyst, reviewer
+):
+    import re
+
+    item = conflict_item(tenant, analyst)
+    html = client_for(client, reviewer).get(url("reviews-conflict", item)).content.decode()
+    assert '<legend class="values-legend">Which Directors value stands?</legend>' in html
+    labels = dict(re.findall(r'<label class="value" for="([^"]+)">([^<]*)</label>', html))
+    radios = re.findall(r'<input type="radio" id="([^"]+)" aria-describedby="([^"]+)"', html)
+    assert len(radios) == 3
+    for _radio_id, described_by in radios:
+        assert html.count(f'id="{described_by}"') == 1
+    by_value = {labels[radio_id]: described_by for radio_id, described_by in radios}
+    assert set(by_value) == {REGISTRY, ARTICLE, "Cannot be resolved"}
+    # The sources' details describe the value; their links sit outside any label.
+    sources = html[html.index(f'id="{by_value[ARTICLE]}"') :]
+    assert sources.index("Example Business News") < sources.index("</dl>")
+    assert not re.search(r"<label\b(?:(?!</label>).)*<a\b", html, re.S)
