@@ -557,13 +557,51 @@ def render_step(step: StepView, *, oob: bool = False) -> str:
     return render_to_string("runs/live/step.html", {"step": step, "oob": oob})
 
 
+# What the run's one polite status line says when the run stops to wait, or ends: short,
+# since a screen reader reads it whatever the person is doing (the banner has the details).
+BANNER_ANNOUNCEMENTS = {
+    "answered": "Answer recorded; the run resumes.",
+    "approval": "Waiting for a reviewer to approve an action.",
+    "signoff": "The packet waits for sign-off.",
+    "escalation": "Handed to a reviewer.",
+    "cancelling": "Cancelling.",
+    "failed": "The run stopped.",
+    "completed": "Complete.",
+    "cancelled": "Cancelled.",
+}
+
+
+def announcement(context: dict[str, Any], steps: list[StepView] = ()) -> str:
+    """The status line's words for an update: the newest step, then what the run waits for
+    or how it ended when the update carries the status ("Step 3: resolve_entity done.
+    Waiting for your answer.")."""
+    parts = []
+    if steps:
+        step = steps[-1]
+        parts.append(
+            f"Step {step.number}: {step.title} {'running' if step.tool_running else 'done'}."
+        )
+    banner = context.get("banner") or {}
+    kind = banner.get("kind")
+    if kind == "question":
+        parts.append(
+            "Waiting for your answer."
+            if context.get("can_answer")
+            else "Waiting for an analyst's answer."
+        )
+    elif kind == "signoff" and banner.get("disputed"):
+        parts.append(f"The sources disagree on {', '.join(banner['disputed'])}.")
+    elif kind in BANNER_ANNOUNCEMENTS:
+        parts.append(BANNER_ANNOUNCEMENTS[kind])
+    return " ".join(parts)
+
+
 def render_regions(context: dict[str, Any], *, oob: bool = False) -> str:
-    """Status, meters and banner; with `oob` each replaces its element on the page."""
-    context = {**context, "oob": oob}
-    return "".join(
-        render_to_string(f"runs/live/{name}.html", context)
-        for name in ("status", "meters", "banner")
-    )
+    """Status, meters and banner; with `oob` each replaces its element on the page, and the
+    status line says what changed."""
+    context = {**context, "oob": oob, "announcement": announcement(context)}
+    regions = ("status", "meters", "banner", "announce") if oob else ("status", "meters", "banner")
+    return "".join(render_to_string(f"runs/live/{name}.html", context) for name in regions)
 
 
 def render_decisions(decisions: dict[str, Any], *, oob: bool = False) -> str:
@@ -597,11 +635,15 @@ def render_push(
     full_events = step_events(replaced) if replaced else []
     replaced_views = {s.number: s for s in group_steps(run.pk, full_events)}
     new_views = group_steps(run.pk, [e for e in new_events if e.step not in rendered_steps])
+    replaced_list = [replaced_views[n] for n in replaced if n in replaced_views]
+    changed = sorted([*replaced_list, *new_views], key=lambda step: step.number)
+    status = context if include_status else {}
     return render_to_string(
         "runs/live/push.html",
         {
             **context,
-            "replaced": [replaced_views[n] for n in replaced if n in replaced_views],
+            "announcement": announcement(status, changed),
+            "replaced": replaced_list,
             "appended": new_views,
             "include_status": include_status,
             "decisions_panel": decisions,

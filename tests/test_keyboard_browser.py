@@ -217,3 +217,43 @@ def test_a_sign_off_refused_for_unmarked_hits_focuses_the_first_unmarked_one(
         "radiogroup", name="Synthetic OFAC SDN: Dmitri Volkov (not marked yet)"
     )
     assert group.evaluate("el => el.contains(document.activeElement)")
+
+
+def test_a_queue_row_says_its_results_in_a_live_region_it_keeps(
+    page, live_server, tenant, analyst, reviewer
+):
+    item = off_the_browser_loop(approval_item, tenant, analyst)
+    login_in_browser(page, live_server.url, reviewer.username)
+    page.goto(f"{live_server.url}/reviews/")
+    region_id = f"review-item-{item.pk}-said"
+    page.evaluate(f"window.__region = document.getElementById('{region_id}')")
+    assert page.locator(f"#{region_id}").get_attribute("role") == "status"
+    assert page.locator(f"#{region_id}").inner_text() == ""
+    # Enter in the reason box before choosing a or d says what to do.
+    row = page.locator(f"#review-item-{item.pk}")
+    row.locator("input[name=reason]").fill("Routine")
+    row.locator("input[name=reason]").press("Enter")
+    assert page.locator("#keys-status").inner_text().startswith("Press a or d first")
+    row.get_by_role("button", name="Claim").click()
+    page.wait_for_selector(f"#review-item-{item.pk} .claim-mine")
+    # The row was replaced; its live region was kept, with what happened written in it.
+    assert page.evaluate(f"window.__region === document.getElementById('{region_id}')")
+    assert page.locator(f"#{region_id}").text_content().startswith("You hold it until")
+
+
+def test_the_new_items_notice_is_replaced_only_when_its_count_changes(
+    page, live_server, tenant, analyst, reviewer
+):
+    off_the_browser_loop(approval_item, tenant, analyst)
+    login_in_browser(page, live_server.url, reviewer.username)
+    page.goto(f"{live_server.url}/reviews/")
+    off_the_browser_loop(approval_item, tenant, analyst)
+    poll = "htmx.trigger(document.querySelector('.new-items'), 'atlas:queues-changed')"
+    with page.expect_response("**/reviews/new/**"):
+        page.evaluate(poll)
+    page.locator(".new-items-notice").wait_for()
+    page.evaluate("window.__notice = document.querySelector('.new-items-notice')")
+    with page.expect_response("**/reviews/new/**"):
+        page.evaluate(poll)
+    page.wait_for_timeout(100)
+    assert page.evaluate("window.__notice === document.querySelector('.new-items-notice')")

@@ -526,3 +526,41 @@ def test_with_the_channel_layer_down_a_page_catches_up_and_is_told_why_pushes_st
     frame, closed = run_async(scenario)
     assert f'id="run-{run.pk}-step-1"' in frame
     assert closed == {"type": "websocket.close", "code": 4503}
+
+
+def test_the_steps_are_not_live_and_one_short_status_line_says_what_changed(client, analyst, case):
+    from tests.case_rows import waiting_for_answer
+    from tests.conftest import client_for
+
+    run = make_run(case)
+    add_events(run, ("run_started", 0, {}))
+    page = client_for(client, analyst).get(f"/cases/{case.pk}/").content.decode()
+    assert f'<ol id="run-{run.pk}-steps" class="steps">' in page  # not aria-live
+    assert f'<p id="run-{run.pk}-announce" class="visually-hidden" role="status"></p>' in page
+    line = re.compile(rf'<p id="run-{run.pk}-announce"[^>]*hx-swap-oob="innerHTML">([^<]*)</p>')
+
+    async def scenario():
+        socket = communicator(analyst, run, after=1)
+        assert (await socket.connect())[0]
+        await database_sync_to_async(commit_events)(
+            run, *tool_step(1, "resolve_entity", {"name": "A"}, "one")
+        )
+        frame = await socket.receive_from(timeout=2)
+        await socket.disconnect()
+        return frame
+
+    frame = run_async(scenario)
+    assert line.findall(frame) == ["Step 1: resolve_entity done."]
+    assert frame.count("aria-live") == 0 and 'role="status"' in frame
+
+    waiting = waiting_for_answer(case)
+    page = client.get(f"/cases/{case.pk}/?run={waiting.pk}").content.decode()
+    # As the page opens the line already says it (so the first frame repeats, not news).
+    assert 'role="status">Waiting for your answer.</p>' in page
+    answered = client.post(
+        f"/runs/{waiting.pk}/answer/", {"answer_text": "The first"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert re.search(
+        rf'id="run-{waiting.pk}-announce"[^>]*hx-swap-oob="innerHTML">Answer recorded; the run resumes.',
+        answered,
+    )

@@ -229,6 +229,9 @@ def live_page_context(
     context["answer_text"] = answer_typed if form_shown else ""
     context["answer_refusal"] = "" if form_shown else answer_error
     context["unsaved_answer"] = "" if form_shown else answer_typed
+    # What the run's status line says as the page opens (not read then); the stream's
+    # first frame says the same unless something changed meanwhile.
+    context["announcement"] = fragments.announcement(context)
     return context
 
 

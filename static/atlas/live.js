@@ -26,6 +26,13 @@
       Number(incoming.dataset[key]) < Number(current.dataset[key]));
   }
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    // The run's status line says a thing once: the same words again are not read again.
+    var line = event.detail.target;
+    if (line && /^run-\d+-announce$/.test(line.id || "") && event.detail.fragment &&
+        event.detail.fragment.textContent.trim() === line.textContent.trim()) {
+      event.detail.shouldSwap = false;
+      return;
+    }
     var incoming = event.detail.fragment && event.detail.fragment.firstElementChild;
     var current = event.detail.target;
     if (!incoming || !current || !incoming.dataset || !current.dataset) return;

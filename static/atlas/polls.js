@@ -41,8 +41,10 @@
     var holdsFocus = target.contains(document.activeElement);
     if (target.matches("nav.mainnav")) {
       if (updateNavInPlace(target, xhr.responseText) || holdsFocus) event.detail.shouldSwap = false;
-    } else if (target.matches(".new-items") && holdsFocus) {
-      event.detail.shouldSwap = false;
+    } else if (target.matches(".new-items")) {
+      // A live region: replaced only when its count changed, so it is read once per change.
+      var unchanged = parse(xhr.responseText).textContent.trim() === target.textContent.trim();
+      if (holdsFocus || unchanged) event.detail.shouldSwap = false;
     }
   });
 })();

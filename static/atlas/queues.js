@@ -97,7 +97,9 @@
     input.placeholder = `Reason to ${button.textContent.trim().toLowerCase()}, then Enter`;
     input.focus();
   }
-  function say(text) {
+  // The keys' live region is on the page, empty, from the start: a region created together
+  // with its words is often not read. Emptied (not hidden) after a while.
+  function keysStatus() {
     let box = document.getElementById("keys-status");
     if (!box) {
       box = document.createElement("div");
@@ -106,10 +108,15 @@
       box.setAttribute("role", "status");
       document.body.appendChild(box);
     }
+    return box;
+  }
+  if (document.body) keysStatus();
+  else document.addEventListener("DOMContentLoaded", keysStatus);
+  function say(text) {
+    const box = keysStatus();
     box.textContent = text;
-    box.hidden = false;
     clearTimeout(say.timer);
-    say.timer = setTimeout(() => { box.hidden = true; }, 4000);
+    say.timer = setTimeout(() => { box.textContent = ""; }, 4000);
   }
   function answerField() {
     if (!selected()) move(1);
@@ -125,6 +132,7 @@
       const intent = decideForm.dataset.intent;
       if (!intent) {
         decideForm.classList.add("needs-choice");
+        say("Press a or d first: a approves, d denies; then Enter.");
         return;
       }
       // A click (not requestSubmit) so htmx sends the button's name and value too.
@@ -205,9 +213,23 @@
     const row = selected();
     if (row) row.classList.add("selected");
     const swapped = event.target;
-    if (!rowHadFocus || !swapped.matches || !swapped.matches("tr[data-item]") || swapped.id !== rowHadFocus) return;
-    rowHadFocus = null;
+    if (!swapped.matches || !swapped.matches("tr[data-item]")) return;
     const active = document.activeElement;
-    if (!active || active === document.body || !active.isConnected) focusInRow(swapped);
+    const lost = !active || active === document.body || !active.isConnected;
+    if (rowHadFocus === swapped.id && lost) focusInRow(swapped);
+    rowHadFocus = null;
+    sayInRow(swapped);
   });
+  // Each row keeps one live region through its swaps (hx-preserve): the result of a Claim,
+  // a decision or an answer is written into it, unless focus was just put on that result
+  // (then it is read as focus lands, and would be read twice). An error is an alert.
+  function sayInRow(row) {
+    const region = row.querySelector("[data-row-status]");
+    if (!region || row.querySelector(".error")) return;
+    const result = ["[data-result]", ".claim-mine", ".claim-other"]
+      .map((selector) => row.querySelector(selector))
+      .find(Boolean);
+    if (!result || result === document.activeElement) return;
+    region.textContent = result.textContent.replace(/\s+/g, " ").trim();
+  }
 })();
