@@ -257,3 +257,27 @@ def test_the_new_items_notice_is_replaced_only_when_its_count_changes(
         page.evaluate(poll)
     page.wait_for_timeout(100)
     assert page.evaluate("window.__notice === document.querySelector('.new-items-notice')")
+
+
+@pytest.mark.parametrize("width", [390, 640])  # a phone, and 1280 px at 200% zoom
+def test_pages_wrap_instead_of_scrolling_sideways_on_a_phone_and_at_200_percent(
+    page, live_server, tenant, analyst, reviewer, width
+):
+    signoff = off_the_browser_loop(sanctioned_signoff_item, tenant, analyst)
+    question = off_the_browser_loop(question_item, tenant, analyst)
+    page.set_viewport_size({"width": width, "height": 800})
+    widest = (
+        "() => Math.max(document.documentElement.scrollWidth, ...Array.from("
+        "document.querySelectorAll('.topbar, .topbar *, .step-meta, .step-meta *'),"
+        " (el) => el.getBoundingClientRect().right))"
+    )
+    for who, paths in (
+        (reviewer, ["/reviews/", f"/reviews/items/{signoff.pk}/", "/reviews/audit/"]),
+        (analyst, ["/cases/", f"/cases/{question.case_id}/", "/reviews/questions/"]),
+    ):
+        page.context.clear_cookies()
+        login_in_browser(page, live_server.url, who.username)
+        for path in paths:
+            page.goto(f"{live_server.url}{path}")
+            page.wait_for_load_state("load")
+            assert page.evaluate(widest) <= width, (width, path)
