@@ -281,3 +281,44 @@ def test_pages_wrap_instead_of_scrolling_sideways_on_a_phone_and_at_200_percent(
             page.goto(f"{live_server.url}{path}")
             page.wait_for_load_state("load")
             assert page.evaluate(widest) <= width, (width, path)
+
+
+CONTRAST = """(el) => {
+  const rgb = (text) => text.match(/[\\d.]+/g).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => {
+    v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+  }).reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  let opacity = 1, background = null;
+  for (let node = el; node && node.nodeType === 1; node = node.parentElement) {
+    const style = getComputedStyle(node);
+    opacity *= Number(style.opacity);
+    const bg = rgb(style.backgroundColor);
+    if (!background && (bg.length === 3 || bg[3] > 0)) background = bg.slice(0, 3);
+  }
+  const page = rgb(getComputedStyle(document.body).backgroundColor).slice(0, 3);
+  const blend = (c) => c.map((v, i) => opacity * v + (1 - opacity) * page[i]);
+  const [a, b] = [lum(blend(rgb(getComputedStyle(el).color).slice(0, 3))), lum(blend(background))];
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}"""
+
+
+def test_the_nav_count_and_a_settled_conflicts_other_values_are_legible(
+    page, live_server, tenant, analyst, reviewer
+):
+    from tests.review_runs import conflict_item
+
+    item = off_the_browser_loop(conflict_item, tenant, analyst)
+    login_in_browser(page, live_server.url, reviewer.username)
+    page.goto(f"{live_server.url}/reviews/escalations/")
+    assert page.locator(".mainnav .count").first.evaluate(CONTRAST) >= 4.5
+    page.goto(f"{live_server.url}/reviews/escalations/{item.pk}/")
+    page.locator(".conflict .value-card").nth(1).click()
+    page.fill("textarea[name=note]", "The 2024 board announcement is newer than the filing.")
+    page.get_by_role("button", name="Record resolution").click()
+    page.wait_for_selector(".resolution")
+    other = page.locator(".value-card.not-chosen")
+    assert other.count() == 1
+    assert "Not chosen" in other.inner_text()
+    assert "Stands" in page.locator(".value-card.chosen").inner_text()
+    for text in other.locator("dt, dd, .value, .settled-label, .value-letter").all():
+        assert text.evaluate(CONTRAST) >= 4.5, text.inner_text()
