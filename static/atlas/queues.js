@@ -94,7 +94,8 @@
     row.classList.toggle("intent-deny", decision === "deny");
     const button = form.querySelector(`button[data-decision="${decision}"]`);
     const input = form.querySelector("input[name=reason]");
-    input.placeholder = `Reason to ${button.textContent.trim().toLowerCase()}, then Enter`;
+    // The button's visible word; the rest of its name (the subject) is for screen readers.
+    input.placeholder = `Reason to ${button.firstChild.textContent.trim().toLowerCase()}, then Enter`;
     input.focus();
   }
   // The keys' live region is on the page, empty, from the start: a region created together
