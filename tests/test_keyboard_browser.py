@@ -322,3 +322,23 @@ def test_the_nav_count_and_a_settled_conflicts_other_values_are_legible(
     assert "Stands" in page.locator(".value-card.chosen").inner_text()
     for text in other.locator("dt, dd, .value, .settled-label, .value-letter").all():
         assert text.evaluate(CONTRAST) >= 4.5, text.inner_text()
+
+
+def test_the_skip_link_comes_first_and_the_pulse_stops_for_reduced_motion(
+    page, live_server, analyst
+):
+    login_in_browser(page, live_server.url, analyst.username)
+    page.goto(f"{live_server.url}/cases/")
+    assert focused(page).startswith("BODY"), "nothing takes focus as the page opens"
+    page.keyboard.press("Tab")
+    assert focused(page) == "A:Skip to main content"
+    assert page.get_by_role("link", name="Skip to main content").is_visible()
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
+    pulse = (
+        "() => { const el = document.createElement('span'); el.className = 'tool-running';"
+        " document.body.append(el); return getComputedStyle(el, '::before').animationName; }"
+    )
+    assert page.evaluate(pulse) == "pulse"
+    page.emulate_media(reduced_motion="reduce")
+    assert page.evaluate(pulse) == "none"
