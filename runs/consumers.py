@@ -115,7 +115,13 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
         async def receive_while_the_layer_works() -> dict:
             try:
                 return await receive()
-            except Exception:
+            except Exception as error:
+                if self.group:
+                    # Connected, then the layer failed: close so the page reconnects
+                    # and catches up, rather than wait on a socket no push reaches.
+                    logger.warning("Live stream of run %s lost its pushes: %r", self.run_id, error)
+                    self.group = None
+                    await self.close(code=CLOSE_LAYER_DOWN)
                 await asyncio.Event().wait()  # until the socket closes
                 raise
 

@@ -7,6 +7,7 @@ a person would see, not on the wire format.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from concurrent.futures import ThreadPoolExecutor
 
@@ -564,3 +565,29 @@ def test_the_steps_are_not_live_and_one_short_status_line_says_what_changed(clie
         rf'id="run-{waiting.pk}-announce"[^>]*hx-swap-oob="innerHTML">Answer recorded; the run resumes.',
         answered,
     )
+
+
+def test_a_layer_failure_after_connect_closes_the_socket_so_the_page_catches_up(
+    analyst, case, monkeypatch
+):
+    run = make_run(case)
+    add_events(run, ("run_started", 0, {}))
+    layer = get_channel_layer()
+    real = layer.receive
+    calls = []
+
+    async def fails_once(channel):
+        calls.append(channel)
+        if len(calls) == 1:
+            await asyncio.sleep(0.2)
+            raise ConnectionError("Redis restarted")
+        return await real(channel)
+
+    monkeypatch.setattr(layer, "receive", fails_once)
+
+    async def scenario():
+        socket = communicator(analyst, run, after=1)
+        assert (await socket.connect())[0]
+        return await socket.receive_output(timeout=2)
+
+    assert run_async(scenario) == {"type": "websocket.close", "code": 4503}
