@@ -20,7 +20,7 @@ from atlas.runtime.ports import CancelSignal, StaleRunVersion
 from atlas.runtime.scenario import Scenario, parse_scenario
 from atlas.runtime.state import AtlasState
 from reviews.models import HumanDecision
-from runs.leases import THIS_PROCESS, hold_here, release_lease
+from runs.leases import THIS_PROCESS, hold_here, park_until_model_retry, release_lease
 from runs.models import Run
 from runs.storage import DjangoDocumentSource, DjangoRunStore
 
@@ -131,8 +131,13 @@ def advance_run(
     owner: str,
     cancel: CancelSignal,
     still_owner: Callable[[], bool] = lambda: True,
+    park_model_waits: bool = False,
 ) -> str:
-    """Move a run as far as it goes now; the caller holds the lease. Returns the status."""
+    """Move a run as far as it goes now; the caller holds the lease. Returns the status.
+
+    With `park_model_waits` (a worker), a run whose model endpoint asked it to call again
+    later is handed back until then (`leases.park_until_model_retry`) instead of waited for.
+    """
     run = Run.objects.select_related("tenant", "case").get(pk=run_id)
     if run.is_terminal:
         return run.status
@@ -155,17 +160,28 @@ def advance_run(
             # Decisions answer what a paused run asked; a queued run never asked anything.
             state = runtime.start(state)
         else:
-            if state.status == "researching":
-                # Nobody pauses in `researching`: the previous holder of the lease died or
-                # lost it.
+            if state.status == "researching" and not waited_for_model(state):
+                # Nobody else pauses in `researching`: the previous holder of the lease
+                # died or lost it.
                 state = runtime.resume_after_crash(state)
             state = apply_decisions(runtime, run, state)
         if state.status == "researching":
-            state = runtime.run_until_pause(state, keep_going=still_owner)
+            state = runtime.run_until_pause(
+                state, keep_going=still_owner, hand_back_waits=park_model_waits
+            )
+            wait = runtime.model_wait_seconds(state) if state.status == "researching" else 0
+            if wait > 0 and still_owner():
+                park_until_model_retry(run_id, owner, wait)
     except StaleRunVersion:
         logger.info("Run %s was advanced by another writer; %s stops here", run_id, owner)
         return Run.objects.values_list("status", flat=True).get(pk=run_id)
     return state.status
+
+
+def waited_for_model(state: AtlasState) -> bool:
+    """The run was handed back to wait for its model endpoint, with nothing in flight: a
+    planned wait, not a worker that died (whose run is resumed and its deadline moved)."""
+    return state.model_retry_at is not None and state.in_flight is None
 
 
 def cancel_idle_run(run: Run) -> str:

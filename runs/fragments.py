@@ -171,6 +171,8 @@ def _note_for(event: TraceEvent) -> Note | None:
             f"The model's answer was unusable: {data.get('message') or data.get('error', '')}",
             "warn",
         )
+        if wait := data.get("retry_after_seconds"):
+            text += f"; its endpoint asked for {wait:g} s before the next call"
     elif kind == "tool_retryable_failure":
         text = f"Attempt {data.get('attempt', '?')} failed ({_error_words(data)}): {data.get('message', '')}; retrying"
         tone = "warn"

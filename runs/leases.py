@@ -38,6 +38,10 @@ LOCAL_HOLD_LEASES = 40
 # A run nobody holds; a clean pass also clears its failure count.
 RELEASED = {"lease_owner": "", "lease_expires_at": None, "worker_failures": 0}
 
+# The holder of a run that waits until its model endpoint said to call again: no worker
+# slot waits with it, and the sweep takes it when the lease runs out (a cancel, at once).
+WAITING_FOR_MODEL = "waiting:model-endpoint"
+
 
 def lease_expiry(seconds: float | None = None) -> CombinedExpression:
     """The database's now plus a lease (or `seconds`), for an UPDATE."""
@@ -70,7 +74,12 @@ def is_free() -> Q:
 
 
 def claimable() -> Q:
-    return needs_work() & is_free() & Q(worker_failures__lt=MAX_WORKER_FAILURES)
+    cancel_of_a_waiting_run = Q(lease_owner=WAITING_FOR_MODEL, cancel_requested_at__isnull=False)
+    return (
+        needs_work()
+        & (is_free() | cancel_of_a_waiting_run)
+        & Q(worker_failures__lt=MAX_WORKER_FAILURES)
+    )
 
 
 def claim_run(run_id: int, owner: str) -> bool:
@@ -131,6 +140,19 @@ def renew_leases(owner: str, run_ids: Iterable[int]) -> set[int]:
 def release_lease(run_id: int, owner: str) -> bool:
     """Let go of a run that waits or ended; a clean pass also clears its failure count."""
     return Run.objects.filter(pk=run_id, lease_owner=owner).update(**RELEASED) == 1
+
+
+def park_until_model_retry(run_id: int, owner: str, seconds: float) -> bool:
+    """Hand a run back until its model endpoint's Retry-After, instead of waiting in a
+    worker's slot. A clean pass, so its failure count is cleared."""
+    parked = Run.objects.filter(pk=run_id, lease_owner=owner).update(
+        lease_owner=WAITING_FOR_MODEL, lease_expires_at=lease_expiry(seconds), worker_failures=0
+    )
+    return parked == 1
+
+
+def is_parked(run_id: int) -> bool:
+    return Run.objects.filter(pk=run_id, lease_owner=WAITING_FOR_MODEL).exists()
 
 
 def record_worker_failure(run_id: int, owner: str, message: str) -> int:

@@ -228,11 +228,18 @@ class RunWorker:
             # reach the run through the heartbeat's poll or a wake-up.
             for _ in range(MAX_PASSES_PER_CLAIM):
                 status = advance_run(
-                    run_id, owner=self.owner, cancel=driven.cancel, still_owner=driven.still_owner
+                    run_id,
+                    owner=self.owner,
+                    cancel=driven.cancel,
+                    still_owner=driven.still_owner,
+                    park_model_waits=True,
                 )
                 logger.info("Run %s is %s (worker %s)", run_id, status, self.owner)
                 if not driven.still_owner():
                     break
+                if status == "researching" and leases.is_parked(run_id):
+                    logger.info("Run %s waits for its model endpoint; slot freed", run_id)
+                    return
                 if leases.release_lease_if_done(run_id, self.owner):
                     return
                 if leases.cancel_requested([run_id]):

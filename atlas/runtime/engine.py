@@ -169,12 +169,22 @@ class Runtime:
         return self.writer.commit(s, buf)
 
     def run_until_pause(
-        self, state: AtlasState, keep_going: Callable[[], bool] = lambda: True
+        self,
+        state: AtlasState,
+        keep_going: Callable[[], bool] = lambda: True,
+        *,
+        hand_back_waits: bool = False,
     ) -> AtlasState:
-        """step() while researching and keep_going() (a lease check, for example)."""
+        """step() while researching and keep_going() (a lease check, for example).
+
+        With `hand_back_waits`, return instead of waiting for a model endpoint that asked
+        the run to call again later: the host parks the run until `model_wait_seconds`.
+        """
         if state.status == "queued":
             state = self.start(state)
         while state.status == "researching" and keep_going():
+            if hand_back_waits and self._must_wait_for_model(state):
+                break
             state = self.step(state)
         if state.status in PAUSED_STATUSES and self.cancel_signal.is_set():
             # Cancelled as the run paused (say, on the event that paused it): no worker
@@ -274,9 +284,26 @@ class Runtime:
 
     # ------------------------------------------------------------------ one iteration
 
-    def _model_iteration(self, s: AtlasState, buf: StepBuffer) -> AtlasState:
-        if self._wait_as_the_endpoint_asked(s):
-            return cancelled(self.writer, s, buf)
+    def model_wait_seconds(self, state: AtlasState) -> float:
+        """How long the model's endpoint asked the run to wait before calling it again,
+        within the run's time (the budget check stops a run whose deadline comes first)."""
+        if state.model_retry_at is None or state.approved_action is not None:
+            return 0.0
+        now = self.clock.now()
+        wait = seconds_until(state.model_retry_at, now)
+        if state.deadline_at is not None:
+            wait = min(wait, seconds_until(state.deadline_at, now))
+        return max(wait, 0.0)
+
+    def _must_wait_for_model(self, state: AtlasState) -> bool:
+        """The next step is a model call the endpoint asked to delay, and nothing (a cancel
+        or a spent budget) ends the run before it."""
+        if self.cancel_signal.is_set() or self.model_wait_seconds(state) <= 0:
+            return False
+        _, reservation = self._model_call_reservation(state)
+        return check_model_call(state, reservation, self.clock.now()) is None
+
+    def _model_call_reservation(self, s: AtlasState) -> tuple[ModelContext, Reservation]:
         context = build_context(s, self.registry, self.tenant_policy)
         # Never reserve less than the biggest call so far: an estimate can be wrong.
         reserved_tokens = max(
@@ -286,10 +313,21 @@ class Runtime:
         price = (
             self.model.price_per_1k_tokens() if hasattr(self.model, "price_per_1k_tokens") else None
         )
-        reserved_cost = model_cost_reservation(s, reserved_tokens, price)
-        stop = check_model_call(s, Reservation(reserved_tokens, reserved_cost), self.clock.now())
+        return context, Reservation(
+            reserved_tokens, model_cost_reservation(s, reserved_tokens, price)
+        )
+
+    def _model_iteration(self, s: AtlasState, buf: StepBuffer) -> AtlasState:
+        context, reservation = self._model_call_reservation(s)
+        stop = check_model_call(s, reservation, self.clock.now())
+        if stop is None and (wait := self.model_wait_seconds(s)) > 0:
+            # Checked before the wait too, so a spent budget never waits for nothing.
+            if self.cancel_signal.wait(wait):
+                return cancelled(self.writer, s, buf)
+            stop = check_model_call(s, reservation, self.clock.now())
         if stop:
             return budget_stop(self.writer, s, buf, stop)
+        s.model_retry_at = None
         # An iteration is one model decision: a reply that is none is repaired within the
         # same iteration, and max_model_errors bounds how many times in a row.
         iteration = s.iteration + 1
@@ -298,23 +336,19 @@ class Runtime:
             buf,
             "model_requested",
             iteration=iteration,
-            reserved_tokens=reserved_tokens,
-            reserved_cost_usd=reserved_cost,
+            reserved_tokens=reservation.tokens,
+            reserved_cost_usd=reservation.cost_usd,
             model=s.versions.model,
         )
         started = self.clock.monotonic()
         try:
             reply = self._ask_model(context, s)
         except Interrupted as cut:
-            return self._abandon_model_call(
-                s, buf, cut, Reservation(reserved_tokens, reserved_cost)
-            )
+            return self._abandon_model_call(s, buf, cut, reservation)
         if reply.transport_error and self._out_of_time(s):
             # The adapter gave up only because the run's time was up: a deadline, not a
             # model failure, and charged as a call the runtime stopped waiting for.
-            return self._abandon_model_call(
-                s, buf, Interrupted("timed_out"), Reservation(reserved_tokens, reserved_cost)
-            )
+            return self._abandon_model_call(s, buf, Interrupted("timed_out"), reservation)
         s.model_cursor += 1
         usage = reply.usage
         # Said only when there is something to say, so a trace of a playbook's or a
@@ -337,6 +371,7 @@ class Runtime:
         action, error_type, message = self._interpret(reply)
         if reply.retry_after_seconds:
             s.model_retry_at = self.clock.now() + timedelta(seconds=reply.retry_after_seconds)
+            reply_notes["retry_after_seconds"] = reply.retry_after_seconds
         if action is None:
             s.consecutive_model_errors += 1
             s.consecutive_transport_errors += bool(reply.transport_error)
@@ -418,18 +453,6 @@ class Runtime:
             return ModelReply(
                 transport_error="adapter_error", error_message=f"{type(error).__name__}: {error}"
             )
-
-    def _wait_as_the_endpoint_asked(self, s: AtlasState) -> bool:
-        """Wait until the model's endpoint said to call again, within the run's time (the
-        budget check then stops a run whose deadline came first). True if cancelled."""
-        if s.model_retry_at is None:
-            return False
-        now = self.clock.now()
-        wait = seconds_until(s.model_retry_at, now)
-        if s.deadline_at is not None:
-            wait = min(wait, seconds_until(s.deadline_at, now))
-        s.model_retry_at = None
-        return wait > 0 and self.cancel_signal.wait(wait)
 
     def _out_of_time(self, s: AtlasState) -> bool:
         if s.deadline_at is None:

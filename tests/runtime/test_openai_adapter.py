@@ -30,13 +30,12 @@ PRICES = PriceTable(input_per_1k=Decimal("0.0025"), output_per_1k=Decimal("0.01"
 
 
 def model_for(server, **kwargs):
+    kwargs = {"backoff_initial": 0.01, "backoff_max": 0.02, **kwargs}
     return OpenAIChatModel(
         "atlas-test-model",
         base_url=server.base_url,
         api_key="sk-local-test",
         prices=PRICES,
-        backoff_initial=0.01,
-        backoff_max=0.02,
         **kwargs,
     )
 

@@ -60,7 +60,7 @@ def test_retry_after_is_waited_for_and_one_beyond_the_time_left_is_not(server, m
         server.completion(RESOLVE),
     ]
     began = time.monotonic()
-    assert model_for(server).decide(a_context(make_state)).raw
+    assert model_for(server, backoff_max=1).decide(a_context(make_state)).raw
     assert time.monotonic() - began >= 0.4
 
     server.requests.clear()
@@ -71,6 +71,49 @@ def test_retry_after_is_waited_for_and_one_beyond_the_time_left_is_not(server, m
     reply = model_for(server).decide(context)
     assert time.monotonic() - began < 0.5 and len(server.requests) == 1
     assert reply.transport_error == "rate_limited"
+
+
+def test_a_retry_after_longer_than_the_calls_back_off_is_left_to_the_runtime(server, make_state):
+    server.responses = [(429, {"error": "slow down"}, {"Retry-After": "30"})] * 3
+    began = time.monotonic()
+    reply = model_for(server, backoff_max=8).decide(a_context(make_state))
+    assert time.monotonic() - began < 1 and len(server.requests) == 1
+    assert (reply.transport_error, reply.retry_after_seconds) == ("rate_limited", 30)
+
+
+def test_a_spent_budget_stops_the_run_without_waiting_for_the_endpoint(
+    server, make_runtime, make_state
+):
+    server.responses = [(429, {"error": "slow down"}, {"Retry-After": "30"})]
+    runtime = make_runtime(model_for(server, max_attempts=1), clock=SystemClock())
+    state = runtime.step(runtime.start(make_state(max_tokens=100_000)))
+    assert state.model_retry_at is not None
+    state.input_tokens = 99_999
+    began = time.monotonic()
+    state = runtime.run_until_pause(state)
+    assert time.monotonic() - began < 1
+    assert state.termination_reason == "token_budget" and len(server.requests) == 1
+
+
+def test_the_endpoints_wait_is_in_the_trace_and_can_be_handed_back(
+    server, make_runtime, make_state, store
+):
+    server.responses = [
+        (429, {"error": "slow down"}, {"Retry-After": "1"}),
+        server.completion(RESOLVE),
+    ]
+    runtime = make_runtime(model_for(server, max_attempts=1), clock=SystemClock())
+    began = time.monotonic()
+    state = runtime.run_until_pause(runtime.start(make_state()), hand_back_waits=True)
+    assert time.monotonic() - began < 0.5 and len(server.requests) == 1
+    assert state.status == "researching" and 0.5 < runtime.model_wait_seconds(state) <= 1
+    failed = events_of(store, state, "model_failed")[0].data
+    assert failed["retry_after_seconds"] == 1
+
+    time.sleep(runtime.model_wait_seconds(state))
+    state = runtime.step(state)
+    assert state.iteration == 1 and state.model_retry_at is None
+    assert server.request_times[1] - server.request_times[0] >= 1.0
 
 
 def test_usage_the_endpoint_could_not_have_meant_is_estimated(server, make_state):

@@ -136,9 +136,16 @@ class OpenAIChatModel:
         def time_left() -> float:
             return give_up_at - time.monotonic()
 
+        def asks_a_long_wait(retry_state) -> bool:
+            # Longer than this call's own back-off: the runtime keeps to it between calls,
+            # where a worker can hand the run back instead of holding its slot.
+            failure = retry_state.outcome.exception() if retry_state.outcome else None
+            return isinstance(failure, _Retryable) and failure.retry_after > self.backoff_max
+
         @retry(
             retry=retry_if_exception_type(_Retryable),
             stop=stop_after_attempt(self.max_attempts)
+            | asks_a_long_wait
             | (lambda retry_state: time_left() - (retry_state.upcoming_sleep or 0) < MIN_WAIT),
             wait=_backoff(self.backoff_initial, self.backoff_max),
             sleep=context.abandoned.wait,

@@ -1,0 +1,80 @@
+"""A model endpoint that asks the run to call again later: the worker hands the run back
+until then instead of holding a slot, and a cancel still ends it at once."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from django.utils import timezone
+
+from runs import execution, leases
+from runs.actions import do_request_cancel, do_start_run
+from runs.models import Run
+from tests.worker_harness import WorkerThread, event_types, status_of, wait_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SLOW_DOWN = (429, {"error": {"message": "rate limited"}}, {"Retry-After": "60"})
+
+
+@pytest.fixture
+def endpoint(server, settings):
+    settings.OPENAI_BASE_URL = server.base_url
+    return server
+
+
+def lease_owner(run: Run) -> str:
+    return Run.objects.values_list("lease_owner", flat=True).get(pk=run.pk)
+
+
+def test_a_long_retry_after_frees_the_workers_slot_and_a_cancel_still_ends_the_run(
+    endpoint, case, analyst
+):
+    endpoint.responses = [SLOW_DOWN] * 3
+    run = do_start_run(case, analyst, model_name="openai:gpt-test", wake=False)
+    thread = WorkerThread(sweeping=False, lease_seconds=5)
+    try:
+        thread.send({"type": "run.start", "run_id": run.pk})
+        wait_for(lambda: lease_owner(run) == leases.WAITING_FOR_MODEL)
+        wait_for(lambda: thread.worker.driven == {})
+
+        run.refresh_from_db()
+        assert run.status == Run.Status.RESEARCHING and len(endpoint.requests) == 1
+        assert 50 < (run.lease_expires_at - timezone.now()).total_seconds() <= 60
+        failed = run.events.get(type="model_failed").data
+        assert failed["retry_after_seconds"] == 60
+
+        run = do_request_cancel(run, analyst)
+        assert (run.status, run.termination_reason) == ("cancelled", "cancelled")
+        assert run.lease_owner == "" and len(endpoint.requests) == 1
+    finally:
+        thread.stop()
+
+
+def test_the_sweep_takes_the_run_up_again_when_the_endpoint_said_to(
+    endpoint, case, analyst, monkeypatch
+):
+    configured = execution.openai_options
+    # A back-off shorter than the endpoint's wait, so the call gives the wait to the run.
+    monkeypatch.setattr(execution, "openai_options", lambda: {**configured(), "backoff_max": 0.1})
+    endpoint.responses = [
+        (429, {"error": "rate limited"}, {"Retry-After": "1.5"}),
+        endpoint.completion({"kind": "ask_human", "question": "Which Acme do you mean?"}),
+    ]
+    run = do_start_run(case, analyst, model_name="openai:gpt-test", wake=False)
+    thread = WorkerThread(sweep_seconds=0.2, lease_seconds=5)
+    try:
+        wait_for(lambda: lease_owner(run) == leases.WAITING_FOR_MODEL)
+        wait_for(lambda: status_of(run) == Run.Status.WAITING_FOR_INPUT, timeout=10)
+    finally:
+        thread.stop()
+
+    assert endpoint.request_times[1] - endpoint.request_times[0] >= 1.5
+    # A planned wait, not a dead worker: no recovery, and the deadline was not moved.
+    assert "run_resumed" not in event_types(run)
+    run.refresh_from_db()
+    started = run.events.get(type="run_started").data
+    assert datetime.fromisoformat(run.state["deadline_at"]) == datetime.fromisoformat(
+        started["deadline_at"]
+    )
