@@ -207,6 +207,8 @@ def _note_for(event: TraceEvent) -> Note | None:
         detail = data.get("candidates") or None
     elif kind == "clarification_received":
         text, tone = f"Answer: {data.get('answer', '')}", "human"
+        if data.get("picked_entity_id"):
+            text += f" (read as registry entity {data['picked_entity_id']})"
     elif kind == "conflict_detected":
         fact = str(data.get("fact") or "a fact").replace("_", " ")
         text, tone = f"Conflicting values for {fact}", "warn"

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from pydantic import ValidationError
 
+from atlas.runtime.adapters.answers import candidate_picked_by
 from atlas.runtime.case_documents import take_up_new_documents
 from atlas.runtime.context import fence
 from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT, HitDisposition, ReviewRound
@@ -29,6 +30,7 @@ from atlas.runtime.state import (
     AttachedDocument,
     Budgets,
     ConflictResolutionRecord,
+    PendingQuestion,
 )
 from atlas.runtime.step_writer import StepBuffer, StepWriter
 
@@ -76,6 +78,14 @@ def resume_research(
     s.progress_history = [progress_signature(s)]
 
 
+def _picked_entity_id(s: AtlasState, question: PendingQuestion, answer: str) -> str:
+    if not question.candidates or s.selected_entity is not None:
+        return ""
+    listed = [candidate.model_dump() for candidate in s.entity_candidates]
+    picked = candidate_picked_by(answer, listed)
+    return picked["entity_id"] if picked else ""
+
+
 def _apply_answer(
     writer: StepWriter,
     s: AtlasState,
@@ -99,8 +109,10 @@ def _apply_answer(
             "question_id": question.question_id,
             "question": question.question,
             "answer": answer.text,
-            # What the question offered to choose from (reducer: an answered pick).
             "candidates": "; ".join(question.candidates),
+            # Read by the runtime, not the model: the one registry candidate the answer
+            # names, which alone the model may then narrow to (reducer.picked_candidate).
+            "picked_entity_id": (picked := _picked_entity_id(s, question, answer.text)),
         }
     )
     writer.emit(
@@ -113,6 +125,7 @@ def _apply_answer(
         decision_id=answer.decision_id,
         # Said only when true, so the answers to the agent's own questions read as before.
         **({"reply_to_review": True} if review is not None else {}),
+        **({"picked_entity_id": picked} if picked else {}),
     )
     writer.observe(
         s,

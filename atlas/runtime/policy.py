@@ -19,7 +19,9 @@ from atlas.runtime.tools.base import ToolSpec
 # screen, names the matched entity and every hit's list, and is not low risk unsearched.
 # 4: only a resolution of the subject in the case's terms matches it, a packet is about
 # the case's subject, and its media summary does not deny the adverse media recorded.
-POLICY_VERSION = "atlas-policy/4"
+# 5: the model narrows the subject only to the candidate the analyst's answer names, as the
+# runtime reads it.
+POLICY_VERSION = "atlas-policy/5"
 
 
 class TenantPolicy(BaseModel):

@@ -181,11 +181,20 @@ def resolves_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:
     if arguments.get("entity_type") not in (None, brief.subject_type):
         return False
     narrowed_to = arguments.get("jurisdiction")
-    return not narrowed_to or narrowed_to == brief.jurisdiction or _answered_a_pick(state)
+    if not narrowed_to or narrowed_to == brief.jurisdiction:
+        return True
+    picked = picked_candidate(state)
+    return picked is not None and narrowed_to == picked.jurisdiction
 
 
-def _answered_a_pick(state: AtlasState) -> bool:
-    return any(answered.get("candidates") for answered in state.answered_questions)
+def picked_candidate(state: AtlasState) -> EntityCandidate | None:
+    """The registry candidate the analyst's latest answer that named one picked, as the
+    runtime read it (human_inputs): the model's own reading of an answer is never trusted
+    to choose what the case is about."""
+    for answered in reversed(state.answered_questions):
+        if entity_id := answered.get("picked_entity_id"):
+            return next((c for c in state.entity_candidates if c.entity_id == entity_id), None)
+    return None
 
 
 def _as_it_narrowed(arguments: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
@@ -200,12 +209,12 @@ def _may_match_the_subject(
     state: AtlasState,
     arguments: dict[str, Any],
     candidate: EntityCandidate,
-    listed_before: set[str],
+    picked: EntityCandidate | None,
 ) -> bool:
     """Whether a resolution of the subject (resolves_the_subject) may match it to
     `candidate` by itself: a candidate of the subject's type, under its name or an alias
-    the registry gives it, in the case's jurisdiction, or else one the subject's earlier
-    resolution listed and the analyst has since been asked to pick from."""
+    the registry gives it, in the case's jurisdiction, or else the one the analyst picked
+    from the subject's earlier listing."""
     brief = state.brief
     if candidate.entity_type != brief.subject_type:
         return False
@@ -219,7 +228,7 @@ def _may_match_the_subject(
         in_the_case = candidate.jurisdiction == brief.jurisdiction
     else:
         in_the_case = not arguments.get("jurisdiction")
-    return in_the_case or (_answered_a_pick(state) and candidate.entity_id in listed_before)
+    return in_the_case or (picked is not None and candidate.entity_id == picked.entity_id)
 
 
 def _apply_resolve(
@@ -247,12 +256,12 @@ def _apply_resolve(
     # Only the subject's own resolutions list its candidates: a detour (someone else, a
     # narrowing of the model's own) leaves the list the analyst may be asked to pick from.
     if state.selected_entity is None and resolves_the_subject(state, arguments):
-        listed_before = {candidate.entity_id for candidate in state.entity_candidates}
+        picked = picked_candidate(state)
         state.entity_candidates = candidates
         if candidates and candidates[0].score >= STRONG_MATCH:
             lead = candidates[0].score - (candidates[1].score if len(candidates) > 1 else 0)
             if lead >= AMBIGUITY_MARGIN and _may_match_the_subject(
-                state, arguments, candidates[0], listed_before
+                state, arguments, candidates[0], picked
             ):
                 state.selected_entity = candidates[0]
     for candidate in result.get("candidates", []):

@@ -290,3 +290,45 @@ def test_a_narrowing_that_excluded_nothing_matches_the_subject(make_runtime, mak
     )
     assert state.selected_entity.entity_id == "pe-dmitri-volkov"
     assert "resolve_entity" in state.completed_steps
+
+
+def test_a_model_cannot_narrow_on_an_answer_to_its_own_yes_or_no_question(make_runtime, make_state):
+    runtime = make_runtime(
+        turns=[
+            call("resolve_entity", name="Northwind Trading", entity_type="company"),
+            ask("Do you want the report in English?", ["yes", "no"]),
+            call("resolve_entity", name="Northwind Trading", jurisdiction="SG"),
+        ]
+    )
+    state = runtime.step(
+        runtime.step(runtime.start(make_state("Northwind Trading", jurisdiction=None)))
+    )
+    state = runtime.step(answered(runtime, state, "yes"))
+    assert state.answered_questions[-1]["picked_entity_id"] == ""
+    assert state.selected_entity is None and len(state.entity_candidates) == 3
+
+
+def test_the_model_may_narrow_only_to_the_candidate_the_analyst_named(
+    make_runtime, make_state, store
+):
+    def after_answer(narrowed_to: str):
+        runtime = make_runtime(
+            turns=[
+                call("resolve_entity", name="Northwind Trading", entity_type="company"),
+                ask("Which Northwind Trading?", NORTHWINDS),
+                call("resolve_entity", name="Northwind Trading", jurisdiction=narrowed_to),
+            ]
+        )
+        state = runtime.step(
+            runtime.step(runtime.start(make_state("Northwind Trading", jurisdiction=None)))
+        )
+        return runtime.step(answered(runtime, state, "The one in Singapore, not the UK one"))
+
+    against_the_answer = after_answer("US")
+    assert against_the_answer.answered_questions[-1]["picked_entity_id"] == "co-northwind-sg"
+    assert against_the_answer.selected_entity is None
+
+    as_answered = after_answer("SG")
+    assert as_answered.selected_entity.entity_id == "co-northwind-sg"
+    received = events_of(store, as_answered, "clarification_received")
+    assert received[-1].data["picked_entity_id"] == "co-northwind-sg"

@@ -29,9 +29,15 @@ MIN_FACT_WORD = 3
 def candidate_from_answer(
     p: dict[str, Any], candidates: list[dict[str, Any]]
 ) -> dict[str, Any] | None:
-    if not p["answered_questions"] or not candidates:
+    """The candidate the analyst's latest answer picks, if it singles one out."""
+    if not p["answered_questions"]:
         return None
-    answer = p["answered_questions"][-1].get("answer", "")
+    return candidate_picked_by(p["answered_questions"][-1].get("answer", ""), candidates)
+
+
+def candidate_picked_by(answer: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+    if not candidates:
+        return None
     for c in candidates:
         if c["entity_id"].lower() in answer.lower():
             return c
