@@ -147,7 +147,8 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
             # and catches up again each time.
             logger.warning("Live stream of run %s without updates: %r", self.run_id, error)
             await self._push_new()
-            await self.close(code=CLOSE_LAYER_DOWN)
+            # A finished run has nothing more to say: the page need not come back.
+            await self.close(code=1000 if await self._run_has_ended() else CLOSE_LAYER_DOWN)
             return
         self.group = run_group(self.run_id)
         await self._push_new()
@@ -185,6 +186,11 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
             .distinct()
         )
         return None
+
+    @database_sync_to_async
+    def _run_has_ended(self) -> bool:
+        status = Run.objects.filter(pk=self.run_id).values_list("status", flat=True).first()
+        return status in Run.TERMINAL_STATUSES
 
     async def _push_new(self) -> None:
         frame = await self._frame()

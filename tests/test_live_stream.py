@@ -529,6 +529,28 @@ def test_with_the_channel_layer_down_a_page_catches_up_and_is_told_why_pushes_st
     assert closed == {"type": "websocket.close", "code": 4503}
 
 
+def test_with_the_channel_layer_down_a_finished_runs_stream_closes_for_good(
+    analyst, case, monkeypatch
+):
+    run = make_run(case, status="completed", reason="packet_approved")
+    add_events(run, ("run_started", 0, {}), ("run_completed", 1, {}))
+
+    async def refuse(group, channel):
+        raise ConnectionError("Connection refused.")
+
+    monkeypatch.setattr(get_channel_layer(), "group_add", refuse)
+
+    async def scenario():
+        socket = communicator(analyst, run, after=1)
+        assert (await socket.connect())[0]
+        frame = await socket.receive_from()
+        return frame, await socket.receive_output()
+
+    frame, closed = run_async(scenario)
+    assert "run_completed" in frame or "badge-completed" in frame
+    assert closed == {"type": "websocket.close", "code": 1000}  # the page does not come back
+
+
 def test_the_steps_are_not_live_and_one_short_status_line_says_what_changed(client, analyst, case):
     from tests.case_rows import waiting_for_answer
     from tests.conftest import client_for

@@ -91,10 +91,14 @@
   // The server closes with this code while it cannot push (its channel layer is down),
   // after sending what is new: the page catches up by reconnecting every few seconds.
   var LAYER_DOWN = 4503;
+  // Each catch-up while the layer is down opens and closes at once: the note that pushes
+  // are delayed goes only once a socket has stayed open, so it does not flicker.
+  var PUSHES_WORK_AFTER_MS = 3000;
   document.addEventListener("htmx:wsClose", function (event) {
     var code = event.detail && event.detail.event && event.detail.event.code;
     var section = event.target.closest ? event.target.closest(".live-run") : null;
     if (!section) return;
+    clearTimeout(section.pushesWorkTimer);
     section.classList.toggle("offline", code !== 1000 && code !== LAYER_DOWN);
     // The server is up but cannot push: each reconnect still brings the page up to date.
     section.classList.toggle("no-push", code === LAYER_DOWN);
@@ -108,6 +112,11 @@
   });
   document.addEventListener("htmx:wsOpen", function (event) {
     var section = event.target.closest ? event.target.closest(".live-run") : null;
-    if (section) section.classList.remove("offline", "no-push");
+    if (!section) return;
+    section.classList.remove("offline");
+    clearTimeout(section.pushesWorkTimer);
+    section.pushesWorkTimer = setTimeout(function () {
+      section.classList.remove("no-push");
+    }, PUSHES_WORK_AFTER_MS);
   });
 })();
