@@ -18,8 +18,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def worker():
-    # No sweep: whatever happens here happens because of a message.
-    thread = WorkerThread(sweeping=False, lease_seconds=5)
+    # No sweep: whatever happens here happens because of a message. With no sweep to take
+    # up a run the worker let go of, a lease long enough that a loaded machine's late
+    # renewal never makes the worker think it lost the run.
+    thread = WorkerThread(sweeping=False, lease_seconds=30)
     yield thread
     thread.stop()
 
