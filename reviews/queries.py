@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from reviews.models import ReviewItem
@@ -56,6 +56,27 @@ CLAIM_FILTERS = {
 }
 
 
+# Whether an item can be decided now, as the approvals queue filters it: a sign-off waits
+# while its run's conflict escalation is open (reviews.actions.open_conflict_facts).
+READINESS_FILTERS = {
+    "ready": "Can be decided now",
+    "blocked": "Sign-off waits on a conflict",
+}
+
+
+def waits_on_a_conflict() -> Exists:
+    """The item's run has an open escalation of the conflicts its packet left: open until
+    every one of them is settled (reviews.actions.do_resolve_conflict)."""
+    return Exists(
+        ReviewItem.objects.filter(
+            run=OuterRef("run"),
+            kind=ReviewItem.Kind.ESCALATION,
+            status=ReviewItem.Status.OPEN,
+            payload__reason="finish_proposed",
+        )
+    )
+
+
 def open_items(tenant: Tenant, kinds: list[str]) -> QuerySet[ReviewItem]:
     """A tenant's open items of `kinds`, oldest first (uses reviews_item_open_queue_idx)."""
     return (
@@ -74,12 +95,13 @@ def filter_queue(
     query: str = "",
     reason: str = "",
     claim: str = "",
+    readiness: str = "",
     user=None,
     opened_by=None,
     now=None,
 ) -> QuerySet[ReviewItem]:
-    """`items` narrowed by a queue page's filters; a reason or claim it does not know
-    filters nothing. `user` is who a claim "mine" means; `opened_by`, whose cases only."""
+    """`items` narrowed by a queue page's filters; a reason, claim or readiness it does not
+    know filters nothing. `user` is who a claim "mine" means; `opened_by`, whose cases only."""
     now = now or timezone.now()
     if kind:
         items = items.filter(kind=kind)
@@ -105,6 +127,10 @@ def filter_queue(
             | Q(claim_expires_at__isnull=True)
             | Q(claim_expires_at__lte=now)
         )
+    if readiness == "blocked":
+        items = items.filter(waits_on_a_conflict(), kind=ReviewItem.Kind.SIGNOFF)
+    elif readiness == "ready":
+        items = items.exclude(waits_on_a_conflict(), kind=ReviewItem.Kind.SIGNOFF)
     return items
 
 

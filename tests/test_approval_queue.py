@@ -818,3 +818,30 @@ def test_the_queue_pages_keep_the_claim_filter(client, tenant, analyst, reviewer
     client_for(client, reviewer)
     html = client.get(reverse("reviews-queue"), {"claim": "unclaimed"}).content.decode()
     assert "claim=unclaimed" in link(html, "next")
+
+
+def test_the_queue_separates_sign_offs_waiting_on_a_conflict_from_what_can_be_decided(
+    client, tenant, analyst, reviewer
+):
+    approval = approval_item(tenant, analyst)
+    clean = signoff_item(tenant, analyst)
+    run = paused_run(tenant, analyst, CONFLICT_SUBJECT)
+    waiting = open_item(run, ReviewItem.Kind.SIGNOFF)
+    escalation = open_item(run, ReviewItem.Kind.ESCALATION)
+    client_for(client, reviewer)
+    url = reverse("reviews-queue")
+
+    ready = shown_ids(client.get(url, {"ready": "ready"}).content.decode())
+    assert ready == [approval.pk, clean.pk]
+    blocked = client.get(url, {"ready": "blocked"}).content.decode()
+    assert shown_ids(blocked) == [waiting.pk]
+    assert '<option value="blocked" selected>' in blocked
+
+    # Settled: the escalation closes, and the packet that comes back can be decided.
+    conflict_id = escalation.payload["conflicts"][0]["conflict_id"]
+    client.post(
+        reverse("reviews-resolve", args=[escalation.pk]),
+        {"conflict_id": conflict_id, "choice": "__unresolvable__", "note": "Filing pending."},
+    )
+    assert shown_ids(client.get(url, {"ready": "blocked"}).content.decode()) == []
+    assert waiting.pk in shown_ids(client.get(url, {"ready": "ready"}).content.decode())

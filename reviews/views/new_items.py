@@ -43,7 +43,7 @@ QUEUE_PAGES = {
         [Kind.APPROVAL, Kind.SIGNOFF],
         REVIEWERS,
         "item",
-        ("kind", "age", "q", "claim"),
+        ("kind", "age", "q", "claim", "ready"),
     ),
     "questions": QueuePageSpec(
         "reviews-clarifications",
@@ -106,6 +106,7 @@ def new_items(request: HtmxHttpRequest, page: str) -> HttpResponse:
         query=search_text(filters.get("q", "")),
         reason=filters.get("reason", ""),
         claim=filters.get("claim", ""),
+        readiness=filters.get("ready", ""),
         user=request.user,
         opened_by=request.user if only_mine(request, filters) else None,
     )

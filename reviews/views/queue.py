@@ -25,6 +25,7 @@ from reviews.paging import queue_page
 from reviews.queries import (
     AGE_FILTERS,
     CLAIM_FILTERS,
+    READINESS_FILTERS,
     documents_not_given,
     filter_queue,
     open_items,
@@ -79,6 +80,8 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
             "age": filters.age,
             "query": filters.query,
             "claim": filters.claim,
+            "readiness": filters.readiness,
+            "readinesses": list(READINESS_FILTERS.items()),
             "kinds": [(k, ReviewItem.Kind(k).label) for k in QUEUE_KINDS],
             **notice_context(request, "approvals"),
             "ages": [(key, label) for key, (label, _) in AGE_FILTERS.items()],
@@ -150,6 +153,7 @@ class QueueFilters(NamedTuple):
     age: str
     query: str
     claim: str
+    readiness: str
 
     @property
     def any(self) -> bool:
@@ -157,15 +161,17 @@ class QueueFilters(NamedTuple):
 
 
 def _queue_filters(params: QueryDict) -> QueueFilters:
-    """The queue page's kind, age, case and claim filters, each valid or blank."""
+    """The queue page's kind, age, case, claim and readiness filters, each valid or blank."""
     kind = params.get("kind", "")
     age = params.get("age", "")
     claim = params.get("claim", "")
+    readiness = params.get("ready", "")
     return QueueFilters(
         kind=kind if kind in QUEUE_KINDS else "",
         age=age if age in AGE_FILTERS else "",
         query=search_text(params.get("q", "")),
         claim=claim if claim in CLAIM_FILTERS else "",
+        readiness=readiness if readiness in READINESS_FILTERS else "",
     )
 
 
@@ -176,6 +182,7 @@ def _queue_items(request: HtmxHttpRequest, filters: QueueFilters):
         age=filters.age,
         query=filters.query,
         claim=filters.claim,
+        readiness=filters.readiness,
         user=request.user,
     )
 
