@@ -520,8 +520,8 @@ def _model_failure_sentence(s: AtlasState, reply: ModelReply, message: str) -> s
     detail = message[:200].rstrip(".")
     if reply.transport_error == "http_error":
         return (
-            f"The model endpoint refused the request ({detail}); the run stopped. Check the "
-            "model's address, key and name in the settings."
+            f"The model endpoint refused the request ({detail}), so the run stopped: check "
+            "the model's address, key and name in the settings."
         )
     if reply.fatal:
         return f"The model could not go on ({detail}); the run stopped."

@@ -60,8 +60,8 @@ def pause_for_review(
 
 
 OVERSPENT_USER_STATUS = (
-    "The research went over its {budget} budget ({used} of {limit}): a model call reported "
-    "more usage than was reserved for it. A reviewer should look at the partial packet."
+    "The research went over its {budget} budget ({used} of {limit}) because a model call "
+    "reported more usage than was reserved for it; a reviewer should look at the partial packet."
 )
 
 

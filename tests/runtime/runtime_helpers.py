@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Callable, Sequence
 from decimal import Decimal
@@ -113,6 +114,11 @@ def types(store: MemoryRunStore, state: AtlasState) -> list[str]:
 
 def events_of(store: MemoryRunStore, state: AtlasState, type_: str) -> list:
     return [e for e in store.events[state.run_id] if e.type == type_]
+
+
+def one_sentence(text: str) -> bool:
+    """DESIGN.md: each reason code has a one-sentence user-visible status text."""
+    return text.endswith(".") and not re.search(r"[.!?]\s+[A-Z]", text)
 
 
 def run(runtime: Runtime, state: AtlasState) -> AtlasState:

@@ -16,6 +16,7 @@ from runtime_helpers import (
     FnModel,
     call,
     events_of,
+    one_sentence,
     run,
     types,
 )
@@ -29,7 +30,14 @@ from atlas.runtime.humans import (
 )
 from atlas.runtime.memory import SystemClock
 from atlas.runtime.policy import TenantPolicy
-from atlas.runtime.state import USER_STATUS, AttachedDocument
+from atlas.runtime.state import (
+    CASE_CLOSED_USER_STATUS,
+    CONFLICT_AT_FINISH_USER_STATUS,
+    RESUBMITTED_USER_STATUS,
+    SENT_BACK_USER_STATUS,
+    USER_STATUS,
+    AttachedDocument,
+)
 from atlas.runtime.tools.base import TransportError
 from atlas.runtime.tools.registry import ToolRegistry, default_registry
 
@@ -364,6 +372,7 @@ def test_a_model_reporting_more_than_was_reserved_is_said_to_have_gone_over(
     )
     assert (state.status, state.termination_reason) == ("awaiting_review", reason)
     assert state.user_status.startswith(sentence)
+    assert one_sentence(state.user_status), state.user_status
     assert events_of(store, state, "budget_exhausted")[0].data["overspent"] is True
     # The decision of the call that overspent is not acted on.
     assert types(store, state)[-4:] == [
@@ -824,3 +833,14 @@ def test_a_finish_that_fails_validation_is_rejected_and_the_loop_goes_on(
     errors = events_of(store, state, "final_rejected")[0].data["errors"]
     assert "Finding 1 cites no evidence." in errors
     assert any(e.startswith("The subject has not been screened") for e in errors)
+
+
+def test_every_user_status_text_is_one_sentence():
+    texts = [
+        *USER_STATUS.values(),
+        CONFLICT_AT_FINISH_USER_STATUS,
+        SENT_BACK_USER_STATUS,
+        RESUBMITTED_USER_STATUS,
+        CASE_CLOSED_USER_STATUS,
+    ]
+    assert [text for text in texts if not one_sentence(text)] == []

@@ -7,7 +7,7 @@ import json
 import time
 from decimal import Decimal
 
-from runtime_helpers import events_of
+from runtime_helpers import events_of, one_sentence
 from test_openai_adapter import RESOLVE, a_context, model_for
 
 from atlas.runtime.budgets import estimate_tokens
@@ -155,7 +155,8 @@ def test_a_refused_key_ends_the_run_at_once_and_says_so(server, make_runtime, ma
     state = runtime.run_until_pause(runtime.start(make_state()))
     assert (state.status, state.termination_reason) == ("failed", "model_failure")
     assert state.user_status.startswith("The model endpoint refused the request (HTTP 401:")
-    assert "Check the model's address, key and name" in state.user_status
+    assert "check the model's address, key and name" in state.user_status.lower()
+    assert one_sentence(state.user_status), state.user_status
     assert len(server.requests) == 1, "a refused key is not retried"
     assert not [o for o in store.observations.get(state.run_id, []) if o.name == "model_output"]
 
