@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from atlas.runtime.state import USER_STATUS_MAX_LENGTH
 from runs.uploads import stored_file_name
 
 
@@ -220,7 +221,7 @@ class Run(models.Model):
     # packet_approved reached by a reviewer closing the case as it stood, not by a sign-off
     # of a packet the research proposed: metrics and filters tell the two apart by it.
     closed_by_reviewer = models.BooleanField(default=False)
-    user_status = models.CharField(max_length=300, blank=True)
+    user_status = models.CharField(max_length=USER_STATUS_MAX_LENGTH, blank=True)
     # The registry entity the subject was matched to, as the lists show and search it.
     matched_entity = models.CharField(max_length=300, blank=True)
     # The subject as this run researched it: the case's may be corrected after the run.

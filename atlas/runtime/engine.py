@@ -77,6 +77,9 @@ from atlas.runtime.world import World, default_world
 
 # A model call given up with less time than this left ended for the deadline.
 DEADLINE_MARGIN_SECONDS = 0.1
+# Of an endpoint's error, what the status sentence quotes: the longest sentence around it
+# stays within USER_STATUS_MAX_LENGTH.
+MODEL_FAILURE_DETAIL_CHARS = 150
 
 # Names hosts and tests import from here; some now live in the modules the loop uses.
 __all__ = [
@@ -517,7 +520,7 @@ def _model_failure_sentence(s: AtlasState, reply: ModelReply, message: str) -> s
     ("kept returning unusable answers") unless no request in the row got a reply."""
     if s.consecutive_transport_errors < s.consecutive_model_errors:
         return None
-    detail = message[:200].rstrip(".")
+    detail = message[:MODEL_FAILURE_DETAIL_CHARS].rstrip(".")
     if reply.transport_error == "http_error":
         return (
             f"The model endpoint refused the request ({detail}), so the run stopped: check "

@@ -45,6 +45,9 @@ BUDGET_REASONS = frozenset({"max_iterations", "token_budget", "cost_budget", "de
 # Stops a reviewer can lift by extending the budget: the budgets and the loop guards.
 EXTENDABLE_REASONS = BUDGET_REASONS | {"no_progress", "repeated_action", "policy_denied"}
 
+# The longest user-visible status a run's row holds.
+USER_STATUS_MAX_LENGTH = 300
+
 # One sentence per reason code and per status, shown in the console.
 USER_STATUS: dict[str, str] = {
     "finish_proposed": "Research is done and the packet is waiting for a reviewer's sign-off.",

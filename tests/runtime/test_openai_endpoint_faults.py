@@ -12,6 +12,7 @@ from test_openai_adapter import RESOLVE, a_context, model_for
 
 from atlas.runtime.budgets import estimate_tokens
 from atlas.runtime.memory import SystemClock
+from atlas.runtime.state import USER_STATUS_MAX_LENGTH
 
 
 def test_an_endpoint_that_closes_each_connection_is_read_whole(server, make_state):
@@ -221,3 +222,12 @@ def test_a_retry_after_beyond_the_deadline_ends_the_run_at_its_deadline(
     assert time.monotonic() - began < 3
     assert (state.status, state.termination_reason) == ("awaiting_review", "deadline")
     assert len(server.requests) == 1
+
+
+def test_a_long_refusal_still_fits_the_runs_status_column(server, make_runtime, make_state):
+    server.responses = [(401, {"error": {"message": "Incorrect API key provided. " * 20}})]
+    runtime = make_runtime(model_for(server))
+    state = runtime.run_until_pause(runtime.start(make_state()))
+    assert state.termination_reason == "model_failure"
+    assert state.user_status.startswith("The model endpoint refused the request (HTTP 401:")
+    assert len(state.user_status) <= USER_STATUS_MAX_LENGTH
