@@ -49,6 +49,13 @@ def assert_outcome(state, status, reason):
     assert state.user_status == USER_STATUS[reason]
 
 
+def assert_partial_packet(state):
+    """A budget's stop: the packet so far, with what is still open."""
+    packet = state.proposed_packet
+    assert packet is not None and packet.partial
+    assert f"Stopped early: {USER_STATUS[state.termination_reason]}" in packet.open_gaps
+
+
 def test_invalid_json_once_gets_a_repair_turn(make_runtime, make_state, store):
     state = run(
         make_runtime(turns=[{"raw": "I think I should search the registry."}]), make_state()
@@ -176,10 +183,19 @@ def test_a_repeating_cycle_goes_to_review(make_runtime, make_state, store, patte
     }
     state = run(make_runtime(turns=[actions[c] for c in pattern]), make_state(max_no_progress=10))
     assert_outcome(state, "awaiting_review", "repeated_action")
-    trace = types(store, state)
-    assert trace[-2:] == ["cycle_detected", "escalated"]
-    assert trace.count("tool_started") == len(set(pattern))
-    assert trace.count("duplicate_action_blocked") == len(pattern) - len(set(pattern))
+    # Each action runs once; every repeat of it is blocked, then the cycle stops the run.
+    turns = [
+        TOOL_TURN
+        if pattern.index(action) == i
+        else ["model_requested", "model_decision", "duplicate_action_blocked"]
+        for i, action in enumerate(pattern)
+    ]
+    assert types(store, state) == [
+        "run_started",
+        *[event for turn in turns for event in turn],
+        "cycle_detected",
+        "escalated",
+    ]
     assert events_of(store, state, "cycle_detected")[0].data["period"] == period
     assert state.proposed_packet is not None and state.proposed_packet.partial
 
@@ -293,6 +309,7 @@ def test_the_model_keeps_proposing_forbidden_actions(make_runtime, make_state, s
 def test_the_iteration_budget_stops_with_a_partial_packet(make_runtime, make_state, store):
     state = run(make_runtime(), make_state(max_iterations=2))
     assert_outcome(state, "awaiting_review", "max_iterations")
+    assert_partial_packet(state)
     assert types(store, state) == ["run_started", *TOOL_TURN * 2, "budget_exhausted", "escalated"]
     assert state.iteration == 2
     packet = state.proposed_packet
@@ -340,6 +357,7 @@ def test_the_token_budget_is_reserved_before_the_call(make_runtime, make_state, 
         make_state(max_tokens=10000),
     )
     assert_outcome(state, "awaiting_review", "token_budget")
+    assert_partial_packet(state)
     assert types(store, state) == ["run_started", *TOOL_TURN, "budget_exhausted", "escalated"]
     assert state.tokens == 9000 <= state.budgets.max_tokens
 
@@ -392,6 +410,7 @@ def test_the_cost_budget_stops_before_overshooting(make_runtime, make_state, sto
     ]
     state = run(make_runtime(turns=turns), make_state())
     assert_outcome(state, "awaiting_review", "cost_budget")
+    assert_partial_packet(state)
     assert types(store, state) == ["run_started", *TOOL_TURN * 2, "budget_exhausted", "escalated"]
     assert state.cost_usd == Decimal("0.86")
     assert state.cost_usd <= state.budgets.max_cost_usd
@@ -403,6 +422,7 @@ def test_a_tool_that_would_overshoot_the_cost_budget_does_not_start(
 ):
     state = run(make_runtime(), make_state(max_cost_usd=Decimal("0.03")))
     assert_outcome(state, "awaiting_review", "cost_budget")
+    assert_partial_packet(state)
     assert types(store, state) == [
         "run_started",
         *TOOL_TURN,
@@ -423,6 +443,7 @@ def test_the_deadline_stops_the_run(make_runtime, make_state, store, clock):
 
     state = run(make_runtime(FnModel(slow_thinker)), make_state())
     assert_outcome(state, "awaiting_review", "deadline")
+    assert_partial_packet(state)
     # The second decision took the run past its deadline: its tool never starts.
     assert types(store, state) == [
         "run_started",
@@ -585,6 +606,27 @@ def test_an_authorization_error_fails_the_run(make_runtime, make_state, store):
         "run_failed",
     ]
     assert events_of(store, state, "tool_failed")[0].data["error_type"] == "forbidden"
+
+
+def test_tools_failing_whatever_the_retries_and_the_replans_fail_the_run(
+    make_runtime, make_state, store
+):
+    turns = [
+        call("resolve_entity", **ACME),
+        call("screen_sanctions", name="Acme Analytics"),
+        call("search_adverse_media", query="Acme Analytics"),
+    ]
+    down = ["timeout"] * 3  # each call's attempt and both retries
+    faults = {"resolve_entity": down, "screen_sanctions": down, "search_adverse_media": down}
+    state = run(make_runtime(turns=turns), make_state(faults=faults, max_tool_retries=2))
+    assert_outcome(state, "failed", "tool_failure")
+    attempts = ["tool_started", "tool_retryable_failure"] * 2 + ["tool_started", "tool_failed"]
+    assert types(store, state) == [
+        "run_started",
+        *(["model_requested", "model_decision", *attempts] * 3),
+        "run_failed",
+    ]
+    assert events_of(store, state, "run_failed")[0].data["tool"] == "search_adverse_media"
 
 
 def test_ask_human_waits_for_input_and_the_answer_is_an_observation(
@@ -800,7 +842,14 @@ def test_a_signed_off_packet_completes_the_case(make_runtime, make_state, store)
         state, PacketSignOff(decision_id="d-1", actor="reviewer-rita", approved=True)
     )
     assert_outcome(state, "completed", "packet_approved")
-    assert types(store, state)[-3:] == ["finish_proposed", "packet_approved", "run_completed"]
+    assert types(store, state) == [
+        "run_started",
+        *TOOL_TURN * 3,
+        *ACME_DIRECTOR_SCREENS,
+        *FINISH_TURN,
+        "packet_approved",
+        "run_completed",
+    ]
     assert events_of(store, state, "run_completed")[0].data == {
         "status": "completed",
         "reason": "packet_approved",
