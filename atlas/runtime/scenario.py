@@ -84,6 +84,8 @@ EVENT_TYPES = (
     "packet_approved",
     "packet_rejected",
     "human_input_rejected",
+    "document_added",
+    "document_marked_sensitive",
 )
 
 

@@ -35,6 +35,12 @@ def test_unknown_values_are_a_clear_error():
         parse_scenario({"case": {"subject": "A", "subject_type": "robot"}})
 
 
+@pytest.mark.parametrize("event", ["document_added", "document_marked_sensitive"])
+def test_a_cancel_may_wait_for_any_event_the_runtime_records(event):
+    scenario = parse_scenario({"case": {"subject": "A"}, "human": {"cancel_on": {"event": event}}})
+    assert scenario.human.cancel_on.event == event
+
+
 def test_the_design_example_parses():
     scenario = parse_scenario(
         {
