@@ -133,6 +133,15 @@ def test_usage_the_endpoint_could_not_have_meant_is_estimated(server, make_state
     assert not model_for(server).decide(context).usage_estimated
 
 
+def test_a_small_usage_the_endpoint_reports_is_counted_as_reported(server, make_state):
+    """DESIGN.md: usage comes from the response's `usage`. Only a count no request could
+    have meant (none for a prompt, more than was sent or allowed) is estimated."""
+    server.responses = [server.completion(RESOLVE, 12, 3)]
+    reply = model_for(server).decide(a_context(make_state))
+    assert not reply.usage_estimated
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == (12, 3)
+
+
 def test_a_reply_that_is_not_a_chat_completion_is_not_taken_for_a_decision(server, make_state):
     ask = {"kind": "ask_human", "question": "Which one?", "blocking": True}
     server.responses = [(200, {**ask, "usage": {"prompt_tokens": 1200, "completion_tokens": 9}})]

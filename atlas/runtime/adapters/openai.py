@@ -227,13 +227,13 @@ class OpenAIChatModel:
             reported = {}
         input_tokens = _plausible(
             _token_count(reported.get("prompt_tokens")),
-            # A token is at least a byte of the request, and rarely covers 16 characters.
-            least=max(1, len(context.text()) // 16),
+            # A prompt is at least one token, and a token at least a byte of the request.
+            least=1,
             most=len(body) + PROMPT_OVERHEAD_TOKENS,
         )
         output_tokens = _plausible(
             _token_count(reported.get("completion_tokens")),
-            least=len(reply_text) // 16,
+            least=1 if reply_text else 0,
             most=context.max_output_tokens + PROMPT_OVERHEAD_TOKENS,
         )
         estimated = input_tokens is None or output_tokens is None
