@@ -568,6 +568,25 @@ def test_cancel_during_a_slow_retry_ends_within_a_second(make_runtime, make_stat
     assert (record.effect_status, record.attempts) == ("cancelled", 2)
 
 
+def test_cancel_of_a_run_waiting_for_an_answer_ends_it_at_once(make_runtime, make_state, store):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    assert_outcome(state, "waiting_for_input", "waiting_for_input")
+    started = time.monotonic()
+    state = runtime.cancel(state)
+    assert time.monotonic() - started < 1.0
+    assert_outcome(state, "cancelled", "cancelled")
+    assert state.pending_question is None
+    assert types(store, state) == [
+        "run_started",
+        *TOOL_TURN,
+        "model_requested",
+        "model_decision",
+        "clarification_requested",
+        "run_cancelled",
+    ]
+
+
 def test_transport_errors_are_retried_then_become_a_typed_failure(make_runtime, make_state, store):
     faults = {"screen_sanctions": ["timeout", "rate_limited", "timeout"]}
     state = run(make_runtime(), make_state(faults=faults, max_tool_retries=2))
