@@ -104,6 +104,10 @@ def test_same_name_people_are_told_apart_by_their_facts_and_an_answer_by_one_is_
         ("not the US or UK one", "co-northwind-sg"),
         ("Not UK but SG", "co-northwind-sg"),
         ("sg", "co-northwind-sg"),
+        # An id or registration number ruled out is not the one picked.
+        ("not co-northwind-gb, co-northwind-sg", "co-northwind-sg"),
+        ("Not 04512398 but 201534871K", "co-northwind-sg"),
+        ("(DE-7731002)", "co-northwind-us"),
     ],
 )
 def test_an_answer_in_the_analysts_words_picks_the_candidate(
@@ -117,7 +121,15 @@ def test_an_answer_in_the_analysts_words_picks_the_candidate(
 
 @pytest.mark.parametrize(
     "text",
-    ["not GB", "SG or US, not sure", "not the UK one", "Northwind Trading", "Trading"],
+    [
+        "not GB",
+        "SG or US, not sure",
+        "not the UK one",
+        "Northwind Trading",
+        "Trading",
+        "not co-northwind-gb",
+        "not 04512398",
+    ],
 )
 def test_an_answer_that_only_rules_out_some_of_three_is_asked_again(make_runtime, make_state, text):
     runtime = make_runtime()
@@ -134,6 +146,7 @@ def test_an_answer_that_only_rules_out_some_of_three_is_asked_again(make_runtime
         ("not the one born 1965", "pe-john-smith-us"),
         ("not the US one", "pe-john-smith-gb"),
         ("Not GB", "pe-john-smith-us"),
+        ("not pe-john-smith-gb", "pe-john-smith-us"),
     ],
 )
 def test_an_answer_about_same_name_people_picks_the_one_it_means(
@@ -143,6 +156,27 @@ def test_an_answer_about_same_name_people_picks_the_one_it_means(
     state = run(runtime, make_state("John Smith", jurisdiction=None, subject_type="person"))
     state = _answer(runtime, state, text)
     assert state.selected_entity.entity_id == entity_id
+
+
+def test_the_playbook_acts_on_the_runtimes_reading_of_an_answer():
+    from atlas.runtime.adapters.answers import candidate_from_answer
+
+    candidates = [
+        {"entity_id": "co-northwind-gb", "jurisdiction": "GB", "name": "Northwind Trading"},
+        {"entity_id": "co-northwind-sg", "jurisdiction": "SG", "name": "Northwind Trading"},
+    ]
+
+    def answered(**entry):
+        return {"answered_questions": [{"answer": "the UK one", **entry}]}
+
+    assert (
+        candidate_from_answer(answered(picked_entity_id="co-northwind-sg"), candidates)
+        == (candidates[1])
+    )
+    # The runtime read no pick: the playbook does not find one of its own.
+    assert candidate_from_answer(answered(picked_entity_id=""), candidates) is None
+    # A run recorded before the runtime read answers: the playbook reads it itself.
+    assert candidate_from_answer(answered(), candidates) == candidates[0]
 
 
 def test_an_answer_that_fits_no_candidate_is_asked_again_saying_why(make_runtime, make_state):

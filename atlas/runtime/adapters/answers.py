@@ -29,22 +29,25 @@ MIN_FACT_WORD = 3
 def candidate_from_answer(
     p: dict[str, Any], candidates: list[dict[str, Any]]
 ) -> dict[str, Any] | None:
-    """The candidate the analyst's latest answer picks, if it singles one out."""
+    """The candidate the analyst's latest answer picks, if it singles one out. The runtime
+    reads the answer when it is applied (`picked_entity_id`); the playbook acts on that
+    reading, so the two never disagree on what the analyst meant."""
     if not p["answered_questions"]:
         return None
-    return candidate_picked_by(p["answered_questions"][-1].get("answer", ""), candidates)
+    latest = p["answered_questions"][-1]
+    if "picked_entity_id" in latest:
+        picked = latest["picked_entity_id"]
+        return next((c for c in candidates if picked and c["entity_id"] == picked), None)
+    return candidate_picked_by(latest.get("answer", ""), candidates)
 
 
 def candidate_picked_by(answer: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not candidates:
         return None
-    for c in candidates:
-        if c["entity_id"].lower() in answer.lower():
-            return c
-    for c in candidates:
-        number = c.get("registration_number")
-        if number and number.lower() in answer.lower():
-            return c
+    for key in ("entity_id", "registration_number"):
+        chosen = _by_identifier(answer, candidates, key)
+        if chosen is not None:
+            return chosen
     chosen = _by_country(answer, candidates)
     if chosen is not None:
         return chosen
@@ -60,6 +63,27 @@ def candidate_picked_by(answer: str, candidates: list[dict[str, Any]]) -> dict[s
     runner_up = scores[1][0] if len(scores) > 1 else 0
     if best >= 80 and best - runner_up >= 5:
         return candidates[index]
+    return None
+
+
+def _by_identifier(
+    answer: str, candidates: list[dict[str, Any]], key: str
+) -> dict[str, Any] | None:
+    """The one candidate whose id (or registration number) the answer names; or, when it
+    only rules ids out ("not CO-GB-001"), the one candidate left."""
+    named, ruled_out = [], []
+    for c in candidates:
+        identifier = (c.get(key) or "").lower()
+        if not identifier:
+            continue
+        for match in re.finditer(rf"(?<![\w-]){re.escape(identifier)}(?![\w-])", answer.lower()):
+            (ruled_out if _negated_at(answer, match.start()) else named).append(c)
+    named = [c for c in named if c not in ruled_out]
+    if len(named) == 1:
+        return named[0]
+    left = [c for c in candidates if c not in ruled_out]
+    if not named and ruled_out and len(left) == 1:
+        return left[0]
     return None
 
 
