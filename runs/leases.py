@@ -63,9 +63,7 @@ def hold_here(run_id: int) -> bool:
 def needs_work() -> Q:
     """Runs a worker has something to do for: start, continue, apply a decision, cancel."""
     return ~Q(status__in=Run.TERMINAL_STATUSES) & (
-        Q(status__in=Run.ACTIVE_STATUSES)
-        | Q(resume_requested_at__isnull=False)
-        | Q(cancel_requested_at__isnull=False)
+        Q(status__in=Run.ACTIVE_STATUSES) | has_a_request()
     )
 
 
@@ -73,11 +71,17 @@ def is_free() -> Q:
     return Q(lease_owner="") | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=Now())
 
 
+def has_a_request() -> Q:
+    """A person asked for something since the run last moved: a decision or a cancel."""
+    return Q(resume_requested_at__isnull=False) | Q(cancel_requested_at__isnull=False)
+
+
 def claimable() -> Q:
-    cancel_of_a_waiting_run = Q(lease_owner=WAITING_FOR_MODEL, cancel_requested_at__isnull=False)
+    # A run waiting for its model endpoint is taken at once for what a person asked.
+    asked_while_waiting = Q(lease_owner=WAITING_FOR_MODEL) & has_a_request()
     return (
         needs_work()
-        & (is_free() | cancel_of_a_waiting_run)
+        & (is_free() | asked_while_waiting)
         & Q(worker_failures__lt=MAX_WORKER_FAILURES)
     )
 
@@ -144,8 +148,9 @@ def release_lease(run_id: int, owner: str) -> bool:
 
 def park_until_model_retry(run_id: int, owner: str, seconds: float) -> bool:
     """Hand a run back until its model endpoint's Retry-After, instead of waiting in a
-    worker's slot. A clean pass, so its failure count is cleared."""
-    parked = Run.objects.filter(pk=run_id, lease_owner=owner).update(
+    worker's slot. A clean pass, so its failure count is cleared. Refused while a request
+    waits, so the holder takes it now instead of leaving it until the retry."""
+    parked = Run.objects.filter(~has_a_request(), pk=run_id, lease_owner=owner).update(
         lease_owner=WAITING_FOR_MODEL, lease_expires_at=lease_expiry(seconds), worker_failures=0
     )
     return parked == 1

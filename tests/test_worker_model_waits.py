@@ -78,3 +78,28 @@ def test_the_sweep_takes_the_run_up_again_when_the_endpoint_said_to(
     assert datetime.fromisoformat(run.state["deadline_at"]) == datetime.fromisoformat(
         started["deadline_at"]
     )
+
+
+def _parked(run: Run) -> Run:
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.RESEARCHING, lease_owner="worker-a")
+    assert leases.park_until_model_retry(run.pk, "worker-a", 60)
+    return run
+
+
+def test_a_decision_for_a_run_waiting_on_its_endpoint_is_taken_up_at_once(case, analyst):
+    run = _parked(do_start_run(case, analyst, wake=False))
+    assert not leases.claim_run(run.pk, "worker-b")
+
+    Run.objects.filter(pk=run.pk).update(resume_requested_at=timezone.now())
+    assert leases.claim_due_runs("worker-b", limit=5) == [run.pk]
+    assert lease_owner(run) == "worker-b"
+
+
+@pytest.mark.parametrize("request_field", ["resume_requested_at", "cancel_requested_at"])
+def test_a_run_is_not_handed_back_while_a_request_waits(case, analyst, request_field):
+    run = do_start_run(case, analyst, wake=False)
+    Run.objects.filter(pk=run.pk).update(
+        status=Run.Status.RESEARCHING, lease_owner="worker-a", **{request_field: timezone.now()}
+    )
+    assert not leases.park_until_model_retry(run.pk, "worker-a", 60)
+    assert lease_owner(run) == "worker-a"
