@@ -146,9 +146,10 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
             # database, and is told pushes are delayed; it reconnects a few seconds later
             # and catches up again each time.
             logger.warning("Live stream of run %s without updates: %r", self.run_id, error)
-            await self._push_new()
-            # A finished run has nothing more to say: the page need not come back.
-            await self.close(code=1000 if await self._run_has_ended() else CLOSE_LAYER_DOWN)
+            ended = await self._push_new()
+            # A finished run has nothing more to say: the page need not come back. Judged
+            # from the frame just sent, so a run that ends after it is still caught up.
+            await self.close(code=1000 if ended else CLOSE_LAYER_DOWN)
             return
         self.group = run_group(self.run_id)
         await self._push_new()
@@ -187,21 +188,18 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
         )
         return None
 
-    @database_sync_to_async
-    def _run_has_ended(self) -> bool:
-        status = Run.objects.filter(pk=self.run_id).values_list("status", flat=True).first()
-        return status in Run.TERMINAL_STATUSES
-
-    async def _push_new(self) -> None:
-        frame = await self._frame()
+    async def _push_new(self) -> bool:
+        """Send what is new; whether the run had ended as of what was sent."""
+        frame, ended = await self._frame()
         if frame:
             await self.send(text_data=frame)
+        return ended
 
     @database_sync_to_async
-    def _frame(self) -> str | None:
+    def _frame(self) -> tuple[str | None, bool]:
         run, events = read_frame(self.run_id, self.last_sent)
         if not events:
-            return None
+            return None, run.is_terminal
         newest = events[-1].seq
         if run.status in Run.ACTIVE_STATUSES:
             run.state = {}  # the banner and packet link need it only once the run stops
@@ -266,4 +264,4 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
             self.decision_shown = decisions["newest_decision"]
         self.last_sent = newest
         self.rendered_steps.update(event.step for event in events)
-        return frame
+        return frame, run.is_terminal

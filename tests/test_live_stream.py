@@ -551,6 +551,39 @@ def test_with_the_channel_layer_down_a_finished_runs_stream_closes_for_good(
     assert closed == {"type": "websocket.close", "code": 1000}  # the page does not come back
 
 
+def test_with_the_channel_layer_down_a_run_that_ends_after_the_frame_is_caught_up_later(
+    analyst, case, monkeypatch
+):
+    from runs import consumers
+    from runs.models import Run
+
+    run = make_run(case)
+    add_events(run, ("run_started", 0, {}), *tool_step(1, "resolve_entity", {"name": "A"}, "one"))
+    read = consumers.read_frame
+
+    def read_then_the_run_ends(run_id, after):
+        frame = read(run_id, after)
+        Run.objects.filter(pk=run_id).update(status="completed", termination_reason="done")
+        return frame
+
+    async def refuse(group, channel):
+        raise ConnectionError("Connection refused.")
+
+    monkeypatch.setattr(consumers, "read_frame", read_then_the_run_ends)
+    monkeypatch.setattr(get_channel_layer(), "group_add", refuse)
+
+    async def scenario():
+        socket = communicator(analyst, run, after=1)
+        assert (await socket.connect())[0]
+        frame = await socket.receive_from()
+        return frame, await socket.receive_output()
+
+    frame, closed = run_async(scenario)
+    assert f'id="run-{run.pk}-step-1"' in frame  # sent while the run was still researching
+    # So the page comes back for the end of the run it has not seen.
+    assert closed == {"type": "websocket.close", "code": 4503}
+
+
 def test_the_steps_are_not_live_and_one_short_status_line_says_what_changed(client, analyst, case):
     from tests.case_rows import waiting_for_answer
     from tests.conftest import client_for
