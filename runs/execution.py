@@ -20,7 +20,13 @@ from atlas.runtime.ports import CancelSignal, StaleRunVersion
 from atlas.runtime.scenario import Scenario, parse_scenario
 from atlas.runtime.state import AtlasState
 from reviews.models import HumanDecision
-from runs.leases import THIS_PROCESS, hold_here, park_until_model_retry, release_lease
+from runs.leases import (
+    THIS_PROCESS,
+    LocalHold,
+    hold_here,
+    park_until_model_retry,
+    release_lease,
+)
 from runs.models import Run
 from runs.storage import DjangoDocumentSource, DjangoRunStore
 
@@ -208,7 +214,12 @@ def run_inline(run: Run, cancel: CancelSignal | None = None) -> Run:
     """Drive a run in this process until it pauses or ends (tests, headless commands)."""
     _hold(run)
     try:
-        advance_run(run.pk, owner=THIS_PROCESS, cancel=cancel or MemoryCancelSignal())
+        advance_run(
+            run.pk,
+            owner=THIS_PROCESS,
+            cancel=cancel or MemoryCancelSignal(),
+            still_owner=LocalHold(run.pk),
+        )
     finally:
         release_lease(run.pk, THIS_PROCESS)
     run.refresh_from_db()
@@ -226,7 +237,7 @@ def run_headless(run: Run, scenario: Scenario | None, cancel: CancelSignal | Non
         state = AtlasState.from_json(run.state)
         if state.status == "queued":
             state = runtime.start(state)
-        drive(runtime, state, scenario.human if scenario else None)
+        drive(runtime, state, scenario.human if scenario else None, keep_going=LocalHold(run.pk))
     finally:
         release_lease(run.pk, THIS_PROCESS)
     run.refresh_from_db()

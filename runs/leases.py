@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from collections.abc import Iterable
 from datetime import timedelta
 
@@ -58,6 +59,28 @@ def hold_here(run_id: int) -> bool:
         lease_owner=THIS_PROCESS, lease_expires_at=local_hold_expiry()
     )
     return held == 1
+
+
+class LocalHold:
+    """This process's hold on a run it drives itself, renewed as the run goes (at most
+    once a lease) so that a headless run longer than the hold is not swept up by a worker.
+    Called between steps: False once someone else holds the run, and the driving stops."""
+
+    def __init__(self, run_id: int) -> None:
+        self.run_id = run_id
+        self.renewed_at = monotonic()
+
+    def __call__(self) -> bool:
+        if monotonic() - self.renewed_at < settings.ATLAS_LEASE_SECONDS:
+            return True
+        if not hold_here(self.run_id):
+            return False
+        self.renewed_at = monotonic()
+        return True
+
+
+def monotonic() -> float:
+    return time.monotonic()
 
 
 def needs_work() -> Q:

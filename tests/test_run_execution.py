@@ -324,6 +324,58 @@ def test_a_run_driven_here_is_never_claimable_by_a_worker(tenant, analyst):
     assert run.lease_owner == ""  # handed back once it waits for sign-off
 
 
+@pytest.mark.parametrize("driver", ["run_inline", "run_headless"])
+def test_a_long_run_driven_here_renews_its_hold_so_no_worker_sweeps_it_up(
+    tenant, analyst, monkeypatch, driver
+):
+    from runs import execution, leases
+    from runs.leases import claimable
+    from runs.storage import DjangoRunStore
+
+    case = _case(tenant, analyst, "Acme Analytics Ltd", jurisdiction="GB")
+    run = do_start_run(case, analyst, wake=False, driven_here=True)
+    seconds = [0.0]
+    monkeypatch.setattr(leases, "monotonic", lambda: seconds[0])
+    commit_step = DjangoRunStore.commit_step
+    claimable_after = []
+
+    def commit_then_let_time_pass(store, commit):
+        commit_step(store, commit)
+        claimable_after.append(Run.objects.filter(claimable(), pk=run.pk).exists())
+        if len(claimable_after) == 2:
+            # As if the hold ran out while the run went on: hours of slow steps.
+            Run.objects.filter(pk=run.pk).update(
+                lease_expires_at=timezone.now() - timedelta(seconds=1)
+            )
+        seconds[0] += 3600
+
+    monkeypatch.setattr(DjangoRunStore, "commit_step", commit_then_let_time_pass)
+    run = getattr(execution, driver)(run, *([None] if driver == "run_headless" else []))
+    assert run.status == "awaiting_review"
+    assert len(claimable_after) > 6
+    # Free only for the rest of the step in which the hold ran out: renewed at the next.
+    assert claimable_after[:2] == [False, False]
+    assert True not in claimable_after[4:]
+
+
+def test_a_run_driven_here_stops_when_a_worker_took_it_over(tenant, analyst, monkeypatch):
+    from runs.storage import DjangoRunStore
+
+    case = _case(tenant, analyst, "Acme Analytics Ltd", jurisdiction="GB")
+    run = do_start_run(case, analyst, wake=False, driven_here=True)
+    monkeypatch.setattr("runs.leases.monotonic", iter(range(0, 10**6, 3600)).__next__)
+    commit_step = DjangoRunStore.commit_step
+
+    def commit_then_lose_the_hold(store, commit):
+        commit_step(store, commit)
+        _lease_to(run, "worker-x")
+
+    monkeypatch.setattr(DjangoRunStore, "commit_step", commit_then_lose_the_hold)
+    run = run_inline(run)
+    assert (run.status, run.lease_owner) == ("researching", "worker-x")
+    assert run.iterations <= 1  # it stopped at the first check after losing the run
+
+
 def test_a_run_a_worker_holds_is_not_driven_here_too(tenant, analyst):
     from runs.execution import HeldElsewhere
 

@@ -619,12 +619,18 @@ def _cancel_on(runtime: Runtime, cancel_on: CancelOn) -> EventListener:
     return listener
 
 
-def drive(runtime: Runtime, state: AtlasState, human: HumanScript | None = None) -> AtlasState:
-    """Headless: run until pause, answering questions and approvals from the script."""
+def drive(
+    runtime: Runtime,
+    state: AtlasState,
+    human: HumanScript | None = None,
+    keep_going: Callable[[], bool] = lambda: True,
+) -> AtlasState:
+    """Headless: run until pause, answering questions and approvals from the script (and
+    stopping early, still researching, once keep_going() says so)."""
     human = human or HumanScript()
     answers = list(human.answers)
     approvals = list(human.approvals)
-    state = runtime.run_until_pause(state)
+    state = runtime.run_until_pause(state, keep_going)
     count = 0
     while True:
         count += 1
@@ -649,7 +655,7 @@ def drive(runtime: Runtime, state: AtlasState, human: HumanScript | None = None)
         else:
             return state
         state = runtime.apply_human_input(state, decision)
-        state = runtime.run_until_pause(state)
+        state = runtime.run_until_pause(state, keep_going)
 
 
 def run_scenario(
