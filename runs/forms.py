@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
+from django.template.defaultfilters import filesizeformat
 
 from atlas.runtime.tools.schemas import NAME_MAX_LENGTH
 from runs.case_fields import clean_jurisdiction, clean_notes, clean_subject_name
@@ -12,7 +14,6 @@ class DocumentForm(forms.Form):
     """A document for a case: its type and size are checked from its content."""
 
     document = forms.FileField(
-        help_text="PDF or plain text, up to the upload limit.",
         error_messages={
             "required": "Choose a file to attach first.",
             "empty": "The file you chose is empty: choose the one with the document in it.",
@@ -25,6 +26,11 @@ class DocumentForm(forms.Form):
     )
 
     checked_upload: CheckedUpload | None = None
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        limit = filesizeformat(settings.ATLAS_UPLOAD_MAX_BYTES)
+        self.fields["document"].help_text = f"PDF or plain text, up to {limit}."
 
     def clean_document(self):
         upload = self.cleaned_data.get("document")
@@ -68,10 +74,7 @@ class SubjectForm(forms.ModelForm):
 
 
 class CaseForm(DocumentForm, SubjectForm):
-    document = forms.FileField(
-        required=False,
-        help_text="Optional. PDF or plain text, up to the upload limit.",
-    )
+    document = forms.FileField(required=False)
 
 
 class SubjectCorrectionForm(SubjectForm):

@@ -227,6 +227,15 @@ def test_an_analyst_opens_a_case_with_a_document_and_a_run_starts(client, analys
     assert run.status == "queued" and run.created_by == analyst
 
 
+def test_the_document_fields_state_the_configured_size_limit_once(client, analyst, case, settings):
+    settings.ATLAS_UPLOAD_MAX_BYTES = 2 * 1024 * 1024
+    client_for(client, analyst)
+    for url in (reverse("runs-case-new"), reverse("runs-case-detail", args=[case.pk])):
+        text = re.sub(r"\s+", " ", client.get(url).content.decode())  # \s takes in the nbsp
+        assert text.count("up to 2.0 MB") == 1, url
+        assert "upload limit" not in text and "Limit:" not in text
+
+
 def test_a_form_sent_again_leads_to_the_case_it_opened_instead_of_a_second_one(client, analyst):
     client_for(client, analyst)
     page = client.get(reverse("runs-case-new")).content.decode()

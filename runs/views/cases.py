@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
@@ -187,7 +186,6 @@ def _new_case_context(form: CaseForm, token: str) -> dict:
     return {
         "form": form,
         "form_token": token,
-        "upload_limit": settings.ATLAS_UPLOAD_MAX_BYTES,
         "unkept_document": posted.name if posted else "",
     }
 
@@ -293,7 +291,6 @@ def case_page(
         "runs": runs,
         "can_start": (latest is None or latest.is_terminal) and is_analyst,
         "attach_form": attach_form or (DocumentForm() if is_analyst else None),
-        "upload_limit": settings.ATLAS_UPLOAD_MAX_BYTES,
         "corrections": corrections_of(case),
     }
     if run is not None:
