@@ -15,3 +15,13 @@ def test_under_asgi_a_static_file_is_served_whole_from_an_async_iterator():
     # only a synchronous iterator to give.
     assert not [warning for warning in caught if "synchronous iterators" in warning]
     assert b"".join(parts) == stylesheet.read_bytes()
+
+
+def test_every_page_names_an_icon_that_is_served(client, analyst):
+    from tests.conftest import client_for
+
+    page = client_for(client, analyst).get("/cases/").content.decode()
+    icon = static("atlas/favicon.svg")
+    assert f'<link rel="icon" href="{icon}"' in page  # so browsers stop asking for /favicon.ico
+    parts, _ = served_by_asgi(icon)
+    assert b"".join(parts).startswith(b"<svg")
