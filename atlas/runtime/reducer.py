@@ -494,15 +494,25 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     entity = state.selected_entity
     names = fields.get("company_names", [])
     other = _other_company_named(state, names, fields.get("registration_numbers", []))
+    # A document that names no company was attached to this case, so it is read as about
+    # the case's company: a false disagreement goes to a person, a missed one goes unseen.
+    unnamed = entity is not None and entity.entity_type == "company" and not names
     about_entity = (
         entity is not None
         and other is None
-        and any(name_score(n, entity.name) >= STRONG_MATCH for n in names)
+        and (unnamed or any(name_score(n, entity.name) >= STRONG_MATCH for n in names))
     )
-    if entity is not None and entity.entity_type == "company" and names and not about_entity:
+    if entity is not None and entity.entity_type == "company" and not about_entity:
         item.signals.append(Signal.ANOTHER_COMPANY)
         item.claim += (
             f" It is about {other or names[0]}, not {entity.name}: its facts were not used."
+        )
+    elif (
+        unnamed and about_entity and (fields.get("directors") or fields.get("registration_numbers"))
+    ):
+        item.claim += (
+            f" It names no company: its facts were read as about {entity.name}, the company "
+            "the case was matched to."
         )
     _add_evidence(state, item)
     if not about_entity:

@@ -168,7 +168,6 @@ def test_directors_named_in_a_sentence_are_read_and_nothing_else_is(sentence, na
 def test_a_document_naming_directors_in_prose_raises_the_conflict_with_the_registry(
     make_runtime, make_state
 ):
-    # Directors count only from a document that names the company it is about.
     text = b"Company: Acme Analytics Ltd\nThe company's director is Irina Sokolova; she signs.\n"
     documents, result = _extracted(make_state, "board note.txt", "text/plain", text, "doc-board")
     assert result.fields["directors"] == ["Irina Sokolova"]
@@ -176,6 +175,53 @@ def test_a_document_naming_directors_in_prose_raises_the_conflict_with_the_regis
     state = run(make_runtime(documents=documents), make_state(documents=[doc]))
     (conflict,) = [c for c in state.conflicts if c.fact == "directors"]
     assert {v.value for v in conflict.values} == {"Sarah Linden, Tom Becker", "Irina Sokolova"}
+
+
+def test_a_document_naming_no_company_is_read_as_about_the_cases_company(
+    make_runtime, make_state, store
+):
+    # Board minutes that name other directors than the registry, and no "Company:" line.
+    text = (
+        b"Board minutes of the company\nDirectors: Jane Roe, John Smith\nPassport no. 533380006\n"
+    )
+    documents, _ = _extracted(make_state, "minutes.txt", "text/plain", text, "doc-min")
+    doc = AttachedDocument(document_id="doc-min", name="minutes.txt")
+    state = run(make_runtime(documents=documents), make_state(documents=[doc]))
+    (conflict,) = [c for c in state.conflicts if c.fact == "directors"]
+    assert {v.value for v in conflict.values} == {
+        "Sarah Linden, Tom Becker",
+        "Jane Roe, John Smith",
+    }
+    assert {v.source_id for v in conflict.values} == {
+        "registry:co-acme-analytics-gb",
+        "document:doc-min",
+    }
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert events_of(store, state, "escalated")
+    screened = {
+        e.data["arguments"].get("name")
+        for e in events_of(store, state, "tool_started")
+        if e.data["tool"] == "screen_sanctions"
+    }
+    assert {"Jane Roe", "John Smith", "Sarah Linden", "Tom Becker"} <= screened
+    (carried,) = state.proposed_packet.unresolved_conflicts
+    assert carried.conflict_id == conflict.conflict_id
+    (item,) = [e for e in state.evidence if e.document_id == "doc-min"]
+    assert "It names no company: its facts were read as about Acme Analytics Ltd" in item.claim
+    assert "another_company" not in item.signals
+
+
+def test_a_document_naming_no_company_with_another_number_goes_to_a_person(
+    make_runtime, make_state
+):
+    # The Singapore company's number in a file attached to the UK company's case.
+    text = b"Registration number: 201534871K\nDirectors: Lim Wei Ming\n"
+    documents, _ = _extracted(make_state, "kyc.txt", "text/plain", text, "doc-kyc")
+    doc = AttachedDocument(document_id="doc-kyc", name="kyc.txt")
+    state = run(make_runtime(documents=documents), make_state(documents=[doc]))
+    disputed = {c.fact: {v.value for v in c.values} for c in state.conflicts}
+    assert disputed["registration_number"] == {"08812345", "201534871K"}
+    assert disputed["directors"] == {"Sarah Linden, Tom Becker", "Lim Wei Ming"}
 
 
 def test_redaction_keeps_the_labels_and_hides_the_values():
