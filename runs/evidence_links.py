@@ -6,9 +6,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from atlas.runtime.state import Signal
+
 # What the packet may make clickable: a web address and nothing else. A source's URL is
 # tool output, and a `javascript:` or `data:` address would run in the reader's session.
 WEB_ADDRESS = re.compile(r"https?://[^\s\x00-\x1f\x7f]+", re.IGNORECASE)
+INSTRUCTIONS = Signal.INSTRUCTIONS.value
 
 
 def web_link(url: Any) -> str:
@@ -23,14 +26,16 @@ def anchor(evidence_id: str) -> str:
 def cited_findings(packet: dict, numbered: dict[str, dict]) -> list[dict]:
     """A packet's findings, each citation the evidence as the packet page numbers it
     (`numbered`: evidence id -> a row with its number and anchor); a citation of no such
-    evidence has no number."""
-    return [
-        {
-            "claim": finding.get("claim", ""),
-            "citations": [
-                numbered.get(eid, {"evidence_id": eid, "number": None, "anchor": ""})
-                for eid in finding.get("evidence_ids") or []
-            ],
-        }
-        for finding in packet.get("findings") or []
-    ]
+    evidence has no number. A finding is `suspect` when a source it cites holds text written
+    as instructions to the agent (that row's `signals`)."""
+    findings = []
+    for finding in packet.get("findings") or []:
+        citations = [
+            numbered.get(eid, {"evidence_id": eid, "number": None, "anchor": ""})
+            for eid in finding.get("evidence_ids") or []
+        ]
+        suspect = any(INSTRUCTIONS in (c.get("signals") or []) for c in citations)
+        findings.append(
+            {"claim": finding.get("claim", ""), "citations": citations, "suspect": suspect}
+        )
+    return findings

@@ -845,3 +845,22 @@ def test_the_queue_separates_sign_offs_waiting_on_a_conflict_from_what_can_be_de
     )
     assert shown_ids(client.get(url, {"ready": "blocked"}).content.decode()) == []
     assert waiting.pk in shown_ids(client.get(url, {"ready": "ready"}).content.decode())
+
+
+def test_a_finding_that_cites_a_source_written_as_instructions_is_flagged_for_the_reviewer(
+    client, tenant, analyst, reviewer
+):
+    from tests.review_runs import open_item, paused_run
+
+    item = open_item(paused_run(tenant, analyst, "Crescent Minerals", jurisdiction=""), "signoff")
+    client_for(client, reviewer)
+    for url in (
+        reverse("reviews-item", args=[item.pk]),
+        reverse("runs-packet", args=[item.run_id]),
+    ):
+        page = client.get(url).content.decode()
+        findings = page[page.index('class="findings"') :]
+        findings = findings[: findings.index("</ol>")]
+        (flagged,) = [li for li in findings.split("<li>")[1:] if "instructions-flag" in li]
+        assert "What Crescent Minerals is not telling you" in flagged, url
+        assert findings.count("instructions-flag") == 1, url

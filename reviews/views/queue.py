@@ -132,6 +132,7 @@ def _cited_findings(item: ReviewItem) -> list[dict]:
             "evidence_id": e["evidence_id"],
             "number": n,
             "anchor": anchor(e["evidence_id"]),
+            "signals": e.get("signals") or [],
         }
         for n, e in enumerate(evidence, start=1)
     }
