@@ -471,6 +471,30 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     )
     fields = result.get("fields", {})
     found = ", ".join(name.replace("_", " ") for name in sorted(fields)) or "no structured fields"
+    entity = state.selected_entity
+    names = fields.get("company_names", [])
+    other = _other_company_named(state, names, fields.get("registration_numbers", []))
+    # A document that names no company was attached to this case, so it is read as about
+    # the case's company: a false disagreement goes to a person, a missed one goes unseen.
+    unnamed = entity is not None and entity.entity_type == "company" and not names
+    about_entity = (
+        entity is not None
+        and other is None
+        and (unnamed or any(name_score(n, entity.name) >= STRONG_MATCH for n in names))
+    )
+    signals = [Signal.INSTRUCTIONS] if addresses_the_agent(result.get("text", "")) else []
+    # Said before the document's opening, which a reader (or a projection) may cut short.
+    whose = ""
+    if entity is not None and entity.entity_type == "company" and not about_entity:
+        signals.append(Signal.ANOTHER_COMPANY)
+        whose = f" It is about {other or names[0]}, not {entity.name}: its facts were not used."
+    elif (
+        unnamed and about_entity and (fields.get("directors") or fields.get("registration_numbers"))
+    ):
+        whose = (
+            f" It names no company: its facts were read as about {entity.name}, the company "
+            "the case was matched to."
+        )
     # A reviewer reads what the document says, not only what fields it holds; personal data
     # is redacted here as it is for the model.
     opening = clipped(redact(" ".join(result.get("text", "").split())), DOCUMENT_OPENING_CHARS)
@@ -486,34 +510,11 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         fingerprint=fp,
         claim=(
             f"Uploaded document {result.get('name', '')} ({result.get('pages', 1)} page(s)) "
-            f"contains: {found}.{begins}"
+            f"contains: {found}.{whose}{begins}"
         ),
         step=step,
-        signals=[Signal.INSTRUCTIONS] if addresses_the_agent(result.get("text", "")) else [],
+        signals=signals,
     )
-    entity = state.selected_entity
-    names = fields.get("company_names", [])
-    other = _other_company_named(state, names, fields.get("registration_numbers", []))
-    # A document that names no company was attached to this case, so it is read as about
-    # the case's company: a false disagreement goes to a person, a missed one goes unseen.
-    unnamed = entity is not None and entity.entity_type == "company" and not names
-    about_entity = (
-        entity is not None
-        and other is None
-        and (unnamed or any(name_score(n, entity.name) >= STRONG_MATCH for n in names))
-    )
-    if entity is not None and entity.entity_type == "company" and not about_entity:
-        item.signals.append(Signal.ANOTHER_COMPANY)
-        item.claim += (
-            f" It is about {other or names[0]}, not {entity.name}: its facts were not used."
-        )
-    elif (
-        unnamed and about_entity and (fields.get("directors") or fields.get("registration_numbers"))
-    ):
-        item.claim += (
-            f" It names no company: its facts were read as about {entity.name}, the company "
-            "the case was matched to."
-        )
     _add_evidence(state, item)
     if not about_entity:
         return

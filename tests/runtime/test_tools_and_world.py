@@ -182,8 +182,8 @@ def test_a_document_naming_no_company_is_read_as_about_the_cases_company(
 ):
     # Board minutes that name other directors than the registry, and no "Company:" line.
     text = (
-        b"Board minutes of the company\nDirectors: Jane Roe, John Smith\nPassport no. 533380006\n"
-    )
+        b"Board minutes of the company. " + b"The board met to discuss the results. " * 8
+    ) + b"\nDirectors: Jane Roe, John Smith\nPassport no. 533380006\n"
     documents, _ = _extracted(make_state, "minutes.txt", "text/plain", text, "doc-min")
     doc = AttachedDocument(document_id="doc-min", name="minutes.txt")
     state = run(make_runtime(documents=documents), make_state(documents=[doc]))
@@ -208,6 +208,8 @@ def test_a_document_naming_no_company_is_read_as_about_the_cases_company(
     assert carried.conflict_id == conflict.conflict_id
     (item,) = [e for e in state.evidence if e.document_id == "doc-min"]
     assert "It names no company: its facts were read as about Acme Analytics Ltd" in item.claim
+    # The reviewer reads it in the packet too: said before the document's (long) opening.
+    assert any("It names no company" in f.claim for f in state.proposed_packet.findings)
     assert "another_company" not in item.signals
 
 
