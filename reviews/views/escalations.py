@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from atlas.runtime.state import USER_STATUS, AtlasState, EvidenceItem
+from atlas.runtime.state import USER_STATUS, AtlasState, EvidenceItem, Signal
 from reviews.actions import (
     SETTLING_KINDS,
     AlreadyDecided,
@@ -156,11 +156,12 @@ def _by_value(sources: list[dict]) -> list[dict]:
 def _source_of(item: EvidenceItem | None) -> dict:
     """Where a reviewer can read a value's source: its address, its entry in the packet."""
     if item is None:
-        return {"link": "", "evidence_anchor": "", "claim": ""}
+        return {"link": "", "evidence_anchor": "", "claim": "", "suspect": False}
     return {
         "link": web_link(item.url),
         "evidence_anchor": anchor(item.evidence_id),
         "claim": item.claim,
+        "suspect": Signal.INSTRUCTIONS in item.signals,
     }
 
 
