@@ -81,6 +81,11 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
             "An uploaded document is about another company than the matched entity: that "
             "rules out a low risk rating until someone explains it."
         )
+    if Signal.INSTRUCTIONS in signals and packet.risk_rating == "low":
+        errors.append(
+            "A source holds text written as instructions to an AI agent: that rules out a "
+            "low risk rating until a person has weighed it."
+        )
     if "search_adverse_media" not in s.completed_steps and packet.risk_rating == "low":
         errors.append("Adverse media has not been searched: that rules out a low risk rating.")
     if unscreened_directors(s) and packet.risk_rating == "low":

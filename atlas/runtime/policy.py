@@ -20,8 +20,10 @@ from atlas.runtime.tools.base import ToolSpec
 # 4: only a resolution of the subject in the case's terms matches it, a packet is about
 # the case's subject, and its media summary does not deny the adverse media recorded.
 # 5: the model narrows the subject only to the candidate the analyst's answer names, as the
-# runtime reads it.
-POLICY_VERSION = "atlas-policy/5"
+# runtime reads it. 6: a source written as instructions to an AI agent rules out a low risk
+# rating (what such text asks for is an approval), and a document naming no company counts
+# as the case's.
+POLICY_VERSION = "atlas-policy/6"
 
 
 class TenantPolicy(BaseModel):
