@@ -12,7 +12,7 @@ import operator
 from django.db.models import Q
 from django.utils import timezone
 
-from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState
+from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, Signal
 from reviews.models import HumanDecision, ReviewItem
 from runs.numbers import whole_number
 
@@ -36,6 +36,12 @@ def hits_payload(state: AtlasState) -> list[dict]:
         }
         for hit in state.sanctions_hits()
     ]
+
+
+def suspect_sources(state: AtlasState) -> list[str]:
+    """The sources holding text written as instructions to an AI agent, each once."""
+    labels = [e.source_label for e in state.evidence if Signal.INSTRUCTIONS in e.signals]
+    return list(dict.fromkeys(labels))
 
 
 def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
@@ -65,6 +71,7 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
                 "packet": packet.model_dump(mode="json"),
                 "step": state.step,
                 "sanctions_hits": hits_payload(state),
+                "suspect_sources": suspect_sources(state),
             },
         }
     conflicts = _conflict_payload(state)

@@ -864,3 +864,17 @@ def test_a_finding_that_cites_a_source_written_as_instructions_is_flagged_for_th
         (flagged,) = [li for li in findings.split("<li>")[1:] if "instructions-flag" in li]
         assert "What Crescent Minerals is not telling you" in flagged, url
         assert findings.count("instructions-flag") == 1, url
+
+
+def test_a_packet_citing_a_source_that_instructs_the_agent_is_read_before_sign_off(
+    client, tenant, analyst, reviewer
+):
+    from tests.review_runs import open_item, paused_run
+
+    item = open_item(paused_run(tenant, analyst, "Crescent Minerals", jurisdiction=""), "signoff")
+    assert item.payload["packet"]["risk_rating"] == "medium"  # no sanctions hit: not high
+    assert item.payload["suspect_sources"] == ["Example Blog"]
+    page = client_for(client, reviewer).get(reverse("reviews-queue")).content.decode()
+    assert "Example Blog: text written as instructions to an AI agent." in page
+    assert f'action="{reverse("reviews-decide", args=[item.pk])}" hx-post' not in page
+    assert f'href="{reverse("reviews-item", args=[item.pk])}">Review the packet' in page

@@ -96,14 +96,20 @@ class ItemView:
     @property
     def signs_off_in_the_queue(self) -> bool:
         """A packet is signed off from its row only when there is nothing in it to read
-        or dispose of first: no open conflict and not a high risk rating (a sanctions hit
-        always rates it high, so its hits are disposed of on the item's page)."""
+        or dispose of first: no open conflict, not a high risk rating (a sanctions hit
+        always rates it high, so its hits are disposed of on the item's page), no source
+        that tried to instruct the agent."""
         packet = self.item.payload.get("packet") or {}
         return (
             not self.open_conflicts
             and packet.get("risk_rating") != "high"
             and not self.documents_not_read
+            and not self.suspect_sources
         )
+
+    @property
+    def suspect_sources(self) -> list[str]:
+        return self.item.payload.get("suspect_sources") or []
 
     @cached_property
     def documents_not_read(self) -> list:
