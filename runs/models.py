@@ -224,6 +224,8 @@ class Run(models.Model):
     user_status = models.CharField(max_length=USER_STATUS_MAX_LENGTH, blank=True)
     # The registry entity the subject was matched to, as the lists show and search it.
     matched_entity = models.CharField(max_length=300, blank=True)
+    # The risk rating of the packet the run proposed ("" before it proposed one).
+    risk_rating = models.CharField(max_length=8, blank=True)
     # The subject as this run researched it: the case's may be corrected after the run.
     subject_name = models.CharField(max_length=300, blank=True)
     subject_type = models.CharField(max_length=16, blank=True)

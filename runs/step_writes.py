@@ -104,6 +104,7 @@ def run_fields_from_state(state: AtlasState) -> dict:
         ),
         "user_status": state.user_status,
         "matched_entity": matched_entity_label(state),
+        "risk_rating": state.proposed_packet.risk_rating if state.proposed_packet else "",
         "iterations": state.iteration,
         "tokens": state.tokens,
         "cost_usd": state.cost_usd,

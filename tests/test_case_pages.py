@@ -643,3 +643,38 @@ def test_a_step_on_the_case_page_counts_its_failed_model_calls(case):
     )
     (step,) = group_steps(run.pk, TraceEvent.objects.filter(run=run).order_by("seq"))
     assert (step.input_tokens, step.output_tokens) == (200, 40)
+
+
+def test_the_case_list_shows_and_filters_by_the_latest_packets_risk(client, tenant, analyst):
+    from tests.review_runs import SANCTIONED_SUBJECT, SIGNOFF_SUBJECT, paused_run
+
+    sanctioned = paused_run(tenant, analyst, SANCTIONED_SUBJECT, jurisdiction="")
+    clean = paused_run(tenant, analyst, SIGNOFF_SUBJECT)
+    Case.objects.create(tenant=tenant, subject_name="No Run Yet Ltd", created_by=analyst)
+    assert (sanctioned.risk_rating, clean.risk_rating) == ("high", "low")
+    client_for(client, analyst)
+    rows = client.get(reverse("runs-case-list")).content.decode().split("<tr>")[2:]
+    by_subject = {re.search(r'">([^<]+)</a>', row).group(1): row for row in rows}
+    assert 'class="badge risk-high">High risk' in by_subject[SANCTIONED_SUBJECT]
+    assert 'class="badge risk-low">Low risk' in by_subject[SIGNOFF_SUBJECT]
+    assert "risk</span>" not in by_subject["No Run Yet Ltd"]
+    high = client.get(reverse("runs-case-list"), {"risk": "high"}).content.decode()
+    assert SANCTIONED_SUBJECT in high and SIGNOFF_SUBJECT not in high
+    assert '<option value="high" selected>High</option>' in high
+    # An unknown rating filters nothing rather than listing none.
+    everything = client.get(reverse("runs-case-list"), {"risk": "dreadful"}).content.decode()
+    assert SANCTIONED_SUBJECT in everything and SIGNOFF_SUBJECT in everything
+
+
+def test_runs_from_before_the_risk_column_get_it_from_their_packet(case):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("runs.migrations.0013_run_risk_rating")
+    rated = make_run(case, state={"proposed_packet": {"risk_rating": "medium"}})
+    unrated = make_run(case, state={"proposed_packet": None})
+    migration.fill_risk_rating(apps, None)
+    rated.refresh_from_db()
+    unrated.refresh_from_db()
+    assert (rated.risk_rating, unrated.risk_rating) == ("medium", "")

@@ -34,6 +34,8 @@ from runs.views.run_filters import day_range, within_days
 
 READERS = ("analyst", "reviewer", "admin")
 PAGE_SIZE = 25
+# The latest run's packet rating, as the case list filters and shows it.
+RISK_RATINGS = {"high": "High", "medium": "Medium", "low": "Low", "unrated": "Unrated"}
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -56,6 +58,7 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
             run_reason=_latest_run("termination_reason"),
             run_closed=_latest_run("closed_by_reviewer"),
             run_matched=_latest_run("matched_entity"),
+            run_risk=_latest_run("risk_rating"),
             run_subject=_latest_run("subject_name"),
             run_user_status=_latest_run("user_status"),
         )
@@ -64,6 +67,7 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
     query = search_text(request.GET.get("q", ""))
     status = request.GET.get("status", "")
     reason = request.GET.get("reason", "")
+    risk = request.GET.get("risk", "")
     if query:
         matches = (
             Q(subject_name__icontains=query)
@@ -81,6 +85,8 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
         cases = cases.filter(run_closed=True)
     elif reason in Run.Reason.values:
         cases = cases.filter(run_reason=reason, run_closed=False)
+    if risk in RISK_RATINGS:
+        cases = cases.filter(run_risk=risk)
     # Only analysts open cases: anyone else's "mine" is ignored rather than listing none.
     mine = request.GET.get("mine") == "1" and has_role(request.user, "analyst")
     if mine:
@@ -101,6 +107,8 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
             "query": query,
             "status": status,
             "reason": reason,
+            "risk": risk if risk in RISK_RATINGS else "",
+            "risks": RISK_RATINGS.items(),
             "mine": mine,
             "date_from": date_from,
             "date_to": date_to,
@@ -108,7 +116,7 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
             "statuses": Run.Status.choices,
             "reasons": Run.OUTCOME_CHOICES,
             "filter_query": params.urlencode(),
-            "filtered": bool(query or status or reason or mine or date_from or date_to),
+            "filtered": bool(query or status or reason or risk or mine or date_from or date_to),
         },
     )
 
