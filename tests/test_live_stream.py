@@ -529,11 +529,8 @@ def test_with_the_channel_layer_down_a_page_catches_up_and_is_told_why_pushes_st
     assert closed == {"type": "websocket.close", "code": 4503}
 
 
-def test_with_the_channel_layer_down_a_finished_runs_stream_closes_for_good(
-    analyst, case, monkeypatch
-):
-    run = make_run(case, status="completed", reason="packet_approved")
-    add_events(run, ("run_started", 0, {}), ("run_completed", 1, {}))
+def _frame_and_close_without_the_layer(analyst, run, monkeypatch) -> tuple[str, dict]:
+    """The one frame a page gets when the channel layer refuses it, and how it is closed."""
 
     async def refuse(group, channel):
         raise ConnectionError("Connection refused.")
@@ -546,7 +543,15 @@ def test_with_the_channel_layer_down_a_finished_runs_stream_closes_for_good(
         frame = await socket.receive_from()
         return frame, await socket.receive_output()
 
-    frame, closed = run_async(scenario)
+    return run_async(scenario)
+
+
+def test_with_the_channel_layer_down_a_finished_runs_stream_closes_for_good(
+    analyst, case, monkeypatch
+):
+    run = make_run(case, status="completed", reason="packet_approved")
+    add_events(run, ("run_started", 0, {}), ("run_completed", 1, {}))
+    frame, closed = _frame_and_close_without_the_layer(analyst, run, monkeypatch)
     assert "run_completed" in frame or "badge-completed" in frame
     assert closed == {"type": "websocket.close", "code": 1000}  # the page does not come back
 
@@ -566,19 +571,8 @@ def test_with_the_channel_layer_down_a_run_that_ends_after_the_frame_is_caught_u
         Run.objects.filter(pk=run_id).update(status="completed", termination_reason="done")
         return frame
 
-    async def refuse(group, channel):
-        raise ConnectionError("Connection refused.")
-
     monkeypatch.setattr(consumers, "read_frame", read_then_the_run_ends)
-    monkeypatch.setattr(get_channel_layer(), "group_add", refuse)
-
-    async def scenario():
-        socket = communicator(analyst, run, after=1)
-        assert (await socket.connect())[0]
-        frame = await socket.receive_from()
-        return frame, await socket.receive_output()
-
-    frame, closed = run_async(scenario)
+    frame, closed = _frame_and_close_without_the_layer(analyst, run, monkeypatch)
     assert f'id="run-{run.pk}-step-1"' in frame  # sent while the run was still researching
     # So the page comes back for the end of the run it has not seen.
     assert closed == {"type": "websocket.close", "code": 4503}
