@@ -294,3 +294,31 @@ def test_where_documents_are_read_from_is_not_a_key_of_the_scenario(refused, tmp
     path = tmp_path / "base.json"
     path.write_text(json.dumps({"case": {"subject": "Acme Analytics Ltd"}, "base_dir": "/etc"}))
     refused("--scenario", str(path), message="unknown key 'base_dir'")
+
+
+def _manage(*args: str, database: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=PROJECT_ROOT,
+        env={**os.environ, "DATABASE_URL": f"sqlite:///{database}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_a_database_not_yet_migrated_is_named_with_what_to_do(tmp_path):
+    database = tmp_path / "db.sqlite3"
+    assert _manage("migrate", "-v0", database=database).returncode == 0
+    assert _manage("migrate", "runs", "0012", "-v0", database=database).returncode == 0
+    finished = _manage("run_case", "--subject", "Acme Analytics", database=database)
+    assert finished.returncode == 1
+    assert "Traceback" not in finished.stderr
+    assert (
+        "The database is missing 1 migration(s), starting with runs.0013_run_risk_rating: run "
+        "`python manage.py migrate`, then try again." in finished.stderr
+    )
+    missing = tmp_path / "no such folder" / "db.sqlite3"
+    finished = _manage("cancel_run", "1", "--user", "analyst", database=missing)
+    assert (finished.returncode, "Traceback" in finished.stderr) == (1, False)
+    assert "Cannot read the database: unable to open database file" in finished.stderr

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from runs import metrics
 from runs.evaluation import Result, SuiteError, load_suite, run_case
+from runs.management.migrated import require_migrated_database
 from runs.models import Run
 from runs.views.charts import fmt
 
@@ -33,6 +34,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options) -> None:
+        require_migrated_database()
         try:
             cases = load_suite(options["suite"])
         except SuiteError as error:

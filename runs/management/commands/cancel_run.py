@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from runs.access import has_role
 from runs.actions import do_request_cancel
+from runs.management.migrated import require_migrated_database
 from runs.models import Membership, Run
 
 CANCEL_ROLES = (Membership.Role.ANALYST, Membership.Role.ADMIN)
@@ -36,6 +37,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, run_id: int, user: str, wait: float, **options) -> None:
+        require_migrated_database()
         if wait < 0:
             raise CommandError("--wait must be 0 or more seconds.")
         run = Run.objects.select_related("tenant").filter(pk=run_id).first()

@@ -33,6 +33,7 @@ from runs.actions import (
 from runs.case_fields import clean_jurisdiction, clean_subject_name
 from runs.execution import HeldElsewhere, run_headless
 from runs.leases import THIS_PROCESS, release_lease
+from runs.management.migrated import require_migrated_database
 from runs.models import Case, Run, Tenant
 from runs.records import run_record
 from runs.uploads import CheckedUpload, check_upload
@@ -157,6 +158,7 @@ class Command(BaseCommand):
         budgets = self._budgets(scenario, options)
         case_to_open = self._case_to_open(scenario, options)
 
+        require_migrated_database()
         tenant = self._tenant(options)
         user, _ = get_user_model().objects.get_or_create(
             username=CLI_USERNAME, defaults={"first_name": "Atlas", "last_name": "command line"}

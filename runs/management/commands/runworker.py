@@ -17,6 +17,7 @@ import time
 from channels.management.commands.runworker import Command as ChannelsRunworkerCommand
 from channels.worker import Worker
 
+from runs.management.migrated import require_migrated_database
 from runs.outages import Outage
 from runs.worker import running_worker
 
@@ -74,3 +75,7 @@ class RunWorkerServer(Worker):
 class Command(ChannelsRunworkerCommand):
     help = "Run a worker: drives runs woken on the named channel and sweeps for lost ones."
     worker_class = RunWorkerServer
+
+    def handle(self, *args, **options) -> None:
+        require_migrated_database()
+        super().handle(*args, **options)

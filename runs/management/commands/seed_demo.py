@@ -7,6 +7,7 @@ from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from runs.management.migrated import require_migrated_database
 from runs.models import Membership, Tenant
 
 DEMO_PASSWORD = "atlas-demo-2026"
@@ -27,6 +28,7 @@ class Command(BaseCommand):
 
     @transaction.atomic
     def handle(self, *args, **options) -> None:
+        require_migrated_database()
         tenants = {
             slug: Tenant.objects.get_or_create(slug=slug, defaults={"name": name})[0]
             for slug, name in TENANTS.items()

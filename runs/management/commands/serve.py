@@ -19,6 +19,7 @@ from django.core.management.base import BaseCommand, CommandError
 from twisted.internet import defer, reactor
 
 from runs.management.commands.runworker import RunWorkerServer
+from runs.management.migrated import require_migrated_database
 
 
 class Command(BaseCommand):
@@ -29,6 +30,7 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=8000)
 
     def handle(self, *args, host: str, port: int, **options) -> None:
+        require_migrated_database()
         if not 0 < port < 65536:
             raise CommandError(f"--port must be between 1 and 65535, not {port}.")
         layer = get_channel_layer()
