@@ -213,6 +213,14 @@ def test_the_rating_of_an_unmatched_subject_says_it_was_screened_by_name_only():
     assert rating_grounds(matched) == []
 
 
+def test_the_rating_names_a_source_written_as_instructions_to_the_agent():
+    state = {
+        "selected_entity": {"entity_id": "co-acme-analytics-gb"},
+        "evidence": [{"signals": ["instructions"]}, {"signals": []}],
+    }
+    assert rating_grounds(state) == ["a source written as instructions to an AI agent"]
+
+
 def test_a_packet_with_a_listed_director_says_whom_the_hits_are_on(client, tenant, analyst):
     run = paused_run(tenant, analyst, "Amber Coast Freight", jurisdiction="LT")
     assert run.matched_entity == "Amber Coast Freight UAB (LT)"  # mirrored for the lists

@@ -78,7 +78,8 @@ def _conflicts(state: dict, packet: dict) -> list[dict]:
 
 def rating_grounds(state: dict) -> list[str]:
     """What in the evidence the risk rating stands on: the signals the runtime's finish
-    checks hold a rating to (a sanctions hit, adverse media, a PEP link) and open conflicts."""
+    checks hold a rating to (a sanctions hit, adverse media, a PEP link, a source trying to
+    instruct the agent) and open conflicts."""
     evidence = state.get("evidence") or []
     signals = [signal for item in evidence for signal in item.get("signals", [])]
     grounds = []
@@ -94,6 +95,11 @@ def rating_grounds(state: dict) -> list[str]:
             Signal.ANOTHER_COMPANY,
             "a document about another company",
             "{} documents about other companies",
+        ),
+        (
+            Signal.INSTRUCTIONS,
+            "a source written as instructions to an AI agent",
+            "{} sources written as instructions to an AI agent",
         ),
     ):
         count = signals.count(signal)
