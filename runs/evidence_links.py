@@ -11,7 +11,6 @@ from atlas.runtime.state import Signal
 # What the packet may make clickable: a web address and nothing else. A source's URL is
 # tool output, and a `javascript:` or `data:` address would run in the reader's session.
 WEB_ADDRESS = re.compile(r"https?://[^\s\x00-\x1f\x7f]+", re.IGNORECASE)
-INSTRUCTIONS = Signal.INSTRUCTIONS.value
 
 
 def web_link(url: Any) -> str:
@@ -34,7 +33,7 @@ def cited_findings(packet: dict, numbered: dict[str, dict]) -> list[dict]:
             numbered.get(eid, {"evidence_id": eid, "number": None, "anchor": ""})
             for eid in finding.get("evidence_ids") or []
         ]
-        suspect = any(INSTRUCTIONS in (c.get("signals") or []) for c in citations)
+        suspect = any(Signal.INSTRUCTIONS in (c.get("signals") or []) for c in citations)
         findings.append(
             {"claim": finding.get("claim", ""), "citations": citations, "suspect": suspect}
         )

@@ -26,9 +26,12 @@ TENANTS = {"demo-bank": "Demo Bank", "harbor-credit": "Harbor Credit"}
 class Command(BaseCommand):
     help = "Create the demo tenants and users (idempotent) and print their logins."
 
-    @transaction.atomic
     def handle(self, *args, **options) -> None:
-        require_migrated_database()
+        require_migrated_database()  # before the transaction: it reads migration files
+        self._seed()
+
+    @transaction.atomic
+    def _seed(self) -> None:
         tenants = {
             slug: Tenant.objects.get_or_create(slug=slug, defaults={"name": name})[0]
             for slug, name in TENANTS.items()
