@@ -96,6 +96,7 @@ class StepView:
     rationale: str = ""
     question: str = ""
     outcome: str = ""
+    found: list[str] = field(default_factory=list)
     tone: str = ""
     input_tokens: int = 0
     output_tokens: int = 0
@@ -297,6 +298,8 @@ def group_steps(run_id: int, events: Iterable[TraceEvent]) -> list[StepView]:
         elif event.type == "tool_succeeded":
             step.tool = data.get("tool") or step.tool
             step.outcome = data.get("summary") or "Succeeded"
+            found = data.get("found")
+            step.found = [str(line) for line in found] if isinstance(found, list) else []
             step.cost_usd += _money(data.get("cost_usd"))
             if data.get("duration_ms") is not None:
                 step.duration_ms = (step.duration_ms or 0) + int(data["duration_ms"])

@@ -462,6 +462,22 @@ def test_tool_data_on_the_case_page_is_escaped(client, analyst, case):
     assert "&lt;script&gt;" in html
 
 
+def test_a_step_lists_what_its_tool_found_escaped(client, analyst, case):
+    run = make_run(case)
+    (decision, started, succeeded) = tool_step(
+        1, "screen_sanctions", {"name": "Dmitry Wolkow"}, "Sanctions screening found 2 hit(s)."
+    )
+    succeeded[2]["found"] = ["Dmitri Volkov on Synthetic OFAC SDN, match score 100", XSS]
+    add_events(run, decision, started, succeeded)
+    html = (
+        client_for(client, analyst)
+        .get(reverse("runs-case-detail", args=[case.pk]))
+        .content.decode()
+    )
+    assert "<li>Dmitri Volkov on Synthetic OFAC SDN, match score 100</li>" in html
+    assert "<script>alert" not in html and "&lt;script&gt;" in html
+
+
 def test_another_tenants_case_is_not_found(client, outsider, case):
     client_for(client, outsider)
     assert client.get(reverse("runs-case-detail", args=[case.pk])).status_code == 404

@@ -11,6 +11,7 @@ from atlas.runtime.budgets import check_tool_call, deadline_stop
 from atlas.runtime.context import MODEL_VIEW_LIMIT, model_view
 from atlas.runtime.decisions import CallTool
 from atlas.runtime.ports import ToolCallRecord
+from atlas.runtime.result_words import result_lines, result_summary
 from atlas.runtime.state import AtlasState, InFlightToolCall, ProposedToolCall
 from atlas.runtime.step_writer import StepBuffer, StepWriter
 from atlas.runtime.stops import budget_stop, cancelled, fail
@@ -149,6 +150,7 @@ def absorb_outcome(
             tool=name,
             idempotency_key=key,
             summary=summary,
+            found=result_lines(name, result),
             cost_usd=outcome.cost_usd,
             source_ids=[e.evidence_id for e in new_evidence],
             attempts=outcome.attempts,
@@ -227,27 +229,6 @@ def model_payload(result: dict[str, Any]) -> tuple[dict[str, Any], int]:
             for c in payload["candidates"]
         ]
     return payload, omitted
-
-
-def result_summary(tool: str, result: dict[str, Any], new_items: int) -> str:
-    if tool == "resolve_entity":
-        count = len(result.get("candidates", []))
-        return f"Found {count} registry candidate(s) for '{result.get('query', '')}'."
-    if tool == "screen_sanctions":
-        hits = len(result.get("hits", []))
-        return f"Sanctions screening found {hits} hit(s) across {len(result.get('lists_checked', []))} lists."
-    if tool == "search_adverse_media":
-        count = len(result.get("articles", []))
-        if not count:
-            return f"Found no articles for '{result.get('query', '')}'."
-        repeats = count - new_items
-        already = f" ({repeats} already held)" if repeats else ""
-        return (
-            f"Found {count} article(s) for '{result.get('query', '')}', {new_items} new{already}."
-        )
-    if tool == "extract_uploaded_document":
-        return f"Extracted {len(result.get('fields', {}))} field type(s) from {result.get('name', 'the document')}."
-    return f"{tool} succeeded."
 
 
 def result_evidence_ids(s: AtlasState, tool: str, step: int) -> list[str]:

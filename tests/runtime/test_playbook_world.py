@@ -226,6 +226,21 @@ def test_a_sanctioned_alias_gives_a_high_risk_packet_with_the_hit(
     assert "sanctions hit" in packet.sanctions_result.lower()
 
 
+def test_a_screening_names_each_hit_for_the_people_watching(make_runtime, make_state, store):
+    state = run(make_runtime(), make_state("Dmitry Wolkow", subject_type="person"))
+    (screening,) = [
+        e.data
+        for e in events_of(store, state, "tool_succeeded")
+        if e.data["tool"] == "screen_sanctions"
+    ]
+    assert screening["summary"] == "Sanctions screening found 2 hit(s) across 3 lists."
+    assert screening["found"] == [
+        "Dmitri Volkov on Synthetic OFAC SDN, match score 100 (screened as 'Dmitry Wolkow')",
+        "VOLKOV, Dmitri Sergeyevich on Synthetic UK HMT Consolidated, match score 98"
+        " (screened as 'Dmitry Wolkow')",
+    ]
+
+
 def test_conflicting_directors_end_in_review_with_the_conflict_in_the_packet(
     make_runtime, make_state, store
 ):

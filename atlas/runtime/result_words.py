@@ -1,0 +1,78 @@
+"""What a successful tool call found, in words for people: one sentence, and a few lines
+naming what came back (registry candidates, sanctions hits, articles, document fields), so
+an analyst watching a run sees who was hit on which list without opening the packet.
+
+Both are tool output and go to pages only, which escape them; the model reads the
+observation instead. A document's extracted values are not named (they may be personal
+data); their kinds and counts are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_LINES = 5
+MAX_LINE_CHARS = 200
+
+
+def result_summary(tool: str, result: dict[str, Any], new_items: int) -> str:
+    if tool == "resolve_entity":
+        count = len(result.get("candidates", []))
+        return f"Found {count} registry candidate(s) for '{result.get('query', '')}'."
+    if tool == "screen_sanctions":
+        hits = len(result.get("hits", []))
+        lists = len(result.get("lists_checked", []))
+        return f"Sanctions screening found {hits} hit(s) across {lists} lists."
+    if tool == "search_adverse_media":
+        count = len(result.get("articles", []))
+        if not count:
+            return f"Found no articles for '{result.get('query', '')}'."
+        repeats = count - new_items
+        already = f" ({repeats} already held)" if repeats else ""
+        return (
+            f"Found {count} article(s) for '{result.get('query', '')}', {new_items} new{already}."
+        )
+    if tool == "extract_uploaded_document":
+        fields = len(result.get("fields", {}))
+        return f"Extracted {fields} field type(s) from {result.get('name', 'the document')}."
+    return f"{tool} succeeded."
+
+
+def result_lines(tool: str, result: dict[str, Any]) -> list[str]:
+    """At most MAX_LINES lines, the last saying how many more there were."""
+    if tool == "resolve_entity":
+        lines = [_candidate_line(c) for c in result.get("candidates", [])]
+    elif tool == "screen_sanctions":
+        lines = [_hit_line(h) for h in result.get("hits", [])]
+    elif tool == "search_adverse_media":
+        lines = [f"{a['outlet']}, {a['date']}: {a['title']}" for a in result.get("articles", [])]
+    elif tool == "extract_uploaded_document":
+        lines = [
+            f"{kind.replace('_', ' ')}: {len(values)} value(s)"
+            for kind, values in result.get("fields", {}).items()
+        ]
+    else:
+        lines = []
+    lines = [_shortened(line) for line in lines]
+    if len(lines) > MAX_LINES:
+        more = len(lines) - (MAX_LINES - 1)
+        lines = [*lines[: MAX_LINES - 1], f"and {more} more"]
+    return lines
+
+
+def _candidate_line(candidate: dict[str, Any]) -> str:
+    number = candidate.get("registration_number")
+    where = candidate["jurisdiction"] + (f", no. {number}" if number else "")
+    return f"{candidate['name']} ({where}), match score {candidate['score']:g}"
+
+
+def _hit_line(hit: dict[str, Any]) -> str:
+    return (
+        f"{hit['listed_name']} on {hit['list']}, match score {hit['score']:g}"
+        f" (screened as '{hit['matched_query']}')"
+    )
+
+
+def _shortened(line: str) -> str:
+    line = " ".join(line.split())
+    return line if len(line) <= MAX_LINE_CHARS else line[: MAX_LINE_CHARS - 1] + "…"

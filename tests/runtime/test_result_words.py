@@ -1,0 +1,47 @@
+"""The words a successful tool call is shown in on the case page."""
+
+from __future__ import annotations
+
+from atlas.runtime.result_words import MAX_LINES, result_lines
+
+
+def article(n: int, title: str = "") -> dict:
+    return {"outlet": "Example Wire", "date": f"2024-01-{n:02d}", "title": title or f"Story {n}"}
+
+
+def test_many_articles_are_cut_to_a_few_lines_and_a_count_of_the_rest():
+    lines = result_lines("search_adverse_media", {"articles": [article(n) for n in range(1, 9)]})
+    assert len(lines) == MAX_LINES
+    assert lines[0] == "Example Wire, 2024-01-01: Story 1"
+    assert lines[-1] == f"and {8 - (MAX_LINES - 1)} more"
+
+
+def test_a_long_or_multi_line_title_is_shortened_to_one_line():
+    (line,) = result_lines("search_adverse_media", {"articles": [article(1, "A\nB " * 200)]})
+    assert "\n" not in line and len(line) == 200 and line.endswith("…")
+
+
+def test_a_documents_values_are_counted_never_named():
+    result = {"fields": {"passport_number": ["[REDACTED]"], "directors": ["Ann Lee", "Bo Chan"]}}
+    assert result_lines("extract_uploaded_document", result) == [
+        "passport number: 1 value(s)",
+        "directors: 2 value(s)",
+    ]
+
+
+def test_registry_candidates_name_their_jurisdiction_number_and_score():
+    candidate = {
+        "name": "Northwind Trading Ltd",
+        "jurisdiction": "GB",
+        "registration_number": "04512398",
+        "score": 96.5,
+    }
+    unnumbered = {**candidate, "registration_number": None, "jurisdiction": "US", "score": 90.0}
+    assert result_lines("resolve_entity", {"candidates": [candidate, unnumbered]}) == [
+        "Northwind Trading Ltd (GB, no. 04512398), match score 96.5",
+        "Northwind Trading Ltd (US), match score 90",
+    ]
+
+
+def test_a_screening_without_hits_has_no_lines():
+    assert result_lines("screen_sanctions", {"hits": [], "lists_checked": ["a", "b"]}) == []
