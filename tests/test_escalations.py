@@ -32,6 +32,7 @@ def test_the_queue_lists_conflicts_and_stopped_runs(client, tenant, analyst, rev
     assert html.index(f"review-item-{conflict.pk}") < html.index(f"review-item-{stopped.pk}")
     assert "Unresolved conflict" in html and "Iteration limit" in html
     assert f"“{REGISTRY}” vs “{ARTICLE}”" in html
+    assert " / 40,000</td>" in html  # tokens used of the budget, in thousands
     only_budget = client.get(reverse("reviews-escalations"), {"reason": "max_iterations"})
     assert f"review-item-{conflict.pk}" not in only_budget.content.decode()
 
