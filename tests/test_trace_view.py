@@ -323,6 +323,29 @@ def test_a_step_that_waited_for_a_person_counts_the_wait_apart(client, admin_use
     assert "2000 ms" in html and "then waited 2 s for a person" in html
 
 
+def test_an_escalation_after_the_packet_is_not_counted_as_waiting_for_a_person(
+    client, admin_user, case
+):
+    from runs.views.trace_steps import trace_page
+
+    run = make_run(case, started_at=T0)
+    add_events(
+        run,
+        [
+            [
+                ("model_requested", {}),
+                ("model_decision", {"kind": "finish"}),
+                ("finish_proposed", {}),
+                ("escalated", {"reason": "unresolved_conflict"}),
+            ]
+        ],
+    )
+    (step,) = trace_page(run).steps
+    assert (step.duration_ms, step.waited_s) == (3000, 0.0)
+    client.force_login(admin_user)
+    assert "for a person" not in client.get(trace_url(run)).content.decode()
+
+
 def test_a_step_counts_its_failed_model_calls_and_spans_its_events_once(case):
     from runs.views.trace_steps import trace_page
 

@@ -363,11 +363,14 @@ def trace_page(run: Run, after: int = 0, limit: int | None = None) -> TracePage:
             step.cost_usd += money(usage.get("cost_usd"))
         elif event.type == "tool_succeeded":
             step.cost_usd += money(data.get("cost_usd"))
-        if step.paused_at_s is None:
+        pauses = STATUS_AFTER.get(event.type) in PAUSED_STATUSES
+        # A pause the run adds to its own before anyone acts (an escalation after its
+        # packet) is still the run's time, not a person's.
+        if step.paused_at_s is None or (pauses and not step.waited_s):
             # An event is stamped when what it reports is over (a tool's result after the
             # call): its own duration is already inside the span, not to be added to it.
             step.duration_ms = max(step.duration_ms, int((offset - step.offset_s) * 1000))
-            if STATUS_AFTER.get(event.type) in PAUSED_STATUSES:
+            if pauses:
                 step.paused_at_s = offset
         else:  # a person's decision, applied within the step that paused for it
             step.waited_s = max(step.waited_s, offset - step.paused_at_s)
