@@ -3,13 +3,15 @@ naming what came back (registry candidates, sanctions hits, articles, document f
 an analyst watching a run sees who was hit on which list without opening the packet.
 
 Both are tool output and go to pages only, which escape them; the model reads the
-observation instead. A document's extracted values are not named (they may be personal
-data); their kinds and counts are.
+observation instead. Of a document, the facts it states are named (company, number,
+directors); its personal data is only counted, as the model is shown it redacted.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from atlas.runtime.redaction import PERSONAL_DATA_NAMES
 
 MAX_LINES = 5
 MAX_LINE_CHARS = 200
@@ -47,10 +49,7 @@ def result_lines(tool: str, result: dict[str, Any]) -> list[str]:
     elif tool == "search_adverse_media":
         lines = [f"{a['outlet']}, {a['date']}: {a['title']}" for a in result.get("articles", [])]
     elif tool == "extract_uploaded_document":
-        lines = [
-            f"{kind.replace('_', ' ')}: {len(values)} value(s)"
-            for kind, values in result.get("fields", {}).items()
-        ]
+        lines = _document_lines(result.get("fields", {}))
     else:
         lines = []
     lines = [_shortened(line) for line in lines]
@@ -71,6 +70,22 @@ def _hit_line(hit: dict[str, Any]) -> str:
         f"{hit['listed_name']} on {hit['list']}, match score {hit['score']:g}"
         f" (screened as '{hit['matched_query']}')"
     )
+
+
+def _document_lines(fields: dict[str, list[str]]) -> list[str]:
+    facts = [
+        f"{kind.replace('_', ' ')}: {', '.join(values)}"
+        for kind, values in fields.items()
+        if kind not in PERSONAL_DATA_NAMES
+    ]
+    personal = [
+        f"{name} ×{len(fields[kind])}"
+        for kind, name in PERSONAL_DATA_NAMES.items()
+        if fields.get(kind)
+    ]
+    if personal:
+        facts.append("personal data, redacted for the model: " + ", ".join(personal))
+    return facts
 
 
 def _shortened(line: str) -> str:

@@ -21,12 +21,22 @@ def test_a_long_or_multi_line_title_is_shortened_to_one_line():
     assert "\n" not in line and len(line) == 200 and line.endswith("…")
 
 
-def test_a_documents_values_are_counted_never_named():
-    result = {"fields": {"passport_number": ["[REDACTED]"], "directors": ["Ann Lee", "Bo Chan"]}}
-    assert result_lines("extract_uploaded_document", result) == [
-        "passport number: 1 value(s)",
-        "directors: 2 value(s)",
+def test_a_documents_facts_are_named_and_its_personal_data_only_counted():
+    result = {
+        "fields": {
+            "emails": ["ann@example.com"],
+            "passport_numbers": ["P4821907", "P1234567"],
+            "directors": ["Ann Lee", "Bo Chan"],
+            "registration_numbers": ["08812345"],
+        }
+    }
+    lines = result_lines("extract_uploaded_document", result)
+    assert lines == [
+        "directors: Ann Lee, Bo Chan",
+        "registration numbers: 08812345",
+        "personal data, redacted for the model: e-mail address ×1, passport number ×2",
     ]
+    assert not any("P4821907" in line or "ann@" in line for line in lines)
 
 
 def test_registry_candidates_name_their_jurisdiction_number_and_score():
