@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
-from django.db import DataError, connection, transaction
+from django.db import DataError, connection, connections, transaction
 
 from atlas.runtime.ports import (
     ObservationRecord,
@@ -28,14 +28,17 @@ def run(case, analyst) -> Run:
     return do_start_run(case, analyst, wake=False)
 
 
-@pytest.fixture(params=["one statement", "statements"])
+@pytest.fixture(params=["one statement", "one statement, queries logged", "statements"])
 def write_path(request, monkeypatch):
     """On PostgreSQL a step is one statement, unless it has too many values for one; the
-    other path is SQLite's (and that fallback's)."""
+    other path is SQLite's (and that fallback's). While Django logs queries, the one
+    statement keeps its %s placeholders, which the log fills in."""
     if request.param == "statements":
         monkeypatch.setattr(step_writes, "MAX_STATEMENT_PARAMETERS", 0)
     elif connection.vendor != "postgresql":
         pytest.skip("one-statement steps are written on PostgreSQL only")
+    elif request.param == "one statement, queries logged":
+        monkeypatch.setattr(connections["default"], "force_debug_cursor", True)
     return request.param
 
 
@@ -83,8 +86,20 @@ def test_a_step_is_written_whole_and_mirrored_on_the_run(
             cost_usd=Decimal("0.010000"),
         )
     )
-    with django_capture_on_commit_callbacks() as callbacks:
+    statements = []
+
+    def record(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    with django_capture_on_commit_callbacks() as callbacks, connection.execute_wrapper(record):
         DjangoRunStore().commit_step(commit)
+    if write_path == "one statement":
+        (sql,) = statements
+        assert sql.startswith("WITH") and "$1" in sql and "%s" not in sql
+    elif write_path == "one statement, queries logged":
+        (sql,) = statements
+        assert "%s" in sql and "$1" not in sql
     run.refresh_from_db()
     assert (run.status, run.state_version, run.last_seq, run.iterations) == ("researching", 1, 2, 1)
     assert list(TraceEvent.objects.filter(run=run).values_list("seq", "type")) == [
