@@ -42,6 +42,20 @@ def result_summary(tool: str, result: dict[str, Any], new_items: int) -> str:
 
 def result_lines(tool: str, result: dict[str, Any]) -> list[str]:
     """At most MAX_LINES lines, the last saying how many more there were."""
+    try:
+        lines = _lines(tool, result)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        # A result in another shape than the built-in tool's (a test's registry, say)
+        # gets no lines: they are a courtesy to readers, never a reason to fail a step.
+        return []
+    lines = [_shortened(str(line)) for line in lines]
+    if len(lines) > MAX_LINES:
+        more = len(lines) - (MAX_LINES - 1)
+        lines = [*lines[: MAX_LINES - 1], f"and {more} more"]
+    return lines
+
+
+def _lines(tool: str, result: dict[str, Any]) -> list[str]:
     if tool == "resolve_entity":
         lines = [_candidate_line(c) for c in result.get("candidates", [])]
     elif tool == "screen_sanctions":
@@ -52,10 +66,6 @@ def result_lines(tool: str, result: dict[str, Any]) -> list[str]:
         lines = _document_lines(result.get("fields", {}))
     else:
         lines = []
-    lines = [_shortened(line) for line in lines]
-    if len(lines) > MAX_LINES:
-        more = len(lines) - (MAX_LINES - 1)
-        lines = [*lines[: MAX_LINES - 1], f"and {more} more"]
     return lines
 
 

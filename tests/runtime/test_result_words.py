@@ -55,3 +55,8 @@ def test_registry_candidates_name_their_jurisdiction_number_and_score():
 
 def test_a_screening_without_hits_has_no_lines():
     assert result_lines("screen_sanctions", {"hits": [], "lists_checked": ["a", "b"]}) == []
+
+
+def test_a_result_in_another_shape_gets_no_lines_rather_than_an_error():
+    assert result_lines("screen_sanctions", {"hits": [{"list": "X"}]}) == []
+    assert result_lines("search_adverse_media", {"articles": "not a list"}) == []
