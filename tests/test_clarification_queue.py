@@ -35,6 +35,7 @@ def test_reviewers_can_follow_questions_but_not_answer(client, tenant, analyst, 
     client_for(client, reviewer)
     html = client.get(reverse("reviews-clarifications")).content.decode()
     assert "Several registry entities match" in html and 'name="answer_text"' not in html
+    assert "<kbd>Enter</kbd> answer" not in html and "Type an answer" not in html
     assert client.post(answer_url(item), {"answer": NORTHWIND_GB}).status_code == 403
     assert not HumanDecision.objects.exists()
 
