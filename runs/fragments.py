@@ -18,6 +18,7 @@ from typing import Any
 from django.template.loader import render_to_string
 
 from atlas.runtime.state import USER_STATUS
+from reviews.decision_details import decision_details
 from reviews.models import HumanDecision
 from runs.models import Document, Run, TraceEvent
 
@@ -214,6 +215,13 @@ def _note_for(event: TraceEvent) -> Note | None:
         fact = str(data.get("fact") or "a fact").replace("_", " ")
         text, tone = f"Conflicting values for {fact}", "warn"
         detail = data.get("values") or None
+    elif kind == "conflict_resolved":
+        fact = str(data.get("fact") or "a fact").replace("_", " ")
+        if data.get("status") == "unresolvable":
+            text = f"A reviewer recorded the {fact} as unresolvable"
+        else:
+            text = f"A reviewer settled the {fact}: “{data.get('value', '')}” stands"
+        tone = "human"
     elif kind == "no_progress_detected":
         text, tone = "No progress in recent iterations", "warn"
     elif kind == "cycle_detected":
@@ -550,6 +558,8 @@ def decisions_context(case_id: int) -> dict[str, Any]:
         .select_related("actor")
         .order_by("created_at", "id")
     )
+    for decision in decisions:
+        decision.details = decision_details(decision.payload or {})
     return {
         "case_id": case_id,
         "decisions": decisions,

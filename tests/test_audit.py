@@ -16,8 +16,8 @@ from reviews.actions import (
     do_resolve_conflict,
     do_sign_off,
 )
+from reviews.decision_details import decision_details
 from reviews.models import HumanDecision
-from reviews.views.audit import decision_details
 from runs.actions import do_request_cancel
 from tests.conftest import client_for
 from tests.review_runs import (

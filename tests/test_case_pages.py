@@ -448,6 +448,31 @@ def test_the_case_page_shows_the_audit_trail_of_human_decisions(client, analyst,
     assert f'id="case-{case.pk}-decisions" data-newest-decision="{decision.pk}"' in html
 
 
+def test_a_sign_off_on_the_case_page_says_how_its_sanctions_hits_were_marked(
+    client, analyst, reviewer, case
+):
+    run = make_run(case, status="completed", reason="packet_approved")
+    HumanDecision.objects.create(
+        tenant=case.tenant,
+        case=case,
+        run=run,
+        actor=reviewer,
+        kind="sign_off",
+        reason="Exit the relationship.",
+        payload={
+            "approved": True,
+            "hit_dispositions": {"ev-1": "confirmed_match", "ev-2": "false_positive"},
+        },
+        state_version=4,
+    )
+    html = (
+        client_for(client, analyst)
+        .get(reverse("runs-case-detail", args=[case.pk]))
+        .content.decode()
+    )
+    assert "Sanctions hits: 1 confirmed match, 1 false positive" in html
+
+
 def test_tool_data_on_the_case_page_is_escaped(client, analyst, case):
     run = make_run(case)
     add_events(
@@ -573,6 +598,22 @@ def test_a_packet_held_by_disagreeing_sources_says_so_on_the_case_page(client, a
     )
     assert "The sources disagree on directors" in page
     assert "The packet waits for sign-off" not in page
+
+
+def test_a_settled_conflict_says_on_its_step_which_value_stands(client, analyst, case):
+    run = make_run(case)
+    add_events(
+        run,
+        ("conflict_resolved", 7, {"fact": "directors", "status": "resolved", "value": XSS}),
+        ("conflict_resolved", 7, {"fact": "registration_number", "status": "unresolvable"}),
+    )
+    html = (
+        client_for(client, analyst)
+        .get(reverse("runs-case-detail", args=[case.pk]))
+        .content.decode()
+    )
+    assert "A reviewer settled the directors: “&lt;script&gt;" in html
+    assert "A reviewer recorded the registration number as unresolvable" in html
 
 
 def test_only_a_resume_after_a_crash_is_noted_on_the_case_page(client, analyst, case):

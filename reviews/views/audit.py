@@ -12,6 +12,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from reviews.audit_rows import CASE_RECORD_KINDS, AuditFilters, audit_entries, rows_of
+from reviews.decision_details import decision_details
 from reviews.models import HumanDecision
 from reviews.views.common import HtmxHttpRequest
 from runs.access import require_role, tenant_of
@@ -20,56 +21,6 @@ from runs.models import Run
 from runs.search_text import search_text
 
 PAGE_SIZE = 50
-# Payload keys the audit row shows elsewhere (the reason column) or that only the runtime
-# reads (ids of the question, action or conflict the decision is about).
-NOT_DETAILS = {
-    "reason",
-    "text",
-    "note",
-    "decision",
-    "action_id",
-    "question_id",
-    "conflict_id",
-    "approved",  # the decision's own name says it
-    "packet_step",
-    "document_ids",
-    "reasons_seen",  # the request's own reasons, shown on its page
-}
-BUDGET_UNITS = {
-    "extra_iterations": "{} iterations",
-    "extra_tokens": "{:,} tokens",
-    "extra_cost_usd": "${}",
-    "extra_seconds": "{:g} s",
-}
-
-
-def decision_details(payload: dict) -> list[str]:
-    """A decision's payload as a reviewer reads it: what was added, chosen or disposed of."""
-    details = []
-    added = [
-        unit.format(float(payload[key]) if key == "extra_seconds" else payload[key])
-        for key, unit in BUDGET_UNITS.items()
-        if payload.get(key) and float(payload[key])
-    ]
-    if added:
-        details.append("Budget added: " + ", ".join(f"+{a}" for a in added))
-    if payload.get("value"):
-        details.append(f"Value that stands: “{payload['value']}”")
-    if payload.get("unresolvable"):
-        details.append("Marked unresolvable")
-    if dispositions := payload.get("hit_dispositions"):
-        confirmed = sum(d == "confirmed_match" for d in dispositions.values())
-        cleared = len(dispositions) - confirmed
-        parts = (
-            [f"{confirmed} confirmed match{'es' if confirmed != 1 else ''}"] if confirmed else []
-        )
-        parts += [f"{cleared} false positive{'s' if cleared != 1 else ''}"] if cleared else []
-        details.append("Sanctions hits: " + ", ".join(parts))
-    shown = set(BUDGET_UNITS) | {"value", "unresolvable", "hit_dispositions"} | NOT_DETAILS
-    details += [
-        f"{key.replace('_', ' ')}: {value}" for key, value in payload.items() if key not in shown
-    ]
-    return details
 
 
 @require_role("reviewer", "admin")
