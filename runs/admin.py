@@ -190,6 +190,7 @@ class RunAdmin(ListsShownColumns, TenantScopedAdmin):
         "status",
         "termination_reason",
         "closed_by_reviewer",
+        "risk_rating",
         "model_name",
         "prompt_version",
         "policy_version",
@@ -205,6 +206,7 @@ class RunAdmin(ListsShownColumns, TenantScopedAdmin):
         "termination_reason",
         # packet_approved covers both a sign-off and a case closed as it stood.
         "closed_by_reviewer",
+        "risk_rating",
         "model_name",
         "prompt_version",
         "policy_version",

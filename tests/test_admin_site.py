@@ -252,6 +252,18 @@ def test_the_admin_filters_cases_closed_as_they_stood_apart(client, admin_user, 
     assert f"/admin/runs/run/{signed.pk}/change/" not in page
 
 
+def test_the_admin_shows_and_filters_runs_by_the_packets_risk(client, admin_user, case):
+    high = make_run(case)
+    low = make_run(case)
+    Run.objects.filter(pk=high.pk).update(risk_rating="high")
+    Run.objects.filter(pk=low.pk).update(risk_rating="low")
+    client.force_login(admin_user)
+    page = client.get(changelist(Run), {"risk_rating": "high"}).content.decode()
+    assert f"/admin/runs/run/{high.pk}/change/" in page
+    assert f"/admin/runs/run/{low.pk}/change/" not in page
+    assert 'class="column-risk_rating"' in page
+
+
 BIG_STATE = {"evidence": ["x" * 1000] * 50}
 # Columns a changelist of runs or their rows never shows: each is large on a long run.
 BIG_COLUMNS = re.compile(
