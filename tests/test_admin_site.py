@@ -261,7 +261,7 @@ def test_the_admin_shows_and_filters_runs_by_the_packets_risk(client, admin_user
     page = client.get(changelist(Run), {"risk_rating": "high"}).content.decode()
     assert f"/admin/runs/run/{high.pk}/change/" in page
     assert f"/admin/runs/run/{low.pk}/change/" not in page
-    assert 'class="column-risk_rating"' in page
+    assert "column-risk_rating" in page
 
 
 BIG_STATE = {"evidence": ["x" * 1000] * 50}
