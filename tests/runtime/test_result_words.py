@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from atlas.runtime.result_words import MAX_LINES, result_lines
+from hypothesis import given
+from hypothesis import strategies as st
+
+from atlas.runtime.result_words import MAX_LINE_CHARS, MAX_LINES, result_lines
 
 
 def article(n: int, title: str = "") -> dict:
@@ -60,3 +63,30 @@ def test_a_screening_without_hits_has_no_lines():
 def test_a_result_in_another_shape_gets_no_lines_rather_than_an_error():
     assert result_lines("screen_sanctions", {"hits": [{"list": "X"}]}) == []
     assert result_lines("search_adverse_media", {"articles": "not a list"}) == []
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.floats(allow_nan=True) | st.text(max_size=300),
+    lambda children: (
+        st.lists(children, max_size=8) | st.dictionaries(st.text(max_size=20), children, max_size=8)
+    ),
+    max_leaves=40,
+)
+TOOL_NAMES = [
+    "resolve_entity",
+    "screen_sanctions",
+    "search_adverse_media",
+    "extract_uploaded_document",
+]
+
+
+@given(
+    tool=st.sampled_from(TOOL_NAMES),
+    result=st.dictionaries(
+        st.sampled_from(["candidates", "hits", "articles", "fields", "query"]), json_values
+    ),
+)
+def test_any_result_gives_a_few_short_lines_and_never_an_error(tool, result):
+    lines = result_lines(tool, result)
+    assert len(lines) <= MAX_LINES
+    assert all(isinstance(line, str) and len(line) <= MAX_LINE_CHARS for line in lines)
