@@ -145,6 +145,8 @@ def test_sorts_by_cost_tokens_iterations_and_duration(client, admin_user, case):
     assert run_ids(client.get(URL, {"sort": "-tokens"})) == [cheap.pk, middle.pk, dear.pk]
     assert run_ids(client.get(URL, {"sort": "-iterations"})) == [dear.pk, middle.pk, cheap.pk]
     assert run_ids(client.get(URL, {"sort": "duration"})) == [dear.pk, middle.pk, cheap.pk]
+    make_run(case, tokens=1_234_567)
+    assert '<td class="num">1,234,567</td>' in client.get(URL).content.decode()
 
 
 def _walk(client, params) -> list[int]:
