@@ -57,16 +57,14 @@ def result_lines(tool: str, result: dict[str, Any]) -> list[str]:
 
 def _lines(tool: str, result: dict[str, Any]) -> list[str]:
     if tool == "resolve_entity":
-        lines = [_candidate_line(c) for c in result.get("candidates", [])]
-    elif tool == "screen_sanctions":
-        lines = [_hit_line(h) for h in result.get("hits", [])]
-    elif tool == "search_adverse_media":
-        lines = [f"{a['outlet']}, {a['date']}: {a['title']}" for a in result.get("articles", [])]
-    elif tool == "extract_uploaded_document":
-        lines = _document_lines(result.get("fields", {}))
-    else:
-        lines = []
-    return lines
+        return [_candidate_line(c) for c in result.get("candidates", [])]
+    if tool == "screen_sanctions":
+        return [_hit_line(h) for h in result.get("hits", [])]
+    if tool == "search_adverse_media":
+        return [f"{a['outlet']}, {a['date']}: {a['title']}" for a in result.get("articles", [])]
+    if tool == "extract_uploaded_document":
+        return _document_lines(result.get("fields", {}))
+    return []
 
 
 def _candidate_line(candidate: dict[str, Any]) -> str:
