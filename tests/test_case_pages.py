@@ -18,6 +18,13 @@ from tests.conftest import client_for
 pytestmark = pytest.mark.django_db
 
 
+def case_page(client, user, case_id: int) -> str:
+    """The case page's HTML as `user` sees it."""
+    return (
+        client_for(client, user).get(reverse("runs-case-detail", args=[case_id])).content.decode()
+    )
+
+
 # --- List --------------------------------------------------------------------
 
 
@@ -385,11 +392,7 @@ def test_the_case_page_shows_the_run_steps_meters_and_status(client, analyst, ca
             {"tool": "screen_sanctions", "arguments": {"entity_id": "GB-1"}, "attempt": 1},
         ),
     )
-    html = (
-        client_for(client, analyst)
-        .get(reverse("runs-case-detail", args=[case.pk]))
-        .content.decode()
-    )
+    html = case_page(client, analyst, case.pk)
     assert f'id="run-{run.pk}-steps"' in html
     assert f'id="run-{run.pk}-step-1"' in html
     assert "Find the company" in html and "2 candidates" in html
@@ -404,11 +407,7 @@ def test_the_case_page_shows_the_run_steps_meters_and_status(client, analyst, ca
 
 def test_the_case_page_offers_the_question_inline_when_the_run_waits(client, analyst, case):
     run = waiting_for_answer(case)
-    html = (
-        client_for(client, analyst)
-        .get(reverse("runs-case-detail", args=[case.pk]))
-        .content.decode()
-    )
+    html = case_page(client, analyst, case.pk)
     assert "Which Acme do you mean?" in html
     assert f'action="/runs/{run.pk}/answer/"' in html
     assert 'value="Acme Widgets Inc (US)"' in html
@@ -438,11 +437,7 @@ def test_the_case_page_shows_the_audit_trail_of_human_decisions(client, analyst,
         reason=f"Duplicate case {XSS}",
         state_version=0,
     )
-    html = (
-        client_for(client, analyst)
-        .get(reverse("runs-case-detail", args=[case.pk]))
-        .content.decode()
-    )
+    html = case_page(client, analyst, case.pk)
     assert "Cancelled run" in html and "Reviewer" in html
     assert "Duplicate case &lt;script&gt;" in html and "<script>alert" not in html
     assert f'id="case-{case.pk}-decisions" data-newest-decision="{decision.pk}"' in html
@@ -465,11 +460,7 @@ def test_a_sign_off_on_the_case_page_says_how_its_sanctions_hits_were_marked(
         },
         state_version=4,
     )
-    html = (
-        client_for(client, analyst)
-        .get(reverse("runs-case-detail", args=[case.pk]))
-        .content.decode()
-    )
+    html = case_page(client, analyst, case.pk)
     assert "Sanctions hits: 1 confirmed match, 1 false positive" in html
 
 
@@ -478,11 +469,7 @@ def test_tool_data_on_the_case_page_is_escaped(client, analyst, case):
     add_events(
         run, *tool_step(1, "search_adverse_media", {"query": XSS}, f"Article: {XSS}", rationale=XSS)
     )
-    html = (
-        client_for(client, analyst)
-        .get(reverse("runs-case-detail", args=[case.pk]))
-        .content.decode()
-    )
+    html = case_page(client, analyst, case.pk)
     assert "<script>alert" not in html and "<img src=x" not in html
     assert "&lt;script&gt;" in html
 
@@ -494,11 +481,7 @@ def test_a_step_lists_what_its_tool_found_escaped(client, analyst, case):
     )
     succeeded[2]["found"] = ["Dmitri Volkov on Synthetic OFAC SDN, match score 100", XSS]
     add_events(run, decision, started, succeeded)
-    html = (
-        client_for(client, analyst)
-        .get(reverse("runs-case-detail", args=[case.pk]))
-        .content.decode()
-    )
+    html = case_page(client, analyst, case.pk)
     assert "<li>Dmitri Volkov on Synthetic OFAC SDN, match score 100</li>" in html
     assert "<script>alert" not in html and "&lt;script&gt;" in html
 
@@ -530,11 +513,7 @@ def test_a_subject_name_with_markup_shows_as_text_on_the_case_page(client, analy
     case = Case.objects.create(
         tenant=tenant, subject_name=XSS, subject_type="person", created_by=analyst
     )
-    html = (
-        client_for(client, analyst)
-        .get(reverse("runs-case-detail", args=[case.pk]))
-        .content.decode()
-    )
+    html = case_page(client, analyst, case.pk)
     assert "<script>alert" not in html and "<img src=x" not in html
     assert '<h1 class="subject-name">&lt;script&gt;alert(&quot;pwned&quot;)' in html
 
@@ -545,11 +524,7 @@ def test_a_step_note_with_markup_on_the_case_page_is_escaped(client, analyst, ca
         run,
         ("policy_denied", 1, {"tool": "extract_uploaded_document", "arguments": {}, "reason": XSS}),
     )
-    html = (
-        client_for(client, analyst)
-        .get(reverse("runs-case-detail", args=[case.pk]))
-        .content.decode()
-    )
+    html = case_page(client, analyst, case.pk)
     assert "<script>alert" not in html and "<img src=x" not in html
     assert "Denied by policy: &lt;script&gt;" in html
 
@@ -591,11 +566,7 @@ def test_a_packet_held_by_disagreeing_sources_says_so_on_the_case_page(client, a
 
     run = paused_run(tenant, analyst, CONFLICT_SUBJECT)
     assert run.termination_reason == "finish_proposed"
-    page = (
-        client_for(client, analyst)
-        .get(reverse("runs-case-detail", args=[run.case_id]))
-        .content.decode()
-    )
+    page = case_page(client, analyst, run.case_id)
     assert "The sources disagree on directors" in page
     assert "The packet waits for sign-off" not in page
 
@@ -607,11 +578,7 @@ def test_a_settled_conflict_says_on_its_step_which_value_stands(client, analyst,
         ("conflict_resolved", 7, {"fact": "directors", "status": "resolved", "value": XSS}),
         ("conflict_resolved", 7, {"fact": "registration_number", "status": "unresolvable"}),
     )
-    html = (
-        client_for(client, analyst)
-        .get(reverse("runs-case-detail", args=[case.pk]))
-        .content.decode()
-    )
+    html = case_page(client, analyst, case.pk)
     assert "A reviewer settled the directors: “&lt;script&gt;" in html
     assert "A reviewer recorded the registration number as unresolvable" in html
 
@@ -625,11 +592,7 @@ def test_only_a_resume_after_a_crash_is_noted_on_the_case_page(client, analyst, 
         ("run_resumed", 2, {"cause": "human_input", "paused_as": "waiting_for_input"}),
         ("run_resumed", 3, {"cause": "recovery", "status": "researching", "in_flight": None}),
     )
-    html = (
-        client_for(client, analyst)
-        .get(reverse("runs-case-detail", args=[case.pk]))
-        .content.decode()
-    )
+    html = case_page(client, analyst, case.pk)
     assert html.count("Run resumed from its last committed step") == 1
 
 
@@ -650,11 +613,7 @@ def test_step_notes_say_rejections_and_tool_errors_in_words(client, analyst, cas
         ),
         ("tool_failed", 3, {"error_type": "not_found", "message": "Unknown entity id: x"}),
     )
-    html = (
-        client_for(client, analyst)
-        .get(reverse("runs-case-detail", args=[case.pk]))
-        .content.decode()
-    )
+    html = case_page(client, analyst, case.pk)
     assert "Rejected: the arguments do not fit the tool" in html
     assert "name: Field required" in html
     assert "Rejected: there is no tool by that name" in html
@@ -679,11 +638,7 @@ def test_the_banner_sends_only_reviewers_to_the_review_queues(client, tenant, an
     page = client.get(reverse("runs-case-detail", args=[question.case_id])).content.decode()
     assert "The agent waits for an analyst's answer" in page
     assert "The agent needs your answer" not in page
-    page = (
-        client_for(client, analyst)
-        .get(reverse("runs-case-detail", args=[question.case_id]))
-        .content.decode()
-    )
+    page = case_page(client, analyst, question.case_id)
     assert "The agent needs your answer to continue" in page
 
 
