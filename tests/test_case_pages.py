@@ -657,6 +657,14 @@ def test_a_step_on_the_case_page_counts_its_failed_model_calls(case):
     assert (step.input_tokens, step.output_tokens) == (200, 40)
 
 
+def test_a_steps_tokens_read_in_thousands_on_the_case_page(client, analyst, case):
+    run = make_run(case)
+    usage = {"input_tokens": 1200, "output_tokens": 34, "cost_usd": "0.01"}
+    add_events(run, ("model_decision", 1, {"kind": "call_tool", "tool_name": "x", "usage": usage}))
+    html = case_page(client, analyst, case.pk)
+    assert 'title="1,200 in / 34 out">1,234 tok</span>' in html
+
+
 def test_the_case_list_shows_and_filters_by_the_latest_packets_risk(client, tenant, analyst):
     from tests.review_runs import SANCTIONED_SUBJECT, SIGNOFF_SUBJECT, paused_run
 

@@ -375,3 +375,10 @@ def test_a_refused_finish_shows_what_it_proposed(client, admin_user, case):
     client.force_login(admin_user)
     html = client.get(trace_url(run)).content.decode()
     assert "Finding 1 cites ev-9. (refused packet: risk low, findings 1)" in html
+
+
+def test_a_steps_tokens_read_in_thousands(client, admin_user, case):
+    run = make_run(case, started_at=T0)
+    add_events(run, [tool_step(1, "resolve_entity", tokens=12345, cost="0.0100")], start=T0)
+    client.force_login(admin_user)
+    assert "12,345 tok" in client.get(trace_url(run)).content.decode()
