@@ -31,6 +31,7 @@ from django.db import DatabaseError, close_old_connections, connection, connecti
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from atlas.runtime.memory import MemoryCancelSignal
+from atlas.runtime.wording import counted
 from runs import leases, live
 from runs.audience import record_audience
 from runs.execution import advance_run
@@ -251,7 +252,7 @@ class RunWorker:
                 failures = leases.record_worker_failure(
                     run_id, self.owner, f"{type(error).__name__}: {error}"
                 )
-                logger.warning("Run %s has failed in workers %s time(s)", run_id, failures)
+                logger.warning("Run %s has failed in workers %s", run_id, counted(failures, "time"))
             except DatabaseError:
                 logger.exception("Could not record the failure of run %s", run_id)
         finally:

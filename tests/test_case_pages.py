@@ -477,7 +477,7 @@ def test_tool_data_on_the_case_page_is_escaped(client, analyst, case):
 def test_a_step_lists_what_its_tool_found_escaped(client, analyst, case):
     run = make_run(case)
     (decision, started, succeeded) = tool_step(
-        1, "screen_sanctions", {"name": "Dmitry Wolkow"}, "Sanctions screening found 2 hit(s)."
+        1, "screen_sanctions", {"name": "Dmitry Wolkow"}, "Sanctions screening found 2 hits."
     )
     succeeded[2]["found"] = ["Dmitri Volkov on Synthetic OFAC SDN, match score 100", XSS]
     add_events(run, decision, started, succeeded)

@@ -315,7 +315,7 @@ def test_a_database_not_yet_migrated_is_named_with_what_to_do(tmp_path):
     assert finished.returncode == 1
     assert "Traceback" not in finished.stderr
     assert (
-        "The database is missing 1 migration(s), starting with runs.0013_run_risk_rating: run "
+        "The database is missing 1 migration, starting with runs.0013_run_risk_rating: run "
         "`python manage.py migrate`, then try again." in finished.stderr
     )
     missing = tmp_path / "no such folder" / "db.sqlite3"

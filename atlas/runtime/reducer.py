@@ -29,6 +29,7 @@ from atlas.runtime.state import (
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.gateway import fingerprint
+from atlas.runtime.wording import counted
 from atlas.runtime.world import name_score
 from atlas.runtime.world.normalize import (
     LEGAL_SUFFIXES,
@@ -401,7 +402,7 @@ def _apply_sanctions(
                 source_id="sanctions-screen",
                 source_label="Sanctions screening",
                 retrieved_at=now,
-                excerpt=f"{len(hits)} hit(s)",
+                excerpt=counted(len(hits), "hit"),
                 evidence_id=state.evidence[-1].evidence_id,
             ),
         )
@@ -509,7 +510,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         retrieved_at=now,
         fingerprint=fp,
         claim=(
-            f"Uploaded document {result.get('name', '')} ({result.get('pages', 1)} page(s)) "
+            f"Uploaded document {result.get('name', '')} ({counted(result.get('pages', 1), 'page')}) "
             f"contains: {found}.{whose}{begins}"
         ),
         step=step,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from atlas.runtime.redaction import PERSONAL_DATA_NAMES
+from atlas.runtime.wording import counted
 
 MAX_LINES = 5
 MAX_LINE_CHARS = 200
@@ -20,23 +21,23 @@ MAX_LINE_CHARS = 200
 def result_summary(tool: str, result: dict[str, Any], new_items: int) -> str:
     if tool == "resolve_entity":
         count = len(result.get("candidates", []))
-        return f"Found {count} registry candidate(s) for '{result.get('query', '')}'."
+        return f"Found {counted(count, 'registry candidate')} for '{result.get('query', '')}'."
     if tool == "screen_sanctions":
         hits = len(result.get("hits", []))
         lists = len(result.get("lists_checked", []))
-        return f"Sanctions screening found {hits} hit(s) across {lists} lists."
+        return f"Sanctions screening found {counted(hits, 'hit')} across {counted(lists, 'list')}."
     if tool == "search_adverse_media":
         count = len(result.get("articles", []))
         if not count:
             return f"Found no articles for '{result.get('query', '')}'."
         repeats = count - new_items
         already = f" ({repeats} already held)" if repeats else ""
-        return (
-            f"Found {count} article(s) for '{result.get('query', '')}', {new_items} new{already}."
-        )
+        return f"Found {counted(count, 'article')} for '{result.get('query', '')}', {new_items} new{already}."
     if tool == "extract_uploaded_document":
         fields = len(result.get("fields", {}))
-        return f"Extracted {fields} field type(s) from {result.get('name', 'the document')}."
+        return (
+            f"Extracted {counted(fields, 'field type')} from {result.get('name', 'the document')}."
+        )
     return f"{tool} succeeded."
 
 

@@ -17,6 +17,7 @@ from atlas.runtime.step_writer import StepBuffer, StepWriter
 from atlas.runtime.stops import budget_stop, cancelled, fail
 from atlas.runtime.tools.base import ToolContext, ToolSpec
 from atlas.runtime.tools.gateway import ToolOutcome, idempotency_key
+from atlas.runtime.wording import counted
 
 if TYPE_CHECKING:
     from atlas.runtime.engine import Runtime
@@ -186,7 +187,7 @@ def absorb_outcome(
         name=name,
         ok=False,
         error_type=outcome.error_type,
-        error_message=f"{outcome.error_message} (after {outcome.attempts} attempt(s))",
+        error_message=f"{outcome.error_message} (after {counted(outcome.attempts, 'attempt')})",
     )
     if outcome.status == "domain_error":
         # The provider answered; asking again with the same arguments gives the same answer.

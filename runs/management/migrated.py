@@ -7,6 +7,8 @@ from django.core.management.base import CommandError
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.migrations.executor import MigrationExecutor
 
+from atlas.runtime.wording import counted
+
 
 def require_migrated_database() -> None:
     try:
@@ -17,6 +19,6 @@ def require_migrated_database() -> None:
     if pending:
         first = pending[0][0]
         raise CommandError(
-            f"The database is missing {len(pending)} migration(s), starting with "
+            f"The database is missing {counted(len(pending), 'migration')}, starting with "
             f"{first.app_label}.{first.name}: run `python manage.py migrate`, then try again."
         )

@@ -609,7 +609,7 @@ def test_transport_errors_are_retried_then_become_a_typed_failure(make_runtime, 
     failed = events_of(store, state, "tool_failed")[0].data
     assert failed["error_type"] == "timeout" and failed["retryable"] is True
     failure = next(o for o in state.observations if o.name == "screen_sanctions" and not o.ok)
-    assert failure.error_type == "timeout" and "after 3 attempt(s)" in failure.error_message
+    assert failure.error_type == "timeout" and "after 3 attempts" in failure.error_message
 
 
 def test_an_authorization_error_fails_the_run(make_runtime, make_state, store):

@@ -233,7 +233,7 @@ def test_a_screening_names_each_hit_for_the_people_watching(make_runtime, make_s
         for e in events_of(store, state, "tool_succeeded")
         if e.data["tool"] == "screen_sanctions"
     ]
-    assert screening["summary"] == "Sanctions screening found 2 hit(s) across 3 lists."
+    assert screening["summary"] == "Sanctions screening found 2 hits across 3 lists."
     assert screening["found"] == [
         "Dmitri Volkov on Synthetic OFAC SDN, match score 100 (screened as 'Dmitry Wolkow')",
         "VOLKOV, Dmitri Sergeyevich on Synthetic UK HMT Consolidated, match score 98"

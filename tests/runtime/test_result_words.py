@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from atlas.runtime.result_words import MAX_LINE_CHARS, MAX_LINES, result_lines
+from atlas.runtime.result_words import MAX_LINE_CHARS, MAX_LINES, result_lines, result_summary
 
 
 def article(n: int, title: str = "") -> dict:
@@ -90,3 +90,20 @@ def test_any_result_gives_a_few_short_lines_and_never_an_error(tool, result):
     lines = result_lines(tool, result)
     assert len(lines) <= MAX_LINES
     assert all(isinstance(line, str) and len(line) <= MAX_LINE_CHARS for line in lines)
+
+
+def test_summaries_count_in_words_one_or_many():
+    one_hit = {"hits": [{"name": "X"}], "lists_checked": ["Synthetic OFAC SDN"]}
+    assert result_summary("screen_sanctions", one_hit, 0) == (
+        "Sanctions screening found 1 hit across 1 list."
+    )
+    no_hits = {"hits": [], "lists_checked": ["a", "b", "c"]}
+    assert result_summary("screen_sanctions", no_hits, 0) == (
+        "Sanctions screening found 0 hits across 3 lists."
+    )
+    two = {"query": "Northwind", "candidates": [{}, {}]}
+    assert (
+        result_summary("resolve_entity", two, 0) == "Found 2 registry candidates for 'Northwind'."
+    )
+    one = {"query": "Acme", "articles": [{}]}
+    assert result_summary("search_adverse_media", one, 1) == "Found 1 article for 'Acme', 1 new."

@@ -28,6 +28,7 @@ from atlas.runtime.decisions import (
 )
 from atlas.runtime.directors import screenable
 from atlas.runtime.state import Signal, candidate_label
+from atlas.runtime.wording import counted
 
 MAX_FINDINGS = 12
 
@@ -278,11 +279,11 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
     sanctions_result = sanctions_summary([e for e in relevant if e["class"] == "sanctions"])
     media = [e for e in relevant if e["source_id"].startswith("article:")]
     if adverse:
-        media_summary = f"{len(adverse)} adverse article(s): " + "; ".join(
+        media_summary = f"{counted(len(adverse), 'adverse article')}: " + "; ".join(
             e["claim"] for e in adverse
         )
     elif media:
-        media_summary = f"{len(media)} article(s) found, none adverse."
+        media_summary = f"{counted(len(media), 'article')} found, none adverse."
     elif "search_adverse_media" in p["completed_steps"]:
         media_summary = "No adverse media found."
     else:

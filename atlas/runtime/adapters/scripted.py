@@ -15,6 +15,7 @@ from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.context import ModelContext
 from atlas.runtime.decisions import Usage
 from atlas.runtime.scenario import RawTurn, ScriptTurn, TransportErrorTurn, load_turns, parse_turn
+from atlas.runtime.wording import counted
 
 
 class ScriptedModel:
@@ -40,7 +41,7 @@ class ScriptedModel:
             return ModelReply(
                 fatal=True,
                 transport_error="script_exhausted",
-                error_message=f"The script has {len(self.turns)} turn(s) and ran out.",
+                error_message=f"The script has {counted(len(self.turns), 'turn')} and ran out.",
             )
         turn = self.turns[index]
         if isinstance(turn, RawTurn):

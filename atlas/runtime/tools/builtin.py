@@ -26,6 +26,7 @@ from atlas.runtime.tools.schemas import (
     SearchAdverseMediaArgs,
     SearchAdverseMediaResult,
 )
+from atlas.runtime.wording import counted
 
 CANDIDATE_THRESHOLD = 80.0
 STRONG_MATCH = 90.0
@@ -81,7 +82,8 @@ def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityRe
             f"score at least {CANDIDATE_THRESHOLD:g}/100. A match is unambiguous when the best "
             f"scores {STRONG_MATCH:g} or more and leads the next by {AMBIGUITY_MARGIN:g} or more."
             + (
-                f" {excluded} candidate(s) outside {args.jurisdiction} were excluded."
+                f" {counted(excluded, 'candidate')} outside {args.jurisdiction}"
+                f" {'was' if excluded == 1 else 'were'} excluded."
                 if excluded
                 else ""
             )

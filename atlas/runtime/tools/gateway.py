@@ -38,6 +38,7 @@ from atlas.runtime.tools.base import (
 )
 from atlas.runtime.tools.receipts import PROVIDER_RECEIPTS
 from atlas.runtime.watched_calls import MIN_CALL_SECONDS, Interrupted, call_watched
+from atlas.runtime.wording import counted
 
 OVERSIZED_BYTES = 150_000
 
@@ -292,7 +293,7 @@ def _run_with_fault(
         result = spec.result_model.model_validate(payload).model_dump(mode="json")
     except ValidationError as error:
         raise MalformedResult(
-            f"{spec.name} returned a result that breaks its contract: {error.error_count()} error(s)"
+            f"{spec.name} returned a result that breaks its contract: {counted(error.error_count(), 'error')}"
         ) from error
     PROVIDER_RECEIPTS.record(key, result)
     if fault == "effect_unknown":
