@@ -121,6 +121,7 @@ def test_each_step_says_what_it_changed_in_the_state(client, admin_user, finishe
     assert "tokens +300" in html
     assert "status: researching → awaiting_review" in html
     assert "proposed packet (risk medium)" in html
+    assert "risk medium, 1 finding<" in html
 
 
 def test_observations_show_what_the_model_saw_next_to_what_was_stored(

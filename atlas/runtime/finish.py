@@ -15,6 +15,7 @@ from atlas.runtime.state import (
 )
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
 from atlas.runtime.tools.builtin import STRONG_MATCH
+from atlas.runtime.wording import counted
 from atlas.runtime.world import name_score
 from atlas.runtime.world.normalize import normalize_name, normalize_text
 
@@ -151,7 +152,7 @@ def _media_summary_errors(s: AtlasState, packet: DueDiligencePacket) -> list[str
         return []
     return [
         "The adverse-media summary says there is none, but this run recorded "
-        f"{len(adverse)} adverse item{'s' if len(adverse) != 1 else ''}: summarize them."
+        f"{counted(len(adverse), 'adverse item')}: summarize them."
     ]
 
 

@@ -16,6 +16,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from atlas.runtime.redaction import redact_value
+from atlas.runtime.wording import counted
 from runs.models import Observation, Run, TraceEvent
 
 PAGE_EVENTS = 120
@@ -142,7 +143,8 @@ def event_summary(event: TraceEvent) -> str:
     if kind == "finish_proposed":
         packet = data.get("packet") or {}
         return (
-            f"risk {packet.get('risk_rating', '?')}, {len(packet.get('findings') or [])} findings"
+            f"risk {packet.get('risk_rating', '?')}, "
+            f"{counted(len(packet.get('findings') or []), 'finding')}"
         )
     if kind == "escalated":
         return str(data.get("reason", ""))

@@ -227,7 +227,7 @@ def sanctions_summary(screenings: list[dict[str, Any]]) -> str:
             summary += f" No hits either for {_joined(directors)}, screened by name."
         return summary
     count = sum(len(lists) for lists in hits.values())
-    summary = f"{count} sanctions hit{'s' if count > 1 else ''}: " + "; ".join(
+    summary = f"{counted(count, 'sanctions hit')}: " + "; ".join(
         f"on {whom} ({', '.join(lists)})" for whom, lists in hits.items()
     )
     cleared = [whom for whom in cleared if whom not in hits]

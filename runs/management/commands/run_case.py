@@ -23,6 +23,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from atlas.runtime.memory import MemoryCancelSignal
 from atlas.runtime.scenario import Scenario, ScenarioError, load_scenario, load_turns
+from atlas.runtime.wording import counted
 from runs.actions import (
     do_attach_document,
     do_open_case,
@@ -318,7 +319,8 @@ class Command(BaseCommand):
         packet = record["packet"]
         if packet:
             self.stdout.write(
-                f"  packet: risk {packet.get('risk_rating')}, {len(packet.get('findings', []))} findings"
+                f"  packet: risk {packet.get('risk_rating')}, "
+                f"{counted(len(packet.get('findings', [])), 'finding')}"
             )
         for conflict in record["conflicts"]:
             values = " vs ".join(
