@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
+from typing import get_args
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from atlas.runtime.decisions import RiskRating
 from atlas.runtime.state import USER_STATUS_MAX_LENGTH
 from runs.uploads import stored_file_name
 
@@ -225,7 +227,11 @@ class Run(models.Model):
     # The registry entity the subject was matched to, as the lists show and search it.
     matched_entity = models.CharField(max_length=300, blank=True)
     # The risk rating of the packet the run proposed ("" before it proposed one).
-    risk_rating = models.CharField(max_length=8, blank=True)
+    risk_rating = models.CharField(
+        max_length=8,
+        blank=True,
+        choices=[(rating, rating.capitalize()) for rating in get_args(RiskRating)],
+    )
     # The subject as this run researched it: the case's may be corrected after the run.
     subject_name = models.CharField(max_length=300, blank=True)
     subject_type = models.CharField(max_length=16, blank=True)

@@ -258,10 +258,11 @@ def test_the_admin_shows_and_filters_runs_by_the_packets_risk(client, admin_user
     Run.objects.filter(pk=high.pk).update(risk_rating="high")
     Run.objects.filter(pk=low.pk).update(risk_rating="low")
     client.force_login(admin_user)
-    page = client.get(changelist(Run), {"risk_rating": "high"}).content.decode()
+    page = client.get(changelist(Run), {"risk_rating__exact": "high"}).content.decode()
     assert f"/admin/runs/run/{high.pk}/change/" in page
     assert f"/admin/runs/run/{low.pk}/change/" not in page
-    assert "column-risk_rating" in page
+    assert '<td class="field-risk_rating">High</td>' in page
+    assert 'href="?risk_rating__exact=medium">Medium</a>' in page
 
 
 BIG_STATE = {"evidence": ["x" * 1000] * 50}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import get_args
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -21,7 +20,6 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from atlas.runtime.decisions import RiskRating
 from reviews.models import ReviewItem
 from runs import form_tokens, fragments
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
@@ -37,7 +35,7 @@ from runs.views.run_filters import day_range, within_days
 READERS = ("analyst", "reviewer", "admin")
 PAGE_SIZE = 25
 # The latest run's packet rating, as the case list filters and shows it.
-RISK_RATINGS = {rating: rating.capitalize() for rating in get_args(RiskRating)}
+RISK_RATINGS = dict(Run._meta.get_field("risk_rating").choices)
 
 
 class HtmxHttpRequest(HttpRequest):
