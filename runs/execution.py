@@ -26,6 +26,7 @@ from runs.leases import (
     hold_here,
     park_until_model_retry,
     release_lease,
+    was_waiting_for_model,
 )
 from runs.models import Run
 from runs.storage import DjangoDocumentSource, DjangoRunStore
@@ -166,7 +167,7 @@ def advance_run(
             # Decisions answer what a paused run asked; a queued run never asked anything.
             state = runtime.start(state)
         else:
-            if state.status == "researching" and not waited_for_model(state):
+            if state.status == "researching" and not waited_for_model(run, state):
                 # Nobody else pauses in `researching`: the previous holder of the lease
                 # died or lost it.
                 state = runtime.resume_after_crash(state)
@@ -184,10 +185,14 @@ def advance_run(
     return state.status
 
 
-def waited_for_model(state: AtlasState) -> bool:
+def waited_for_model(run: Run, state: AtlasState) -> bool:
     """The run was handed back to wait for its model endpoint, with nothing in flight: a
-    planned wait, not a worker that died (whose run is resumed and its deadline moved)."""
-    return state.model_retry_at is not None and state.in_flight is None
+    planned wait, not a worker that died (whose run is resumed and its deadline moved).
+    A worker that died after the endpoint's answer and before handing the run back left
+    the same state, so the lease says which it was."""
+    return (
+        state.model_retry_at is not None and state.in_flight is None and was_waiting_for_model(run)
+    )
 
 
 def cancel_idle_run(run: Run) -> str:

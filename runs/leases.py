@@ -109,11 +109,25 @@ def claimable() -> Q:
     )
 
 
+def taken_by(owner: str) -> dict:
+    """The columns of a claim. The previous holder is read in the same UPDATE, from the row
+    as it was (SQL reads every right-hand side from the old row)."""
+    return {
+        "previous_lease_owner": F("lease_owner"),
+        "lease_owner": owner,
+        "lease_expires_at": lease_expiry(),
+    }
+
+
+def was_waiting_for_model(run: Run) -> bool:
+    """The current holder took the run from a planned wait for its model endpoint, not
+    from a worker that stopped before handing it back."""
+    return run.previous_lease_owner == WAITING_FOR_MODEL
+
+
 def claim_run(run_id: int, owner: str) -> bool:
     """Take one run if it needs work and nobody holds it (the wake-up message path)."""
-    claimed = Run.objects.filter(claimable(), pk=run_id).update(
-        lease_owner=owner, lease_expires_at=lease_expiry()
-    )
+    claimed = Run.objects.filter(claimable(), pk=run_id).update(**taken_by(owner))
     return claimed == 1
 
 
@@ -123,9 +137,7 @@ def take_from_gone_worker(run_id: int, owner: str) -> bool:
     holder = Run.objects.filter(pk=run_id).values_list("lease_owner", flat=True).first()
     if not holder or not worker_is_gone(holder):
         return False
-    taken = Run.objects.filter(pk=run_id, lease_owner=holder).update(
-        lease_owner=owner, lease_expires_at=lease_expiry()
-    )
+    taken = Run.objects.filter(pk=run_id, lease_owner=holder).update(**taken_by(owner))
     return taken == 1
 
 
@@ -142,9 +154,7 @@ def claim_due_runs(owner: str, limit: int, exclude: Iterable[int] = ()) -> list[
         run_ids = list(due.values_list("pk", flat=True)[:limit])
         if not run_ids:
             return []
-        claimed = Run.objects.filter(claimable(), pk__in=run_ids).update(
-            lease_owner=owner, lease_expires_at=lease_expiry()
-        )
+        claimed = Run.objects.filter(claimable(), pk__in=run_ids).update(**taken_by(owner))
         if claimed == len(run_ids):
             return run_ids
         return list(

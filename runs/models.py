@@ -255,6 +255,9 @@ class Run(models.Model):
     toolset_version = models.CharField(max_length=40, blank=True)
 
     lease_owner = models.CharField(max_length=120, blank=True)
+    # Who held the lease when the current holder claimed it: a run taken from a planned
+    # wait for its model endpoint is not a run taken from a worker that died.
+    previous_lease_owner = models.CharField(max_length=120, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     resume_requested_at = models.DateTimeField(null=True, blank=True)
     cancel_requested_at = models.DateTimeField(null=True, blank=True)

@@ -3,11 +3,12 @@ until then instead of holding a slot, and a cancel still ends it at once."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 from django.utils import timezone
 
+from atlas.runtime.memory import MemoryCancelSignal
 from runs import execution, leases
 from runs.actions import do_request_cancel, do_start_run
 from runs.models import Run
@@ -80,6 +81,37 @@ def test_the_sweep_takes_the_run_up_again_when_the_endpoint_said_to(
     )
 
 
+def test_a_worker_that_dies_before_handing_the_run_back_is_recovered_from(
+    endpoint, case, analyst, monkeypatch
+):
+    configured = execution.openai_options
+    monkeypatch.setattr(execution, "openai_options", lambda: {**configured(), "backoff_max": 0.1})
+    endpoint.responses = [
+        (429, {"error": "rate limited"}, {"Retry-After": "0.5"}),
+        endpoint.completion({"kind": "ask_human", "question": "Which Acme do you mean?"}),
+    ]
+    run = do_start_run(case, analyst, model_name="openai:gpt-test", wake=False)
+    assert leases.claim_run(run.pk, "worker-a")
+    # worker-a commits the endpoint's answer and dies before it hands the run back.
+    with monkeypatch.context() as dying:
+        dying.setattr(execution, "park_until_model_retry", lambda *args: None)
+        execution.advance_run(
+            run.pk, owner="worker-a", cancel=MemoryCancelSignal(), park_model_waits=True
+        )
+    assert lease_owner(run) == "worker-a" and event_types(run)[-1] == "model_failed"
+    Run.objects.filter(pk=run.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+
+    assert leases.claim_due_runs("worker-b", limit=5) == [run.pk]
+    status = execution.advance_run(run.pk, owner="worker-b", cancel=MemoryCancelSignal())
+    assert status == Run.Status.WAITING_FOR_INPUT
+    types = event_types(run)
+    assert (
+        types.index("model_failed")
+        < types.index("run_resumed")
+        < types.index("clarification_requested")
+    )
+
+
 def _parked(run: Run) -> Run:
     Run.objects.filter(pk=run.pk).update(status=Run.Status.RESEARCHING, lease_owner="worker-a")
     assert leases.park_until_model_retry(run.pk, "worker-a", 60)
@@ -93,6 +125,7 @@ def test_a_decision_for_a_run_waiting_on_its_endpoint_is_taken_up_at_once(case, 
     Run.objects.filter(pk=run.pk).update(resume_requested_at=timezone.now())
     assert leases.claim_due_runs("worker-b", limit=5) == [run.pk]
     assert lease_owner(run) == "worker-b"
+    assert leases.was_waiting_for_model(Run.objects.get(pk=run.pk))
 
 
 @pytest.mark.parametrize("request_field", ["resume_requested_at", "cancel_requested_at"])
