@@ -57,13 +57,13 @@ FINISHED = Q(status__in=STOPPED_STATUSES) | (
 )
 
 METRICS: list[tuple[str, str, str]] = [
-    # key, label, unit ("ratio" shows as a percentage)
+    # key, label, unit ("ratio" shows as a percentage, "tokens" as a whole number)
     ("iterations_per_success", "Iterations per successful case", "number"),
     ("repeated_tool_call_rate", "Repeated tool-call rate", "ratio"),
     ("no_progress_rate", "No-progress termination rate", "ratio"),
     ("tool_diversity", "Average tool diversity", "number"),
     ("escalation_rate", "Human escalation rate", "ratio"),
-    ("tokens_per_gap", "Tokens per resolved evidence gap", "number"),
+    ("tokens_per_gap", "Tokens per resolved evidence gap", "tokens"),
     ("cost_per_gap", "Cost per resolved evidence gap (USD)", "money"),
     ("finish_rejection_rate", "Finish-attempt rejection rate", "ratio"),
     ("send_back_rate", "Packets sent back by reviewers", "ratio"),

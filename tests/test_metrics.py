@@ -239,3 +239,12 @@ def test_runs_from_before_the_matched_entity_column_get_it_from_their_state(case
     matched.refresh_from_db()
     unmatched.refresh_from_db()
     assert (matched.matched_entity, unmatched.matched_entity) == ("Acme Ltd (GB)", "")
+
+
+def test_metric_values_read_as_people_write_them():
+    from runs.views.charts import fmt
+
+    assert fmt(Decimal("3244.89"), "tokens") == "3,245"
+    assert fmt(Decimal("1234.5"), "number") == "1,234.50"
+    assert fmt(Decimal("0.25"), "ratio") == "25.0%"
+    assert fmt(None, "tokens") == "no data"

@@ -28,7 +28,9 @@ def fmt(value: Any, unit: str) -> str:
         return f"${Decimal(value):.4f}"
     if unit == "count":
         return f"{int(value):,}"
-    return f"{Decimal(value):.2f}"
+    if unit == "tokens":
+        return f"{Decimal(value):,.0f}"
+    return f"{Decimal(value):,.2f}"
 
 
 def _svg(width: int, height: int, body: list[str], label: str) -> SafeString:
