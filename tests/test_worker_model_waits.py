@@ -53,16 +53,21 @@ def test_a_long_retry_after_frees_the_workers_slot_and_a_cancel_still_ends_the_r
         thread.stop()
 
 
+def slow_then_asks(endpoint, monkeypatch, retry_after: str) -> None:
+    """The endpoint says to call again after `retry_after` seconds, then asks a question.
+    The call's own back-off is shorter than that wait, so it gives the wait to the run."""
+    configured = execution.openai_options
+    monkeypatch.setattr(execution, "openai_options", lambda: {**configured(), "backoff_max": 0.1})
+    endpoint.responses = [
+        (429, {"error": "rate limited"}, {"Retry-After": retry_after}),
+        endpoint.completion({"kind": "ask_human", "question": "Which Acme do you mean?"}),
+    ]
+
+
 def test_the_sweep_takes_the_run_up_again_when_the_endpoint_said_to(
     endpoint, case, analyst, monkeypatch
 ):
-    configured = execution.openai_options
-    # A back-off shorter than the endpoint's wait, so the call gives the wait to the run.
-    monkeypatch.setattr(execution, "openai_options", lambda: {**configured(), "backoff_max": 0.1})
-    endpoint.responses = [
-        (429, {"error": "rate limited"}, {"Retry-After": "1.5"}),
-        endpoint.completion({"kind": "ask_human", "question": "Which Acme do you mean?"}),
-    ]
+    slow_then_asks(endpoint, monkeypatch, retry_after="1.5")
     run = do_start_run(case, analyst, model_name="openai:gpt-test", wake=False)
     thread = WorkerThread(sweep_seconds=0.2, lease_seconds=5)
     try:
@@ -84,12 +89,7 @@ def test_the_sweep_takes_the_run_up_again_when_the_endpoint_said_to(
 def test_a_worker_that_dies_before_handing_the_run_back_is_recovered_from(
     endpoint, case, analyst, monkeypatch
 ):
-    configured = execution.openai_options
-    monkeypatch.setattr(execution, "openai_options", lambda: {**configured(), "backoff_max": 0.1})
-    endpoint.responses = [
-        (429, {"error": "rate limited"}, {"Retry-After": "0.5"}),
-        endpoint.completion({"kind": "ask_human", "question": "Which Acme do you mean?"}),
-    ]
+    slow_then_asks(endpoint, monkeypatch, retry_after="0.5")
     run = do_start_run(case, analyst, model_name="openai:gpt-test", wake=False)
     assert leases.claim_run(run.pk, "worker-a")
     # worker-a commits the endpoint's answer and dies before it hands the run back.
