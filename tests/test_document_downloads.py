@@ -137,6 +137,9 @@ def test_approving_a_sensitive_extraction_links_the_document_to_read(
     document = case.documents.get()
     page = client_for(client, reviewer).get(reverse("reviews-item", args=[item.pk])).content
     assert f'href="{download_url(document)}" download>passport scan.txt</a>' in page.decode()
+    assert "<dt>Personal data</dt><dd>Passport number, redacted before the model reads it" in (
+        page.decode()
+    )
 
 
 # --- Attaching a document to an open case --------------------------------------
