@@ -24,7 +24,7 @@ from atlas.runtime.tools.builtin import (
     screen_sanctions,
     search_adverse_media,
 )
-from atlas.runtime.tools.prose_directors import directors_in_prose
+from atlas.runtime.tools.prose_directors import directors_in_prose, directors_listed
 from atlas.runtime.tools.registry import ToolRegistry, default_registry
 from atlas.runtime.tools.schemas import (
     ExtractDocumentArgs,
@@ -163,6 +163,30 @@ def test_a_document_is_read_by_its_checked_type_not_by_its_name(make_state):
 )
 def test_directors_named_in_a_sentence_are_read_and_nothing_else_is(sentence, names):
     assert directors_in_prose(sentence) == names
+
+
+@pytest.mark.parametrize(
+    "line, names",
+    [
+        ("Jane Doe, Omar Haddad.", ["Jane Doe", "Omar Haddad"]),
+        ("Jane Doe and Omar Haddad; Li Wei", ["Jane Doe", "Omar Haddad", "Li Wei"]),
+        ("Jane Doe, and J. R. Smith Jr.", ["Jane Doe", "J. R. Smith Jr"]),
+        ("Jane Doe & Omar Haddad;", ["Jane Doe", "Omar Haddad"]),
+    ],
+)
+def test_a_directors_line_gives_the_names_without_the_punctuation_between_them(line, names):
+    assert directors_listed(line) == names
+
+
+def test_a_document_agreeing_with_the_registry_in_a_sentence_raises_no_conflict(
+    make_runtime, make_state
+):
+    text = b"Company: Acme Analytics Ltd\nDirectors: Sarah Linden and Tom Becker.\n"
+    documents, result = _extracted(make_state, "minutes.txt", "text/plain", text, "doc-agree")
+    assert result.fields["directors"] == ["Sarah Linden", "Tom Becker"]
+    doc = AttachedDocument(document_id="doc-agree", name="minutes.txt")
+    state = run(make_runtime(documents=documents), make_state(documents=[doc]))
+    assert [c for c in state.conflicts if c.fact == "directors"] == []
 
 
 def test_a_document_naming_directors_in_prose_raises_the_conflict_with_the_registry(

@@ -11,7 +11,7 @@ from pypdf.errors import LimitReachedError
 from atlas.runtime.ports import DocumentUnreadable
 from atlas.runtime.redaction import PERSONAL_DATA
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
-from atlas.runtime.tools.prose_directors import directors_in_prose
+from atlas.runtime.tools.prose_directors import directors_in_prose, directors_listed
 from atlas.runtime.tools.schemas import (
     Article,
     Candidate,
@@ -230,7 +230,7 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
     for field_name, pattern in _FIELD_PATTERNS.items():
         values = [m["value"].strip() for m in pattern.finditer(text)]
         if field_name == "directors":
-            values = [name.strip() for line in values for name in line.split(",") if name.strip()]
+            values = [name for line in values for name in directors_listed(line)]
             values += directors_in_prose(text)
         if values:
             fields[field_name] = list(dict.fromkeys(values))

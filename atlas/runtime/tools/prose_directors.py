@@ -1,5 +1,5 @@
-"""Directors a document names in a sentence ("The company's director is Irina Sokolova.",
-"Its directors are Jane Roe and John Doe."), besides the "Directors: ..." lines.
+"""Directors a document names: on a "Directors: ..." line, or in a sentence ("The
+company's director is Irina Sokolova.", "Its directors are Jane Roe and John Doe.").
 
 Deliberately narrow: a sentence that says who the director or directors *are* now (is,
 are, remains, remain; not was, and not a former or previous director), followed by names
@@ -18,6 +18,7 @@ _LEAD_IN = re.compile(
     r"(?P<names>[^.;:\n()]+)"
 )
 _SEPARATORS = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*")
+_LIST_SEPARATORS = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+|\s*&\s*")
 _PARTICLES = {"de", "del", "der", "van", "von", "da", "di", "du", "la", "le", "bin", "al"}
 _WORD = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*")
 MAX_NAME_WORDS = 4
@@ -37,6 +38,13 @@ def directors_in_prose(text: str) -> list[str]:
                 break
             names.append(part)
     return list(dict.fromkeys(names))
+
+
+def directors_listed(line: str) -> list[str]:
+    """The names of a "Directors: ..." line, without the punctuation that ends the line
+    ("Jane Doe, Omar Haddad." gives Jane Doe and Omar Haddad)."""
+    names = (name.strip().rstrip(".;:").strip() for name in _LIST_SEPARATORS.split(line))
+    return [name for name in names if name]
 
 
 def _looks_like_a_name(text: str) -> bool:

@@ -7,7 +7,9 @@ from collections.abc import Iterable
 from atlas.runtime.tools.base import ToolSpec
 from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 
-TOOLSET_VERSION = "atlas-tools/2"  # 2: a document's directors are read from sentences too
+TOOLSET_VERSION = (
+    "atlas-tools/3"  # 2: directors read from sentences too; 3: without end punctuation
+)
 
 
 class ToolRegistry:
