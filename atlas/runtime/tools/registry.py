@@ -7,9 +7,8 @@ from collections.abc import Iterable
 from atlas.runtime.tools.base import ToolSpec
 from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 
-TOOLSET_VERSION = (
-    "atlas-tools/3"  # 2: directors read from sentences too; 3: without end punctuation
-)
+# 2: directors read from sentences too; 3: a directors line read without its end punctuation
+TOOLSET_VERSION = "atlas-tools/3"
 
 
 class ToolRegistry:
