@@ -9,6 +9,7 @@ from atlas.runtime.decisions import DueDiligencePacket, PacketConflict, PacketCo
 from atlas.runtime.directors import unscreened_directors
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import AtlasState, Signal, user_status_for
+from atlas.runtime.wording import unresolved_conflict_gap
 
 # Pending requirements (atlas.runtime.progress) as a reviewer reads them; documents,
 # directors and conflicts are named in gaps of their own.
@@ -104,7 +105,7 @@ def _with_conflicts(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePa
     ]
     gaps = list(packet.open_gaps)
     for c in conflicts:
-        line = f"Unresolved conflict on {c.fact}: sources disagree."
+        line = unresolved_conflict_gap(c.fact)
         if line not in gaps:
             gaps.append(line)
     return packet.model_copy(update={"unresolved_conflicts": conflicts, "open_gaps": gaps})

@@ -29,7 +29,7 @@ from atlas.runtime.state import (
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.gateway import fingerprint
-from atlas.runtime.wording import counted
+from atlas.runtime.wording import counted, fact_words
 from atlas.runtime.world import name_score
 from atlas.runtime.world.normalize import (
     LEGAL_SUFFIXES,
@@ -471,7 +471,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         fingerprint_text(result.get("text", "")) or fingerprint({"doc": result["document_id"]})[:20]
     )
     fields = result.get("fields", {})
-    found = ", ".join(name.replace("_", " ") for name in sorted(fields)) or "no structured fields"
+    found = ", ".join(fact_words(name) for name in sorted(fields)) or "no structured fields"
     entity = state.selected_entity
     names = fields.get("company_names", [])
     other = _other_company_named(state, names, fields.get("registration_numbers", []))

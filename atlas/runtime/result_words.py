@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from atlas.runtime.redaction import PERSONAL_DATA_NAMES
-from atlas.runtime.wording import counted
+from atlas.runtime.wording import counted, fact_words
 
 MAX_LINES = 5
 MAX_LINE_CHARS = 200
@@ -83,7 +83,7 @@ def _hit_line(hit: dict[str, Any]) -> str:
 
 def _document_lines(fields: dict[str, list[str]]) -> list[str]:
     facts = [
-        f"{kind.replace('_', ' ')}: {', '.join(values)}"
+        f"{fact_words(kind)}: {', '.join(values)}"
         for kind, values in fields.items()
         if kind not in PERSONAL_DATA_NAMES
     ]

@@ -1,5 +1,22 @@
-"""Counts in words people read: "1 hit", "3 hits", never "hit(s)"."""
+"""Words people read, made one way wherever they are written: counts ("1 hit", "3 hits",
+never "hit(s)"), names of facts and document fields, and the gap an open conflict leaves.
+"""
+
+# Document fields whose names do not read right with their underscores replaced.
+FIELD_WORDS = {
+    "ibans": "IBANs",
+    "emails": "e-mail addresses",
+}
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
     return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
+def fact_words(fact: str) -> str:
+    """A fact's or a document field's name in words: "registration number", "IBANs"."""
+    return FIELD_WORDS.get(fact, fact.replace("_", " "))
+
+
+def unresolved_conflict_gap(fact: str) -> str:
+    return f"Unresolved conflict on {fact_words(fact)}: sources disagree."

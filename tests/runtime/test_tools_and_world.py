@@ -237,6 +237,18 @@ def test_a_document_naming_no_company_is_read_as_about_the_cases_company(
     assert "another_company" not in item.signals
 
 
+def test_a_documents_evidence_and_an_open_conflict_are_worded_for_people(make_runtime, make_state):
+    text = b"Company number: 04812345\nIBAN: DE89 3704 0044 0532 0130 00\n"
+    documents, _ = _extracted(make_state, "bank.txt", "text/plain", text, "doc-bank")
+    doc = AttachedDocument(document_id="doc-bank", name="bank.txt")
+    state = run(make_runtime(documents=documents), make_state(documents=[doc]))
+    (evidence,) = [e for e in state.evidence if e.evidence_class == "document"]
+    assert "(1 page) contains: IBANs, registration numbers." in evidence.claim
+    assert redact(evidence.claim) == evidence.claim  # "IBANs" is no IBAN
+    gaps = state.proposed_packet.open_gaps
+    assert gaps.count("Unresolved conflict on registration number: sources disagree.") == 1
+
+
 def test_a_document_naming_no_company_with_another_number_goes_to_a_person(
     make_runtime, make_state
 ):

@@ -28,7 +28,7 @@ from atlas.runtime.decisions import (
 )
 from atlas.runtime.directors import screenable
 from atlas.runtime.state import Signal, candidate_label
-from atlas.runtime.wording import counted
+from atlas.runtime.wording import counted, unresolved_conflict_gap
 
 MAX_FINDINGS = 12
 
@@ -307,6 +307,5 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
             )
             for c in open_conflicts
         ],
-        open_gaps=gaps
-        + [f"Unresolved conflict on {c['fact']}: sources disagree." for c in open_conflicts],
+        open_gaps=gaps + [unresolved_conflict_gap(c["fact"]) for c in open_conflicts],
     )
