@@ -7,7 +7,7 @@ import hashlib
 
 from atlas.runtime.state import AtlasState
 from atlas.runtime.tools.schemas import NAME_MAX_LENGTH
-from atlas.runtime.world.normalize import normalize_text
+from atlas.runtime.world.normalize import normalize_person
 
 # How a directors fact's display value joins the names a source gives.
 SEPARATOR = ", "
@@ -16,7 +16,7 @@ SEPARATOR = ", "
 def director_step(name: str) -> str:
     """The completed step for screening one director. A hash, not the name: names come
     from tools, and steps are shown to the model outside the untrusted-data fence."""
-    digest = hashlib.sha256(normalize_text(name).encode()).hexdigest()[:10]
+    digest = hashlib.sha256(normalize_person(name).encode()).hexdigest()[:10]
     return f"screen_director:{digest}"
 
 
@@ -33,11 +33,11 @@ def directors(state: AtlasState) -> list[str]:
             facts = [f for f in facts if f.display_value == chosen]
     # A source naming the subject among its own directors adds nothing to screen: the
     # subject's screening covers that name.
-    subject_names = {normalize_text(state.brief.subject), normalize_text(selected.name)}
+    subject_names = {normalize_person(state.brief.subject), normalize_person(selected.name)}
     names: dict[str, str] = {}
     for fact in facts:
         for name in fact.display_value.split(SEPARATOR):
-            names.setdefault(normalize_text(name), name.strip())
+            names.setdefault(normalize_person(name), name.strip())
     return [name for key, name in names.items() if key and key not in subject_names]
 
 
@@ -56,5 +56,5 @@ def screened_director(state: AtlasState, arguments: dict) -> str | None:
     name = arguments.get("name")
     if not name or arguments.get("entity_id"):
         return None
-    key = normalize_text(name)
-    return next((d for d in directors(state) if normalize_text(d) == key), None)
+    key = normalize_person(name)
+    return next((d for d in directors(state) if normalize_person(d) == key), None)

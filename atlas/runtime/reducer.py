@@ -35,6 +35,7 @@ from atlas.runtime.world.normalize import (
     LEGAL_SUFFIXES,
     fingerprint_text,
     normalize_name,
+    normalize_person,
     normalize_text,
 )
 
@@ -167,7 +168,7 @@ def _add_fact(state: AtlasState, fact: Fact) -> None:
 
 
 def _directors_value(directors: list[str]) -> str:
-    return "; ".join(sorted(normalize_text(d) for d in directors))
+    return "; ".join(sorted(normalize_person(d) for d in directors))
 
 
 def resolves_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:

@@ -178,15 +178,28 @@ def test_a_directors_line_gives_the_names_without_the_punctuation_between_them(l
     assert directors_listed(line) == names
 
 
-def test_a_document_agreeing_with_the_registry_in_a_sentence_raises_no_conflict(
-    make_runtime, make_state
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Sarah Linden and Tom Becker.",
+        "Dr. Sarah Linden; Mr Tom Becker",
+        "TOM BECKER & Ms Sarah Linden",
+    ],
+)
+def test_a_document_naming_the_registrys_directors_its_own_way_raises_no_conflict(
+    make_runtime, make_state, store, line
 ):
-    text = b"Company: Acme Analytics Ltd\nDirectors: Sarah Linden and Tom Becker.\n"
-    documents, result = _extracted(make_state, "minutes.txt", "text/plain", text, "doc-agree")
-    assert result.fields["directors"] == ["Sarah Linden", "Tom Becker"]
+    text = b"Company: Acme Analytics Ltd\nDirectors: " + line.encode() + b"\n"
+    documents, _ = _extracted(make_state, "minutes.txt", "text/plain", text, "doc-agree")
     doc = AttachedDocument(document_id="doc-agree", name="minutes.txt")
     state = run(make_runtime(documents=documents), make_state(documents=[doc]))
     assert [c for c in state.conflicts if c.fact == "directors"] == []
+    screened = [
+        e.data["arguments"].get("name")
+        for e in events_of(store, state, "tool_started")
+        if e.data["tool"] == "screen_sanctions"
+    ]
+    assert [name for name in screened if name] == ["Sarah Linden", "Tom Becker"]
 
 
 def test_a_document_naming_directors_in_prose_raises_the_conflict_with_the_registry(

@@ -66,6 +66,20 @@ def normalize_name(name: str) -> str:
     return " ".join(tokens) or normalize_text(name)
 
 
+# Titles a source may put before a person's name: "Dr. Jane Doe" is Jane Doe.
+HONORIFICS = frozenset(
+    ["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "sir", "dame", "lord", "lady"]
+)
+
+
+def normalize_person(name: str) -> str:
+    """normalize_text without the titles before the name."""
+    tokens = normalize_text(name).split()
+    while len(tokens) > 1 and tokens[0] in HONORIFICS:
+        tokens = tokens[1:]
+    return " ".join(tokens)
+
+
 def phonetic_skeleton(name: str) -> str:
     """A coarse spelling-insensitive form: Wolkow/Volkov, Dmitriy/Dmitri, Volkoff/Volkov."""
     text = normalize_name(name)
