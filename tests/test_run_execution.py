@@ -152,6 +152,19 @@ def test_run_case_prints_the_run_record_as_json(db, capsys):
     }
 
 
+def test_run_case_prints_a_readable_summary_by_default(db, capsys):
+    call_command("run_case", "--subject", "Meridian Shipping Holdings", "--jurisdiction", "GB")
+    lines = capsys.readouterr().out.splitlines()
+    run = Run.objects.get()
+    assert lines[0] == f"Run {run.pk}: awaiting_review / finish_proposed"
+    assert lines[1] == f"  {run.user_status}"
+    assert lines[2] == f"  iterations {run.iterations}, tokens {run.tokens:,}, cost $0.2300"
+    assert run.tokens >= 1000 and "," in lines[2]
+    assert lines[3] == "  packet: risk medium, 6 findings"
+    assert lines[4].startswith("  conflict [open] directors: Helen Carter, James Whitfield (")
+    assert lines[5].startswith("  trace: run_started, model_requested, model_decision")
+
+
 def test_run_case_runs_a_scenario_with_scripted_turns_and_answers(db, tmp_path, capsys):
     scenario = {
         "case": {"subject": "Northwind Trading", "subject_type": "company"},

@@ -314,7 +314,8 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"  {record['user_status']}")
         self.stdout.write(
-            f"  iterations {record['iterations']}, tokens {record['tokens']}, cost ${record['cost_usd']}"
+            f"  iterations {record['iterations']}, tokens {record['tokens']:,}, "
+            f"cost ${Decimal(record['cost_usd']):.4f}"
         )
         packet = record["packet"]
         if packet:
