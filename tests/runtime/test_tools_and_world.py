@@ -89,6 +89,13 @@ def test_screen_sanctions_reports_lists_scores_and_aliases(ctx):
         ScreenSanctionsArgs()
 
 
+def test_a_title_before_a_name_does_not_hide_a_listing(ctx):
+    plain = screen_sanctions(ScreenSanctionsArgs(name="Dmitri Volkov"), ctx)
+    titled = screen_sanctions(ScreenSanctionsArgs(name="Mr Dmitri Volkov"), ctx)
+    assert {h.list for h in plain.hits} == {"Synthetic OFAC SDN", "Synthetic UK HMT Consolidated"}
+    assert {h.list for h in titled.hits} == {h.list for h in plain.hits}
+
+
 def test_adverse_media_returns_the_same_articles_for_different_phrasings(ctx):
     ids = {
         tuple(

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from atlas.runtime.tools.base import ToolSpec
 from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 
-# 2: directors read from sentences too; 3: a directors line read without its end punctuation
+# 2: directors read from sentences too; 3: names without end punctuation or leading titles
 TOOLSET_VERSION = "atlas-tools/3"
 
 

@@ -47,6 +47,12 @@ LEGAL_SUFFIXES = frozenset(
 )
 
 
+# Titles a source may put before a person's name: "Dr. Jane Doe" is Jane Doe.
+HONORIFICS = frozenset(
+    ["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "sir", "dame", "lord", "lady"]
+)
+
+
 def transliterate(text: str) -> str:
     return "".join(_CYRILLIC.get(ch, ch) for ch in text.lower())
 
@@ -61,23 +67,20 @@ def normalize_text(text: str) -> str:
 
 
 def normalize_name(name: str) -> str:
-    """normalize_text without legal-form words (Ltd, LLC, JSC, ...)."""
+    """normalize_text without legal-form words (Ltd, LLC, JSC, ...) or titles before it."""
     tokens = [t for t in normalize_text(name).split() if t not in LEGAL_SUFFIXES]
-    return " ".join(tokens) or normalize_text(name)
-
-
-# Titles a source may put before a person's name: "Dr. Jane Doe" is Jane Doe.
-HONORIFICS = frozenset(
-    ["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "sir", "dame", "lord", "lady"]
-)
+    return " ".join(_without_titles(tokens)) or normalize_text(name)
 
 
 def normalize_person(name: str) -> str:
     """normalize_text without the titles before the name."""
-    tokens = normalize_text(name).split()
+    return " ".join(_without_titles(normalize_text(name).split()))
+
+
+def _without_titles(tokens: list[str]) -> list[str]:
     while len(tokens) > 1 and tokens[0] in HONORIFICS:
         tokens = tokens[1:]
-    return " ".join(tokens)
+    return tokens
 
 
 def phonetic_skeleton(name: str) -> str:
