@@ -57,6 +57,9 @@ def test_the_world_is_big_enough_and_small():
         ("Dmitry Wolkow", "Dmitri Volkov"),
         ("Volkoff, Dimitri", "Dmitri Volkov"),
         ("Volga Petrokhim Export", "Volga Petrochem Export JSC"),
+        ("Soren Orsted", "Søren Ørsted"),
+        ("Lukasz Zak", "Łukasz Żak"),
+        ("Strasse Holding", "Straße Holding GmbH"),
     ],
 )
 def test_transliterated_and_reordered_names_match(query, listed):

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from atlas.runtime.tools.base import ToolSpec
 from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 
-# 2: directors read from sentences too; 3: names without end punctuation or leading titles
+# 2: directors read from sentences too; 3: directors lines split cleanly, names compared
+# without titles and in ASCII
 TOOLSET_VERSION = "atlas-tools/3"
 
 

@@ -6,6 +6,8 @@ import hashlib
 import re
 import unicodedata
 
+from anyascii import anyascii
+
 _CYRILLIC = {
     "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh",
     "з": "z", "и": "i", "й": "y", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o",
@@ -54,7 +56,10 @@ HONORIFICS = frozenset(
 
 
 def transliterate(text: str) -> str:
-    return "".join(_CYRILLIC.get(ch, ch) for ch in text.lower())
+    """ASCII letters for any script: Cyrillic by the table above (the spellings the lists
+    use), everything else by anyascii (ø, ß, ł, þ and the like, which no accent-stripping
+    turns into letters)."""
+    return anyascii("".join(_CYRILLIC.get(ch, ch) for ch in text.lower())).lower()
 
 
 def normalize_text(text: str) -> str:
