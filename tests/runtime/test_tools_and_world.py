@@ -66,6 +66,24 @@ def test_transliterated_and_reordered_names_match(query, listed):
     assert name_score(query, listed) >= 90
 
 
+@pytest.mark.parametrize(
+    ("query", "listed", "score"),
+    [
+        ("D. Volkov", "Dmitri Volkov", 97),
+        ("Dmitri S. Volkov", "VOLKOV, Dmitri Sergeyevich", 97),
+        ("Volkov D.S.", "VOLKOV, Dmitri Sergeyevich", 94),
+        ("Mr Dmitri Volkov", "VOLKOV, Dmitri Sergeyevich", 97),
+    ],
+)
+def test_initials_and_titles_are_read_as_the_names_they_stand_for(query, listed, score):
+    assert name_score(query, listed) == score
+
+
+def test_an_initial_matches_only_the_name_it_starts():
+    assert name_score("A. Volkov", "Dmitri Volkov") < 90
+    assert name_score("H. Carter", "Helena Carver") < 90
+
+
 def test_different_people_do_not_match():
     assert name_score("John Smith", "Dmitri Volkov") < 50
     assert name_score("Helen Carter", "Helena Carver") < 90

@@ -27,6 +27,7 @@ from atlas.runtime.tools.schemas import (
     SearchAdverseMediaResult,
 )
 from atlas.runtime.wording import counted
+from atlas.runtime.world import INITIAL_PENALTY
 
 CANDIDATE_THRESHOLD = 80.0
 STRONG_MATCH = 90.0
@@ -140,7 +141,8 @@ def screen_sanctions(args: ScreenSanctionsArgs, ctx: ToolContext) -> ScreenSanct
         threshold=SANCTIONS_THRESHOLD,
         explanation=(
             f"Every screened name and alias is compared with every listed name and alias "
-            f"(transliteration-aware); {SANCTIONS_THRESHOLD:g}/100 or more is a hit."
+            f"(transliterated, without titles; an initial stands for a name it starts, "
+            f"{INITIAL_PENALTY} points less); {SANCTIONS_THRESHOLD:g}/100 or more is a hit."
         ),
     )
 

@@ -8,7 +8,7 @@ from atlas.runtime.tools.base import ToolSpec
 from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 
 # 2: directors read from sentences too; 3: directors lines split cleanly, names compared
-# without titles and in ASCII
+# in ASCII, without titles, initials read as the names they start
 TOOLSET_VERSION = "atlas-tools/3"
 
 

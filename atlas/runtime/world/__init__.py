@@ -16,14 +16,39 @@ DATA_DIR = Path(__file__).parent / "data"
 DOCUMENTS_DIR = Path(__file__).parent / "documents"
 
 
+# What each initial costs a name that matches only once its initials are written out:
+# "D. Volkov" is Dmitri Volkov at 97, "Volkov D.S." Dmitri Sergeyevich Volkov at 94.
+INITIAL_PENALTY = 3
+
+
 def name_score(query: str, candidate: str) -> float:
-    """0-100 similarity of two names, robust to order, transliteration and spelling."""
+    """0-100 similarity of two names, robust to order, transliteration, spelling and
+    initials."""
     a, b = normalize_name(query), normalize_name(candidate)
     if not a or not b:
         return 0.0
     direct = max(fuzz.WRatio(a, b), fuzz.token_sort_ratio(a, b), fuzz.token_set_ratio(a, b) - 3)
     skeleton = fuzz.token_sort_ratio(phonetic_skeleton(query), phonetic_skeleton(candidate))
-    return round(float(max(direct, skeleton - 2)), 1)
+    return round(float(max(direct, skeleton - 2, _initials_score(a, b), _initials_score(b, a))), 1)
+
+
+def _initials_score(short: str, full: str) -> float:
+    """The score of `short` with each of its initials read as the word of `full` it starts
+    (each word once), less INITIAL_PENALTY an initial; 0 when it has none to read."""
+    words = full.split()
+    spare = [w for w in words if w not in short.split() and len(w) > 1]
+    written, initials = [], 0
+    for token in short.split():
+        word = next((w for w in spare if len(token) == 1 and w[0] == token), None)
+        if word is None:
+            written.append(token)
+            continue
+        spare.remove(word)
+        written.append(word)
+        initials += 1
+    if not initials:
+        return 0.0
+    return fuzz.token_sort_ratio(" ".join(written), full) - INITIAL_PENALTY * initials
 
 
 class World:
