@@ -79,7 +79,8 @@ def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityRe
             "ambiguity_margin": AMBIGUITY_MARGIN,
         },
         explanation=(
-            f"Names are compared after transliteration and dropping legal forms; candidates "
+            f"Names are compared after transliteration and dropping legal forms and titles "
+            f"(an initial stands for a name it starts, {INITIAL_PENALTY} points less); candidates "
             f"score at least {CANDIDATE_THRESHOLD:g}/100. A match is unambiguous when the best "
             f"scores {STRONG_MATCH:g} or more and leads the next by {AMBIGUITY_MARGIN:g} or more."
             + (
