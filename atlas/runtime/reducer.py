@@ -511,8 +511,8 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         retrieved_at=now,
         fingerprint=fp,
         claim=(
-            f"Uploaded document {result.get('name', '')} ({counted(result.get('pages', 1), 'page')}) "
-            f"contains: {found}.{whose}{begins}"
+            f"Uploaded document {result.get('name', '')} "
+            f"({counted(result.get('pages', 1), 'page')}) contains: {found}.{whose}{begins}"
         ),
         step=step,
         signals=signals,

@@ -32,7 +32,8 @@ def result_summary(tool: str, result: dict[str, Any], new_items: int) -> str:
             return f"Found no articles for '{result.get('query', '')}'."
         repeats = count - new_items
         already = f" ({repeats} already held)" if repeats else ""
-        return f"Found {counted(count, 'article')} for '{result.get('query', '')}', {new_items} new{already}."
+        query = result.get("query", "")
+        return f"Found {counted(count, 'article')} for '{query}', {new_items} new{already}."
     if tool == "extract_uploaded_document":
         fields = len(result.get("fields", {}))
         return (

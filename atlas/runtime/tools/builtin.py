@@ -80,9 +80,10 @@ def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityRe
         },
         explanation=(
             f"Names are compared after transliteration and dropping legal forms and titles "
-            f"(an initial stands for a name it starts, {INITIAL_PENALTY} points less); candidates "
-            f"score at least {CANDIDATE_THRESHOLD:g}/100. A match is unambiguous when the best "
-            f"scores {STRONG_MATCH:g} or more and leads the next by {AMBIGUITY_MARGIN:g} or more."
+            f"(an initial stands for a name it starts, {INITIAL_PENALTY} points less); "
+            f"candidates score at least {CANDIDATE_THRESHOLD:g}/100. A match is unambiguous "
+            f"when the best scores {STRONG_MATCH:g} or more and leads the next by "
+            f"{AMBIGUITY_MARGIN:g} or more."
             + (
                 f" {counted(excluded, 'candidate')} outside {args.jurisdiction}"
                 f" {'was' if excluded == 1 else 'were'} excluded."

@@ -293,7 +293,8 @@ def _run_with_fault(
         result = spec.result_model.model_validate(payload).model_dump(mode="json")
     except ValidationError as error:
         raise MalformedResult(
-            f"{spec.name} returned a result that breaks its contract: {counted(error.error_count(), 'error')}"
+            f"{spec.name} returned a result that breaks its contract: "
+            f"{counted(error.error_count(), 'error')}"
         ) from error
     PROVIDER_RECEIPTS.record(key, result)
     if fault == "effect_unknown":
