@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 
 from atlas.runtime.scenario import parse_scenario
+from reviews.models import HumanDecision
 from runs.actions import do_start_run
 from runs.models import Case, Run
 from tests.conftest import login_in_browser, screenshot
@@ -242,3 +243,19 @@ def test_an_answer_typed_and_sent_from_the_case_page_is_not_called_unsent(
     page.click(".answer-form button.primary")
     page.wait_for_selector("text=The packet waits for sign-off", timeout=15_000)
     assert page.locator(".unsaved").count() == 0
+
+
+def test_an_answer_typed_and_sent_with_enter_is_the_answer_recorded(
+    atlas_server,  # noqa: F811
+    page,
+    analyst,
+):
+    # The suggested answers are buttons of the same form, ahead of the text field: Enter
+    # in the field must send what was typed, not the first suggestion.
+    open_a_case_whose_agent_asks(page, atlas_server.url)
+    page.locator("input[name=answer_text][data-draft]").fill("The Singapore one")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("text=The packet waits for sign-off", timeout=15_000)
+    answer = HumanDecision.objects.get(kind=HumanDecision.Kind.ANSWER)
+    assert answer.reason == "The Singapore one"
+    assert "co-northwind-sg" in page.locator(".live-facts").inner_text()
