@@ -36,6 +36,7 @@ from atlas.runtime.world.normalize import (
     fingerprint_text,
     normalize_name,
     normalize_person,
+    normalize_registration_number,
     normalize_text,
 )
 
@@ -318,7 +319,7 @@ def _apply_resolve(
                 Fact(
                     fact="registration_number",
                     entity_id=record["entity_id"],
-                    value=normalize_text(record["registration_number"]),
+                    value=normalize_registration_number(record["registration_number"]),
                     display_value=record["registration_number"],
                     source_id=source_id,
                     source_label=item.source_label,
@@ -542,7 +543,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
             Fact(
                 fact="registration_number",
                 entity_id=entity.entity_id,
-                value=normalize_text(number),
+                value=normalize_registration_number(number),
                 display_value=number,
                 source_id=item.source_id,
                 source_label=item.source_label,
@@ -565,14 +566,14 @@ def _other_company_named(state: AtlasState, names: list[str], numbers: list[str]
             if own_form and _legal_form(name) and _legal_form(name) != own_form:
                 return name
     given_names = {normalize_text(n) for n in names}
-    given_numbers = {normalize_text(n) for n in numbers}
+    given_numbers = {normalize_registration_number(n) for n in numbers}
     for candidate in state.entity_candidates:
         if entity is None or candidate.entity_id == entity.entity_id:
             continue
         if normalize_text(candidate.name) in given_names - {normalize_text(entity.name)}:
             return candidate.name
         if candidate.registration_number and (
-            normalize_text(candidate.registration_number) in given_numbers
+            normalize_registration_number(candidate.registration_number) in given_numbers
         ):
             return candidate.name
     return None

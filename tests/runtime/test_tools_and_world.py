@@ -278,6 +278,17 @@ def test_a_document_naming_no_company_is_read_as_about_the_cases_company(
     assert "another_company" not in item.signals
 
 
+@pytest.mark.parametrize("written", ["08812345", "8812345", "0881-2345"])
+def test_a_document_writing_the_registrys_number_its_own_way_raises_no_conflict(
+    make_runtime, make_state, written
+):
+    text = f"Company: Acme Analytics Ltd\nRegistration number: {written}\n".encode()
+    documents, _ = _extracted(make_state, "extract.txt", "text/plain", text, "doc-number")
+    doc = AttachedDocument(document_id="doc-number", name="extract.txt")
+    state = run(make_runtime(documents=documents), make_state(documents=[doc]))
+    assert [c.fact for c in state.conflicts] == []
+
+
 def test_a_documents_evidence_and_an_open_conflict_are_worded_for_people(make_runtime, make_state):
     text = b"Company number: 04812345\nIBAN: DE89 3704 0044 0532 0130 00\n"
     documents, _ = _extracted(make_state, "bank.txt", "text/plain", text, "doc-bank")

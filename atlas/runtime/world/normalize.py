@@ -88,6 +88,14 @@ def _without_titles(tokens: list[str]) -> list[str]:
     return tokens
 
 
+def normalize_registration_number(number: str) -> str:
+    """A registration number as registries mean it, however it was written: "DE-7731002"
+    is DE7731002, and "6677889" is 06677889 (a number of digits alone, without the zeros
+    that pad it to its registry's length)."""
+    text = re.sub(r"[^a-z0-9]", "", normalize_text(number))
+    return (text.lstrip("0") or text) if text.isdigit() else text
+
+
 def phonetic_skeleton(name: str) -> str:
     """A coarse spelling-insensitive form: Wolkow/Volkov, Dmitriy/Dmitri, Volkoff/Volkov."""
     text = normalize_name(name)
