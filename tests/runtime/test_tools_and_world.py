@@ -187,6 +187,8 @@ def test_a_document_is_read_by_its_checked_type_not_by_its_name(make_state):
         ("The director was John Smith until 2020.", []),
         ("The former director is John Smith.", []),
         ("Our director is John.", []),
+        ("The company's director is Dr. Jane Roe.", ["Jane Roe"]),
+        ("Its directors are Mr. John Doe and Mrs Jane Roe.", ["John Doe", "Jane Roe"]),
     ],
 )
 def test_directors_named_in_a_sentence_are_read_and_nothing_else_is(sentence, names):
@@ -200,6 +202,7 @@ def test_directors_named_in_a_sentence_are_read_and_nothing_else_is(sentence, na
         ("Jane Doe and Omar Haddad; Li Wei", ["Jane Doe", "Omar Haddad", "Li Wei"]),
         ("Jane Doe, and J. R. Smith Jr.", ["Jane Doe", "J. R. Smith Jr"]),
         ("Jane Doe & Omar Haddad;", ["Jane Doe", "Omar Haddad"]),
+        ("Dr. Jane Doe, Mr Omar Haddad", ["Jane Doe", "Omar Haddad"]),
     ],
 )
 def test_a_directors_line_gives_the_names_without_the_punctuation_between_them(line, names):

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from atlas.runtime.world.normalize import HONORIFICS
+
 _LEAD_IN = re.compile(
     r"(?i:\b(?:sole\s+|managing\s+|only\s+)?directors?\s+(?:is|are|remains?)\s+)"
     r"(?P<names>[^.;:\n()]+)"
@@ -23,20 +25,26 @@ _PARTICLES = {"de", "del", "der", "van", "von", "da", "di", "du", "la", "le", "b
 _WORD = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*")
 MAX_NAME_WORDS = 4
 _NOT_CURRENT = re.compile(r"(?i)\b(?:former|previous|outgoing|late|ex)[\s-]+$")
+_TITLES = "|".join(sorted(HONORIFICS))
+# The full stop of a title ("Dr. Jane Roe") does not end the sentence naming her.
+_TITLE_STOP = re.compile(rf"(?i)\b({_TITLES})\.(?=\s)")
+_LEADING_TITLES = re.compile(rf"(?i)^(?:(?:{_TITLES})\.?\s+)+")
 
 
 def directors_in_prose(text: str) -> list[str]:
     """Names said to be the subject's directors, in order, each once."""
     names: list[str] = []
+    text = _TITLE_STOP.sub(r"\1", text)
     for match in _LEAD_IN.finditer(text):
         if _NOT_CURRENT.search(text[max(0, match.start() - 12) : match.start()]):
             continue
         # The names that open the clause: "Jane Roe and John Doe, both British" gives two;
         # "is expected to resign" or "are listed below", none.
         for part in _SEPARATORS.split(match["names"].strip()):
-            if not _looks_like_a_name(part):
+            name = _without_titles(part)
+            if not _looks_like_a_name(name):
                 break
-            names.append(part)
+            names.append(name)
     return list(dict.fromkeys(names))
 
 
@@ -44,7 +52,12 @@ def directors_listed(line: str) -> list[str]:
     """The names of a "Directors: ..." line, without the punctuation that ends the line
     ("Jane Doe, Omar Haddad." gives Jane Doe and Omar Haddad)."""
     names = (name.strip().rstrip(".;:").strip() for name in _LIST_SEPARATORS.split(line))
-    return [name for name in names if name]
+    return [_without_titles(name) for name in names if name]
+
+
+def _without_titles(name: str) -> str:
+    """ "Dr. Jane Roe" is Jane Roe; "Lord" alone stays a name."""
+    return _LEADING_TITLES.sub("", name) or name
 
 
 def _looks_like_a_name(text: str) -> bool:
