@@ -108,6 +108,14 @@ def test_same_name_people_are_told_apart_by_their_facts_and_an_answer_by_one_is_
         ("not co-northwind-gb, co-northwind-sg", "co-northwind-sg"),
         ("Not 04512398 but 201534871K", "co-northwind-sg"),
         ("(DE-7731002)", "co-northwind-us"),
+        # A number written another way than the registry's.
+        ("4512398", "co-northwind-gb"),
+        ("DE7731002", "co-northwind-us"),
+        # A legal form: the one candidate that has it, written out or not.
+        ("the LLC", "co-northwind-us"),
+        ("the Pte. Ltd. one", "co-northwind-sg"),
+        ("Northwind Trading Limited", "co-northwind-gb"),
+        ("not the LLC nor the Pte Ltd", "co-northwind-gb"),
     ],
 )
 def test_an_answer_in_the_analysts_words_picks_the_candidate(
@@ -129,6 +137,8 @@ def test_an_answer_in_the_analysts_words_picks_the_candidate(
         "Trading",
         "not co-northwind-gb",
         "not 04512398",
+        "not the LLC",
+        "the company, as I said",
     ],
 )
 def test_an_answer_that_only_rules_out_some_of_three_is_asked_again(make_runtime, make_state, text):

@@ -14,6 +14,11 @@ from rapidfuzz import fuzz
 
 from atlas.runtime.countries import COUNTRY_ADJECTIVES, COUNTRY_NAMES
 from atlas.runtime.state import candidate_label
+from atlas.runtime.world.normalize import (
+    LEGAL_SUFFIXES,
+    normalize_registration_number,
+    normalize_text,
+)
 
 # A negation rules out what follows it in its clause ("not the US or the UK one"), until
 # a word that turns the sentence back ("but", "it is"): "No, the UK one" means the UK.
@@ -24,6 +29,12 @@ CLAUSE_BREAK = re.compile(r"[,.;:!?()]|\s[-–—]\s")
 # Words an answer is made of that say nothing about which candidate is meant.
 FILLER = {"the", "one", "and", "for", "not", "with", "please", "check", "pick", "choose"}
 MIN_FACT_WORD = 3
+# A registration number written another way is recognised from this many characters.
+MIN_NUMBER_CHARS = 5
+# Legal forms written out, as their abbreviations ("Limited" is Ltd).
+LEGAL_FORM_SPELLINGS = {"limited": "ltd", "incorporated": "inc", "corporation": "corp"}
+# The legal forms an answer can name: "as", "co" and "company" are words of a sentence too.
+ANSWER_LEGAL_FORMS = LEGAL_SUFFIXES - {"as", "co", "company"}
 
 
 def candidate_from_answer(
@@ -51,6 +62,9 @@ def candidate_picked_by(answer: str, candidates: list[dict[str, Any]]) -> dict[s
     chosen = _by_country(answer, candidates)
     if chosen is not None:
         return chosen
+    chosen = _by_legal_form(answer, candidates)
+    if chosen is not None:
+        return chosen
     chosen = _by_fact(answer, candidates)
     if chosen is not None:
         return chosen
@@ -76,8 +90,8 @@ def _by_identifier(
         identifier = (c.get(key) or "").lower()
         if not identifier:
             continue
-        for match in re.finditer(rf"(?<![\w-]){re.escape(identifier)}(?![\w-])", answer.lower()):
-            (ruled_out if _negated_at(answer, match.start()) else named).append(c)
+        for start in _identifier_positions(answer, identifier, key):
+            (ruled_out if _negated_at(answer, start) else named).append(c)
     named = [c for c in named if c not in ruled_out]
     if len(named) == 1:
         return named[0]
@@ -85,6 +99,66 @@ def _by_identifier(
     if not named and ruled_out and len(left) == 1:
         return left[0]
     return None
+
+
+def _identifier_positions(answer: str, identifier: str, key: str) -> list[int]:
+    """Where the answer names the identifier: as written, or, for a registration number,
+    written another way ("4512398" or "0451-2398" for 04512398)."""
+    pattern = rf"(?<![\w-]){re.escape(identifier)}(?![\w-])"
+    found = [m.start() for m in re.finditer(pattern, answer.lower())]
+    wanted = normalize_registration_number(identifier)
+    if found or key != "registration_number" or len(wanted) < MIN_NUMBER_CHARS:
+        return found
+    words = re.finditer(r"[\w-]+", answer)
+    return [m.start() for m in words if normalize_registration_number(m.group()) == wanted]
+
+
+def _by_legal_form(answer: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """ "The LLC", "the Pte Ltd one", "Northwind Trading Limited": the one candidate whose
+    legal form is one the answer names; or, when it only rules forms out ("not the LLC
+    nor the Pte Ltd"), the one candidate left."""
+    meant, ruled_out = set(), set()
+    for start, form in _legal_forms_named(answer):
+        (ruled_out if _negated_at(answer, start) else meant).add(form)
+    forms = {c["entity_id"]: _legal_forms(c.get("name", "")) for c in candidates}
+    named = [c for c in candidates if forms[c["entity_id"]] in meant - ruled_out]
+    if len(named) == 1:
+        return named[0]
+    if not meant and ruled_out:
+        left = [c for c in candidates if forms[c["entity_id"]] not in ruled_out]
+        if len(left) == 1:
+            return left[0]
+    return None
+
+
+def _legal_forms_named(answer: str) -> list[tuple[int, frozenset[str]]]:
+    """Each legal form the answer names, where it starts: words of a form written next to
+    each other are one form ("Pte Ltd")."""
+    named: list[tuple[int, set[str]]] = []
+    previous = -2
+    for index, (start, word) in enumerate(_word_positions(answer)):
+        form = _legal_form_word(word)
+        if form not in ANSWER_LEGAL_FORMS:
+            continue
+        if index == previous + 1:
+            named[-1][1].add(form)
+        else:
+            named.append((start, {form}))
+        previous = index
+    return [(start, frozenset(forms)) for start, forms in named]
+
+
+def _legal_forms(name: str) -> frozenset[str]:
+    return frozenset(
+        form
+        for form in map(_legal_form_word, normalize_text(name).split())
+        if form in LEGAL_SUFFIXES
+    )
+
+
+def _legal_form_word(word: str) -> str:
+    word = normalize_text(word)
+    return LEGAL_FORM_SPELLINGS.get(word, word)
 
 
 def _by_fact(answer: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
