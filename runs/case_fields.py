@@ -8,7 +8,7 @@ import re
 import pycountry
 from django.core.exceptions import ValidationError
 
-from atlas.runtime.countries import COUNTRY_NAMES
+from atlas.runtime.countries import AMBIGUOUS_COUNTRY_NAMES, COUNTRY_NAMES
 from atlas.runtime.state import NOTES_MAX_LENGTH
 from atlas.runtime.tools.schemas import NAME_MAX_LENGTH
 
@@ -64,13 +64,24 @@ def clean_jurisdiction(value: str) -> str:
 def _code_of_country_named(name: str) -> str:
     """ "United Kingdom" is GB, "GBR" too (a three-letter code); a number (826), or a name
     nobody means one country by ("Korea"), is refused."""
+    if codes := AMBIGUOUS_COUNTRY_NAMES.get(name.casefold()):
+        raise ValidationError(
+            f"“{name}” names more than one country: use its code ({' or '.join(codes)})."
+        )
     try:
         if name.isdigit():
             raise LookupError(name)
-        country = pycountry.countries.lookup(name)
+        return pycountry.countries.lookup(name).alpha_2
     except LookupError:
-        raise ValidationError(
-            f"Use a two-letter country code such as GB, US or SG (“{name[:60]}” is not a "
-            "country Atlas knows), or leave it blank."
-        ) from None
-    return country.alpha_2
+        pass
+    if _is_us_state(name):
+        return "US"  # a US company's registry is its state's: "Delaware" is US
+    raise ValidationError(
+        f"Use a two-letter country code such as GB, US or SG (“{name[:60]}” is not a "
+        "country Atlas knows), or leave it blank."
+    )
+
+
+def _is_us_state(name: str) -> bool:
+    states = pycountry.subdivisions.get(country_code="US") or []
+    return any(state.name.casefold() == name.casefold() for state in states)

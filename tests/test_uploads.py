@@ -229,6 +229,10 @@ def test_a_pdf_with_no_text_is_refused_as_a_scan(db):
         ("DEU", "DE"),
         ("UK", "GB"),
         ("Russia", "RU"),
+        ("BVI", "VG"),
+        ("Burma", "MM"),
+        ("Delaware", "US"),
+        ("Georgia", "GE"),
     ],
 )
 def test_a_country_named_instead_of_coded_is_read_as_its_code(db, typed, code):
@@ -238,10 +242,18 @@ def test_a_country_named_instead_of_coded_is_read_as_its_code(db, typed, code):
     assert 'maxlength="100"' in str(form["jurisdiction"])  # a name is not cut while typed
 
 
-@pytest.mark.parametrize("typed", ["Narnia", "826", "Korea"])
+@pytest.mark.parametrize("typed", ["Narnia", "826"])
 def test_an_unknown_country_is_named_in_the_error(db, typed):
     form = CaseForm(data={"subject_name": "Acme", "subject_type": "company", "jurisdiction": typed})
     assert f"“{typed}” is not a country Atlas knows" in form.errors["jurisdiction"][0]
+
+
+@pytest.mark.parametrize(("typed", "codes"), [("Korea", "KR or KP"), ("congo", "CG or CD")])
+def test_a_name_of_more_than_one_country_asks_for_the_code(db, typed, codes):
+    form = CaseForm(data={"subject_name": "Acme", "subject_type": "company", "jurisdiction": typed})
+    assert form.errors["jurisdiction"] == [
+        f"“{typed}” names more than one country: use its code ({codes})."
+    ]
 
 
 def test_latin1_text_after_the_first_kilobytes_is_refused_too(db):

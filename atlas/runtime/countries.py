@@ -20,7 +20,16 @@ COUNTRY_NAMES = {
     "ivory coast": "CI",
     "czech republic": "CZ",
     "turkey": "TR",
+    "macau": "MO",
+    "bvi": "VG",
+    "burma": "MM",
+    "swaziland": "SZ",
+    "drc": "CD",
+    "dr congo": "CD",
 }
+
+# Names people use for more than one country, with those countries: asked, not guessed.
+AMBIGUOUS_COUNTRY_NAMES = {"korea": ("KR", "KP"), "congo": ("CG", "CD")}
 
 # The adjectives of the jurisdictions the registry covers ("the British one").
 COUNTRY_ADJECTIVES = {
