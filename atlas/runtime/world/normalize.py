@@ -96,9 +96,29 @@ def normalize_registration_number(number: str) -> str:
     return (text.lstrip("0") or text) if text.isdigit() else text
 
 
+# Given names transliterated from Arabic in many spellings, each with one of them: the
+# letters that differ are vowels, which the skeleton cannot ignore without taking Anna
+# and Anne Lee for one person.
+GIVEN_NAME_SPELLINGS = {
+    spelling: name
+    for name, spellings in {
+        "muhammad": "mohammed mohamed mohammad mohamad muhammed muhamed mohammod",
+        "ahmad": "ahmed ahmet",
+        "mahmoud": "mahmud mahmood",
+        "husayn": "hussein hussain husain hossein husein",
+        "yusuf": "youssef yousef yousuf yusef",
+        "usama": "osama",
+        "umar": "omar",
+        "abd": "abdul abdel abdal",
+    }.items()
+    for spelling in spellings.split()
+}
+
+
 def phonetic_skeleton(name: str) -> str:
-    """A coarse spelling-insensitive form: Wolkow/Volkov, Dmitriy/Dmitri, Volkoff/Volkov."""
-    text = normalize_name(name)
+    """A coarse spelling-insensitive form: Wolkow/Volkov, Dmitriy/Dmitri, Volkoff/Volkov,
+    Mohamed/Muhammad."""
+    text = " ".join(GIVEN_NAME_SPELLINGS.get(word, word) for word in normalize_name(name).split())
     for old, new in (("shch", "sh"), ("kh", "h"), ("ff", "v"), ("w", "v"), ("iy", "i"),
                      ("ij", "i"), ("y", "i"), ("ph", "f"), ("ck", "k")):  # fmt: skip
         text = text.replace(old, new)
