@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from atlas.runtime.tools.base import ToolSpec
 from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 
-# 2: directors read from sentences too; 3: directors lines split cleanly, names compared
-# in ASCII, without titles, initials read as the names they start
+# 2: directors read from sentences too; 3: directors lines split cleanly, and names
+# matched in ASCII, without titles, by their initials and common spellings
 TOOLSET_VERSION = "atlas-tools/3"
 
 
