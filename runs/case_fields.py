@@ -8,7 +8,7 @@ import re
 import pycountry
 from django.core.exceptions import ValidationError
 
-from atlas.runtime.countries import AMBIGUOUS_COUNTRY_NAMES, COUNTRY_NAMES
+from atlas.runtime.countries import AMBIGUOUS_COUNTRY_NAMES, COUNTRY_NAMES, US_STATES
 from atlas.runtime.state import NOTES_MAX_LENGTH
 from atlas.runtime.tools.schemas import NAME_MAX_LENGTH
 
@@ -74,14 +74,9 @@ def _code_of_country_named(name: str) -> str:
         return pycountry.countries.lookup(name).alpha_2
     except LookupError:
         pass
-    if _is_us_state(name):
-        return "US"  # a US company's registry is its state's: "Delaware" is US
+    if name.casefold() in US_STATES:
+        return "US"
     raise ValidationError(
         f"Use a two-letter country code such as GB, US or SG (“{name[:60]}” is not a "
         "country Atlas knows), or leave it blank."
     )
-
-
-def _is_us_state(name: str) -> bool:
-    states = pycountry.subdivisions.get(country_code="US") or []
-    return any(state.name.casefold() == name.casefold() for state in states)

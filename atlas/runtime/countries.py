@@ -3,6 +3,8 @@ jurisdiction and the playbook's reading of an analyst's answer both go by these.
 
 from __future__ import annotations
 
+import pycountry
+
 # Names ISO 3166 does not give, or gives only for a larger whole ("England").
 COUNTRY_NAMES = {
     "uk": "GB",
@@ -54,3 +56,20 @@ COUNTRY_ADJECTIVES = {
     "russian": "RU",
     "nigerian": "NG",
 }
+
+
+def _is_a_country(name: str) -> bool:
+    try:
+        pycountry.countries.lookup(name)
+    except LookupError:
+        return False
+    return True
+
+
+# A US company's registry is its state's: "Delaware" names the US ("the Delaware one").
+# A state named like a country ("Georgia") is the country.
+US_STATES = frozenset(
+    state.name.casefold()
+    for state in pycountry.subdivisions.get(country_code="US") or []
+    if not _is_a_country(state.name)
+)

@@ -116,6 +116,9 @@ def test_same_name_people_are_told_apart_by_their_facts_and_an_answer_by_one_is_
         ("the Pte. Ltd. one", "co-northwind-sg"),
         ("Northwind Trading Limited", "co-northwind-gb"),
         ("not the LLC nor the Pte Ltd", "co-northwind-gb"),
+        # A US company by its state, whose registry it is in.
+        ("the Delaware one", "co-northwind-us"),
+        ("the one in New York", "co-northwind-us"),
     ],
 )
 def test_an_answer_in_the_analysts_words_picks_the_candidate(
@@ -138,6 +141,7 @@ def test_an_answer_in_the_analysts_words_picks_the_candidate(
         "not co-northwind-gb",
         "not 04512398",
         "not the LLC",
+        "not the Delaware one",
         "the company, as I said",
     ],
 )

@@ -12,7 +12,7 @@ from typing import Any
 import pycountry
 from rapidfuzz import fuzz
 
-from atlas.runtime.countries import COUNTRY_ADJECTIVES, COUNTRY_NAMES
+from atlas.runtime.countries import COUNTRY_ADJECTIVES, COUNTRY_NAMES, US_STATES
 from atlas.runtime.state import candidate_label
 from atlas.runtime.world.normalize import (
     LEGAL_SUFFIXES,
@@ -218,11 +218,24 @@ def country_mentions(answer: str, codes: set[str]) -> tuple[set[str], set[str]]:
         for name in _country_names(code):
             for match in re.finditer(rf"\b{re.escape(name)}\b", answer, re.IGNORECASE):
                 mentions.append((match.start(), code))
+    if "US" in codes:
+        mentions += [(start, "US") for start, state in _us_states_named(answer)]
     meant: set[str] = set()
     ruled_out: set[str] = set()
     for start, code in mentions:
         (ruled_out if _negated_at(answer, start) else meant).add(code)
     return meant, ruled_out
+
+
+def _us_states_named(answer: str) -> list[tuple[int, str]]:
+    """ "The Delaware one": where the answer names a US state (one or two words long)."""
+    words = _word_positions(answer)
+    named = []
+    for index, (start, word) in enumerate(words):
+        for phrase in (word, " ".join(w for _, w in words[index : index + 2])):
+            if phrase.casefold() in US_STATES:
+                named.append((start, phrase))
+    return named
 
 
 def _negated_at(answer: str, position: int) -> bool:
