@@ -261,6 +261,7 @@ def _apply_resolve(
     if state.selected_entity is None and resolves_the_subject(state, arguments):
         picked = picked_candidate(state)
         state.entity_candidates = candidates
+        state.other_type_matches = list(result.get("other_type_matches", []))
         if candidates and candidates[0].score >= STRONG_MATCH:
             lead = candidates[0].score - (candidates[1].score if len(candidates) > 1 else 0)
             if lead >= AMBIGUITY_MARGIN and _may_match_the_subject(

@@ -59,7 +59,10 @@ def result_lines(tool: str, result: dict[str, Any]) -> list[str]:
 
 def _lines(tool: str, result: dict[str, Any]) -> list[str]:
     if tool == "resolve_entity":
-        return [_candidate_line(c) for c in result.get("candidates", [])]
+        return [_candidate_line(c) for c in result.get("candidates", [])] + [
+            f"not searched for, of the other type: {match}"
+            for match in result.get("other_type_matches", [])
+        ]
     if tool == "screen_sanctions":
         return [_hit_line(h) for h in result.get("hits", [])]
     if tool == "search_adverse_media":

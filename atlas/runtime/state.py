@@ -306,6 +306,8 @@ class AtlasState(_Model):
     user_status: str = USER_STATUS["queued"]
 
     entity_candidates: list[EntityCandidate] = Field(default_factory=list)
+    # Registry entities of the other type than the case's that the subject's name matches.
+    other_type_matches: list[str] = Field(default_factory=list)
     selected_entity: EntityCandidate | None = None
     evidence: list[EvidenceItem] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)

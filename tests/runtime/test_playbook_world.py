@@ -28,6 +28,23 @@ def test_a_clean_company_gets_a_cited_low_risk_packet(make_runtime, make_state):
     assert state.versions.model_kind == "rule-based"
 
 
+@pytest.mark.parametrize(
+    ("subject", "subject_type", "hint"),
+    [
+        ("Sarah Linden", "company", "The registry has a person of that name: Sarah Linden (GB)."),
+        ("Acme Analytics", "person", "The registry has a company of that name: Acme Analytics"),
+    ],
+)
+def test_a_subject_of_the_wrong_type_is_named_in_the_packets_gaps(
+    make_runtime, make_state, subject, subject_type, hint
+):
+    state = run(make_runtime(), make_state(subject, jurisdiction="GB", subject_type=subject_type))
+    assert state.selected_entity is None
+    assert state.proposed_packet.risk_rating == "medium"
+    (gap,) = [g for g in state.proposed_packet.open_gaps if "could not be matched" in g]
+    assert hint in gap and "correct its subject type and run it again" in gap
+
+
 def test_a_subject_no_registry_knows_is_not_rated_low(make_runtime, make_state):
     state = run(make_runtime(), make_state("Quillfeather Biscuit Works", jurisdiction="GB"))
     assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")

@@ -16,6 +16,7 @@ from atlas.runtime.humans import ClarificationAnswer
 from atlas.runtime.memory import MemoryDocumentSource
 from atlas.runtime.ports import StoredDocument
 from atlas.runtime.redaction import redact
+from atlas.runtime.result_words import result_lines
 from atlas.runtime.state import AtlasState, AttachedDocument
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound
 from atlas.runtime.tools.builtin import (
@@ -100,6 +101,15 @@ def test_resolve_entity_explains_its_thresholds_and_filters_by_jurisdiction(ctx)
     filtered = resolve_entity(ResolveEntityArgs(name="Northwind Trading", jurisdiction="sg"), ctx)
     assert [c.entity_id for c in filtered.candidates] == ["co-northwind-sg"]
     assert filtered.excluded_by_jurisdiction == 2
+
+
+def test_resolve_entity_names_strong_matches_of_the_other_type(ctx):
+    result = resolve_entity(ResolveEntityArgs(name="Sarah Linden", entity_type="company"), ctx)
+    assert (result.candidates, result.other_type_matches) == ([], ["Sarah Linden (GB)"])
+    elsewhere = ResolveEntityArgs(name="Sarah Linden", entity_type="company", jurisdiction="US")
+    assert resolve_entity(elsewhere, ctx).other_type_matches == []
+    lines = result_lines("resolve_entity", result.model_dump(mode="json"))
+    assert lines == ["not searched for, of the other type: Sarah Linden (GB)"]
 
 
 def test_screen_sanctions_reports_lists_scores_and_aliases(ctx):

@@ -100,7 +100,7 @@ class Playbook:
                     blocking=True,
                     candidates=labels,
                 )
-            gaps.append("The subject could not be matched to exactly one registry entity.")
+            gaps.append(_unmatched_gap(case, p.get("other_type_matches") or []))
 
         entity_id = selected["entity_id"] if selected else None
         subject_name = selected["name"] if selected else case["subject"]
@@ -177,6 +177,17 @@ def _sent_back_question(reason: str, iterations_left: int) -> str:
             "to extend its budget before the packet can go back."
         )
     return question
+
+
+def _unmatched_gap(case: dict[str, Any], other_type_matches: list[str]) -> str:
+    gap = "The subject could not be matched to exactly one registry entity."
+    if not other_type_matches:
+        return gap
+    other = "person" if case.get("subject_type") == "company" else "company"
+    return (
+        f"{gap} The registry has a {other} of that name: {'; '.join(other_type_matches)}. "
+        f"If the case is about a {other}, correct its subject type and run it again."
+    )
 
 
 def _call(tool: str, arguments: dict[str, Any], why: str) -> CallTool:

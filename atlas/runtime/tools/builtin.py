@@ -34,6 +34,7 @@ STRONG_MATCH = 90.0
 AMBIGUITY_MARGIN = 5.0
 SANCTIONS_THRESHOLD = 90.0
 MEDIA_THRESHOLD = 60.0
+MAX_OTHER_TYPE_MATCHES = 3
 
 
 def _record(entity: dict) -> RegistryRecord:
@@ -45,11 +46,15 @@ def _record(entity: dict) -> RegistryRecord:
 def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityResult:
     world = ctx.world
     scored: list[Candidate] = []
+    other_type: list[str] = []
     for entity in world.entities:
-        if args.entity_type and entity["entity_type"] != args.entity_type:
-            continue
         score, matched = world.best_name_match(args.name, world.entity_names(entity))
         if score < CANDIDATE_THRESHOLD:
+            continue
+        if args.entity_type and entity["entity_type"] != args.entity_type:
+            in_reach = not args.jurisdiction or entity["jurisdiction"] == args.jurisdiction
+            if score >= STRONG_MATCH and in_reach:
+                other_type.append(f"{entity['name']} ({entity['jurisdiction']})")
             continue
         scored.append(
             Candidate(
@@ -73,6 +78,7 @@ def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityRe
         query=args.name,
         candidates=scored[:5],
         excluded_by_jurisdiction=excluded,
+        other_type_matches=other_type[:MAX_OTHER_TYPE_MATCHES],
         thresholds={
             "candidate": CANDIDATE_THRESHOLD,
             "strong_match": STRONG_MATCH,

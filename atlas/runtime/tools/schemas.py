@@ -75,6 +75,9 @@ class ResolveEntityResult(_Result):
     query: str
     candidates: list[Candidate]
     excluded_by_jurisdiction: int = 0
+    # Entities of the other type that the name matches strongly ("Sarah Linden (GB)", a
+    # person, when a company was looked for): the case's subject type may be wrong.
+    other_type_matches: list[str] = Field(default_factory=list)
     thresholds: dict[str, float]
     explanation: str
 
