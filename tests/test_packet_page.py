@@ -227,13 +227,20 @@ def test_a_packet_with_a_listed_director_says_whom_the_hits_are_on(client, tenan
     client_for(client, analyst)
     packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
     assert "On the evidence of 2 sanctions hits (on director Dmitry Volkov)." in packet
-    # Baltic Amber UAB came back from the registry search too: it is marked as not the match.
-    baltic = packet[packet.index("Registry record: Baltic Amber UAB") :].split("</td>")[0]
-    assert "Another registry candidate with a similar name" in baltic
-    amber = packet[packet.index("<td>Registry record: Amber Coast Freight UAB") :].split("</td>")[0]
-    assert "Another registry candidate" not in amber
     case_page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
     assert "Found no articles for &#x27;Amber Coast Freight UAB&#x27;." in case_page
+
+
+def test_a_registry_candidate_that_is_not_the_match_is_marked_so(client, tenant, analyst):
+    run = paused_run(tenant, analyst, "Acme Analytics", jurisdiction="")
+    assert run.matched_entity == "Acme Analytics Ltd (GB)"
+    client_for(client, analyst)
+    packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    # Cedar Analytics Corp came back from the registry search too: not the match.
+    cedar = packet[packet.index("Registry record: Cedar Analytics Corp") :].split("</td>")[0]
+    assert "Another registry candidate with a similar name" in cedar
+    acme = packet[packet.index("<td>Registry record: Acme Analytics Ltd") :].split("</td>")[0]
+    assert "Another registry candidate" not in acme
 
 
 def test_a_packet_held_by_a_conflict_says_the_reviewer_settles_it_first(client, tenant, analyst):

@@ -179,14 +179,16 @@ def resolves_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:
     Anything else is kept as evidence but neither matches the subject nor stands for its
     resolution."""
     brief = state.brief
-    if name_score(arguments.get("name") or "", brief.subject) < STRONG_MATCH:
+    picked = picked_candidate(state)
+    # The subject as the case names it, or as the candidate the analyst picked names it.
+    names = [brief.subject, *([picked.name] if picked else [])]
+    if max(name_score(arguments.get("name") or "", name) for name in names) < STRONG_MATCH:
         return False
     if arguments.get("entity_type") not in (None, brief.subject_type):
         return False
     narrowed_to = arguments.get("jurisdiction")
     if not narrowed_to or narrowed_to == brief.jurisdiction:
         return True
-    picked = picked_candidate(state)
     return picked is not None and narrowed_to == picked.jurisdiction
 
 
@@ -216,11 +218,13 @@ def _may_match_the_subject(
 ) -> bool:
     """Whether a resolution of the subject (resolves_the_subject) may match it to
     `candidate` by itself: a candidate of the subject's type, under its name or an alias
-    the registry gives it, in the case's jurisdiction, or else the one the analyst picked
-    from the subject's earlier listing."""
+    the registry gives it, in the case's jurisdiction; or the one the analyst picked from
+    the subject's earlier listing."""
     brief = state.brief
     if candidate.entity_type != brief.subject_type:
         return False
+    if picked is not None and candidate.entity_id == picked.entity_id:
+        return True  # the analyst said it is the subject, whatever part of its name matched
     named = max(
         name_score(brief.subject, candidate.name),
         name_score(brief.subject, candidate.matched_on or ""),

@@ -85,6 +85,27 @@ def _answer(runtime, state, text):
     return runtime.run_until_pause(runtime.apply_human_input(state, answer))
 
 
+@pytest.mark.parametrize("confirmed", [True, False])
+def test_a_name_that_only_partly_matches_is_confirmed_by_the_analyst_once(
+    make_runtime, make_state, confirmed
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Acme", jurisdiction="GB"))
+    assert (state.status, state.selected_entity) == ("waiting_for_input", None)
+    question = state.pending_question
+    assert "No registry entity matches 'Acme' closely" in question.question
+    (label,) = question.candidates
+    assert label.startswith("Acme Analytics Ltd (GB")
+
+    state = _answer(runtime, state, label if confirmed else "No, a different company")
+    assert state.termination_reason == "finish_proposed"
+    if confirmed:
+        assert state.selected_entity.entity_id == "co-acme-analytics-gb"
+    else:
+        assert state.selected_entity is None
+        assert any("could not be matched" in g for g in state.proposed_packet.open_gaps)
+
+
 def test_same_name_people_are_told_apart_by_their_facts_and_an_answer_by_one_is_taken(
     make_runtime, make_state
 ):

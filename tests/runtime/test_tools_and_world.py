@@ -20,6 +20,7 @@ from atlas.runtime.result_words import result_lines
 from atlas.runtime.state import AtlasState, AttachedDocument
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound
 from atlas.runtime.tools.builtin import (
+    STRONG_MATCH,
     extract_uploaded_document,
     resolve_entity,
     screen_sanctions,
@@ -75,11 +76,26 @@ def test_transliterated_and_reordered_names_match(query, listed):
         ("D. Volkov", "Dmitri Volkov", 97),
         ("Dmitri S. Volkov", "VOLKOV, Dmitri Sergeyevich", 97),
         ("Volkov D.S.", "VOLKOV, Dmitri Sergeyevich", 94),
-        ("Mr Dmitri Volkov", "VOLKOV, Dmitri Sergeyevich", 97),
+        ("Mr Dmitri Volkov", "VOLKOV, Dmitri Sergeyevich", 93),  # lacks the patronymic
     ],
 )
 def test_initials_and_titles_are_read_as_the_names_they_stand_for(query, listed, score):
     assert name_score(query, listed) == score
+
+
+@pytest.mark.parametrize(
+    ("query", "listed", "strong"),
+    [
+        ("Dmitri Volkov", "VOLKOV, Dmitri Sergeyevich", True),
+        ("Meridian Shipping", "Meridian Shipping Holdings Ltd", True),
+        ("Severnaya Zvezda", "Severnaya Zvezda Trading", True),
+        ("Dmitri", "Dmitri Volkov", False),
+        ("Acme", "Acme Analytics Ltd", False),
+        ("Volga", "Volga Petrochem Export JSC", False),
+    ],
+)
+def test_a_name_inside_a_longer_one_matches_only_with_most_of_its_words(query, listed, strong):
+    assert (name_score(query, listed) >= STRONG_MATCH) is strong
 
 
 def test_an_initial_matches_only_the_name_it_starts():
@@ -92,6 +108,8 @@ def test_different_people_do_not_match():
     assert name_score("Helen Carter", "Helena Carver") < 90
     assert name_score("Ahmed Ali", "Mahmoud Ali") < 90
     assert name_score("Anna Lee", "Anne Lee") < 90
+    # One word in common is no candidate: "Baltic Amber UAB" is not "Amber Coast Freight".
+    assert name_score("Amber Coast Freight", "Baltic Amber UAB") < 80
 
 
 def test_resolve_entity_explains_its_thresholds_and_filters_by_jurisdiction(ctx):

@@ -100,6 +100,18 @@ class Playbook:
                     blocking=True,
                     candidates=labels,
                 )
+            if len(candidates) == 1 and not p["answered_questions"]:
+                # Only a part of the name matched: the analyst confirms it, once.
+                label = candidate_label(candidates[0])
+                return AskHuman(
+                    question=(
+                        f"No registry entity matches '{case['subject']}' closely; the nearest "
+                        f"is {label}. Is it the subject? If it is not, say so: the research "
+                        "goes on without a registry match."
+                    ),
+                    blocking=True,
+                    candidates=[label],
+                )
             gaps.append(_unmatched_gap(case, p.get("other_type_matches") or []))
 
         entity_id = selected["entity_id"] if selected else None

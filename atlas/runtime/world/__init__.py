@@ -19,6 +19,8 @@ DOCUMENTS_DIR = Path(__file__).parent / "documents"
 # What each initial costs a name that matches only once its initials are written out:
 # "D. Volkov" is Dmitri Volkov at 97, "Volkov D.S." Dmitri Sergeyevich Volkov at 94.
 INITIAL_PENALTY = 3
+LACKING_WORD_PENALTY = 4
+HALF_A_NAME_PENALTY = 8
 
 
 def name_score(query: str, candidate: str) -> float:
@@ -27,9 +29,22 @@ def name_score(query: str, candidate: str) -> float:
     a, b = normalize_name(query), normalize_name(candidate)
     if not a or not b:
         return 0.0
-    direct = max(fuzz.WRatio(a, b), fuzz.token_sort_ratio(a, b), fuzz.token_set_ratio(a, b) - 3)
+    direct = max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b), _contained_score(a, b))
     skeleton = fuzz.token_sort_ratio(phonetic_skeleton(query), phonetic_skeleton(candidate))
     return round(float(max(direct, skeleton - 2, _initials_score(a, b), _initials_score(b, a))), 1)
+
+
+def _contained_score(query: str, candidate: str) -> float:
+    """A name found inside a longer one, less LACKING_WORD_PENALTY for each word of the
+    longer one it lacks, and HALF_A_NAME_PENALTY more when it has no more than half of
+    them: "Dmitri Volkov" is still the listed "VOLKOV, Dmitri Sergeyevich" (93), while
+    "Dmitri" is not Dmitri Volkov (85) nor "Volga" Volga Petrochem Export JSC (81)."""
+    words, other = set(query.split()), set(candidate.split())
+    lacking = len(other - words)
+    penalty = 3 + LACKING_WORD_PENALTY * lacking
+    if 2 * len(other & words) <= len(other):
+        penalty += HALF_A_NAME_PENALTY
+    return fuzz.token_set_ratio(query, candidate) - penalty
 
 
 def _initials_score(short: str, full: str) -> float:
