@@ -60,7 +60,8 @@ def result_lines(tool: str, result: dict[str, Any]) -> list[str]:
 def _lines(tool: str, result: dict[str, Any]) -> list[str]:
     if tool == "resolve_entity":
         return [_candidate_line(c) for c in result.get("candidates", [])] + [
-            f"not searched for, of the other type: {match}"
+            f"a {result.get('other_type') or 'registry entity'} of that name, not searched for: "
+            f"{match}"
             for match in result.get("other_type_matches", [])
         ]
     if tool == "screen_sanctions":

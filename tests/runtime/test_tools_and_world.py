@@ -127,7 +127,7 @@ def test_resolve_entity_names_strong_matches_of_the_other_type(ctx):
     elsewhere = ResolveEntityArgs(name="Sarah Linden", entity_type="company", jurisdiction="US")
     assert resolve_entity(elsewhere, ctx).other_type_matches == []
     lines = result_lines("resolve_entity", result.model_dump(mode="json"))
-    assert lines == ["not searched for, of the other type: Sarah Linden (GB)"]
+    assert lines == ["a person of that name, not searched for: Sarah Linden (GB)"]
 
 
 def test_screen_sanctions_reports_lists_scores_and_aliases(ctx):

@@ -43,6 +43,10 @@ def _record(entity: dict) -> RegistryRecord:
     )
 
 
+def _other_type(entity_type: str | None) -> str:
+    return "person" if entity_type == "company" else "company"
+
+
 def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityResult:
     world = ctx.world
     scored: list[Candidate] = []
@@ -79,6 +83,7 @@ def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityRe
         candidates=scored[:5],
         excluded_by_jurisdiction=excluded,
         other_type_matches=other_type[:MAX_OTHER_TYPE_MATCHES],
+        other_type=_other_type(args.entity_type) if other_type else None,
         thresholds={
             "candidate": CANDIDATE_THRESHOLD,
             "strong_match": STRONG_MATCH,

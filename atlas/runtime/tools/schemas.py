@@ -78,6 +78,7 @@ class ResolveEntityResult(_Result):
     # Entities of the other type that the name matches strongly ("Sarah Linden (GB)", a
     # person, when a company was looked for): the case's subject type may be wrong.
     other_type_matches: list[str] = Field(default_factory=list)
+    other_type: Literal["company", "person"] | None = None
     thresholds: dict[str, float]
     explanation: str
 
