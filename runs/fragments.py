@@ -482,7 +482,8 @@ def banner_for(run: Run, clarification_item_id: int | None = None) -> dict[str, 
                 for c in state.get("conflicts") or []
                 if c.get("status") == "open"
             ]
-            return {"kind": "signoff", "tone": "review", "disputed": disputed}
+            gaps = (state.get("proposed_packet") or {}).get("open_gaps") or []
+            return {"kind": "signoff", "tone": "review", "disputed": disputed, "gaps": gaps}
         open_conflicts = [c for c in state.get("conflicts") or [] if c.get("status") != "resolved"]
         return {"kind": "escalation", "tone": "review", "open_conflicts": len(open_conflicts)}
     if run.is_active and run.cancel_requested_at:
