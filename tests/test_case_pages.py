@@ -668,11 +668,10 @@ def test_a_steps_tokens_read_in_thousands_on_the_case_page(client, analyst, case
 def test_the_sign_off_banner_lists_the_packets_open_gaps(client, tenant, analyst):
     from tests.review_runs import paused_run
 
-    run = paused_run(tenant, analyst, "Sarah Linden")  # a person, opened as a company
+    run = paused_run(tenant, analyst, "Quillfeather Biscuit Works")  # in no registry
     html = case_page(client, analyst, run.case_id)
     assert "Open gaps in the packet:" in html
-    assert "The registry has a person of that name: Sarah Linden (GB)." in html
-    assert "correct its subject type and run it again" in html
+    assert "<li>The subject could not be matched to exactly one registry entity.</li>" in html
 
 
 def test_the_case_list_shows_and_filters_by_the_latest_packets_risk(client, tenant, analyst):

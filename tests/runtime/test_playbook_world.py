@@ -31,18 +31,25 @@ def test_a_clean_company_gets_a_cited_low_risk_packet(make_runtime, make_state):
 @pytest.mark.parametrize(
     ("subject", "subject_type", "hint"),
     [
-        ("Sarah Linden", "company", "The registry has a person of that name: Sarah Linden (GB)."),
-        ("Acme Analytics", "person", "The registry has a company of that name: Acme Analytics"),
+        ("Sarah Linden", "company", "a person of that name: Sarah Linden (GB)."),
+        ("Acme Analytics", "person", "a company of that name: Acme Analytics Ltd (GB)."),
     ],
 )
-def test_a_subject_of_the_wrong_type_is_named_in_the_packets_gaps(
+def test_a_subject_of_the_wrong_type_is_asked_about_then_named_in_the_gaps(
     make_runtime, make_state, subject, subject_type, hint
 ):
-    state = run(make_runtime(), make_state(subject, jurisdiction="GB", subject_type=subject_type))
-    assert state.selected_entity is None
+    runtime = make_runtime()
+    state = run(runtime, make_state(subject, jurisdiction="GB", subject_type=subject_type))
+    assert state.status == "waiting_for_input"
+    question = state.pending_question.question
+    assert f"No {subject_type} named '{subject}' is in the registry" in question
+    assert "correct the case's subject type" in question
+
+    state = _answer(runtime, state, "It is right as it is: go on")
+    assert (state.termination_reason, state.selected_entity) == ("finish_proposed", None)
     assert state.proposed_packet.risk_rating == "medium"
     (gap,) = [g for g in state.proposed_packet.open_gaps if "could not be matched" in g]
-    assert hint in gap and "correct its subject type and run it again" in gap
+    assert f"The registry has {hint}" in gap
 
 
 def test_a_subject_no_registry_knows_is_not_rated_low(make_runtime, make_state):

@@ -112,7 +112,11 @@ class Playbook:
                     blocking=True,
                     candidates=[label],
                 )
-            gaps.append(_unmatched_gap(case, p.get("other_type_matches") or []))
+            other_type_matches = p.get("other_type_matches") or []
+            if not candidates and other_type_matches and not p["answered_questions"]:
+                # The case's subject type may be wrong: only the analyst can correct it.
+                return AskHuman(question=_other_type_question(case, other_type_matches))
+            gaps.append(_unmatched_gap(case, other_type_matches))
 
         entity_id = selected["entity_id"] if selected else None
         subject_name = selected["name"] if selected else case["subject"]
@@ -191,11 +195,25 @@ def _sent_back_question(reason: str, iterations_left: int) -> str:
     return question
 
 
+def _other_type_question(case: dict[str, Any], other_type_matches: list[str]) -> str:
+    other = _other_type(case)
+    return (
+        f"No {case.get('subject_type') or 'entity'} named '{case['subject']}' is in the "
+        f"registry, but a {other} is: {'; '.join(other_type_matches)}. If the case is about "
+        f"a {other}, correct the case's subject type and research it again. Otherwise answer "
+        "here, and the research goes on without a registry match."
+    )
+
+
+def _other_type(case: dict[str, Any]) -> str:
+    return "person" if case.get("subject_type") == "company" else "company"
+
+
 def _unmatched_gap(case: dict[str, Any], other_type_matches: list[str]) -> str:
     gap = "The subject could not be matched to exactly one registry entity."
     if not other_type_matches:
         return gap
-    other = "person" if case.get("subject_type") == "company" else "company"
+    other = _other_type(case)
     return (
         f"{gap} The registry has a {other} of that name: {'; '.join(other_type_matches)}. "
         f"If the case is about a {other}, correct its subject type and run it again."
