@@ -116,6 +116,7 @@ def test_resolve_entity_explains_its_thresholds_and_filters_by_jurisdiction(ctx)
     result = resolve_entity(ResolveEntityArgs(name="Northwind Trading"), ctx)
     assert {c.jurisdiction for c in result.candidates} == {"GB", "US", "SG"}
     assert result.thresholds["strong_match"] == 90
+    assert "loses 4 points for each word it lacks" in result.explanation
     filtered = resolve_entity(ResolveEntityArgs(name="Northwind Trading", jurisdiction="sg"), ctx)
     assert [c.entity_id for c in filtered.candidates] == ["co-northwind-sg"]
     assert filtered.excluded_by_jurisdiction == 2

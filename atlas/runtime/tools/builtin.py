@@ -27,7 +27,7 @@ from atlas.runtime.tools.schemas import (
     SearchAdverseMediaResult,
 )
 from atlas.runtime.wording import counted
-from atlas.runtime.world import INITIAL_PENALTY
+from atlas.runtime.world import HALF_A_NAME_PENALTY, INITIAL_PENALTY, LACKING_WORD_PENALTY
 
 CANDIDATE_THRESHOLD = 80.0
 STRONG_MATCH = 90.0
@@ -35,6 +35,12 @@ AMBIGUITY_MARGIN = 5.0
 SANCTIONS_THRESHOLD = 90.0
 MEDIA_THRESHOLD = 60.0
 MAX_OTHER_TYPE_MATCHES = 3
+# How name_score treats initials and names found inside longer ones, as results say it.
+NAME_RULES = (
+    f"an initial stands for a name it starts, {INITIAL_PENALTY} points less; a name found "
+    f"inside a longer one loses {LACKING_WORD_PENALTY} points for each word it lacks, and "
+    f"{HALF_A_NAME_PENALTY} more when it has no more than half of them"
+)
 
 
 def _record(entity: dict) -> RegistryRecord:
@@ -91,8 +97,7 @@ def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityRe
         },
         explanation=(
             f"Names are compared after transliteration and dropping legal forms and titles "
-            f"(an initial stands for a name it starts, {INITIAL_PENALTY} points less); "
-            f"candidates score at least {CANDIDATE_THRESHOLD:g}/100. A match is unambiguous "
+            f"({NAME_RULES}); candidates score at least {CANDIDATE_THRESHOLD:g}/100. A match is unambiguous "
             f"when the best scores {STRONG_MATCH:g} or more and leads the next by "
             f"{AMBIGUITY_MARGIN:g} or more."
             + (
@@ -154,8 +159,8 @@ def screen_sanctions(args: ScreenSanctionsArgs, ctx: ToolContext) -> ScreenSanct
         threshold=SANCTIONS_THRESHOLD,
         explanation=(
             f"Every screened name and alias is compared with every listed name and alias "
-            f"(transliterated, without titles; an initial stands for a name it starts, "
-            f"{INITIAL_PENALTY} points less); {SANCTIONS_THRESHOLD:g}/100 or more is a hit."
+            f"(transliterated, without titles; {NAME_RULES}); {SANCTIONS_THRESHOLD:g}/100 or "
+            "more is a hit."
         ),
     )
 
