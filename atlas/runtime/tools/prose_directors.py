@@ -19,8 +19,7 @@ _LEAD_IN = re.compile(
     r"(?i:\b(?:sole\s+|managing\s+|only\s+)?directors?\s+(?:is|are|remains?)\s+)"
     r"(?P<names>[^.;:\n()]+)"
 )
-_SEPARATORS = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*")
-_LIST_SEPARATORS = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+|\s*&\s*")
+_SEPARATORS = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+|\s*&\s*")
 _PARTICLES = {"de", "del", "der", "van", "von", "da", "di", "du", "la", "le", "bin", "al"}
 _WORD = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*")
 MAX_NAME_WORDS = 4
@@ -51,7 +50,7 @@ def directors_in_prose(text: str) -> list[str]:
 def directors_listed(line: str) -> list[str]:
     """The names of a "Directors: ..." line, without the punctuation that ends the line
     ("Jane Doe, Omar Haddad." gives Jane Doe and Omar Haddad)."""
-    names = (name.strip().rstrip(".;:").strip() for name in _LIST_SEPARATORS.split(line))
+    names = (name.strip().rstrip(".;:").strip() for name in _SEPARATORS.split(line))
     return [_without_titles(name) for name in names if name]
 
 
