@@ -28,6 +28,7 @@ from atlas.runtime.decisions import (
 )
 from atlas.runtime.directors import screenable
 from atlas.runtime.state import Signal, candidate_label
+from atlas.runtime.tools.schemas import other_entity_type
 from atlas.runtime.wording import counted, unresolved_conflict_gap
 
 MAX_FINDINGS = 12
@@ -196,7 +197,7 @@ def _sent_back_question(reason: str, iterations_left: int) -> str:
 
 
 def _other_type_question(case: dict[str, Any], other_type_matches: list[str]) -> str:
-    other = _other_type(case)
+    other = other_entity_type(case.get("subject_type"))
     return (
         f"No {case.get('subject_type') or 'entity'} named '{case['subject']}' is in the "
         f"registry, but a {other} is: {'; '.join(other_type_matches)}. If the case is about "
@@ -205,15 +206,11 @@ def _other_type_question(case: dict[str, Any], other_type_matches: list[str]) ->
     )
 
 
-def _other_type(case: dict[str, Any]) -> str:
-    return "person" if case.get("subject_type") == "company" else "company"
-
-
 def _unmatched_gap(case: dict[str, Any], other_type_matches: list[str]) -> str:
     gap = "The subject could not be matched to exactly one registry entity."
     if not other_type_matches:
         return gap
-    other = _other_type(case)
+    other = other_entity_type(case.get("subject_type"))
     return (
         f"{gap} The registry has a {other} of that name: {'; '.join(other_type_matches)}. "
         f"If the case is about a {other}, correct its subject type and run it again."

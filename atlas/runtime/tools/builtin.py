@@ -25,6 +25,7 @@ from atlas.runtime.tools.schemas import (
     ScreenSanctionsResult,
     SearchAdverseMediaArgs,
     SearchAdverseMediaResult,
+    other_entity_type,
 )
 from atlas.runtime.wording import counted
 from atlas.runtime.world import HALF_A_NAME_PENALTY, INITIAL_PENALTY, LACKING_WORD_PENALTY
@@ -47,10 +48,6 @@ def _record(entity: dict) -> RegistryRecord:
     return RegistryRecord.model_validate(
         {k: entity.get(k) for k in RegistryRecord.model_fields if k in entity}
     )
-
-
-def _other_type(entity_type: str | None) -> str:
-    return "person" if entity_type == "company" else "company"
 
 
 def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityResult:
@@ -89,7 +86,7 @@ def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityRe
         candidates=scored[:5],
         excluded_by_jurisdiction=excluded,
         other_type_matches=other_type[:MAX_OTHER_TYPE_MATCHES],
-        other_type=_other_type(args.entity_type) if other_type else None,
+        other_type=other_entity_type(args.entity_type) if other_type else None,
         thresholds={
             "candidate": CANDIDATE_THRESHOLD,
             "strong_match": STRONG_MATCH,
@@ -97,8 +94,8 @@ def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityRe
         },
         explanation=(
             f"Names are compared after transliteration and dropping legal forms and titles "
-            f"({NAME_RULES}); candidates score at least {CANDIDATE_THRESHOLD:g}/100. A match is unambiguous "
-            f"when the best scores {STRONG_MATCH:g} or more and leads the next by "
+            f"({NAME_RULES}); candidates score at least {CANDIDATE_THRESHOLD:g}/100. A match "
+            f"is unambiguous when the best scores {STRONG_MATCH:g} or more and leads the next by "
             f"{AMBIGUITY_MARGIN:g} or more."
             + (
                 f" {counted(excluded, 'candidate')} outside {args.jurisdiction}"

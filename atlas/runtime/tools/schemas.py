@@ -7,6 +7,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
+def other_entity_type(entity_type: str | None) -> str:
+    """The type a registry entity has when it is not of `entity_type`."""
+    return "person" if entity_type == "company" else "company"
+
+
 class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
