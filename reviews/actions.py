@@ -17,6 +17,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT
 from atlas.runtime.humans import parse_human_input
+from atlas.runtime.wording import fact_words
 from reviews.models import HumanDecision, ReviewItem
 from runs.actions import do_request_resume
 from runs.execution import RUNTIME_INPUT_KIND
@@ -284,7 +285,7 @@ def open_conflict_facts(item: ReviewItem, settled: set[str] | None = None) -> li
     if disputed and settled is None:
         settled = settled_conflict_ids([item.run_id]).get(item.run_id, set())
     return [
-        c.get("fact", "a fact").replace("_", " ")
+        fact_words(c.get("fact", "a fact"))
         for c in disputed
         if c.get("conflict_id") not in (settled or set())
     ]

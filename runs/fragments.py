@@ -18,6 +18,7 @@ from typing import Any
 from django.template.loader import render_to_string
 
 from atlas.runtime.state import USER_STATUS
+from atlas.runtime.wording import fact_words
 from reviews.decision_details import decision_details
 from reviews.models import HumanDecision
 from runs.models import Document, Run, TraceEvent
@@ -212,11 +213,11 @@ def _note_for(event: TraceEvent) -> Note | None:
         if data.get("picked_entity_id"):
             text += f" (read as registry entity {data['picked_entity_id']})"
     elif kind == "conflict_detected":
-        fact = str(data.get("fact") or "a fact").replace("_", " ")
+        fact = fact_words(str(data.get("fact") or "a fact"))
         text, tone = f"Conflicting values for {fact}", "warn"
         detail = data.get("values") or None
     elif kind == "conflict_resolved":
-        fact = str(data.get("fact") or "a fact").replace("_", " ")
+        fact = fact_words(str(data.get("fact") or "a fact"))
         if data.get("status") == "unresolvable":
             text = f"A reviewer recorded the {fact} as unresolvable"
         else:
@@ -478,7 +479,7 @@ def banner_for(run: Run, clarification_item_id: int | None = None) -> dict[str, 
             }
         if reason == Run.Reason.FINISH_PROPOSED:
             disputed = [
-                c.get("fact", "a fact").replace("_", " ")
+                fact_words(c.get("fact", "a fact"))
                 for c in state.get("conflicts") or []
                 if c.get("status") == "open"
             ]

@@ -18,5 +18,11 @@ def fact_words(fact: str) -> str:
     return FIELD_WORDS.get(fact, fact.replace("_", " "))
 
 
+def fact_label(fact: str) -> str:
+    """A fact's name as a label: "Registration number"."""
+    words = fact_words(fact)
+    return words[:1].upper() + words[1:]
+
+
 def unresolved_conflict_gap(fact: str) -> str:
     return f"Unresolved conflict on {fact_words(fact)}: sources disagree."

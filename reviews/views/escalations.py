@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from atlas.runtime.state import USER_STATUS, AtlasState, EvidenceItem, Signal
+from atlas.runtime.wording import fact_label
 from reviews.actions import (
     SETTLING_KINDS,
     AlreadyDecided,
@@ -93,7 +94,7 @@ class ConflictView:
 
     @property
     def fact_label(self) -> str:
-        return self.fact.replace("_", " ").capitalize()
+        return fact_label(self.fact)
 
 
 def _parse_when(value: str | None) -> datetime | str | None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from django import template
 
+from atlas.runtime.wording import fact_label
+
 register = template.Library()
 
 
-@register.filter
-def fact_label(fact: str) -> str:
+@register.filter(name="fact_label")
+def fact_label_filter(fact: str) -> str:
     """ "registration_number" reads "Registration number"."""
-    return str(fact).replace("_", " ").capitalize()
+    return fact_label(str(fact))

@@ -13,6 +13,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.http import content_disposition_header
 
 from atlas.runtime.state import Signal
+from atlas.runtime.wording import fact_label, fact_words
 from reviews.models import HumanDecision, ReviewItem
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.evidence_links import anchor, cited_findings, web_link
@@ -68,7 +69,7 @@ def _conflicts(state: dict, packet: dict) -> list[dict]:
     for conflict in state.get("conflicts") or []:
         by_id[conflict.get("conflict_id", "")] = conflict
     for conflict in by_id.values():
-        conflict["fact_label"] = str(conflict.get("fact", "")).replace("_", " ").capitalize()
+        conflict["fact_label"] = fact_label(str(conflict.get("fact", "")))
         conflict["values"] = [
             {**value, "retrieved": _when(value.get("retrieved_at"))}
             for value in conflict.get("values") or []
@@ -111,7 +112,7 @@ def rating_grounds(state: dict) -> list[str]:
         grounds.append(ground)
     disputed = [c for c in state.get("conflicts") or [] if c.get("status") == "open"]
     if disputed:
-        facts = ", ".join(c.get("fact", "a fact").replace("_", " ") for c in disputed)
+        facts = ", ".join(fact_words(c.get("fact", "a fact")) for c in disputed)
         grounds.append(f"sources that disagree on {facts}")
     if not state.get("selected_entity"):
         grounds.append("a subject not matched to a registry entity, so screened by name only")
