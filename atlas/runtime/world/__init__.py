@@ -50,10 +50,10 @@ def _contained_score(query: str, candidate: str) -> float:
 def _initials_score(short: str, full: str) -> float:
     """The score of `short` with each of its initials read as the word of `full` it starts
     (each word once), less INITIAL_PENALTY an initial; 0 when it has none to read."""
-    words = full.split()
-    spare = [w for w in words if w not in short.split() and len(w) > 1]
+    tokens = short.split()
+    spare = [w for w in full.split() if w not in tokens and len(w) > 1]
     written, initials = [], 0
-    for token in short.split():
+    for token in tokens:
         word = next((w for w in spare if len(token) == 1 and w[0] == token), None)
         if word is None:
             written.append(token)
