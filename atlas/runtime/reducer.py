@@ -32,8 +32,8 @@ from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.wording import counted, fact_words
 from atlas.runtime.world import name_score
 from atlas.runtime.world.normalize import (
-    LEGAL_SUFFIXES,
     fingerprint_text,
+    legal_forms,
     normalize_name,
     normalize_person,
     normalize_registration_number,
@@ -566,9 +566,9 @@ def _other_company_named(state: AtlasState, names: list[str], numbers: list[str]
     number. Returns a description of it, or None."""
     entity = state.selected_entity
     if entity is not None:
-        own_form = _legal_form(entity.name)
+        own_form = legal_forms(entity.name)
         for name in names:
-            if own_form and _legal_form(name) and _legal_form(name) != own_form:
+            if own_form and legal_forms(name) and legal_forms(name) != own_form:
                 return name
     given_names = {normalize_text(n) for n in names}
     given_numbers = {normalize_registration_number(n) for n in numbers}
@@ -582,10 +582,6 @@ def _other_company_named(state: AtlasState, names: list[str], numbers: list[str]
         ):
             return candidate.name
     return None
-
-
-def _legal_form(name: str) -> frozenset[str]:
-    return frozenset(normalize_text(name).split()) & LEGAL_SUFFIXES
 
 
 def conflict_id_for(entity_id: str, fact: str) -> str:

@@ -325,6 +325,19 @@ def test_a_document_writing_the_registrys_number_its_own_way_raises_no_conflict(
     assert [c.fact for c in state.conflicts] == []
 
 
+def test_a_document_spelling_out_the_legal_form_is_about_the_same_company(
+    make_runtime, make_state
+):
+    text = b"Company: Acme Analytics Limited\nDirectors: Sarah Linden, Tom Becker\n"
+    documents, _ = _extracted(make_state, "minutes.txt", "text/plain", text, "doc-limited")
+    doc = AttachedDocument(document_id="doc-limited", name="minutes.txt")
+    state = run(make_runtime(documents=documents), make_state(documents=[doc]))
+    (evidence,) = [e for e in state.evidence if e.evidence_class == "document"]
+    assert "another_company" not in evidence.signals
+    assert "not Acme Analytics Ltd" not in evidence.claim
+    assert state.proposed_packet.risk_rating == "low"
+
+
 def test_a_documents_evidence_and_an_open_conflict_are_worded_for_people(make_runtime, make_state):
     text = b"Company number: 04812345\nIBAN: DE89 3704 0044 0532 0130 00\n"
     documents, _ = _extracted(make_state, "bank.txt", "text/plain", text, "doc-bank")

@@ -16,8 +16,9 @@ from atlas.runtime.countries import COUNTRY_ADJECTIVES, COUNTRY_NAMES, US_STATES
 from atlas.runtime.state import candidate_label
 from atlas.runtime.world.normalize import (
     LEGAL_SUFFIXES,
+    legal_form_word,
+    legal_forms,
     normalize_registration_number,
-    normalize_text,
 )
 
 # A negation rules out what follows it in its clause ("not the US or the UK one"), until
@@ -31,8 +32,6 @@ FILLER = {"the", "one", "and", "for", "not", "with", "please", "check", "pick", 
 MIN_FACT_WORD = 3
 # A registration number written another way is recognised from this many characters.
 MIN_NUMBER_CHARS = 5
-# Legal forms written out, as their abbreviations ("Limited" is Ltd).
-LEGAL_FORM_SPELLINGS = {"limited": "ltd", "incorporated": "inc", "corporation": "corp"}
 # The legal forms an answer can name: "as", "co" and "company" are words of a sentence too.
 ANSWER_LEGAL_FORMS = LEGAL_SUFFIXES - {"as", "co", "company"}
 
@@ -120,7 +119,7 @@ def _by_legal_form(answer: str, candidates: list[dict[str, Any]]) -> dict[str, A
     meant, ruled_out = set(), set()
     for start, form in _legal_forms_named(answer):
         (ruled_out if _negated_at(answer, start) else meant).add(form)
-    forms = {c["entity_id"]: _legal_forms(c.get("name", "")) for c in candidates}
+    forms = {c["entity_id"]: legal_forms(c.get("name", "")) for c in candidates}
     named = [c for c in candidates if forms[c["entity_id"]] in meant - ruled_out]
     if len(named) == 1:
         return named[0]
@@ -137,7 +136,7 @@ def _legal_forms_named(answer: str) -> list[tuple[int, frozenset[str]]]:
     named: list[tuple[int, set[str]]] = []
     previous = -2
     for index, (start, word) in enumerate(_word_positions(answer)):
-        form = _legal_form_word(word)
+        form = legal_form_word(word)
         if form not in ANSWER_LEGAL_FORMS:
             continue
         if index == previous + 1:
@@ -146,19 +145,6 @@ def _legal_forms_named(answer: str) -> list[tuple[int, frozenset[str]]]:
             named.append((start, {form}))
         previous = index
     return [(start, frozenset(forms)) for start, forms in named]
-
-
-def _legal_forms(name: str) -> frozenset[str]:
-    return frozenset(
-        form
-        for form in map(_legal_form_word, normalize_text(name).split())
-        if form in LEGAL_SUFFIXES
-    )
-
-
-def _legal_form_word(word: str) -> str:
-    word = normalize_text(word)
-    return LEGAL_FORM_SPELLINGS.get(word, word)
 
 
 def _by_fact(answer: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:

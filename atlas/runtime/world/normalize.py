@@ -49,6 +49,15 @@ LEGAL_SUFFIXES = frozenset(
 )
 
 
+# Legal forms written out, as their abbreviations: "Limited" is Ltd.
+LEGAL_FORM_SPELLINGS = {
+    "limited": "ltd",
+    "incorporated": "inc",
+    "corporation": "corp",
+    "company": "co",
+}
+
+
 # Titles a source may put before a person's name: "Dr. Jane Doe" is Jane Doe.
 HONORIFICS = frozenset(
     ["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "sir", "dame", "lord", "lady"]
@@ -75,6 +84,19 @@ def normalize_name(name: str) -> str:
     """normalize_text without legal-form words (Ltd, LLC, JSC, ...) or titles before it."""
     tokens = [t for t in normalize_text(name).split() if t not in LEGAL_SUFFIXES]
     return " ".join(_without_titles(tokens)) or normalize_text(name)
+
+
+def legal_form_word(word: str) -> str:
+    """A word as a legal form would be named: "Limited" is "ltd"."""
+    word = normalize_text(word)
+    return LEGAL_FORM_SPELLINGS.get(word, word)
+
+
+def legal_forms(name: str) -> frozenset[str]:
+    """The legal form of a company's name, however it is spelled: "Acme Analytics
+    Limited" and "Acme Analytics Ltd" both have Ltd."""
+    words = map(legal_form_word, normalize_text(name).split())
+    return frozenset(word for word in words if word in LEGAL_SUFFIXES)
 
 
 def normalize_person(name: str) -> str:
