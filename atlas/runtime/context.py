@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.runtime.decisions import next_action_json_schema
 from atlas.runtime.directors import unscreened_directors
+from atlas.runtime.directorships import unscreened_directorships
 from atlas.runtime.policy import TenantPolicy, tool_allowed_in_state
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.redaction import redact, redact_value
@@ -24,7 +25,7 @@ from atlas.runtime.tools.registry import ToolRegistry
 
 # 2: the record shows send-backs and replies; 3: answers carry the runtime's pick;
 # 4: the record names registry entities of the other type than the case's
-PROMPT_VERSION = "atlas-prompt/4"
+PROMPT_VERSION = "atlas-prompt/5"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
 MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see
@@ -47,7 +48,8 @@ Rules (trusted, from the operator):
   The runtime reads each answer: picked_entity_id is the candidate it names (empty when it
   names none, and then ask again); only that candidate can become the subject.
 - Screen sanctions and search adverse media before finishing; screen each director in
-  directors_to_screen by name; extract attached documents.
+  directors_to_screen by name and each company in companies_to_screen (companies the
+  subject person directs) by its entity_id; extract attached documents.
 - Every finding cites evidence ids you have been shown. A sanctions hit means high risk.
 - Conflicting sources are reported as unresolved conflicts, not guessed away.
 - The runtime enforces budgets, policy and approvals; you cannot change them."""
@@ -155,6 +157,10 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         "pending_requirements": pending_requirements(state),
         # Named here, in the fenced record: a step in the clear names a director by hash.
         "directors_to_screen": [redact(name) for name in unscreened_directors(state)],
+        "companies_to_screen": [
+            {"entity_id": c.entity_id, "name": redact(c.name), "jurisdiction": c.jurisdiction}
+            for c in unscreened_directorships(state)
+        ],
         "answered_questions": [
             {k: redact(v) for k, v in qa.items()} for qa in state.answered_questions[-3:]
         ],

@@ -7,6 +7,7 @@ from atlas.runtime.adapters.playbook import draft_packet
 from atlas.runtime.context import project_state
 from atlas.runtime.decisions import DueDiligencePacket, PacketConflict, PacketConflictValue
 from atlas.runtime.directors import unscreened_directors
+from atlas.runtime.directorships import unscreened_directorships
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import AtlasState, Signal, user_status_for
 from atlas.runtime.wording import unresolved_conflict_gap
@@ -28,7 +29,9 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
     gaps = [
         f"Still to do: {STILL_TO_DO.get(item.split(':')[0], item)}."
         for item in pending
-        if not item.startswith(("resolve_conflict", "extract:", "screen_director:"))
+        if not item.startswith(
+            ("resolve_conflict", "extract:", "screen_director:", "screen_directorship:")
+        )
     ]
     gaps.append(f"Stopped early: {user_status_for('awaiting_review', reason)}")
     rejections = [o for o in s.observations if o.error_type == "packet_rejected"]
@@ -46,9 +49,11 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
 
 def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
     """What every packet carries, whatever the model wrote: the conflicts nobody resolved,
-    with both sides, the directors nobody screened, the attached documents the run did not
-    read, and each time a reviewer sent a packet back, with the analyst's reply."""
-    packet = _with_unread_documents(s, _with_unscreened_directors(s, _with_conflicts(s, packet)))
+    with both sides, the directors and the subject's companies nobody screened, the attached
+    documents the run did not read, and each time a reviewer sent a packet back, with the
+    analyst's reply."""
+    packet = _with_unscreened_directors(s, _with_conflicts(s, packet))
+    packet = _with_unread_documents(s, _with_unscreened_directorships(s, packet))
     packet = _with_documents_about_others(s, packet)
     return packet.model_copy(update={"review_history": list(s.packet_reviews)})
 
@@ -57,6 +62,18 @@ def _with_unscreened_directors(s: AtlasState, packet: DueDiligencePacket) -> Due
     gaps = list(packet.open_gaps)
     for name in unscreened_directors(s):
         line = f"Director {name} was not screened against the sanctions lists."
+        if line not in gaps:
+            gaps.append(line)
+    return packet.model_copy(update={"open_gaps": gaps})
+
+
+def _with_unscreened_directorships(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
+    gaps = list(packet.open_gaps)
+    for company in unscreened_directorships(s):
+        line = (
+            f"{company.label()}, a company the subject directs, was not screened against the "
+            "sanctions lists."
+        )
         if line not in gaps:
             gaps.append(line)
     return packet.model_copy(update={"open_gaps": gaps})

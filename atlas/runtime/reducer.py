@@ -16,6 +16,11 @@ from atlas.runtime.context import clipped
 from atlas.runtime.decisions import CallTool
 from atlas.runtime.directors import SEPARATOR as DIRECTORS_SEPARATOR
 from atlas.runtime.directors import director_step, screened_director
+from atlas.runtime.directorships import (
+    directed_by_the_subject,
+    directorship_step,
+    screened_directorship,
+)
 from atlas.runtime.injection import addresses_the_agent
 from atlas.runtime.redaction import redact
 from atlas.runtime.state import (
@@ -25,6 +30,7 @@ from atlas.runtime.state import (
     EntityCandidate,
     EvidenceItem,
     Fact,
+    HeldDirectorship,
     Signal,
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
@@ -80,11 +86,17 @@ def apply_in_place(
             _complete(new, "screen_sanctions")
     elif tool == "screen_sanctions":
         director = screened_director(new, args)
-        _apply_sanctions(new, result, step, now, director=director)
+        company = screened_directorship(new, args)
         if director:
+            _apply_sanctions(new, result, step, now, about=f"director {director}")
             _complete(new, director_step(director))
-        elif screens_the_subject(new, args):
-            _complete(new, "screen_sanctions")
+        elif company:
+            _apply_sanctions(new, result, step, now, about=directed_by_the_subject(company))
+            _complete(new, directorship_step(company.entity_id))
+        else:
+            _apply_sanctions(new, result, step, now)
+            if screens_the_subject(new, args):
+                _complete(new, "screen_sanctions")
     elif tool == "search_adverse_media":
         _apply_media(new, result, step, now)
         if searches_the_subject(new, args):
@@ -288,6 +300,10 @@ def _apply_resolve(
                 claim += f", born {record['born_year']}"
             if record.get("pep"):
                 claim += f"; politically exposed person: {record.get('role') or 'public office'}"
+            held = [HeldDirectorship.model_validate(d) for d in record.get("directorships", [])]
+            if held:
+                state.directorships[record["entity_id"]] = held
+                claim += f"; director of {', '.join(c.label() for c in held)}"
             claim += "."
         source_id = f"registry:{record['entity_id']}"
         item = EvidenceItem(
@@ -341,10 +357,10 @@ def _apply_sanctions(
     step: int,
     now: datetime,
     *,
-    director: str | None = None,
+    about: str = "",
 ) -> None:
     hits = result.get("hits", [])
-    hit_label = f"Sanctions hit on director {director}" if director else "Sanctions hit"
+    hit_label = f"Sanctions hit on {about}" if about else "Sanctions hit"
     subject = result.get("entity_id") or normalize_text(" ".join(result.get("screened_names", [])))
     for hit in hits:
         fp = fingerprint({"sanctions_hit": hit["entry_id"], "subject": subject})[:20]
@@ -371,13 +387,14 @@ def _apply_sanctions(
                 claim=claim,
                 step=step,
                 signals=[Signal.SANCTIONS_HIT],
-                about=f"director {director}" if director else "",
+                about=about,
             ),
         )
     if not hits:
         fp = fingerprint({"sanctions_clear": subject})[:20]
         names = result.get("screened_names", [])
-        screened = f"director {director}" if director else ", ".join(names[:3])
+        # An aside ("X (RU), a company the subject directs") closes with a comma.
+        screened = (about + "," if "," in about else about) if about else ", ".join(names[:3])
         _add_evidence(
             state,
             EvidenceItem(
@@ -394,7 +411,7 @@ def _apply_sanctions(
                     f"{result.get('threshold', 0):g})."
                 ),
                 step=step,
-                about=f"director {director}" if director else "",
+                about=about,
             ),
         )
     if result.get("entity_id"):

@@ -179,6 +179,17 @@ def candidate_label(c: dict[str, Any]) -> str:
     return f"{c['name']} ({', '.join(facts)}) [{c['entity_id']}]"
 
 
+class HeldDirectorship(_Model):
+    """A company whose register names a person as a director."""
+
+    entity_id: str
+    name: str
+    jurisdiction: str
+
+    def label(self) -> str:
+        return f"{self.name} ({self.jurisdiction})"
+
+
 class EvidenceItem(_Model):
     evidence_id: str
     evidence_class: str  # registry | sanctions | adverse_media | document | human
@@ -309,6 +320,8 @@ class AtlasState(_Model):
     # Registry entities of the other type than the case's that the subject's name matches.
     other_type_matches: list[str] = Field(default_factory=list)
     selected_entity: EntityCandidate | None = None
+    # person entity id -> the companies the registry lists them as directing.
+    directorships: dict[str, list[HeldDirectorship]] = Field(default_factory=dict)
     evidence: list[EvidenceItem] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
     conflicts: list[Conflict] = Field(default_factory=list)

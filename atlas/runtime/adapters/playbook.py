@@ -2,9 +2,9 @@
 
 It decides from the same bounded projection a language model would see and never reads
 tool text as instructions: resolve the entity (ask the analyst when several candidates
-fit), screen sanctions, search adverse media, screen each director by name, extract each
-attached document, then finish with a packet that cites every finding and carries open
-conflicts.
+fit), screen sanctions, search adverse media, screen each director by name and each
+company a person directs by its id, extract each attached document, then finish with a
+packet that cites every finding and carries open conflicts.
 """
 
 from __future__ import annotations
@@ -150,6 +150,16 @@ class Playbook:
             return _call(
                 "screen_sanctions", args, f"Screen {director}, a director of the subject, by name."
             )
+        for company in p.get("companies_to_screen", []):
+            args = {"entity_id": company["entity_id"]}
+            if _denied(p, "screen_sanctions", args) or failures.get("screen_sanctions", 0) >= 2:
+                continue  # the runtime names every unscreened company in the packet's gaps
+            return _call(
+                "screen_sanctions",
+                args,
+                f"Screen {company['name']} ({company['jurisdiction']}), a company the subject "
+                "directs.",
+            )
         for document in case["documents"]:
             step = f"extract:{document['document_id']}"
             if step in done:
@@ -259,10 +269,13 @@ def sanctions_summary(screenings: list[dict[str, Any]]) -> str:
         elif whom not in cleared:
             cleared.append(whom)
     if not hits:
-        directors = [whom for whom in cleared if whom != "the subject"]
         summary = screenings[0]["claim"]
+        directors = [whom for whom in cleared if whom.startswith("director ")]
+        companies = [whom for whom in cleared if whom not in directors and whom != "the subject"]
         if directors:
             summary += f" No hits either for {_joined(directors)}, screened by name."
+        if companies:
+            summary += f" No hits either for {_joined(companies)}."
         return summary
     count = sum(len(lists) for lists in hits.values())
     summary = f"{counted(count, 'sanctions hit')}: " + "; ".join(
@@ -273,7 +286,13 @@ def sanctions_summary(screenings: list[dict[str, Any]]) -> str:
 
 
 def _joined(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    if len(names) == 1:
+        return names[0]
+    # Names with an aside of their own ("X (LT), a company the subject directs") need more
+    # than a comma between them.
+    if any("," in name for name in names):
+        return "; ".join(names[:-1]) + "; or " + names[-1]
+    return ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDiligencePacket:
@@ -305,6 +324,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         or open_conflicts
         or selected is None
         or p.get("directors_to_screen")
+        or p.get("companies_to_screen")
         or "search_adverse_media" not in p["completed_steps"]
     ):
         # Unmatched, the subject was screened by name only; with a director unscreened, not

@@ -28,7 +28,7 @@ from atlas.runtime.tools.schemas import (
     other_entity_type,
 )
 from atlas.runtime.wording import counted
-from atlas.runtime.world import HALF_A_NAME_PENALTY, INITIAL_PENALTY, LACKING_WORD_PENALTY
+from atlas.runtime.world import HALF_A_NAME_PENALTY, INITIAL_PENALTY, LACKING_WORD_PENALTY, World
 
 CANDIDATE_THRESHOLD = 80.0
 STRONG_MATCH = 90.0
@@ -44,10 +44,18 @@ NAME_RULES = (
 )
 
 
-def _record(entity: dict) -> RegistryRecord:
-    return RegistryRecord.model_validate(
-        {k: entity.get(k) for k in RegistryRecord.model_fields if k in entity}
-    )
+def _record(entity: dict, world: World) -> RegistryRecord:
+    fields = {k: entity.get(k) for k in RegistryRecord.model_fields if k in entity}
+    fields["directorships"] = [
+        {
+            "entity_id": company["entity_id"],
+            "name": company["name"],
+            "jurisdiction": company["jurisdiction"],
+        }
+        for company in map(world.entities_by_id.get, entity.get("directorships", []))
+        if company is not None
+    ]
+    return RegistryRecord.model_validate(fields)
 
 
 def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityResult:
@@ -72,7 +80,7 @@ def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityRe
                 registration_number=entity.get("registration_number"),
                 score=score,
                 matched_on=matched,
-                record=_record(entity),
+                record=_record(entity, world),
             )
         )
     excluded = 0

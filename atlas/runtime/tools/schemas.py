@@ -46,6 +46,16 @@ class ResolveEntityArgs(_Args):
         return value.upper() if value else value
 
 
+class Directorship(BaseModel):
+    """A company whose register names the person as a director."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    entity_id: str
+    name: str
+    jurisdiction: str
+
+
 class RegistryRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -61,6 +71,7 @@ class RegistryRecord(BaseModel):
     pep: bool = False
     role: str | None = None
     born_year: int | None = None
+    directorships: list[Directorship] = Field(default_factory=list)
 
 
 class Candidate(BaseModel):

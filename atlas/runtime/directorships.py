@@ -1,0 +1,42 @@
+"""The companies the subject person directs, and which of them are screened against the
+sanctions lists: each is screened by its entity id, as a step of its own. A director of a
+listed company is exposed to the listing, whether or not they are listed themselves."""
+
+from __future__ import annotations
+
+import hashlib
+
+from atlas.runtime.state import AtlasState, HeldDirectorship
+
+
+def directorship_step(entity_id: str) -> str:
+    """The completed step for screening one company the subject directs (hashed, as the
+    director steps are: ids come from a tool)."""
+    return f"screen_directorship:{hashlib.sha256(entity_id.encode()).hexdigest()[:10]}"
+
+
+def directorships(state: AtlasState) -> list[HeldDirectorship]:
+    """The companies the registry lists the matched person as directing."""
+    selected = state.selected_entity
+    if selected is None or selected.entity_type != "person":
+        return []
+    return state.directorships.get(selected.entity_id, [])
+
+
+def unscreened_directorships(state: AtlasState) -> list[HeldDirectorship]:
+    return [
+        company
+        for company in directorships(state)
+        if directorship_step(company.entity_id) not in state.completed_steps
+    ]
+
+
+def screened_directorship(state: AtlasState, arguments: dict) -> HeldDirectorship | None:
+    """The company the subject directs that a screen by entity id is for, if any."""
+    entity_id = arguments.get("entity_id")
+    return next((c for c in directorships(state) if c.entity_id == entity_id), None)
+
+
+def directed_by_the_subject(company: HeldDirectorship) -> str:
+    """Whom a screening of the company is about, as evidence and packets say it."""
+    return f"{company.label()}, a company the subject directs"

@@ -1,0 +1,176 @@
+"""Each company the subject person directs is screened against the sanctions lists."""
+
+from __future__ import annotations
+
+import pytest
+from runtime_helpers import FnModel, events_of, run
+
+from atlas.runtime.adapters.base import ModelReply
+from atlas.runtime.adapters.playbook import Playbook
+from atlas.runtime.context import FENCE_OPEN, build_context
+from atlas.runtime.decisions import Finish
+from atlas.runtime.directorships import directorship_step, unscreened_directorships
+from atlas.runtime.policy import TenantPolicy
+from atlas.runtime.tools.registry import default_registry
+from atlas.runtime.world import default_world, name_score
+
+
+def screens_of(store, state) -> list[dict]:
+    return [
+        e.data["arguments"]
+        for e in events_of(store, state, "tool_started")
+        if e.data["tool"] == "screen_sanctions"
+    ]
+
+
+def test_a_person_who_directs_a_listed_company_gets_a_high_risk_packet_naming_it(
+    make_runtime, make_state, store
+):
+    """Irina Sokolova is on no list, but the registry names her a director of Volga
+    Petrochem Export JSC, which is."""
+    state = run(
+        make_runtime(), make_state("Irina Sokolova", subject_type="person", jurisdiction=None)
+    )
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert screens_of(store, state) == [
+        {"entity_id": "pe-irina-sokolova"},
+        {"entity_id": "co-volga-petrochem-ru"},
+    ]
+    assert unscreened_directorships(state) == []
+    packet = state.proposed_packet
+    assert packet.risk_rating == "high"
+    assert packet.sanctions_result == (
+        "1 sanctions hit: on Volga Petrochem Export JSC (RU), a company the subject directs "
+        "(Synthetic OFAC SDN). No hits for the subject."
+    )
+    claims = [f.claim for f in packet.findings]
+    assert (
+        "Registry record: Irina Sokolova (RU), born 1973; director of Volga Petrochem Export "
+        "JSC (RU)." in claims
+    )
+    assert any(
+        c.startswith("Sanctions hit on Volga Petrochem Export JSC (RU), a company the subject")
+        for c in claims
+    )
+    assert packet.open_gaps == []
+
+
+def test_every_company_is_screened_and_a_clear_one_is_said_to_be_clear(
+    make_runtime, make_state, store
+):
+    state = run(
+        make_runtime(), make_state("Dmitri Volkov", subject_type="person", jurisdiction=None)
+    )
+    assert screens_of(store, state)[1:] == [
+        {"entity_id": "co-volga-petrochem-ru"},
+        {"entity_id": "co-golden-gate-shipping-pa"},
+        {"entity_id": "co-amber-coast-freight-lt"},
+    ]
+    packet = state.proposed_packet
+    assert packet.sanctions_result.endswith(
+        "; on Volga Petrochem Export JSC (RU), a company the subject directs (Synthetic OFAC "
+        "SDN); on Golden Gate Shipping SA (PA), a company the subject directs (Synthetic UN "
+        "Consolidated). No hits for Amber Coast Freight UAB (LT), a company the subject directs."
+    )
+    assert (
+        "No sanctions hits for Amber Coast Freight UAB (LT), a company the subject directs, "
+        "across 3 lists (threshold 90)." in [f.claim for f in packet.findings]
+    )
+
+
+def test_a_clean_person_with_clean_companies_stays_low_risk(make_runtime, make_state):
+    state = run(make_runtime(), make_state("Sarah Linden", subject_type="person"))
+    packet = state.proposed_packet
+    assert packet.risk_rating == "low"
+    assert directorship_step("co-acme-analytics-gb") in state.completed_steps
+    assert packet.sanctions_result.endswith(
+        " No hits either for Acme Analytics Ltd (GB), a company the subject directs."
+    )
+
+
+def test_unscreened_companies_rule_out_low_risk_and_are_named_in_the_packet(
+    make_runtime, make_state, store
+):
+    finishes = []
+
+    def skips_companies(context):
+        action = Playbook().next_action(dict(context.projection, companies_to_screen=[]))
+        if isinstance(action, Finish):
+            finishes.append(action)
+            if len(finishes) > 1:
+                action.packet.risk_rating = "medium"
+        return ModelReply(action=action)
+
+    state = run(
+        make_runtime(FnModel(skips_companies)), make_state("Sarah Linden", subject_type="person")
+    )
+    (rejected,) = events_of(store, state, "final_rejected")
+    assert rejected.data["errors"] == [
+        "Not every company the subject directs has been screened against the sanctions lists "
+        "(see companies_to_screen): that rules out a low risk rating."
+    ]
+    assert state.termination_reason == "finish_proposed"
+    assert state.proposed_packet.open_gaps == [
+        "Acme Analytics Ltd (GB), a company the subject directs, was not screened against "
+        "the sanctions lists."
+    ]
+
+
+def test_a_company_the_person_does_not_direct_is_not_taken_for_one_of_theirs(
+    make_runtime, make_state
+):
+    """Screening some other company by id is evidence, but neither the subject's screening
+    nor one of its companies'."""
+
+    def screens_crescent_first(context):
+        p = context.projection
+        if p["selected_entity"] and not any(
+            a["arguments"].get("entity_id") == "co-crescent-minerals-gb"
+            for a in p["executed_actions"]
+        ):
+            return ModelReply(
+                action={
+                    "kind": "call_tool",
+                    "tool_name": "screen_sanctions",
+                    "arguments": {"entity_id": "co-crescent-minerals-gb"},
+                }
+            )
+        return ModelReply(action=Playbook().next_action(p))
+
+    runtime = make_runtime(FnModel(screens_crescent_first))
+    state = run(runtime, make_state("Sarah Linden", subject_type="person"))
+    assert state.completed_steps[:2] == ["resolve_entity", "screen_sanctions"]
+    crescent = [e for e in state.evidence if "Crescent" in e.claim and e.tool == "screen_sanctions"]
+    assert crescent and all(e.about == "" for e in crescent)
+    assert state.termination_reason == "finish_proposed"
+
+
+def test_companies_to_screen_reach_the_model_inside_the_fence_only(make_runtime, make_state):
+    state = run(
+        make_runtime(),
+        make_state("Irina Sokolova", subject_type="person", jurisdiction=None, max_iterations=2),
+    )
+    context = build_context(state, default_registry(), TenantPolicy())
+    trusted, fenced = context.messages[1]["content"].split(FENCE_OPEN, 1)
+    assert directorship_step("co-volga-petrochem-ru") in trusted
+    assert "Volga" not in trusted
+    assert (
+        '"companies_to_screen": [{"entity_id": "co-volga-petrochem-ru", "name": "Volga '
+        'Petrochem Export JSC", "jurisdiction": "RU"}]' in fenced
+    )
+
+
+@pytest.mark.parametrize(
+    "person",
+    [e for e in default_world().entities if e.get("directorships")],
+    ids=lambda e: e["entity_id"],
+)
+def test_each_directorship_in_the_world_is_a_company_naming_the_person_a_director(person):
+    world = default_world()
+    names = [person["name"], *person.get("aliases", [])]
+    for company_id in person["directorships"]:
+        company = world.entities_by_id[company_id]
+        assert company["entity_type"] == "company"
+        assert any(
+            name_score(director, name) >= 90 for director in company["directors"] for name in names
+        ), (person["name"], company["name"])
