@@ -326,6 +326,33 @@ def test_a_document_writing_the_registrys_number_its_own_way_raises_no_conflict(
     assert [c.fact for c in state.conflicts] == []
 
 
+@pytest.mark.parametrize(
+    "line, numbers",
+    [
+        ("Company number: 0881 2345", ["0881 2345"]),
+        ("Registration no. SC 123456", ["SC 123456"]),
+        ("Company number: 08812345 Registered office: London", ["08812345"]),
+        ("Company No: 201534871K.", ["201534871K"]),
+        ("Company number: pending", []),
+        ("Registration number 12 of the form", []),
+    ],
+)
+def test_a_registration_number_is_read_as_written_and_nothing_after_it(make_state, line, numbers):
+    _, result = _extracted(make_state, "form.txt", "text/plain", line.encode())
+    assert result.fields.get("registration_numbers", []) == numbers
+
+
+def test_a_number_written_in_groups_is_compared_with_the_registrys(make_runtime, make_state):
+    text = b"Company: Acme Analytics Ltd\nCompany number: 0881 2345\n"
+    state = _researched_with(make_runtime, make_state, text, "extract.txt", "doc-grouped")
+    numbers = [f.display_value for f in state.facts if f.fact == "registration_number"]
+    assert numbers == ["08812345", "0881 2345"]
+    assert state.conflicts == []
+    other = b"Company: Acme Analytics Ltd\nCompany number: 0771 2345\n"
+    state = _researched_with(make_runtime, make_state, other, "extract.txt", "doc-other")
+    assert [c.fact for c in state.conflicts] == ["registration_number"]
+
+
 def test_a_document_spelling_out_the_legal_form_is_about_the_same_company(make_runtime, make_state):
     text = b"Company: Acme Analytics Limited\nDirectors: Sarah Linden, Tom Becker\n"
     state = _researched_with(make_runtime, make_state, text, "minutes.txt", "doc-limited")

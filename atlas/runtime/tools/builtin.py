@@ -213,10 +213,15 @@ def search_adverse_media(
     )
 
 
+# Shorter than this, "registration number 12" is a form's item number, not a company's.
+MIN_NUMBER_LENGTH = 5
 _FIELD_PATTERNS = {
     **{field: pattern for field, (_, pattern) in PERSONAL_DATA.items()},
+    # A number may be written in groups ("0881 2345", "SC 123456"): each group after an
+    # optional letter prefix holds a digit, so the words after the number are not read.
     "registration_numbers": re.compile(
-        r"(?i)(?:company|registration)\s*(?:number|no\.?)\s*:?\s*(?P<value>[A-Z0-9-]{5,20})"
+        r"(?i:company|registration)\s*(?i:number|no\.?)\s*:?\s*"
+        r"(?P<value>(?:[A-Z]{1,3}[ -]?)?\d[\dA-Z-]*(?:[ ]\d[\dA-Z-]*)*)"
     ),
     "company_names": re.compile(r"(?im)^\s*company\s*:\s*(?P<value>.+?)\s*$"),
     "directors": re.compile(r"(?im)^\s*directors?\s*:\s*(?P<value>.+?)\s*$"),
@@ -257,6 +262,8 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         if field_name == "directors":
             values = [name for line in values for name in directors_listed(line)]
             values += directors_in_prose(text)
+        if field_name == "registration_numbers":
+            values = [v for v in values if len(re.sub(r"[\W_]", "", v)) >= MIN_NUMBER_LENGTH]
         if values:
             fields[field_name] = list(dict.fromkeys(values))
     return ExtractDocumentResult(
