@@ -82,7 +82,7 @@ def _picked_entity_id(s: AtlasState, question: PendingQuestion, answer: str) -> 
     if not question.candidates or s.selected_entity is not None:
         return ""
     listed = [candidate.model_dump() for candidate in s.entity_candidates]
-    picked = candidate_picked_by(answer, listed)
+    picked = candidate_picked_by(answer, listed, question.candidates)
     return picked["entity_id"] if picked else ""
 
 

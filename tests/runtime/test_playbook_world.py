@@ -164,6 +164,11 @@ def test_same_name_people_are_told_apart_by_their_facts_and_an_answer_by_one_is_
         # A US company by its state, whose registry it is in.
         ("the Delaware one", "co-northwind-us"),
         ("the one in New York", "co-northwind-us"),
+        # Its place in the question's list.
+        ("it's the first one", "co-northwind-gb"),
+        ("the second one", "co-northwind-sg"),
+        ("#3", "co-northwind-us"),
+        ("The last.", "co-northwind-us"),
     ],
 )
 def test_an_answer_in_the_analysts_words_picks_the_candidate(
@@ -188,6 +193,10 @@ def test_an_answer_in_the_analysts_words_picks_the_candidate(
         "not the LLC",
         "not the Delaware one",
         "the company, as I said",
+        "not the first one",
+        "the fourth one",
+        # All three were incorporated the same day.
+        "the oldest",
     ],
 )
 def test_an_answer_that_only_rules_out_some_of_three_is_asked_again(make_runtime, make_state, text):
@@ -206,6 +215,10 @@ def test_an_answer_that_only_rules_out_some_of_three_is_asked_again(make_runtime
         ("not the US one", "pe-john-smith-gb"),
         ("Not GB", "pe-john-smith-us"),
         ("not pe-john-smith-gb", "pe-john-smith-us"),
+        ("the older one", "pe-john-smith-gb"),
+        ("The younger", "pe-john-smith-us"),
+        ("not the older one", "pe-john-smith-us"),
+        ("not the first one", "pe-john-smith-us"),
     ],
 )
 def test_an_answer_about_same_name_people_picks_the_one_it_means(
@@ -215,6 +228,19 @@ def test_an_answer_about_same_name_people_picks_the_one_it_means(
     state = run(runtime, make_state("John Smith", jurisdiction=None, subject_type="person"))
     state = _answer(runtime, state, text)
     assert state.selected_entity.entity_id == entity_id
+
+
+def test_a_place_in_the_list_is_read_in_the_order_the_question_gave():
+    from atlas.runtime.adapters.answers import candidate_picked_by
+
+    gb = {"entity_id": "pe-john-smith-gb", "name": "John Smith", "jurisdiction": "GB"}
+    us = {"entity_id": "pe-john-smith-us", "name": "John Smith", "jurisdiction": "US"}
+    # A model may list them in another order than the registry gave them.
+    listed = ["John Smith (US, born 1990) [pe-john-smith-us]", "John Smith (GB) [pe-john-smith-gb]"]
+    assert candidate_picked_by("the first one", [gb, us], listed) is us
+    assert candidate_picked_by("the second", [gb, us], listed) is gb
+    assert candidate_picked_by("the first one", [gb, us]) is gb
+    assert candidate_picked_by("I will tell you later", [gb, us], listed) is None
 
 
 def test_the_playbook_acts_on_the_runtimes_reading_of_an_answer():

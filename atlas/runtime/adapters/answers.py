@@ -1,8 +1,8 @@
 """Which of the candidates an analyst's free-text answer picks, as the rule-based playbook
 reads it: an entity id or registration number, a country (said by code, by name or as an
-adjective, and not negated: "not the UK one"), or a fact only one candidate has ("the one
-born 1965"). An answer that does not single one out picks none, and the playbook asks
-again."""
+adjective, and not negated: "not the UK one"), a fact only one candidate has ("the one
+born 1965"), which is older or younger, or its place in the question's list ("the second
+one"). An answer that does not single one out picks none, and the playbook asks again."""
 
 from __future__ import annotations
 
@@ -32,6 +32,26 @@ FILLER = {"the", "one", "and", "for", "not", "with", "please", "check", "pick", 
 MIN_FACT_WORD = 3
 # A registration number written another way is recognised from this many characters.
 MIN_NUMBER_CHARS = 5
+# When a candidate was born or incorporated, as its details say it, for "the older one".
+AGE_FACT = re.compile(r"\b(?:born|incorporated) (\d{4}(?:-\d\d-\d\d)?)\b")
+OLDER = {"older", "oldest", "elder", "eldest"}
+YOUNGER = {"younger", "youngest", "newer", "newest", "latest"}
+# A candidate's place in the list a question gave, as an answer says it.
+PLACES = {
+    **dict.fromkeys(("first", "1st"), 0),
+    **dict.fromkeys(("second", "2nd"), 1),
+    **dict.fromkeys(("third", "3rd"), 2),
+    **dict.fromkeys(("fourth", "4th"), 3),
+    **dict.fromkeys(("fifth", "5th"), 4),
+    "last": -1,
+}
+PLACE_ANSWER = re.compile(
+    r"(?i)^(?:(?:it'?s|it is)\s+)?(?P<negated>not\s+)?(?:the\s+)?(?:"
+    rf"(?P<word>{'|'.join(PLACES)})"
+    r"(?:\s+(?:one|candidate|option|entry|match|result|company|person|entity))?"
+    r"(?:\s+(?:listed|on the list|in the list))?"
+    r"|(?:number|no\.?|option|candidate|#)\s*(?P<number>[1-9]))$"
+)
 # The legal forms an answer can name: "as", "co" and "company" are words of a sentence too.
 ANSWER_LEGAL_FORMS = LEGAL_SUFFIXES - {"as", "co", "company"}
 
@@ -51,9 +71,16 @@ def candidate_from_answer(
     return candidate_picked_by(latest.get("answer", ""), candidates)
 
 
-def candidate_picked_by(answer: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+def candidate_picked_by(
+    answer: str, candidates: list[dict[str, Any]], listed: list[str] | None = None
+) -> dict[str, Any] | None:
+    """The one candidate the answer singles out. `listed` is the question's list of them,
+    in the order the analyst read it (else, the candidates' own order)."""
     if not candidates:
         return None
+    place = _place_named(answer, len(listed or candidates))
+    if place is not None:
+        return _candidate_at(place, candidates, listed)
     for key in ("entity_id", "registration_number"):
         chosen = _by_identifier(answer, candidates, key)
         if chosen is not None:
@@ -67,6 +94,9 @@ def candidate_picked_by(answer: str, candidates: list[dict[str, Any]]) -> dict[s
     chosen = _by_fact(answer, candidates)
     if chosen is not None:
         return chosen
+    chosen = _by_age(answer, candidates)
+    if chosen is not None:
+        return chosen
     # The answer written like one candidate's label, and clearly more like it than another.
     scores = sorted(
         ((fuzz.token_set_ratio(answer, candidate_label(c)), i) for i, c in enumerate(candidates)),
@@ -77,6 +107,31 @@ def candidate_picked_by(answer: str, candidates: list[dict[str, Any]]) -> dict[s
     if best >= 80 and best - runner_up >= 5:
         return candidates[index]
     return None
+
+
+def _place_named(answer: str, count: int) -> int | None:
+    """ "The second one", "#2", "the last": the whole answer is a place in the question's
+    list (0-based); "not the first one" is the other of two."""
+    match = PLACE_ANSWER.match(answer.strip().rstrip(".!").strip())
+    if match is None:
+        return None
+    place = int(match["number"]) - 1 if match["number"] else PLACES[match["word"].lower()]
+    if place == -1:
+        place = count - 1
+    if place >= count:
+        return None
+    if match["negated"]:
+        return 1 - place if count == 2 else None
+    return place
+
+
+def _candidate_at(
+    place: int, candidates: list[dict[str, Any]], listed: list[str] | None
+) -> dict[str, Any] | None:
+    if not listed:
+        return candidates[place]
+    label = listed[place]
+    return next((c for c in candidates if label.endswith(f"[{c['entity_id']}]")), None)
 
 
 def _by_identifier(
@@ -170,6 +225,28 @@ def _by_fact(answer: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | 
     if not named and excluded and len(left) == 1:
         return left[0]
     return None
+
+
+def _by_age(answer: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """ "The older one": the candidate born, or incorporated, first ("the younger", "the
+    newer": last), when every candidate's details say when and no two say the same."""
+    dates = [AGE_FACT.search(c.get("details", "")) for c in candidates]
+    if not all(dates) or len({d[1] for d in dates}) < len(dates):
+        return None
+    asked = [
+        (word.lower() in OLDER, _negated_at(answer, start))
+        for start, word in _word_positions(answer)
+        if word.lower() in OLDER | YOUNGER
+    ]
+    if len(set(asked)) != 1:
+        return None
+    ((older, negated),) = set(asked)
+    if negated:
+        if len(candidates) != 2:
+            return None
+        older = not older
+    by_date = sorted(zip((d[1] for d in dates), range(len(candidates)), strict=True))
+    return candidates[by_date[0 if older else -1][1]]
 
 
 def _by_country(answer: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:

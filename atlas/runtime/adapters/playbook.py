@@ -91,7 +91,8 @@ class Playbook:
                     answer = p["answered_questions"][-1].get("answer", "")
                     unmatched = (
                         f"Your answer '{answer}' did not point to exactly one of them: give "
-                        "the registry number, the entity id or the country. "
+                        "the registry number, the entity id, the country or its place in the "
+                        "list ('the second'). "
                     )
                 return AskHuman(
                     question=(
