@@ -243,6 +243,16 @@ def test_directors_named_in_a_sentence_are_read_and_nothing_else_is(sentence, na
         ("Jane Doe, and J. R. Smith Jr.", ["Jane Doe", "J. R. Smith Jr"]),
         ("Jane Doe & Omar Haddad;", ["Jane Doe", "Omar Haddad"]),
         ("Dr. Jane Doe, Mr Omar Haddad", ["Jane Doe", "Omar Haddad"]),
+        ("Jane Doe (Chair); Omar Haddad (CEO)", ["Jane Doe", "Omar Haddad"]),
+        ("Jane Doe (Chair, appointed 2019), Omar Haddad - CFO", ["Jane Doe", "Omar Haddad"]),
+        ("DOE, Jane; HADDAD, Omar", ["Jane Doe", "Omar Haddad"]),
+        ("1. Jane Doe 2. Omar Haddad", ["Jane Doe", "Omar Haddad"]),
+        ("Jane Doe / Omar Haddad", ["Jane Doe", "Omar Haddad"]),
+        # Those the line says have gone are not directors.
+        ("Jane Doe, Ann Lee (resigned 2021), Omar Haddad", ["Jane Doe", "Omar Haddad"]),
+        ("DOE, Jane; LEE, Ann (ceased 3 May 2021)", ["Jane Doe"]),
+        ("None", []),
+        ("N/A.", []),
     ],
 )
 def test_a_directors_line_gives_the_names_without_the_punctuation_between_them(line, names):
@@ -255,6 +265,9 @@ def test_a_directors_line_gives_the_names_without_the_punctuation_between_them(l
         "Sarah Linden and Tom Becker.",
         "Dr. Sarah Linden; Mr Tom Becker",
         "TOM BECKER & Ms Sarah Linden",
+        "Sarah Linden (Chair); Tom Becker (CEO)",
+        "LINDEN, Sarah; BECKER, Tom",
+        "Sarah Linden, Tom Becker, Ann Lee (resigned 2021)",
     ],
 )
 def test_a_document_naming_the_registrys_directors_its_own_way_raises_no_conflict(

@@ -28,6 +28,13 @@ _TITLES = "|".join(sorted(HONORIFICS))
 # The full stop of a title ("Dr. Jane Roe") does not end the sentence naming her.
 _TITLE_STOP = re.compile(rf"(?i)\b({_TITLES})\.(?=\s)")
 _LEADING_TITLES = re.compile(rf"(?i)^(?:(?:{_TITLES})\.?\s+)+")
+# What a directors line says besides names: asides, roles after a spaced dash, numbers.
+_ASIDE = re.compile(r"\([^)]*\)?")
+_ROLE_AFTER_DASH = re.compile(r"\s+[-–—]\s+.*$")
+_LIST_BREAK = re.compile(r"(?:^|\s)\d{1,2}[.)]\s+|\s+/\s+")
+_GONE = re.compile(r"(?i)\b(?:resigned|ceased|removed|retired|deceased|former|until)\b")
+_GONE_MARK = "\x00"
+_NOBODY = re.compile(r"(?i)(?:none|nil|n/?a|-+|–|—|tbc|tba|not applicable)\.?")
 
 
 def directors_in_prose(text: str) -> list[str]:
@@ -49,9 +56,41 @@ def directors_in_prose(text: str) -> list[str]:
 
 def directors_listed(line: str) -> list[str]:
     """The names of a "Directors: ..." line, without the punctuation that ends the line
-    ("Jane Doe, Omar Haddad." gives Jane Doe and Omar Haddad)."""
-    names = (name.strip().rstrip(".;:").strip() for name in _SEPARATORS.split(line))
-    return [_without_titles(name) for name in names if name]
+    ("Jane Doe, Omar Haddad." gives Jane Doe and Omar Haddad), the roles and asides beside
+    them ("Jane Doe (Chair)", "Omar Haddad - CFO"), or those said to have gone ("Ann Lee
+    (resigned 2021)"). "DOE, Jane; HADDAD, Omar" gives Jane Doe and Omar Haddad; "None"
+    gives nobody."""
+    if _NOBODY.fullmatch(line.strip()):
+        return []
+    line = _ASIDE.sub(lambda aside: f" {_GONE_MARK} " if _GONE.search(aside[0]) else " ", line)
+    line = _LIST_BREAK.sub("; ", line)
+    parts = [part.strip() for part in line.split(";") if part.strip()]
+    if len(parts) > 1 and all(map(_surname_first, parts)):
+        candidates = [_given_name_first(part) for part in parts]
+    else:
+        candidates = _SEPARATORS.split(line)
+    names = []
+    for candidate in candidates:
+        if _GONE_MARK in candidate:
+            continue
+        name = " ".join(_ROLE_AFTER_DASH.sub("", candidate).split()).rstrip(".;:").strip()
+        if name:
+            names.append(_without_titles(name))
+    return names
+
+
+def _surname_first(part: str) -> bool:
+    """ "DOE, Jane" or "Doe, Jane": one surname (or one in capitals) before the comma; not
+    "Jane Doe, Omar Li"."""
+    if part.count(",") != 1:
+        return False
+    surname, given = (words.strip() for words in part.split(",", 1))
+    return bool(given) and (len(surname.split()) == 1 or surname.isupper())
+
+
+def _given_name_first(part: str) -> str:
+    surname, given = (words.strip() for words in part.split(",", 1))
+    return f"{given} {surname.title() if surname.isupper() else surname}"
 
 
 def _without_titles(name: str) -> str:
