@@ -229,6 +229,13 @@ def test_a_document_is_read_by_its_checked_type_not_by_its_name(make_state):
         ("Our director is John.", []),
         ("The company's director is Dr. Jane Roe.", ["Jane Roe"]),
         ("Its directors are Mr. John Doe and Mrs Jane Roe.", ["John Doe", "Jane Roe"]),
+        ("The directors are Jane Roe (Chair) and John Doe.", ["Jane Roe", "John Doe"]),
+        ("The directors are: Jane Roe and John Doe.", ["Jane Roe", "John Doe"]),
+        (
+            "Its directors are Ann Lee (resigned 2021), Jane Roe and John Doe.",
+            ["Jane Roe", "John Doe"],
+        ),
+        ("The director is Jane Roe (see note\n3. John Doe is the secretary.", ["Jane Roe"]),
     ],
 )
 def test_directors_named_in_a_sentence_are_read_and_nothing_else_is(sentence, names):

@@ -16,7 +16,7 @@ import re
 from atlas.runtime.world.normalize import HONORIFICS
 
 _LEAD_IN = re.compile(
-    r"(?i:\b(?:sole\s+|managing\s+|only\s+)?directors?\s+(?:is|are|remains?)\s+)"
+    r"(?i:\b(?:sole\s+|managing\s+|only\s+)?directors?\s+(?:is|are|remains?)\s*:?\s+)"
     r"(?P<names>[^.;:\n()]+)"
 )
 _SEPARATORS = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+|\s*&\s*")
@@ -29,7 +29,7 @@ _TITLES = "|".join(sorted(HONORIFICS))
 _TITLE_STOP = re.compile(rf"(?i)\b({_TITLES})\.(?=\s)")
 _LEADING_TITLES = re.compile(rf"(?i)^(?:(?:{_TITLES})\.?\s+)+")
 # What a directors line says besides names: asides, roles after a spaced dash, numbers.
-_ASIDE = re.compile(r"\([^)]*\)?")
+_ASIDE = re.compile(r"\([^)\n]*\)?")
 _ROLE_AFTER_DASH = re.compile(r"\s+[-–—]\s+.*$")
 _LIST_BREAK = re.compile(r"(?:^|\s)\d{1,2}[.)]\s+|\s+/\s+")
 _GONE = re.compile(r"(?i)\b(?:resigned|ceased|removed|retired|deceased|former|until)\b")
@@ -40,13 +40,15 @@ _NOBODY = re.compile(r"(?i)(?:none|nil|n/?a|-+|–|—|tbc|tba|not applicable)\.
 def directors_in_prose(text: str) -> list[str]:
     """Names said to be the subject's directors, in order, each once."""
     names: list[str] = []
-    text = _TITLE_STOP.sub(r"\1", text)
+    text = _without_asides(_TITLE_STOP.sub(r"\1", text))
     for match in _LEAD_IN.finditer(text):
         if _NOT_CURRENT.search(text[max(0, match.start() - 12) : match.start()]):
             continue
         # The names that open the clause: "Jane Roe and John Doe, both British" gives two;
         # "is expected to resign" or "are listed below", none.
         for part in _SEPARATORS.split(match["names"].strip()):
+            if _GONE_MARK in part:
+                continue
             name = _without_titles(part)
             if not _looks_like_a_name(name):
                 break
@@ -62,7 +64,7 @@ def directors_listed(line: str) -> list[str]:
     gives nobody."""
     if _NOBODY.fullmatch(line.strip()):
         return []
-    line = _ASIDE.sub(lambda aside: f" {_GONE_MARK} " if _GONE.search(aside[0]) else " ", line)
+    line = _without_asides(line)
     line = _LIST_BREAK.sub("; ", line)
     parts = [part.strip() for part in line.split(";") if part.strip()]
     if len(parts) > 1 and all(map(_surname_first, parts)):
@@ -77,6 +79,12 @@ def directors_listed(line: str) -> list[str]:
         if name:
             names.append(_without_titles(name))
     return names
+
+
+def _without_asides(text: str) -> str:
+    """Text without its asides ("(Chair)"); one saying the person has gone ("(resigned
+    2021)") leaves a mark, so the name before it is left out."""
+    return _ASIDE.sub(lambda aside: f" {_GONE_MARK}" if _GONE.search(aside[0]) else "", text)
 
 
 def _surname_first(part: str) -> bool:
