@@ -20,13 +20,19 @@ SANCTIONED_SUBJECT = "Volga Petrokhim Eksport"
 
 
 def paused_run(
-    tenant, opened_by, subject: str, *, jurisdiction: str = "GB", budgets: dict | None = None
+    tenant,
+    opened_by,
+    subject: str,
+    *,
+    jurisdiction: str = "GB",
+    subject_type: str = "company",
+    budgets: dict | None = None,
 ) -> Run:
     case = do_open_case(
         tenant=tenant,
         user=opened_by,
         subject_name=subject,
-        subject_type="company",
+        subject_type=subject_type,
         jurisdiction=jurisdiction,
     )
     # Held by this process from the start: a live server's worker never takes it between.

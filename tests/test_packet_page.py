@@ -231,6 +231,17 @@ def test_a_packet_with_a_listed_director_says_whom_the_hits_are_on(client, tenan
     assert "Found no articles for &#x27;Amber Coast Freight UAB&#x27;." in case_page
 
 
+def test_a_packet_on_a_person_names_the_listed_companies_they_direct(client, tenant, analyst):
+    run = paused_run(tenant, analyst, "Dmitri Volkov", subject_type="person", jurisdiction="")
+    client_for(client, analyst)
+    packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert (
+        "On the evidence of 4 sanctions hits (on the subject and on Volga Petrochem Export JSC "
+        "(RU), a company the subject directs; Golden Gate Shipping SA (PA), a company the "
+        "subject directs); 2 adverse articles." in packet
+    )
+
+
 def test_a_registry_candidate_that_is_not_the_match_is_marked_so(client, tenant, analyst):
     run = paused_run(tenant, analyst, "Acme Analytics", jurisdiction="")
     assert run.matched_entity == "Acme Analytics Ltd (GB)"

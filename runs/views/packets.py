@@ -143,7 +143,9 @@ def _whom(evidence: list[dict], signal: str) -> str:
     if not others:
         return ""
     on_subject = about.count("")
-    return f" ({'on the subject and ' if on_subject else ''}on {', '.join(others)})"
+    # "X (RU), a company the subject directs" has a comma of its own.
+    separator = "; " if any("," in other for other in others) else ", "
+    return f" ({'on the subject and ' if on_subject else ''}on {separator.join(others)})"
 
 
 def packet_context(run: Run) -> dict[str, Any]:
