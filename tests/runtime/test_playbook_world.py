@@ -120,8 +120,11 @@ def test_same_name_people_are_told_apart_by_their_facts_and_an_answer_by_one_is_
     state = run(runtime, make_state("John Smith", jurisdiction=None, subject_type="person"))
     assert state.termination_reason == "waiting_for_input"
     question = state.pending_question.question
-    assert "John Smith (GB, born 1965) [pe-john-smith-gb]" in question
-    assert "John Smith (US, born 1990) [pe-john-smith-us]" in question
+    # Numbered, so that "the second one" is an answer too.
+    assert (
+        "Candidates: 1. John Smith (GB, born 1965) [pe-john-smith-gb]; "
+        "2. John Smith (US, born 1990) [pe-john-smith-us]" in question
+    )
     state = _answer(runtime, state, "The one born 1965, he lives in Manchester")
     assert state.selected_entity.entity_id == "pe-john-smith-gb"
 

@@ -97,7 +97,8 @@ class Playbook:
                 return AskHuman(
                     question=(
                         f"{unmatched}Several registry entities match '{case['subject']}'. "
-                        "Which one is the subject? Candidates: " + "; ".join(labels)
+                        "Which one is the subject? Candidates: "
+                        + "; ".join(f"{n}. {label}" for n, label in enumerate(labels, start=1))
                     ),
                     blocking=True,
                     candidates=labels,
