@@ -26,7 +26,11 @@ from atlas.runtime.tools.builtin import (
     screen_sanctions,
     search_adverse_media,
 )
-from atlas.runtime.tools.prose_directors import directors_in_prose, directors_listed
+from atlas.runtime.tools.document_directors import (
+    directors_in_blocks,
+    directors_in_prose,
+    directors_listed,
+)
 from atlas.runtime.tools.registry import ToolRegistry, default_registry
 from atlas.runtime.tools.schemas import (
     ExtractDocumentArgs,
@@ -289,6 +293,39 @@ def test_a_document_naming_the_registrys_directors_its_own_way_raises_no_conflic
         if e.data["tool"] == "screen_sanctions"
     ]
     assert [name for name in screened if name] == ["Sarah Linden", "Tom Becker"]
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("Directors:\nJane Doe\nOmar Haddad\n\nOffice: London", ["Jane Doe", "Omar Haddad"]),
+        ("Directors:\n- Jane Doe\n- Omar Haddad\nSecretary: Ann Lee", ["Jane Doe", "Omar Haddad"]),
+        ("Directors:\n  1. Jane Doe (Chair)\n  2. Omar Haddad", ["Jane Doe", "Omar Haddad"]),
+        (
+            "Directors:\n• DOE, Jane\n• LEE, Ann (resigned 2020)\n• J. R. Smith Jr.",
+            ["Jane Doe", "J. R. Smith Jr"],
+        ),
+        # Up to the first line that is no name, and never past a blank line.
+        ("Directors:\nJane Doe\nThe company was formed in 2015.\nOmar Haddad", ["Jane Doe"]),
+        ("Directors:\n\nJane Doe", []),
+        # A label with names after it is a line, not a block.
+        ("Directors: Jane Doe\nOmar Haddad", []),
+    ],
+)
+def test_directors_listed_one_a_line_under_the_label_are_read(text, names):
+    assert directors_in_blocks(text) == names
+
+
+def test_a_document_listing_the_registrys_directors_one_a_line_raises_no_conflict(
+    make_runtime, make_state
+):
+    text = b"Company: Acme Analytics Ltd\nDirectors:\n- Sarah Linden\n- Tom Becker\n"
+    state = _researched_with(make_runtime, make_state, text, "minutes.txt", "doc-block")
+    (document,) = [
+        f for f in state.facts if f.fact == "directors" and f.source_id.startswith("doc")
+    ]
+    assert document.display_value == "Sarah Linden, Tom Becker"
+    assert state.conflicts == []
 
 
 def test_a_document_naming_directors_in_prose_raises_the_conflict_with_the_registry(

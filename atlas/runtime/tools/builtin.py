@@ -11,7 +11,11 @@ from pypdf.errors import LimitReachedError
 from atlas.runtime.ports import DocumentUnreadable
 from atlas.runtime.redaction import PERSONAL_DATA
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
-from atlas.runtime.tools.prose_directors import directors_in_prose, directors_listed
+from atlas.runtime.tools.document_directors import (
+    directors_in_blocks,
+    directors_in_prose,
+    directors_listed,
+)
 from atlas.runtime.tools.schemas import (
     Article,
     Candidate,
@@ -224,7 +228,7 @@ _FIELD_PATTERNS = {
         r"(?P<value>(?:[A-Z]{1,3}[ -]?)?\d[\dA-Z-]*(?:[ ]\d[\dA-Z-]*)*)"
     ),
     "company_names": re.compile(r"(?im)^\s*company\s*:\s*(?P<value>.+?)\s*$"),
-    "directors": re.compile(r"(?im)^\s*directors?\s*:\s*(?P<value>.+?)\s*$"),
+    "directors": re.compile(r"(?im)^[ \t]*directors?[ \t]*:[ \t]*(?P<value>\S.*?)[ \t]*$"),
 }
 
 
@@ -261,7 +265,7 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         values = [m["value"].strip() for m in pattern.finditer(text)]
         if field_name == "directors":
             values = [name for line in values for name in directors_listed(line)]
-            values += directors_in_prose(text)
+            values += directors_in_blocks(text) + directors_in_prose(text)
         if field_name == "registration_numbers":
             values = [v for v in values if len(re.sub(r"[\W_]", "", v)) >= MIN_NUMBER_LENGTH]
         if values:

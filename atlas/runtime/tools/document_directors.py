@@ -1,5 +1,6 @@
-"""Directors a document names: on a "Directors: ..." line, or in a sentence ("The
-company's director is Irina Sokolova.", "Its directors are Jane Roe and John Doe.").
+"""Directors a document names: on a "Directors: ..." line, one a line under a "Directors:"
+label, or in a sentence ("The company's director is Irina Sokolova.", "Its directors are
+Jane Roe and John Doe.").
 
 Deliberately narrow: a sentence that says who the director or directors *are* now (is,
 are, remains, remain; not was, and not a former or previous director), followed by names
@@ -34,6 +35,9 @@ _ROLE_AFTER_DASH = re.compile(r"\s+[-–—]\s+.*$")
 _LIST_BREAK = re.compile(r"(?:^|\s)\d{1,2}[.)]\s+|\s+/\s+")
 _GONE = re.compile(r"(?i)\b(?:resigned|ceased|removed|retired|deceased|former|until)\b")
 _GONE_MARK = "\x00"
+_BLOCK_LABEL = re.compile(r"(?im)^[ \t]*directors?[ \t]*:[ \t]*\n")
+_BULLET = re.compile(r"^\s*(?:[-–—•*·▪]|\d{1,2}[.)]|\(?[a-z]\))\s*")
+MAX_BLOCK_LINES = 20
 _NOBODY = re.compile(r"(?i)(?:none|nil|n/?a|-+|–|—|tbc|tba|not applicable)\.?")
 
 
@@ -81,6 +85,23 @@ def directors_listed(line: str) -> list[str]:
     return names
 
 
+def directors_in_blocks(text: str) -> list[str]:
+    """Directors listed one a line under a "Directors:" label with nothing after it,
+    bulleted, numbered or not: up to a blank line, another label, or a line that is not a
+    name ("The company was incorporated in 2015.")."""
+    names: list[str] = []
+    for label in _BLOCK_LABEL.finditer(text):
+        for line in text[label.end() :].splitlines()[:MAX_BLOCK_LINES]:
+            line = _BULLET.sub("", line).strip()
+            if not line or ":" in line:
+                break
+            found = directors_listed(_given_name_first(line) if _surname_first(line) else line)
+            if not all(map(_looks_like_a_listed_name, found)):
+                break
+            names += found
+    return names
+
+
 def _without_asides(text: str) -> str:
     """Text without its asides ("(Chair)"); one saying the person has gone ("(resigned
     2021)") leaves a mark, so the name before it is left out."""
@@ -104,6 +125,14 @@ def _given_name_first(part: str) -> str:
 def _without_titles(name: str) -> str:
     """ "Dr. Jane Roe" is Jane Roe; "Lord" alone stays a name."""
     return _LEADING_TITLES.sub("", name) or name
+
+
+def _looks_like_a_listed_name(text: str) -> bool:
+    """Looser than a name in a sentence: initials ("J. R. Smith") and suffixes pass."""
+    words = text.split()
+    return 2 <= len(words) <= MAX_NAME_WORDS + 1 and all(
+        word in _PARTICLES or word[0].isupper() for word in words
+    )
 
 
 def _looks_like_a_name(text: str) -> bool:
