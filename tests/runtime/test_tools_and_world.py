@@ -567,6 +567,35 @@ def test_a_document_about_another_company_is_named_and_rules_out_low_risk(make_r
     assert any("about another company" in error for error in validate_finish(state, low))
 
 
+@pytest.mark.parametrize(
+    "label",
+    ["Company name: ", "Name of the company: ", "Registered company name: ", "Company:\n"],
+)
+def test_a_document_naming_another_company_under_any_company_label_is_seen_as_such(
+    make_runtime, make_state, label
+):
+    text = f"{label}Northwind Trading Pte Ltd\nDirectors: Lim Wei Ming\n".encode()
+    state = _researched_with(make_runtime, make_state, text, "kyc.txt", "doc-kyc")
+    (item,) = [e for e in state.evidence if e.document_id == "doc-kyc"]
+    assert "another_company" in item.signals
+    assert state.conflicts == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Registered number: 0771 2345",
+        "Reg. No.: 07712345",
+        "Company Reg. No. 07712345",
+        "Company registration number: 07712345",
+    ],
+)
+def test_a_registration_number_under_any_usual_label_is_compared(make_runtime, make_state, line):
+    text = f"Company: Acme Analytics Ltd\n{line}\n".encode()
+    state = _researched_with(make_runtime, make_state, text, "extract.txt", "doc-number")
+    assert [c.fact for c in state.conflicts] == ["registration_number"]
+
+
 def test_a_document_about_a_same_name_company_is_not_taken_for_the_matched_one(
     make_runtime, make_state
 ):

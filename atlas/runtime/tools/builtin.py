@@ -224,10 +224,17 @@ _FIELD_PATTERNS = {
     # A number may be written in groups ("0881 2345", "SC 123456"): each group after an
     # optional letter prefix holds a digit, so the words after the number are not read.
     "registration_numbers": re.compile(
-        r"(?i:company|registration)\s*(?i:number|no\.?)\s*:?\s*"
+        r"(?i:(?:company\s+)?(?:registration|registered|reg\.?)|company)\s*(?i:number|no\.?)"
+        r"\s*:?\s*"
         r"(?P<value>(?:[A-Z]{1,3}[ -]?)?\d[\dA-Z-]*(?:[ ]\d[\dA-Z-]*)*)"
     ),
-    "company_names": re.compile(r"(?im)^\s*company\s*:\s*(?P<value>.+?)\s*$"),
+    # Labels that name a company only ("Legal name" may be a person's), the name on the
+    # label's line or, in a form, the next.
+    "company_names": re.compile(
+        r"(?im)^[ \t]*(?:(?:registered[ \t]+)?company(?:'s)?(?:[ \t]+name)?"
+        r"|name[ \t]+of[ \t]+(?:the[ \t]+)?company)[ \t]*:[ \t]*(?:\n[ \t]*)?"
+        r"(?P<value>[^\s:][^:\n]*?)[ \t]*$"
+    ),
     "directors": re.compile(r"(?im)^[ \t]*directors?[ \t]*:[ \t]*(?P<value>\S.*?)[ \t]*$"),
 }
 
