@@ -6,6 +6,8 @@ never "hit(s)"), names of facts and document fields, and the gap an open conflic
 FIELD_WORDS = {
     "ibans": "IBANs",
     "emails": "e-mail addresses",
+    "card_numbers": "payment card numbers",
+    "national_id_numbers": "national ID numbers",
 }
 
 

@@ -468,6 +468,44 @@ def test_redaction_keeps_the_labels_and_hides_the_values():
 
 
 @pytest.mark.parametrize(
+    ("line", "secret", "label"),
+    [
+        ("Passport number: 123 456 789", "456 789", "PASSPORT"),
+        ("Passport: K 765 4321", "765 4321", "PASSPORT"),
+        ("Passport No: GB-1234567", "1234567", "PASSPORT"),
+        ("Acct. No.: 12345678", "12345678", "ACCOUNT"),
+        ("A/C no: 12345678", "12345678", "ACCOUNT"),
+        ("DOB: Feb 11, 1979", "1979", "DOB"),
+        ("Date of birth: February 11, 1979", "1979", "DOB"),
+        ("Born: 11.02.1979", "1979", "DOB"),
+        ("Date of Birth - 11/02/1979", "1979", "DOB"),
+        ("National insurance number: QQ 12 34 56 C", "QQ 12", "NATIONAL ID"),
+        ("SSN: 123-45-6789", "6789", "NATIONAL ID"),
+        ("Personal identification number: 7901011234", "7901011234", "NATIONAL ID"),
+        ("Card number: 4111 1111 1111 1111", "4111", "CARD"),
+        ("Credit card: 4111-1111-1111-1111", "4111", "CARD"),
+    ],
+)
+def test_personal_data_written_as_forms_write_it_is_redacted(make_state, line, secret, label):
+    redacted = redact(f"Director: Jane Roe\n{line}\nStatus: active")
+    assert secret not in redacted
+    assert f"[REDACTED {label}]" in redacted
+    assert "Jane Roe" in redacted and "Status: active" in redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Passport number: see page 2",
+        "Registry record: John Smith (GB), born 1965.",
+        "Her business card was on file.",
+    ],
+)
+def test_text_that_only_looks_like_a_label_is_left_alone(text):
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
     "text",
     ["x" * 200_000, "a." * 100_000, "x@" + "b" * 200_000, "passport " + "A" * 200_000],
     ids=["letters", "dotted", "no-domain-dot", "passport-run"],
