@@ -17,18 +17,14 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
-from atlas.runtime.state import USER_STATUS
+from atlas.runtime.state import USER_STATUS, Budgets
 from atlas.runtime.wording import fact_words
 from reviews.decision_details import decision_details
 from reviews.models import HumanDecision
 from runs.models import Document, Run, TraceEvent
 
-DEFAULT_BUDGETS = {
-    "max_iterations": 12,
-    "max_tokens": 20000,
-    "max_cost_usd": "1.00",
-    "deadline_seconds": 120,
-}
+# For a run recorded without its budgets.
+DEFAULT_BUDGETS = Budgets().model_dump(mode="json")
 
 # Tool error and rejection codes (atlas.runtime.tools.base, tool_requests) in words.
 ERROR_WORDS = {

@@ -16,11 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.runtime.decisions import next_action_json_schema
 from atlas.runtime.directors import unscreened_directors
-from atlas.runtime.directorships import unscreened_directorships
+from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
 from atlas.runtime.policy import TenantPolicy, tool_allowed_in_state
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.redaction import redact, redact_value
-from atlas.runtime.state import AtlasState
+from atlas.runtime.state import AtlasState, HeldDirectorship
 from atlas.runtime.tools.registry import ToolRegistry
 
 # 2: the record shows send-backs and replies; 3: answers carry the runtime's pick;
@@ -48,8 +48,9 @@ Rules (trusted, from the operator):
   The runtime reads each answer: picked_entity_id is the candidate it names (empty when it
   names none, and then ask again); only that candidate can become the subject.
 - Screen sanctions and search adverse media before finishing; screen each director in
-  directors_to_screen by name and each company in companies_to_screen (companies the
-  subject person directs) by its entity_id; extract attached documents.
+  directors_to_screen by name; screen each company in companies_to_screen and search
+  adverse media on each in companies_to_search (companies the subject person directs) by
+  its entity_id; extract attached documents.
 - Every finding cites evidence ids you have been shown. A sanctions hit means high risk.
 - Conflicting sources are reported as unresolved conflicts, not guessed away.
 - The runtime enforces budgets, policy and approvals; you cannot change them."""
@@ -157,10 +158,8 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         "pending_requirements": pending_requirements(state),
         # Named here, in the fenced record: a step in the clear names a director by hash.
         "directors_to_screen": [redact(name) for name in unscreened_directors(state)],
-        "companies_to_screen": [
-            {"entity_id": c.entity_id, "name": redact(c.name), "jurisdiction": c.jurisdiction}
-            for c in unscreened_directorships(state)
-        ],
+        "companies_to_screen": _companies(unscreened_directorships(state)),
+        "companies_to_search": _companies(unsearched_directorships(state)),
         "answered_questions": [
             {k: redact(v) for k, v in qa.items()} for qa in state.answered_questions[-3:]
         ],
@@ -189,6 +188,13 @@ def project_state(state: AtlasState) -> dict[str, Any]:
             for o in state.observations[-MAX_OBSERVATIONS_SHOWN:]
         ],
     }
+
+
+def _companies(companies: list[HeldDirectorship]) -> list[dict[str, str]]:
+    return [
+        {"entity_id": c.entity_id, "name": redact(c.name), "jurisdiction": c.jurisdiction}
+        for c in companies
+    ]
 
 
 def build_context(state: AtlasState, registry: ToolRegistry, policy: TenantPolicy) -> ModelContext:

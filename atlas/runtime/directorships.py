@@ -1,6 +1,7 @@
-"""The companies the subject person directs, and which of them are screened against the
-sanctions lists: each is screened by its entity id, as a step of its own. A director of a
-listed company is exposed to the listing, whether or not they are listed themselves."""
+"""The companies the subject person directs, and which of them are researched: each is
+screened against the sanctions lists and searched for adverse media by its entity id, as
+steps of their own. A director of a listed company, or of one under investigation, is
+exposed to it, whether or not they are named themselves."""
 
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ def directorship_step(entity_id: str) -> str:
     """The completed step for screening one company the subject directs (hashed, as the
     director steps are: ids come from a tool)."""
     return f"screen_directorship:{hashlib.sha256(entity_id.encode()).hexdigest()[:10]}"
+
+
+def directorship_media_step(entity_id: str) -> str:
+    """The completed step for searching adverse media on one company the subject directs."""
+    return f"search_directorship:{hashlib.sha256(entity_id.encode()).hexdigest()[:10]}"
 
 
 def directorships(state: AtlasState) -> list[HeldDirectorship]:
@@ -31,8 +37,17 @@ def unscreened_directorships(state: AtlasState) -> list[HeldDirectorship]:
     ]
 
 
-def screened_directorship(state: AtlasState, arguments: dict) -> HeldDirectorship | None:
-    """The company the subject directs that a screen by entity id is for, if any."""
+def unsearched_directorships(state: AtlasState) -> list[HeldDirectorship]:
+    return [
+        company
+        for company in directorships(state)
+        if directorship_media_step(company.entity_id) not in state.completed_steps
+    ]
+
+
+def directorship_named(state: AtlasState, arguments: dict) -> HeldDirectorship | None:
+    """The company the subject directs that a screen or a media search by entity id is
+    for, if any."""
     entity_id = arguments.get("entity_id")
     return next((c for c in directorships(state) if c.entity_id == entity_id), None)
 

@@ -6,7 +6,7 @@ import re
 
 from atlas.runtime.decisions import DueDiligencePacket, Finish
 from atlas.runtime.directors import unscreened_directors
-from atlas.runtime.directorships import unscreened_directorships
+from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
 from atlas.runtime.packets import with_open_issues
 from atlas.runtime.state import (
     CONFLICT_AT_FINISH_USER_STATUS,
@@ -99,6 +99,11 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
         errors.append(
             "Not every company the subject directs has been screened against the sanctions "
             "lists (see companies_to_screen): that rules out a low risk rating."
+        )
+    if unsearched_directorships(s) and packet.risk_rating == "low":
+        errors.append(
+            "Adverse media has not been searched on every company the subject directs (see "
+            "companies_to_search): that rules out a low risk rating."
         )
     return errors
 

@@ -7,7 +7,7 @@ from atlas.runtime.adapters.playbook import draft_packet
 from atlas.runtime.context import project_state
 from atlas.runtime.decisions import DueDiligencePacket, PacketConflict, PacketConflictValue
 from atlas.runtime.directors import unscreened_directors
-from atlas.runtime.directorships import unscreened_directorships
+from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import AtlasState, Signal, user_status_for
 from atlas.runtime.wording import unresolved_conflict_gap
@@ -30,7 +30,13 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
         f"Still to do: {STILL_TO_DO.get(item.split(':')[0], item)}."
         for item in pending
         if not item.startswith(
-            ("resolve_conflict", "extract:", "screen_director:", "screen_directorship:")
+            (
+                "resolve_conflict",
+                "extract:",
+                "screen_director:",
+                "screen_directorship:",
+                "search_directorship:",
+            )
         )
     ]
     gaps.append(f"Stopped early: {user_status_for('awaiting_review', reason)}")
@@ -69,11 +75,10 @@ def _with_unscreened_directors(s: AtlasState, packet: DueDiligencePacket) -> Due
 
 def _with_unscreened_directorships(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
     gaps = list(packet.open_gaps)
-    for company in unscreened_directorships(s):
-        line = (
-            f"{company.label()}, a company the subject directs, was not screened against the "
-            "sanctions lists."
-        )
+    not_done = [(c, "screened against the sanctions lists") for c in unscreened_directorships(s)]
+    not_done += [(c, "searched for adverse media") for c in unsearched_directorships(s)]
+    for company, what in not_done:
+        line = f"{company.label()}, a company the subject directs, was not {what}."
         if line not in gaps:
             gaps.append(line)
     return packet.model_copy(update={"open_gaps": gaps})

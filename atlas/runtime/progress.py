@@ -6,7 +6,12 @@ import hashlib
 import json
 
 from atlas.runtime.directors import director_step, unscreened_directors
-from atlas.runtime.directorships import directorship_step, unscreened_directorships
+from atlas.runtime.directorships import (
+    directorship_media_step,
+    directorship_step,
+    unscreened_directorships,
+    unsearched_directorships,
+)
 from atlas.runtime.state import AtlasState
 
 # A marker in decision_history that no cycle may span (a human decision, a resume).
@@ -24,6 +29,7 @@ def pending_requirements(state: AtlasState) -> list[str]:
         pending.append("search_adverse_media")
     pending.extend(director_step(name) for name in unscreened_directors(state))
     pending.extend(directorship_step(c.entity_id) for c in unscreened_directorships(state))
+    pending.extend(directorship_media_step(c.entity_id) for c in unsearched_directorships(state))
     for document in state.brief.documents:
         if f"extract:{document.document_id}" not in state.completed_steps:
             pending.append(f"extract:{document.document_id}")

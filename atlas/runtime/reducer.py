@@ -18,8 +18,9 @@ from atlas.runtime.directors import SEPARATOR as DIRECTORS_SEPARATOR
 from atlas.runtime.directors import director_step, screened_director
 from atlas.runtime.directorships import (
     directed_by_the_subject,
+    directorship_media_step,
+    directorship_named,
     directorship_step,
-    screened_directorship,
 )
 from atlas.runtime.injection import addresses_the_agent
 from atlas.runtime.redaction import redact
@@ -86,7 +87,7 @@ def apply_in_place(
             _complete(new, "screen_sanctions")
     elif tool == "screen_sanctions":
         director = screened_director(new, args)
-        company = screened_directorship(new, args)
+        company = directorship_named(new, args)
         if director:
             _apply_sanctions(new, result, step, now, about=f"director {director}")
             _complete(new, director_step(director))
@@ -98,9 +99,14 @@ def apply_in_place(
             if screens_the_subject(new, args):
                 _complete(new, "screen_sanctions")
     elif tool == "search_adverse_media":
-        _apply_media(new, result, step, now)
-        if searches_the_subject(new, args):
-            _complete(new, "search_adverse_media")
+        company = directorship_named(new, args)
+        if company:
+            _apply_media(new, result, step, now, about=directed_by_the_subject(company))
+            _complete(new, directorship_media_step(company.entity_id))
+        else:
+            _apply_media(new, result, step, now)
+            if searches_the_subject(new, args):
+                _complete(new, "search_adverse_media")
     elif tool == "extract_uploaded_document":
         _apply_document(new, result, step, now)
         _complete(new, f"extract:{args.get('document_id', result.get('document_id'))}")
@@ -432,7 +438,9 @@ def _apply_sanctions(
         )
 
 
-def _apply_media(state: AtlasState, result: dict[str, Any], step: int, now: datetime) -> None:
+def _apply_media(
+    state: AtlasState, result: dict[str, Any], step: int, now: datetime, *, about: str = ""
+) -> None:
     articles = result.get("articles", [])
     for article in articles:
         fp = fingerprint_text(article["text"])
@@ -451,6 +459,7 @@ def _apply_media(state: AtlasState, result: dict[str, Any], step: int, now: date
                 set(article.get("signals", []))
                 | ({Signal.INSTRUCTIONS} if addresses_the_agent(article["text"]) else set())
             ),
+            about=about,
         )
         if not _add_evidence(state, item):
             continue  # same story as an item already held: no new facts either
@@ -484,10 +493,15 @@ def _apply_media(state: AtlasState, result: dict[str, Any], step: int, now: date
                 tool="search_adverse_media",
                 retrieved_at=now,
                 fingerprint=fp,
-                claim=f"No adverse media found for '{result.get('query', '')}'.",
+                claim=f"No adverse media found for {about or _quoted_query(result)}.",
                 step=step,
+                about=about,
             ),
         )
+
+
+def _quoted_query(result: dict[str, Any]) -> str:
+    return f"'{result.get('query', '')}'"
 
 
 def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: datetime) -> None:

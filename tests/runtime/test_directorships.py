@@ -1,4 +1,5 @@
-"""Each company the subject person directs is screened against the sanctions lists."""
+"""Each company the subject person directs is screened against the sanctions lists and
+searched for adverse media."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.context import FENCE_OPEN, build_context
 from atlas.runtime.decisions import Finish
 from atlas.runtime.directorships import directorship_step, unscreened_directorships
+from atlas.runtime.finish import validate_finish
 from atlas.runtime.policy import TenantPolicy
 from atlas.runtime.tools.registry import default_registry
 from atlas.runtime.world import default_world, name_score
@@ -72,10 +74,41 @@ def test_every_company_is_screened_and_a_clear_one_is_said_to_be_clear(
         "SDN); on Golden Gate Shipping SA (PA), a company the subject directs (Synthetic UN "
         "Consolidated). No hits for Amber Coast Freight UAB (LT), a company the subject directs."
     )
+    claims = [f.claim for f in packet.findings]
     assert (
         "No sanctions hits for Amber Coast Freight UAB (LT), a company the subject directs, "
-        "across 3 lists (threshold 90)." in [f.claim for f in packet.findings]
+        "across 3 lists (threshold 90)." in claims
     )
+    assert (
+        "No adverse media found for Amber Coast Freight UAB (LT), a company the subject directs."
+        in claims
+    )
+
+
+def test_adverse_media_on_a_company_the_person_directs_rules_out_low_risk(
+    make_runtime, make_state, store
+):
+    """Arthur Pembroke is named in no article, but Crescent Minerals, which he directs, is
+    under a fraud investigation."""
+    state = run(make_runtime(), make_state("Arthur Pembroke", subject_type="person"))
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    searches = [
+        e.data["arguments"]
+        for e in events_of(store, state, "tool_started")
+        if e.data["tool"] == "search_adverse_media"
+    ]
+    assert searches == [
+        {"query": "Arthur Pembroke", "entity_id": "pe-arthur-pembroke"},
+        {"query": "Crescent Minerals PLC", "entity_id": "co-crescent-minerals-gb"},
+    ]
+    packet = state.proposed_packet
+    assert packet.risk_rating == "medium"
+    assert packet.adverse_media_summary.startswith(
+        "2 adverse articles: Example Business News, 2024-06-03: Crescent Minerals under fraud "
+        "investigation (on Crescent Minerals PLC (GB), a company the subject directs);"
+    )
+    low = packet.model_copy(update={"risk_rating": "low"})
+    assert any("Adverse media or a politically" in e for e in validate_finish(state, low))
 
 
 def test_a_clean_person_with_clean_companies_stays_low_risk(make_runtime, make_state):
@@ -94,7 +127,8 @@ def test_unscreened_companies_rule_out_low_risk_and_are_named_in_the_packet(
     finishes = []
 
     def skips_companies(context):
-        action = Playbook().next_action(dict(context.projection, companies_to_screen=[]))
+        projection = dict(context.projection, companies_to_screen=[], companies_to_search=[])
+        action = Playbook().next_action(projection)
         if isinstance(action, Finish):
             finishes.append(action)
             if len(finishes) > 1:
@@ -107,12 +141,16 @@ def test_unscreened_companies_rule_out_low_risk_and_are_named_in_the_packet(
     (rejected,) = events_of(store, state, "final_rejected")
     assert rejected.data["errors"] == [
         "Not every company the subject directs has been screened against the sanctions lists "
-        "(see companies_to_screen): that rules out a low risk rating."
+        "(see companies_to_screen): that rules out a low risk rating.",
+        "Adverse media has not been searched on every company the subject directs (see "
+        "companies_to_search): that rules out a low risk rating.",
     ]
     assert state.termination_reason == "finish_proposed"
     assert state.proposed_packet.open_gaps == [
         "Acme Analytics Ltd (GB), a company the subject directs, was not screened against "
-        "the sanctions lists."
+        "the sanctions lists.",
+        "Acme Analytics Ltd (GB), a company the subject directs, was not searched for adverse "
+        "media.",
     ]
 
 
@@ -154,10 +192,12 @@ def test_companies_to_screen_reach_the_model_inside_the_fence_only(make_runtime,
     trusted, fenced = context.messages[1]["content"].split(FENCE_OPEN, 1)
     assert directorship_step("co-volga-petrochem-ru") in trusted
     assert "Volga" not in trusted
-    assert (
-        '"companies_to_screen": [{"entity_id": "co-volga-petrochem-ru", "name": "Volga '
-        'Petrochem Export JSC", "jurisdiction": "RU"}]' in fenced
+    volga = (
+        '[{"entity_id": "co-volga-petrochem-ru", "name": "Volga Petrochem Export JSC", '
+        '"jurisdiction": "RU"}]'
     )
+    assert f'"companies_to_screen": {volga}' in fenced
+    assert f'"companies_to_search": {volga}' in fenced
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,9 @@
 
 It decides from the same bounded projection a language model would see and never reads
 tool text as instructions: resolve the entity (ask the analyst when several candidates
-fit), screen sanctions, search adverse media, screen each director by name and each
-company a person directs by its id, extract each attached document, then finish with a
-packet that cites every finding and carries open conflicts.
+fit), screen sanctions, search adverse media, screen each director by name, screen and
+search media on each company a person directs by its id, extract each attached document,
+then finish with a packet that cites every finding and carries open conflicts.
 """
 
 from __future__ import annotations
@@ -161,6 +161,17 @@ class Playbook:
                 args,
                 f"Screen {company['name']} ({company['jurisdiction']}), a company the subject "
                 "directs.",
+            )
+        for company in p.get("companies_to_search", []):
+            args = {"query": company["name"], "entity_id": company["entity_id"]}
+            failed = failures.get("search_adverse_media", 0) >= 2
+            if _denied(p, "search_adverse_media", args) or failed:
+                continue  # the runtime names every unsearched company in the packet's gaps
+            return _call(
+                "search_adverse_media",
+                args,
+                f"Look for adverse media about {company['name']} ({company['jurisdiction']}), "
+                "a company the subject directs.",
             )
         for document in case["documents"]:
             step = f"extract:{document['document_id']}"
@@ -327,6 +338,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         or selected is None
         or p.get("directors_to_screen")
         or p.get("companies_to_screen")
+        or p.get("companies_to_search")
         or "search_adverse_media" not in p["completed_steps"]
     ):
         # Unmatched, the subject was screened by name only; with a director unscreened, not
@@ -340,7 +352,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
     media = [e for e in relevant if e["source_id"].startswith("article:")]
     if adverse:
         media_summary = f"{counted(len(adverse), 'adverse article')}: " + "; ".join(
-            e["claim"] for e in adverse
+            e["claim"] + (f" (on {e['about']})" if e.get("about") else "") for e in adverse
         )
     elif media:
         media_summary = f"{counted(len(media), 'article')} found, none adverse."
