@@ -116,6 +116,15 @@ def events_of(store: MemoryRunStore, state: AtlasState, type_: str) -> list:
     return [e for e in store.events[state.run_id] if e.type == type_]
 
 
+def tool_arguments(store, state, tool: str) -> list[dict]:
+    """The arguments of each call of `tool` the run started, in order."""
+    return [
+        e.data["arguments"]
+        for e in events_of(store, state, "tool_started")
+        if e.data["tool"] == tool
+    ]
+
+
 def one_sentence(text: str) -> bool:
     """DESIGN.md: each reason code has a one-sentence user-visible status text."""
     return text.endswith(".") and not re.search(r"[.!?]\s+[A-Z]", text)

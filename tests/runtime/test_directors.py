@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from runtime_helpers import FnModel, events_of, run
+from runtime_helpers import FnModel, events_of, run, tool_arguments
 
 from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.adapters.playbook import Playbook
@@ -23,12 +23,7 @@ def test_the_playbook_screens_every_director_and_a_listed_one_makes_the_packet_h
 ):
     state = run(make_runtime(), make_state("Amber Coast Freight", jurisdiction="LT"))
     assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
-    screens = [
-        e.data["arguments"]
-        for e in events_of(store, state, "tool_started")
-        if e.data["tool"] == "screen_sanctions"
-    ]
-    assert screens == [
+    assert tool_arguments(store, state, "screen_sanctions") == [
         {"entity_id": "co-amber-coast-freight-lt"},
         {"name": "Ieva Petraitytė"},
         {"name": "Dmitry Volkov"},

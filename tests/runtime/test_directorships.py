@@ -4,7 +4,7 @@ searched for adverse media."""
 from __future__ import annotations
 
 import pytest
-from runtime_helpers import FnModel, events_of, run
+from runtime_helpers import FnModel, events_of, run, tool_arguments
 
 from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.adapters.playbook import Playbook
@@ -17,14 +17,6 @@ from atlas.runtime.tools.registry import default_registry
 from atlas.runtime.world import default_world, name_score
 
 
-def screens_of(store, state) -> list[dict]:
-    return [
-        e.data["arguments"]
-        for e in events_of(store, state, "tool_started")
-        if e.data["tool"] == "screen_sanctions"
-    ]
-
-
 def test_a_person_who_directs_a_listed_company_gets_a_high_risk_packet_naming_it(
     make_runtime, make_state, store
 ):
@@ -34,7 +26,7 @@ def test_a_person_who_directs_a_listed_company_gets_a_high_risk_packet_naming_it
         make_runtime(), make_state("Irina Sokolova", subject_type="person", jurisdiction=None)
     )
     assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
-    assert screens_of(store, state) == [
+    assert tool_arguments(store, state, "screen_sanctions") == [
         {"entity_id": "pe-irina-sokolova"},
         {"entity_id": "co-volga-petrochem-ru"},
     ]
@@ -63,7 +55,7 @@ def test_every_company_is_screened_and_a_clear_one_is_said_to_be_clear(
     state = run(
         make_runtime(), make_state("Dmitri Volkov", subject_type="person", jurisdiction=None)
     )
-    assert screens_of(store, state)[1:] == [
+    assert tool_arguments(store, state, "screen_sanctions")[1:] == [
         {"entity_id": "co-volga-petrochem-ru"},
         {"entity_id": "co-golden-gate-shipping-pa"},
         {"entity_id": "co-amber-coast-freight-lt"},
@@ -92,12 +84,7 @@ def test_adverse_media_on_a_company_the_person_directs_rules_out_low_risk(
     under a fraud investigation."""
     state = run(make_runtime(), make_state("Arthur Pembroke", subject_type="person"))
     assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
-    searches = [
-        e.data["arguments"]
-        for e in events_of(store, state, "tool_started")
-        if e.data["tool"] == "search_adverse_media"
-    ]
-    assert searches == [
+    assert tool_arguments(store, state, "search_adverse_media") == [
         {"query": "Arthur Pembroke", "entity_id": "pe-arthur-pembroke"},
         {"query": "Crescent Minerals PLC", "entity_id": "co-crescent-minerals-gb"},
     ]

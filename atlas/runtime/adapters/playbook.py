@@ -152,27 +152,14 @@ class Playbook:
             return _call(
                 "screen_sanctions", args, f"Screen {director}, a director of the subject, by name."
             )
-        for company in p.get("companies_to_screen", []):
-            args = {"entity_id": company["entity_id"]}
-            if _denied(p, "screen_sanctions", args) or failures.get("screen_sanctions", 0) >= 2:
-                continue  # the runtime names every unscreened company in the packet's gaps
-            return _call(
-                "screen_sanctions",
-                args,
-                f"Screen {company['name']} ({company['jurisdiction']}), a company the subject "
-                "directs.",
-            )
-        for company in p.get("companies_to_search", []):
-            args = {"query": company["name"], "entity_id": company["entity_id"]}
-            failed = failures.get("search_adverse_media", 0) >= 2
-            if _denied(p, "search_adverse_media", args) or failed:
-                continue  # the runtime names every unsearched company in the packet's gaps
-            return _call(
-                "search_adverse_media",
-                args,
-                f"Look for adverse media about {company['name']} ({company['jurisdiction']}), "
-                "a company the subject directs.",
-            )
+        for company_key, tool, arguments, why in COMPANY_STEPS:
+            for company in p.get(company_key, []):
+                args = arguments(company)
+                if _denied(p, tool, args) or failures.get(tool, 0) >= 2:
+                    continue  # the runtime names each company left out in the packet's gaps
+                return _call(
+                    tool, args, why.format(f"{company['name']} ({company['jurisdiction']})")
+                )
         for document in case["documents"]:
             step = f"extract:{document['document_id']}"
             if step in done:
@@ -194,6 +181,24 @@ class Playbook:
             question = _sent_back_question(reviews[-1]["reason"], left)
             return AskHuman(question=question, blocking=True)
         return Finish(packet=draft_packet(p, subject_name, gaps))
+
+
+# What is done for each company a person subject directs: (projection key, tool, its
+# arguments for the company, why).
+COMPANY_STEPS = (
+    (
+        "companies_to_screen",
+        "screen_sanctions",
+        lambda company: {"entity_id": company["entity_id"]},
+        "Screen {}, a company the subject directs.",
+    ),
+    (
+        "companies_to_search",
+        "search_adverse_media",
+        lambda company: {"query": company["name"], "entity_id": company["entity_id"]},
+        "Look for adverse media about {}, a company the subject directs.",
+    ),
+)
 
 
 def _sent_back_question(reason: str, iterations_left: int) -> str:
