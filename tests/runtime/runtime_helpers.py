@@ -12,6 +12,7 @@ from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.adapters.scripted import ScriptedModel
 from atlas.runtime.context import ModelContext
+from atlas.runtime.decisions import Finish
 from atlas.runtime.engine import Runtime
 from atlas.runtime.memory import MemoryRunStore
 from atlas.runtime.state import AtlasState
@@ -114,6 +115,23 @@ def types(store: MemoryRunStore, state: AtlasState) -> list[str]:
 
 def events_of(store: MemoryRunStore, state: AtlasState, type_: str) -> list:
     return [e for e in store.events[state.run_id] if e.type == type_]
+
+
+def playbook_skipping(*keys: str) -> FnModel:
+    """The playbook as a model that never sees the work listed under `keys` of the
+    projection ("directors_to_screen"): its low rating is refused, so it offers medium."""
+    finishes: list[Finish] = []
+
+    def decide(context: ModelContext) -> ModelReply:
+        projection = dict(context.projection, **dict.fromkeys(keys, []))
+        action = Playbook().next_action(projection)
+        if isinstance(action, Finish):
+            finishes.append(action)
+            if len(finishes) > 1:
+                action.packet.risk_rating = "medium"
+        return ModelReply(action=action)
+
+    return FnModel(decide)
 
 
 def tool_arguments(store, state, tool: str) -> list[dict]:

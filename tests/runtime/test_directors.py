@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import copy
 
-from runtime_helpers import FnModel, events_of, run, tool_arguments
+from runtime_helpers import FnModel, events_of, playbook_skipping, run, tool_arguments
 
 from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.context import FENCE_OPEN, build_context
-from atlas.runtime.decisions import Finish
 from atlas.runtime.directors import director_step, directors, unscreened_directors
 from atlas.runtime.policy import TenantPolicy
 from atlas.runtime.progress import pending_requirements
@@ -71,19 +70,7 @@ def test_unscreened_directors_rule_out_low_risk_and_are_named_in_the_packet(
 ):
     """A model that skips the directors: its low rating is refused, its medium one goes to
     sign-off with each unscreened director named among the open gaps."""
-
-    finishes = []
-
-    def skips_directors(context):
-        projection = dict(context.projection, directors_to_screen=[])
-        action = Playbook().next_action(projection)
-        if isinstance(action, Finish):
-            finishes.append(action)
-            if len(finishes) > 1:
-                action.packet.risk_rating = "medium"
-        return ModelReply(action=action)
-
-    state = run(make_runtime(FnModel(skips_directors)), make_state())
+    state = run(make_runtime(playbook_skipping("directors_to_screen")), make_state())
     (rejected,) = events_of(store, state, "final_rejected")
     assert rejected.data["errors"] == [
         "Not every director of the subject has been screened against the sanctions lists "

@@ -4,12 +4,11 @@ searched for adverse media."""
 from __future__ import annotations
 
 import pytest
-from runtime_helpers import FnModel, events_of, run, tool_arguments
+from runtime_helpers import FnModel, events_of, playbook_skipping, run, tool_arguments
 
 from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.context import FENCE_OPEN, build_context
-from atlas.runtime.decisions import Finish
 from atlas.runtime.directorships import directorship_step, unscreened_directorships
 from atlas.runtime.finish import validate_finish
 from atlas.runtime.policy import TenantPolicy
@@ -111,19 +110,9 @@ def test_a_clean_person_with_clean_companies_stays_low_risk(make_runtime, make_s
 def test_unscreened_companies_rule_out_low_risk_and_are_named_in_the_packet(
     make_runtime, make_state, store
 ):
-    finishes = []
-
-    def skips_companies(context):
-        projection = dict(context.projection, companies_to_screen=[], companies_to_search=[])
-        action = Playbook().next_action(projection)
-        if isinstance(action, Finish):
-            finishes.append(action)
-            if len(finishes) > 1:
-                action.packet.risk_rating = "medium"
-        return ModelReply(action=action)
-
     state = run(
-        make_runtime(FnModel(skips_companies)), make_state("Sarah Linden", subject_type="person")
+        make_runtime(playbook_skipping("companies_to_screen", "companies_to_search")),
+        make_state("Sarah Linden", subject_type="person"),
     )
     (rejected,) = events_of(store, state, "final_rejected")
     assert rejected.data["errors"] == [
