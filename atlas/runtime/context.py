@@ -24,7 +24,8 @@ from atlas.runtime.state import AtlasState, HeldDirectorship
 from atlas.runtime.tools.registry import ToolRegistry
 
 # 2: the record shows send-backs and replies; 3: answers carry the runtime's pick;
-# 4: the record names registry entities of the other type than the case's
+# 4: the record names registry entities of the other type than the case's; 5: the
+# companies the subject person directs, to screen and search
 PROMPT_VERSION = "atlas-prompt/5"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"

@@ -13,12 +13,16 @@ from atlas.runtime.state import AtlasState, HeldDirectorship
 def directorship_step(entity_id: str) -> str:
     """The completed step for screening one company the subject directs (hashed, as the
     director steps are: ids come from a tool)."""
-    return f"screen_directorship:{hashlib.sha256(entity_id.encode()).hexdigest()[:10]}"
+    return _step("screen_directorship", entity_id)
 
 
 def directorship_media_step(entity_id: str) -> str:
     """The completed step for searching adverse media on one company the subject directs."""
-    return f"search_directorship:{hashlib.sha256(entity_id.encode()).hexdigest()[:10]}"
+    return _step("search_directorship", entity_id)
+
+
+def _step(kind: str, entity_id: str) -> str:
+    return f"{kind}:{hashlib.sha256(entity_id.encode()).hexdigest()[:10]}"
 
 
 def directorships(state: AtlasState) -> list[HeldDirectorship]:
@@ -53,5 +57,6 @@ def directorship_named(state: AtlasState, arguments: dict) -> HeldDirectorship |
 
 
 def directed_by_the_subject(company: HeldDirectorship) -> str:
-    """Whom a screening of the company is about, as evidence and packets say it."""
+    """Whom a screen of the company, or a media search on it, is about, as evidence and
+    packets say it."""
     return f"{company.label()}, a company the subject directs"

@@ -55,11 +55,11 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
 
 def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
     """What every packet carries, whatever the model wrote: the conflicts nobody resolved,
-    with both sides, the directors and the subject's companies nobody screened, the attached
-    documents the run did not read, and each time a reviewer sent a packet back, with the
+    with both sides, the directors nobody screened, the subject's companies nobody screened
+    or searched, the attached documents the run did not read, and each time a reviewer sent a packet back, with the
     analyst's reply."""
     packet = _with_unscreened_directors(s, _with_conflicts(s, packet))
-    packet = _with_unread_documents(s, _with_unscreened_directorships(s, packet))
+    packet = _with_unread_documents(s, _with_unresearched_directorships(s, packet))
     packet = _with_documents_about_others(s, packet)
     return packet.model_copy(update={"review_history": list(s.packet_reviews)})
 
@@ -73,7 +73,9 @@ def _with_unscreened_directors(s: AtlasState, packet: DueDiligencePacket) -> Due
     return packet.model_copy(update={"open_gaps": gaps})
 
 
-def _with_unscreened_directorships(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
+def _with_unresearched_directorships(
+    s: AtlasState, packet: DueDiligencePacket
+) -> DueDiligencePacket:
     gaps = list(packet.open_gaps)
     not_done = [(c, "screened against the sanctions lists") for c in unscreened_directorships(s)]
     not_done += [(c, "searched for adverse media") for c in unsearched_directorships(s)]
