@@ -6,6 +6,7 @@ exposed to it, whether or not they are named themselves."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 from atlas.runtime.state import AtlasState, HeldDirectorship
 
@@ -34,19 +35,17 @@ def directorships(state: AtlasState) -> list[HeldDirectorship]:
 
 
 def unscreened_directorships(state: AtlasState) -> list[HeldDirectorship]:
-    return [
-        company
-        for company in directorships(state)
-        if directorship_step(company.entity_id) not in state.completed_steps
-    ]
+    return _without(state, directorship_step)
 
 
 def unsearched_directorships(state: AtlasState) -> list[HeldDirectorship]:
-    return [
-        company
-        for company in directorships(state)
-        if directorship_media_step(company.entity_id) not in state.completed_steps
-    ]
+    return _without(state, directorship_media_step)
+
+
+def _without(state: AtlasState, step: Callable[[str], str]) -> list[HeldDirectorship]:
+    """The companies the subject directs whose `step` is not done yet."""
+    done = set(state.completed_steps)
+    return [c for c in directorships(state) if step(c.entity_id) not in done]
 
 
 def directorship_named(state: AtlasState, arguments: dict) -> HeldDirectorship | None:

@@ -12,8 +12,8 @@ from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import AtlasState, Signal, user_status_for
 from atlas.runtime.wording import unresolved_conflict_gap
 
-# Pending requirements (atlas.runtime.progress) as a reviewer reads them; documents,
-# directors and conflicts are named in gaps of their own.
+# Pending requirements (atlas.runtime.progress) as a reviewer reads them; the others
+# (documents, directors, the subject's companies, conflicts) are named in gaps of their own.
 STILL_TO_DO = {
     "select_entity": "match the subject to exactly one registry entity",
     "screen_sanctions": "sanctions screening",
@@ -27,17 +27,9 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
     subject_name = s.selected_entity.name if s.selected_entity else s.brief.subject
     pending = pending_requirements(s)
     gaps = [
-        f"Still to do: {STILL_TO_DO.get(item.split(':')[0], item)}."
-        for item in pending
-        if not item.startswith(
-            (
-                "resolve_conflict",
-                "extract:",
-                "screen_director:",
-                "screen_directorship:",
-                "search_directorship:",
-            )
-        )
+        f"Still to do: {STILL_TO_DO[kind]}."
+        for kind in (item.split(":")[0] for item in pending)
+        if kind in STILL_TO_DO
     ]
     gaps.append(f"Stopped early: {user_status_for('awaiting_review', reason)}")
     rejections = [o for o in s.observations if o.error_type == "packet_rejected"]

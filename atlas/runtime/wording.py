@@ -28,3 +28,14 @@ def fact_label(fact: str) -> str:
 
 def unresolved_conflict_gap(fact: str) -> str:
     return f"Unresolved conflict on {fact_words(fact)}: sources disagree."
+
+
+def listed(names: list[str], conjunction: str = "") -> str:
+    """Names in a sentence, the last after `conjunction` ("or") when given. Names with an
+    aside of their own ("X (LT), a company the subject directs") are kept apart by
+    semicolons, not commas."""
+    separator = "; " if any("," in name for name in names) else ", "
+    if not conjunction or len(names) < 2:
+        return separator.join(names)
+    before_last = "; " if separator == "; " else " "  # "A, B or C"; "A; B; or C"
+    return separator.join(names[:-1]) + f"{before_last}{conjunction} {names[-1]}"

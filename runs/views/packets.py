@@ -13,7 +13,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.http import content_disposition_header
 
 from atlas.runtime.state import Signal
-from atlas.runtime.wording import fact_label, fact_words
+from atlas.runtime.wording import fact_label, fact_words, listed
 from reviews.models import HumanDecision, ReviewItem
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.evidence_links import anchor, cited_findings, web_link
@@ -143,9 +143,7 @@ def _whom(evidence: list[dict], signal: str) -> str:
     if not others:
         return ""
     on_subject = about.count("")
-    # "X (RU), a company the subject directs" has a comma of its own.
-    separator = "; " if any("," in other for other in others) else ", "
-    return f" ({'on the subject and ' if on_subject else ''}on {separator.join(others)})"
+    return f" ({'on the subject and ' if on_subject else ''}on {listed(others)})"
 
 
 def packet_context(run: Run) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from atlas.runtime.decisions import (
 from atlas.runtime.directors import screenable
 from atlas.runtime.state import Signal, candidate_label
 from atlas.runtime.tools.schemas import other_entity_type
-from atlas.runtime.wording import counted, unresolved_conflict_gap
+from atlas.runtime.wording import counted, listed, unresolved_conflict_gap
 
 MAX_FINDINGS = 12
 
@@ -291,26 +291,16 @@ def sanctions_summary(screenings: list[dict[str, Any]]) -> str:
         directors = [whom for whom in cleared if whom.startswith("director ")]
         companies = [whom for whom in cleared if whom not in directors and whom != "the subject"]
         if directors:
-            summary += f" No hits either for {_joined(directors)}, screened by name."
+            summary += f" No hits either for {listed(directors, 'or')}, screened by name."
         if companies:
-            summary += f" No hits either for {_joined(companies)}."
+            summary += f" No hits either for {listed(companies, 'or')}."
         return summary
     count = sum(len(lists) for lists in hits.values())
     summary = f"{counted(count, 'sanctions hit')}: " + "; ".join(
         f"on {whom} ({', '.join(lists)})" for whom, lists in hits.items()
     )
     cleared = [whom for whom in cleared if whom not in hits]
-    return summary + (f". No hits for {_joined(cleared)}." if cleared else ".")
-
-
-def _joined(names: list[str]) -> str:
-    if len(names) == 1:
-        return names[0]
-    # Names with an aside of their own ("X (LT), a company the subject directs") need more
-    # than a comma between them.
-    if any("," in name for name in names):
-        return "; ".join(names[:-1]) + "; or " + names[-1]
-    return ", ".join(names[:-1]) + " or " + names[-1]
+    return summary + (f". No hits for {listed(cleared, 'or')}." if cleared else ".")
 
 
 def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDiligencePacket:
