@@ -429,7 +429,7 @@ def test_attaching_while_the_run_asks_warns_when_it_has_too_few_iterations_left(
     page = client.get(attach(client, item.case)["Location"]).content.decode()
     assert "The run reads it once you answer its question." in page
     assert "iterations left, too few" not in page
-    Run.objects.filter(pk=item.run_id).update(iterations=11)  # of 12
+    Run.objects.filter(pk=item.run_id).update(iterations=15)  # of 16
     response = attach(client, item.case, name="register.txt", content=b"Directors: John Doe\n")
     page = client.get(response["Location"]).content.decode()
     assert (

@@ -226,7 +226,10 @@ def test_a_packet_with_a_listed_director_says_whom_the_hits_are_on(client, tenan
     assert run.matched_entity == "Amber Coast Freight UAB (LT)"  # mirrored for the lists
     client_for(client, analyst)
     packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
-    assert "On the evidence of 2 sanctions hits (on director Dmitry Volkov)." in packet
+    assert (
+        "On the evidence of 2 sanctions hits (on director Dmitry Volkov); 2 adverse articles "
+        "(on director Dmitry Volkov)." in packet
+    )
     case_page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
     assert "Found no articles for &#x27;Amber Coast Freight UAB&#x27;." in case_page
 

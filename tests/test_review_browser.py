@@ -138,11 +138,11 @@ def test_a_reviewer_resolves_the_directors_conflict_side_by_side(
     resolution = page.locator(".resolution").inner_text()
     assert "“Helen Carter, Viktor Petrenko” stands" in resolution
     assert "decided by Reviewer" in resolution
-    # Step 7 proposed the escalated packet (after resolving, screening, a media search and
-    # screening three directors); the packet after the resolution is step 8's.
+    # Step 10 proposed the escalated packet (after resolving, screening, a media search, and
+    # screening and searching three directors); the packet after the resolution is step 11's.
     wait_for(
         lambda: ReviewItem.objects.filter(
-            run=run, kind=ReviewItem.Kind.SIGNOFF, status=ReviewItem.Status.OPEN, key="packet-8"
+            run=run, kind=ReviewItem.Kind.SIGNOFF, status=ReviewItem.Status.OPEN, key="packet-11"
         ).exists(),
         "the worker to apply the resolution and propose a new packet",
     )

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.runtime.decisions import next_action_json_schema
-from atlas.runtime.directors import unscreened_directors
+from atlas.runtime.directors import unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
 from atlas.runtime.policy import TenantPolicy, tool_allowed_in_state
 from atlas.runtime.progress import pending_requirements
@@ -25,8 +25,9 @@ from atlas.runtime.tools.registry import ToolRegistry
 
 # 2: the record shows send-backs and replies; 3: answers carry the runtime's pick;
 # 4: the record names registry entities of the other type than the case's; 5: the
-# companies the subject person directs, to screen and search
-PROMPT_VERSION = "atlas-prompt/5"
+# companies the subject person directs, to screen and search; 6: the directors to search
+# adverse media on
+PROMPT_VERSION = "atlas-prompt/6"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
 MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see
@@ -49,7 +50,8 @@ Rules (trusted, from the operator):
   The runtime reads each answer: picked_entity_id is the candidate it names (empty when it
   names none, and then ask again); only that candidate can become the subject.
 - Screen sanctions and search adverse media before finishing; screen each director in
-  directors_to_screen by name; screen each company in companies_to_screen and search
+  directors_to_screen by name, and search adverse media on each in directors_to_search
+  with the name as the query; screen each company in companies_to_screen and search
   adverse media on each in companies_to_search (companies the subject person directs) by
   its entity_id; extract attached documents.
 - Every finding cites evidence ids you have been shown. A sanctions hit means high risk.
@@ -159,6 +161,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         "pending_requirements": pending_requirements(state),
         # Named here, in the fenced record: a step in the clear names a director by hash.
         "directors_to_screen": [redact(name) for name in unscreened_directors(state)],
+        "directors_to_search": [redact(name) for name in unsearched_directors(state)],
         "companies_to_screen": _companies(unscreened_directorships(state)),
         "companies_to_search": _companies(unsearched_directorships(state)),
         "answered_questions": [

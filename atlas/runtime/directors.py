@@ -1,12 +1,14 @@
-"""The directors of the subject company, and which of them are screened against the
-sanctions lists: each is screened by name, as a step of its own."""
+"""The directors of the subject company, and which of them are researched: each is
+screened against the sanctions lists and searched for adverse media by name, as steps of
+their own. A company run by someone under investigation is exposed to it."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 from atlas.runtime.state import AtlasState
-from atlas.runtime.tools.schemas import NAME_MAX_LENGTH
+from atlas.runtime.tools.schemas import NAME_MAX_LENGTH, QUERY_MAX_LENGTH, QUERY_MIN_LENGTH
 from atlas.runtime.world.normalize import normalize_person
 
 # How a directors fact's display value joins the names a source gives.
@@ -16,8 +18,16 @@ SEPARATOR = ", "
 def director_step(name: str) -> str:
     """The completed step for screening one director. A hash, not the name: names come
     from tools, and steps are shown to the model outside the untrusted-data fence."""
-    digest = hashlib.sha256(normalize_person(name).encode()).hexdigest()[:10]
-    return f"screen_director:{digest}"
+    return _step("screen_director", name)
+
+
+def director_media_step(name: str) -> str:
+    """The completed step for searching adverse media on one director."""
+    return _step("search_director", name)
+
+
+def _step(kind: str, name: str) -> str:
+    return f"{kind}:{hashlib.sha256(normalize_person(name).encode()).hexdigest()[:10]}"
 
 
 def directors(state: AtlasState) -> list[str]:
@@ -46,14 +56,39 @@ def screenable(name: str) -> bool:
     return 0 < len(name) <= NAME_MAX_LENGTH
 
 
+def searchable(name: str) -> bool:
+    """Whether the media search takes the name as its query."""
+    return QUERY_MIN_LENGTH <= len(name) <= QUERY_MAX_LENGTH
+
+
 def unscreened_directors(state: AtlasState) -> list[str]:
-    return [name for name in directors(state) if director_step(name) not in state.completed_steps]
+    return _without(state, director_step)
+
+
+def unsearched_directors(state: AtlasState) -> list[str]:
+    return _without(state, director_media_step)
+
+
+def _without(state: AtlasState, step: Callable[[str], str]) -> list[str]:
+    """The directors whose `step` is not done yet."""
+    done = set(state.completed_steps)
+    return [name for name in directors(state) if step(name) not in done]
 
 
 def screened_director(state: AtlasState, arguments: dict) -> str | None:
     """The director a screen by name alone is for; None when the screen is of the subject
     itself (by entity id, or by a name no director has, such as the subject's own)."""
-    name = arguments.get("name")
+    return _director_named(state, arguments, "name")
+
+
+def searched_director(state: AtlasState, arguments: dict) -> str | None:
+    """The director a media search by query alone is for, as `screened_director` reads a
+    screen."""
+    return _director_named(state, arguments, "query")
+
+
+def _director_named(state: AtlasState, arguments: dict, field: str) -> str | None:
+    name = arguments.get(field)
     if not name or arguments.get("entity_id"):
         return None
     key = normalize_person(name)

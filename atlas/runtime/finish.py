@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from atlas.runtime.decisions import DueDiligencePacket, Finish
-from atlas.runtime.directors import unscreened_directors
+from atlas.runtime.directors import unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
 from atlas.runtime.packets import with_open_issues
 from atlas.runtime.state import (
@@ -94,6 +94,11 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
         errors.append(
             "Not every director of the subject has been screened against the sanctions "
             "lists (see directors_to_screen): that rules out a low risk rating."
+        )
+    if unsearched_directors(s) and packet.risk_rating == "low":
+        errors.append(
+            "Adverse media has not been searched on every director of the subject (see "
+            "directors_to_search): that rules out a low risk rating."
         )
     if unscreened_directorships(s) and packet.risk_rating == "low":
         errors.append(

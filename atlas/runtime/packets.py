@@ -6,7 +6,7 @@ from __future__ import annotations
 from atlas.runtime.adapters.playbook import draft_packet
 from atlas.runtime.context import project_state
 from atlas.runtime.decisions import DueDiligencePacket, PacketConflict, PacketConflictValue
-from atlas.runtime.directors import unscreened_directors
+from atlas.runtime.directors import unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import AtlasState, Signal, user_status_for
@@ -47,56 +47,52 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
 
 def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
     """What every packet carries, whatever the model wrote: the conflicts nobody resolved,
-    with both sides, the directors nobody screened, the subject's companies nobody screened
-    or searched, the attached documents the run did not read, and each time a reviewer sent a packet back, with the
-    analyst's reply."""
-    packet = _with_unscreened_directors(s, _with_conflicts(s, packet))
-    packet = _with_unread_documents(s, _with_unresearched_directorships(s, packet))
-    packet = _with_documents_about_others(s, packet)
-    return packet.model_copy(update={"review_history": list(s.packet_reviews)})
+    with both sides; as open gaps, the directors and the subject's companies nobody
+    screened or searched, the attached documents the run did not read and those about
+    another company; and each time a reviewer sent a packet back, with the analyst's
+    reply."""
+    gaps = [
+        *_unresearched_directors(s),
+        *_unresearched_directorships(s),
+        *_unread_documents(s),
+        *_documents_about_others(s),
+    ]
+    packet = _with_conflicts(s, packet)
+    open_gaps = list(packet.open_gaps)
+    open_gaps += [line for line in dict.fromkeys(gaps) if line not in open_gaps]
+    return packet.model_copy(
+        update={"open_gaps": open_gaps, "review_history": list(s.packet_reviews)}
+    )
 
 
-def _with_unscreened_directors(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
-    gaps = list(packet.open_gaps)
-    for name in unscreened_directors(s):
-        line = f"Director {name} was not screened against the sanctions lists."
-        if line not in gaps:
-            gaps.append(line)
-    return packet.model_copy(update={"open_gaps": gaps})
+def _unresearched_directors(s: AtlasState) -> list[str]:
+    not_done = [(name, "screened against the sanctions lists") for name in unscreened_directors(s)]
+    not_done += [(name, "searched for adverse media") for name in unsearched_directors(s)]
+    return [f"Director {name} was not {what}." for name, what in not_done]
 
 
-def _with_unresearched_directorships(
-    s: AtlasState, packet: DueDiligencePacket
-) -> DueDiligencePacket:
-    gaps = list(packet.open_gaps)
+def _unresearched_directorships(s: AtlasState) -> list[str]:
     not_done = [(c, "screened against the sanctions lists") for c in unscreened_directorships(s)]
     not_done += [(c, "searched for adverse media") for c in unsearched_directorships(s)]
-    for company, what in not_done:
-        line = f"{company.label()}, a company the subject directs, was not {what}."
-        if line not in gaps:
-            gaps.append(line)
-    return packet.model_copy(update={"open_gaps": gaps})
+    return [f"{c.label()}, a company the subject directs, was not {what}." for c, what in not_done]
 
 
-def _with_documents_about_others(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
-    gaps = list(packet.open_gaps)
-    for item in s.evidence:
-        if Signal.ANOTHER_COMPANY in item.signals:
-            line = f"{item.source_label} is about another company: explain why it was supplied."
-            if line not in gaps:
-                gaps.append(line)
-    return packet.model_copy(update={"open_gaps": gaps})
+def _documents_about_others(s: AtlasState) -> list[str]:
+    return [
+        f"{item.source_label} is about another company: explain why it was supplied."
+        for item in s.evidence
+        if Signal.ANOTHER_COMPANY in item.signals
+    ]
 
 
-def _with_unread_documents(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
+def _unread_documents(s: AtlasState) -> list[str]:
     """Every document attached to the case that the run did not read (never asked for, or
-    its file could not be read) is named in the packet's open gaps."""
-    gaps = list(packet.open_gaps)
-    for document in s.brief.documents:
-        line = f"Uploaded document “{document.name}” was not read."
-        if f"extract:{document.document_id}" not in s.completed_steps and line not in gaps:
-            gaps.append(line)
-    return packet.model_copy(update={"open_gaps": gaps})
+    its file could not be read)."""
+    return [
+        f"Uploaded document “{document.name}” was not read."
+        for document in s.brief.documents
+        if f"extract:{document.document_id}" not in s.completed_steps
+    ]
 
 
 def _with_conflicts(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:

@@ -5,7 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 
-from atlas.runtime.directors import director_step, unscreened_directors
+from atlas.runtime.directors import (
+    director_media_step,
+    director_step,
+    unscreened_directors,
+    unsearched_directors,
+)
 from atlas.runtime.directorships import (
     directorship_media_step,
     directorship_step,
@@ -28,6 +33,7 @@ def pending_requirements(state: AtlasState) -> list[str]:
     if "search_adverse_media" not in state.completed_steps:
         pending.append("search_adverse_media")
     pending.extend(director_step(name) for name in unscreened_directors(state))
+    pending.extend(director_media_step(name) for name in unsearched_directors(state))
     pending.extend(directorship_step(c.entity_id) for c in unscreened_directorships(state))
     pending.extend(directorship_media_step(c.entity_id) for c in unsearched_directorships(state))
     for document in state.brief.documents:

@@ -15,7 +15,12 @@ from typing import Any
 from atlas.runtime.context import clipped
 from atlas.runtime.decisions import CallTool
 from atlas.runtime.directors import SEPARATOR as DIRECTORS_SEPARATOR
-from atlas.runtime.directors import director_step, screened_director
+from atlas.runtime.directors import (
+    director_media_step,
+    director_step,
+    screened_director,
+    searched_director,
+)
 from atlas.runtime.directorships import (
     directed_by_the_subject,
     directorship_media_step,
@@ -99,8 +104,12 @@ def apply_in_place(
             if screens_the_subject(new, args):
                 _complete(new, "screen_sanctions")
     elif tool == "search_adverse_media":
+        director = searched_director(new, args)
         company = directorship_named(new, args)
-        if company:
+        if director:
+            _apply_media(new, result, step, now, about=f"director {director}")
+            _complete(new, director_media_step(director))
+        elif company:
             _apply_media(new, result, step, now, about=directed_by_the_subject(company))
             _complete(new, directorship_media_step(company.entity_id))
         else:

@@ -132,10 +132,12 @@ NoProgressBudget = Annotated[int, Field(ge=1, le=10_000)]
 
 
 class Budgets(_Model):
-    max_iterations: IterationBudget = 12
+    # A company with three directors and a document takes eleven iterations to research,
+    # and a question or a send-back from a reviewer two or three more.
+    max_iterations: IterationBudget = 16
     # Room for every iteration: a model call's context grows to about 5,000 tokens by the
-    # end of a full research (a person directing three companies takes ten calls).
-    max_tokens: TokenBudget = 60000
+    # end of a full research.
+    max_tokens: TokenBudget = 80000
     max_cost_usd: CostBudget = Decimal("1.00")
     deadline_seconds: DeadlineBudget = 120
     max_model_errors: ModelErrorBudget = 2

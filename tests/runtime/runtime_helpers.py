@@ -117,6 +117,11 @@ def events_of(store: MemoryRunStore, state: AtlasState, type_: str) -> list:
     return [e for e in store.events[state.run_id] if e.type == type_]
 
 
+def stored_observations(store: MemoryRunStore, state: AtlasState) -> list:
+    """Every observation of the run, in order (the state keeps only the latest few)."""
+    return store.observations[state.run_id]
+
+
 def playbook_skipping(*keys: str) -> FnModel:
     """The playbook as a model that never sees the work listed under `keys` of the
     projection ("directors_to_screen"): its low rating is refused, so it offers medium."""
@@ -155,6 +160,6 @@ def run(runtime: Runtime, state: AtlasState) -> AtlasState:
 # The standard clean trajectory of one playbook iteration that runs a tool.
 TOOL_TURN = ["model_requested", "model_decision", "tool_started", "tool_succeeded"]
 FINISH_TURN = ["model_requested", "model_decision", "finish_proposed"]
-# After its media search the playbook screens each director of the company by name:
-# Acme Analytics has two.
-ACME_DIRECTOR_SCREENS = TOOL_TURN * 2
+# After its media search the playbook screens each director of the company by name, then
+# searches adverse media on each: Acme Analytics has two.
+ACME_DIRECTOR_STEPS = TOOL_TURN * 4

@@ -1,4 +1,5 @@
-"""Each director of the subject company is screened against the sanctions lists by name."""
+"""Each director of the subject company is screened against the sanctions lists and
+searched for adverse media by name."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ from runtime_helpers import FnModel, events_of, playbook_skipping, run, tool_arg
 from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.context import FENCE_OPEN, build_context
-from atlas.runtime.directors import director_step, directors, unscreened_directors
+from atlas.runtime.directors import (
+    director_media_step,
+    director_step,
+    directors,
+    unscreened_directors,
+    unsearched_directors,
+)
 from atlas.runtime.policy import TenantPolicy
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import AttachedDocument, ConflictResolutionRecord, Signal
@@ -88,6 +95,77 @@ def test_unscreened_directors_rule_out_low_risk_and_are_named_in_the_packet(
     ]
 
 
+def test_adverse_media_on_a_director_makes_a_clean_company_medium_risk(
+    make_runtime, make_state, store
+):
+    """Harrow Bay Freight is on no list and in no article, but one of its directors was
+    convicted of customs fraud."""
+    state = run(make_runtime(), make_state("Harrow Bay Freight", jurisdiction="GB"))
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert tool_arguments(store, state, "search_adverse_media") == [
+        {"query": "Harrow Bay Freight Ltd", "entity_id": "co-harrow-bay-freight-gb"},
+        {"query": "Colin Marsh"},
+        {"query": "Anita Rao"},
+    ]
+    assert unsearched_directors(state) == []
+    (article,) = [e for e in state.evidence if e.source_id == "article:art-marsh-001"]
+    assert (article.about, Signal.ADVERSE in article.signals) == ("director Colin Marsh", True)
+    packet = state.proposed_packet
+    assert packet.risk_rating == "medium"
+    conviction = "Haulage director Colin Marsh convicted of customs fraud (on director Colin Marsh)"
+    assert packet.adverse_media_summary.endswith(conviction)
+    assert any(f.claim.endswith(conviction) for f in packet.findings)
+    assert "No adverse media found for director Anita Rao." in [f.claim for f in packet.findings]
+
+
+def test_a_search_on_a_director_does_not_count_as_the_subjects(make_runtime, make_state, store):
+    state = run(make_runtime(playbook_skipping("directors_to_screen")), make_state())
+    assert director_media_step("Sarah Linden") in state.completed_steps
+    searches = tool_arguments(store, state, "search_adverse_media")
+    assert searches[0] == {"query": "Acme Analytics Ltd", "entity_id": "co-acme-analytics-gb"}
+    assert [s.get("entity_id") for s in searches[1:]] == [None, None]
+    assert [e.about for e in state.evidence if e.about.startswith("director")] == [
+        "director Sarah Linden",
+        "director Tom Becker",
+    ]
+
+
+def test_unsearched_directors_rule_out_low_risk_and_are_named_in_the_packet(
+    make_runtime, make_state, store
+):
+    state = run(make_runtime(playbook_skipping("directors_to_search")), make_state())
+    (rejected,) = events_of(store, state, "final_rejected")
+    assert rejected.data["errors"] == [
+        "Adverse media has not been searched on every director of the subject (see "
+        "directors_to_search): that rules out a low risk rating."
+    ]
+    assert state.proposed_packet.risk_rating == "medium"
+    assert state.proposed_packet.open_gaps == [
+        "Director Sarah Linden was not searched for adverse media.",
+        "Director Tom Becker was not searched for adverse media.",
+    ]
+    assert pending_requirements(state)[-2:] == [
+        director_media_step("Sarah Linden"),
+        director_media_step("Tom Becker"),
+    ]
+
+
+def test_with_media_search_forbidden_the_directors_are_named_not_tried(
+    make_runtime, make_state, store
+):
+    """A tool the tenant forbids is not offered to the model: the playbook leaves the
+    directors to the packet's gaps instead of running into a denial for each."""
+    runtime = make_runtime(tenant_policy=TenantPolicy(forbidden_tools=["search_adverse_media"]))
+    state = run(runtime, make_state())
+    assert state.termination_reason == "finish_proposed"
+    assert len(events_of(store, state, "policy_denied")) == 1  # the subject's own search
+    assert state.proposed_packet.risk_rating == "medium"
+    assert state.proposed_packet.open_gaps[-2:] == [
+        "Director Sarah Linden was not searched for adverse media.",
+        "Director Tom Becker was not searched for adverse media.",
+    ]
+
+
 def test_directors_named_by_any_source_count_until_a_reviewer_settles_the_conflict(
     make_runtime, make_state
 ):
@@ -110,6 +188,8 @@ def test_director_names_reach_the_model_only_inside_the_untrusted_data_fence(
     assert director_step("Viktor Petrenko") in trusted
     assert "Viktor Petrenko" not in trusted
     assert '"directors_to_screen": ["Helen Carter", "James Whitfield", "Viktor Petrenko"]' in fenced
+    assert '"directors_to_search": ["Helen Carter", "James Whitfield", "Viktor Petrenko"]' in fenced
+    assert director_media_step("Viktor Petrenko") in trusted
 
 
 def acme_directed_by(*names: str) -> World:

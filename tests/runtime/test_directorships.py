@@ -93,6 +93,12 @@ def test_adverse_media_on_a_company_the_person_directs_rules_out_low_risk(
         "2 adverse articles: Example Business News, 2024-06-03: Crescent Minerals under fraud "
         "investigation (on Crescent Minerals PLC (GB), a company the subject directs);"
     )
+    # Each article's finding names the company too, not only the summary.
+    article_findings = [f.claim for f in packet.findings if "Example Business News" in f.claim]
+    assert article_findings and all(
+        f.endswith("(on Crescent Minerals PLC (GB), a company the subject directs)")
+        for f in article_findings
+    )
     low = packet.model_copy(update={"risk_rating": "low"})
     assert any("Adverse media or a politically" in e for e in validate_finish(state, low))
 

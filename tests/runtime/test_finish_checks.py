@@ -87,12 +87,15 @@ def test_a_packet_must_name_every_hit_and_the_entity_the_run_matched(
     assert "Synthetic OFAC SDN" in state.proposed_packet.sanctions_result
 
 
-# Acme matched and screened, with both its directors, by a scripted model.
+# Acme matched and screened, with both its directors screened and searched, by a scripted
+# model.
 ACME_SCREENED = [
     call("resolve_entity", name="Acme Analytics", jurisdiction="GB", entity_type="company"),
     call("screen_sanctions", entity_id="co-acme-analytics-gb"),
     call("screen_sanctions", name="Sarah Linden"),
     call("screen_sanctions", name="Tom Becker"),
+    call("search_adverse_media", query="Sarah Linden"),
+    call("search_adverse_media", query="Tom Becker"),
 ]
 UNSEARCHED = "Adverse media has not been searched: that rules out a low risk rating."
 

@@ -127,10 +127,10 @@ def test_a_budget_extension_resumes_a_stopped_run(make_runtime, make_state, stor
     state = runtime.apply_human_input(
         state,
         BudgetExtension(
-            decision_id="d-1", actor="rita", extra_iterations=5, extra_cost_usd=Decimal("0.5")
+            decision_id="d-1", actor="rita", extra_iterations=6, extra_cost_usd=Decimal("0.5")
         ),
     )
-    assert state.budgets.max_iterations == 7
+    assert state.budgets.max_iterations == 8
     assert state.budgets.max_cost_usd == Decimal("1.50")
     state = runtime.run_until_pause(state)
     assert state.termination_reason == "finish_proposed"
@@ -224,9 +224,9 @@ def test_a_document_attached_during_the_wait_is_given_to_the_run_with_the_answer
 @pytest.mark.parametrize(
     ("max_iterations", "note"),
     [
-        (7, "the run has no iterations left"),
-        (8, "one iteration left, enough to send the packet back but not to read a document"),
-        (12, None),
+        (9, "the run has no iterations left"),
+        (10, "one iteration left, enough to send the packet back but not to read a document"),
+        (14, None),
     ],
 )
 def test_the_analyst_is_told_when_the_budget_left_cannot_read_a_document(
@@ -234,7 +234,7 @@ def test_the_analyst_is_told_when_the_budget_left_cannot_read_a_document(
 ):
     runtime = make_runtime()
     state = run(runtime, make_state(max_iterations=max_iterations))
-    assert state.iteration == 6  # the packet was the sixth decision
+    assert state.iteration == 8  # the packet was the eighth decision
     state = run(runtime, runtime.apply_human_input(state, SENT_BACK))
     question = state.pending_question.question
     if note is None:
@@ -245,7 +245,7 @@ def test_the_analyst_is_told_when_the_budget_left_cannot_read_a_document(
 
 def test_a_packet_that_stops_early_after_a_send_back_keeps_the_exchange(make_runtime, make_state):
     runtime = make_runtime()
-    state = run(runtime, make_state(max_iterations=7))
+    state = run(runtime, make_state(max_iterations=9))
     state = run(runtime, runtime.apply_human_input(state, SENT_BACK))
     state = run(runtime, answered(runtime, state, "Checked.", decision_id="d-2", actor="alex"))
     assert (state.status, state.termination_reason) == ("awaiting_review", "max_iterations")
@@ -298,8 +298,8 @@ def test_only_the_documents_attached_when_the_answer_was_sent_go_with_it(
 class IgnoresReviews(Playbook):
     """A decision maker that proposes its packet again whatever the reviewer said."""
 
-    def next_action(self, p):
-        return super().next_action({**p, "packet_reviews": []})
+    def next_action(self, p, offered=None):
+        return super().next_action({**p, "packet_reviews": []}, offered)
 
 
 def test_the_same_packet_is_not_sent_back_before_the_analyst_replies(

@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import pytest
 from runtime_helpers import (
-    ACME_DIRECTOR_SCREENS,
+    ACME_DIRECTOR_STEPS,
     FINISH_TURN,
     TOOL_TURN,
     FnModel,
@@ -18,6 +18,7 @@ from runtime_helpers import (
     events_of,
     one_sentence,
     run,
+    stored_observations,
     types,
 )
 
@@ -66,12 +67,12 @@ def test_invalid_json_once_gets_a_repair_turn(make_runtime, make_state, store):
         "model_requested",
         "model_failed",
         *TOOL_TURN * 3,
-        *ACME_DIRECTOR_SCREENS,
+        *ACME_DIRECTOR_STEPS,
         *FINISH_TURN,
     ]
     failed = events_of(store, state, "model_failed")[0]
     assert failed.data["error_type"] == "invalid_json"
-    assert "rejected" in state.observations[0].error_message
+    assert "rejected" in stored_observations(store, state)[0].error_message
 
 
 def test_too_many_model_errors_in_a_row_fail_the_run(make_runtime, make_state, store):
@@ -116,7 +117,7 @@ def test_an_unknown_tool_is_rejected_and_the_loop_goes_on(make_runtime, make_sta
         "model_decision",
         "tool_rejected",
         *TOOL_TURN * 3,
-        *ACME_DIRECTOR_SCREENS,
+        *ACME_DIRECTOR_STEPS,
         *FINISH_TURN,
     ]
     assert events_of(store, state, "tool_rejected")[0].data == {
@@ -136,7 +137,7 @@ def test_invalid_arguments_are_rejected_without_running_the_tool(make_runtime, m
         "model_decision",
         "tool_rejected",
     ]
-    assert state.observations[0].error_type == "invalid_arguments"
+    assert stored_observations(store, state)[0].error_type == "invalid_arguments"
 
 
 def test_it_blocks_an_identical_action(make_runtime, make_state, store):
@@ -150,7 +151,7 @@ def test_it_blocks_an_identical_action(make_runtime, make_state, store):
         "model_decision",
         "duplicate_action_blocked",
         *TOOL_TURN * 2,
-        *ACME_DIRECTOR_SCREENS,
+        *ACME_DIRECTOR_STEPS,
         *FINISH_TURN,
     ]
     resolves = [
@@ -231,7 +232,7 @@ def test_an_oversized_result_is_stored_whole_and_shown_bounded(make_runtime, mak
         "tool_started",
         "result_truncated",
         "tool_succeeded",
-        *ACME_DIRECTOR_SCREENS,
+        *ACME_DIRECTOR_STEPS,
         *FINISH_TURN,
     ]
     record = next(r for r in store.tool_calls.values() if r.tool == "search_adverse_media")
@@ -260,7 +261,7 @@ def test_a_policy_denial_is_not_executed_and_stays_blocked(make_runtime, make_st
         "model_decision",
         "policy_denied",
         *TOOL_TURN * 3,
-        *ACME_DIRECTOR_SCREENS,
+        *ACME_DIRECTOR_STEPS,
         *TOOL_TURN,
         *FINISH_TURN,
     ]
@@ -603,12 +604,14 @@ def test_transport_errors_are_retried_then_become_a_typed_failure(make_runtime, 
         "tool_started",
         "tool_failed",
         *TOOL_TURN * 2,
-        *ACME_DIRECTOR_SCREENS,
+        *ACME_DIRECTOR_STEPS,
         *FINISH_TURN,
     ]
     failed = events_of(store, state, "tool_failed")[0].data
     assert failed["error_type"] == "timeout" and failed["retryable"] is True
-    failure = next(o for o in state.observations if o.name == "screen_sanctions" and not o.ok)
+    failure = next(
+        o for o in stored_observations(store, state) if o.name == "screen_sanctions" and not o.ok
+    )
     assert failure.error_type == "timeout" and "after 3 attempts" in failure.error_message
 
 
@@ -678,10 +681,10 @@ def test_ask_human_waits_for_input_and_the_answer_is_an_observation(
         "clarification_received",
         "run_resumed",
         *TOOL_TURN * 3,
-        *TOOL_TURN * 2,  # screening the Singapore company's two directors
+        *TOOL_TURN * 4,  # screening the Singapore company's two directors, then their media
         *FINISH_TURN,
     ]
-    human = [o for o in state.observations if o.source == "human"]
+    human = [o for o in stored_observations(store, state) if o.source == "human"]
     assert human and "The Singapore one" in human[0].model_view
     resumed = events_of(store, state, "run_resumed")[0].data
     assert resumed == {
@@ -864,7 +867,7 @@ def test_a_signed_off_packet_completes_the_case(make_runtime, make_state, store)
     assert types(store, state) == [
         "run_started",
         *TOOL_TURN * 3,
-        *ACME_DIRECTOR_SCREENS,
+        *ACME_DIRECTOR_STEPS,
         *FINISH_TURN,
         "packet_approved",
         "run_completed",
@@ -895,7 +898,7 @@ def test_a_finish_that_fails_validation_is_rejected_and_the_loop_goes_on(
         "model_decision",
         "final_rejected",
         *TOOL_TURN * 3,
-        *ACME_DIRECTOR_SCREENS,
+        *ACME_DIRECTOR_STEPS,
         *FINISH_TURN,
     ]
     errors = events_of(store, state, "final_rejected")[0].data["errors"]

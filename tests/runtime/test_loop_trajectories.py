@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from runtime_helpers import (
-    ACME_DIRECTOR_SCREENS,
+    ACME_DIRECTOR_STEPS,
     FINISH_TURN,
     TOOL_TURN,
     FnModel,
     call,
     events_of,
     run,
+    stored_observations,
     types,
 )
 
@@ -39,7 +40,9 @@ def test_an_identical_read_is_not_executed_twice(make_runtime, make_state, store
         if e.data["tool"] == "extract_uploaded_document"
     ]
     assert len(reads) == 1
-    blocked = next(o for o in state.observations if o.error_type == "duplicate_action")
+    blocked = next(
+        o for o in stored_observations(store, state) if o.error_type == "duplicate_action"
+    )
     assert "Change the plan or the arguments" in blocked.error_message
 
 
@@ -63,7 +66,7 @@ def test_a_finish_citing_an_unread_source_is_rejected_and_the_loop_goes_on(
     assert types(store, state) == [
         "run_started",
         *TOOL_TURN * 3,
-        *ACME_DIRECTOR_SCREENS,
+        *ACME_DIRECTOR_STEPS,
         "model_requested",
         "model_decision",
         "final_rejected",
@@ -127,7 +130,7 @@ def test_a_failed_tool_call_is_followed_by_a_new_decision_and_a_successful_call(
     ]
     failed = events_of(store, state, "tool_failed")[0].data
     assert failed["error_type"] == "not_found" and failed["retryable"] is False
-    assert state.observations[0].error_type == "not_found"
+    assert stored_observations(store, state)[0].error_type == "not_found"
     assert state.status == "awaiting_review"
 
 

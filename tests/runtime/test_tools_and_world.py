@@ -575,9 +575,10 @@ def test_state_survives_a_json_round_trip(make_runtime, make_state):
     data = json.loads(json.dumps(state.model_dump(mode="json")))
     assert data["model_cost_usd"] == "0" and isinstance(data["tool_cost_usd"], str)
     assert AtlasState.model_validate(data) == state
-    # Registry 0.01, media 0.02, four sanctions screens at 0.05: the subject, then each director
-    # the registry and the news name (Helen Carter, James Whitfield, Viktor Petrenko).
-    assert state.tool_cost_usd == Decimal("0.01") + Decimal("0.05") * 4 + Decimal("0.02")
+    # Registry 0.01; four sanctions screens at 0.05 and four media searches at 0.02: the
+    # subject, then each director the registry and the news name (Helen Carter, James
+    # Whitfield, Viktor Petrenko).
+    assert state.tool_cost_usd == Decimal("0.01") + (Decimal("0.05") + Decimal("0.02")) * 4
 
 
 def test_the_next_action_schema_and_parser():

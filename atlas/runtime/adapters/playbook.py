@@ -26,7 +26,7 @@ from atlas.runtime.decisions import (
     PacketConflictValue,
     Usage,
 )
-from atlas.runtime.directors import screenable
+from atlas.runtime.directors import screenable, searchable
 from atlas.runtime.state import Signal, candidate_label
 from atlas.runtime.tools.schemas import other_entity_type
 from atlas.runtime.wording import counted, listed, unresolved_conflict_gap
@@ -43,7 +43,8 @@ class Playbook:
         return Decimal("0")
 
     def decide(self, context: ModelContext) -> ModelReply:
-        action = self.next_action(context.projection)
+        offered = frozenset(tool["name"] for tool in context.tools)
+        action = self.next_action(context.projection, offered)
         # No model is paid for, but the context it read and the action it wrote are counted
         # like a model's, so token budgets and meters mean the same thing for every adapter.
         usage = Usage(
@@ -52,7 +53,11 @@ class Playbook:
         )
         return ModelReply(action=action, usage=usage)
 
-    def next_action(self, p: dict[str, Any]) -> CallTool | AskHuman | Finish:
+    def next_action(
+        self, p: dict[str, Any], offered: frozenset[str] | None = None
+    ) -> CallTool | AskHuman | Finish:
+        """The next step for the case record `p`, using only the tools `offered` (all of
+        them when None)."""
         case = p["case"]
         done = set(p["completed_steps"])
         selected = p["selected_entity"]
@@ -141,21 +146,16 @@ class Playbook:
             return _call("search_adverse_media", args, "Look for adverse media about the subject.")
         if "search_adverse_media" not in done:
             gaps.append("Adverse media search could not be completed.")
-        for director in p.get("directors_to_screen", []):
-            args = {"name": director}
-            if (
-                not screenable(director)
-                or _denied(p, "screen_sanctions", args)
-                or failures.get("screen_sanctions", 0) >= 2
-            ):
-                continue  # the runtime names every unscreened director in the packet's gaps
-            return _call(
-                "screen_sanctions", args, f"Screen {director}, a director of the subject, by name."
-            )
+        for director_key, tool, field, usable, why in DIRECTOR_STEPS:
+            for director in p.get(director_key, []):
+                args = {field: director}
+                if not usable(director) or _ruled_out(p, offered, failures, tool, args):
+                    continue  # the runtime names each director left out in the packet's gaps
+                return _call(tool, args, why.format(director))
         for company_key, tool, arguments, why in COMPANY_STEPS:
             for company in p.get(company_key, []):
                 args = arguments(company)
-                if _denied(p, tool, args) or failures.get(tool, 0) >= 2:
+                if _ruled_out(p, offered, failures, tool, args):
                     continue  # the runtime names each company left out in the packet's gaps
                 return _call(
                     tool, args, why.format(f"{company['name']} ({company['jurisdiction']})")
@@ -182,6 +182,25 @@ class Playbook:
             return AskHuman(question=question, blocking=True)
         return Finish(packet=draft_packet(p, subject_name, gaps))
 
+
+# What is done for each director of a company subject, by name: (projection key, tool, the
+# argument the name goes in, whether the tool takes the name, why).
+DIRECTOR_STEPS = (
+    (
+        "directors_to_screen",
+        "screen_sanctions",
+        "name",
+        screenable,
+        "Screen {}, a director of the subject, by name.",
+    ),
+    (
+        "directors_to_search",
+        "search_adverse_media",
+        "query",
+        searchable,
+        "Look for adverse media about {}, a director of the subject.",
+    ),
+)
 
 # What is done for each company a person subject directs: (projection key, tool, its
 # arguments for the company, why).
@@ -265,12 +284,36 @@ def _failure_counts(p: dict[str, Any]) -> dict[str, int]:
     return counts
 
 
+def _ruled_out(
+    p: dict[str, Any],
+    offered: frozenset[str] | None,
+    failures: dict[str, int],
+    tool: str,
+    args: dict[str, Any],
+) -> bool:
+    """Whether a call is not worth proposing: its tool is not offered now, the same call
+    was denied, or the tool has failed twice."""
+    return (
+        (offered is not None and tool not in offered)
+        or _denied(p, tool, args)
+        or failures.get(tool, 0) >= 2
+    )
+
+
 def _denied(p: dict[str, Any], tool: str, args: dict[str, Any]) -> bool:
     return any(d["tool"] == tool and d["arguments"] == args for d in p.get("denied_actions", []))
 
 
 def _already_tried(p: dict[str, Any], tool: str, args: dict[str, Any]) -> bool:
     return any(a["tool"] == tool and a["arguments"] == args for a in p.get("executed_actions", []))
+
+
+def _claim(e: dict[str, Any]) -> str:
+    """An evidence item's claim, naming whom an article is about when it was found on
+    someone other than the subject (the other claims name it themselves)."""
+    if e.get("about") and e["source_id"].startswith("article:"):
+        return f"{e['claim']} (on {e['about']})"
+    return e["claim"]
 
 
 def sanctions_summary(screenings: list[dict[str, Any]]) -> str:
@@ -332,22 +375,23 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         or open_conflicts
         or selected is None
         or p.get("directors_to_screen")
+        or p.get("directors_to_search")
         or p.get("companies_to_screen")
         or p.get("companies_to_search")
         or "search_adverse_media" not in p["completed_steps"]
     ):
-        # Unmatched, the subject was screened by name only; with a director unscreened, not
+        # Unmatched, the subject was screened by name only; with a director unresearched, not
         # everyone was screened; with no media search, nobody looked: none is enough to
         # call it low.
         risk = "medium"
     else:
         risk = "low"
-    findings = [Finding(claim=e["claim"], evidence_ids=[e["evidence_id"]]) for e in relevant]
+    findings = [Finding(claim=_claim(e), evidence_ids=[e["evidence_id"]]) for e in relevant]
     sanctions_result = sanctions_summary([e for e in relevant if e["class"] == "sanctions"])
     media = [e for e in relevant if e["source_id"].startswith("article:")]
     if adverse:
         media_summary = f"{counted(len(adverse), 'adverse article')}: " + "; ".join(
-            e["claim"] + (f" (on {e['about']})" if e.get("about") else "") for e in adverse
+            _claim(e) for e in adverse
         )
     elif media:
         media_summary = f"{counted(len(media), 'article')} found, none adverse."

@@ -33,6 +33,8 @@ class _Result(BaseModel):
 
 # The longest name the tools take; a case's subject is refused above it when opened.
 NAME_MAX_LENGTH = 200
+QUERY_MIN_LENGTH = 2
+QUERY_MAX_LENGTH = 300
 
 
 class ResolveEntityArgs(_Args):
@@ -133,7 +135,7 @@ class ScreenSanctionsResult(_Result):
 
 
 class SearchAdverseMediaArgs(_Args):
-    query: str = Field(min_length=2, max_length=300)
+    query: str = Field(min_length=QUERY_MIN_LENGTH, max_length=QUERY_MAX_LENGTH)
     entity_id: str | None = Field(default=None, min_length=1, max_length=100)
 
 
