@@ -15,6 +15,7 @@ from django.utils import timezone
 from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, Signal
 from reviews.models import HumanDecision, ReviewItem
 from runs.numbers import whole_number
+from runs.rating_grounds import grounds_of
 
 
 def _conflict_payload(state: AtlasState) -> list[dict]:
@@ -72,6 +73,7 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
                 "step": state.step,
                 "sanctions_hits": hits_payload(state),
                 "suspect_sources": suspect_sources(state),
+                "rating_grounds": grounds_of(state),
             },
         }
     conflicts = _conflict_payload(state)

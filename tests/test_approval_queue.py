@@ -54,6 +54,28 @@ def test_the_queue_lists_approvals_and_signoffs_oldest_first_with_nav_counts(
     assert '<span class="count">2</span>' in html  # the Approvals nav link
 
 
+def test_a_signoff_says_what_its_rating_stands_on_in_the_queue_and_on_its_page(
+    client, tenant, analyst, reviewer
+):
+    """A medium packet on a company on no list: the reviewer sees why it is not low (its
+    director's conviction) without opening the packet; a low one says nothing was found."""
+    director = open_item(paused_run(tenant, analyst, "Harrow Bay Freight"), "signoff")
+    clean = signoff_item(tenant, analyst)
+    client_for(client, reviewer)
+    queue = client.get(reverse("reviews-queue")).content.decode()
+    grounds = "On the evidence of an adverse article (on director Colin Marsh)."
+    assert grounds in row_of(queue, director)
+    nothing = "The evidence holds no sanctions hit, adverse article, PEP link or disputed fact."
+    assert nothing in row_of(queue, clean)
+    page = client.get(reverse("reviews-item", args=[director.pk])).content.decode()
+    assert grounds in page
+
+
+def row_of(html: str, item: ReviewItem) -> str:
+    start = html.index(f'id="review-item-{item.pk}"')
+    return html[start : html.index("</tr>", start)]
+
+
 def test_the_queue_filters_by_kind_age_and_case(client, tenant, analyst, reviewer):
     approval = approval_item(tenant, analyst)
     signoff = signoff_item(tenant, analyst)

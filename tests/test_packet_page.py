@@ -14,7 +14,7 @@ from reviews.models import HumanDecision
 from runs.actions import do_open_case, do_start_run
 from runs.execution import run_inline
 from runs.models import Run
-from runs.views.packets import rating_grounds
+from runs.rating_grounds import rating_grounds
 from tests.case_rows import XSS, awaiting_signoff, make_run
 from tests.conftest import client_for
 from tests.review_runs import CONFLICT_SUBJECT, paused_run
@@ -206,7 +206,7 @@ def test_a_packet_of_research_stopped_early_says_what_is_not_rated_or_searched(
 
 
 def test_the_rating_of_an_unmatched_subject_says_it_was_screened_by_name_only():
-    from runs.views.packets import rating_grounds
+    from runs.rating_grounds import rating_grounds
 
     assert "screened by name only" in " ".join(rating_grounds({"selected_entity": None}))
     matched = {"selected_entity": {"entity_id": "co-acme-analytics-gb"}}
