@@ -280,6 +280,18 @@ def test_a_politically_exposed_person_is_named_once_and_from_a_registry_of_perso
     assert "Registry of persons (NG)" in packet and "Company registry (NG)" not in packet
 
 
+def test_a_packet_names_the_director_the_pep_register_matched(client, tenant, analyst):
+    run = paused_run(tenant, analyst, "Fjordline Seafood", jurisdiction="NO")
+    client_for(client, analyst)
+    packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert "On the evidence of a politically exposed person (on director Henrik Solberg)." in (
+        packet
+    )
+    assert "Register of politically exposed persons" in packet  # the evidence's source
+    case_page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
+    assert "found 0 hits across 3 lists, and 1 politically exposed person match." in case_page
+
+
 @pytest.mark.parametrize(
     ("dispositions", "said"),
     [

@@ -405,6 +405,7 @@ def _apply_sanctions(
                 about=about,
             ),
         )
+    _apply_pep_matches(state, result, step, now, subject=subject, about=about)
     if not hits:
         fp = fingerprint({"sanctions_clear": subject})[:20]
         names = result.get("screened_names", [])
@@ -443,6 +444,47 @@ def _apply_sanctions(
                 retrieved_at=now,
                 excerpt=counted(len(hits), "hit"),
                 evidence_id=state.evidence[-1].evidence_id,
+            ),
+        )
+
+
+# Where a screen's matches with politically exposed persons come from, as sources say it.
+PEP_REGISTER = "Register of politically exposed persons"
+
+
+def _apply_pep_matches(
+    state: AtlasState,
+    result: dict[str, Any],
+    step: int,
+    now: datetime,
+    *,
+    subject: str,
+    about: str,
+) -> None:
+    label = (
+        f"Politically exposed person match on {about}"
+        if about
+        else ("Politically exposed person match")
+    )
+    for match in result.get("pep_matches", []):
+        fp = fingerprint({"pep_match": match["entity_id"], "subject": subject})[:20]
+        _add_evidence(
+            state,
+            EvidenceItem(
+                evidence_id=_evidence_id(fp),
+                evidence_class="pep",
+                source_id=f"pep:{match['entity_id']}",
+                source_label=PEP_REGISTER,
+                tool="screen_sanctions",
+                retrieved_at=now,
+                fingerprint=fp,
+                claim=(
+                    f"{label}: '{match['matched_query']}' matches {match['name']} "
+                    f"({match['jurisdiction']}), {match['role']} (score {match['score']:g})."
+                ),
+                step=step,
+                signals=[Signal.PEP],
+                about=about,
             ),
         )
 

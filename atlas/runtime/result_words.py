@@ -1,6 +1,7 @@
 """What a successful tool call found, in words for people: one sentence, and a few lines
-naming what came back (registry candidates, sanctions hits, articles, document fields), so
-an analyst watching a run sees who was hit on which list without opening the packet.
+naming what came back (registry candidates, sanctions hits and politically exposed
+persons, articles, document fields), so an analyst watching a run sees who was hit on which
+list without opening the packet.
 
 Both are tool output and go to pages only, which escape them; the model reads the
 observation instead. Of a document, the facts it states are named (company, number,
@@ -25,7 +26,12 @@ def result_summary(tool: str, result: dict[str, Any], new_items: int) -> str:
     if tool == "screen_sanctions":
         hits = len(result.get("hits", []))
         lists = len(result.get("lists_checked", []))
-        return f"Sanctions screening found {counted(hits, 'hit')} across {counted(lists, 'list')}."
+        summary = (
+            f"Sanctions screening found {counted(hits, 'hit')} across {counted(lists, 'list')}"
+        )
+        if peps := len(result.get("pep_matches", [])):
+            summary += f", and {counted(peps, 'politically exposed person match', 'politically exposed person matches')}"
+        return summary + "."
     if tool == "search_adverse_media":
         count = len(result.get("articles", []))
         if not count:
@@ -65,7 +71,11 @@ def _lines(tool: str, result: dict[str, Any]) -> list[str]:
             for match in result.get("other_type_matches", [])
         ]
     if tool == "screen_sanctions":
-        return [_hit_line(h) for h in result.get("hits", [])]
+        return [_hit_line(h) for h in result.get("hits", [])] + [
+            f"{m['name']} ({m['jurisdiction']}), politically exposed: {m['role']}, match score "
+            f"{m['score']:g} (screened as '{m['matched_query']}')"
+            for m in result.get("pep_matches", [])
+        ]
     if tool == "search_adverse_media":
         return [f"{a['outlet']}, {a['date']}: {a['title']}" for a in result.get("articles", [])]
     if tool == "extract_uploaded_document":

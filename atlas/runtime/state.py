@@ -196,7 +196,7 @@ class HeldDirectorship(_Model):
 
 class EvidenceItem(_Model):
     evidence_id: str
-    evidence_class: str  # registry | sanctions | adverse_media | document | human
+    evidence_class: str  # registry | sanctions | pep | adverse_media | document | human
     source_id: str
     source_label: str = ""
     tool: str

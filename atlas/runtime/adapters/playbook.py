@@ -388,6 +388,12 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         risk = "low"
     findings = [Finding(claim=_claim(e), evidence_ids=[e["evidence_id"]]) for e in relevant]
     sanctions_result = sanctions_summary([e for e in relevant if e["class"] == "sanctions"])
+    if pep_matched := list(
+        dict.fromkeys(e.get("about") or "the subject" for e in relevant if e["class"] == "pep")
+    ):
+        sanctions_result += (
+            f" The register of politically exposed persons matches {listed(pep_matched)}."
+        )
     media = [e for e in relevant if e["source_id"].startswith("article:")]
     if adverse:
         media_summary = f"{counted(len(adverse), 'adverse article')}: " + "; ".join(

@@ -21,6 +21,7 @@ from atlas.runtime.tools.schemas import (
     Candidate,
     ExtractDocumentArgs,
     ExtractDocumentResult,
+    PepMatch,
     RegistryRecord,
     ResolveEntityArgs,
     ResolveEntityResult,
@@ -165,13 +166,35 @@ def screen_sanctions(args: ScreenSanctionsArgs, ctx: ToolContext) -> ScreenSanct
         screened_names=names,
         lists_checked=lists,
         hits=hits,
+        pep_matches=_pep_matches(world, names),
         threshold=SANCTIONS_THRESHOLD,
         explanation=(
             f"Every screened name and alias is compared with every listed name and alias "
             f"(transliterated, without titles; {NAME_RULES}); {SANCTIONS_THRESHOLD:g}/100 or "
-            "more is a hit."
+            "more is a hit. The names are also compared, the same way, with the register of "
+            "politically exposed persons: a match there is not a sanctions hit."
         ),
     )
+
+
+def _pep_matches(world: World, names: list[str]) -> list[PepMatch]:
+    matches = []
+    for person in world.politically_exposed:
+        score, query = max(
+            (world.best_name_match(query, world.entity_names(person))[0], query) for query in names
+        )
+        if score >= SANCTIONS_THRESHOLD:
+            matches.append(
+                PepMatch(
+                    entity_id=person["entity_id"],
+                    name=person["name"],
+                    jurisdiction=person["jurisdiction"],
+                    role=person.get("role") or "public office",
+                    score=score,
+                    matched_query=query,
+                )
+            )
+    return sorted(matches, key=lambda m: (-m.score, m.entity_id))
 
 
 def search_adverse_media(

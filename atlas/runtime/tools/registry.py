@@ -9,8 +9,9 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 
 # 2: directors read from sentences too; 3: directors lines split cleanly, and names
 # matched in ASCII, without titles, by their initials and common spellings, a part of a
-# name less than the whole; 4: a person's registry record lists the companies they direct
-TOOLSET_VERSION = "atlas-tools/4"
+# name less than the whole; 4: a person's registry record lists the companies they direct;
+# 5: screening also checks the register of politically exposed persons
+TOOLSET_VERSION = "atlas-tools/5"
 
 
 class ToolRegistry:

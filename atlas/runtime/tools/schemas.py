@@ -125,11 +125,27 @@ class SanctionsHit(BaseModel):
     listed_on: str
 
 
+class PepMatch(BaseModel):
+    """A person on the register of politically exposed persons whose name a screened name
+    matches: a fact for the reviewer to weigh, not a sanctions hit."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    entity_id: str
+    name: str
+    jurisdiction: str
+    role: str
+    score: float = Field(ge=0, le=100)
+    matched_query: str
+
+
 class ScreenSanctionsResult(_Result):
     entity_id: str | None
     screened_names: list[str]
     lists_checked: list[str]
     hits: list[SanctionsHit]
+    # Results stored before screening checked the register have none.
+    pep_matches: list[PepMatch] = Field(default_factory=list)
     threshold: float
     explanation: str
 

@@ -72,6 +72,7 @@ class World:
         self.entities_by_id = {e["entity_id"]: e for e in entities}
         self.sanctions = sanctions
         self.articles = articles
+        self.politically_exposed = [e for e in entities if e.get("pep")]
 
     @classmethod
     def load(cls, data_dir: Path = DATA_DIR) -> World:
