@@ -300,31 +300,33 @@ def _no_open_conflicts(item: ReviewItem) -> None:
         )
 
 
-def sanctions_hits_of(item: ReviewItem) -> list[dict]:
-    """The sanctions hits a sign-off or a closing decision needs a disposition of: listed on
-    the item, or, for an item requested before items listed them, read from the run's
-    state."""
+def screening_matches_of(item: ReviewItem) -> list[dict]:
+    """The screening matches a sign-off or a closing decision needs a disposition of: listed
+    on the item, or, for an item requested before items listed them, read from the run's
+    state. Items requested before screening checked the register of politically exposed
+    persons list the sanctions hits alone, which were then all the matches there were."""
     if item.kind not in (ReviewItem.Kind.SIGNOFF, ReviewItem.Kind.ESCALATION):
         return []
-    if "sanctions_hits" in item.payload:
-        return item.payload["sanctions_hits"]
+    for key in ("screening_matches", "sanctions_hits"):
+        if key in item.payload:
+            return item.payload[key]
     from atlas.runtime.state import AtlasState
-    from reviews.sync import hits_payload
+    from reviews.sync import matches_payload
 
-    return hits_payload(AtlasState.from_json(item.run.state))
+    return matches_payload(AtlasState.from_json(item.run.state))
 
 
 def _disposed_hits(item: ReviewItem, hit_dispositions: dict[str, str] | None) -> dict[str, str]:
-    """`hit_dispositions`, refused unless it covers every sanctions hit of the item."""
+    """`hit_dispositions`, refused unless it covers every screening match of the item."""
     hit_dispositions = hit_dispositions or {}
-    hits = sanctions_hits_of(item)
+    hits = screening_matches_of(item)
     known = {hit["evidence_id"] for hit in hits}
     # The run refuses a disposition of anything else; refused here, nothing is recorded.
     unknown = sorted(set(hit_dispositions) - known)
     if unknown:
         raise ReviewError(
-            f"Not a sanctions hit of this run: {', '.join(unknown)}. Reload the page and "
-            "mark the hits it lists."
+            f"Not a screening match of this run: {', '.join(unknown)}. Reload the page and "
+            "mark the matches it lists."
         )
     missing = [hit["claim"] for hit in hits if hit["evidence_id"] not in hit_dispositions]
     if missing:

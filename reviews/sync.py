@@ -12,7 +12,7 @@ import operator
 from django.db.models import Q
 from django.utils import timezone
 
-from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, Signal
+from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, EvidenceItem, Signal
 from reviews.models import HumanDecision, ReviewItem
 from runs.numbers import whole_number
 from runs.rating_grounds import grounds_of
@@ -24,19 +24,25 @@ def _conflict_payload(state: AtlasState) -> list[dict]:
     return [c.model_dump(mode="json") for c in state.conflicts if c.status == "open"]
 
 
-def hits_payload(state: AtlasState) -> list[dict]:
+def matches_payload(state: AtlasState) -> list[dict]:
     """What a reviewer must dispose of, one by one, to sign the packet off or to close the
-    case as it stands: each hit, the list it is on, and whom it is about ("" for the
-    subject itself)."""
-    return [
-        {
-            "evidence_id": hit.evidence_id,
-            "claim": hit.claim,
-            "list": hit.source_label,
-            "about": hit.about,
-        }
-        for hit in state.sanctions_hits()
-    ]
+    case as it stands: each screening match, the list or register it is on, and whom it is
+    about ("" for the subject itself)."""
+    return [_match(hit) for hit in state.screening_matches()]
+
+
+def hits_payload(state: AtlasState) -> list[dict]:
+    """The sanctions hits alone, which the queues flag."""
+    return [_match(hit) for hit in state.sanctions_hits()]
+
+
+def _match(hit: EvidenceItem) -> dict:
+    return {
+        "evidence_id": hit.evidence_id,
+        "claim": hit.claim,
+        "list": hit.source_label,
+        "about": hit.about,
+    }
 
 
 def suspect_sources(state: AtlasState) -> list[str]:
@@ -72,6 +78,7 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
                 "packet": packet.model_dump(mode="json"),
                 "step": state.step,
                 "sanctions_hits": hits_payload(state),
+                "screening_matches": matches_payload(state),
                 "suspect_sources": suspect_sources(state),
                 "rating_grounds": grounds_of(state),
             },
@@ -93,6 +100,7 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
                 },
                 "budgets": state.budgets.model_dump(mode="json"),
                 "sanctions_hits": hits_payload(state),
+                "screening_matches": matches_payload(state),
             },
         }
     return wanted

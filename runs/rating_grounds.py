@@ -45,7 +45,8 @@ def rating_grounds(state: dict) -> list[str]:
         if not count:
             continue
         ground = (one if count == 1 else many.format(count)) + _whom(evidence, signal)
-        if signal == Signal.SANCTIONS_HIT and (dispositions := _dispositions_said(state)):
+        with_signal = {item.get("evidence_id") for item in evidence if signal in item["signals"]}
+        if dispositions := _dispositions_said(state, with_signal):
             ground += f", {dispositions}"
         grounds.append(ground)
     disputed = [c for c in state.get("conflicts") or [] if c.get("status") == "open"]
@@ -57,9 +58,14 @@ def rating_grounds(state: dict) -> list[str]:
     return grounds
 
 
-def _dispositions_said(state: dict) -> str:
-    """How the reviewer disposed of the sanctions hits, once they have."""
-    decided = (state.get("proposed_packet") or {}).get("hit_dispositions") or []
+def _dispositions_said(state: dict, evidence_ids: set) -> str:
+    """How the reviewer disposed of the screening matches among `evidence_ids`, once they
+    have."""
+    decided = [
+        d
+        for d in (state.get("proposed_packet") or {}).get("hit_dispositions") or []
+        if d.get("evidence_id") in evidence_ids
+    ]
     false_positives = sum(d.get("disposition") == "false_positive" for d in decided)
     if not decided:
         return ""

@@ -195,7 +195,7 @@ def test_unmarked_hits_are_tied_to_the_refusal_on_the_item_and_escalation_pages(
             f"hit-{first['evidence_id']}": "false_positive",
         },
     ).content.decode()
-    assert "Mark each sanctions hit" in refused
+    assert "Mark each screening match" in refused
     every_description_exists(refused)
     page = Elements(refused)
     assert "aria-invalid" not in page.by_id[f"hit-{first['evidence_id']}"]

@@ -302,13 +302,35 @@ def test_a_packet_names_the_director_the_pep_register_matched(client, tenant, an
     ],
 )
 def test_the_rating_grounds_say_how_the_reviewer_disposed_of_the_hits(dispositions, said):
-    hit = {"signals": ["sanctions_hit"], "about": ""}
+    hits = [{"evidence_id": f"ev-{n}", "signals": ["sanctions_hit"], "about": ""} for n in (1, 2)]
+    decided = [{"evidence_id": f"ev-{n}", "disposition": d} for n, d in enumerate(dispositions, 1)]
     state = {
-        "evidence": [hit, hit],
+        "evidence": hits,
         "selected_entity": {"entity_id": "co-x"},
-        "proposed_packet": {"hit_dispositions": [{"disposition": d} for d in dispositions]},
+        "proposed_packet": {"hit_dispositions": decided},
     }
     (ground,) = rating_grounds(state)
     assert ground.startswith(said)
     if not dispositions:
         assert ground == said
+
+
+def test_each_ground_says_the_dispositions_of_its_own_matches():
+    state = {
+        "evidence": [
+            {"evidence_id": "ev-hit", "signals": ["sanctions_hit"], "about": ""},
+            {"evidence_id": "ev-pep", "signals": ["pep"], "about": "director Henrik Solberg"},
+        ],
+        "selected_entity": {"entity_id": "co-x"},
+        "proposed_packet": {
+            "hit_dispositions": [
+                {"evidence_id": "ev-hit", "disposition": "confirmed_match"},
+                {"evidence_id": "ev-pep", "disposition": "false_positive"},
+            ]
+        },
+    }
+    assert rating_grounds(state) == [
+        "a sanctions hit, confirmed by the reviewer",
+        "a politically exposed person (on director Henrik Solberg), marked false positive by "
+        "the reviewer",
+    ]

@@ -7,10 +7,16 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
-from reviews.actions import sanctions_hits_of
+from reviews.actions import screening_matches_of
 from reviews.models import HumanDecision, ReviewItem
 from tests.conftest import client_for
-from tests.review_runs import advance, sanctioned_escalation_item, sanctioned_signoff_item
+from tests.review_runs import (
+    advance,
+    open_item,
+    paused_run,
+    sanctioned_escalation_item,
+    sanctioned_signoff_item,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +26,7 @@ def decide(client, item: ReviewItem, **fields):
 
 
 def hit_fields(item: ReviewItem) -> list[str]:
-    return [f"hit-{hit['evidence_id']}" for hit in sanctions_hits_of(item)]
+    return [f"hit-{hit['evidence_id']}" for hit in screening_matches_of(item)]
 
 
 def hit_field(item: ReviewItem) -> str:
@@ -50,8 +56,8 @@ def test_the_signoff_page_asks_for_a_disposition_of_each_hit(client, tenant, ana
     assert f'<a class="cite" href="{packet}#ev-' in html and ">[1]</a>" in html
     assert "[?]" not in html
     # Grouped by whom they are on, the subject's first, each under the list's name.
-    subject = html.index('On the subject <span class="muted">(1 hit)</span>')
-    director = html.index('On director Dmitri Volkov <span class="muted">(2 hits)</span>')
+    subject = html.index('On the subject <span class="muted">(1 match)</span>')
+    director = html.index('On director Dmitri Volkov <span class="muted">(2 matches)</span>')
     assert subject < director
     assert (
         '<legend class="hit-list"><strong>Synthetic OFAC SDN</strong>: Volga Petrochem Export JSC'
@@ -68,7 +74,10 @@ def test_a_sign_off_without_a_disposition_is_refused_and_nothing_is_recorded(
     )
     html = response.content.decode()
     assert response.status_code == 409
-    assert "Mark each sanctions hit as a confirmed match or a false positive" in html
+    assert (
+        "Mark each screening match (sanctions hit or politically exposed person) as a confirmed match or a false positive"
+        in html
+    )
     assert "Looks fine to me" in html, "the reason is given back"
     assert not HumanDecision.objects.filter(run_id=item.run_id).exists()
     item.refresh_from_db()
@@ -106,7 +115,7 @@ def test_a_disposition_of_something_that_is_no_hit_is_refused_before_anything_is
     fields["hit-ev-bogus"] = "false_positive"
     post = decide if action == "decide" else close
     response = post(client_for(client, reviewer), item, **fields)
-    assert "Not a sanctions hit of this run: ev-bogus." in response.content.decode()
+    assert "Not a screening match of this run: ev-bogus." in response.content.decode()
     assert not HumanDecision.objects.filter(run_id=item.run_id).exists()
 
 
@@ -158,7 +167,7 @@ def refused_sign_off(item: ReviewItem, reviewer) -> HumanDecision:
 
 
 def every_hit_by_id(item: ReviewItem, disposition: str) -> dict[str, str]:
-    return {hit["evidence_id"]: disposition for hit in sanctions_hits_of(item)}
+    return {hit["evidence_id"]: disposition for hit in screening_matches_of(item)}
 
 
 def test_the_signed_off_packet_records_each_disposition(client, tenant, analyst, reviewer):
@@ -202,7 +211,7 @@ def test_a_sign_off_requested_before_items_listed_hits_still_asks_for_them(
 ):
     item = sanctioned_signoff_item(tenant, analyst)
     field = hit_field(item)
-    del item.payload["sanctions_hits"]
+    del item.payload["sanctions_hits"], item.payload["screening_matches"]
     item.save(update_fields=["payload"])
     client_for(client, reviewer)
     page = client.get(reverse("reviews-item", args=[item.pk])).content.decode()
@@ -216,7 +225,7 @@ def test_the_close_form_of_an_escalation_asks_for_a_disposition_of_each_hit(
     client, tenant, analyst, reviewer
 ):
     item = sanctioned_escalation_item(tenant, analyst)
-    (hit,) = sanctions_hits_of(item)
+    (hit,) = screening_matches_of(item)
     page = client_for(client, reviewer).get(reverse("reviews-conflict", args=[item.pk]))
     html = page.content.decode()
     assert escape(hit["claim"]) in html
@@ -230,7 +239,10 @@ def test_closing_a_case_without_a_disposition_is_refused_and_nothing_is_recorded
     response = close(client_for(client, reviewer), item, decision="Decline the client.")
     html = response.content.decode()
     assert response.status_code == 409
-    assert "Mark each sanctions hit as a confirmed match or a false positive" in html
+    assert (
+        "Mark each screening match (sanctions hit or politically exposed person) as a confirmed match or a false positive"
+        in html
+    )
     assert "Decline the client." in html, "the closing decision is given back"
     assert not HumanDecision.objects.filter(run_id=item.run_id).exists()
 
@@ -272,7 +284,7 @@ def test_an_escalation_raised_before_items_listed_hits_still_asks_for_them(
 ):
     item = sanctioned_escalation_item(tenant, analyst)
     field = hit_field(item)
-    del item.payload["sanctions_hits"]
+    del item.payload["sanctions_hits"], item.payload["screening_matches"]
     item.save(update_fields=["payload"])
     response = close(client_for(client, reviewer), item, decision="Decline the client.")
     assert response.status_code == 409
@@ -290,3 +302,46 @@ def test_a_request_asked_again_is_withdrawn_when_the_run_moves_on(tenant, analys
     assert do_request_cancel(run, analyst).status == "cancelled"
     again.refresh_from_db()
     assert again.status == ReviewItem.Status.WITHDRAWN
+
+
+def test_a_pep_match_on_a_director_is_marked_like_a_hit_before_sign_off(
+    client, tenant, analyst, reviewer
+):
+    """A medium packet whose director's name matches the register of politically exposed
+    persons: not signed off from the queue row; the item asks for the match's disposition,
+    and the signed packet records it."""
+    item = open_item(paused_run(tenant, analyst, "Fjordline Seafood", jurisdiction="NO"), "signoff")
+    assert item.payload["sanctions_hits"] == []
+    (match,) = item.payload["screening_matches"]
+    assert (match["list"], match["about"]) == (
+        "Register of politically exposed persons",
+        "director Henrik Solberg",
+    )
+    client_for(client, reviewer)
+    queue = client.get(reverse("reviews-queue")).content.decode()
+    row = queue[queue.index(f'id="review-item-{item.pk}"') :].split("</tr>")[0]
+    assert "1 screening match to mark as a confirmed match or a false positive" in row
+    assert "Sign off</button>" not in row
+    page = client.get(reverse("reviews-item", args=[item.pk])).content.decode()
+    assert f'name="{hit_field(item)}" value="false_positive"' in page
+    assert "On director Henrik Solberg" in page
+
+    refused = decide(client, item, decision="approve", reason="A namesake.")
+    assert refused.status_code == 409
+    decide(
+        client, item, decision="approve", reason="A namesake.", **every_hit(item, "false_positive")
+    )
+    run = advance(item)
+    assert (run.status, run.termination_reason) == ("completed", "packet_approved")
+    (recorded,) = run.state["proposed_packet"]["hit_dispositions"]
+    assert (recorded["evidence_id"], recorded["disposition"]) == (
+        match["evidence_id"],
+        "false_positive",
+    )
+    packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert '<span class="badge risk-medium">PEP</span>' in packet_page
+    assert '<strong class="disposition-false_positive">false positive</strong>' in packet_page
+    assert (
+        "On the evidence of a politically exposed person (on director Henrik Solberg), marked "
+        "false positive by the reviewer."
+    ) in packet_page

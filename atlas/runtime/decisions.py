@@ -77,11 +77,15 @@ class PacketConflict(BaseModel):
 HitDispositionValue = Literal["confirmed_match", "false_positive"]
 # Said by the runtime and the console alike when a sign-off or a closing decision leaves a
 # hit undisposed.
-DISPOSE_OF_EVERY_HIT = "Mark each sanctions hit as a confirmed match or a false positive first"
+DISPOSE_OF_EVERY_HIT = (
+    "Mark each screening match (sanctions hit or politically exposed person) as a confirmed "
+    "match or a false positive first"
+)
 
 
 class HitDisposition(BaseModel):
-    """A reviewer's word on one sanctions hit, recorded in the packet they signed off."""
+    """A reviewer's word on one screening match (a sanctions hit or a politically exposed
+    person), recorded in the packet they signed off."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -318,11 +318,13 @@ def _apply_signoff(
 
 
 def _hit_dispositions(s: AtlasState, decided: PacketSignOff | CloseCase) -> list[HitDisposition]:
-    """Every sanctions hit of the run with the reviewer's disposition, or refused."""
-    hits = s.sanctions_hits()
+    """Every screening match of the run with the reviewer's disposition, or refused."""
+    hits = s.screening_matches()
     unknown = set(decided.hit_dispositions) - {hit.evidence_id for hit in hits}
     if unknown:
-        raise HumanInputRejected(f"Not a sanctions hit of this run: {', '.join(sorted(unknown))}.")
+        raise HumanInputRejected(
+            f"Not a screening match of this run: {', '.join(sorted(unknown))}."
+        )
     missing = [hit.claim for hit in hits if hit.evidence_id not in decided.hit_dispositions]
     if missing:
         raise HumanInputRejected(f"{DISPOSE_OF_EVERY_HIT}: " + "; ".join(missing))
@@ -360,7 +362,7 @@ def _complete(
     closed: bool,
 ) -> AtlasState:
     """A reviewer's approval ends the run: its packet, with the reviewer's disposition of
-    each sanctions hit, is the case's record."""
+    each screening match, is the case's record."""
     dispositions = _hit_dispositions(s, decided)
     s.proposed_packet = s.proposed_packet.model_copy(update={"hit_dispositions": dispositions})
     writer.set_status(

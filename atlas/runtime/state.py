@@ -417,6 +417,16 @@ class AtlasState(_Model):
     def sanctions_hits(self) -> list[EvidenceItem]:
         return [item for item in self.evidence if Signal.SANCTIONS_HIT in item.signals]
 
+    def screening_matches(self) -> list[EvidenceItem]:
+        """What screening matched, each for a reviewer to mark as a confirmed match or a
+        false positive: sanctions hits, and matches on the register of politically exposed
+        persons."""
+        return [
+            item
+            for item in self.evidence
+            if Signal.SANCTIONS_HIT in item.signals or item.evidence_class == "pep"
+        ]
+
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 

@@ -18,7 +18,7 @@ from reviews.actions import (
     FOUR_EYES_MESSAGE,
     claim_is_live,
     open_conflict_facts,
-    sanctions_hits_of,
+    screening_matches_of,
 )
 from reviews.models import HumanDecision, ReviewItem
 from reviews.queries import documents_not_given
@@ -96,13 +96,13 @@ class ItemView:
     @property
     def signs_off_in_the_queue(self) -> bool:
         """A packet is signed off from its row only when there is nothing in it to read
-        or dispose of first: no open conflict, not a high risk rating (a sanctions hit
-        always rates it high, so its hits are disposed of on the item's page), no source
-        that tried to instruct the agent."""
+        or dispose of first: no open conflict, not a high risk rating, no screening match
+        (each is marked on the item's page), no source that tried to instruct the agent."""
         packet = self.item.payload.get("packet") or {}
         return (
             not self.open_conflicts
             and packet.get("risk_rating") != "high"
+            and not self.hits
             and not self.documents_not_read
             and not self.suspect_sources
         )
@@ -135,7 +135,7 @@ class ItemView:
                 "matched": matched_name(hit),
                 "unmarked": self.hits_error and hit["evidence_id"] not in self.hit_choices,
             }
-            for hit in sanctions_hits_of(self.item)
+            for hit in screening_matches_of(self.item)
         ]
         return sorted(hits, key=lambda hit: hit.get("about") or "")
 

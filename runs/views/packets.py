@@ -117,7 +117,9 @@ def packet_context(run: Run) -> dict[str, Any]:
         "evidence": evidence,
         "rating_grounds": rating_grounds(state),
         "sanctions_evidence": _with_dispositions(
-            [e for e in evidence if e.get("evidence_class") == "sanctions"], packet, decisions
+            [e for e in evidence if e.get("evidence_class") in ("sanctions", "pep")],
+            packet,
+            decisions,
         ),
         "media_evidence": [e for e in evidence if e.get("evidence_class") == "adverse_media"],
         "resolved_conflicts": [c for c in conflicts if c.get("status") == "resolved"],
@@ -129,8 +131,9 @@ def packet_context(run: Run) -> dict[str, Any]:
 
 
 def _with_dispositions(sanctions_evidence: list[dict], packet: dict, decisions) -> list[dict]:
-    """Each sanctions entry with the reviewer's disposition of it, once signed off, and the
-    reviewer named as the console names people."""
+    """Each screening entry (sanctions and politically exposed persons) with the reviewer's
+    disposition of it, once signed off, and the reviewer named as the console names
+    people."""
     names = {d.actor.get_username(): d.actor.get_full_name() for d in decisions}
     dispositions = {
         d["evidence_id"]: {**d, "decided_by": names.get(d["decided_by"]) or d["decided_by"]}

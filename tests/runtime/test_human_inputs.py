@@ -403,7 +403,7 @@ def test_a_packet_with_a_sanctions_hit_is_signed_off_only_with_each_hit_disposed
         runtime.apply_human_input(
             state, PacketSignOff(decision_id="d-1", actor="rita", approved=True, reason="ok")
         )
-    with pytest.raises(HumanInputRejected, match="Not a sanctions hit of this run"):
+    with pytest.raises(HumanInputRejected, match="Not a screening match of this run"):
         runtime.apply_human_input(
             state,
             PacketSignOff(
