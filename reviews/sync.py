@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, EvidenceItem, Signal
 from reviews.models import HumanDecision, ReviewItem
+from runs.evidence_links import web_link
 from runs.numbers import whole_number
 from runs.rating_grounds import grounds_of
 
@@ -26,8 +27,8 @@ def _conflict_payload(state: AtlasState) -> list[dict]:
 
 def matches_payload(state: AtlasState) -> list[dict]:
     """What a reviewer must dispose of, one by one, to sign the packet off or to close the
-    case as it stands: each screening match, the list or register it is on, and whom it is
-    about ("" for the subject itself)."""
+    case as it stands: each screening match, the list, register or outlet it is from, and
+    whom it is about ("" for the subject itself)."""
     return [_match(hit) for hit in state.screening_matches()]
 
 
@@ -42,6 +43,8 @@ def _match(hit: EvidenceItem) -> dict:
         "claim": hit.claim,
         "list": hit.source_label,
         "about": hit.about,
+        "kind": hit.evidence_class,
+        "url": web_link(hit.url),
     }
 
 

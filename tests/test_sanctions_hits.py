@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
+from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT
 from reviews.actions import screening_matches_of
 from reviews.models import HumanDecision, ReviewItem
 from tests.conftest import client_for
@@ -43,8 +44,9 @@ def close(client, item: ReviewItem, **fields):
 
 def test_the_signoff_page_asks_for_a_disposition_of_each_hit(client, tenant, analyst, reviewer):
     item = sanctioned_signoff_item(tenant, analyst)
-    hits = item.payload["sanctions_hits"]
-    assert len(hits) == 3, "the company's own listing and its director's two"
+    hits = item.payload["screening_matches"]
+    assert len(item.payload["sanctions_hits"]) == 3, "the company's own listing, its director's two"
+    assert len(hits) == 4, "and an adverse article found by the director's name"
     page = client_for(client, reviewer).get(reverse("reviews-item", args=[item.pk]))
     html = page.content.decode()
     for hit, field in zip(hits, hit_fields(item), strict=True):
@@ -57,7 +59,7 @@ def test_the_signoff_page_asks_for_a_disposition_of_each_hit(client, tenant, ana
     assert "[?]" not in html
     # Grouped by whom they are on, the subject's first, each under the list's name.
     subject = html.index('On the subject <span class="muted">(1 match)</span>')
-    director = html.index('On director Dmitri Volkov <span class="muted">(2 matches)</span>')
+    director = html.index('On director Dmitri Volkov <span class="muted">(3 matches)</span>')
     assert subject < director
     assert (
         '<legend class="hit-list"><strong>Synthetic OFAC SDN</strong>: Volga Petrochem Export JSC'
@@ -74,10 +76,7 @@ def test_a_sign_off_without_a_disposition_is_refused_and_nothing_is_recorded(
     )
     html = response.content.decode()
     assert response.status_code == 409
-    assert (
-        "Mark each screening match (sanctions hit or politically exposed person) as a confirmed match or a false positive"
-        in html
-    )
+    assert escape(DISPOSE_OF_EVERY_HIT) in html
     assert "Looks fine to me" in html, "the reason is given back"
     assert not HumanDecision.objects.filter(run_id=item.run_id).exists()
     item.refresh_from_db()
@@ -172,7 +171,7 @@ def every_hit_by_id(item: ReviewItem, disposition: str) -> dict[str, str]:
 
 def test_the_signed_off_packet_records_each_disposition(client, tenant, analyst, reviewer):
     item = sanctioned_signoff_item(tenant, analyst)
-    hits = item.payload["sanctions_hits"]
+    hits = item.payload["screening_matches"]
     fields = {
         "decision": "approve",
         "reason": "Same entity as the SDN listing: exit the relationship.",
@@ -239,10 +238,7 @@ def test_closing_a_case_without_a_disposition_is_refused_and_nothing_is_recorded
     response = close(client_for(client, reviewer), item, decision="Decline the client.")
     html = response.content.decode()
     assert response.status_code == 409
-    assert (
-        "Mark each screening match (sanctions hit or politically exposed person) as a confirmed match or a false positive"
-        in html
-    )
+    assert escape(DISPOSE_OF_EVERY_HIT) in html
     assert "Decline the client." in html, "the closing decision is given back"
     assert not HumanDecision.objects.filter(run_id=item.run_id).exists()
 
@@ -345,3 +341,64 @@ def test_a_pep_match_on_a_director_is_marked_like_a_hit_before_sign_off(
         "On the evidence of a politically exposed person (on director Henrik Solberg), marked "
         "false positive by the reviewer."
     ) in packet_page
+
+
+def test_an_article_found_by_a_directors_name_is_marked_before_sign_off(
+    client, tenant, analyst, reviewer
+):
+    """An adverse article found by a director's name alone may be about a namesake: the
+    reviewer confirms it or marks it a false positive, with the article a click away, and
+    the signed packet and its rating grounds say which."""
+    item = open_item(
+        paused_run(tenant, analyst, "Harrow Bay Freight", jurisdiction="GB"), "signoff"
+    )
+    (match,) = item.payload["screening_matches"]
+    assert (match["kind"], match["list"], match["about"]) == (
+        "adverse_media",
+        "Example Business News",
+        "director Colin Marsh",
+    )
+    assert match["url"].startswith("https://")
+    client_for(client, reviewer)
+    page = client.get(reverse("reviews-item", args=[item.pk])).content.decode()
+    assert "an article found by the name alone: it may be about a namesake" in page
+    assert f'href="{match["url"]}"' in page
+
+    refused = decide(client, item, decision="approve", reason="Same man, per the article.")
+    assert refused.status_code == 409
+    assert "adverse article found by a name alone" in refused.content.decode()
+    decide(
+        client,
+        item,
+        decision="approve",
+        reason="Same man, per the article.",
+        **every_hit(item, "confirmed_match"),
+    )
+    run = advance(item)
+    assert (run.status, run.termination_reason) == ("completed", "packet_approved")
+    (recorded,) = run.state["proposed_packet"]["hit_dispositions"]
+    assert (recorded["evidence_id"], recorded["disposition"]) == (
+        match["evidence_id"],
+        "confirmed_match",
+    )
+    packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    media = packet_page[packet_page.index("<h2>Adverse media</h2>") :].split("</section>")[0]
+    assert ">Name match</span>" in media
+    assert '<strong class="disposition-confirmed_match">confirmed match</strong>' in media
+    assert (
+        "On the evidence of an adverse article (on director Colin Marsh), confirmed by the "
+        "reviewer."
+    ) in packet_page
+
+
+def test_an_article_found_through_the_matched_entity_needs_no_disposition(tenant, analyst):
+    """The subject's own articles, found through its registry entity, are about it: nothing
+    to mark."""
+    item = open_item(
+        paused_run(tenant, analyst, "Harrow Bay Freight", jurisdiction="GB"), "signoff"
+    )
+    state = item.run.state
+    by_entity = [
+        e for e in state["evidence"] if e["evidence_class"] == "adverse_media" and not e["about"]
+    ]
+    assert by_entity and not any(e["found_by_name"] for e in by_entity)

@@ -78,14 +78,15 @@ HitDispositionValue = Literal["confirmed_match", "false_positive"]
 # Said by the runtime and the console alike when a sign-off or a closing decision leaves a
 # hit undisposed.
 DISPOSE_OF_EVERY_HIT = (
-    "Mark each screening match (sanctions hit or politically exposed person) as a confirmed "
-    "match or a false positive first"
+    "Mark each screening match (sanctions hit, politically exposed person, or adverse article "
+    "found by a name alone) as a confirmed match or a false positive first"
 )
 
 
 class HitDisposition(BaseModel):
-    """A reviewer's word on one screening match (a sanctions hit or a politically exposed
-    person), recorded in the packet they signed off."""
+    """A reviewer's word on one screening match (a sanctions hit, a politically exposed
+    person, or an adverse article found by a name alone), recorded in the packet they signed
+    off."""
 
     model_config = ConfigDict(extra="forbid")
 

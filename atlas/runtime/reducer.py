@@ -511,6 +511,7 @@ def _apply_media(
                 | ({Signal.INSTRUCTIONS} if addresses_the_agent(article["text"]) else set())
             ),
             about=about,
+            found_by_name=not result.get("entity_id"),
         )
         if not _add_evidence(state, item):
             continue  # same story as an item already held: no new facts either

@@ -209,6 +209,9 @@ class EvidenceItem(_Model):
     signals: list[str] = Field(default_factory=list)  # Signal values among them
     # Whom the item is about when not the subject itself ("director Dmitry Volkov").
     about: str = ""
+    # An article found by a name alone, not linked to a registry entity: it may be about a
+    # namesake.
+    found_by_name: bool = False
 
 
 class Signal(StrEnum):
@@ -418,13 +421,15 @@ class AtlasState(_Model):
         return [item for item in self.evidence if Signal.SANCTIONS_HIT in item.signals]
 
     def screening_matches(self) -> list[EvidenceItem]:
-        """What screening matched, each for a reviewer to mark as a confirmed match or a
-        false positive: sanctions hits, and matches on the register of politically exposed
-        persons."""
+        """What matched by name, each for a reviewer to mark as a confirmed match or a
+        false positive: sanctions hits, matches on the register of politically exposed
+        persons, and adverse articles found by a name alone (a director's, say)."""
         return [
             item
             for item in self.evidence
-            if Signal.SANCTIONS_HIT in item.signals or item.evidence_class == "pep"
+            if Signal.SANCTIONS_HIT in item.signals
+            or item.evidence_class == "pep"
+            or (item.found_by_name and Signal.ADVERSE in item.signals)
         ]
 
     def to_json(self) -> dict[str, Any]:

@@ -121,7 +121,9 @@ def packet_context(run: Run) -> dict[str, Any]:
             packet,
             decisions,
         ),
-        "media_evidence": [e for e in evidence if e.get("evidence_class") == "adverse_media"],
+        "media_evidence": _with_dispositions(
+            [e for e in evidence if e.get("evidence_class") == "adverse_media"], packet, decisions
+        ),
         "resolved_conflicts": [c for c in conflicts if c.get("status") == "resolved"],
         "unresolved_conflicts": [c for c in conflicts if c.get("status") != "resolved"],
         "decisions": decisions,
@@ -130,19 +132,16 @@ def packet_context(run: Run) -> dict[str, Any]:
     }
 
 
-def _with_dispositions(sanctions_evidence: list[dict], packet: dict, decisions) -> list[dict]:
-    """Each screening entry (sanctions and politically exposed persons) with the reviewer's
-    disposition of it, once signed off, and the reviewer named as the console names
-    people."""
+def _with_dispositions(evidence: list[dict], packet: dict, decisions) -> list[dict]:
+    """Each entry with the reviewer's disposition of it where it was a screening match
+    (a sanctions hit, a politically exposed person, an adverse article found by a name
+    alone), once signed off, and the reviewer named as the console names people."""
     names = {d.actor.get_username(): d.actor.get_full_name() for d in decisions}
     dispositions = {
         d["evidence_id"]: {**d, "decided_by": names.get(d["decided_by"]) or d["decided_by"]}
         for d in packet.get("hit_dispositions") or []
     }
-    return [
-        {**item, "disposition": dispositions.get(item["evidence_id"])}
-        for item in sanctions_evidence
-    ]
+    return [{**item, "disposition": dispositions.get(item["evidence_id"])} for item in evidence]
 
 
 @require_role(*READERS)

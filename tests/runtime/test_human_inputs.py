@@ -418,7 +418,7 @@ def test_a_packet_with_a_sanctions_hit_is_signed_off_only_with_each_hit_disposed
 
 def test_the_signed_off_packet_records_each_hits_disposition(make_runtime, make_state, store):
     runtime, state = sanctioned_packet(make_runtime, make_state)
-    hits = state.sanctions_hits()
+    hits = state.screening_matches()
     state = runtime.apply_human_input(
         state,
         PacketSignOff(
@@ -443,7 +443,7 @@ def test_closing_a_case_with_a_sanctions_hit_needs_each_hits_disposition(
     make_runtime, make_state, store
 ):
     runtime, state = sanctioned_packet(make_runtime, make_state)
-    hits = state.sanctions_hits()
+    hits = state.screening_matches()
     with pytest.raises(HumanInputRejected, match="confirmed match or a false positive"):
         runtime.apply_human_input(
             state, CloseCase(decision_id="d-1", actor="rita", decision="Exit the client.")
