@@ -110,6 +110,9 @@ def test_adverse_media_on_a_director_makes_a_clean_company_medium_risk(
     assert unsearched_directors(state) == []
     (article,) = [e for e in state.evidence if e.source_id == "article:art-marsh-001"]
     assert (article.about, Signal.ADVERSE in article.signals) == ("director Colin Marsh", True)
+    # Found by his name alone, it may be about a namesake: a reviewer marks it.
+    assert article.found_by_name
+    assert state.screening_matches() == [article]
     packet = state.proposed_packet
     assert packet.risk_rating == "medium"
     conviction = "Haulage director Colin Marsh convicted of customs fraud (on director Colin Marsh)"
