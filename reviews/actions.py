@@ -17,6 +17,8 @@ from pydantic import ValidationError as PydanticValidationError
 
 from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT
 from atlas.runtime.humans import parse_human_input
+from atlas.runtime.rating_floor import rules_against, why_not
+from atlas.runtime.state import AtlasState
 from atlas.runtime.wording import fact_words
 from reviews.models import HumanDecision, ReviewItem
 from runs.actions import do_request_resume
@@ -310,7 +312,6 @@ def screening_matches_of(item: ReviewItem) -> list[dict]:
     for key in ("screening_matches", "sanctions_hits"):
         if key in item.payload:
             return item.payload[key]
-    from atlas.runtime.state import AtlasState
     from reviews.sync import matches_payload
 
     return matches_payload(AtlasState.from_json(item.run.state))
@@ -340,13 +341,18 @@ def do_sign_off(
     approve: bool,
     reason: str,
     hit_dispositions: dict[str, str] | None = None,
+    risk_rating: str = "",
 ) -> HumanDecision:
-    """Sign off (every sanctions hit disposed of) or reject a proposed packet."""
+    """Sign off (every screening match disposed of, at the proposed rating or another the
+    evidence allows) or reject a proposed packet."""
     _expect_kind(item, ReviewItem.Kind.SIGNOFF)
     reason = _clean_reason(reason)
     payload = {"approved": approve, "reason": reason, "packet_step": item.payload.get("step")}
     if approve:
         payload["hit_dispositions"] = _disposed_hits(item, hit_dispositions)
+        if risk_rating and risk_rating != (item.payload.get("packet") or {}).get("risk_rating"):
+            _check_rating(item, risk_rating, payload["hit_dispositions"])
+            payload["risk_rating"] = risk_rating
     return _record(
         item,
         user,
@@ -357,6 +363,14 @@ def do_sign_off(
     )
 
 
+def _check_rating(item: ReviewItem, rating: str, hit_dispositions: dict[str, str]) -> None:
+    """Refuse, before anything is recorded, a rating the run would refuse: one the evidence
+    rules out once the matches marked false positives are set aside."""
+    set_aside = {key for key, value in hit_dispositions.items() if value == "false_positive"}
+    if rules := rules_against(AtlasState.from_json(item.run.state), rating, set_aside):
+        raise ReviewError(why_not(rating, rules))
+
+
 def do_decide(
     item: ReviewItem,
     user,
@@ -364,10 +378,11 @@ def do_decide(
     reason: str,
     hit_dispositions: dict[str, str] | None = None,
     reasons_seen: int | None = None,
+    risk_rating: str = "",
 ) -> HumanDecision:
     """Approve/deny from the approval queue: a tool approval or a packet sign-off."""
     if item.kind == ReviewItem.Kind.SIGNOFF:
-        return do_sign_off(item, user, approve, reason, hit_dispositions)
+        return do_sign_off(item, user, approve, reason, hit_dispositions, risk_rating)
     return do_decide_approval(item, user, approve, reason, reasons_seen)
 
 

@@ -47,8 +47,14 @@ def decision_details(payload: dict) -> list[str]:
             [f"{confirmed} confirmed match{'es' if confirmed != 1 else ''}"] if confirmed else []
         )
         parts += [f"{cleared} false positive{'s' if cleared != 1 else ''}"] if cleared else []
-        details.append("Sanctions hits: " + ", ".join(parts))
-    shown = set(BUDGET_UNITS) | {"value", "unresolvable", "hit_dispositions"} | NOT_DETAILS
+        details.append("Screening matches: " + ", ".join(parts))
+    if payload.get("risk_rating"):
+        details.append(f"Risk rating set to {payload['risk_rating']}")
+    shown = (
+        set(BUDGET_UNITS)
+        | {"value", "unresolvable", "hit_dispositions", "risk_rating"}
+        | NOT_DETAILS
+    )
     details += [
         f"{key.replace('_', ' ')}: {value}" for key, value in payload.items() if key not in shown
     ]

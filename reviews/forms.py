@@ -76,6 +76,12 @@ class DecisionForm(HitDispositionsMixin, forms.Form):
     )
     # How many reasons for an approval the page showed (reviews.actions.do_decide_approval).
     reasons_seen = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
+    # A sign-off's rating, when the reviewer sets another than the proposed one.
+    risk_rating = forms.ChoiceField(
+        required=False,
+        choices=[("", "As proposed"), ("low", "Low"), ("medium", "Medium"), ("high", "High")],
+        error_messages={"invalid_choice": "Choose a rating of low, medium or high."},
+    )
 
     @property
     def approve(self) -> bool:

@@ -162,7 +162,11 @@ def test_the_audit_cannot_be_edited(client, reviewer, history):
                     "ev-3": "confirmed_match",
                 }
             },
-            ["Sanctions hits: 1 confirmed match, 2 false positives"],
+            ["Screening matches: 1 confirmed match, 2 false positives"],
+        ),
+        (
+            {"hit_dispositions": {"ev-1": "false_positive"}, "risk_rating": "low"},
+            ["Screening matches: 1 false positive", "Risk rating set to low"],
         ),
         ({"action_id": "7:act:7"}, []),
         ({"approved": False, "reason": "Check the fine", "packet_step": 6}, []),

@@ -461,7 +461,7 @@ def test_a_sign_off_on_the_case_page_says_how_its_sanctions_hits_were_marked(
         state_version=4,
     )
     html = case_page(client, analyst, case.pk)
-    assert "Sanctions hits: 1 confirmed match, 1 false positive" in html
+    assert "Screening matches: 1 confirmed match, 1 false positive" in html
 
 
 def test_tool_data_on_the_case_page_is_escaped(client, analyst, case):

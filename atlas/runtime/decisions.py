@@ -127,6 +127,8 @@ class DueDiligencePacket(BaseModel):
     closing_note: str = ""
     hit_dispositions: list[HitDisposition] = Field(default_factory=list)
     review_history: list[ReviewRound] = Field(default_factory=list)
+    # The rating the run proposed, when the reviewer signed the packet off with another.
+    proposed_risk_rating: RiskRating | None = None
 
 
 # A decision nests a few levels (a packet's findings, a tool's arguments); far deeper is
@@ -212,7 +214,9 @@ class Finish(_Action):
 
 NextAction = Annotated[CallTool | AskHuman | Finish, Field(discriminator="kind")]
 NEXT_ACTION_ADAPTER: TypeAdapter[CallTool | AskHuman | Finish] = TypeAdapter(NextAction)
-NEXT_ACTION_SCHEMA_VERSION = "next-action/2"  # 2: a packet carries its review history
+# 2: a packet carries its review history; 3: and the rating its run proposed, when the
+# reviewer signed it off with another
+NEXT_ACTION_SCHEMA_VERSION = "next-action/3"
 
 
 class InvalidModelOutput(ValueError):

@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 
 from atlas.runtime.decisions import DueDiligencePacket, Finish
-from atlas.runtime.directors import unscreened_directors, unsearched_directors
-from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
 from atlas.runtime.packets import with_open_issues
+from atlas.runtime.rating_floor import rules_against
 from atlas.runtime.state import (
     CONFLICT_AT_FINISH_USER_STATUS,
     RESUBMITTED_USER_STATUS,
@@ -27,6 +26,7 @@ RUNTIME_ONLY_PACKET_FIELDS = {
     "closing_note": "",
     "hit_dispositions": [],
     "review_history": [],
+    "proposed_risk_rating": None,
 }
 
 SAME_PACKET_AS_REJECTED = (
@@ -64,52 +64,12 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
     errors += _entity_errors(s, packet)
     errors += _sanctions_result_errors(s, packet)
     errors += _media_summary_errors(s, packet)
-    signals = {signal for item in s.evidence for signal in item.signals}
     if packet.risk_rating == "unrated":
         errors.append("Rate the risk low, medium or high.")
-    elif Signal.SANCTIONS_HIT in signals and packet.risk_rating != "high":
-        errors.append("A sanctions hit requires a high risk rating.")
-    elif ({Signal.ADVERSE, Signal.PEP} & signals) and packet.risk_rating == "low":
-        errors.append("Adverse media or a politically exposed person rules out a low risk rating.")
+    else:
+        errors += [rule.to_the_agent for rule in rules_against(s, packet.risk_rating)]
     if s.selected_entity is None and len(s.entity_candidates) > 1:
         errors.append("The subject matches several registry entities; ask the analyst which one.")
-    elif s.selected_entity is None and packet.risk_rating == "low":
-        errors.append(
-            "The subject is not matched to a registry entity, so it was screened by name "
-            "only: that rules out a low risk rating."
-        )
-    if Signal.ANOTHER_COMPANY in signals and packet.risk_rating == "low":
-        errors.append(
-            "An uploaded document is about another company than the matched entity: that "
-            "rules out a low risk rating until someone explains it."
-        )
-    if Signal.INSTRUCTIONS in signals and packet.risk_rating == "low":
-        errors.append(
-            "A source holds text written as instructions to an AI agent: that rules out a "
-            "low risk rating until a person has weighed it."
-        )
-    if "search_adverse_media" not in s.completed_steps and packet.risk_rating == "low":
-        errors.append("Adverse media has not been searched: that rules out a low risk rating.")
-    if unscreened_directors(s) and packet.risk_rating == "low":
-        errors.append(
-            "Not every director of the subject has been screened against the sanctions "
-            "lists (see directors_to_screen): that rules out a low risk rating."
-        )
-    if unsearched_directors(s) and packet.risk_rating == "low":
-        errors.append(
-            "Adverse media has not been searched on every director of the subject (see "
-            "directors_to_search): that rules out a low risk rating."
-        )
-    if unscreened_directorships(s) and packet.risk_rating == "low":
-        errors.append(
-            "Not every company the subject directs has been screened against the sanctions "
-            "lists (see companies_to_screen): that rules out a low risk rating."
-        )
-    if unsearched_directorships(s) and packet.risk_rating == "low":
-        errors.append(
-            "Adverse media has not been searched on every company the subject directs (see "
-            "companies_to_search): that rules out a low risk rating."
-        )
     return errors
 
 

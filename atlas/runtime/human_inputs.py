@@ -23,6 +23,7 @@ from atlas.runtime.humans import (
 )
 from atlas.runtime.packets import partial_packet
 from atlas.runtime.progress import HISTORY_BREAK, progress_signature
+from atlas.runtime.rating_floor import rules_against, why_not
 from atlas.runtime.state import (
     CASE_CLOSED_USER_STATUS,
     EXTENDABLE_REASONS,
@@ -364,7 +365,9 @@ def _complete(
     """A reviewer's approval ends the run: its packet, with the reviewer's disposition of
     each screening match, is the case's record."""
     dispositions = _hit_dispositions(s, decided)
-    s.proposed_packet = s.proposed_packet.model_copy(update={"hit_dispositions": dispositions})
+    s.proposed_packet = s.proposed_packet.model_copy(
+        update={"hit_dispositions": dispositions, **_reviewers_rating(s, decided, dispositions)}
+    )
     writer.set_status(
         s, "completed", "packet_approved", CASE_CLOSED_USER_STATUS if closed else None
     )
@@ -376,6 +379,23 @@ def _complete(
         reason=reason,
         closed=closed,
         hit_dispositions=dispositions,
+        risk_rating=s.proposed_packet.risk_rating,
+        proposed_risk_rating=s.proposed_packet.proposed_risk_rating,
     )
     writer.terminal_event(s, buf, "run_completed")
     return s
+
+
+def _reviewers_rating(
+    s: AtlasState, decided: PacketSignOff | CloseCase, dispositions: list[HitDisposition]
+) -> dict:
+    """The packet's fields when a sign-off sets a rating of its own, or refused when the
+    evidence rules that rating out (the matches marked false positives set aside)."""
+    proposed = s.proposed_packet.risk_rating
+    rating = decided.risk_rating if isinstance(decided, PacketSignOff) else None
+    if rating is None or rating == proposed:
+        return {}
+    set_aside = {d.evidence_id for d in dispositions if d.disposition == "false_positive"}
+    if rules := rules_against(s, rating, set_aside):
+        raise HumanInputRejected(why_not(rating, rules))
+    return {"risk_rating": rating, "proposed_risk_rating": proposed}

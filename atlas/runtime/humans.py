@@ -85,9 +85,12 @@ class PacketSignOff(_HumanInput):
     # The step at which the signed packet was proposed; a sign-off for a packet that has
     # since been replaced is refused instead of landing on the new one.
     packet_step: int | None = None
-    # Evidence id of each sanctions hit -> the reviewer's disposition; an approval needs
-    # one for every hit of the run.
+    # Evidence id of each screening match -> the reviewer's disposition; an approval needs
+    # one for every match of the run.
     hit_dispositions: dict[str, HitDispositionValue] = Field(default_factory=dict)
+    # The reviewer's rating, when not the proposed one: never below what the evidence
+    # allows once the matches they marked false positives are set aside.
+    risk_rating: Literal["low", "medium", "high"] | None = None
 
 
 class CloseCase(_HumanInput):

@@ -14,6 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.middleware import HtmxDetails
 
 from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT
+from atlas.runtime.rating_floor import RULED_OUT
 from reviews.actions import (
     FOUR_EYES_MESSAGE,
     claim_is_live,
@@ -72,8 +73,10 @@ class ItemView:
     four_eyes_message: str = FOUR_EYES_MESSAGE
     # The run's settled conflicts when the caller read them for a whole page at once.
     settled_conflicts: set[str] | None = None
-    # Dispositions of sanctions hits chosen on a form that was refused, shown again.
+    # Dispositions of screening matches and the rating chosen on a form that was refused,
+    # shown again.
     hit_choices: dict[str, str] = field(default_factory=dict)
+    rating_choice: str = ""
     # A sign-off's documents its run never read, when the caller read them for a page.
     unread: list | None = None
 
@@ -122,6 +125,11 @@ class ItemView:
     def hits_error(self) -> bool:
         """The refusal says some hits are not marked yet (not that the reason is missing)."""
         return self.error.startswith(DISPOSE_OF_EVERY_HIT)
+
+    @property
+    def rating_error(self) -> bool:
+        """The refusal is of the rating the reviewer chose."""
+        return RULED_OUT in self.error
 
     @cached_property
     def hits(self) -> list[dict]:

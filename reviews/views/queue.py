@@ -107,8 +107,16 @@ def _item_page(
     reason: str = "",
     status: int = 200,
     hit_choices: dict[str, str] | None = None,
+    rating_choice: str = "",
 ):
-    view = item_view(item, request.user, error=error, reason=reason, hit_choices=hit_choices or {})
+    view = item_view(
+        item,
+        request.user,
+        error=error,
+        reason=reason,
+        hit_choices=hit_choices or {},
+        rating_choice=rating_choice,
+    )
     history = item.run.decisions.select_related("actor").order_by("created_at", "id")
     context = {
         "row": view,
@@ -222,6 +230,7 @@ def _after(
     reason: str = "",
     status: int = 200,
     hit_choices: dict[str, str] | None = None,
+    rating_choice: str = "",
 ):
     """htmx: the row again (htmx swaps 2xx only, so errors travel inside a 200 row).
     Plain form: back where it came from on success, the item page with the error otherwise."""
@@ -229,7 +238,13 @@ def _after(
         return _row(request, item, error=error, reason=reason)
     if error:
         return _item_page(
-            request, item, error=error, reason=reason, status=status, hit_choices=hit_choices
+            request,
+            item,
+            error=error,
+            reason=reason,
+            status=status,
+            hit_choices=hit_choices,
+            rating_choice=rating_choice,
         )
     return redirect(next_url(request, reverse("reviews-queue")))
 
@@ -280,7 +295,14 @@ def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, *QUEUE_KINDS)
     form = DecisionForm(request.POST)
     reason = request.POST.get("reason", "")
-    refused = partial(_after, request, item, reason=reason, hit_choices=form.hit_dispositions())
+    refused = partial(
+        _after,
+        request,
+        item,
+        reason=reason,
+        hit_choices=form.hit_dispositions(),
+        rating_choice=request.POST.get("risk_rating", ""),
+    )
     if not form.is_valid():
         error = " ".join(message for errors in form.errors.values() for message in errors)
         return refused(error=error, status=400)
@@ -293,6 +315,7 @@ def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
             form.hit_dispositions(),
             # A request that does not say how many reasons its page showed saw none.
             form.cleaned_data["reasons_seen"] or 0,
+            form.cleaned_data["risk_rating"],
         )
     except AlreadyDecided as problem:
         earlier = problem.decision
@@ -310,9 +333,11 @@ def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     except ReviewError as problem:
         return refused(error=problem.messages[0], status=409)
     if not request.htmx:
+        rated = decision.payload.get("risk_rating")
         messages.success(
             request,
             f"{decision.get_kind_display()}: {item.summary}. "
+            + (f"You rated it {rated} risk. " if rated else "")
             + (
                 "The case completes in a moment."
                 if decision.kind == HumanDecision.Kind.SIGN_OFF

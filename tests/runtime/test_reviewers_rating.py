@@ -1,0 +1,89 @@
+"""A reviewer signs a packet off with a rating of their own: higher at will, lower only as
+far as the evidence allows once the screening matches they marked false positives are set
+aside."""
+
+from __future__ import annotations
+
+import pytest
+from runtime_helpers import events_of, run
+
+from atlas.runtime.humans import HumanInputRejected, PacketSignOff
+
+
+def proposed(make_runtime, make_state, subject: str, **fields):
+    runtime = make_runtime()
+    state = run(runtime, make_state(subject, **fields))
+    assert state.termination_reason == "finish_proposed"
+    return runtime, state
+
+
+def signed_off(runtime, state, rating: str, disposition: str = "confirmed_match"):
+    return runtime.apply_human_input(
+        state,
+        PacketSignOff(
+            decision_id="d-1",
+            actor="rita",
+            approved=True,
+            reason="Weighed every match.",
+            hit_dispositions={m.evidence_id: disposition for m in state.screening_matches()},
+            risk_rating=rating,
+        ),
+    )
+
+
+def test_matches_marked_false_positives_let_the_reviewer_lower_the_rating(
+    make_runtime, make_state, store
+):
+    """Every sanctions hit on Volga Petrochem marked a false positive: the rating may come
+    down to medium (its own article is still adverse media) but not to low."""
+    runtime, state = proposed(
+        make_runtime, make_state, "Volga Petrokhim Eksport", jurisdiction=None
+    )
+    assert state.proposed_packet.risk_rating == "high"
+    with pytest.raises(HumanInputRejected, match="A low rating is ruled out by adverse media"):
+        signed_off(runtime, state, "low", "false_positive")
+    assert state.status == "awaiting_review"
+
+    state = signed_off(runtime, state, "medium", "false_positive")
+    assert (state.status, state.termination_reason) == ("completed", "packet_approved")
+    packet = state.proposed_packet
+    assert (packet.risk_rating, packet.proposed_risk_rating) == ("medium", "high")
+    (approved,) = events_of(store, state, "packet_approved")
+    assert (approved.data["risk_rating"], approved.data["proposed_risk_rating"]) == (
+        "medium",
+        "high",
+    )
+
+
+def test_a_confirmed_hit_keeps_the_rating_high(make_runtime, make_state):
+    runtime, state = proposed(
+        make_runtime, make_state, "Volga Petrokhim Eksport", jurisdiction=None
+    )
+    with pytest.raises(HumanInputRejected, match="A medium rating is ruled out by a sanctions hit"):
+        signed_off(runtime, state, "medium", "confirmed_match")
+
+
+def test_the_only_ground_marked_a_false_positive_lets_the_rating_go_low(make_runtime, make_state):
+    """Harrow Bay's one adverse article was found by its director's name alone."""
+    runtime, state = proposed(make_runtime, make_state, "Harrow Bay Freight", jurisdiction="GB")
+    assert state.proposed_packet.risk_rating == "medium"
+    state = signed_off(runtime, state, "low", "false_positive")
+    packet = state.proposed_packet
+    assert (packet.risk_rating, packet.proposed_risk_rating) == ("low", "medium")
+
+
+def test_a_reviewer_may_raise_the_rating(make_runtime, make_state):
+    runtime, state = proposed(make_runtime, make_state, "Acme Analytics", jurisdiction="GB")
+    assert state.proposed_packet.risk_rating == "low"
+    state = signed_off(runtime, state, "high")
+    packet = state.proposed_packet
+    assert (packet.risk_rating, packet.proposed_risk_rating) == ("high", "low")
+
+
+def test_keeping_the_proposed_rating_records_no_other(make_runtime, make_state):
+    runtime, state = proposed(make_runtime, make_state, "Acme Analytics", jurisdiction="GB")
+    state = signed_off(runtime, state, "low")
+    assert (state.proposed_packet.risk_rating, state.proposed_packet.proposed_risk_rating) == (
+        "low",
+        None,
+    )
