@@ -528,16 +528,19 @@ def do_extend_budget(
 
 
 def do_close_case(
-    item: ReviewItem, user, decision: str, hit_dispositions: dict[str, str] | None = None
+    item: ReviewItem,
+    user,
+    decision: str,
+    hit_dispositions: dict[str, str] | None = None,
+    risk_rating: str = "",
 ) -> HumanDecision:
-    """Close the case as it stands (every sanctions hit disposed of): the packet so far,
-    with the decision, becomes the case's record."""
+    """Close the case as it stands (every screening match disposed of, at the packet's
+    rating or another the evidence allows): the packet so far, with the decision, becomes
+    the case's record."""
     _expect_kind(item, ReviewItem.Kind.ESCALATION, ReviewItem.Kind.SIGNOFF)
     decision = _clean_reason(decision, what="the closing decision")
-    return _record(
-        item,
-        user,
-        kind=HumanDecision.Kind.CLOSE_CASE,
-        reason=decision,
-        payload={"decision": decision, "hit_dispositions": _disposed_hits(item, hit_dispositions)},
-    )
+    payload = {"decision": decision, "hit_dispositions": _disposed_hits(item, hit_dispositions)}
+    if risk_rating and risk_rating != item.run.risk_rating:
+        _check_rating(item, risk_rating, payload["hit_dispositions"])
+        payload["risk_rating"] = risk_rating
+    return _record(item, user, kind=HumanDecision.Kind.CLOSE_CASE, reason=decision, payload=payload)

@@ -62,7 +62,18 @@ class HitDispositionsMixin:
         }
 
 
-class DecisionForm(HitDispositionsMixin, forms.Form):
+class RatedForm(forms.Form):
+    """A decision that may set the packet's risk rating (a sign-off, a closing decision)
+    when the reviewer weighs the evidence otherwise than the run did."""
+
+    risk_rating = forms.ChoiceField(
+        required=False,
+        choices=[("", "As proposed"), ("low", "Low"), ("medium", "Medium"), ("high", "High")],
+        error_messages={"invalid_choice": "Choose a rating of low, medium or high."},
+    )
+
+
+class DecisionForm(HitDispositionsMixin, RatedForm):
     decision = forms.ChoiceField(
         choices=[("approve", "Approve"), ("deny", "Deny")],
         error_messages={
@@ -76,12 +87,6 @@ class DecisionForm(HitDispositionsMixin, forms.Form):
     )
     # How many reasons for an approval the page showed (reviews.actions.do_decide_approval).
     reasons_seen = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
-    # A sign-off's rating, when the reviewer sets another than the proposed one.
-    risk_rating = forms.ChoiceField(
-        required=False,
-        choices=[("", "As proposed"), ("low", "Low"), ("medium", "Medium"), ("high", "High")],
-        error_messages={"invalid_choice": "Choose a rating of low, medium or high."},
-    )
 
     @property
     def approve(self) -> bool:
@@ -152,7 +157,7 @@ class ExtendBudgetForm(forms.Form):
         return data
 
 
-class CloseCaseForm(HitDispositionsMixin, forms.Form):
+class CloseCaseForm(HitDispositionsMixin, RatedForm):
     decision = ReasonField(
         error_messages={
             "required": "Write the closing decision; it goes into the packet and the audit trail."

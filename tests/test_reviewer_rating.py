@@ -9,7 +9,7 @@ from django.urls import reverse
 from reviews.actions import screening_matches_of
 from reviews.models import HumanDecision, ReviewItem
 from tests.conftest import client_for
-from tests.review_runs import advance, open_item, paused_run
+from tests.review_runs import advance, open_item, paused_run, sanctioned_escalation_item
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +49,7 @@ def test_a_namesake_marked_false_positive_lets_the_rating_come_down(client, revi
     assert (run.status, run.risk_rating) == ("completed", "low")
     assert run.state["proposed_packet"]["proposed_risk_rating"] == "medium"
     packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
-    assert "Rated low by the reviewer at sign-off; the run proposed medium." in packet_page
+    assert "Rated low by the reviewer; the run proposed medium." in packet_page
     assert "marked false positive by the reviewer" in packet_page
     assert "Signed off packet, rated low" in packet_page
 
@@ -82,4 +82,65 @@ def test_the_proposed_rating_chosen_by_name_records_no_other(client, reviewer, h
     assert (run.risk_rating, run.state["proposed_packet"]["proposed_risk_rating"]) == (
         "medium",
         None,
+    )
+
+
+def close(client, item: ReviewItem, disposition: str, rating: str):
+    fields = {f"hit-{m['evidence_id']}": disposition for m in screening_matches_of(item)}
+    return client.post(
+        reverse("reviews-close", args=[item.pk]),
+        {"decision": "Decline the client.", "risk_rating": rating, **fields},
+    )
+
+
+def test_a_case_closed_as_it_stands_may_be_rated_as_far_as_its_research_went(
+    client, tenant, analyst, reviewer
+):
+    """Volga Petrochem stopped right after its screening hit: with the hit marked a false
+    positive the case may close at medium, not low, for nobody searched the media."""
+    item = sanctioned_escalation_item(tenant, analyst)
+    client_for(client, reviewer)
+    page = client.get(reverse("reviews-conflict", args=[item.pk])).content.decode()
+    assert '<option value="" selected>As proposed: high</option>' in page
+
+    refused = close(client, item, "false_positive", "low")
+    assert refused.status_code == 409
+    assert "A low rating is ruled out by adverse media not searched" in refused.content.decode()
+    assert not HumanDecision.objects.filter(review_item=item).exists()
+
+    close(client, item, "false_positive", "medium")
+    run = advance(item)
+    assert (run.status, run.closed_by_reviewer, run.risk_rating) == ("completed", True, "medium")
+    packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert "Rated medium by the reviewer; the run proposed high." in packet_page
+
+
+def test_an_unrated_case_closed_by_a_reviewer_gets_their_rating(client, tenant, analyst, reviewer):
+    run = paused_run(
+        tenant, analyst, "Acme Analytics", jurisdiction="GB", budgets={"max_iterations": 1}
+    )
+    item = open_item(run, ReviewItem.Kind.ESCALATION)
+    assert run.risk_rating == "unrated"
+    client_for(client, reviewer)
+    page = client.get(reverse("reviews-conflict", args=[item.pk])).content.decode()
+    assert '<option value="" selected>As it stands: not rated</option>' in page
+    refused = close(client, item, "confirmed_match", "low")
+    assert "a subject not screened against the sanctions lists" in refused.content.decode()
+    close(client, item, "confirmed_match", "medium")
+    run = advance(item)
+    assert run.risk_rating == "medium"
+    packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert "Rated medium by the reviewer; the run left it unrated." in packet_page
+
+
+def test_a_case_closed_with_its_sources_still_disagreeing_cannot_be_rated_low(
+    client, tenant, analyst, reviewer
+):
+    run = paused_run(tenant, analyst, "Meridian Shipping Holdings", jurisdiction="GB")
+    item = open_item(run, ReviewItem.Kind.ESCALATION)
+    refused = close(client_for(client, reviewer), item, "confirmed_match", "low")
+    assert refused.status_code == 409
+    assert (
+        "A low rating is ruled out by sources that disagree on a fact nobody settled"
+        in refused.content.decode()
     )

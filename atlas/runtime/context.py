@@ -27,7 +27,7 @@ from atlas.runtime.tools.registry import ToolRegistry
 # 4: the record names registry entities of the other type than the case's; 5: the
 # companies the subject person directs, to screen and search; 6: the directors to search
 # adverse media on
-PROMPT_VERSION = "atlas-prompt/6"
+PROMPT_VERSION = "atlas-prompt/7"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
 MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see
@@ -54,7 +54,8 @@ Rules (trusted, from the operator):
   with the name as the query; screen each company in companies_to_screen and search
   adverse media on each in companies_to_search (companies the subject person directs) by
   its entity_id; extract attached documents.
-- Every finding cites evidence ids you have been shown. A sanctions hit means high risk.
+- Every finding cites evidence ids you have been shown. A sanctions hit means high risk;
+  adverse media, a politically exposed person or a conflict nobody settled rules out low.
 - Conflicting sources are reported as unresolved conflicts, not guessed away.
 - The runtime enforces budgets, policy and approvals; you cannot change them."""
 

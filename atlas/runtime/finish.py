@@ -67,7 +67,8 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
     if packet.risk_rating == "unrated":
         errors.append("Rate the risk low, medium or high.")
     else:
-        errors += [rule.to_the_agent for rule in rules_against(s, packet.risk_rating)]
+        rules = rules_against(s, packet.risk_rating)
+        errors += [rule.to_the_agent for rule in rules if rule.to_the_agent]
     if s.selected_entity is None and len(s.entity_candidates) > 1:
         errors.append("The subject matches several registry entities; ask the analyst which one.")
     return errors

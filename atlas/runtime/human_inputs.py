@@ -389,10 +389,10 @@ def _complete(
 def _reviewers_rating(
     s: AtlasState, decided: PacketSignOff | CloseCase, dispositions: list[HitDisposition]
 ) -> dict:
-    """The packet's fields when a sign-off sets a rating of its own, or refused when the
-    evidence rules that rating out (the matches marked false positives set aside)."""
+    """The packet's fields when the reviewer sets a rating of their own, or refused when
+    the evidence rules that rating out (the matches marked false positives set aside)."""
     proposed = s.proposed_packet.risk_rating
-    rating = decided.risk_rating if isinstance(decided, PacketSignOff) else None
+    rating = decided.risk_rating
     if rating is None or rating == proposed:
         return {}
     set_aside = {d.evidence_id for d in dispositions if d.disposition == "false_positive"}

@@ -98,9 +98,10 @@ class CloseCase(_HumanInput):
 
     kind: Literal["close_case"] = "close_case"
     decision: str = Field(min_length=1)
-    # As for a sign-off: the closed packet is the case's record, so every sanctions hit of
-    # the run needs the reviewer's disposition.
+    # As for a sign-off: the closed packet is the case's record, so every screening match
+    # of the run needs the reviewer's disposition, and the reviewer may rate it.
     hit_dispositions: dict[str, HitDispositionValue] = Field(default_factory=dict)
+    risk_rating: Literal["low", "medium", "high"] | None = None
 
 
 HumanInput = Annotated[

@@ -20,7 +20,7 @@ RULED_OUT = "rating is ruled out by"
 class RatingRule(NamedTuple):
     floor: str  # the lowest rating allowed while the rule applies
     applies: Callable[[AtlasState, set[str]], bool]  # given the state and its signals
-    to_the_agent: str  # why a lower rating was refused, for the model
+    to_the_agent: str  # why a lower rating was refused, for the model ("": said otherwise)
     in_words: str  # what rules a lower rating out, for a reviewer
 
 
@@ -43,6 +43,13 @@ RULES = (
     ),
     RatingRule(
         "medium",
+        lambda s, _: any(conflict.status != "resolved" for conflict in s.conflicts),
+        "Sources disagree on a fact that nobody has settled (see conflicts): that rules "
+        "out a low risk rating.",
+        "sources that disagree on a fact nobody settled",
+    ),
+    RatingRule(
+        "medium",
         # Several candidates is an error of its own: the analyst must pick one.
         lambda s, _: s.selected_entity is None and len(s.entity_candidates) <= 1,
         "The subject is not matched to a registry entity, so it was screened by name "
@@ -62,6 +69,12 @@ RULES = (
         "A source holds text written as instructions to an AI agent: that rules out a "
         "low risk rating until a person has weighed it.",
         "a source written as instructions to an AI agent",
+    ),
+    RatingRule(
+        "medium",
+        lambda s, _: "screen_sanctions" not in s.completed_steps,
+        "",  # a proposed finish is refused for this whatever its rating
+        "a subject not screened against the sanctions lists",
     ),
     RatingRule(
         "medium",

@@ -178,7 +178,14 @@ def _conflict_page(
     typed: str = "",
 ) -> HttpResponse:
     hit_choices = close_form.hit_dispositions() if close_form is not None else {}
-    row = item_view(item, request.user, error=error, reason=typed, hit_choices=hit_choices)
+    row = item_view(
+        item,
+        request.user,
+        error=error,
+        reason=typed,
+        hit_choices=hit_choices,
+        rating_choice=close_form.data.get("risk_rating", "") if close_form is not None else "",
+    )
     conflicts = conflict_views(item)
     for conflict in conflicts:
         if resolve_errors and conflict.conflict_id in resolve_errors:
@@ -363,7 +370,13 @@ def close(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
             return _stale(request, item, stale, close_form=form)
         return _conflict_page(request, item, status=400, close_form=form)
     try:
-        do_close_case(item, request.user, form.cleaned_data["decision"], form.hit_dispositions())
+        do_close_case(
+            item,
+            request.user,
+            form.cleaned_data["decision"],
+            form.hit_dispositions(),
+            form.cleaned_data["risk_rating"],
+        )
     except ReviewError as problem:
         refused = _refused(request, item, problem, close_form=form)
         if refused is not None:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from runtime_helpers import events_of, run
 
-from atlas.runtime.humans import HumanInputRejected, PacketSignOff
+from atlas.runtime.humans import ConflictResolution, HumanInputRejected, PacketSignOff
+from atlas.runtime.rating_floor import rules_against
 
 
 def proposed(make_runtime, make_state, subject: str, **fields):
@@ -87,3 +88,24 @@ def test_keeping_the_proposed_rating_records_no_other(make_runtime, make_state):
         "low",
         None,
     )
+
+
+def test_a_fact_the_sources_still_dispute_rules_out_a_low_rating_until_settled(
+    make_runtime, make_state
+):
+    runtime, state = proposed(make_runtime, make_state, "Meridian Shipping Holdings")
+    (conflict,) = state.proposed_packet.unresolved_conflicts
+    assert [rule.in_words for rule in rules_against(state, "low")] == [
+        "sources that disagree on a fact nobody settled"
+    ]
+    state = runtime.apply_human_input(
+        state,
+        ConflictResolution(
+            decision_id="d-1",
+            actor="rita",
+            conflict_id=conflict.conflict_id,
+            value="Helen Carter, Viktor Petrenko",
+            note="The filing of 2024-09-20 confirms the change.",
+        ),
+    )
+    assert rules_against(state, "low") == []
