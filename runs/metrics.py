@@ -29,6 +29,9 @@ Definitions:
   over the runs / resolved evidence gaps in those runs (Decimal cost, 6 places).
 - **finish-attempt rejection rate**: `final_rejected` events / (`final_rejected` +
   `finish_proposed` events).
+- **packets re-rated by reviewers**: `packet_approved` events whose reviewer set another
+  risk rating than the run's (the event's data has `proposed_risk_rating`) /
+  `packet_approved` events (sign-offs and cases closed as they stood).
 - **termination-reason breakdown**: finished runs counted by termination reason, with
   cases a reviewer closed as they stood counted apart from signed-off packets.
 """
@@ -67,7 +70,20 @@ METRICS: list[tuple[str, str, str]] = [
     ("cost_per_gap", "Cost per resolved evidence gap (USD)", "money"),
     ("finish_rejection_rate", "Finish-attempt rejection rate", "ratio"),
     ("send_back_rate", "Packets sent back by reviewers", "ratio"),
+    ("rerated_rate", "Packets re-rated by reviewers", "ratio"),
 ]
+
+# The Tally fields counted from trace events.
+EVENT_COUNTS = (
+    "attempts",
+    "duplicates",
+    "rejected",
+    "proposed",
+    "sent_back",
+    "approved",
+    "rerated",
+    "answered",
+)
 
 # A grouping is the names of the run's keys its rows are grouped by.
 Grouping = tuple[str, ...]
@@ -85,6 +101,7 @@ COUNTED_EVENTS = (
     "final_rejected",
     "finish_proposed",
     "packet_rejected",
+    "packet_approved",
     "clarification_received",
 )
 
@@ -130,6 +147,8 @@ class Tally:
     rejected: int = 0
     proposed: int = 0
     sent_back: int = 0
+    approved: int = 0
+    rerated: int = 0
     answered: int = 0
     succeeded_calls: int = 0
     # Sum over the runs of the distinct tools each called, and the runs that called one.
@@ -157,6 +176,7 @@ class Tally:
             else None,
             "finish_rejection_rate": _ratio(self.rejected, self.rejected + self.proposed),
             "send_back_rate": _ratio(self.sent_back, self.proposed),
+            "rerated_rate": _ratio(self.rerated, self.approved),
         }
         # In the order the database sorts (reason, closed), as one query per view listed them.
         reasons: dict[str, int] = {}
@@ -241,6 +261,8 @@ def tallies(runs: QuerySet[Run], names: Grouping) -> dict[tuple, Tally]:
         rejected=Count("id", filter=Q(type="final_rejected")),
         proposed=Count("id", filter=Q(type="finish_proposed")),
         sent_back=Count("id", filter=Q(type="packet_rejected")),
+        approved=Count("id", filter=Q(type="packet_approved")),
+        rerated=Count("id", filter=Q(type="packet_approved", data__has_key="proposed_risk_rating")),
         # A reply to a reviewer who sent a packet back answers no research question.
         answered=Count(
             "id",
@@ -248,7 +270,7 @@ def tallies(runs: QuerySet[Run], names: Grouping) -> dict[tuple, Tally]:
         ),
     ):
         if (tally := groups.get(_key(row, names))) is not None:
-            for name in ("attempts", "duplicates", "rejected", "proposed", "sent_back", "answered"):
+            for name in EVENT_COUNTS:
                 setattr(tally, name, row[name])
 
     run_tool = Concat("run_id", Value(":"), "tool", output_field=CharField())

@@ -113,6 +113,8 @@ def compute(runs: QuerySet[Run], grouping: Grouping = by_nothing) -> list[Metric
         rejected=Count("id", filter=Q(type="final_rejected")),
         proposed=Count("id", filter=Q(type="finish_proposed")),
         sent_back=Count("id", filter=Q(type="packet_rejected")),
+        approved=Count("id", filter=Q(type="packet_approved")),
+        rerated=Count("id", filter=Q(type="packet_approved", data__has_key="proposed_risk_rating")),
         # A reply to a reviewer who sent a packet back answers no research question.
         answered=Count(
             "id",
@@ -163,6 +165,7 @@ def compute(runs: QuerySet[Run], grouping: Grouping = by_nothing) -> list[Metric
                 ev.get("rejected", 0), ev.get("rejected", 0) + ev.get("proposed", 0)
             ),
             "send_back_rate": _ratio(ev.get("sent_back", 0), ev.get("proposed", 0)),
+            "rerated_rate": _ratio(ev.get("rerated", 0), ev.get("approved", 0)),
         }
     return list(rows.values())
 

@@ -39,7 +39,8 @@ def known_runs(case):
     add_events(a, [[decision("resolve_entity"), decision("screen_sanctions"),
                     decision("screen_sanctions"), ("duplicate_action_blocked", {}),
                     decision("search_adverse_media"), ("final_rejected", {"errors": ["x"]}),
-                    ("finish_proposed", {"packet": {}})]])  # fmt: skip
+                    ("finish_proposed", {"packet": {}}),
+                    ("packet_approved", {"risk_rating": "low", "proposed_risk_rating": "medium"})]])  # fmt: skip
     for step, tool in enumerate(["resolve_entity", "screen_sanctions", "search_adverse_media"]):
         add_tool_call(a, step, tool)
     add_tool_call(a, 9, "screen_sanctions", effect="failed", key="a-failed")
@@ -114,12 +115,27 @@ def test_every_metric_over_a_known_set_of_runs(known_runs, tenant):
     assert v["cost_per_gap"] == Decimal("0.110000")  # 0.55 / 5
     assert v["finish_rejection_rate"] == Decimal(2) / 5  # 2 rejected / (2 rejected + 3 proposed)
     assert v["send_back_rate"] == Decimal(1) / 3  # 1 sent back / 3 proposed
+    assert v["rerated_rate"] == Decimal(1)  # A's one sign-off set another rating
     assert row.reasons == {
         "packet_approved": 1,
         "finish_proposed": 1,
         "no_progress": 1,
         "tool_failure": 1,
     }
+
+
+def test_the_share_of_approved_packets_a_reviewer_rated_otherwise(case, tenant):
+    """Sign-offs and closed cases alike; a packet signed off at its own rating is not
+    re-rated, whatever its event says of the rating."""
+    approvals = [
+        {"risk_rating": "low", "proposed_risk_rating": "medium"},
+        {"risk_rating": "medium"},
+        {"risk_rating": "high", "closed": True},
+    ]
+    for data in approvals:
+        add_events(make_run(case, created_at=DAY1), [[("packet_approved", data)]])
+    row = metrics.overall(Run.objects.filter(tenant=tenant))
+    assert row.values["rerated_rate"] == Decimal(1) / 3
 
 
 def test_a_case_closed_as_it_stood_is_no_success_and_is_counted_apart(known_runs, tenant, case):

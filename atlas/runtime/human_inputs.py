@@ -380,7 +380,12 @@ def _complete(
         closed=closed,
         hit_dispositions=dispositions,
         risk_rating=s.proposed_packet.risk_rating,
-        proposed_risk_rating=s.proposed_packet.proposed_risk_rating,
+        # Only when the reviewer set another rating: the metrics count these by the key.
+        **(
+            {"proposed_risk_rating": s.proposed_packet.proposed_risk_rating}
+            if s.proposed_packet.proposed_risk_rating
+            else {}
+        ),
     )
     writer.terminal_event(s, buf, "run_completed")
     return s

@@ -81,9 +81,12 @@ def test_a_reviewer_may_raise_the_rating(make_runtime, make_state):
     assert (packet.risk_rating, packet.proposed_risk_rating) == ("high", "low")
 
 
-def test_keeping_the_proposed_rating_records_no_other(make_runtime, make_state):
+def test_keeping_the_proposed_rating_records_no_other(make_runtime, make_state, store):
     runtime, state = proposed(make_runtime, make_state, "Acme Analytics", jurisdiction="GB")
     state = signed_off(runtime, state, "low")
+    (approved,) = events_of(store, state, "packet_approved")
+    assert approved.data["risk_rating"] == "low"
+    assert "proposed_risk_rating" not in approved.data  # the metrics count re-ratings by it
     assert (state.proposed_packet.risk_rating, state.proposed_packet.proposed_risk_rating) == (
         "low",
         None,
