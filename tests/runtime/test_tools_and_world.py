@@ -68,6 +68,8 @@ def test_the_world_is_big_enough_and_small():
         ("Strasse Holding", "Straße Holding GmbH"),
         ("Mohamed Ali", "Muhammad Ali"),
         ("Osama Hussein", "Usama Husayn"),
+        ("Alexei Navalny", "Aleksey Navalny"),
+        ("Aleksandr Petrov", "Alexander Petrov"),
     ],
 )
 def test_transliterated_and_reordered_names_match(query, listed):

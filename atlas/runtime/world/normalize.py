@@ -139,10 +139,10 @@ GIVEN_NAME_SPELLINGS = {
 
 def phonetic_skeleton(name: str) -> str:
     """A coarse spelling-insensitive form: Wolkow/Volkov, Dmitriy/Dmitri, Volkoff/Volkov,
-    Mohamed/Muhammad."""
+    Mohamed/Muhammad, Alexei/Aleksey."""
     text = " ".join(GIVEN_NAME_SPELLINGS.get(word, word) for word in normalize_name(name).split())
     for old, new in (("shch", "sh"), ("kh", "h"), ("ff", "v"), ("w", "v"), ("iy", "i"),
-                     ("ij", "i"), ("y", "i"), ("ph", "f"), ("ck", "k")):  # fmt: skip
+                     ("ij", "i"), ("y", "i"), ("ph", "f"), ("ck", "k"), ("x", "ks")):  # fmt: skip
         text = text.replace(old, new)
     return re.sub(r"(.)\1+", r"\1", text)
 
