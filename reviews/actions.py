@@ -350,9 +350,7 @@ def do_sign_off(
     payload = {"approved": approve, "reason": reason, "packet_step": item.payload.get("step")}
     if approve:
         payload["hit_dispositions"] = _disposed_hits(item, hit_dispositions)
-        if risk_rating and risk_rating != (item.payload.get("packet") or {}).get("risk_rating"):
-            _check_rating(item, risk_rating, payload["hit_dispositions"])
-            payload["risk_rating"] = risk_rating
+        payload |= _rating_set(item, risk_rating, payload["hit_dispositions"])
     return _record(
         item,
         user,
@@ -363,12 +361,16 @@ def do_sign_off(
     )
 
 
-def _check_rating(item: ReviewItem, rating: str, hit_dispositions: dict[str, str]) -> None:
-    """Refuse, before anything is recorded, a rating the run would refuse: one the evidence
-    rules out once the matches marked false positives are set aside."""
+def _rating_set(item: ReviewItem, rating: str, hit_dispositions: dict[str, str]) -> dict:
+    """The payload's rating when the reviewer chose another than the packet's; refused,
+    before anything is recorded, when the run would refuse it: when the evidence rules it
+    out once the matches marked false positives are set aside."""
+    if not rating or rating == item.run.risk_rating:
+        return {}
     set_aside = {key for key, value in hit_dispositions.items() if value == "false_positive"}
     if rules := rules_against(AtlasState.from_json(item.run.state), rating, set_aside):
         raise ReviewError(why_not(rating, rules))
+    return {"risk_rating": rating}
 
 
 def do_decide(
@@ -540,7 +542,5 @@ def do_close_case(
     _expect_kind(item, ReviewItem.Kind.ESCALATION, ReviewItem.Kind.SIGNOFF)
     decision = _clean_reason(decision, what="the closing decision")
     payload = {"decision": decision, "hit_dispositions": _disposed_hits(item, hit_dispositions)}
-    if risk_rating and risk_rating != item.run.risk_rating:
-        _check_rating(item, risk_rating, payload["hit_dispositions"])
-        payload["risk_rating"] = risk_rating
+    payload |= _rating_set(item, risk_rating, payload["hit_dispositions"])
     return _record(item, user, kind=HumanDecision.Kind.CLOSE_CASE, reason=decision, payload=payload)
