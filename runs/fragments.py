@@ -488,7 +488,13 @@ def banner_for(run: Run, clarification_item_id: int | None = None) -> dict[str, 
     if run.status == Run.Status.FAILED:
         return {"kind": "failed", "tone": "bad"}
     if run.status == Run.Status.COMPLETED:
-        return {"kind": "completed", "tone": "ok"}
+        packet = state.get("proposed_packet") or {}
+        return {
+            "kind": "completed",
+            "tone": "ok",
+            "rating": packet.get("risk_rating", ""),
+            "proposed_rating": packet.get("proposed_risk_rating") or "",
+        }
     if run.status == Run.Status.CANCELLED:
         return {"kind": "cancelled", "tone": "muted"}
     return {"kind": "none"}

@@ -52,6 +52,11 @@ def test_a_namesake_marked_false_positive_lets_the_rating_come_down(client, revi
     assert "Rated low by the reviewer; the run proposed medium." in packet_page
     assert "marked false positive by the reviewer" in packet_page
     assert "Signed off packet, rated low" in packet_page
+    case_page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
+    assert (
+        'Rated <span class="badge risk-low">Low risk</span> by the reviewer; the run proposed '
+        "medium."
+    ) in case_page
 
 
 def test_a_rating_the_evidence_rules_out_is_refused_and_nothing_is_recorded(
