@@ -8,6 +8,8 @@ from django.urls import reverse
 
 from reviews.actions import screening_matches_of
 from reviews.models import HumanDecision, ReviewItem
+from runs.actions import do_start_run
+from runs.execution import run_inline
 from tests.conftest import client_for
 from tests.review_runs import advance, open_item, paused_run, sanctioned_escalation_item
 
@@ -149,3 +151,24 @@ def test_a_case_closed_with_its_sources_still_disagreeing_cannot_be_rated_low(
         "A low rating is ruled out by sources that disagree on a fact nobody settled"
         in refused.content.decode()
     )
+
+
+def test_a_match_marked_on_an_earlier_run_of_the_case_shows_that_mark(
+    client, analyst, reviewer, harrow_bay
+):
+    """Run again, the case finds the same article: the reviewer sees how it was marked last
+    time, with the run to read, and still marks it themselves."""
+    sign_off(client_for(client, reviewer), harrow_bay, "false_positive", "low")
+    first = advance(harrow_bay)
+    again = run_inline(do_start_run(first.case, analyst, wake=False, driven_here=True))
+    item = open_item(again, ReviewItem.Kind.SIGNOFF)
+    # The same article is the same evidence id on every run that finds it.
+    assert screening_matches_of(item) == screening_matches_of(harrow_bay)
+    page = client.get(reverse("reviews-item", args=[item.pk])).content.decode()
+    assert (
+        f'Marked a false positive by Reviewer on <a href="/runs/{first.pk}/packet/">run '
+        f"{first.pk}</a>"
+    ) in page
+    assert 'value="false_positive" checked' not in page
+    response = sign_off(client, item, "confirmed_match", "")
+    assert response.status_code == 302

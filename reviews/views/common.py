@@ -21,6 +21,7 @@ from reviews.actions import (
     open_conflict_facts,
     screening_matches_of,
 )
+from reviews.earlier_marks import earlier_marks
 from reviews.models import HumanDecision, ReviewItem
 from reviews.queries import documents_not_given
 from runs.access import get_for_tenant, tenant_of
@@ -146,6 +147,13 @@ class ItemView:
             for hit in screening_matches_of(self.item)
         ]
         return sorted(hits, key=lambda hit: hit.get("about") or "")
+
+    @cached_property
+    def hits_to_mark(self) -> list[dict]:
+        """`hits`, each with how a reviewer marked it on an earlier run of the case, if one
+        did (the form that asks for the marks shows it)."""
+        marks = earlier_marks(self.item) if self.hits else {}
+        return [{**hit, "earlier": marks.get(hit["evidence_id"])} for hit in self.hits]
 
     @property
     def unsaved_text(self) -> str:

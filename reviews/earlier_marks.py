@@ -1,0 +1,44 @@
+"""How reviewers marked the same screening matches on earlier runs of a case: shown beside
+each match a reviewer is asked to mark again, so a name cleared last time is weighed with
+that decision in view (never marked for them)."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+
+from reviews.models import ReviewItem
+from runs.models import Run
+
+
+def earlier_marks(item: ReviewItem) -> dict[str, dict]:
+    """Evidence id -> the latest disposition of that match on another run of the item's
+    case whose packet a reviewer signed off or closed: the disposition, who made it (as the
+    console names people), the run and when it ended. A match's evidence id is the same on
+    every run that finds it (the reducer derives it from the listing or article and whom it
+    is about)."""
+    rows = (
+        Run.objects.filter(
+            case_id=item.case_id,
+            status=Run.Status.COMPLETED,
+            termination_reason=Run.Reason.PACKET_APPROVED,
+        )
+        .exclude(pk=item.run_id)
+        .order_by("finished_at", "pk")
+        .values_list("pk", "finished_at", "state__proposed_packet__hit_dispositions")
+    )
+    marks = {}
+    for run_id, finished_at, dispositions in rows:
+        for disposition in dispositions or []:
+            marks[disposition["evidence_id"]] = {
+                "disposition": disposition["disposition"],
+                "decided_by": disposition.get("decided_by", ""),
+                "run_id": run_id,
+                "when": finished_at,
+            }
+    deciders = get_user_model().objects.filter(
+        username__in={mark["decided_by"] for mark in marks.values()}
+    )
+    full_names = {user.get_username(): user.get_full_name() for user in deciders}
+    for mark in marks.values():
+        mark["decided_by"] = full_names.get(mark["decided_by"]) or mark["decided_by"]
+    return marks
