@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from pydantic import ValidationError as PydanticValidationError
 
-from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT
+from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT, MAX_HIT_NOTE_CHARS
 from atlas.runtime.humans import parse_human_input
 from atlas.runtime.rating_floor import rules_against, why_not
 from atlas.runtime.state import AtlasState
@@ -325,10 +325,7 @@ def _disposed_hits(item: ReviewItem, hit_dispositions: dict[str, str] | None) ->
     # The run refuses a disposition of anything else; refused here, nothing is recorded.
     unknown = sorted(set(hit_dispositions) - known)
     if unknown:
-        raise ReviewError(
-            f"Not a screening match of this run: {', '.join(unknown)}. Reload the page and "
-            "mark the matches it lists."
-        )
+        raise _not_matches_of_the_run(unknown)
     missing = [hit["claim"] for hit in hits if hit["evidence_id"] not in hit_dispositions]
     if missing:
         raise ReviewError(f"{DISPOSE_OF_EVERY_HIT} ({len(missing)} of {len(hits)} not marked yet).")
@@ -342,14 +339,17 @@ def do_sign_off(
     reason: str,
     hit_dispositions: dict[str, str] | None = None,
     risk_rating: str = "",
+    hit_notes: dict[str, str] | None = None,
 ) -> HumanDecision:
-    """Sign off (every screening match disposed of, at the proposed rating or another the
-    evidence allows) or reject a proposed packet."""
+    """Sign off (every screening match disposed of, with a note where the reviewer wrote
+    one, at the proposed rating or another the evidence allows) or reject a proposed
+    packet."""
     _expect_kind(item, ReviewItem.Kind.SIGNOFF)
     reason = _clean_reason(reason)
     payload = {"approved": approve, "reason": reason, "packet_step": item.payload.get("step")}
     if approve:
         payload["hit_dispositions"] = _disposed_hits(item, hit_dispositions)
+        payload |= _noted_hits(item, hit_notes)
         payload |= _rating_set(item, risk_rating, payload["hit_dispositions"])
     return _record(
         item,
@@ -359,6 +359,30 @@ def do_sign_off(
         payload=payload,
         precondition=_no_open_conflicts if approve else None,
     )
+
+
+def _not_matches_of_the_run(evidence_ids: list[str]) -> ReviewError:
+    return ReviewError(
+        f"Not a screening match of this run: {', '.join(evidence_ids)}. Reload the page and "
+        "mark the matches it lists."
+    )
+
+
+def _noted_hits(item: ReviewItem, hit_notes: dict[str, str] | None) -> dict:
+    """The payload's notes on screening matches, if the reviewer wrote any; refused when
+    one is too long or on something that is no match of the item."""
+    notes = {key: note.strip() for key, note in (hit_notes or {}).items() if note.strip()}
+    if not notes:
+        return {}
+    unknown = sorted(set(notes) - {hit["evidence_id"] for hit in screening_matches_of(item)})
+    if unknown:
+        raise _not_matches_of_the_run(unknown)
+    if too_long := [key for key, note in notes.items() if len(note) > MAX_HIT_NOTE_CHARS]:
+        raise ReviewError(
+            f"Keep each note on a match under {MAX_HIT_NOTE_CHARS} characters "
+            f"({len(too_long)} {'is' if len(too_long) == 1 else 'are'} longer)."
+        )
+    return {"hit_notes": notes}
 
 
 def _rating_set(item: ReviewItem, rating: str, hit_dispositions: dict[str, str]) -> dict:
@@ -381,10 +405,11 @@ def do_decide(
     hit_dispositions: dict[str, str] | None = None,
     reasons_seen: int | None = None,
     risk_rating: str = "",
+    hit_notes: dict[str, str] | None = None,
 ) -> HumanDecision:
     """Approve/deny from the approval queue: a tool approval or a packet sign-off."""
     if item.kind == ReviewItem.Kind.SIGNOFF:
-        return do_sign_off(item, user, approve, reason, hit_dispositions, risk_rating)
+        return do_sign_off(item, user, approve, reason, hit_dispositions, risk_rating, hit_notes)
     return do_decide_approval(item, user, approve, reason, reasons_seen)
 
 
@@ -535,12 +560,14 @@ def do_close_case(
     decision: str,
     hit_dispositions: dict[str, str] | None = None,
     risk_rating: str = "",
+    hit_notes: dict[str, str] | None = None,
 ) -> HumanDecision:
-    """Close the case as it stands (every screening match disposed of, at the packet's
-    rating or another the evidence allows): the packet so far, with the decision, becomes
-    the case's record."""
+    """Close the case as it stands (every screening match disposed of, with a note where
+    the reviewer wrote one, at the packet's rating or another the evidence allows): the
+    packet so far, with the decision, becomes the case's record."""
     _expect_kind(item, ReviewItem.Kind.ESCALATION, ReviewItem.Kind.SIGNOFF)
     decision = _clean_reason(decision, what="the closing decision")
     payload = {"decision": decision, "hit_dispositions": _disposed_hits(item, hit_dispositions)}
+    payload |= _noted_hits(item, hit_notes)
     payload |= _rating_set(item, risk_rating, payload["hit_dispositions"])
     return _record(item, user, kind=HumanDecision.Kind.CLOSE_CASE, reason=decision, payload=payload)

@@ -48,11 +48,15 @@ def decision_details(payload: dict) -> list[str]:
         )
         parts += [f"{cleared} false positive{'s' if cleared != 1 else ''}"] if cleared else []
         details.append("Screening matches: " + ", ".join(parts))
+    if notes := payload.get("hit_notes"):
+        details.append(
+            f"Notes on {len(notes)} match{'es' if len(notes) != 1 else ''}, in the packet"
+        )
     if payload.get("risk_rating"):
         details.append(f"Risk rating set to {payload['risk_rating']}")
     shown = (
         set(BUDGET_UNITS)
-        | {"value", "unresolvable", "hit_dispositions", "risk_rating"}
+        | {"value", "unresolvable", "hit_dispositions", "hit_notes", "risk_rating"}
         | NOT_DETAILS
     )
     details += [

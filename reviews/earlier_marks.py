@@ -32,6 +32,7 @@ def earlier_marks(item: ReviewItem) -> dict[str, dict]:
             marks[disposition["evidence_id"]] = {
                 "disposition": disposition["disposition"],
                 "decided_by": disposition.get("decided_by", ""),
+                "note": disposition.get("note", ""),
                 "run_id": run_id,
                 "when": finished_at,
             }

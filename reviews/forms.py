@@ -46,20 +46,37 @@ class ReasonField(forms.CharField):
 
 
 HIT_FIELD_PREFIX = "hit-"
+HIT_NOTE_PREFIX = "note-hit-"
+
+
+def _by_evidence_id(data, prefix: str) -> dict[str, str]:
+    return {
+        name.removeprefix(prefix): value
+        for name, value in data.items()
+        if name.startswith(prefix) and value.strip()
+    }
+
+
+def hit_dispositions_in(data) -> dict[str, str]:
+    """The disposition chosen for each screening match (fields `hit-<evidence id>`, one
+    radio group per match); the runtime's schema refuses any value it does not know."""
+    return _by_evidence_id(data, HIT_FIELD_PREFIX)
+
+
+def hit_notes_in(data) -> dict[str, str]:
+    """Why the reviewer marked a match so, where they said (fields `note-hit-<evidence
+    id>`)."""
+    return _by_evidence_id(data, HIT_NOTE_PREFIX)
 
 
 class HitDispositionsMixin:
-    """A form that may carry a disposition of each sanctions hit (fields
-    `hit-<evidence id>`, one radio group per hit)."""
+    """A form that may carry a disposition of each screening match, and a note on it."""
 
     def hit_dispositions(self) -> dict[str, str]:
-        """The disposition chosen for each hit; the runtime's schema refuses any value it
-        does not know."""
-        return {
-            name.removeprefix(HIT_FIELD_PREFIX): value
-            for name, value in self.data.items()
-            if name.startswith(HIT_FIELD_PREFIX) and value
-        }
+        return hit_dispositions_in(self.data)
+
+    def hit_notes(self) -> dict[str, str]:
+        return hit_notes_in(self.data)
 
 
 class RatedForm(forms.Form):

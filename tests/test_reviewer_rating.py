@@ -172,3 +172,62 @@ def test_a_match_marked_on_an_earlier_run_of_the_case_shows_that_mark(
     assert 'value="false_positive" checked' not in page
     response = sign_off(client, item, "confirmed_match", "")
     assert response.status_code == 302
+
+
+def test_a_mark_carries_the_reviewers_note_into_the_packet(client, reviewer, harrow_bay):
+    (match,) = screening_matches_of(harrow_bay)
+    note_field = f"note-hit-{match['evidence_id']}"
+    client_for(client, reviewer)
+    refused = client.post(
+        reverse("reviews-decide", args=[harrow_bay.pk]),
+        {"decision": "approve", "reason": "", note_field: "Born 1958; the director is 41."},
+    )
+    # Refused for the missing reason and mark, the note comes back as typed.
+    assert refused.status_code == 400
+    assert 'value="Born 1958; the director is 41."' in refused.content.decode()
+
+    response = client.post(
+        reverse("reviews-decide", args=[harrow_bay.pk]),
+        {
+            "decision": "approve",
+            "reason": "A namesake.",
+            f"hit-{match['evidence_id']}": "false_positive",
+            note_field: "  Born 1958; the director is 41.  ",
+        },
+    )
+    assert response.status_code == 302
+    decision = HumanDecision.objects.get(review_item=harrow_bay)
+    assert decision.payload["hit_notes"] == {match["evidence_id"]: "Born 1958; the director is 41."}
+    run = advance(harrow_bay)
+    (recorded,) = run.state["proposed_packet"]["hit_dispositions"]
+    assert recorded["note"] == "Born 1958; the director is 41."
+    packet_page = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert (
+        '<div class="small disposition-note">“Born 1958; the director is 41.”</div>' in packet_page
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "note", "refusal"),
+    [
+        ("match", "x" * 501, "Keep each note on a match under 500 characters"),
+        ("other", "A note on nothing.", "Not a screening match of this run: ev-nothing"),
+    ],
+)
+def test_a_note_that_cannot_be_kept_is_refused_and_nothing_is_recorded(
+    client, reviewer, harrow_bay, field, note, refusal
+):
+    (match,) = screening_matches_of(harrow_bay)
+    evidence_id = match["evidence_id"] if field == "match" else "ev-nothing"
+    response = client_for(client, reviewer).post(
+        reverse("reviews-decide", args=[harrow_bay.pk]),
+        {
+            "decision": "approve",
+            "reason": "A namesake.",
+            f"hit-{match['evidence_id']}": "false_positive",
+            f"note-hit-{evidence_id}": note,
+        },
+    )
+    assert response.status_code == 409
+    assert refusal in response.content.decode()
+    assert not HumanDecision.objects.filter(review_item=harrow_bay).exists()

@@ -19,6 +19,7 @@ from pydantic import (
     Field,
     StrictBool,
     StrictInt,
+    StringConstraints,
     TypeAdapter,
     ValidationError,
     field_validator,
@@ -75,6 +76,8 @@ class PacketConflict(BaseModel):
 
 
 HitDispositionValue = Literal["confirmed_match", "false_positive"]
+MAX_HIT_NOTE_CHARS = 500
+HitNote = Annotated[str, StringConstraints(strip_whitespace=True, max_length=MAX_HIT_NOTE_CHARS)]
 # Said by the runtime and the console alike when a sign-off or a closing decision leaves a
 # hit undisposed.
 DISPOSE_OF_EVERY_HIT = (
@@ -94,6 +97,7 @@ class HitDisposition(BaseModel):
     hit: str  # what the screening reported, as the evidence states it
     disposition: HitDispositionValue
     decided_by: str
+    note: str = ""  # why, in the reviewer's words ("date of birth differs")
 
 
 class ReviewRound(BaseModel):

@@ -321,7 +321,8 @@ def _apply_signoff(
 def _hit_dispositions(s: AtlasState, decided: PacketSignOff | CloseCase) -> list[HitDisposition]:
     """Every screening match of the run with the reviewer's disposition, or refused."""
     hits = s.screening_matches()
-    unknown = set(decided.hit_dispositions) - {hit.evidence_id for hit in hits}
+    unknown = set(decided.hit_dispositions) | set(decided.hit_notes)
+    unknown -= {hit.evidence_id for hit in hits}
     if unknown:
         raise HumanInputRejected(
             f"Not a screening match of this run: {', '.join(sorted(unknown))}."
@@ -335,6 +336,7 @@ def _hit_dispositions(s: AtlasState, decided: PacketSignOff | CloseCase) -> list
             hit=hit.claim,
             disposition=decided.hit_dispositions[hit.evidence_id],
             decided_by=decided.actor,
+            note=decided.hit_notes.get(hit.evidence_id, ""),
         )
         for hit in hits
     ]

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
-from atlas.runtime.decisions import HitDispositionValue
+from atlas.runtime.decisions import HitDispositionValue, HitNote
 from atlas.runtime.state import CostBudget, DeadlineBudget, IterationBudget, TokenBudget
 
 
@@ -88,6 +88,8 @@ class PacketSignOff(_HumanInput):
     # Evidence id of each screening match -> the reviewer's disposition; an approval needs
     # one for every match of the run.
     hit_dispositions: dict[str, HitDispositionValue] = Field(default_factory=dict)
+    # Evidence id -> why the reviewer marked it so, where they said.
+    hit_notes: dict[str, HitNote] = Field(default_factory=dict)
     # The reviewer's rating, when not the proposed one: never below what the evidence
     # allows once the matches they marked false positives are set aside.
     risk_rating: Literal["low", "medium", "high"] | None = None
@@ -101,6 +103,8 @@ class CloseCase(_HumanInput):
     # As for a sign-off: the closed packet is the case's record, so every screening match
     # of the run needs the reviewer's disposition, and the reviewer may rate it.
     hit_dispositions: dict[str, HitDispositionValue] = Field(default_factory=dict)
+    # Evidence id -> why the reviewer marked it so, where they said.
+    hit_notes: dict[str, HitNote] = Field(default_factory=dict)
     risk_rating: Literal["low", "medium", "high"] | None = None
 
 

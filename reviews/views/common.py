@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from urllib.parse import urlsplit
@@ -22,6 +23,7 @@ from reviews.actions import (
     screening_matches_of,
 )
 from reviews.earlier_marks import earlier_marks
+from reviews.forms import hit_dispositions_in, hit_notes_in
 from reviews.models import HumanDecision, ReviewItem
 from reviews.queries import documents_not_given
 from runs.access import get_for_tenant, tenant_of
@@ -74,10 +76,9 @@ class ItemView:
     four_eyes_message: str = FOUR_EYES_MESSAGE
     # The run's settled conflicts when the caller read them for a whole page at once.
     settled_conflicts: set[str] | None = None
-    # Dispositions of screening matches and the rating chosen on a form that was refused,
-    # shown again.
-    hit_choices: dict[str, str] = field(default_factory=dict)
-    rating_choice: str = ""
+    # What a refused form sent (the screening matches' marks and notes, the rating), shown
+    # again.
+    typed: Mapping[str, str] = field(default_factory=dict)
     # A sign-off's documents its run never read, when the caller read them for a page.
     unread: list | None = None
 
@@ -127,6 +128,14 @@ class ItemView:
         """The refusal says some hits are not marked yet (not that the reason is missing)."""
         return self.error.startswith(DISPOSE_OF_EVERY_HIT)
 
+    @cached_property
+    def hit_choices(self) -> dict[str, str]:
+        return hit_dispositions_in(self.typed)
+
+    @property
+    def rating_choice(self) -> str:
+        return self.typed.get("risk_rating", "")
+
     @property
     def rating_error(self) -> bool:
         """The refusal is of the rating the reviewer chose."""
@@ -153,7 +162,15 @@ class ItemView:
         """`hits`, each with how a reviewer marked it on an earlier run of the case, if one
         did (the form that asks for the marks shows it)."""
         marks = earlier_marks(self.item) if self.hits else {}
-        return [{**hit, "earlier": marks.get(hit["evidence_id"])} for hit in self.hits]
+        notes = hit_notes_in(self.typed)
+        return [
+            {
+                **hit,
+                "earlier": marks.get(hit["evidence_id"]),
+                "note": notes.get(hit["evidence_id"], ""),
+            }
+            for hit in self.hits
+        ]
 
     @property
     def unsaved_text(self) -> str:

@@ -177,14 +177,12 @@ def _conflict_page(
     error: str = "",
     typed: str = "",
 ) -> HttpResponse:
-    hit_choices = close_form.hit_dispositions() if close_form is not None else {}
     row = item_view(
         item,
         request.user,
         error=error,
         reason=typed,
-        hit_choices=hit_choices,
-        rating_choice=close_form.data.get("risk_rating", "") if close_form is not None else "",
+        typed=close_form.data if close_form is not None else {},
     )
     conflicts = conflict_views(item)
     for conflict in conflicts:
@@ -376,6 +374,7 @@ def close(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
             form.cleaned_data["decision"],
             form.hit_dispositions(),
             form.cleaned_data["risk_rating"],
+            form.hit_notes(),
         )
     except ReviewError as problem:
         refused = _refused(request, item, problem, close_form=form)

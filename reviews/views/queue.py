@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 from typing import NamedTuple
 
@@ -106,17 +107,9 @@ def _item_page(
     error: str = "",
     reason: str = "",
     status: int = 200,
-    hit_choices: dict[str, str] | None = None,
-    rating_choice: str = "",
+    typed: Mapping[str, str] | None = None,
 ):
-    view = item_view(
-        item,
-        request.user,
-        error=error,
-        reason=reason,
-        hit_choices=hit_choices or {},
-        rating_choice=rating_choice,
-    )
+    view = item_view(item, request.user, error=error, reason=reason, typed=typed or {})
     history = item.run.decisions.select_related("actor").order_by("created_at", "id")
     context = {
         "row": view,
@@ -229,23 +222,14 @@ def _after(
     error: str = "",
     reason: str = "",
     status: int = 200,
-    hit_choices: dict[str, str] | None = None,
-    rating_choice: str = "",
+    typed: Mapping[str, str] | None = None,
 ):
     """htmx: the row again (htmx swaps 2xx only, so errors travel inside a 200 row).
     Plain form: back where it came from on success, the item page with the error otherwise."""
     if request.htmx:
         return _row(request, item, error=error, reason=reason)
     if error:
-        return _item_page(
-            request,
-            item,
-            error=error,
-            reason=reason,
-            status=status,
-            hit_choices=hit_choices,
-            rating_choice=rating_choice,
-        )
+        return _item_page(request, item, error=error, reason=reason, status=status, typed=typed)
     return redirect(next_url(request, reverse("reviews-queue")))
 
 
@@ -295,14 +279,7 @@ def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, *QUEUE_KINDS)
     form = DecisionForm(request.POST)
     reason = request.POST.get("reason", "")
-    refused = partial(
-        _after,
-        request,
-        item,
-        reason=reason,
-        hit_choices=form.hit_dispositions(),
-        rating_choice=request.POST.get("risk_rating", ""),
-    )
+    refused = partial(_after, request, item, reason=reason, typed=request.POST)
     if not form.is_valid():
         error = " ".join(message for errors in form.errors.values() for message in errors)
         return refused(error=error, status=400)
@@ -316,6 +293,7 @@ def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
             # A request that does not say how many reasons its page showed saw none.
             form.cleaned_data["reasons_seen"] or 0,
             form.cleaned_data["risk_rating"],
+            form.hit_notes(),
         )
     except AlreadyDecided as problem:
         earlier = problem.decision
