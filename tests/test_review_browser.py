@@ -303,3 +303,33 @@ def test_the_queues_fit_a_narrow_window(page, live_server, tenant, analyst, revi
         decide = page.locator("tr.queue-row td:last-child").first.bounding_box()
         assert decide["x"] + decide["width"] <= 800, path
         screenshot(page, f"review-queue-800px{path.replace('/', '-').rstrip('-')}")
+
+
+def test_a_reviewer_clears_a_namesake_with_a_note_and_rates_the_packet_low(
+    page,
+    atlas_server,  # noqa: F811 (the fixture imported above)
+    tenant,
+    analyst,
+    reviewer,
+):
+    """Harrow Bay is rated medium on one article found by its director's name alone: the
+    reviewer marks it a false positive, says why, lowers the rating, and the packet says so."""
+    run = run_paused_by_the_worker(tenant, analyst, "Harrow Bay Freight")
+    item = ReviewItem.objects.get(run=run, kind=ReviewItem.Kind.SIGNOFF)
+    login_in_browser(page, atlas_server.url, reviewer.username)
+    page.goto(f"{atlas_server.url}/reviews/items/{item.pk}/")
+    page.get_by_label("False positive").check()
+    page.get_by_label("Note").fill("Born 1958; the Colin Marsh in the article is 41.")
+    page.get_by_label("Risk rating").select_option("low")
+    page.get_by_label("Reason").fill("A namesake: nothing else rates it above low.")
+    screenshot(page, "review-item-namesake-marked")
+    page.get_by_role("button", name="Sign off packet").click()
+    wait_for(
+        lambda: Run.objects.filter(pk=run.pk, status=Run.Status.COMPLETED).exists(),
+        "the worker to apply the sign-off",
+    )
+    page.goto(f"{atlas_server.url}/runs/{run.pk}/packet/")
+    text = page.locator("main").inner_text()
+    assert "Rated low by the reviewer; the run proposed medium." in text
+    assert "“Born 1958; the Colin Marsh in the article is 41.”" in text
+    screenshot(page, "packet-namesake-rated-low")
