@@ -488,31 +488,3 @@ def test_a_proposed_finish_cannot_write_dispositions_itself(make_runtime, make_s
     state = run(runtime, make_state("Volga Petrokhim Eksport", jurisdiction=None))
     assert state.termination_reason == "finish_proposed"
     assert state.proposed_packet.hit_dispositions == []
-
-
-def test_a_note_on_a_match_is_kept_with_its_disposition_and_a_note_on_nothing_refused(
-    make_runtime, make_state
-):
-    runtime, state = sanctioned_packet(make_runtime, make_state)
-    matches = {m.evidence_id: "false_positive" for m in state.screening_matches()}
-    first = next(iter(matches))
-
-    def signed(notes):
-        return runtime.apply_human_input(
-            state,
-            PacketSignOff(
-                decision_id="d-1",
-                actor="rita",
-                approved=True,
-                reason="Namesakes.",
-                hit_dispositions=matches,
-                hit_notes=notes,
-            ),
-        )
-
-    with pytest.raises(HumanInputRejected, match="Not a screening match of this run: ev-x"):
-        signed({"ev-x": "On nothing."})
-    done = signed({first: "Registered in another country."})
-    notes = {d.evidence_id: d.note for d in done.proposed_packet.hit_dispositions}
-    assert notes[first] == "Registered in another country."
-    assert sum(bool(note) for note in notes.values()) == 1

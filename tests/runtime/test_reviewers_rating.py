@@ -18,7 +18,9 @@ def proposed(make_runtime, make_state, subject: str, **fields):
     return runtime, state
 
 
-def signed_off(runtime, state, rating: str, disposition: str = "confirmed_match"):
+def signed_off(
+    runtime, state, rating: str | None, disposition: str = "confirmed_match", notes=None
+):
     return runtime.apply_human_input(
         state,
         PacketSignOff(
@@ -28,6 +30,7 @@ def signed_off(runtime, state, rating: str, disposition: str = "confirmed_match"
             reason="Weighed every match.",
             hit_dispositions={m.evidence_id: disposition for m in state.screening_matches()},
             risk_rating=rating,
+            hit_notes=notes or {},
         ),
     )
 
@@ -112,3 +115,18 @@ def test_a_fact_the_sources_still_dispute_rules_out_a_low_rating_until_settled(
         ),
     )
     assert rules_against(state, "low") == []
+
+
+def test_a_note_on_a_match_is_kept_with_its_disposition_and_a_note_on_nothing_refused(
+    make_runtime, make_state
+):
+    runtime, state = proposed(
+        make_runtime, make_state, "Volga Petrokhim Eksport", jurisdiction=None
+    )
+    first = state.screening_matches()[0].evidence_id
+    with pytest.raises(HumanInputRejected, match="Not a screening match of this run: ev-x"):
+        signed_off(runtime, state, None, notes={"ev-x": "On nothing."})
+    done = signed_off(runtime, state, None, notes={first: "Registered in another country."})
+    notes = {d.evidence_id: d.note for d in done.proposed_packet.hit_dispositions}
+    assert notes[first] == "Registered in another country."
+    assert sum(bool(note) for note in notes.values()) == 1
