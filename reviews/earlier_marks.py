@@ -4,10 +4,9 @@ that decision in view (never marked for them)."""
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
-
 from reviews.models import ReviewItem
 from runs.models import Run
+from runs.people import names_by_login
 
 
 def earlier_marks(item: ReviewItem) -> dict[str, dict]:
@@ -36,10 +35,7 @@ def earlier_marks(item: ReviewItem) -> dict[str, dict]:
                 "run_id": run_id,
                 "when": finished_at,
             }
-    deciders = get_user_model().objects.filter(
-        username__in={mark["decided_by"] for mark in marks.values()}
-    )
-    full_names = {user.get_username(): user.get_full_name() for user in deciders}
+    names = names_by_login(mark["decided_by"] for mark in marks.values())
     for mark in marks.values():
-        mark["decided_by"] = full_names.get(mark["decided_by"]) or mark["decided_by"]
+        mark["decided_by"] = names.get(mark["decided_by"]) or mark["decided_by"]
     return marks

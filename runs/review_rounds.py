@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.utils.dateparse import parse_datetime
+
+from runs.people import names_by_login
 
 
 def review_rounds(packet: dict) -> list[dict]:
     """Each time a reviewer sent the packet back, with the analyst's reply once given."""
     rounds = packet.get("review_history") or []
-    usernames = {r.get(who) for r in rounds for who in ("rejected_by", "replied_by")} - {"", None}
-    names = {
-        user.get_username(): user.get_full_name() or user.get_username()
-        for user in get_user_model().objects.filter(username__in=usernames)
-    }
+    names = names_by_login(r.get(who) for r in rounds for who in ("rejected_by", "replied_by"))
     return [
         {
             **r,
