@@ -317,19 +317,31 @@ def screening_matches_of(item: ReviewItem) -> list[dict]:
     return matches_payload(AtlasState.from_json(item.run.state))
 
 
-def _disposed_hits(item: ReviewItem, hit_dispositions: dict[str, str] | None) -> dict[str, str]:
-    """`hit_dispositions`, refused unless it covers every screening match of the item."""
+def _marks(
+    item: ReviewItem, hit_dispositions: dict[str, str] | None, hit_notes: dict[str, str] | None
+) -> dict:
+    """The payload's marks: `hit_dispositions`, refused unless it covers every screening
+    match of the item, and the notes on them if the reviewer wrote any, refused when one is
+    too long. The run refuses a mark or note on anything else; refused here, nothing is
+    recorded."""
     hit_dispositions = hit_dispositions or {}
+    notes = {key: note.strip() for key, note in (hit_notes or {}).items() if note.strip()}
     hits = screening_matches_of(item)
     known = {hit["evidence_id"] for hit in hits}
-    # The run refuses a disposition of anything else; refused here, nothing is recorded.
-    unknown = sorted(set(hit_dispositions) - known)
-    if unknown:
-        raise _not_matches_of_the_run(unknown)
+    if unknown := sorted((set(hit_dispositions) | set(notes)) - known):
+        raise ReviewError(
+            f"Not a screening match of this run: {', '.join(unknown)}. Reload the page and "
+            "mark the matches it lists."
+        )
     missing = [hit["claim"] for hit in hits if hit["evidence_id"] not in hit_dispositions]
     if missing:
         raise ReviewError(f"{DISPOSE_OF_EVERY_HIT} ({len(missing)} of {len(hits)} not marked yet).")
-    return hit_dispositions
+    if too_long := [key for key, note in notes.items() if len(note) > MAX_HIT_NOTE_CHARS]:
+        raise ReviewError(
+            f"Keep each note on a match under {MAX_HIT_NOTE_CHARS} characters "
+            f"({len(too_long)} {'is' if len(too_long) == 1 else 'are'} longer)."
+        )
+    return {"hit_dispositions": hit_dispositions} | ({"hit_notes": notes} if notes else {})
 
 
 def do_sign_off(
@@ -348,8 +360,7 @@ def do_sign_off(
     reason = _clean_reason(reason)
     payload = {"approved": approve, "reason": reason, "packet_step": item.payload.get("step")}
     if approve:
-        payload["hit_dispositions"] = _disposed_hits(item, hit_dispositions)
-        payload |= _noted_hits(item, hit_notes)
+        payload |= _marks(item, hit_dispositions, hit_notes)
         payload |= _rating_set(item, risk_rating, payload["hit_dispositions"])
     return _record(
         item,
@@ -359,30 +370,6 @@ def do_sign_off(
         payload=payload,
         precondition=_no_open_conflicts if approve else None,
     )
-
-
-def _not_matches_of_the_run(evidence_ids: list[str]) -> ReviewError:
-    return ReviewError(
-        f"Not a screening match of this run: {', '.join(evidence_ids)}. Reload the page and "
-        "mark the matches it lists."
-    )
-
-
-def _noted_hits(item: ReviewItem, hit_notes: dict[str, str] | None) -> dict:
-    """The payload's notes on screening matches, if the reviewer wrote any; refused when
-    one is too long or on something that is no match of the item."""
-    notes = {key: note.strip() for key, note in (hit_notes or {}).items() if note.strip()}
-    if not notes:
-        return {}
-    unknown = sorted(set(notes) - {hit["evidence_id"] for hit in screening_matches_of(item)})
-    if unknown:
-        raise _not_matches_of_the_run(unknown)
-    if too_long := [key for key, note in notes.items() if len(note) > MAX_HIT_NOTE_CHARS]:
-        raise ReviewError(
-            f"Keep each note on a match under {MAX_HIT_NOTE_CHARS} characters "
-            f"({len(too_long)} {'is' if len(too_long) == 1 else 'are'} longer)."
-        )
-    return {"hit_notes": notes}
 
 
 def _rating_set(item: ReviewItem, rating: str, hit_dispositions: dict[str, str]) -> dict:
@@ -567,7 +554,6 @@ def do_close_case(
     packet so far, with the decision, becomes the case's record."""
     _expect_kind(item, ReviewItem.Kind.ESCALATION, ReviewItem.Kind.SIGNOFF)
     decision = _clean_reason(decision, what="the closing decision")
-    payload = {"decision": decision, "hit_dispositions": _disposed_hits(item, hit_dispositions)}
-    payload |= _noted_hits(item, hit_notes)
+    payload = {"decision": decision} | _marks(item, hit_dispositions, hit_notes)
     payload |= _rating_set(item, risk_rating, payload["hit_dispositions"])
     return _record(item, user, kind=HumanDecision.Kind.CLOSE_CASE, reason=decision, payload=payload)
