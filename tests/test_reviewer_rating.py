@@ -24,8 +24,9 @@ def harrow_bay(tenant, analyst) -> ReviewItem:
     )
 
 
-def sign_off(client, item: ReviewItem, disposition: str, rating: str):
+def sign_off(client, item: ReviewItem, disposition: str, rating: str, note: str = ""):
     fields = {f"hit-{m['evidence_id']}": disposition for m in screening_matches_of(item)}
+    fields |= {f"note-hit-{m['evidence_id']}": note for m in screening_matches_of(item)}
     return client.post(
         reverse("reviews-decide", args=[item.pk]),
         {"decision": "approve", "reason": "Weighed the article.", "risk_rating": rating, **fields},
@@ -158,7 +159,7 @@ def test_a_match_marked_on_an_earlier_run_of_the_case_shows_that_mark(
 ):
     """Run again, the case finds the same article: the reviewer sees how it was marked last
     time, with the run to read, and still marks it themselves."""
-    sign_off(client_for(client, reviewer), harrow_bay, "false_positive", "low")
+    sign_off(client_for(client, reviewer), harrow_bay, "false_positive", "low", "Born 1958.")
     first = advance(harrow_bay)
     again = run_inline(do_start_run(first.case, analyst, wake=False, driven_here=True))
     item = open_item(again, ReviewItem.Kind.SIGNOFF)
@@ -170,6 +171,7 @@ def test_a_match_marked_on_an_earlier_run_of_the_case_shows_that_mark(
         f"{first.pk}</a>"
     ) in page
     assert 'value="false_positive" checked' not in page
+    assert f"run {first.pk}</a> (" in page and "): “Born 1958.”. Weigh it again" in page
     response = sign_off(client, item, "confirmed_match", "")
     assert response.status_code == 302
 
