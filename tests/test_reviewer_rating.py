@@ -4,6 +4,7 @@ the screening matches they marked false positives set aside."""
 from __future__ import annotations
 
 import pytest
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from reviews.actions import screening_matches_of
@@ -171,7 +172,7 @@ def test_a_match_marked_on_an_earlier_run_of_the_case_shows_that_mark(
         f"{first.pk}</a>"
     ) in page
     assert 'value="false_positive" checked' not in page
-    assert f"run {first.pk}</a> (" in page and "): “Born 1958.”. Weigh it again" in page
+    assert f"run {first.pk}</a> (" in page and "): “Born 1958.” Weigh it again" in page
     response = sign_off(client, item, "confirmed_match", "")
     assert response.status_code == 302
 
@@ -233,3 +234,20 @@ def test_a_note_that_cannot_be_kept_is_refused_and_nothing_is_recorded(
     assert response.status_code == 409
     assert refusal in response.content.decode()
     assert not HumanDecision.objects.filter(review_item=harrow_bay).exists()
+
+
+@pytest.mark.parametrize(
+    ("note", "sentence"),
+    [
+        ("", "run 7</a>. Weigh it again"),
+        ("Born 1958", "“Born 1958”. Weigh it again"),
+        ("Born 1958?", "“Born 1958?” Weigh it again"),
+    ],
+)
+def test_an_earlier_mark_ends_its_sentence_once(note, sentence):
+    hit = {"evidence_id": "ev-1", "about": None, "list": "News", "claim": "An article."}
+    hit["earlier"] = {"disposition": "false_positive", "decided_by": "Rita", "run_id": 7}
+    hit["earlier"]["note"] = note
+    row = {"hits": [hit], "hits_to_mark": [hit]}
+    page = render_to_string("reviews/_hit_dispositions.html", {"row": row})
+    assert sentence in page
