@@ -137,12 +137,20 @@ GIVEN_NAME_SPELLINGS = {
 }
 
 
+# Letters written for one sound in the English, French and German spellings of Russian
+# names, first the longest: Zhukov is Joukov, Tchaikovsky Tschaikowski, Dzhabarov Djabarov.
+SOUND_SPELLINGS = (
+    ("shch", "sh"), ("tsch", "ch"), ("tch", "ch"), ("sch", "sh"), ("dzh", "j"), ("zh", "j"),
+    ("dj", "j"), ("ou", "u"), ("kh", "h"), ("ff", "v"), ("w", "v"), ("iy", "i"), ("ij", "i"),
+    ("y", "i"), ("ph", "f"), ("ck", "k"), ("x", "ks"),
+)  # fmt: skip
+
+
 def phonetic_skeleton(name: str) -> str:
     """A coarse spelling-insensitive form: Wolkow/Volkov, Dmitriy/Dmitri, Volkoff/Volkov,
-    Mohamed/Muhammad, Alexei/Aleksey."""
+    Mohamed/Muhammad, Alexei/Aleksey, Zhukov/Joukov."""
     text = " ".join(GIVEN_NAME_SPELLINGS.get(word, word) for word in normalize_name(name).split())
-    for old, new in (("shch", "sh"), ("kh", "h"), ("ff", "v"), ("w", "v"), ("iy", "i"),
-                     ("ij", "i"), ("y", "i"), ("ph", "f"), ("ck", "k"), ("x", "ks")):  # fmt: skip
+    for old, new in SOUND_SPELLINGS:
         text = text.replace(old, new)
     return re.sub(r"(.)\1+", r"\1", text)
 
