@@ -664,3 +664,8 @@ def test_a_document_about_a_same_name_company_is_not_taken_for_the_matched_one(
     assert not state.conflicts  # the registry's directors stand; the file's were not used
     (item,) = [e for e in state.evidence if e.document_id == "doc-kyc"]
     assert "another_company" in item.signals
+
+
+def test_a_screening_explains_that_names_read_alike_match(ctx):
+    result = screen_sanctions(ScreenSanctionsArgs(name="Igor Joukov"), ctx)
+    assert "read alike (Wolkow and Volkov, Joukov and Zhukov) lose 2" in result.explanation

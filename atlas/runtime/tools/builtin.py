@@ -33,7 +33,13 @@ from atlas.runtime.tools.schemas import (
     other_entity_type,
 )
 from atlas.runtime.wording import counted
-from atlas.runtime.world import HALF_A_NAME_PENALTY, INITIAL_PENALTY, LACKING_WORD_PENALTY, World
+from atlas.runtime.world import (
+    HALF_A_NAME_PENALTY,
+    INITIAL_PENALTY,
+    LACKING_WORD_PENALTY,
+    SPELLING_PENALTY,
+    World,
+)
 
 CANDIDATE_THRESHOLD = 80.0
 STRONG_MATCH = 90.0
@@ -45,7 +51,8 @@ MAX_OTHER_TYPE_MATCHES = 3
 NAME_RULES = (
     f"an initial stands for a name it starts, {INITIAL_PENALTY} points less; a name found "
     f"inside a longer one loses {LACKING_WORD_PENALTY} points for each word it lacks, and "
-    f"{HALF_A_NAME_PENALTY} more when it has no more than half of them"
+    f"{HALF_A_NAME_PENALTY} more when it has no more than half of them; names spelled apart "
+    f"but read alike (Wolkow and Volkov, Joukov and Zhukov) lose {SPELLING_PENALTY}"
 )
 
 

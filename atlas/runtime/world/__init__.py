@@ -21,6 +21,8 @@ DOCUMENTS_DIR = Path(__file__).parent / "documents"
 INITIAL_PENALTY = 3
 LACKING_WORD_PENALTY = 4
 HALF_A_NAME_PENALTY = 8
+# What a name costs that matches only once both are read aloud: Joukov is Zhukov at 98.
+SPELLING_PENALTY = 2
 
 
 def name_score(query: str, candidate: str) -> float:
@@ -31,7 +33,12 @@ def name_score(query: str, candidate: str) -> float:
         return 0.0
     direct = max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b), _contained_score(a, b))
     skeleton = fuzz.token_sort_ratio(phonetic_skeleton(query), phonetic_skeleton(candidate))
-    return round(float(max(direct, skeleton - 2, _initials_score(a, b), _initials_score(b, a))), 1)
+    return round(
+        float(
+            max(direct, skeleton - SPELLING_PENALTY, _initials_score(a, b), _initials_score(b, a))
+        ),
+        1,
+    )
 
 
 def _contained_score(query: str, candidate: str) -> float:
