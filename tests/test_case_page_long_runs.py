@@ -13,7 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from runs import fragments
+from runs import step_views
 from runs.models import TraceEvent
 from tests.case_rows import add_events, make_run, tool_step
 from tests.conftest import client_for
@@ -82,13 +82,13 @@ def test_earlier_steps_load_a_page_at_a_time_each_step_once(client, analyst, cas
 
 
 def test_a_short_run_shows_every_step_and_no_earlier_control(client, analyst, case):
-    run = long_run(case, fragments.STEPS_PER_PAGE - 1)  # with step 0: exactly one page
+    run = long_run(case, step_views.STEPS_PER_PAGE - 1)  # with step 0: exactly one page
     html = (
         client_for(client, analyst)
         .get(reverse("runs-case-detail", args=[case.pk]))
         .content.decode()
     )
-    assert shown_steps(html) == list(range(0, fragments.STEPS_PER_PAGE))
+    assert shown_steps(html) == list(range(0, step_views.STEPS_PER_PAGE))
     assert "steps-earlier" not in html
     assert f'data-last-seq="{run.last_seq}"' in html
 
@@ -96,12 +96,12 @@ def test_a_short_run_shows_every_step_and_no_earlier_control(client, analyst, ca
 def test_a_page_holds_only_whole_steps_when_steps_are_long(monkeypatch, case):
     """Steps longer than the events read per step: the oldest one read may be cut, and is
     left to the next page whole."""
-    monkeypatch.setattr(fragments, "EVENTS_PER_STEP", 2)
+    monkeypatch.setattr(step_views, "EVENTS_PER_STEP", 2)
     run = long_run(case, 10)  # three events a step
     numbers: list[int] = []
     upto = run.last_seq
     while True:
-        page = fragments.steps_page(run.pk, upto=upto, count=4)  # reads at most 8 events
+        page = step_views.steps_page(run.pk, upto=upto, count=4)  # reads at most 8 events
         for step in page.steps:
             assert step.first_seq == step.last_seq - (0 if step.number == 0 else 2)
         numbers = [step.number for step in page.steps] + numbers

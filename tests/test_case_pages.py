@@ -643,8 +643,8 @@ def test_the_banner_sends_only_reviewers_to_the_review_queues(client, tenant, an
 
 
 def test_a_step_on_the_case_page_counts_its_failed_model_calls(case):
-    from runs.fragments import group_steps
     from runs.models import TraceEvent
+    from runs.step_views import group_steps
 
     run = make_run(case)
     usage = {"input_tokens": 100, "output_tokens": 20, "cost_usd": "0.01"}

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from atlas.runtime.scenario import parse_scenario
-from runs import fragments
+from runs import step_views
 from runs.actions import do_start_run
 from runs.models import Case, Run, TraceEvent
 from tests.conftest import login_in_browser, screenshot
@@ -57,7 +57,7 @@ def test_a_long_runs_page_shows_the_newest_steps_loads_earlier_ones_and_stays_li
     tenant,
     monkeypatch,
 ):
-    monkeypatch.setattr(fragments, "STEPS_PER_PAGE", PAGE_STEPS)
+    monkeypatch.setattr(step_views, "STEPS_PER_PAGE", PAGE_STEPS)
     case = Case.objects.create(
         tenant=tenant,
         subject_name="Acme Analytics Ltd",

@@ -21,7 +21,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from reviews.models import ReviewItem
-from runs import form_tokens, fragments
+from runs import form_tokens, fragments, step_views
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.actions import do_attach_document, do_open_case, do_start_run
 from runs.case_corrections import corrections_of
@@ -218,7 +218,7 @@ def live_page_context(
     in the answer form when the page still shows it, otherwise as text to copy."""
     # Only the events the run row already counts: the steps then match its status and
     # meters, and the stream sends anything newer with a fresh status.
-    page = fragments.steps_page(run.pk, upto=run.last_seq)
+    page = step_views.steps_page(run.pk, upto=run.last_seq)
     last_seq = page.last_seq
     context = fragments.live_context(
         run,
@@ -250,7 +250,7 @@ def run_steps_earlier(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     before = whole_number(request.GET.get("before", ""))
     if before is None or before < 1:
         return HttpResponse("before must be a whole number above 0.", status=400)
-    page = fragments.steps_page(run.pk, upto=min(before - 1, run.last_seq))
+    page = step_views.steps_page(run.pk, upto=min(before - 1, run.last_seq))
     context = {"run": run, "steps": page.steps, "steps_page": page}
     if request.htmx:
         return render(request, "runs/live/earlier_steps.html", context)
