@@ -10,7 +10,7 @@ from django.db import connection, connections
 from django.urls import reverse
 from django.utils import timezone
 
-from reviews.actions import AlreadyDecided, do_decide_approval
+from reviews.actions import AlreadyDecided, do_decide_approval, screening_matches_of
 from reviews.models import HumanDecision, ReviewItem
 from runs.models import Case, Run, TraceEvent
 from tests.case_rows import XSS
@@ -597,7 +597,13 @@ def test_a_high_risk_packet_is_signed_off_from_its_page_not_from_the_queue_row(
     row = client.get(reverse("reviews-queue")).content.decode()
     row = row[row.index(f'id="review-item-{signoff.pk}"') :]
     row = row[: row.index("</tr>")]
-    assert "High risk: read the packet" in row and 'value="approve"' not in row
+    assert 'value="approve"' not in row
+    hits = len(screening_matches_of(signoff))
+    assert hits > 1
+    assert (
+        f"High risk: read the packet and mark its {hits} screening matches as confirmed or "
+        "false positive before you decide."
+    ) in row
     page = client.get(reverse("reviews-item", args=[signoff.pk])).content.decode()
     assert 'value="approve"' in page
 
