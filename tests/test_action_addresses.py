@@ -71,3 +71,16 @@ def test_other_methods_are_still_not_allowed(client, tenant, analyst, reviewer):
     approval = approval_item(tenant, analyst)
     response = client_for(client, reviewer).put(reverse("reviews-decide", args=[approval.pk]))
     assert response.status_code == 405 and response["Allow"] == "POST"
+
+
+def test_an_item_address_of_an_escalation_or_a_question_goes_to_its_own_page(
+    client, tenant, analyst, reviewer
+):
+    conflict = conflict_item(tenant, analyst)
+    question = question_item(tenant, analyst)
+    client_for(client, reviewer)
+    response = client.get(reverse("reviews-item", args=[conflict.pk]))
+    assert response["Location"] == reverse("reviews-conflict", args=[conflict.pk])
+    response = client.get(reverse("reviews-item", args=[question.pk]))
+    assert response["Location"] == f"{reverse('reviews-clarifications')}#review-item-{question.pk}"
+    assert client.get(response["Location"]).status_code == 200

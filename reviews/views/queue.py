@@ -96,7 +96,10 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
 @require_role(*REVIEWERS)
 @require_safe
 def item_detail(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
-    item = item_for(request, item_id, *QUEUE_KINDS)
+    item = item_for(request, item_id, *ReviewItem.Kind.values)
+    if item.kind not in QUEUE_KINDS:
+        # An escalation or a question has a page of its own; a pasted link still gets there.
+        return redirect(page_of(item))
     return _item_page(request, item)
 
 
@@ -244,9 +247,15 @@ def _after_claim(request: HtmxHttpRequest, item: ReviewItem, *, error: str = "",
 
 
 def _page_of_item(request: HtmxHttpRequest, item_id: int) -> str:
-    item = item_for(request, item_id, *CLAIMABLE_KINDS)
+    return page_of(item_for(request, item_id, *CLAIMABLE_KINDS))
+
+
+def page_of(item: ReviewItem) -> str:
+    """Where a reviewer decides the item."""
     if item.kind == ReviewItem.Kind.ESCALATION:
         return reverse("reviews-conflict", kwargs={"item_id": item.pk})
+    if item.kind == ReviewItem.Kind.CLARIFICATION:
+        return f"{reverse('reviews-clarifications')}#review-item-{item.pk}"
     return reverse("reviews-item", kwargs={"item_id": item.pk})
 
 
