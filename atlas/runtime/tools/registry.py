@@ -10,8 +10,10 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # 2: directors read from sentences too; 3: directors lines split cleanly, and names
 # matched in ASCII, without titles, by their initials and common spellings, a part of a
 # name less than the whole; 4: a person's registry record lists the companies they direct;
-# 5: screening also checks the register of politically exposed persons
-TOOLSET_VERSION = "atlas-tools/5"
+# 5: screening also checks the register of politically exposed persons; 6: names read
+# alike match (x as ks, the French and German spellings of Russian names), and the
+# explanations say what that costs
+TOOLSET_VERSION = "atlas-tools/6"
 
 
 class ToolRegistry:
