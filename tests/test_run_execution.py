@@ -160,7 +160,7 @@ def test_run_case_prints_a_readable_summary_by_default(db, capsys):
     assert lines[1] == f"  {run.user_status}"
     assert lines[2] == f"  iterations {run.iterations}, tokens {run.tokens:,}, cost $0.2900"
     assert run.tokens >= 1000 and "," in lines[2]
-    assert lines[3] == "  packet: risk medium, 8 findings"
+    assert lines[3] == "  packet: risk medium, 9 findings"
     assert lines[4].startswith("  conflict [open] directors: Helen Carter, James Whitfield (")
     assert lines[5].startswith("  trace: run_started, model_requested, model_decision")
 

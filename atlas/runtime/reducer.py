@@ -493,6 +493,7 @@ def _apply_media(
     state: AtlasState, result: dict[str, Any], step: int, now: datetime, *, about: str = ""
 ) -> None:
     articles = result.get("articles", [])
+    already_held = []
     for article in articles:
         fp = fingerprint_text(article["text"])
         item = EvidenceItem(
@@ -514,6 +515,7 @@ def _apply_media(
             found_by_name=not result.get("entity_id"),
         )
         if not _add_evidence(state, item):
+            already_held.append(item.claim)
             continue  # same story as an item already held: no new facts either
         for entity_id, facts in (article.get("facts") or {}).items():
             directors = facts.get("directors")
@@ -532,6 +534,8 @@ def _apply_media(
                         evidence_id=item.evidence_id,
                     ),
                 )
+    if about and articles and len(already_held) == len(articles):
+        _add_search_of_held_articles(state, result, step, now, about, already_held)
     if not articles:
         key = result.get("entity_id") or normalize_text(result.get("query", ""))
         fp = fingerprint({"no_media": key})[:20]
@@ -550,6 +554,36 @@ def _apply_media(
                 about=about,
             ),
         )
+
+
+def _add_search_of_held_articles(
+    state: AtlasState,
+    result: dict[str, Any],
+    step: int,
+    now: datetime,
+    about: str,
+    claims: list[str],
+) -> None:
+    """A search on someone else than the subject (a director, say) that found only articles
+    already held still answers whether they were looked for: the packet says what it found."""
+    key = result.get("entity_id") or normalize_text(result.get("query", ""))
+    fp = fingerprint({"held_media": key, "claims": sorted(claims)})[:20]
+    _add_evidence(
+        state,
+        EvidenceItem(
+            evidence_id=_evidence_id(fp),
+            evidence_class="adverse_media",
+            source_id=f"media-search:{key}",
+            source_label="News search",
+            tool="search_adverse_media",
+            retrieved_at=now,
+            fingerprint=fp,
+            claim=f"The media search for {about} found only "
+            f"{counted(len(claims), 'article')} already held: {'; '.join(claims)}.",
+            step=step,
+            about=about,
+        ),
+    )
 
 
 def _quoted_query(result: dict[str, Any]) -> str:

@@ -227,3 +227,27 @@ def test_a_source_naming_the_subject_as_its_own_director_adds_nothing_to_screen(
     assert "Acme Analytics Ltd" not in directors(state)
     assert "extract:doc-acme-onboarding" in state.completed_steps
     assert state.termination_reason == "finish_proposed"
+
+
+def test_a_director_search_finding_only_articles_already_held_says_so_in_the_packet(
+    make_runtime, make_state, store
+):
+    """Meridian's news article names Viktor Petrenko; searching his name finds that article
+    again. The packet still answers whether he was looked for."""
+    state = run(make_runtime(), make_state("Meridian Shipping Holdings", jurisdiction="GB"))
+    assert {"query": "Viktor Petrenko"} in tool_arguments(store, state, "search_adverse_media")
+    (held,) = [
+        e
+        for e in state.evidence
+        if e.about == "director Viktor Petrenko" and e.tool == "search_adverse_media"
+    ]
+    assert held.claim == (
+        "The media search for director Viktor Petrenko found only 1 article already held: "
+        "Example Business News, 2024-09-12: Meridian Shipping appoints Viktor Petrenko to the "
+        "board."
+    )
+    assert not held.signals and not held.found_by_name
+    assert held.claim in [f.claim for f in state.proposed_packet.findings]
+    assert held not in state.screening_matches()
+    articles = [e for e in state.evidence if e.source_id.startswith("article:")]
+    assert len(articles) == 1 and articles[0].about == ""
