@@ -14,14 +14,17 @@ from typing import Any
 
 from django.db.models import CharField, F, Q, QuerySet, Value
 
+from reviews.decision_details import decision_details
 from reviews.models import HumanDecision
 from runs.case_corrections import changes_of
-from runs.models import CaseEdit, Document, Tenant
+from runs.execution import RUNTIME_INPUT_KIND
+from runs.models import CaseEdit, Document, Run, Tenant
 from runs.numbers import whole_number
 from runs.views.run_filters import within_days
 
 CORRECTED_SUBJECT = "correct_subject"
 MARKED_SENSITIVE = "mark_sensitive"
+APPLIED = "Applied"
 CASE_RECORD_KINDS = {
     CORRECTED_SUBJECT: "Corrected the subject",
     MARKED_SENSITIVE: "Marked a document sensitive",
@@ -42,6 +45,8 @@ class AuditRow:
     # What the decision was about: its run's subject, which a later correction of the
     # case does not change. Empty for the case's own records.
     researched: str = ""
+    # What a decision did to its run ("" for one that asks nothing of a run); see add_effects.
+    effect: str = ""
 
 
 @dataclass
@@ -51,6 +56,10 @@ class AuditFilters:
     kind: str = ""
     date_from: dt.date | None = None
     date_to: dt.date | None = None
+
+    @property
+    def any(self) -> bool:
+        return bool(self.case or self.actor or self.kind or self.date_from or self.date_to)
 
 
 def audit_entries(tenant: Tenant, filters: AuditFilters) -> QuerySet:
@@ -136,6 +145,32 @@ def rows_of(entries: list[tuple]) -> list[AuditRow]:
                 )
             )
     return rows
+
+
+def add_effects(rows: list[AuditRow]) -> None:
+    """Set each row's details (its decision's payload in words) and effect: one query for
+    the runs of the rows' decisions."""
+    decisions = [row.decision for row in rows if row.decision is not None]
+    settled_by_run = {
+        pk: (applied or [], rejected or {})
+        for pk, applied, rejected in Run.objects.filter(
+            pk__in={d.run_id for d in decisions}
+        ).values_list("pk", "state__applied_decision_ids", "state__rejected_decisions")
+    }
+    for row in rows:
+        decision = row.decision
+        if decision is None:
+            continue
+        row.details = decision_details(decision.payload or {})
+        if decision.kind not in RUNTIME_INPUT_KIND:
+            continue
+        applied, rejected = settled_by_run.get(decision.run_id, ([], {}))
+        if str(decision.pk) in applied:
+            row.effect = APPLIED
+        elif because := rejected.get(str(decision.pk)):
+            row.effect = f"Not applied: {because}"
+        else:
+            row.effect = "Not yet applied"
 
 
 def _shaped(

@@ -18,5 +18,6 @@ urlpatterns = [
     path("escalations/<int:item_id>/extend/", escalations.extend, name="reviews-extend"),
     path("escalations/<int:item_id>/close/", escalations.close, name="reviews-close"),
     path("audit/", audit.audit, name="reviews-audit"),
+    path("audit.csv", audit.audit_csv, name="reviews-audit-csv"),
     path("new/<slug:page>/", new_items.new_items, name="reviews-new-items"),
 ]

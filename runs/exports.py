@@ -100,7 +100,8 @@ def run_row(run: Run) -> dict[str, Any]:
     return Run.objects.filter(pk=run.pk).values(*RUN_VALUES).get()
 
 
-def _chunks(rows: Iterable[Any]) -> Iterator[list[Any]]:
+def in_chunks(rows: Iterable[Any]) -> Iterator[list[Any]]:
+    """Lists of up to CHUNK rows, read from `rows` one list at a time."""
     rows = iter(rows)
     while chunk := list(islice(rows, CHUNK)):
         yield chunk
@@ -118,7 +119,7 @@ def trace_json_chunks(run: Run) -> Iterator[str]:
         .iterator(chunk_size=CHUNK)
     )
     separator = ""
-    for chunk in _chunks(events):
+    for chunk in in_chunks(events):
         yield separator + ", ".join(
             _dumps(
                 {
@@ -139,7 +140,7 @@ def trace_json_chunks(run: Run) -> Iterator[str]:
 def runs_jsonl_lines(runs: QuerySet[Run], filters) -> Iterator[str]:
     """One JSON object per line, one line per run, in the browser's sort order."""
     rows = ordered(runs, filters).values(*RUN_VALUES).iterator(chunk_size=CHUNK)
-    for chunk in _chunks(rows):
+    for chunk in in_chunks(rows):
         yield "".join(_dumps(run_fields(row)) + "\n" for row in chunk)
 
 

@@ -1,5 +1,5 @@
 """Every human decision of the tenant, on its runs and on its cases' records, read-only:
-who, when, why, and on which state."""
+who, when, why, and on which state; on the page, or as a CSV file for auditors."""
 
 from __future__ import annotations
 
@@ -7,26 +7,31 @@ import datetime as dt
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
+from django.utils import timezone
 from django.views.decorators.http import require_safe
 
-from reviews.audit_rows import CASE_RECORD_KINDS, AuditFilters, audit_entries, rows_of
-from reviews.decision_details import decision_details
+from reviews.audit_csv import audit_csv_lines
+from reviews.audit_rows import (
+    CASE_RECORD_KINDS,
+    AuditFilters,
+    add_effects,
+    audit_entries,
+    rows_of,
+)
 from reviews.models import HumanDecision
 from reviews.views.common import HtmxHttpRequest
 from runs.access import require_role, tenant_of
-from runs.execution import RUNTIME_INPUT_KIND
-from runs.models import Run
+from runs.exports import streaming_response
 from runs.search_text import search_text
 
 PAGE_SIZE = 50
+KINDS = [*HumanDecision.Kind.choices, *CASE_RECORD_KINDS.items()]
 
 
-@require_role("reviewer", "admin")
-@require_safe
-def audit(request: HtmxHttpRequest) -> HttpResponse:
-    tenant = tenant_of(request)
+def filters_of(request: HttpRequest) -> tuple[AuditFilters, list[str]]:
+    """The filters the query string asks for, and what was wrong with it, in words."""
     errors, days = [], {}
     for name in ("date_from", "date_to"):
         raw = request.GET.get(name, "").strip()[:20]
@@ -40,14 +45,21 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
             f"The From date ({days['date_from']}) is after the To date ({days['date_to']}); "
             "nothing can match: swap them."
         )
-    kinds = [*HumanDecision.Kind.choices, *CASE_RECORD_KINDS.items()]
     kind = request.GET.get("kind", "")
     filters = AuditFilters(
         case=search_text(request.GET.get("case", "")),
         actor=request.GET.get("actor", "").strip()[:150],
-        kind=kind if kind in dict(kinds) else "",
+        kind=kind if kind in dict(KINDS) else "",
         **days,
     )
+    return filters, errors
+
+
+@require_role("reviewer", "admin")
+@require_safe
+def audit(request: HtmxHttpRequest) -> HttpResponse:
+    tenant = tenant_of(request)
+    filters, errors = filters_of(request)
     actors = (
         get_user_model()
         .objects.filter(membership__tenant=tenant)
@@ -56,21 +68,7 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
     )
     page = Paginator(audit_entries(tenant, filters), PAGE_SIZE).get_page(request.GET.get("page"))
     rows = rows_of(list(page.object_list))
-    decisions = [row.decision for row in rows if row.decision is not None]
-    settled_by_run = {
-        pk: (applied or [], rejected or {})
-        for pk, applied, rejected in Run.objects.filter(
-            pk__in={d.run_id for d in decisions}
-        ).values_list("pk", "state__applied_decision_ids", "state__rejected_decisions")
-    }
-    for decision in decisions:
-        applied, rejected = settled_by_run.get(decision.run_id, ([], {}))
-        decision.applies_to_run = decision.kind in RUNTIME_INPUT_KIND
-        decision.applied = str(decision.pk) in applied
-        decision.not_applied_because = rejected.get(str(decision.pk), "")
-    for row in rows:
-        if row.decision is not None:
-            row.details = decision_details(row.decision.payload or {})
+    add_effects(rows)
     params = request.GET.copy()
     params.pop("page", None)
     return render(
@@ -83,11 +81,30 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
             "actor": filters.actor,
             "kind": filters.kind,
             "actors": list(actors),
-            "kinds": kinds,
-            "date_from": days["date_from"],
-            "date_to": days["date_to"],
+            "kinds": KINDS,
+            "date_from": filters.date_from,
+            "date_to": filters.date_to,
             "errors": errors,
-            "filtered": bool(filters.case or filters.actor or filters.kind or any(days.values())),
+            "filtered": filters.any,
             "filter_query": params.urlencode(),
         },
+    )
+
+
+@require_role("reviewer", "admin")
+@require_safe
+def audit_csv(request: HtmxHttpRequest) -> HttpResponse:
+    """The audit trail as the page filters it, every row, newest first. A filter the page
+    would ignore with a warning is refused here: a file cannot carry the warning."""
+    filters, errors = filters_of(request)
+    if errors:
+        return HttpResponseBadRequest(
+            " ".join(errors) + "\n", content_type="text/plain; charset=utf-8"
+        )
+    tenant = tenant_of(request)
+    return streaming_response(
+        request,
+        audit_csv_lines(tenant, filters),
+        content_type="text/csv; charset=utf-8",
+        filename=f"atlas-audit-{tenant.slug}-{timezone.localdate():%Y-%m-%d}.csv",
     )
