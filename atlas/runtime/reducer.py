@@ -534,40 +534,33 @@ def _apply_media(
                         evidence_id=item.evidence_id,
                     ),
                 )
-    if about and articles and len(already_held) == len(articles):
-        _add_search_of_held_articles(state, result, step, now, about, already_held)
+    key = result.get("entity_id") or normalize_text(result.get("query", ""))
     if not articles:
-        key = result.get("entity_id") or normalize_text(result.get("query", ""))
-        fp = fingerprint({"no_media": key})[:20]
-        _add_evidence(
-            state,
-            EvidenceItem(
-                evidence_id=_evidence_id(fp),
-                evidence_class="adverse_media",
-                source_id=f"media-search:{key}",
-                source_label="News search",
-                tool="search_adverse_media",
-                retrieved_at=now,
-                fingerprint=fp,
-                claim=f"No adverse media found for {about or _quoted_query(result)}.",
-                step=step,
-                about=about,
-            ),
+        claim = f"No adverse media found for {about or _quoted_query(result)}."
+        _add_search_record(state, key, step, now, about, claim, {"no_media": key})
+    elif about and len(already_held) == len(articles):
+        # A search on someone else than the subject (a director, say) that found only
+        # articles already held still answers whether they were looked for.
+        claim = (
+            f"The media search for {about} found only "
+            f"{counted(len(already_held), 'article')} already held: {'; '.join(already_held)}."
         )
+        seen = {"held_media": key, "claims": sorted(already_held)}
+        _add_search_record(state, key, step, now, about, claim, seen)
 
 
-def _add_search_of_held_articles(
+def _add_search_record(
     state: AtlasState,
-    result: dict[str, Any],
+    key: str,
     step: int,
     now: datetime,
     about: str,
-    claims: list[str],
+    claim: str,
+    found: dict[str, Any],
 ) -> None:
-    """A search on someone else than the subject (a director, say) that found only articles
-    already held still answers whether they were looked for: the packet says what it found."""
-    key = result.get("entity_id") or normalize_text(result.get("query", ""))
-    fp = fingerprint({"held_media": key, "claims": sorted(claims)})[:20]
+    """Evidence of what the media search `key` (an entity id or a query) found when no
+    article of it is new evidence; `found` is what its fingerprint is made of."""
+    fp = fingerprint(found)[:20]
     _add_evidence(
         state,
         EvidenceItem(
@@ -578,8 +571,7 @@ def _add_search_of_held_articles(
             tool="search_adverse_media",
             retrieved_at=now,
             fingerprint=fp,
-            claim=f"The media search for {about} found only "
-            f"{counted(len(claims), 'article')} already held: {'; '.join(claims)}.",
+            claim=claim,
             step=step,
             about=about,
         ),
