@@ -45,6 +45,7 @@ from runs.access import require_role, tenant_of
 from runs.evidence_links import anchor, cited_findings
 from runs.models import Document
 from runs.numbers import whole_number
+from runs.packet_changes import changes_since_last_signoff
 from runs.post_only import post_only
 from runs.review_rounds import review_rounds
 from runs.search_text import search_text
@@ -125,6 +126,8 @@ def _item_page(
         "review_rounds": review_rounds(item.payload.get("packet") or {}),
         "documents_not_given": view.documents_not_read,
     }
+    if item.kind == ReviewItem.Kind.SIGNOFF:
+        context["changes"] = changes_since_last_signoff(item.run)
     return render(request, "reviews/item.html", context, status=status)
 
 

@@ -17,6 +17,7 @@ from reviews.models import HumanDecision, ReviewItem
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.evidence_links import anchor, cited_findings, web_link
 from runs.models import Document, Run
+from runs.packet_changes import PacketChanges, changes_since_last_signoff
 from runs.rating_grounds import rating_grounds
 from runs.review_rounds import review_rounds
 from runs.views.cases import READERS, HtmxHttpRequest
@@ -114,6 +115,7 @@ def packet_context(run: Run) -> dict[str, Any]:
         "packet": packet,
         "findings": findings,
         "review_rounds": review_rounds(packet),
+        "changes": changes_since_last_signoff(run),
         "evidence": evidence,
         "rating_grounds": rating_grounds(state),
         "sanctions_evidence": _with_dispositions(
@@ -162,6 +164,20 @@ def packet(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     return render(request, "runs/packet.html", context)
 
 
+def _changes_json(changes: PacketChanges | None) -> dict | None:
+    if changes is None:
+        return None
+    return {
+        "run_id": changes.run_id,
+        "risk_rating": changes.rating or None,
+        "new_evidence_ids": [item.get("evidence_id") for item in changes.new],
+        "no_longer_found": [
+            {"evidence_id": item.get("evidence_id"), "claim": item.get("claim", "")}
+            for item in changes.gone
+        ],
+    }
+
+
 @require_role(*READERS)
 def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     run = _run_with_packet(request, run_id)
@@ -205,6 +221,7 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
             for d in context["decisions"]
         ],
         "versions": context["versions"],
+        "since_last_signoff": _changes_json(context["changes"]),
         "exported_at": timezone.now(),
     }
     response = HttpResponse(
