@@ -137,7 +137,7 @@ def test_an_admin_browses_runs_opens_a_long_trace_and_the_dashboard(
     screenshot(page, "admin-trace-long")
     page.click("#trace-more")
     page.wait_for_function(
-        f"document.querySelectorAll('details.trace-step').length > {first_count}"
+        f"() => document.querySelectorAll('details.trace-step').length > {first_count}"
     )
     assert steps.count() > first_count
     numbers = [int(n) for n in steps.evaluate_all("els => els.map(e => e.dataset.step)")]

@@ -44,7 +44,7 @@ def test_an_analyst_opens_a_case_answers_the_question_and_watches_it_live(
     run = Run.objects.get(case=case)
     assert page.url.endswith(reverse("runs-case-detail", args=[case.pk]))
     page.wait_for_function(
-        "document.querySelector('[ws-connect]') && "
+        "() => document.querySelector('[ws-connect]') && "
         "document.querySelector('.live-run:not(.offline)') !== null"
     )
     page.evaluate("window.__sameDocument = true")

@@ -142,7 +142,7 @@ def test_the_refreshing_nav_and_new_items_notice_keep_focus(
     with page.expect_response("**/nav/"):
         page.evaluate("htmx.trigger(document.querySelector('.mainnav'), 'atlas:queues-changed')")
     page.wait_for_function(
-        "document.querySelector('.mainnav a[aria-current=page] .count').textContent === '2'"
+        "() => document.querySelector('.mainnav a[aria-current=page] .count').textContent === '2'"
     )
     assert page.evaluate("window.__focused === document.activeElement")
     # The same for the notice of new items, refreshed every 10 seconds.

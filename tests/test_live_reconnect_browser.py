@@ -63,14 +63,16 @@ def test_the_delayed_updates_note_holds_steady_and_a_finished_stream_is_not_reop
     login_in_browser(page, live_server.url, "analyst")
     page.goto(f"{live_server.url}/cases/{case.pk}/?run={run.pk}")
 
-    page.wait_for_function("window.__sockets.length >= 4")
+    page.wait_for_function("() => window.__sockets.length >= 4")
     assert page.locator(".live-run.no-push").count() == 1
     shown = page.evaluate("window.__noPush")
     assert shown[shown.index(True) :] == [True], f"the note flickered: {shown}"
 
     # Pushes work again: the note goes once a socket has stayed open.
     page.evaluate("window.__closeCode = null")
-    page.wait_for_function("!document.querySelector('.live-run').classList.contains('no-push')")
+    page.wait_for_function(
+        "() => !document.querySelector('.live-run').classList.contains('no-push')"
+    )
     assert page.locator(".live-run.offline").count() == 0
 
     # The server closes normally (the run has ended): the page does not come back.

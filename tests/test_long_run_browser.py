@@ -46,7 +46,7 @@ def show_earlier(page, run: Run) -> None:
     count = len(shown_steps(page))
     page.click(f"#run-{run.pk}-steps-earlier a")
     page.wait_for_function(
-        f"document.querySelectorAll('ol.steps > li.step').length > {count}", timeout=5_000
+        f"() => document.querySelectorAll('ol.steps > li.step').length > {count}", timeout=5_000
     )
 
 
@@ -112,7 +112,7 @@ def test_a_long_runs_page_shows_the_newest_steps_loads_earlier_ones_and_stays_li
     last = TraceEvent.objects.get(run=run, seq=run.last_seq).step
     assert last > newest
     page.wait_for_function(
-        f"document.querySelector('ol.steps > li.step:last-child').dataset.step === '{last}'"
+        f"() => document.querySelector('ol.steps > li.step:last-child').dataset.step === '{last}'"
     )
     assert shown_steps(page) == list(range(newest - 2 * PAGE_STEPS + 1, last + 1))
     assert int(page.get_attribute(f"#run-{run.pk}-cursor", "data-last-seq")) == run.last_seq
