@@ -91,3 +91,17 @@ def test_a_first_run_or_one_after_no_sign_off_shows_no_changes(client, tenant, a
     again = run_again(item.run, analyst)
     page = client.get(reverse("runs-packet", args=[again.run_id])).content.decode()
     assert "changes-since" not in page
+
+
+def test_an_escalated_re_run_shows_the_changes_where_it_is_settled(client, analyst, signed_off):
+    """Run again with too small a budget, the case stops for a reviewer before its packet:
+    the escalation's page still shows what this run found against the signed-off one."""
+    again = run_inline(
+        do_start_run(
+            signed_off.case, analyst, budgets={"max_iterations": 2}, wake=False, driven_here=True
+        )
+    )
+    item = open_item(again, ReviewItem.Kind.ESCALATION)
+    changes = section(client.get(reverse("reviews-conflict", args=[item.pk])).content.decode())
+    assert f"Since run {signed_off.pk}, last signed off" in changes
+    assert "No longer found" in changes  # the research stopped before the articles

@@ -32,6 +32,7 @@ from reviews.views.new_items import notice_context
 from runs.access import require_role, tenant_of
 from runs.evidence_links import anchor, web_link
 from runs.fragments import meters_for
+from runs.packet_changes import changes_since_last_signoff
 from runs.post_only import post_only
 from runs.search_text import search_text
 
@@ -208,6 +209,7 @@ def _conflict_page(
             "item": item,
             "case": item.case,
             "run": item.run,
+            "changes": changes_since_last_signoff(item.run) if row.is_open else None,
             "reason_label": reason_label(code),
             "status_sentence": item.payload.get("user_status") or USER_STATUS.get(code, ""),
             "open_facts": open_facts,
