@@ -16,11 +16,8 @@ def earlier_marks(item: ReviewItem) -> dict[str, dict]:
     every run that finds it (the reducer derives it from the listing or article and whom it
     is about)."""
     rows = (
-        Run.objects.filter(
-            case_id=item.case_id,
-            status=Run.Status.COMPLETED,
-            termination_reason=Run.Reason.PACKET_APPROVED,
-        )
+        Run.objects.signed_off()
+        .filter(case_id=item.case_id)
         .exclude(pk=item.run_id)
         .order_by("finished_at", "pk")
         .values_list("pk", "finished_at", "state__proposed_packet__hit_dispositions")

@@ -167,6 +167,12 @@ class RunQuerySet(models.QuerySet):
         """The case's newest run, read without its state (the biggest column)."""
         return self.filter(case_id=case_id).defer("state").order_by("-id").first()
 
+    def signed_off(self) -> RunQuerySet:
+        """Runs whose packet a reviewer signed off or closed as it stood: the case's record."""
+        return self.filter(
+            status=Run.Status.COMPLETED, termination_reason=Run.Reason.PACKET_APPROVED
+        )
+
     def with_outcome(self, outcome: str) -> RunQuerySet:
         """Runs that ended with `outcome`: a reason code (packet_approved meaning a sign-off),
         or Run.CLOSED_BY_REVIEWER."""

@@ -32,12 +32,8 @@ def changes_since_last_signoff(run: Run) -> PacketChanges | None:
     """The changes against the latest run of the case, started before `run`, whose packet a
     reviewer signed off or closed; None when there is none."""
     earlier = (
-        Run.objects.filter(
-            case_id=run.case_id,
-            pk__lt=run.pk,
-            status=Run.Status.COMPLETED,
-            termination_reason=Run.Reason.PACKET_APPROVED,
-        )
+        Run.objects.signed_off()
+        .filter(case_id=run.case_id, pk__lt=run.pk)
         .order_by("-finished_at", "-pk")
         .values_list("pk", "finished_at", "risk_rating", "state__evidence")
         .first()
