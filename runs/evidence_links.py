@@ -22,6 +22,15 @@ def anchor(evidence_id: str) -> str:
     return "ev-" + re.sub(r"[^A-Za-z0-9_-]", "-", evidence_id)
 
 
+def numbered(evidence: list[dict]) -> list[dict]:
+    """A run's evidence entries as the packet page numbers and anchors them, each with its
+    `number` (from 1, in the order the run found them) and `anchor`."""
+    return [
+        {**item, "number": number, "anchor": anchor(item.get("evidence_id", ""))}
+        for number, item in enumerate(evidence, start=1)
+    ]
+
+
 def cited_findings(packet: dict, numbered: dict[str, dict]) -> list[dict]:
     """A packet's findings, each citation the evidence as the packet page numbers it
     (`numbered`: evidence id -> a row with its number and anchor); a citation of no such

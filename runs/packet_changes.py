@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from runs.evidence_links import anchor
+from runs.evidence_links import numbered
 from runs.models import Run
 
 
@@ -49,10 +49,6 @@ def changes_since_last_signoff(run: Run) -> PacketChanges | None:
         run_id=run_id,
         finished_at=finished_at,
         rating=rating,
-        new=[
-            {**item, "number": number, "anchor": anchor(item.get("evidence_id", ""))}
-            for number, item in enumerate(evidence, start=1)
-            if item.get("evidence_id") not in before
-        ],
+        new=[item for item in numbered(evidence) if item.get("evidence_id") not in before],
         gone=[item for item in earlier_evidence if item.get("evidence_id") not in now],
     )

@@ -42,7 +42,7 @@ from reviews.views.common import (
 )
 from reviews.views.new_items import notice_context
 from runs.access import require_role, tenant_of
-from runs.evidence_links import anchor, cited_findings
+from runs.evidence_links import cited_findings, numbered
 from runs.models import Document
 from runs.numbers import whole_number
 from runs.packet_changes import changes_since_last_signoff
@@ -133,17 +133,9 @@ def _item_page(
 
 def _cited_findings(item: ReviewItem) -> list[dict]:
     """A packet's findings with each citation as the packet page numbers and anchors it."""
-    evidence = (item.run.state or {}).get("evidence") or []
-    numbered = {
-        e["evidence_id"]: {
-            "evidence_id": e["evidence_id"],
-            "number": n,
-            "anchor": anchor(e["evidence_id"]),
-            "signals": e.get("signals") or [],
-        }
-        for n, e in enumerate(evidence, start=1)
-    }
-    return cited_findings(item.payload.get("packet") or {}, numbered)
+    evidence = numbered((item.run.state or {}).get("evidence") or [])
+    by_id = {e["evidence_id"]: e for e in evidence}
+    return cited_findings(item.payload.get("packet") or {}, by_id)
 
 
 def _document_to_read(item: ReviewItem) -> Document | None:

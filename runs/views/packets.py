@@ -15,7 +15,7 @@ from django.utils.http import content_disposition_header
 from atlas.runtime.wording import fact_label
 from reviews.models import HumanDecision, ReviewItem
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
-from runs.evidence_links import anchor, cited_findings, web_link
+from runs.evidence_links import cited_findings, numbered, web_link
 from runs.models import Document, Run
 from runs.packet_changes import PacketChanges, changes_since_last_signoff
 from runs.rating_grounds import rating_grounds
@@ -85,13 +85,11 @@ def packet_context(run: Run) -> dict[str, Any]:
     selected = state.get("selected_entity") or {}
     matched_source = f"registry:{selected.get('entity_id')}" if selected else None
     evidence = []
-    for number, item in enumerate(state.get("evidence") or [], start=1):
+    for item in numbered(state.get("evidence") or []):
         document = documents.get(str(item.get("document_id") or ""))
         evidence.append(
             {
                 **item,
-                "number": number,
-                "anchor": anchor(item.get("evidence_id", "")),
                 "link": web_link(item.get("url")),
                 "document_name": document.original_name if document else "",
                 "retrieved": _when(item.get("retrieved_at")),
