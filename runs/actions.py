@@ -228,6 +228,11 @@ def do_start_run(
 class CancelRefused(Exception):
     """The run waits for a reviewer, who decides how it ends."""
 
+    message = (
+        "This run waits for a reviewer, who decides how it ends: sign off or reject its packet, "
+        "or close the case. It was not cancelled."
+    )
+
 
 def do_request_cancel(
     run: Run,
@@ -237,8 +242,8 @@ def do_request_cancel(
     reason: str = "Cancelled from the console",
 ) -> Run:
     """Cancel within a second: directly when no worker holds the run, else via its worker.
-    With `reviewer_decides` (a request from the console), raise CancelRefused instead when a
-    packet or an escalation of the run waits for a reviewer."""
+    With `reviewer_decides` (a person's request, from a page or the command line), raise
+    CancelRefused instead when a packet or an escalation of the run waits for a reviewer."""
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run.pk)  # one cancel request at a time
         if run.is_terminal:

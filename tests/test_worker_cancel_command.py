@@ -11,6 +11,7 @@ from django.core.management import CommandError, call_command
 from reviews.models import HumanDecision
 from runs.actions import do_start_run
 from runs.models import Run
+from tests.case_rows import make_run
 from tests.worker_harness import WorkerThread, event_types, scenario, status_of, wait_for
 
 
@@ -78,6 +79,31 @@ def test_it_refuses_people_who_may_not_cancel_the_run(
 
     assert status_of(run) == Run.Status.QUEUED
     assert Run.objects.get(pk=run.pk).cancel_requested_at is None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("reason", ["finish_proposed", "max_iterations", "no_progress"])
+def test_it_refuses_a_run_waiting_for_a_reviewer_as_the_page_does(case, analyst, reason):
+    """A packet or an escalation in a reviewer's queue is theirs to end: cancelling it here
+    would withdraw it from review unseen."""
+    run = make_run(case, status="awaiting_review", reason=reason)
+
+    with pytest.raises(CommandError, match="This run waits for a reviewer"):
+        cancel(run.pk, "--user", "analyst")
+
+    run.refresh_from_db()
+    assert run.status == Run.Status.AWAITING_REVIEW and run.cancel_requested_at is None
+    assert not HumanDecision.objects.exists()
+
+
+@pytest.mark.django_db
+def test_it_records_the_cancel_as_made_from_the_command_line(case, analyst):
+    run = do_start_run(case, analyst, wake=False)
+
+    cancel(run.pk, "--user", "analyst", "--wait", "0")
+
+    decision = HumanDecision.objects.get(run=run, kind=HumanDecision.Kind.CANCEL)
+    assert decision.reason == "Cancelled from the command line"
 
 
 @pytest.mark.django_db

@@ -74,12 +74,6 @@ def _case_page_of_run(request: HtmxHttpRequest, run_id: int) -> str:
     return reverse("runs-case-detail", kwargs={"case_id": run.case_id}) + f"?run={run.pk}"
 
 
-WAITS_FOR_REVIEWER = (
-    "This run waits for a reviewer, who decides how it ends: sign off or reject its packet, "
-    "or close the case. It was not cancelled."
-)
-
-
 @require_role("analyst", "admin")
 @post_only(_case_page_of_run)
 def run_cancel(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
@@ -93,7 +87,7 @@ def run_cancel(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
             run = do_request_cancel(run, request.user, reviewer_decides=True)
         except CancelRefused:
             # Cancelling would take a packet or an escalation out of review unseen.
-            messages.error(request, WAITS_FOR_REVIEWER)
+            messages.error(request, CancelRefused.message)
             if request.htmx:
                 return HttpResponseClientRedirect(_case_page_of_run(request, run_id))
             return _back_to_case(request, run)

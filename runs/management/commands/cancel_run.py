@@ -1,7 +1,8 @@
 """`manage.py cancel_run RUN_ID --user NAME`: cancel a run from the command line.
 
 The same action as the page's Cancel button: the request is recorded (who, when) and the
-worker holding the run stops it within a second, also in the middle of a tool call.
+worker holding the run stops it within a second, also in the middle of a tool call; a run
+whose packet or escalation waits for a reviewer is theirs to end, and is refused here too.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from runs.access import has_role
-from runs.actions import do_request_cancel
+from runs.actions import CancelRefused, do_request_cancel
 from runs.management.migrated import require_migrated_database
 from runs.models import Membership, Run
 
@@ -55,7 +56,12 @@ class Command(BaseCommand):
             self.stdout.write(f"Run {run_id} had already ended: {run.status}.")
             return
 
-        run = do_request_cancel(run, actor)
+        try:
+            run = do_request_cancel(
+                run, actor, reviewer_decides=True, reason="Cancelled from the command line"
+            )
+        except CancelRefused as refused:
+            raise CommandError(refused.message) from None
         deadline = time.monotonic() + wait
         while not run.is_terminal and time.monotonic() < deadline:
             time.sleep(0.1)
