@@ -379,8 +379,9 @@ def _rating_set(item: ReviewItem, rating: str, hit_dispositions: dict[str, str])
     if not rating or rating == item.run.risk_rating:
         return {}
     set_aside = {key for key, value in hit_dispositions.items() if value == "false_positive"}
-    if rules := rules_against(AtlasState.from_json(item.run.state), rating, set_aside):
-        raise ReviewError(why_not(rating, rules))
+    state = AtlasState.from_json(item.run.state)
+    if rules := rules_against(state, rating, set_aside):
+        raise ReviewError(why_not(state, rating, rules))
     return {"risk_rating": rating}
 
 

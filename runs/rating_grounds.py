@@ -18,7 +18,7 @@ def grounds_of(state: AtlasState) -> list[str]:
 def rating_grounds(state: dict) -> list[str]:
     """What in the evidence the risk rating stands on: the signals the runtime's finish
     checks hold a rating to (a sanctions hit, adverse media, a PEP link, a source trying to
-    instruct the agent) and open conflicts."""
+    instruct the agent) and conflicts nobody settled."""
     evidence = state.get("evidence") or []
     signals = [signal for item in evidence for signal in item.get("signals", [])]
     grounds = []
@@ -49,10 +49,12 @@ def rating_grounds(state: dict) -> list[str]:
         if dispositions := _dispositions_said(state, with_signal):
             ground += f", {dispositions}"
         grounds.append(ground)
-    disputed = [c for c in state.get("conflicts") or [] if c.get("status") == "open"]
-    if disputed:
-        facts = ", ".join(fact_words(c.get("fact", "a fact")) for c in disputed)
-        grounds.append(f"sources that disagree on {facts}")
+    conflicts = state.get("conflicts") or []
+    for status, said in (("open", ""), ("unresolvable", ", marked unresolvable by a reviewer")):
+        if facts := [
+            fact_words(c.get("fact", "a fact")) for c in conflicts if c.get("status") == status
+        ]:
+            grounds.append(f"sources that disagree on {', '.join(facts)}{said}")
     if not state.get("selected_entity"):
         grounds.append("a subject not matched to a registry entity, so screened by name only")
     return grounds
@@ -60,24 +62,38 @@ def rating_grounds(state: dict) -> list[str]:
 
 def _dispositions_said(state: dict, evidence_ids: set) -> str:
     """How the reviewer disposed of the screening matches among `evidence_ids`, once they
-    have."""
+    have, counted against all of `evidence_ids` (not every item is a match to mark: a
+    subject's own article, say)."""
     decided = [
         d
         for d in (state.get("proposed_packet") or {}).get("hit_dispositions") or []
         if d.get("evidence_id") in evidence_ids
     ]
-    false_positives = sum(d.get("disposition") == "false_positive" for d in decided)
     if not decided:
         return ""
-    if false_positives == len(decided):
-        return (
-            "marked false positive by the reviewer"
-            if len(decided) == 1
-            else ("all marked false positives by the reviewer")
-        )
-    if not false_positives:
-        return "confirmed by the reviewer"
-    return f"{false_positives} of {len(decided)} marked false positives by the reviewer"
+    false_positives = sum(d.get("disposition") == "false_positive" for d in decided)
+    confirmed = len(decided) - false_positives
+    total = len(evidence_ids)
+    if len(decided) == total:
+        if not confirmed:
+            return (
+                "marked false positive by the reviewer"
+                if total == 1
+                else "all marked false positives by the reviewer"
+            )
+        if not false_positives:
+            return "confirmed by the reviewer" if total == 1 else "all confirmed by the reviewer"
+    said = []
+    for count, words in (
+        (
+            false_positives,
+            "marked a false positive" if false_positives == 1 else "marked false positives",
+        ),
+        (confirmed, "confirmed"),
+    ):
+        if count:
+            said.append(f"{count} {'' if said else f'of {total} '}{words}")
+    return " and ".join(said) + " by the reviewer"
 
 
 def _whom(evidence: list[dict], signal: str) -> str:

@@ -295,24 +295,49 @@ def test_a_packet_names_the_director_the_pep_register_matched(client, tenant, an
 @pytest.mark.parametrize(
     ("dispositions", "said"),
     [
-        ([], "2 sanctions hits"),
-        (["false_positive", "false_positive"], "2 sanctions hits, all marked false positives"),
-        (["confirmed_match", "false_positive"], "2 sanctions hits, 1 of 2 marked false positives"),
-        (["confirmed_match", "confirmed_match"], "2 sanctions hits, confirmed by the reviewer"),
+        ([], "3 sanctions hits"),
+        (["false_positive"] * 3, "3 sanctions hits, all marked false positives by the reviewer"),
+        (["confirmed_match"] * 3, "3 sanctions hits, all confirmed by the reviewer"),
+        (
+            ["confirmed_match", "false_positive", "false_positive"],
+            "3 sanctions hits, 2 of 3 marked false positives and 1 confirmed by the reviewer",
+        ),
+        # Not every item with the signal is a match to mark (a subject's own article, say):
+        # the marks are counted against all of them, never said of all.
+        (["false_positive"], "3 sanctions hits, 1 of 3 marked a false positive by the reviewer"),
+        (
+            ["confirmed_match", "confirmed_match"],
+            "3 sanctions hits, 2 of 3 confirmed by the reviewer",
+        ),
     ],
 )
 def test_the_rating_grounds_say_how_the_reviewer_disposed_of_the_hits(dispositions, said):
-    hits = [{"evidence_id": f"ev-{n}", "signals": ["sanctions_hit"], "about": ""} for n in (1, 2)]
+    hits = [
+        {"evidence_id": f"ev-{n}", "signals": ["sanctions_hit"], "about": ""} for n in (1, 2, 3)
+    ]
     decided = [{"evidence_id": f"ev-{n}", "disposition": d} for n, d in enumerate(dispositions, 1)]
     state = {
         "evidence": hits,
         "selected_entity": {"entity_id": "co-x"},
         "proposed_packet": {"hit_dispositions": decided},
     }
-    (ground,) = rating_grounds(state)
-    assert ground.startswith(said)
-    if not dispositions:
-        assert ground == said
+    assert rating_grounds(state) == [said]
+
+
+def test_a_conflict_marked_unresolvable_stays_among_the_grounds_saying_so():
+    """It still holds the rating at medium, so the rating must not read as standing on
+    nothing."""
+    state = {
+        "evidence": [],
+        "selected_entity": {"entity_id": "co-x"},
+        "conflicts": [
+            {"fact": "directors", "status": "unresolvable"},
+            {"fact": "registration_number", "status": "resolved"},
+        ],
+    }
+    assert rating_grounds(state) == [
+        "sources that disagree on directors, marked unresolvable by a reviewer"
+    ]
 
 
 def test_each_ground_says_the_dispositions_of_its_own_matches():

@@ -69,7 +69,10 @@ def test_a_rating_the_evidence_rules_out_is_refused_and_nothing_is_recorded(
     response = sign_off(client_for(client, reviewer), harrow_bay, "confirmed_match", "low")
     html = response.content.decode()
     assert response.status_code == 409
-    assert "A low rating is ruled out by adverse media or a politically exposed person" in html
+    assert (
+        "A low rating is ruled out by adverse media; a screening match you mark a false "
+        "positive no longer counts."
+    ) in html
     assert not HumanDecision.objects.filter(review_item=harrow_bay).exists()
     # The form comes back as it was sent, the rating marked as the field at fault.
     assert '<option value="low" selected>Low</option>' in html

@@ -404,5 +404,5 @@ def _reviewers_rating(
         return {}
     set_aside = {d.evidence_id for d in dispositions if d.disposition == "false_positive"}
     if rules := rules_against(s, rating, set_aside):
-        raise HumanInputRejected(why_not(rating, rules))
+        raise HumanInputRejected(why_not(s, rating, rules))
     return {"risk_rating": rating, "proposed_risk_rating": proposed}

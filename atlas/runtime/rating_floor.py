@@ -37,9 +37,15 @@ RULES = (
     ),
     RatingRule(
         "medium",
-        _signal(Signal.ADVERSE, Signal.PEP),
-        "Adverse media or a politically exposed person rules out a low risk rating.",
-        "adverse media or a politically exposed person",
+        _signal(Signal.ADVERSE),
+        "Adverse media rules out a low risk rating.",
+        "adverse media",
+    ),
+    RatingRule(
+        "medium",
+        _signal(Signal.PEP),
+        "A politically exposed person rules out a low risk rating.",
+        "a politically exposed person",
     ),
     RatingRule(
         "medium",
@@ -129,9 +135,11 @@ def rules_against(s: AtlasState, rating: str, set_aside: Collection[str] = ()) -
     return [rule for rule in RULES if below(rating, rule.floor) and rule.applies(s, present)]
 
 
-def why_not(rating: str, rules: list[RatingRule]) -> str:
-    """A reviewer's refusal: "A low rating is ruled out by adverse media …"."""
-    return (
-        f"A {rating} {RULED_OUT} {listed([rule.in_words for rule in rules], 'and')}; "
-        "a screening match you mark a false positive no longer counts."
-    )
+def why_not(s: AtlasState, rating: str, rules: list[RatingRule]) -> str:
+    """A reviewer's refusal: "A low rating is ruled out by adverse media …", saying that
+    marking screening matches false positives would help only where it would."""
+    refusal = f"A {rating} {RULED_OUT} {listed([rule.in_words for rule in rules], 'and')}"
+    markable = {item.evidence_id for item in s.screening_matches()}
+    if len(rules_against(s, rating, markable)) < len(rules):
+        refusal += "; a screening match you mark a false positive no longer counts"
+    return refusal + "."

@@ -84,7 +84,7 @@ def test_a_company_directed_by_a_politically_exposed_person_is_not_low_risk(
         for f in packet.findings
     )
     low = packet.model_copy(update={"risk_rating": "low"})
-    assert "Adverse media or a politically exposed person rules out a low risk rating." in (
+    assert "A politically exposed person rules out a low risk rating." in (
         validate_finish(state, low)
     )
     assert not events_of(store, state, "final_rejected")
