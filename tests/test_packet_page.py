@@ -359,3 +359,26 @@ def test_each_ground_says_the_dispositions_of_its_own_matches():
         "a politically exposed person (on director Henrik Solberg), marked false positive by "
         "the reviewer",
     ]
+
+
+@pytest.mark.parametrize(
+    ("status", "reason", "said"),
+    [
+        ("awaiting_review", "max_iterations", "before it was complete (iteration budget"),
+        ("completed", "packet_approved", "before it was complete; its open gaps say why."),
+    ],
+)
+def test_a_partial_packet_says_why_research_stopped_not_how_the_run_ended(
+    client, reviewer, case, status, reason, said
+):
+    """A reviewer closing the case ends the run as packet_approved: that is not why the
+    research stopped, and no packet was approved."""
+    run = awaiting_signoff(case)
+    run.state["proposed_packet"] |= {
+        "partial": True,
+        "closed_by_reviewer": reason != "max_iterations",
+    }
+    Run.objects.filter(pk=run.pk).update(state=run.state, status=status, termination_reason=reason)
+    html = client_for(client, reviewer).get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert f"Partial packet: the research stopped {said}" in html
+    assert "(packet approved)" not in html
