@@ -88,6 +88,7 @@ class StepView:
     cost_usd: Decimal = field(default_factory=lambda: Decimal("0"))
     duration_ms: int | None = None
     tool_running: bool = False
+    tool_ran: bool = False  # a tool call began in this step (not only proposed)
     attempts: int = 0
     started_at: Any = None
     notes: list[Note] = field(default_factory=list)
@@ -283,7 +284,7 @@ def group_steps(run_id: int, events: Iterable[TraceEvent]) -> list[StepView]:
             step.output_tokens += int(usage.get("output_tokens") or 0)
             step.cost_usd += decimal_or_zero(usage.get("cost_usd"))
         if event.type == "tool_started":
-            step.tool_running = True
+            step.tool_running = step.tool_ran = True
             step.tool = data.get("tool") or step.tool
             step.arguments = data.get("arguments") or step.arguments
             step.attempts = max(step.attempts, int(data.get("attempt") or 1))
