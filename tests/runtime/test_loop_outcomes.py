@@ -609,6 +609,11 @@ def test_transport_errors_are_retried_then_become_a_typed_failure(make_runtime, 
     ]
     failed = events_of(store, state, "tool_failed")[0].data
     assert failed["error_type"] == "timeout" and failed["retryable"] is True
+    # Each attempt shows the arguments as the first did, not filled in with defaults.
+    started = [e.data for e in events_of(store, state, "tool_started")]
+    retried = next(e["idempotency_key"] for e in started if e["tool"] == "screen_sanctions")
+    attempts = [e["arguments"] for e in started if e["idempotency_key"] == retried]
+    assert attempts == [{"entity_id": "co-acme-analytics-gb"}] * 3
     failure = next(
         o for o in stored_observations(store, state) if o.name == "screen_sanctions" and not o.ok
     )

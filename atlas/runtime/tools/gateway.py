@@ -170,7 +170,8 @@ class ToolGateway:
                     emit(
                         "tool_started",
                         tool=spec.name,
-                        arguments=args.model_dump(mode="json"),
+                        # As the first attempt's event gives them: without defaults.
+                        arguments=args.model_dump(mode="json", exclude_unset=True),
                         idempotency_key=key,
                         attempt=attempt,
                     )
