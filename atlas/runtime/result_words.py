@@ -10,16 +10,22 @@ directors); its personal data is only counted, as the model is shown it redacted
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from atlas.runtime.redaction import PERSONAL_DATA_NAMES
 from atlas.runtime.wording import counted, fact_words
+from atlas.runtime.world.normalize import fingerprint_text
 
 MAX_LINES = 5
 MAX_LINE_CHARS = 200
 
 
-def result_summary(tool: str, result: dict[str, Any], new_items: int) -> str:
+def result_summary(
+    tool: str, result: dict[str, Any], new_items: int, held: Collection[str] = ()
+) -> str:
+    """`new_items`: the evidence items the result added; `held`: the fingerprints of those
+    the run held before it."""
     if tool == "resolve_entity":
         count = len(result.get("candidates", []))
         return f"Found {counted(count, 'registry candidate')} for '{result.get('query', '')}'."
@@ -36,10 +42,20 @@ def result_summary(tool: str, result: dict[str, Any], new_items: int) -> str:
         count = len(result.get("articles", []))
         if not count:
             return f"Found no articles for '{result.get('query', '')}'."
-        repeats = count - new_items
-        already = f" ({repeats} already held)" if repeats else ""
+        fingerprints = [fingerprint_text(a.get("text", "")) for a in result["articles"]]
+        already_held = sum(fp in held for fp in fingerprints)
+        copies = count - new_items - already_held  # the same article twice in this result
+        repeats = [
+            *([f"{already_held} already held"] if already_held else []),
+            *(
+                [f"{copies} {'a copy' if copies == 1 else 'copies'} of another here"]
+                if copies > 0
+                else []
+            ),
+        ]
         query = result.get("query", "")
-        return f"Found {counted(count, 'article')} for '{query}', {new_items} new{already}."
+        said = f" ({', '.join(repeats)})" if repeats else ""
+        return f"Found {counted(count, 'article')} for '{query}', {new_items} new{said}."
     if tool == "extract_uploaded_document":
         fields = len(result.get("fields", {}))
         return (

@@ -120,6 +120,7 @@ def absorb_outcome(
         s.executed_actions.append({"tool": name, "arguments": call.arguments, "step": s.step})
         result = outcome.result or {}
         known_evidence = {e.evidence_id for e in s.evidence}
+        held = {e.fingerprint for e in s.evidence}
         known_conflicts = {c.conflict_id for c in s.conflicts}
         reducer.apply_in_place(
             s,
@@ -142,7 +143,7 @@ def absorb_outcome(
                 stored_chars=len(json.dumps(result, default=str)),
                 shown_chars=min(len(view), MODEL_VIEW_LIMIT + 200),
             )
-        summary = result_summary(name, result, len(new_evidence))
+        summary = result_summary(name, result, len(new_evidence), held)
         writer.emit(
             s,
             buf,

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from atlas.runtime.result_words import MAX_LINE_CHARS, MAX_LINES, result_lines, result_summary
+from atlas.runtime.world.normalize import fingerprint_text
 
 
 def article(n: int, title: str = "") -> dict:
@@ -80,6 +81,7 @@ TOOL_NAMES = [
 ]
 
 
+@settings(deadline=None)  # what it checks is the words, not their speed on a busy machine
 @given(
     tool=st.sampled_from(TOOL_NAMES),
     result=st.dictionaries(
@@ -107,3 +109,25 @@ def test_summaries_count_in_words_one_or_many():
     )
     one = {"query": "Acme", "articles": [{}]}
     assert result_summary("search_adverse_media", one, 1) == "Found 1 article for 'Acme', 1 new."
+
+
+def test_an_article_found_twice_in_one_search_is_not_said_to_be_already_held():
+    """A syndicated copy at another address is one piece of evidence: on a first search it
+    is a copy of another article in the result, not something the run held before."""
+    first, copy, other = (
+        {"text": "Crescent fined."},
+        {"text": "CRESCENT  fined"},
+        {"text": "Crescent sued."},
+    )
+    result = {"query": "Crescent", "articles": [first, copy, other]}
+    assert result_summary("search_adverse_media", result, 2) == (
+        "Found 3 articles for 'Crescent', 2 new (1 a copy of another here)."
+    )
+    held = {fingerprint_text("Crescent fined.")}
+    assert result_summary("search_adverse_media", result, 1, held) == (
+        "Found 3 articles for 'Crescent', 1 new (2 already held)."
+    )
+    result["articles"].append({"text": "Crescent sued!"})
+    assert result_summary("search_adverse_media", result, 1, held) == (
+        "Found 4 articles for 'Crescent', 1 new (2 already held, 1 a copy of another here)."
+    )
