@@ -57,10 +57,13 @@ def result_summary(
         said = f" ({', '.join(repeats)})" if repeats else ""
         return f"Found {counted(count, 'article')} for '{query}', {new_items} new{said}."
     if tool == "extract_uploaded_document":
-        fields = len(result.get("fields", {}))
-        return (
-            f"Extracted {counted(fields, 'field type')} from {result.get('name', 'the document')}."
-        )
+        found = [kind for kind, values in result.get("fields", {}).items() if values]
+        personal = sum(kind in PERSONAL_DATA_NAMES for kind in found)
+        summary = f"Extracted {counted(len(found) - personal, 'kind')} of fact"
+        summary += f" from {result.get('name', 'the document')}"
+        if personal:
+            summary += f", and {counted(personal, 'kind')} of personal data, redacted for the model"
+        return summary + "."
     return f"{tool} succeeded."
 
 

@@ -131,3 +131,24 @@ def test_an_article_found_twice_in_one_search_is_not_said_to_be_already_held():
     assert result_summary("search_adverse_media", result, 1, held) == (
         "Found 4 articles for 'Crescent', 1 new (2 already held, 1 a copy of another here)."
     )
+
+
+def test_a_documents_summary_counts_its_facts_apart_from_its_personal_data():
+    result = {
+        "name": "kyc.txt",
+        "fields": {
+            "company_name": ["Meridian Shipping Holdings Ltd"],
+            "directors": ["Helen Carter", "James Whitfield"],
+            "registration_number": [],
+            "passport_numbers": ["[redacted]"],
+            "ibans": ["[redacted]", "[redacted]"],
+        },
+    }
+    assert result_summary("extract_uploaded_document", result, 1) == (
+        "Extracted 2 kinds of fact from kyc.txt, and 2 kinds of personal data, redacted for "
+        "the model."
+    )
+    result["fields"] = {"directors": ["Helen Carter"]}
+    assert result_summary("extract_uploaded_document", result, 1) == (
+        "Extracted 1 kind of fact from kyc.txt."
+    )
