@@ -162,6 +162,9 @@ def test_a_run_waiting_for_a_reviewer_is_not_cancelled_to_correct_the_subject(
     client_for(client, analyst)
     form = client.get(_correct_url(item.case_id)).content.decode()
     assert "cancel_run" not in form
+    # It says who decides, not to cancel a run the case page does not let them cancel.
+    assert f"Run {item.run_id} waits for a reviewer" in form
+    assert "Cancel it from the" not in form
     response = client.post(
         _correct_url(item.case_id), {**CORRECTION, "cancel_run": str(item.run_id)}
     )

@@ -58,6 +58,7 @@ def case_correct(request: HttpRequest, case_id: int) -> HttpResponse:
         "form": form,
         "busy": case.run_in_progress(),
         "waiting": _run_waiting_for_the_analyst(case),
+        "with_reviewer": _run_waiting_for_a_reviewer(case),
     }
     return render(request, "runs/case_correct.html", context, status=status)
 
@@ -74,6 +75,11 @@ def _run_waiting_for_the_analyst(case: Case) -> Run | None:
     if latest is not None and latest.status == Run.Status.WAITING_FOR_INPUT:
         return latest
     return None
+
+
+def _run_waiting_for_a_reviewer(case: Case) -> Run | None:
+    latest = Run.objects.latest_of(case.pk)
+    return latest if latest is not None and latest.waits_for_reviewer else None
 
 
 def _cancel_to_correct(run: Run, user, reason: str) -> None:
