@@ -383,3 +383,54 @@ def test_a_steps_tokens_read_in_thousands(client, admin_user, case):
     add_events(run, [tool_step(1, "resolve_entity", tokens=12345, cost="0.0100")], start=T0)
     client.force_login(admin_user)
     assert "12,345 tok" in client.get(trace_url(run)).content.decode()
+
+
+@pytest.mark.parametrize(
+    ("kind", "data", "said"),
+    [
+        (
+            "run_started",
+            {
+                "subject": "Acme",
+                "subject_type": "company",
+                "jurisdiction": "GB",
+                "documents": [{}],
+                "versions": {"model": "playbook"},
+            },
+            "Acme (company, GB), 1 document, model playbook",
+        ),
+        (
+            "model_requested",
+            {"iteration": 3, "reserved_tokens": 4000, "reserved_cost_usd": "0.0100"},
+            "iteration 3: reserved 4000 tokens, $0.0100",
+        ),
+        (
+            "result_truncated",
+            {"tool": "search_adverse_media", "stored_chars": 90000, "shown_chars": 8200},
+            "search_adverse_media: 90000 chars stored, 8200 shown to the model",
+        ),
+        (
+            "model_failed",
+            {"error_type": "invalid_json", "message": "Not JSON", "raw_excerpt": "{call tool"},
+            "invalid_json: Not JSON; it wrote: {call tool",
+        ),
+    ],
+)
+def test_every_event_says_what_it_holds(kind, data, said):
+    assert trace_steps.event_summary(TraceEvent(type=kind, data=data)) == said
+
+
+def test_what_a_model_wrote_is_shown_escaped_and_an_empty_record_is_not_shown_as_null(
+    client, admin_user, case
+):
+    run = make_run(case, started_at=T0)
+    add_events(
+        run,
+        [[("model_failed", {"error_type": "invalid_json", "raw_excerpt": "<b>not json"})]],
+    )
+    add_observation(run, 1, data=None, model_view="The reply was not JSON.", name="model")
+    client.force_login(admin_user)
+    html = client.get(trace_url(run)).content.decode()
+    assert "it wrote: &lt;b&gt;not json" in html
+    assert "Nothing was stored beyond what the model saw." in html
+    assert "<pre>null</pre>" not in html

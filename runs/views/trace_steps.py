@@ -104,11 +104,32 @@ def event_summary(event: TraceEvent) -> str:
         if data.get("kind") == "ask_human":
             return f"ask: {data.get('question', '')}"
         return str(data.get("kind", ""))
+    if kind == "run_started":
+        where = f", {data['jurisdiction']}" if data.get("jurisdiction") else ""
+        documents = counted(len(data.get("documents") or []), "document")
+        model = (data.get("versions") or {}).get("model", "")
+        subject = f"{data.get('subject', '')} ({data.get('subject_type', '')}{where})"
+        return f"{subject}, {documents}, model {model}"
+    if kind == "run_resumed":
+        return str(data.get("cause", "")).replace("_", " ")
+    if kind == "model_requested":
+        return (
+            f"iteration {data.get('iteration', '?')}: reserved "
+            f"{data.get('reserved_tokens', '?')} tokens, ${data.get('reserved_cost_usd', '?')}"
+        )
+    if kind == "result_truncated":
+        return (
+            f"{data.get('tool', '')}: {data.get('stored_chars', '?')} chars stored, "
+            f"{data.get('shown_chars', '?')} shown to the model"
+        )
+    if kind == "model_failed":
+        failed = f"{data.get('error_type', '')}: {data.get('message', '')}".strip(": ")
+        return failed + (f"; it wrote: {data['raw_excerpt']}" if data.get("raw_excerpt") else "")
     if kind == "tool_started":
         return f"{data.get('tool', '')} attempt {data.get('attempt', 1)}"
     if kind == "tool_succeeded":
         return f"{data.get('tool', '')}: {data.get('summary', '')}"
-    if kind in {"tool_failed", "tool_retryable_failure", "model_failed"}:
+    if kind in {"tool_failed", "tool_retryable_failure"}:
         return f"{data.get('error_type', '')}: {data.get('message', '')}".strip(": ")
     if kind in {"policy_denied", "tool_rejected"}:
         return f"{data.get('tool', '')}: {data.get('reason', '')}"
@@ -311,7 +332,9 @@ def _observation_pairs(run: Run, step_numbers: list[int]) -> dict[int, list[Obse
             obs.model_view if obs.model_view is not None else "", MODEL_VIEW_CHARS
         )
         # Stored whole for the audit; shown with personal data redacted, as the model saw it.
-        stored, stored_chars = clip(redact_value(obs.data), STORED_CHARS)
+        stored, stored_chars = (
+            clip(redact_value(obs.data), STORED_CHARS) if obs.data is not None else ("", 0)
+        )
         pairs.setdefault(obs.step, []).append(
             ObservationPair(
                 name=obs.name,
