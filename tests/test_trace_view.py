@@ -372,10 +372,13 @@ def test_a_step_counts_its_failed_model_calls_and_spans_its_events_once(case):
 def test_a_refused_finish_shows_what_it_proposed(client, admin_user, case):
     run = make_run(case, started_at=T0)
     packet = {"risk_rating": "low", "findings": [{"claim": "x", "evidence_ids": ["ev-9"]}]}
-    add_events(run, [[("final_rejected", {"errors": ["Finding 1 cites ev-9."], "packet": packet})]])
+    errors = ["Finding 1 cites ev-9.", "A low rating is ruled out."]
+    add_events(run, [[("final_rejected", {"errors": errors, "packet": packet})]])
     client.force_login(admin_user)
     html = client.get(trace_url(run)).content.decode()
-    assert "Finding 1 cites ev-9. (refused packet: risk low, findings 1)" in html
+    assert (
+        "Finding 1 cites ev-9. A low rating is ruled out. (refused packet: risk low, findings 1)"
+    ) in html
 
 
 def test_a_steps_tokens_read_in_thousands(client, admin_user, case):

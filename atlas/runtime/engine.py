@@ -20,6 +20,7 @@ won; reload and retry or give up). The runtime never mutates the state passed in
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Sequence
 from datetime import timedelta
@@ -521,6 +522,10 @@ def _model_failure_sentence(s: AtlasState, reply: ModelReply, message: str) -> s
     if s.consecutive_transport_errors < s.consecutive_model_errors:
         return None
     detail = message[:MODEL_FAILURE_DETAIL_CHARS].rstrip(".")
+    if re.match(r"[A-Z][a-z]*\b", detail):  # a sentence, not a name ("ValueError: …")
+        detail = detail[0].lower() + detail[1:]
+    if reply.transport_error == "adapter_error":  # raised inside the adapter: no endpoint
+        return f"The model failed with an error of its own ({detail}); the run stopped."
     if reply.transport_error == "http_error":
         return (
             f"The model endpoint refused the request ({detail}), so the run stopped: check "

@@ -153,7 +153,7 @@ def event_summary(event: TraceEvent) -> str:
     if kind == "budget_exhausted":
         return f"{data.get('budget', '')}: {data.get('used', '')} of {data.get('limit', '')}"
     if kind == "final_rejected":
-        errors = "; ".join(str(e) for e in data.get("errors") or [])
+        errors = " ".join(str(e) for e in data.get("errors") or [])  # each a sentence
         packet = data.get("packet")
         if not isinstance(packet, dict):
             return errors

@@ -23,6 +23,7 @@ from runtime_helpers import (
 )
 
 from atlas.runtime.adapters.playbook import Playbook
+from atlas.runtime.adapters.scripted import ScriptedModel
 from atlas.runtime.humans import (
     ApprovalDecision,
     ClarificationAnswer,
@@ -89,6 +90,26 @@ def test_too_many_model_errors_in_a_row_fail_the_run(make_runtime, make_state, s
         "invalid_action",
         "transport_timeout",
     ]
+
+
+def test_a_model_that_raises_or_whose_script_runs_out_is_said_so_in_a_sentence(
+    make_runtime, make_state
+):
+    """No endpoint was involved, so the page must not blame one."""
+
+    def raises(context):
+        raise ValueError("candidate list was empty")
+
+    state = run(make_runtime(model=FnModel(raises)), make_state())
+    assert (state.status, state.termination_reason) == ("failed", "model_failure")
+    assert state.user_status == (
+        "The model failed with an error of its own (ValueError: candidate list was empty); "
+        "the run stopped."
+    )
+    ran_out = run(make_runtime(model=ScriptedModel([])), make_state())
+    assert ran_out.user_status == (
+        "The model could not go on (the script has 0 turns and ran out); the run stopped."
+    )
 
 
 def test_model_errors_are_not_iterations_nor_a_lack_of_progress(make_runtime, make_state, store):
