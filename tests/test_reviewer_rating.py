@@ -59,7 +59,7 @@ def test_a_namesake_marked_false_positive_lets_the_rating_come_down(client, revi
     case_page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
     assert (
         'Rated <span class="badge risk-low">Low risk</span> by the reviewer; the run proposed '
-        "medium."
+        "medium risk."
     ) in case_page
 
 

@@ -409,8 +409,7 @@ def _apply_sanctions(
     if not hits:
         fp = fingerprint({"sanctions_clear": subject})[:20]
         names = result.get("screened_names", [])
-        # An aside ("X (RU), a company the subject directs") closes with a comma.
-        screened = (about + "," if "," in about else about) if about else ", ".join(names[:3])
+        screened = _as_subject(about) if about else ", ".join(names[:3])
         _add_evidence(
             state,
             EvidenceItem(
@@ -542,11 +541,17 @@ def _apply_media(
         # A search on someone else than the subject (a director, say) that found only
         # articles already held still answers whether they were looked for.
         claim = (
-            f"The media search for {about} found only "
+            f"The media search for {_as_subject(about)} found only "
             f"{counted(len(already_held), 'article')} already held: {'; '.join(already_held)}."
         )
         seen = {"held_media": key, "claims": sorted(already_held)}
         _add_search_record(state, key, step, now, about, claim, seen)
+
+
+def _as_subject(about: str) -> str:
+    """`about` before a verb: an aside ("X (RU), a company the subject directs") closes
+    with a comma."""
+    return about + "," if "," in about else about
 
 
 def _add_search_record(

@@ -48,6 +48,22 @@ def test_a_person_who_directs_a_listed_company_gets_a_high_risk_packet_naming_it
     assert packet.open_gaps == []
 
 
+def test_a_companys_search_finding_only_held_articles_is_said_in_one_sentence(
+    make_runtime, make_state
+):
+    """Dmitri Volkov's own search already found the article on Volga Petrochem."""
+    state = run(
+        make_runtime(), make_state("Dmitri Volkov", subject_type="person", jurisdiction=None)
+    )
+    assert any(
+        f.claim.startswith(
+            "The media search for Volga Petrochem Export JSC (RU), a company the subject "
+            "directs, found only 1 article already held:"
+        )
+        for f in state.proposed_packet.findings
+    )
+
+
 def test_every_company_is_screened_and_a_clear_one_is_said_to_be_clear(
     make_runtime, make_state, store
 ):
