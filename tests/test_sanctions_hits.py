@@ -195,7 +195,7 @@ def test_the_signed_off_packet_records_each_disposition(client, tenant, analyst,
     assert '<span class="muted small">by Reviewer</span>' in packet_page  # the name, not a login
     assert (
         "On the evidence of 3 sanctions hits (on the subject and on director Dmitri Volkov), "
-        "confirmed by the reviewer"
+        "all confirmed by the reviewer"
     ) in packet_page
 
 
