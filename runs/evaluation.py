@@ -12,14 +12,21 @@ import time
 from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from atlas.runtime.scenario import EVENT_TYPES
+from atlas.runtime.decisions import RiskRating
+from atlas.runtime.scenario import (
+    EVENT_TYPES,
+    ScenarioError,
+    describe_validation_error,
+    read_json,
+)
 from atlas.runtime.state import REASON_CODES, STATUSES
+from runs.management.commands.run_case import check_scenario
 
 EXPECT_SUFFIX = ".expect.json"
 
@@ -35,29 +42,30 @@ def _known_events(values: list[str]) -> list[str]:
     return values
 
 
-class PacketExpectation(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class _Strict(BaseModel):
+    # As strict as a scenario: "yes" is not true and "3" is not a number.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
+
+class PacketExpectation(_Strict):
     present: bool | None = None
-    risk_rating: str | None = None
+    risk_rating: RiskRating | None = None
     has_unresolved_conflict: bool | None = None
     partial: bool | None = None
     sanctions_result_contains: str | None = None
     selected_entity_contains: str | None = None
 
 
-class Expectation(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class Expectation(_Strict):
     description: str = ""
     status: str | None = None
     reason: str | None = None
     required_events: list[str] = Field(default_factory=list)
     events_in_order: list[str] = Field(default_factory=list)
     forbidden_events: list[str] = Field(default_factory=list)
-    max_event_count: dict[str, int] = Field(default_factory=dict)
+    max_event_count: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
     packet: PacketExpectation | None = None
-    max_seconds: float | None = Field(default=None, gt=0)
+    max_seconds: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
     @field_validator("status")
     @classmethod
@@ -120,6 +128,8 @@ class Result:
 
 
 def load_suite(directory: str | Path) -> list[Case]:
+    """Every case of the suite, each scenario checked as run_case checks it: a suite with
+    any problem is refused whole, before anything runs."""
     root = Path(directory)
     if not root.is_dir():
         raise SuiteError(f"{root} is not a directory")
@@ -131,23 +141,22 @@ def load_suite(directory: str | Path) -> list[Case]:
     cases = []
     problems = []
     for path in scenarios:
+        try:
+            check_scenario(str(path))
+        except CommandError as error:
+            problems.append(_about(path, str(error)))
         name = path.name[: -len(".json")]
         expect_path = root / f"{name}{EXPECT_SUFFIX}"
         if not expect_path.exists():
             problems.append(f"{path.name}: no expectations file {expect_path.name}")
             continue
         try:
-            data = json.loads(expect_path.read_text(encoding="utf-8"))
-            expectation = Expectation.model_validate(data)
-        except json.JSONDecodeError as error:
-            problems.append(f"{expect_path.name} is not valid JSON: {error}")
+            expectation = Expectation.model_validate(read_json(expect_path, "expectations file"))
+        except ScenarioError as error:
+            problems.append(str(error))
             continue
         except ValidationError as error:
-            details = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or '(top level)'}: {e['msg']}"
-                for e in error.errors()[:5]
-            )
-            problems.append(f"{expect_path.name}: {details}")
+            problems.append(f"{expect_path.name}: {describe_validation_error(error)}")
             continue
         cases.append(Case(name=name, scenario_path=path, expectation=expectation))
     orphans = sorted(
@@ -156,9 +165,16 @@ def load_suite(directory: str | Path) -> list[Case]:
         if not (root / p.name.replace(EXPECT_SUFFIX, ".json")).exists()
     )
     problems += [f"{name}: expectations without a scenario file" for name in orphans]
+    if len(problems) == 1:
+        raise SuiteError(f"the suite has a problem: {problems[0]}")
     if problems:
-        raise SuiteError("the suite has problems:\n  " + "\n  ".join(problems))
+        raise SuiteError(f"the suite has {len(problems)} problems:\n  " + "\n  ".join(problems))
     return cases
+
+
+def _about(path: Path, message: str) -> str:
+    """The message, naming the file it is about unless it does already."""
+    return message if str(path) in message else f"{path.name}: {message}"
 
 
 def _is_subsequence(wanted: list[str], types: list[str]) -> bool:

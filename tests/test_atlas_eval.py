@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from runs.models import Run
+from runs.models import Case, Run
 
 pytestmark = pytest.mark.django_db
 
@@ -119,3 +119,99 @@ def test_a_scenario_without_expectations_is_refused(tmp_path):
 def test_a_missing_suite_directory_is_a_clear_error(tmp_path):
     with pytest.raises(CommandError, match="is not a directory"):
         evaluate(tmp_path / "nope", tmp_path)
+
+
+def refused(suite: Path, *extra: str) -> str:
+    """Run atlas_eval, expect a CommandError, check nothing ran, and return its message."""
+    with pytest.raises(CommandError) as error:
+        call_command("atlas_eval", str(suite), *extra, stdout=StringIO(), stderr=StringIO())
+    assert not Case.objects.exists()
+    assert not Run.objects.exists()
+    return str(error.value)
+
+
+def test_an_expectations_file_that_is_not_utf8_is_a_one_line_error(tmp_path):
+    suite = _copy(tmp_path, "pep")
+    (suite / "pep.expect.json").write_bytes(b'\xff{"status": "failed"}')
+    assert refused(suite, "--html", str(tmp_path / "r.html")) == (
+        f"the suite has a problem: expectations file {suite / 'pep.expect.json'} is not UTF-8 "
+        "text (byte 0 cannot be decoded)"
+    )
+
+
+def test_an_expectations_file_that_is_a_directory_is_a_one_line_error(tmp_path):
+    suite = _copy(tmp_path, "pep")
+    (suite / "pep.expect.json").unlink()
+    (suite / "pep.expect.json").mkdir()
+    assert refused(suite, "--html", str(tmp_path / "r.html")) == (
+        f"the suite has a problem: cannot read expectations file {suite / 'pep.expect.json'}: "
+        "Is a directory"
+    )
+
+
+def test_a_report_path_that_is_a_directory_is_refused_before_anything_runs(tmp_path):
+    suite = _copy(tmp_path, "pep")
+    message = refused(suite, "--html", str(tmp_path))
+    assert message == f"cannot write the report: {tmp_path} is a directory"
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        ("bogus", "--model must be playbook, scripted:FILE or openai:MODEL, got 'bogus'"),
+        (
+            "openai:gpt-x",
+            "--model 'openai:gpt-x' needs the endpoint's address: set OPENAI_BASE_URL",
+        ),
+    ],
+    ids=["unknown", "openai-without-settings"],
+)
+def test_a_model_no_run_could_use_is_refused_before_anything_runs(
+    tmp_path, settings, model, message
+):
+    settings.OPENAI_BASE_URL = settings.OPENAI_API_KEY = ""
+    suite = _copy(tmp_path, "pep")
+    assert refused(suite, "--html", str(tmp_path / "r.html"), "--model", model) == message
+
+
+def test_a_malformed_scenario_is_refused_before_any_other_scenario_runs(tmp_path):
+    suite = _copy(tmp_path, "pep")  # runs first: the malformed one sorts after it
+    (suite / "zz_malformed.json").write_text('{"case": {"subject": "Acme"}, "bogus": 1}')
+    (suite / "zz_malformed.expect.json").write_text("{}")
+    assert refused(suite, "--html", str(tmp_path / "r.html")) == (
+        "the suite has a problem: zz_malformed.json: invalid scenario: unknown key 'bogus'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"packet": {"risk_rating": "LOWW"}},
+            "'packet.risk_rating': Input should be 'low', 'medium', 'high' or 'unrated'",
+        ),
+        ({"packet": {"present": "yes"}}, "'packet.present': Input should be a valid boolean"),
+        (
+            {"max_event_count": {"tool_started": "-3"}},
+            "'max_event_count.tool_started': Input should be a valid integer",
+        ),
+        (
+            {"max_event_count": {"tool_started": -3}},
+            "'max_event_count.tool_started': Input should be greater than or equal to 0",
+        ),
+        ({"max_seconds": True}, "'max_seconds': Input should be a valid number"),
+    ],
+    ids=["unknown-rating", "yes-for-true", "count-as-text", "negative-count", "true-for-seconds"],
+)
+def test_an_expectation_is_read_strictly(tmp_path, change, message):
+    suite = _copy(tmp_path, "pep", **change)
+    assert refused(suite, "--html", str(tmp_path / "r.html")) == (
+        f"the suite has a problem: pep.expect.json: {message}"
+    )
+
+
+def test_the_summary_of_one_run_speaks_of_one_run(tmp_path):
+    code, output, _ = evaluate(_copy(tmp_path, "clean_company"), tmp_path)
+    assert code == 0, output
+    assert "\nLoop metrics over this run:\n" in output
+    assert output.endswith("The scenario met its expectations.\n")

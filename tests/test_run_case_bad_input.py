@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -21,11 +22,12 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 def refused(db):
     """Run run_case, expect a CommandError matching `message`, and check nothing was kept."""
 
-    def check(*args: str, message: str) -> None:
-        with pytest.raises(CommandError, match=message):
+    def check(*args: str, message: str) -> str:
+        with pytest.raises(CommandError, match=message) as error:
             call_command("run_case", *args)
         assert not Case.objects.exists()
         assert not Run.objects.exists()
+        return str(error.value)
 
     return check
 
@@ -323,3 +325,65 @@ def test_a_database_not_yet_migrated_is_named_with_what_to_do(tmp_path):
     finished = _manage("cancel_run", "1", "--user", "analyst", database=missing)
     assert (finished.returncode, "Traceback" in finished.stderr) == (1, False)
     assert "Cannot read the database: unable to open database file" in finished.stderr
+
+
+@pytest.mark.parametrize("answer", ["", " \t\n"], ids=["empty", "whitespace"])
+def test_a_blank_scripted_answer_is_refused_when_the_scenario_loads(refused, tmp_path, answer):
+    path = tmp_path / "scenario.json"
+    scenario = {"case": {"subject": "Northwind Trading"}, "human": {"answers": ["US", answer]}}
+    path.write_text(json.dumps(scenario))
+    message = refused("--scenario", str(path), message="answers")
+    assert message == "invalid scenario: 'human.answers.1': must not be blank"
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        ('"gpt"', "invalid scenario: 'model': Input should be 'playbook' or an object"),
+        ('{"turns": 5}', "invalid scenario: 'model.turns': must be a list of turns"),
+        (
+            '{"turns": [{"kind": "finish", "packet": 5}]}',
+            "invalid scenario: 'model.turns': turn 0: 'packet': Input should be an object",
+        ),
+    ],
+    ids=["unknown-name", "turns-not-a-list", "packet-not-an-object"],
+)
+def test_a_scenario_error_reads_as_plain_words_without_pydantics_names(
+    refused, tmp_path, model, message
+):
+    path = tmp_path / "scenario.json"
+    path.write_text(f'{{"case": {{"subject": "Acme Analytics"}}, "model": {model}}}')
+    assert refused("--scenario", str(path), message="invalid scenario") == message
+
+
+def test_a_document_over_the_limit_is_refused_with_its_own_size(refused, tmp_path):
+    document = tmp_path / "big.pdf"
+    with document.open("wb") as handle:
+        handle.truncate(30_000_000)  # sparse: no disk space, and nothing worth reading
+    message = refused("--subject", "Acme Analytics", "--document", str(document), message="big")
+    assert message == (
+        "document big.pdf: “big.pdf” is 30,000,000 bytes; the limit is 5,242,880 bytes (5 MB)."
+    )
+
+
+@pytest.mark.parametrize("api_key", ["", "sk-test"], ids=["no-key", "key"])
+def test_a_hosted_model_without_its_endpoint_address_is_refused_before_a_run_is_queued(
+    refused, settings, api_key
+):
+    """A key is not required: a local server may take none."""
+    missing = "address: set OPENAI_BASE_URL"
+    settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = " ", api_key
+    message = refused("--subject", "Acme Analytics", "--model", "openai:gpt-x", message="needs")
+    assert message == f"--model 'openai:gpt-x' needs the endpoint's {missing}"
+    settings.ATLAS_MODEL = "openai:gpt-x"
+    message = refused("--subject", "Acme Analytics", message="needs")
+    assert message == f"the ATLAS_MODEL setting 'openai:gpt-x' needs the endpoint's {missing}"
+
+
+def test_a_scenario_runs_on_its_own_model_whatever_the_model_setting_says(db, settings, tmp_path):
+    settings.ATLAS_MODEL = "openai:gpt-x"
+    settings.OPENAI_BASE_URL = settings.OPENAI_API_KEY = ""
+    path = tmp_path / "scenario.json"
+    path.write_text('{"case": {"subject": "Acme Analytics", "jurisdiction": "GB"}}')
+    call_command("run_case", "--scenario", str(path), stdout=StringIO())
+    assert Run.objects.get().model_name == "playbook"

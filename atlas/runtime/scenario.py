@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -172,7 +173,7 @@ class ScriptedModelSpec(_Strict):
     @classmethod
     def _parse_turns(cls, value: Any) -> Any:
         if not isinstance(value, list):
-            raise ValueError("turns must be a list")
+            raise ValueError("must be a list of turns")
         return [parse_turn(turn, index) for index, turn in enumerate(value)]
 
 
@@ -195,7 +196,7 @@ def parse_turn(turn: Any, index: int = 0) -> ScriptTurn:
             )
         return model.model_validate(turn)
     except ValidationError as error:
-        raise ValueError(f"turn {index}: {_describe(error)}") from error
+        raise ValueError(f"turn {index}: {describe_validation_error(error)}") from error
 
 
 class CancelOn(_Strict):
@@ -214,8 +215,18 @@ class CancelOn(_Strict):
         return value
 
 
+def _usable_answer(value: str) -> str:
+    # Refused here rather than when the run reaches the question: by then the case and the
+    # run are stored. NUL: the run stores its scenario, and PostgreSQL refuses it in JSON.
+    if not value.strip():
+        raise ValueError("must not be blank")
+    if "\0" in value:
+        raise ValueError("must not contain a NUL character")
+    return value
+
+
 class HumanScript(_Strict):
-    answers: list[str] = Field(default_factory=list)
+    answers: list[Annotated[str, AfterValidator(_usable_answer)]] = Field(default_factory=list)
     approvals: list[Literal["approve", "deny"]] = Field(default_factory=list)
     cancel_on: CancelOn | None = None
 
@@ -254,14 +265,66 @@ class Scenario(_Strict):
         return path
 
 
-def _describe(error: ValidationError) -> str:
-    parts = []
-    for item in error.errors()[:5]:
-        location = ".".join(str(p) for p in item["loc"]) or "(top level)"
+# What pydantic says in its own terms, in the file's: a JSON object, not a class instance.
+_PLAIN_MESSAGES = {
+    "model_type": "Input should be an object",
+    "model_attributes_type": "Input should be an object",
+    "dict_type": "Input should be an object",
+}
+_INPUT_SHOULD_BE = "Input should be "
+
+
+def _is_union_member(part: str | int) -> bool:
+    # Pydantic puts the union member an error belongs to in its location, named by its type:
+    # literal['playbook'], ScriptedModelSpec. Field names and keys are never written so.
+    return isinstance(part, str) and ("[" in part or part in _model_class_names())
+
+
+def _model_class_names() -> set[str]:
+    names: set[str] = set()
+    classes = [BaseModel]
+    while classes:
+        cls = classes.pop()
+        for subclass in cls.__subclasses__():
+            names.add(subclass.__name__)
+            classes.append(subclass)
+    return names
+
+
+def _message(item: Any) -> str:
+    if item["type"] == "value_error":
+        # A validator's own words, without pydantic's "Value error, " in front.
+        return str(item["ctx"]["error"]) if "ctx" in item else item["msg"].split(", ", 1)[-1]
+    return _PLAIN_MESSAGES.get(item["type"], item["msg"])
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """Pydantic's errors as one line of plain words, each naming the key it is about."""
+    errors = []
+    for item in error.errors():
+        location = tuple(part for part in item["loc"] if not _is_union_member(part))
+        # Located at a union member itself: the value is not of that member's type.
+        mismatch = bool(item["loc"]) and _is_union_member(item["loc"][-1])
+        errors.append((location, mismatch, item))
+    # A value that one member of a union took in ({"turns": ...} as a script) is described
+    # by that member's errors alone: the other members' "should be" would only mislead.
+    entered = {loc[:i] for loc, mismatch, _ in errors if not mismatch for i in range(len(loc))}
+    messages: dict[str, list[str]] = {}
+    for location, mismatch, item in errors:
+        if mismatch and location in entered:
+            continue
+        key = ".".join(str(part) for part in location) or "(top level)"
         if item["type"] == "extra_forbidden":
-            parts.append(f"unknown key '{location}'")
-        else:
-            parts.append(f"'{location}': {item['msg']}")
+            messages.setdefault(f"unknown key '{key}'", [])
+        elif (message := _message(item)) not in (said := messages.setdefault(f"'{key}'", [])):
+            said.append(message)
+    parts = []
+    for where, said in list(messages.items())[:5]:
+        if len(said) > 1 and all(message.startswith(_INPUT_SHOULD_BE) for message in said):
+            # What each member of a union wanted: "Input should be 'playbook' or an object".
+            wanted = " or ".join(message.removeprefix(_INPUT_SHOULD_BE) for message in said)
+            said = [_INPUT_SHOULD_BE + wanted]
+        parts.append(f"{where}: {'; '.join(said)}" if said else where)
     return "; ".join(parts)
 
 
@@ -271,17 +334,18 @@ def parse_scenario(data: Any, base_dir: str | Path | None = None) -> Scenario:
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as error:
-        raise ScenarioError(f"invalid scenario: {_describe(error)}") from error
+        raise ScenarioError(f"invalid scenario: {describe_validation_error(error)}") from error
     if base_dir is not None:
         scenario._base_dir = str(base_dir)
     return scenario
 
 
-def _read_json(path: Path, what: str) -> Any:
+def read_json(path: Path, what: str) -> Any:
+    """A JSON file written by hand, or a one-line ScenarioError saying why it cannot be used."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
-        raise ScenarioError(f"cannot read {what} {path}: {error}") from error
+        raise ScenarioError(f"cannot read {what} {path}: {error.strerror or error}") from None
     except UnicodeDecodeError as error:
         raise ScenarioError(
             f"{what} {path} is not UTF-8 text (byte {error.start} cannot be decoded)"
@@ -336,7 +400,7 @@ def _nests_deeper_than(data: Any, limit: int) -> bool:
 
 def load_scenario(path: str | Path) -> Scenario:
     path = Path(path)
-    data = _read_json(path, "scenario")
+    data = read_json(path, "scenario")
     budgets = data.get("budgets") if isinstance(data, dict) else None
     if isinstance(budgets, dict) and (nulls := [k for k, v in budgets.items() if v is None]):
         # A stored scenario may hold nulls (the defaults); one written by hand says nothing.
@@ -350,10 +414,10 @@ def load_scenario(path: str | Path) -> Scenario:
 def load_turns(path: str | Path) -> list[ScriptTurn]:
     """A `scripted:FILE` model file: a JSON list of turns, or {"turns": [...]}."""
     path = Path(path)
-    data = _read_json(path, "script")
+    data = read_json(path, "script")
     if isinstance(data, dict):
         data = data.get("turns")
     try:
         return ScriptedModelSpec.model_validate({"turns": data}).turns
     except ValidationError as error:
-        raise ScenarioError(f"invalid script {path}: {_describe(error)}") from error
+        raise ScenarioError(f"invalid script {path}: {describe_validation_error(error)}") from error

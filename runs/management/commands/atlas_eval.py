@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from django.utils import timezone
 
 from runs import metrics
 from runs.evaluation import Result, SuiteError, load_suite, run_case
+from runs.management.commands.run_case import check_model
 from runs.management.migrated import require_migrated_database
 from runs.models import Run
 from runs.views.charts import fmt
@@ -34,6 +36,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options) -> None:
+        # Bad usage is refused before anything runs, as run_case refuses it.
+        if options["model"]:
+            check_model(options["model"], "--model")
+        html_path = self._report_path(options["html"])
         require_migrated_database()
         try:
             cases = load_suite(options["suite"])
@@ -44,9 +50,6 @@ class Command(BaseCommand):
             if unknown:
                 raise CommandError(f"no scenario named {', '.join(sorted(unknown))} in the suite")
             cases = [case for case in cases if case.name in options["only"]]
-        html_path = Path(options["html"])
-        if not html_path.parent.exists():
-            raise CommandError(f"cannot write the report: {html_path.parent} does not exist")
 
         results: list[Result] = []
         for case in cases:
@@ -64,10 +67,30 @@ class Command(BaseCommand):
         self.stdout.write(f"\nReport: {html_path}")
         if failed:
             self.stderr.write(
-                f"{len(failed)} of {len(results)} scenarios failed their expectations."
+                "The scenario failed its expectations."
+                if len(results) == 1
+                else f"{len(failed)} of {len(results)} scenarios failed their expectations."
             )
             sys.exit(1)
-        self.stdout.write(f"All {len(results)} scenarios met their expectations.")
+        self.stdout.write(
+            "The scenario met its expectations."
+            if len(results) == 1
+            else f"All {len(results)} scenarios met their expectations."
+        )
+
+    def _report_path(self, given: str) -> Path:
+        """Where the report goes, refused now if it could not be written after the runs."""
+        path = Path(given)
+        if path.is_dir():
+            problem = f"{path} is a directory"
+        elif not path.parent.is_dir():
+            missing = "is not a directory" if path.parent.exists() else "does not exist"
+            problem = f"{path.parent} {missing}"
+        elif not os.access(path if path.exists() else path.parent, os.W_OK):
+            problem = f"{path if path.exists() else path.parent} is not writable"
+        else:
+            return path
+        raise CommandError(f"cannot write the report: {problem}")
 
     def _print_table(self, results: list[Result]) -> None:
         header = ("scenario", "expected", "outcome", "events", "iter", "cost", "result")
@@ -94,7 +117,8 @@ class Command(BaseCommand):
                 self.stdout.write(f"    ✗ {failure}")
 
     def _print_metrics(self, overall: metrics.MetricRow) -> None:
-        self.stdout.write(f"\nLoop metrics over these {overall.runs} runs:")
+        runs = "this run" if overall.runs == 1 else f"these {overall.runs} runs"
+        self.stdout.write(f"\nLoop metrics over {runs}:")
         for key, label, unit in metrics.METRICS:
             self.stdout.write(f"  {label:<40} {fmt(overall.values.get(key), unit)}")
         reasons = ", ".join(f"{reason} {n}" for reason, n in sorted(overall.reasons.items()))

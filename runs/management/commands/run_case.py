@@ -91,6 +91,34 @@ class CaseToOpen:
     uploads: list[tuple[SimpleUploadedFile, CheckedUpload, bool]]
 
 
+@dataclass(frozen=True)
+class CheckedInput:
+    """Everything run_case was given, checked before anything is stored."""
+
+    scenario: Scenario | None
+    budgets: dict[str, Any]
+    case: CaseToOpen
+
+
+def check_model(spec: str, what: str) -> None:
+    """Refuse, in one line, a model spec no run could use (atlas_eval's --model too)."""
+    if spec == "playbook":
+        return
+    kind, _, rest = spec.partition(":")
+    if kind not in {"scripted", "openai"} or not rest:
+        raise CommandError(f"{what} must be playbook, scripted:FILE or openai:MODEL, got {spec!r}")
+    if kind == "scripted":
+        try:
+            load_turns(rest)
+        except ScenarioError as error:
+            raise CommandError(f"{what}: {error}") from None
+        return
+    # Without an address the adapter would call a default host, and the run would fail
+    # only after the case and the run were stored. A local server may well need no key.
+    if not settings.OPENAI_BASE_URL.strip():
+        raise CommandError(f"{what} {spec!r} needs the endpoint's address: set OPENAI_BASE_URL")
+
+
 @contextmanager
 def _ctrl_c_cancels(cancel: MemoryCancelSignal) -> Iterator[None]:
     """The first Ctrl+C cancels the run, which ends `cancelled` within a second with its
@@ -143,33 +171,20 @@ class Command(BaseCommand):
             parser.add_argument(_flag(name), type=parse)
 
     def handle(self, *args, **options) -> None:
-        case_flags = [_flag(name) for name in CASE_FLAGS if options[name] is not None]
-        if options["scenario"] and case_flags:
-            raise CommandError(
-                f"{', '.join(case_flags)} cannot be given with --scenario: "
-                "the scenario file defines the case."
-            )
-        scenario = self._scenario(options)
-        if scenario is None and not options["subject"]:
-            raise CommandError("Give --subject NAME or --scenario FILE.")
-        if options["model"]:
-            self._check_model(options["model"], "--model")
-        else:
-            self._check_model(settings.ATLAS_MODEL, "the ATLAS_MODEL setting")
-        budgets = self._budgets(scenario, options)
-        case_to_open = self._case_to_open(scenario, options)
+        given = self.checked_input(options)
+        scenario = given.scenario
 
         require_migrated_database()
         tenant = self._tenant(options)
         user, _ = get_user_model().objects.get_or_create(
             username=CLI_USERNAME, defaults={"first_name": "Atlas", "last_name": "command line"}
         )
-        case = self._open_case(tenant, user, case_to_open)
+        case = self._open_case(tenant, user, given.case)
         run = do_start_run(
             case,
             user,
             model_name=options["model"],
-            budgets=budgets,
+            budgets=given.budgets,
             scenario=scenario,
             wake=options["run_async"],
             driven_here=not options["run_async"],
@@ -200,6 +215,24 @@ class Command(BaseCommand):
             # so the exit code is 0 (DESIGN.md). Only a second Ctrl+C, which stops the
             # command before it can print the record, exits as interrupted.
             self.stderr.write(f"Interrupted: run {run.pk} is {run.status}.")
+
+    def checked_input(self, options) -> CheckedInput:
+        """The case, scenario, model and budgets as given, or a one-line CommandError."""
+        case_flags = [_flag(name) for name in CASE_FLAGS if options[name] is not None]
+        if options["scenario"] and case_flags:
+            raise CommandError(
+                f"{', '.join(case_flags)} cannot be given with --scenario: "
+                "the scenario file defines the case."
+            )
+        scenario = self._scenario(options)
+        if scenario is None and not options["subject"]:
+            raise CommandError("Give --subject NAME or --scenario FILE.")
+        if options["model"]:
+            check_model(options["model"], "--model")
+        elif scenario is None:  # a scenario names its own model, playbook by default
+            check_model(settings.ATLAS_MODEL, "the ATLAS_MODEL setting")
+        budgets = self._budgets(scenario, options)
+        return CheckedInput(scenario, budgets, self._case_to_open(scenario, options))
 
     def _scenario(self, options) -> Scenario | None:
         if not options["scenario"]:
@@ -235,20 +268,6 @@ class Command(BaseCommand):
         self._checked(Tenant._meta.get_field("slug").run_validators, slug, "--tenant")
         name = slug.replace("-", " ").title()
         return Tenant.objects.get_or_create(slug=slug, defaults={"name": name})[0]
-
-    def _check_model(self, spec: str, what: str) -> None:
-        if spec == "playbook":
-            return
-        kind, _, rest = spec.partition(":")
-        if kind not in {"scripted", "openai"} or not rest:
-            raise CommandError(
-                f"{what} must be playbook, scripted:FILE or openai:MODEL, got {spec!r}"
-            )
-        if kind == "scripted":
-            try:
-                load_turns(rest)
-            except ScenarioError as error:
-                raise CommandError(f"{what}: {error}") from None
 
     def _case_to_open(self, scenario: Scenario | None, options) -> CaseToOpen:
         """The case as given, every field and document checked, before anything is stored."""
@@ -293,16 +312,24 @@ class Command(BaseCommand):
         return case
 
     def _read_document(self, path: Path, name: str | None) -> SimpleUploadedFile:
-        # One byte over the upload limit is enough for check_upload to refuse it by size,
-        # and a device such as /dev/zero is never read to its end.
+        # A device such as /dev/zero is never read to its end, and a file over the upload
+        # limit is not read at all: check_upload refuses it by its size, the file's own.
+        limit = settings.ATLAS_UPLOAD_MAX_BYTES
         try:
-            if not stat.S_ISREG(path.stat().st_mode):
+            found = path.stat()
+            if not stat.S_ISREG(found.st_mode):
                 raise CommandError(f"document {path} is not a regular file")
-            with path.open("rb") as handle:
-                content = handle.read(settings.ATLAS_UPLOAD_MAX_BYTES + 1)
+            content = b""
+            if found.st_size <= limit:
+                with path.open("rb") as handle:
+                    # One byte over the limit, if it grew since: enough to refuse it by size.
+                    content = handle.read(limit + 1)
         except OSError as error:
             raise CommandError(f"cannot read document {path}: {error.strerror}") from None
-        return SimpleUploadedFile(name or path.name, content)
+        upload = SimpleUploadedFile(name or path.name, content)
+        if found.st_size > limit:
+            upload.size = found.st_size
+        return upload
 
     def _print(self, run: Run, *, as_json: bool) -> None:
         record = run_record(run)
@@ -329,3 +356,11 @@ class Command(BaseCommand):
             )
             self.stdout.write(f"  conflict [{conflict['status']}] {conflict['fact']}: {values}")
         self.stdout.write("  trace: " + ", ".join(event["type"] for event in record["trace"]))
+
+
+def check_scenario(path: str) -> None:
+    """Refuse, with run_case's own one-line CommandError, a scenario that `run_case
+    --scenario PATH` would refuse (atlas_eval checks a whole suite before running any of it)."""
+    command = Command()
+    parser = command.create_parser("manage.py", "run_case")
+    command.checked_input(vars(parser.parse_args([f"--scenario={path}"])))
