@@ -7,6 +7,7 @@ from decimal import Decimal
 from django import forms
 
 from reviews.actions import MAX_REASON_CHARS
+from runs.case_fields import clean_typed_text
 
 UNRESOLVABLE = "__unresolvable__"
 MEANINGLESS_REASON = "Give a reason of a few words: it goes into the audit record."
@@ -22,17 +23,22 @@ class ReasonField(forms.CharField):
     A reason for the audit record must say something: at least three characters and one
     letter, so "?" or "." is refused. Answers to the agent's questions pass `for_audit=False`
     ("GB" is a fine answer).
+
+    Invisible marks are dropped and a character the run refuses is refused, as in a
+    subject's name (runs.case_fields.clean_typed_text); `what` names the text in the message.
     """
 
-    def __init__(self, *, for_audit: bool = True, **kwargs) -> None:
+    def __init__(self, *, for_audit: bool = True, what: str = "The text", **kwargs) -> None:
         kwargs.setdefault("max_length", MAX_REASON_CHARS)
         kwargs.setdefault("strip", True)
         super().__init__(**kwargs)
         self.for_audit = for_audit
+        self.what = what
 
     def to_python(self, value):
         if isinstance(value, str):
             value = value.replace("\r\n", "\n").replace("\r", "\n")
+            value = clean_typed_text(value, self.what)
         return super().to_python(value)
 
     def validate(self, value) -> None:
@@ -70,13 +76,26 @@ def hit_notes_in(data) -> dict[str, str]:
 
 
 class HitDispositionsMixin:
-    """A form that may carry a disposition of each screening match, and a note on it."""
+    """A form that may carry a disposition of each screening match, and a note on it; a
+    note is cleaned as a ReasonField is."""
+
+    def clean(self) -> dict:
+        data = super().clean()
+        try:
+            data["hit_notes"] = {
+                key: clean_typed_text(note, "A note on a screening match")
+                for key, note in hit_notes_in(self.data).items()
+            }
+        except forms.ValidationError as error:
+            self.add_error(None, error)
+        return data
 
     def hit_dispositions(self) -> dict[str, str]:
         return hit_dispositions_in(self.data)
 
     def hit_notes(self) -> dict[str, str]:
-        return hit_notes_in(self.data)
+        """The notes as cleaned: only for a valid form."""
+        return self.cleaned_data["hit_notes"]
 
 
 class RatedForm(forms.Form):
@@ -99,6 +118,7 @@ class DecisionForm(HitDispositionsMixin, RatedForm):
         },
     )
     reason = ReasonField(
+        what="The reason",
         error_messages={"required": "A reason is required; it is recorded in the audit trail."},
         widget=forms.Textarea(attrs={"rows": 2}),
     )
@@ -111,8 +131,8 @@ class DecisionForm(HitDispositionsMixin, RatedForm):
 
 
 class AnswerForm(forms.Form):
-    answer = ReasonField(required=False, for_audit=False)
-    answer_text = ReasonField(required=False, for_audit=False)
+    answer = ReasonField(required=False, for_audit=False, what="The answer")
+    answer_text = ReasonField(required=False, for_audit=False, what="The answer")
 
     def clean(self) -> dict:
         data = super().clean()
@@ -132,6 +152,7 @@ class ResolveConflictForm(forms.Form):
         },
     )
     note = ReasonField(
+        what="The note",
         error_messages={
             "required": "A note is required: say why this value stands (or why it cannot be resolved)."
         },
@@ -155,6 +176,7 @@ class ExtendBudgetForm(forms.Form):
     )
     extra_seconds = forms.IntegerField(min_value=0, max_value=3600, initial=0, required=False)
     reason = ReasonField(
+        what="The reason",
         error_messages={"required": "A reason is required; it is recorded in the audit trail."},
         widget=forms.Textarea(attrs={"rows": 2}),
     )
@@ -176,6 +198,7 @@ class ExtendBudgetForm(forms.Form):
 
 class CloseCaseForm(HitDispositionsMixin, RatedForm):
     decision = ReasonField(
+        what="The closing decision",
         error_messages={
             "required": "Write the closing decision; it goes into the packet and the audit trail."
         },

@@ -1,23 +1,64 @@
 """What a case's subject name and jurisdiction must be, whether the case is opened from the
-web form or by run_case."""
+web form or by run_case, and what any text a person types for a run may hold."""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import pycountry
 from django.core.exceptions import ValidationError
 
 from atlas.runtime.countries import AMBIGUOUS_COUNTRY_NAMES, COUNTRY_NAMES, US_STATES
+from atlas.runtime.decisions import UNSAFE_CHARACTERS
 from atlas.runtime.state import NOTES_MAX_LENGTH
 from atlas.runtime.tools.schemas import NAME_MAX_LENGTH
 
 _COUNTRY_CODE = re.compile(r"[A-Z]{2}")
 
+# Invisible marks the text reads the same without: direction embeddings and isolates with
+# their ends (names copied from Arabic or Hebrew sources carry them), zero-width spaces,
+# word joiners and a byte-order mark. Dropped, not refused. The direction overrides, which
+# make text show in another order than it is written, and the control characters are not
+# dropped: the text without them may not be what the person saw, so they are refused.
+# Zero-width joiners and non-joiners stay: Persian and Indic spellings need them.
+_INVISIBLE_MARKS = re.compile("[\u200b\u2060\ufeff\u202a-\u202c\u2066-\u2069]")
+_OVERRIDES = {"\u202d": "left-to-right override", "\u202e": "right-to-left override"}
+
+
+def clean_typed_text(value: str, what: str) -> str:
+    """`value` without its invisible marks; a ValidationError if it still holds a
+    character a run refuses (atlas.runtime.decisions.UNSAFE_CHARACTERS). `what` names the
+    text in the message: "The answer"."""
+    text = _INVISIBLE_MARKS.sub("", value)
+    if found := UNSAFE_CHARACTERS.search(text):
+        raise ValidationError(
+            f"{what} contains {_unsafe_character(found.group())}. Type it in rather than "
+            "pasting it.",
+            code="unsafe_character",
+        )
+    return text
+
+
+def _unsafe_character(char: str) -> str:
+    code = f"U+{ord(char):04X}"
+    if char in _OVERRIDES:
+        return (
+            f"a {_OVERRIDES[char]} ({code}), an invisible character that makes text show in "
+            "another order than it is written"
+        )
+    if unicodedata.category(char) == "Cc":
+        return f"the control character {code}, which cannot be shown"
+    return f"the invisible character {code}"
+
 
 def clean_subject_name(value: str) -> str:
-    """The name with its runs of whitespace collapsed to single spaces."""
-    name = " ".join(value.split())
+    """The name without invisible marks, its runs of whitespace (a form feed among them)
+    collapsed to single spaces."""
+    name = clean_typed_text(" ".join(value.split()), "The subject's name")
+    name = " ".join(name.split())  # a mark dropped between two spaces
+    if not any(char.isalnum() for char in name):
+        raise ValidationError("Enter the subject's name: it needs at least one letter or digit.")
     if len(name) < 2:
         raise ValidationError("Enter the subject's name (at least two characters).")
     if len(name) > NAME_MAX_LENGTH:
@@ -29,7 +70,7 @@ def clean_subject_name(value: str) -> str:
 
 
 def clean_notes(value: str) -> str:
-    notes = value.strip()
+    notes = clean_typed_text(value, "The notes").strip()
     if len(notes) > NOTES_MAX_LENGTH:
         raise ValidationError(
             f"Keep the notes to {NOTES_MAX_LENGTH} characters (these have {len(notes)}); "

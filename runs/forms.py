@@ -5,9 +5,16 @@ from django.conf import settings
 from django.template.defaultfilters import filesizeformat
 
 from atlas.runtime.tools.schemas import NAME_MAX_LENGTH
-from runs.case_fields import clean_jurisdiction, clean_notes, clean_subject_name
+from runs.case_fields import (
+    clean_jurisdiction,
+    clean_notes,
+    clean_subject_name,
+    clean_typed_text,
+)
 from runs.models import Case
 from runs.uploads import CheckedUpload, check_upload
+
+EMPTY_DOCUMENT = "The file you chose is empty: choose the one with the document in it."
 
 
 class DocumentForm(forms.Form):
@@ -16,7 +23,7 @@ class DocumentForm(forms.Form):
     document = forms.FileField(
         error_messages={
             "required": "Choose a file to attach first.",
-            "empty": "The file you chose is empty: choose the one with the document in it.",
+            "empty": EMPTY_DOCUMENT,
         },
     )
     document_sensitive = forms.BooleanField(
@@ -74,7 +81,7 @@ class SubjectForm(forms.ModelForm):
 
 
 class CaseForm(DocumentForm, SubjectForm):
-    document = forms.FileField(required=False)
+    document = forms.FileField(required=False, error_messages={"empty": EMPTY_DOCUMENT})
 
 
 class SubjectCorrectionForm(SubjectForm):
@@ -86,7 +93,7 @@ class SubjectCorrectionForm(SubjectForm):
     )
 
     def clean_reason(self) -> str:
-        reason = " ".join(self.cleaned_data["reason"].split())
+        reason = " ".join(clean_typed_text(self.cleaned_data["reason"], "The reason").split())
         if not reason:
             raise forms.ValidationError("Say why the subject is corrected.")
         return reason

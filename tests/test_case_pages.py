@@ -85,6 +85,20 @@ def test_same_name_cases_show_their_matched_entity_and_are_found_by_it_or_by_num
     assert "(US)" in by_number and "(SG)" not in by_number
 
 
+@pytest.mark.parametrize("typed", ["{}", "case {}", "Case {}", "#{}", "case #{}", " CASE  {} "])
+def test_a_case_is_found_by_its_number_as_the_pages_write_it(client, analyst, tenant, typed):
+    acme, northwind = (
+        Case.objects.create(
+            tenant=tenant, subject_name=name, subject_type="company", created_by=analyst
+        )
+        for name in ("Acme Widgets", "Northwind Trading")
+    )
+    client_for(client, analyst)
+    page = client.get(reverse("runs-case-list"), {"q": typed.format(northwind.pk)}).content
+    assert b">Northwind Trading</a>" in page and b">Acme Widgets</a>" not in page
+    assert b"No cases match" in client.get(reverse("runs-case-list"), {"q": "case 9999"}).content
+
+
 def test_a_search_with_extra_spaces_finds_the_case(client, analyst, tenant):
     Case.objects.create(
         tenant=tenant, subject_name="Northwind Trading", subject_type="company", created_by=analyst
@@ -280,11 +294,47 @@ def test_the_same_case_sent_again_from_a_fresh_form_asks_first(client, analyst):
     assert again.status_code == 409
     page = again.content.decode()
     case = Case.objects.get()
-    assert "You opened a case on Crescent Minerals 0" in page and f"(case {case.pk})" in page
+    assert f"You opened a case on Crescent Minerals just now (case {case.pk})." in page
     assert 'name="open_another"' in page
     deliberate = {**fields, "form_token": "third", "open_another": "1"}
     assert client.post(reverse("runs-case-new"), deliberate).status_code == 302
     assert Case.objects.count() == 2
+
+
+def test_a_case_opened_a_minute_ago_is_named_so_and_no_problem_below_is_counted(client, analyst):
+    client_for(client, analyst)
+    fields = {"subject_name": "Crescent Minerals", "subject_type": "company", "notes": "x"}
+    client.post(reverse("runs-case-new"), {**fields, "form_token": "first"})
+    case = Case.objects.get()
+    Case.objects.filter(pk=case.pk).update(created_at=case.created_at - dt.timedelta(seconds=70))
+    again = client.post(reverse("runs-case-new"), {**fields, "form_token": "second"})
+    page = again.content.decode()
+    assert again.status_code == 409
+    assert f"You opened a case on Crescent Minerals 1\xa0minute ago (case {case.pk})." in page
+    # The message is the summary: no field is at fault, so there is no problem below.
+    assert "the form again. Nothing was saved.</div>" in page
+    assert "problem" not in page and page.count("data-error-summary") == 1
+    assert 'value="Crescent Minerals"' in page and "\nx</textarea>" in page
+    assert Case.objects.count() == 1
+
+
+@pytest.mark.parametrize("url", ["runs-case-new", "runs-case-attach-document"])
+def test_an_empty_file_is_refused_in_the_same_words_on_both_forms(client, analyst, case, url):
+    client_for(client, analyst)
+    address = reverse(url, args=[case.pk] if url == "runs-case-attach-document" else [])
+    response = client.post(
+        address,
+        {
+            "subject_name": "Acme Widgets",
+            "subject_type": "company",
+            "document": SimpleUploadedFile("blank.txt", b"", "text/plain"),
+        },
+        follow=True,
+    )
+    page = response.content.decode()
+    assert "The file you chose is empty: choose the one with the document in it." in page
+    assert "The submitted file is empty." not in page
+    assert not Document.objects.exists() and Case.objects.count() == 1
 
 
 def test_a_bad_upload_is_refused_clearly_and_nothing_is_stored(client, analyst, settings):

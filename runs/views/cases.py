@@ -29,7 +29,7 @@ from runs.forms import CaseForm, DocumentForm
 from runs.models import Case, Document, DocumentDownload, Run
 from runs.numbers import whole_number
 from runs.post_only import post_only
-from runs.search_text import search_text
+from runs.search_text import case_number, search_text
 from runs.views.run_filters import day_range, within_days
 
 READERS = ("analyst", "reviewer", "admin")
@@ -74,7 +74,7 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
             | Q(jurisdiction__iexact=query)
             | Q(run_matched__icontains=query)
         )
-        if (number := whole_number(query)) is not None:
+        if (number := case_number(query)) is not None:
             matches |= Q(pk=number)
         cases = cases.filter(matches)
     if status == "none":
@@ -138,9 +138,9 @@ def case_new(request: HtmxHttpRequest) -> HttpResponse:
         if asks_again and (same := _same_case_opened_just_now(request, tenant, form.cleaned_data)):
             form.add_error(
                 None,
-                f"You opened a case on {same.subject_name} {timesince(same.created_at)} "
-                f"ago (case {same.pk}). Go to it, or tick “Open another case on this "
-                "subject” and send the form again.",
+                f"You opened a case on {same.subject_name} {_how_long_ago(same.created_at)} "
+                f"(case {same.pk}). Go to it, or tick “Open another case on this subject” "
+                "and send the form again.",
             )
             context = {**_new_case_context(form, token), "same_case": same}
             return render(request, "runs/case_new.html", context, status=409)
@@ -185,6 +185,13 @@ def _same_case_opened_just_now(request: HttpRequest, tenant, data: dict) -> Case
         .order_by("-pk")
         .first()
     )
+
+
+def _how_long_ago(moment) -> str:
+    """ "just now" within a minute ("0 minutes ago" reads as a fault), else "1 minute ago"."""
+    if timezone.now() - moment < timedelta(minutes=1):
+        return "just now"
+    return f"{timesince(moment)} ago"
 
 
 def _new_case_context(form: CaseForm, token: str) -> dict:
