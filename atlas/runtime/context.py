@@ -26,8 +26,9 @@ from atlas.runtime.tools.registry import ToolRegistry
 # 2: the record shows send-backs and replies; 3: answers carry the runtime's pick;
 # 4: the record names registry entities of the other type than the case's; 5: the
 # companies the subject person directs, to screen and search; 6: the directors to search
-# adverse media on
-PROMPT_VERSION = "atlas-prompt/7"
+# adverse media on; 7: what rules out a low rating; 8: an answer that none of the
+# candidates is the subject leaves none
+PROMPT_VERSION = "atlas-prompt/8"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
 MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see
@@ -48,7 +49,8 @@ Rules (trusted, from the operator):
   other_type_matches are entities of the other type (a person for a company case): never
   the subject; name them in the packet's open gaps, as the case's type may be wrong.
   The runtime reads each answer: picked_entity_id is the candidate it names (empty when it
-  names none, and then ask again); only that candidate can become the subject.
+  names none, and then ask again); only that candidate can become the subject. An answer
+  that none of them is the subject removes them: research the subject by name.
 - Screen sanctions and search adverse media before finishing; screen each director in
   directors_to_screen by name, and search adverse media on each in directors_to_search
   with the name as the query; screen each company in companies_to_screen and search

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from pydantic import ValidationError
 
-from atlas.runtime.adapters.answers import candidate_picked_by
+from atlas.runtime.adapters.answers import candidate_picked_by, candidates_ruled_out_by
 from atlas.runtime.case_documents import take_up_new_documents
 from atlas.runtime.context import fence
 from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT, HitDisposition, ReviewRound
@@ -87,6 +87,19 @@ def _picked_entity_id(s: AtlasState, question: PendingQuestion, answer: str) -> 
     return picked["entity_id"] if picked else ""
 
 
+def _rule_out_candidates(s: AtlasState, question: PendingQuestion, answer: str) -> list[str]:
+    """When the answer says none of the registry candidates the question listed is the
+    subject, the run drops them (the ids returned): unmatched, it is researched by name, as
+    after a no to a single candidate."""
+    if s.selected_entity is not None:
+        return []
+    listed = [candidate.model_dump() for candidate in s.entity_candidates]
+    ruled_out = candidates_ruled_out_by(answer, listed, question.candidates)
+    dropped = [c["entity_id"] for c in ruled_out]
+    s.entity_candidates = [c for c in s.entity_candidates if c.entity_id not in dropped]
+    return dropped
+
+
 def _apply_answer(
     writer: StepWriter,
     s: AtlasState,
@@ -116,6 +129,7 @@ def _apply_answer(
             "picked_entity_id": (picked := _picked_entity_id(s, question, answer.text)),
         }
     )
+    ruled_out = [] if picked else _rule_out_candidates(s, question, answer.text)
     writer.emit(
         s,
         buf,
@@ -127,6 +141,7 @@ def _apply_answer(
         # Said only when true, so the answers to the agent's own questions read as before.
         **({"reply_to_review": True} if review is not None else {}),
         **({"picked_entity_id": picked} if picked else {}),
+        **({"ruled_out_entity_ids": ruled_out} if ruled_out else {}),
     )
     writer.observe(
         s,

@@ -22,8 +22,9 @@ from atlas.runtime.tools.base import ToolSpec
 # 5: the model narrows the subject only to the candidate the analyst's answer names, as the
 # runtime reads it. 6: a source written as instructions to an AI agent rules out a low risk
 # rating (what such text asks for is an approval), and a document naming no company counts
-# as the case's.
-POLICY_VERSION = "atlas-policy/6"
+# as the case's. 7: a yes to a question that offered one candidate picks it, and an answer
+# that none of the candidates listed is the subject drops them: the run goes on unmatched.
+POLICY_VERSION = "atlas-policy/7"
 
 
 class TenantPolicy(BaseModel):

@@ -2,7 +2,9 @@
 reads it: an entity id or registration number, a country (said by code, by name or as an
 adjective, and not negated: "not the UK one"), a fact only one candidate has ("the one
 born 1965"), which is older or younger, or its place in the question's list ("the second
-one"). An answer that does not single one out picks none, and the playbook asks again."""
+one", "2"). To a question that offered one candidate ("Is it the subject?"), a yes picks it
+and a no does not. An answer that does not single one out picks none, and the playbook
+asks again, unless it says none of them is the subject."""
 
 from __future__ import annotations
 
@@ -50,10 +52,35 @@ PLACE_ANSWER = re.compile(
     rf"(?P<word>{'|'.join(PLACES)})"
     r"(?:\s+(?:one|candidate|option|entry|match|result|company|person|entity))?"
     r"(?:\s+(?:listed|on the list|in the list))?"
-    r"|(?:number|no\.?|option|candidate|#)\s*(?P<number>[1-9]))$"
+    # "number 2", "#2", or the number alone as the list wrote it: "2", "2.", "(2)".
+    r"|(?:(?:number|no\.?|option|candidate|#)\s*)?"
+    r"(?P<open>\()?(?P<number>[1-9]\d?)(?(open)\)))$"
 )
 # The legal forms an answer can name: "as", "co" and "company" are words of a sentence too.
 ANSWER_LEGAL_FORMS = LEGAL_SUFFIXES - {"as", "co", "company"}
+# A yes or a no to a question about one candidate ("Is it the subject?"). Doubt ("not
+# sure", "maybe") is neither, and so is an answer that says both.
+AFFIRMATIONS = {
+    *("yes", "yeah", "yep", "yup", "aye", "correct", "right", "exactly", "indeed"),
+    *("confirmed", "confirm", "affirmative", "ok", "okay", "sure", "true"),
+}
+DENIALS = {
+    *("no", "not", "nope", "nah", "isn't", "isnt", "wrong", "incorrect", "neither", "nor"),
+    *("none", "never", "different", "another", "other"),
+}
+# "no. 08812345" is a number, not a no.
+NUMBER_ABBREVIATION = re.compile(r"(?i)\bno\.\s*(?=[\w-]*\d)")
+DOUBT = re.compile(r"(?i)\bnot\s+(?:sure|certain)\b|\b(?:maybe|perhaps|possibly|unsure)\b")
+# A yes said without a yes-word, as the whole answer: "It is.", "That's the one", "this one".
+THAT_ONE = re.compile(
+    r"(?i)^(?:(?:it|that|this|he|she)(?:'s|\s+is)"
+    r"(?:\s+(?:it|him|her|the\s+one|the\s+subject|the\s+company|the\s+person))?"
+    r"|(?:that|this|the\s+same)(?:\s+one)?)$"
+)
+# An answer that none of the candidates is the subject, unless it goes on to except one
+# ("none but the UK one").
+NONE_OF_THEM = re.compile(r"(?i)\b(?:none|neither|not\s+(?:any|one)\s+of)\b")
+EXCEPTING = re.compile(r"(?i)\b(?:but|except|apart|besides|other\s+than|save)\b")
 
 
 def candidate_from_answer(
@@ -78,6 +105,12 @@ def candidate_picked_by(
     in the order the analyst read it (else, the candidates' own order)."""
     if not candidates:
         return None
+    if listed is not None and len(listed) == 1:
+        # "Is it the subject?": a yes or a no decides; an answer that says neither is read
+        # as any other.
+        said = yes_or_no(answer.replace(listed[0], " "))  # the label says neither
+        if said is not None:
+            return candidate_labelled(listed[0], candidates) if said else None
     place = _place_named(answer, len(listed or candidates))
     if place is not None:
         return _candidate_at(place, candidates, listed)
@@ -125,13 +158,51 @@ def _place_named(answer: str, count: int) -> int | None:
     return place
 
 
+def candidates_ruled_out_by(
+    answer: str, candidates: list[dict[str, Any]], listed: list[str]
+) -> list[dict[str, Any]]:
+    """The candidates a question of several listed, when the answer says none of them is
+    the subject and picks none: "none of them", "neither", "not any of these"."""
+    if len(listed) < 2 or not says_none_of_them(answer):
+        return []
+    if candidate_picked_by(answer, candidates, listed) is not None:
+        return []  # "neither the UK one nor the US one", of three, is the third
+    offered = [candidate_labelled(label, candidates) for label in listed]
+    return [c for c in candidates if c in offered]
+
+
+def says_none_of_them(answer: str) -> bool:
+    match = NONE_OF_THEM.search(answer)
+    return match is not None and EXCEPTING.search(answer, match.end()) is None
+
+
+def yes_or_no(answer: str) -> bool | None:
+    """True when the answer says yes, False when it says no, None when it says neither, both
+    ("yes, unless it is the other one") or doubts ("not sure")."""
+    answer = NUMBER_ABBREVIATION.sub(" ", answer.replace("\u2019", "'"))
+    if DOUBT.search(answer):
+        return None
+    words = {word.lower() for _, word in _word_positions(answer)}
+    yes = bool(words & AFFIRMATIONS)
+    no = bool(words & DENIALS) or any(word.endswith("n't") for word in words)
+    if yes != no:
+        return yes
+    if not yes and THAT_ONE.match(answer.strip().strip(".!").strip()):
+        return True
+    return None
+
+
+def candidate_labelled(label: str, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The candidate a question's label stands for: the one whose id ends it."""
+    return next((c for c in candidates if label.endswith(f"[{c['entity_id']}]")), None)
+
+
 def _candidate_at(
     place: int, candidates: list[dict[str, Any]], listed: list[str] | None
 ) -> dict[str, Any] | None:
     if not listed:
         return candidates[place]
-    label = listed[place]
-    return next((c for c in candidates if label.endswith(f"[{c['entity_id']}]")), None)
+    return candidate_labelled(listed[place], candidates)
 
 
 def _by_identifier(

@@ -15,8 +15,9 @@ from typing import Any
 from atlas.runtime.adapters.answers import candidate_from_answer
 from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.budgets import estimate_tokens
-from atlas.runtime.context import ModelContext
+from atlas.runtime.context import ModelContext, clipped
 from atlas.runtime.decisions import (
+    UNSAFE_CHARACTERS,
     AskHuman,
     CallTool,
     DueDiligencePacket,
@@ -32,6 +33,9 @@ from atlas.runtime.tools.schemas import other_entity_type
 from atlas.runtime.wording import counted, listed, unresolved_conflict_gap
 
 MAX_FINDINGS = 12
+# Of what people wrote (an answer, a reviewer's reason), as much as a question quotes: a
+# reason is shown to the playbook as long as this already.
+MAX_QUOTED = 500
 
 
 class Playbook:
@@ -88,12 +92,14 @@ class Playbook:
                         "resolve_entity", args, "Resolve the candidate the analyst picked."
                     )
             # Asked again after every answer that fits no candidate: the iteration budget
-            # bounds how often, and a packet for an unmatched name is refused anyway.
+            # bounds how often, and a packet for an unmatched name is refused anyway. An
+            # answer that none of them is the subject leaves the run none (human_inputs): the
+            # research goes on by name, as after a no to a single candidate.
             if len(candidates) > 1:
                 labels = [candidate_label(c) for c in candidates]
                 unmatched = ""
                 if p["answered_questions"]:
-                    answer = p["answered_questions"][-1].get("answer", "")
+                    answer = _quoted(p["answered_questions"][-1].get("answer", ""))
                     unmatched = (
                         f"Your answer '{answer}' did not point to exactly one of them: give "
                         "the registry number, the entity id, the country or its place in the "
@@ -101,9 +107,12 @@ class Playbook:
                     )
                 return AskHuman(
                     question=(
-                        f"{unmatched}Several registry entities match '{case['subject']}'. "
-                        "Which one is the subject? Candidates: "
+                        f"{unmatched}Several registry entities match "
+                        f"'{_quoted(case['subject'])}'. Which one is the subject? Candidates: "
                         + "; ".join(f"{n}. {label}" for n, label in enumerate(labels, start=1))
+                        + ". If none of them is, say 'none of them': the research goes on "
+                        "without a registry match. If the subject's name is wrong, correct it "
+                        "with 'Correct the subject' on the case page."
                     ),
                     blocking=True,
                     candidates=labels,
@@ -113,9 +122,9 @@ class Playbook:
                 label = candidate_label(candidates[0])
                 return AskHuman(
                     question=(
-                        f"No registry entity matches '{case['subject']}' closely; the nearest "
-                        f"is {label}. Is it the subject? If it is not, say so: the research "
-                        "goes on without a registry match."
+                        f"No registry entity matches '{_quoted(case['subject'])}' closely; the "
+                        f"nearest is {label}. Is it the subject? If it is not, say so: the "
+                        "research goes on without a registry match."
                     ),
                     blocking=True,
                     candidates=[label],
@@ -223,6 +232,7 @@ COMPANY_STEPS = (
 def _sent_back_question(reason: str, iterations_left: int) -> str:
     """A rule-based procedure cannot act on a reviewer's written request: every check it has
     is done, so the analyst answers the reviewer (and attaches what was asked for)."""
+    reason = _quoted(reason)
     said = f"“{reason}”" if reason.strip() else "no reason given"
     question = (
         f"A reviewer sent the packet back ({said}). The playbook has run every check it has "
@@ -246,7 +256,7 @@ def _sent_back_question(reason: str, iterations_left: int) -> str:
 def _other_type_question(case: dict[str, Any], other_type_matches: list[str]) -> str:
     other = other_entity_type(case.get("subject_type"))
     return (
-        f"No {case.get('subject_type') or 'entity'} named '{case['subject']}' is in the "
+        f"No {case.get('subject_type') or 'entity'} named '{_quoted(case['subject'])}' is in the "
         f"registry, but a {other} is: {'; '.join(other_type_matches)}. If the case is about "
         f"a {other}, correct the case's subject type and research it again. Otherwise answer "
         "here, and the research goes on without a registry match."
@@ -262,6 +272,12 @@ def _unmatched_gap(case: dict[str, Any], other_type_matches: list[str]) -> str:
         f"{gap} The registry has a {other} of that name: {'; '.join(other_type_matches)}. "
         f"If the case is about a {other}, correct its subject type and run it again."
     )
+
+
+def _quoted(text: str) -> str:
+    """What people wrote, as a question quotes it: without the characters a decision may
+    not hold (a bidirectional override would make the question unusable), and bounded."""
+    return clipped(UNSAFE_CHARACTERS.sub("", text), MAX_QUOTED)
 
 
 def _call(tool: str, arguments: dict[str, Any], why: str) -> CallTool:

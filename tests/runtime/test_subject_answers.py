@@ -1,0 +1,264 @@
+"""The analyst's answer to which registry entity is the subject: a yes to the one candidate
+offered picks it, a number picks that place in the list, "none of them" leaves the run
+unmatched, and whatever the answer holds, the question asked again is a usable decision."""
+
+from __future__ import annotations
+
+import pytest
+from runtime_helpers import (
+    ACME_DIRECTOR_STEPS,
+    FINISH_TURN,
+    TOOL_TURN,
+    events_of,
+    run,
+    tool_arguments,
+    types,
+)
+
+from atlas.runtime.adapters.answers import candidate_picked_by, candidates_ruled_out_by
+from atlas.runtime.decisions import UNSAFE_CHARACTERS
+from atlas.runtime.humans import ClarificationAnswer, PacketSignOff
+from atlas.runtime.state import candidate_label
+
+ACME_GB = "co-acme-analytics-gb"
+NORTHWINDS = ["co-northwind-gb", "co-northwind-sg", "co-northwind-us"]
+UP_TO_THE_QUESTION = ["run_started", *TOOL_TURN, "model_requested", "model_decision"]
+ASKED = [*UP_TO_THE_QUESTION, "clarification_requested"]
+ANSWERED = ["clarification_received", "run_resumed"]
+
+
+def answered(runtime, state, text: str):
+    """The run after the analyst's answer, up to its next pause."""
+    answer = ClarificationAnswer(
+        decision_id=f"d-{state.step}",
+        actor="analyst-ann",
+        question_id=state.pending_question.question_id,
+        text=text,
+    )
+    return runtime.run_until_pause(runtime.apply_human_input(state, answer))
+
+
+def northwind(**extra) -> list[dict]:
+    return [
+        {"entity_id": entity_id, "name": "Northwind Trading", "jurisdiction": code, **extra}
+        for entity_id, code in zip(NORTHWINDS, ("GB", "SG", "US"), strict=True)
+    ]
+
+
+ACME = {
+    "entity_id": ACME_GB,
+    "name": "Acme Analytics Ltd",
+    "jurisdiction": "GB",
+    "registration_number": "08812345",
+}
+ACME_LABEL = candidate_label(ACME)
+
+
+def listed(candidates: list[dict]) -> list[str]:
+    return [candidate_label(c) for c in candidates]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["yes", "Yes, it is", "correct", "yes that one", "Yep!", "It is.", "That's the one"],
+)
+def test_a_yes_to_the_one_candidate_offered_picks_it(text):
+    assert candidate_picked_by(text, [ACME], [ACME_LABEL]) == ACME
+    # Offered several, a yes says nothing about which.
+    assert candidate_picked_by(text, northwind(), listed(northwind())) is None
+
+
+def test_a_no_to_the_one_candidate_offered_does_not_pick_it_even_by_name():
+    for text in ("no", "not it", "no, it is a different company", "It isn’t"):
+        assert candidate_picked_by(text, [ACME], [ACME_LABEL]) is None, text
+    # The name alone would pick it.
+    assert candidate_picked_by("Acme Analytics Ltd", [ACME], [ACME_LABEL]) == ACME
+    assert candidate_picked_by("No, not Acme Analytics Ltd", [ACME], [ACME_LABEL]) is None
+
+
+def test_the_candidates_own_label_is_no_no():
+    # The candidate's button sends its label, whose "no. 08812345" is a number.
+    assert candidate_picked_by(ACME_LABEL, [ACME], [ACME_LABEL]) == ACME
+    without_id = "Acme Analytics Ltd (GB, no. 08812345)"
+    assert candidate_picked_by(without_id, [ACME], [ACME_LABEL]) == ACME
+    # Neither a yes nor a no, nor a name: nothing picked, as before.
+    for text in ("Not sure", "yes, if it is not the other one", "I will check"):
+        assert candidate_picked_by(text, [ACME], [ACME_LABEL]) is None, text
+
+
+@pytest.mark.parametrize(("text", "place"), [("2", 1), ("2.", 1), ("(2)", 1), ("3", 2), ("1", 0)])
+def test_a_number_alone_picks_that_place_in_the_list_and_none_past_it(text, place):
+    assert candidate_picked_by(text, northwind(), listed(northwind())) == northwind()[place]
+    for outside in ("4", "0", "(2", "12"):
+        assert candidate_picked_by(outside, northwind(), listed(northwind())) is None, outside
+
+
+@pytest.mark.parametrize(
+    "text", ["none of them", "Neither", "none", "not any of these", "None of the above."]
+)
+def test_none_of_them_rules_out_every_candidate_listed(text):
+    assert candidates_ruled_out_by(text, northwind(), listed(northwind())) == northwind()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "none of them except the UK one",
+        "neither the UK one nor the US one",  # of three: the Singapore one
+    ],
+)
+def test_an_answer_that_keeps_one_rules_none_out(text):
+    assert candidates_ruled_out_by(text, northwind(), listed(northwind())) == []
+
+
+@pytest.mark.parametrize("text", ["yes", "Yes, it is", "correct", "yes that one"])
+def test_a_yes_to_the_nearest_match_makes_it_the_subject(make_runtime, make_state, store, text):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Acme", jurisdiction="GB"))
+    assert types(store, state) == ASKED
+    (label,) = state.pending_question.candidates
+    assert label.endswith(f"[{ACME_GB}]")
+
+    state = answered(runtime, state, text)
+    assert types(store, state) == [
+        *ASKED,
+        *ANSWERED,
+        *TOOL_TURN,  # the candidate the analyst confirmed, resolved
+        *TOOL_TURN,  # screened by its id
+        *TOOL_TURN,  # media
+        *ACME_DIRECTOR_STEPS,
+        *FINISH_TURN,
+    ]
+    assert events_of(store, state, "clarification_received")[0].data["picked_entity_id"] == ACME_GB
+    assert state.answered_questions[-1]["picked_entity_id"] == ACME_GB
+    assert state.selected_entity.entity_id == ACME_GB
+    assert tool_arguments(store, state, "screen_sanctions")[0] == {"entity_id": ACME_GB}
+    assert state.proposed_packet.selected_entity == f"Acme Analytics Ltd [{ACME_GB}]"
+
+
+def test_a_no_to_the_nearest_match_researches_the_name_unmatched(make_runtime, make_state, store):
+    # Named, and denied: the name alone would pick it.
+    for text in ("no, it is a different company", "No, not Acme Analytics Ltd"):
+        runtime = make_runtime()
+        state = answered(runtime, run(runtime, make_state("Acme", jurisdiction="GB")), text)
+        assert types(store, state) == [*ASKED, *ANSWERED, *TOOL_TURN, *TOOL_TURN, *FINISH_TURN]
+        assert state.termination_reason == "finish_proposed"
+        assert state.selected_entity is None, text
+        assert state.answered_questions[-1]["picked_entity_id"] == ""
+        assert tool_arguments(store, state, "screen_sanctions") == [{"name": "Acme"}]
+        assert any("could not be matched" in gap for gap in state.proposed_packet.open_gaps)
+
+
+@pytest.mark.parametrize(
+    ("text", "entity_id"),
+    [("2", NORTHWINDS[1]), ("2.", NORTHWINDS[1]), ("(2)", NORTHWINDS[1]), ("3", NORTHWINDS[2])],
+)
+def test_a_number_answer_picks_that_candidate_of_the_list(
+    make_runtime, make_state, text, entity_id
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    assert "Candidates: 1. Northwind Trading Ltd (GB" in state.pending_question.question
+    state = answered(runtime, state, text)
+    assert state.termination_reason == "finish_proposed"
+    assert state.selected_entity.entity_id == entity_id
+
+
+@pytest.mark.parametrize("text", ["4", "0"])
+def test_a_number_past_the_list_is_asked_again_and_one_in_it_is_taken(
+    make_runtime, make_state, text
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    state = answered(runtime, state, text)
+    assert state.status == "waiting_for_input"
+    assert state.pending_question.question.startswith(f"Your answer '{text}' did not point")
+    assert state.selected_entity is None
+    state = answered(runtime, state, "1")
+    assert state.selected_entity.entity_id == NORTHWINDS[0]
+
+
+def test_the_question_of_several_says_how_to_answer_none_of_them(make_runtime, make_state):
+    state = run(make_runtime(), make_state("Northwind Trading", jurisdiction=None))
+    question = state.pending_question.question
+    assert "If none of them is, say 'none of them'" in question
+    assert "the research goes on without a registry match" in question
+    assert "'Correct the subject' on the case page" in question
+
+
+@pytest.mark.parametrize("text", ["none of them", "neither", "none", "not any of these"])
+def test_none_of_them_researches_the_name_unmatched(make_runtime, make_state, store, text):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    assert types(store, state) == ASKED
+
+    state = answered(runtime, state, text)
+    # Not asked again: screened and searched by name, then a packet.
+    assert types(store, state) == [*ASKED, *ANSWERED, *TOOL_TURN, *TOOL_TURN, *FINISH_TURN]
+    (received,) = events_of(store, state, "clarification_received")
+    assert received.data["ruled_out_entity_ids"] == NORTHWINDS
+    assert "picked_entity_id" not in received.data
+    assert state.entity_candidates == []
+    assert tool_arguments(store, state, "screen_sanctions") == [{"name": "Northwind Trading"}]
+    assert tool_arguments(store, state, "search_adverse_media") == [{"query": "Northwind Trading"}]
+    packet = state.proposed_packet
+    assert (state.termination_reason, state.selected_entity) == ("finish_proposed", None)
+    assert packet.selected_entity is None
+    assert packet.risk_rating == "medium"  # screened by name only
+    assert "The subject could not be matched to exactly one registry entity." in packet.open_gaps
+
+
+def test_after_none_of_them_a_send_back_is_not_met_with_the_candidates_again(
+    make_runtime, make_state, store
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    state = answered(runtime, state, "none of them")
+    sent_back = PacketSignOff(decision_id="d-back", actor="rita", approved=False, reason="Why?")
+    state = run(runtime, runtime.apply_human_input(state, sent_back))
+    assert state.pending_question.question.startswith("A reviewer sent the packet back")
+
+    state = answered(runtime, state, "The analyst checked: none of the three is the client.")
+    assert (state.termination_reason, state.selected_entity) == ("finish_proposed", None)
+    assert types(store, state).count("clarification_requested") == 2
+
+
+@pytest.mark.parametrize("unsafe", ["\u202e", "\u2066", "\x07", "\x00"])
+def test_an_answer_with_a_control_character_is_quoted_back_without_it(
+    make_runtime, make_state, store, unsafe
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    state = answered(runtime, state, f"the big {unsafe}one")
+    assert (state.status, state.termination_reason) == ("waiting_for_input", "waiting_for_input")
+    assert "model_failed" not in types(store, state)
+    question = state.pending_question.question
+    assert question.startswith("Your answer 'the big one' did not point")
+    assert not UNSAFE_CHARACTERS.search(question)
+    # Then answered as any other question asked again.
+    state = answered(runtime, state, "the UK one")
+    assert state.selected_entity.entity_id == NORTHWINDS[0]
+
+
+def test_an_answer_too_long_to_quote_whole_is_quoted_cut(make_runtime, make_state, store):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    state = answered(runtime, state, "the big one " * 2000)
+    assert (state.status, state.termination_reason) == ("waiting_for_input", "waiting_for_input")
+    assert "model_failed" not in types(store, state)
+    assert "the big one the big one" in state.pending_question.question
+    assert len(state.pending_question.question) < 2000
+
+
+def test_a_reviewers_reason_with_a_control_character_is_quoted_without_it(
+    make_runtime, make_state, store
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state())
+    sent_back = PacketSignOff(
+        decision_id="d-back", actor="rita", approved=False, reason="Check the \u202eaccounts."
+    )
+    state = run(runtime, runtime.apply_human_input(state, sent_back))
+    assert (state.status, state.termination_reason) == ("waiting_for_input", "waiting_for_input")
+    assert "“Check the accounts.”" in state.pending_question.question
+    assert "model_failed" not in types(store, state)
