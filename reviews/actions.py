@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from decimal import Decimal
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from pydantic import ValidationError as PydanticValidationError
@@ -62,11 +62,25 @@ class ClaimHeld(ReviewError):
         )
 
 
-class FourEyes(PermissionDenied):
-    """Nobody decides on a case they opened."""
-
-
 FOUR_EYES_MESSAGE = "You opened this case, so another reviewer must decide on it (four-eyes rule)."
+
+
+class FourEyes(ReviewError):
+    """Nobody decides on a case they opened: refused like a stale page (a domain rule, not
+    a role), so the decide views give back what was typed."""
+
+    def __init__(self, item: ReviewItem) -> None:
+        self.item = item
+        super().__init__(f"{FOUR_EYES_MESSAGE} Nothing was recorded.")
+
+
+class NotClaimed(ReviewError):
+    """A release of a claim nobody holds: nothing changed."""
+
+    def __init__(self, item: ReviewItem) -> None:
+        self.item = item
+        lapsed = f" ({_name(item.claimed_by)}'s claim had expired)" if item.claimed_by_id else ""
+        super().__init__(f"This item was not claimed{lapsed}, so there was nothing to release.")
 
 
 def _name(user) -> str:
@@ -76,11 +90,6 @@ def _name(user) -> str:
 def claim_is_live(item: ReviewItem, now=None) -> bool:
     now = now or timezone.now()
     return bool(item.claimed_by_id and item.claim_expires_at and item.claim_expires_at > now)
-
-
-def check_four_eyes(item: ReviewItem, user) -> None:
-    if item.case.created_by_id == user.pk:
-        raise FourEyes(FOUR_EYES_MESSAGE)
 
 
 def _clean_reason(reason: str, *, what: str = "a reason") -> str:
@@ -108,10 +117,13 @@ def _existing_decision(item: ReviewItem) -> HumanDecision | None:
     return item.decisions.select_related("actor").order_by("id").first()
 
 
-def refusal_for(item: ReviewItem, user) -> ReviewError | None:
+def refusal_for(item: ReviewItem, user, *, four_eyes: bool = True) -> ReviewError | None:
     """Why `user` cannot decide or claim `item` now, whatever they would decide; None if
     they can. Checked under the item's row lock before anything is recorded, and without
-    it to tell a stale page from a bad form."""
+    it to tell a stale page from a bad form. `four_eyes`: whether the item is one nobody
+    decides on a case they opened (every kind but a question to answer)."""
+    if four_eyes and item.case.created_by_id == user.pk:
+        return FourEyes(item)
     existing = _existing_decision(item)
     if existing is not None:
         return AlreadyDecided(existing)
@@ -120,6 +132,14 @@ def refusal_for(item: ReviewItem, user) -> ReviewError | None:
     if claim_is_live(item) and item.claimed_by_id != user.pk:
         return ClaimHeld(item)
     return None
+
+
+def _refuse_before_the_marks(item: ReviewItem, user) -> None:
+    """A decision nobody may record now (someone else's claim or decision, the reviewer's
+    own case) is refused for that, not for a mark or a rating its form left out; checked
+    again under the lock."""
+    if (refusal := refusal_for(item, user)) is not None:
+        raise refusal
 
 
 def _check_runtime_payload(kind: str, payload: dict, user) -> None:
@@ -156,9 +176,7 @@ def _record(
         # commit (run, then its review items), so the two never deadlock.
         list(Run.objects.select_for_update().filter(pk=item.run_id).values_list("pk"))
         locked = _locked_item(item)
-        if four_eyes:
-            check_four_eyes(locked, user)
-        if (refusal := refusal_for(locked, user)) is not None:
+        if (refusal := refusal_for(locked, user, four_eyes=four_eyes)) is not None:
             raise refusal
         if precondition is not None:
             precondition(locked)
@@ -194,9 +212,8 @@ def do_claim_item(item: ReviewItem, user) -> ReviewItem:
     """Hold an item for `ATLAS_REVIEW_CLAIM_SECONDS`; an expired claim can be taken over."""
     with transaction.atomic():
         locked = _locked_item(item)
-        if locked.kind != ReviewItem.Kind.CLARIFICATION:
-            check_four_eyes(locked, user)
-        if (refusal := refusal_for(locked, user)) is not None:
+        four_eyes = locked.kind != ReviewItem.Kind.CLARIFICATION
+        if (refusal := refusal_for(locked, user, four_eyes=four_eyes)) is not None:
             raise refusal
         locked.claimed_by = user
         locked.claim_expires_at = timezone.now() + timezone.timedelta(
@@ -208,7 +225,8 @@ def do_claim_item(item: ReviewItem, user) -> ReviewItem:
 
 
 def do_release_claim(item: ReviewItem, user) -> ReviewItem:
-    """Give an item back to the queue; only its holder can while the claim lasts."""
+    """Give an item back to the queue; only its holder can while the claim lasts. Refused
+    when this person holds no claim on it: there is nothing to give back."""
     with transaction.atomic():
         locked = _locked_item(item)
         if locked.claimed_by_id != user.pk and claim_is_live(locked):
@@ -217,10 +235,11 @@ def do_release_claim(item: ReviewItem, user) -> ReviewItem:
                 f"{_name(locked.claimed_by)} holds this item until {until}: only they can "
                 "release it before then."
             )
-        if locked.claimed_by_id == user.pk:
-            locked.claimed_by = None
-            locked.claim_expires_at = None
-            locked.save(update_fields=["claimed_by", "claim_expires_at"])
+        if locked.claimed_by_id != user.pk:
+            raise NotClaimed(locked)
+        locked.claimed_by = None
+        locked.claim_expires_at = None
+        locked.save(update_fields=["claimed_by", "claim_expires_at"])
     item.refresh_from_db()
     return item
 
@@ -357,6 +376,7 @@ def do_sign_off(
     one, at the proposed rating or another the evidence allows) or reject a proposed
     packet."""
     _expect_kind(item, ReviewItem.Kind.SIGNOFF)
+    _refuse_before_the_marks(item, user)
     reason = _clean_reason(reason)
     payload = {"approved": approve, "reason": reason, "packet_step": item.payload.get("step")}
     if approve:
@@ -536,7 +556,8 @@ def do_extend_budget(
         payload={
             "extra_iterations": int(extra_iterations),
             "extra_tokens": int(extra_tokens),
-            "extra_cost_usd": str(Decimal(extra_cost_usd)),
+            # Fixed-point: str() of an amount typed as 1e1 is "1E+1".
+            "extra_cost_usd": f"{Decimal(extra_cost_usd):f}",
             "extra_seconds": float(extra_seconds),
         },
     )
@@ -554,6 +575,7 @@ def do_close_case(
     the reviewer wrote one, at the packet's rating or another the evidence allows): the
     packet so far, with the decision, becomes the case's record."""
     _expect_kind(item, ReviewItem.Kind.ESCALATION, ReviewItem.Kind.SIGNOFF)
+    _refuse_before_the_marks(item, user)
     decision = _clean_reason(decision, what="the closing decision")
     payload = {"decision": decision} | _marks(item, hit_dispositions, hit_notes)
     payload |= _rating_set(item, risk_rating, payload["hit_dispositions"])

@@ -3,6 +3,9 @@ trail and the case page's decisions show these beside the decision's reason)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from decimal import Decimal
+
 # Payload keys shown apart (the reason) or that only the runtime reads (ids of the
 # question, action or conflict the decision is about).
 NOT_DETAILS = {
@@ -18,11 +21,19 @@ NOT_DETAILS = {
     "document_ids",
     "reasons_seen",  # the request's own reasons, shown on its page
 }
-BUDGET_UNITS = {
-    "extra_iterations": "{} iterations",
-    "extra_tokens": "{:,} tokens",
-    "extra_cost_usd": "${}",
-    "extra_seconds": "{:g} s",
+
+
+def usd(amount) -> str:
+    """Dollars as people write them, "$10.00": the payload keeps str(Decimal), which is
+    "1E+1" for an amount typed as 1e1."""
+    return f"${Decimal(str(amount)):,.2f}"
+
+
+BUDGET_UNITS: dict[str, Callable[[object], str]] = {
+    "extra_iterations": lambda n: f"{int(n):,} iterations",
+    "extra_tokens": lambda n: f"{int(n):,} tokens",
+    "extra_cost_usd": usd,
+    "extra_seconds": lambda s: f"{float(s):g} s",
 }
 
 
@@ -30,9 +41,9 @@ def decision_details(payload: dict) -> list[str]:
     """A decision's payload as a reviewer reads it: what was added, chosen or disposed of."""
     details = []
     added = [
-        unit.format(float(payload[key]) if key == "extra_seconds" else payload[key])
-        for key, unit in BUDGET_UNITS.items()
-        if payload.get(key) and float(payload[key])
+        words(payload[key])
+        for key, words in BUDGET_UNITS.items()
+        if payload.get(key) and Decimal(str(payload[key]))
     ]
     if added:
         details.append("Budget added: " + ", ".join(f"+{a}" for a in added))

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from reviews.models import ReviewItem
 from runs.models import Document, Run, Tenant
-from runs.numbers import whole_number
+from runs.search_text import case_number
 
 NAV_KEYS = {
     ReviewItem.Kind.APPROVAL: "reviews-queue",
@@ -56,8 +56,10 @@ CLAIM_FILTERS = {
 }
 
 
-# Whether an item can be decided now, as the approvals queue filters it: a sign-off waits
-# while its run's conflict escalation is open (reviews.actions.open_conflict_facts).
+# Whether the reviewer reading the queue can decide an item now, as the approvals queue
+# filters it: not on a case they opened (four-eyes), not while someone else's claim lasts,
+# and not a sign-off while its run's conflict escalation is open
+# (reviews.actions.refusal_for, reviews.actions.open_conflict_facts).
 READINESS_FILTERS = {
     "ready": "Can be decided now",
     "blocked": "Sign-off waits on a conflict",
@@ -74,6 +76,14 @@ def waits_on_a_conflict() -> Exists:
             status=ReviewItem.Status.OPEN,
             payload__reason="finish_proposed",
         )
+    )
+
+
+def claim_not_live(now) -> Q:
+    """The negation of reviews.actions.claim_is_live: nobody holds the item, or the claim
+    has run out."""
+    return (
+        Q(claimed_by__isnull=True) | Q(claim_expires_at__isnull=True) | Q(claim_expires_at__lte=now)
     )
 
 
@@ -111,7 +121,7 @@ def filter_queue(
         )
     if query:
         condition = Q(case__subject_name__icontains=query)
-        if (number := whole_number(query)) is not None:
+        if (number := case_number(query)) is not None:
             condition |= Q(case_id=number)
         items = items.filter(condition)
     if reason in ESCALATION_REASON_LABELS:
@@ -121,17 +131,30 @@ def filter_queue(
     if claim == "mine" and user is not None:
         items = items.filter(claimed_by=user, claim_expires_at__gt=now)
     elif claim == "unclaimed":
-        # The negation of claim_is_live: nobody holds it, or the claim has run out.
-        items = items.filter(
-            Q(claimed_by__isnull=True)
-            | Q(claim_expires_at__isnull=True)
-            | Q(claim_expires_at__lte=now)
-        )
+        items = items.filter(claim_not_live(now))
     if readiness == "blocked":
         items = items.filter(waits_on_a_conflict(), kind=ReviewItem.Kind.SIGNOFF)
     elif readiness == "ready":
         items = items.exclude(waits_on_a_conflict(), kind=ReviewItem.Kind.SIGNOFF)
+        if user is not None:
+            items = items.exclude(case__created_by=user).filter(
+                claim_not_live(now) | Q(claimed_by=user)
+            )
     return items
+
+
+def replacement_of(item: ReviewItem) -> ReviewItem | None:
+    """The open item that took over from `item` once its run moved on without it: a newer
+    one of the same run, else one of the case's latest run; None when nothing waits."""
+    waiting = ReviewItem.objects.filter(
+        tenant_id=item.tenant_id, case_id=item.case_id, status=ReviewItem.Status.OPEN
+    ).order_by("id")
+    if newer := waiting.filter(run_id=item.run_id, pk__gt=item.pk).first():
+        return newer
+    latest = Run.objects.latest_of(item.case_id)
+    if latest is None or latest.pk == item.run_id:
+        return None
+    return waiting.filter(run_id=latest.pk).first()
 
 
 def documents_not_given(items) -> dict[int, list[Document]]:

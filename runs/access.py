@@ -47,12 +47,21 @@ def require_role(*roles: str) -> Callable:
         @login_required
         def wrapped(request: HttpRequest, *args, **kwargs):
             if not has_role(request.user, *roles):
-                raise PermissionDenied("Your role does not allow this.")
+                raise PermissionDenied(role_refusal(request.user))
             return view(request, *args, **kwargs)
 
         return wrapped
 
     return decorator
+
+
+def role_refusal(user) -> str:
+    """Why a role check refused `user`, naming their role when they have one (the refusal
+    page shows it as it is; other refusals say their own reason)."""
+    membership = membership_of(user)
+    if membership is None:
+        return "Your role does not allow this."
+    return f"Your role does not allow this. It is not part of what {membership.role}s do in Atlas."
 
 
 def get_for_tenant(

@@ -85,6 +85,8 @@ def test_a_refusal_is_a_page_of_atlas_with_the_way_back(client, analyst, outside
     assert "You cannot open this page" in page and "Your role does not allow this." in page
     assert 'class="mainnav"' in page and "Go to your start page" in page
 
+    assert "It is not part of what analysts do in Atlas." in page
+
     missing = client.get(f"/cases/{outsider_case.pk}/")
     assert missing.status_code == 404
     page = missing.content.decode()
@@ -107,3 +109,16 @@ def test_an_htmx_request_after_the_session_ended_is_a_401_not_the_login_page(
     # A page loaded the ordinary way still goes to the login page.
     plain = client.post(url, {"answer_text": "The UK one"})
     assert plain.status_code == 302 and plain["Location"].startswith("/login/")
+
+
+def test_only_a_role_refusal_says_the_role_does_not_do_it(client, admin_user):
+    """A refusal for another reason (here the admin site's, for a model this admin has no
+    permission on) says its own reason, not that admins never do it."""
+    from django.urls import reverse
+
+    from tests.conftest import client_for
+
+    refused = client_for(client, admin_user).get(reverse("admin:auth_group_changelist"))
+    page = refused.content.decode()
+    assert refused.status_code == 403 and "You cannot open this page" in page
+    assert "not part of what" not in page

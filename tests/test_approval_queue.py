@@ -329,12 +329,45 @@ def test_a_reviewer_cannot_decide_on_a_case_they_opened(client, tenant, reviewer
     assert 'name="reason"' not in page
     queue = client.get(reverse("reviews-queue")).content.decode()
     assert "Another reviewer must decide (four-eyes rule)" in queue
-    response = client.post(
-        decide_url(item), {"decision": "approve", "reason": "mine", **shown(item)}
-    )
-    assert response.status_code == 403
-    assert client.post(reverse("reviews-claim", args=[item.pk])).status_code == 403
+    claimed = client.post(reverse("reviews-claim", args=[item.pk]), follow=True)
+    assert "another reviewer must decide on it (four-eyes rule)" in claimed.content.decode()
+    item.refresh_from_db()
+    assert item.claimed_by is None
     assert not HumanDecision.objects.exists()
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["item page", "queue row"])
+def test_a_decision_on_ones_own_case_is_refused_like_a_stale_page_and_the_reason_given_back(
+    client, tenant, reviewer, htmx
+):
+    """A stale page or a direct POST: a domain refusal (409, or a 200 row htmx swaps in)
+    that says why and gives the typed reason back, not the role refusal's 403 page."""
+    item = approval_item(tenant, reviewer)
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    for data in (
+        {"decision": "approve", "reason": "Looks <b>routine</b>", **shown(item)},
+        {"decision": "approve", "reason": "", **shown(item)},  # the rule, not the form
+    ):
+        refused = client_for(client, reviewer).post(decide_url(item), data, **headers)
+        page = refused.content.decode()
+        assert refused.status_code == (200 if htmx else 409)
+        assert "You opened this case, so another reviewer must decide on it (four-eyes rule)." in (
+            page
+        )
+        assert "Nothing was recorded." in page and "not part of what" not in page
+        assert 'name="reason"' not in page
+    assert "Not saved. What you wrote, to copy:" not in page  # nothing was typed the 2nd time
+    refused = client.post(
+        decide_url(item), {"decision": "deny", "reason": "Looks <b>routine</b>"}, **headers
+    )
+    page = refused.content.decode()
+    assert "Not saved. What you wrote, to copy:" in page
+    assert "Looks &lt;b&gt;routine&lt;/b&gt;" in page
+    if htmx:
+        assert page.lstrip().startswith(f'<tr id="review-item-{item.pk}"')
+    assert not HumanDecision.objects.exists()
+    item.refresh_from_db()
+    assert item.status == ReviewItem.Status.OPEN
 
 
 def test_the_post_needs_a_csrf_token(tenant, analyst, reviewer):
@@ -906,3 +939,188 @@ def test_a_packet_citing_a_source_that_instructs_the_agent_is_read_before_sign_o
     assert "Example Blog: text written as instructions to an AI agent." in page
     assert f'action="{reverse("reviews-decide", args=[item.pk])}" hx-post' not in page
     assert f'href="{reverse("reviews-item", args=[item.pk])}">Review the packet' in page
+
+
+def test_ready_lists_only_what_this_reviewer_can_decide_now(
+    client, tenant, analyst, reviewer, second_reviewer
+):
+    """Not a case they opened (four-eyes), not an item someone else holds; their own claim
+    and a lapsed one are theirs to decide. Read in the query: no query per row."""
+    first = approval_item(tenant, analyst)
+    own = approval_item(tenant, reviewer)
+    mine, theirs, lapsed = copies_of(first, 3)
+    now = timezone.now()
+    ReviewItem.objects.filter(pk=mine.pk).update(
+        claimed_by=reviewer, claim_expires_at=now + timedelta(minutes=10)
+    )
+    ReviewItem.objects.filter(pk=theirs.pk).update(
+        claimed_by=second_reviewer, claim_expires_at=now + timedelta(minutes=10)
+    )
+    ReviewItem.objects.filter(pk=lapsed.pk).update(
+        claimed_by=second_reviewer, claim_expires_at=now - timedelta(seconds=1)
+    )
+    url = reverse("reviews-queue")
+    client_for(client, reviewer)
+    everything = [first.pk, own.pk, mine.pk, theirs.pk, lapsed.pk]
+    assert shown_ids(client.get(url).content.decode()) == everything
+    ready = client.get(url, {"ready": "ready"}).content.decode()
+    assert shown_ids(ready) == [first.pk, mine.pk, lapsed.pk]
+    assert "3 open items matching the filters" in ready
+    assert "four-eyes rule" not in ready and "Claimed by <strong>" not in ready
+    client_for(client, second_reviewer)
+    ready = client.get(url, {"ready": "ready"}).content.decode()
+    assert shown_ids(ready) == [first.pk, own.pk, theirs.pk, lapsed.pk]
+
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as four_rows:
+        client.get(url, {"ready": "ready"})
+    copies_of(lapsed, 6)  # six more, nobody's claim copied
+    with CaptureQueriesContext(connection) as ten_rows:
+        page = client.get(url, {"ready": "ready"}).content.decode()
+    assert len(shown_ids(page)) == 10
+    assert len(ten_rows) == len(four_rows)
+
+
+def test_a_withdrawn_signoff_says_so_and_leads_to_the_item_that_replaced_it(
+    client, tenant, analyst, reviewer
+):
+    run = paused_run(tenant, analyst, CONFLICT_SUBJECT)
+    signoff = open_item(run, ReviewItem.Kind.SIGNOFF)
+    escalation = open_item(run, ReviewItem.Kind.ESCALATION)
+    client_for(client, reviewer)
+    client.post(
+        reverse("reviews-resolve", args=[escalation.pk]),
+        {
+            "conflict_id": escalation.payload["conflicts"][0]["conflict_id"],
+            "choice": "__unresolvable__",
+            "note": "Registry filing is pending.",
+        },
+    )
+    advance(escalation)
+    again = open_item(run, ReviewItem.Kind.SIGNOFF)
+    signoff.refresh_from_db()
+    assert signoff.status == ReviewItem.Status.WITHDRAWN
+
+    page = client.get(reverse("reviews-item", args=[signoff.pk])).content.decode()
+    head = page[page.index('class="queue-head"') :]
+    head = head[: head.index("</div>")]
+    assert ">Withdrawn</span>" in head and "Awaiting review" not in head
+    replacement = f'href="{reverse("reviews-item", args=[again.pk])}"'
+    assert f"{replacement}>Replaced by packet sign-off #{again.pk}</a>" in head
+    assert "Withdrawn: the run no longer waits for this item." in page
+    assert f"The run now waits on <a {replacement}>packet sign-off #{again.pk}</a>" in page
+    # The decisions on the run, as a reviewer reads them: no internal state version.
+    assert "Marked unresolvable" in page and "state v" not in page
+
+    current = client.get(reverse("reviews-item", args=[again.pk])).content.decode()
+    head = current[current.index('class="queue-head"') :]
+    assert ">Awaiting review</span>" in head[: head.index("</div>")]
+    assert "Replaced by" not in current
+
+
+def test_a_signoff_withdrawn_by_a_cancel_leads_to_the_cases_newer_run(
+    client, tenant, analyst, reviewer
+):
+    from runs.actions import do_request_cancel, do_start_run
+    from runs.execution import run_inline
+
+    old = signoff_item(tenant, analyst)
+    do_request_cancel(old.run, analyst)
+    newer = run_inline(do_start_run(old.case, analyst, wake=False, driven_here=True))
+    new = open_item(newer, ReviewItem.Kind.SIGNOFF)
+    page = client_for(client, reviewer).get(reverse("reviews-item", args=[old.pk]))
+    html = page.content.decode()
+    assert "Withdrawn: the run was cancelled." in html
+    assert (
+        f"The case's newer run {newer.pk} waits on "
+        f'<a href="{reverse("reviews-item", args=[new.pk])}">packet sign-off #{new.pk}</a>'
+    ) in html
+
+
+def test_a_queue_page_of_one_row_names_the_row_not_a_range(client, tenant, analyst, reviewer):
+    first = approval_item(tenant, analyst)
+    copies_of(first, 50)
+    client_for(client, reviewer)
+    html = client.get(reverse("reviews-queue")).content.decode()
+    assert "1–50 of 51" in html
+    last = client.get(f"{reverse('reviews-queue')}?{link(html, 'next')}").content.decode()
+    assert len(shown_ids(last)) == 1
+    assert '<span class="muted">51 of 51</span>' in last and "51–51" not in last
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["page", "queue row"])
+def test_releasing_an_item_nobody_holds_says_it_was_not_claimed(
+    client, tenant, analyst, reviewer, second_reviewer, htmx
+):
+    item = approval_item(tenant, analyst)
+    client_for(client, reviewer)
+    release = reverse("reviews-release", args=[item.pk])
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+
+    page = client.post(release, follow=not htmx, **headers).content.decode()
+    assert "This item was not claimed, so there was nothing to release." in page
+    assert "Released" not in page
+
+    lapsed = timezone.now() - timedelta(seconds=1)
+    ReviewItem.objects.filter(pk=item.pk).update(
+        claimed_by=second_reviewer, claim_expires_at=lapsed
+    )
+    page = client.post(release, follow=not htmx, **headers).content.decode()
+    assert (
+        "This item was not claimed (Reviewer2&#x27;s claim had expired), so there was nothing "
+        "to release."
+    ) in page
+    assert "Released" not in page
+    item.refresh_from_db()
+    assert (item.claimed_by, item.claim_expires_at) == (second_reviewer, lapsed)
+
+
+def test_the_keyboard_help_says_which_packets_are_not_decided_from_their_row(client, reviewer):
+    """Every reason ItemView.signs_off_in_the_queue gives for opening a packet first."""
+    html = client_for(client, reviewer).get(reverse("reviews-queue")).content.decode()
+    keys_help = html[html.index('id="keys-help"') :]
+    assert "sanctions hits is signed off on its own page" not in keys_help
+    assert (
+        "A packet with anything to check first (a screening match, a high risk rating, an open "
+        "conflict, a source written as instructions to an AI agent, a document the run never "
+        "read) is not decided from its row: its row says why, and <kbd>o</kbd> opens it."
+    ) in keys_help
+
+
+def test_a_signoffs_unresolved_conflict_shows_a_value_two_sources_give_once(
+    client, tenant, analyst, reviewer
+):
+    signoff = open_item(paused_run(tenant, analyst, CONFLICT_SUBJECT), ReviewItem.Kind.SIGNOFF)
+    (conflict,) = signoff.payload["packet"]["unresolved_conflicts"]
+    registry, article = conflict["values"]
+    conflict["values"].append(
+        {**registry, "source_id": "document:7", "source_label": "Uploaded: board-minutes.pdf"}
+    )
+    signoff.save(update_fields=["payload"])
+    page = client_for(client, reviewer).get(reverse("reviews-item", args=[signoff.pk]))
+    html = page.content.decode()
+    listed = html[html.index("<h3>Unresolved conflicts</h3>") :]
+    listed = listed[: listed.index("</ul>")]
+    assert (
+        f"“{registry['value']}” (given by 2 sources: Company registry (GB), Uploaded: "
+        f"board-minutes.pdf) vs “{article['value']}” (Example Business News)"
+    ) in listed
+    assert listed.count(registry["value"]) == 1
+
+
+def test_a_sign_off_on_ones_own_case_is_refused_for_the_rule_not_for_unmarked_matches(
+    client, tenant, reviewer
+):
+    from tests.review_runs import sanctioned_signoff_item
+
+    item = sanctioned_signoff_item(tenant, reviewer)
+    refused = client_for(client, reviewer).post(
+        decide_url(item), {"decision": "approve", "reason": "Exit the relationship"}
+    )
+    page = refused.content.decode()
+    assert refused.status_code == 409
+    assert "another reviewer must decide on it (four-eyes rule). Nothing was recorded." in page
+    assert "screening match" not in page.split('decision-panel">')[1].split("</section>")[0]
+    assert "Exit the relationship" in page
+    assert not HumanDecision.objects.exists()

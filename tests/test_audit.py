@@ -147,6 +147,15 @@ def test_the_audit_cannot_be_edited(client, reviewer, history):
             ["Budget added: +5 iterations, +$0.50"],
         ),
         (
+            # Recorded before extensions were stored fixed-point: "1e1" typed in the form.
+            {"extra_iterations": 0, "extra_tokens": 0, "extra_cost_usd": "1E+1"},
+            ["Budget added: +$10.00"],
+        ),
+        (
+            {"extra_tokens": 20000, "extra_cost_usd": "0.5", "extra_seconds": 120.0},
+            ["Budget added: +20,000 tokens, +$0.50, +120 s"],
+        ),
+        (
             {"conflict_id": "cf-1", "value": "Helen Carter, Viktor Petrenko", "note": "Board"},
             ["Value that stands: “Helen Carter, Viktor Petrenko”"],
         ),
@@ -174,6 +183,25 @@ def test_the_audit_cannot_be_edited(client, reviewer, history):
 )
 def test_a_decisions_details_read_as_words_not_as_its_payload(payload, details):
     assert decision_details(payload) == details
+
+
+def test_a_budget_typed_in_exponent_notation_reads_as_dollars_and_cents(
+    client, tenant, analyst, reviewer
+):
+    from tests.review_runs import budget_item
+
+    item = budget_item(tenant, analyst)
+    client_for(client, reviewer).post(
+        reverse("reviews-extend", args=[item.pk]),
+        {"extra_cost_usd": "1e1", "reason": "One more search"},
+    )
+    decision = HumanDecision.objects.get(review_item=item)
+    assert decision.payload["extra_cost_usd"] == "10"
+    page = client.get(reverse("reviews-audit")).content.decode()
+    assert "<div>Budget added: +$10.00</div>" in page and "E+1" not in page
+    csv_file = client.get(reverse("reviews-audit-csv"))
+    text = b"".join(csv_file.streaming_content).decode()
+    assert ",Budget added: +$10.00," in text and "E+1" not in text
 
 
 def _corrected_and_marked(client, tenant, analyst, outsider):

@@ -278,3 +278,16 @@ def test_an_answer_counts_the_questions_left_of_the_cases_one_opened(
     assert 'hx-swap-oob="true">0 open questions from the agent matching the filter' in (
         response.content.decode()
     )
+
+
+@pytest.mark.parametrize("typed", ["{}", "case {}", "Case {}", "#{}", "Case #{}"])
+def test_a_question_is_found_by_its_case_number_as_the_rows_write_it(
+    client, tenant, analyst, colleague, typed
+):
+    question_item(tenant, analyst)
+    theirs = question_item(tenant, colleague)
+    client_for(client, analyst)
+    url = reverse("reviews-clarifications")
+    html = client.get(url, {"q": typed.format(theirs.case_id)}).content.decode()
+    assert shown_ids(html) == [theirs.pk]
+    assert shown_ids(client.get(url, {"q": "case 9999"}).content.decode()) == []

@@ -286,8 +286,19 @@ def test_a_reviewer_cannot_decide_an_escalation_on_their_own_case(client, tenant
         ),
         ("reviews-extend", {"extra_iterations": "2", "reason": "Keep looking"}),
         ("reviews-close", {"decision": "Decline onboarding"}),
+        ("reviews-close", {"decision": ""}),  # the rule is the news, not the empty form
     ]:
-        assert client.post(url(name, item), data).status_code == 403
+        refused = client.post(url(name, item), data)
+        page = refused.content.decode()
+        # A domain refusal on the escalation's page, not the role refusal's 403 page.
+        assert refused.status_code == 409, name
+        assert "another reviewer must decide on it (four-eyes rule). Nothing was recorded." in (
+            page
+        )
+        assert "not part of what" not in page
+        typed = next(iter(v for k, v in data.items() if k in ("note", "reason", "decision")))
+        if typed:
+            assert "Not saved. What you wrote, to copy:" in page and typed in page, name
     assert not HumanDecision.objects.exists()
 
 

@@ -124,6 +124,11 @@ class ItemView:
         return documents_not_given([self.item]).get(self.item.pk, [])
 
     @property
+    def four_eyes_refused(self) -> bool:
+        """The refusal is the four-eyes rule's, which then stands in for its notice."""
+        return self.error.startswith(FOUR_EYES_MESSAGE)
+
+    @property
     def hits_error(self) -> bool:
         """The refusal says some hits are not marked yet (not that the reason is missing)."""
         return self.error.startswith(DISPOSE_OF_EVERY_HIT)
@@ -177,6 +182,16 @@ class ItemView:
         """What the person typed for a refused decision when no form is shown to hold it
         (someone else decided or holds the item): given back to copy, never lost."""
         return "" if self.can_decide else self.reason
+
+
+def by_value(sources: list[dict]) -> list[dict]:
+    """A conflict's sources grouped by the value they give: one competing value each, with
+    every source that gives it, in the order first seen."""
+    values: dict[str, dict] = {}
+    for source in sources:
+        values.setdefault(source["value"], {"value": source["value"], "sources": []})
+        values[source["value"]]["sources"].append(source)
+    return list(values.values())
 
 
 def matched_name(hit: dict) -> str:

@@ -27,7 +27,14 @@ from reviews.forms import UNRESOLVABLE, CloseCaseForm, ExtendBudgetForm, Resolve
 from reviews.models import HumanDecision, ReviewItem
 from reviews.paging import queue_page
 from reviews.queries import ESCALATION_REASON_LABELS, filter_queue, open_items
-from reviews.views.common import REVIEWERS, HtmxHttpRequest, decisions_by_item, item_for, item_view
+from reviews.views.common import (
+    REVIEWERS,
+    HtmxHttpRequest,
+    by_value,
+    decisions_by_item,
+    item_for,
+    item_view,
+)
 from reviews.views.new_items import notice_context
 from runs.access import require_role, tenant_of
 from runs.evidence_links import anchor, web_link
@@ -135,7 +142,7 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
                 conflict_id=raw["conflict_id"],
                 fact=raw.get("fact", ""),
                 entity_id=raw.get("entity_id", ""),
-                values=_by_value(sources),
+                values=by_value(sources),
                 status=current.status if current else raw.get("status", "open"),
                 settled_by=decisions.get(raw["conflict_id"]),
                 resolution=current.resolution.model_dump()
@@ -144,15 +151,6 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
             )
         )
     return views
-
-
-def _by_value(sources: list[dict]) -> list[dict]:
-    """One competing value each, with every source that gives it, in the order first seen."""
-    values: dict[str, dict] = {}
-    for source in sources:
-        values.setdefault(source["value"], {"value": source["value"], "sources": []})
-        values[source["value"]]["sources"].append(source)
-    return list(values.values())
 
 
 def _source_of(item: EvidenceItem | None) -> dict:

@@ -18,6 +18,7 @@ from reviews.actions import (
     do_claim_item,
     do_decide,
     do_release_claim,
+    refusal_for,
     settled_conflict_ids,
 )
 from reviews.forms import DecisionForm
@@ -30,10 +31,12 @@ from reviews.queries import (
     documents_not_given,
     filter_queue,
     open_items,
+    replacement_of,
 )
 from reviews.views.common import (
     REVIEWERS,
     HtmxHttpRequest,
+    by_value,
     decisions_by_item,
     item_for,
     item_view,
@@ -115,6 +118,7 @@ def _item_page(
 ):
     view = item_view(item, request.user, error=error, reason=reason, typed=typed or {})
     history = item.run.decisions.select_related("actor").order_by("created_at", "id")
+    replacement = replacement_of(item) if item.status == ReviewItem.Status.WITHDRAWN else None
     context = {
         "row": view,
         "item": item,
@@ -125,10 +129,20 @@ def _item_page(
         "findings": _cited_findings(item),
         "review_rounds": review_rounds(item.payload.get("packet") or {}),
         "documents_not_given": view.documents_not_read,
+        "conflicts": _unresolved_conflicts(item),
+        "replacement": replacement,
+        "replacement_url": page_of(replacement) if replacement else "",
     }
     if item.kind == ReviewItem.Kind.SIGNOFF:
         context["changes"] = changes_since_last_signoff(item.run)
     return render(request, "reviews/item.html", context, status=status)
+
+
+def _unresolved_conflicts(item: ReviewItem) -> list[dict]:
+    """The packet's unresolved conflicts, each competing value once with the sources that
+    give it, as the escalation page shows them."""
+    conflicts = (item.payload.get("packet") or {}).get("unresolved_conflicts") or []
+    return [{**c, "values": by_value(c.get("values") or [])} for c in conflicts]
 
 
 def _cited_findings(item: ReviewItem) -> list[dict]:
@@ -285,6 +299,10 @@ def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     reason = request.POST.get("reason", "")
     refused = partial(_after, request, item, reason=reason, typed=request.POST)
     if not form.is_valid():
+        # From a stale page or one this person may not decide on: that is the news (409),
+        # not the form.
+        if (stale := refusal_for(item, request.user)) is not None:
+            return refused(error=stale.messages[0], status=409)
         error = " ".join(message for errors in form.errors.values() for message in errors)
         return refused(error=error, status=400)
     try:
