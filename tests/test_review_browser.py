@@ -205,6 +205,23 @@ def test_approving_by_keyboard_a_packet_decided_on_its_page_says_so(
     page.wait_for_url(f"**/reviews/items/{item.pk}/")
 
 
+def test_approving_by_keyboard_an_item_on_their_own_case_says_why_not(
+    page, live_server, tenant, reviewer
+):
+    item = off_the_browser_loop(approval_item, tenant, reviewer)
+    login_in_browser(page, live_server.url, reviewer.username)
+    page.goto(f"{live_server.url}/reviews/")
+    page.keyboard.press("j")
+    assert page.locator("tr.selected").get_attribute("data-item") == str(item.pk)
+    page.keyboard.press("a")
+    status = page.locator("#keys-status")
+    status.wait_for()
+    assert status.inner_text() == (
+        "You opened this case: another reviewer must decide (four-eyes rule)."
+    )
+    assert not HumanDecision.objects.exists()
+
+
 def test_an_analyst_answers_from_the_questions_queue(page, live_server, tenant, analyst):
     item = off_the_browser_loop(question_item, tenant, analyst)
     login_in_browser(page, live_server.url, analyst.username)

@@ -82,8 +82,10 @@
     if (!row) return;
     const form = row.querySelector("form[data-decide-form]");
     if (!form) {
-      // A packet with sanctions hits or open conflicts is decided on its own page.
-      say("This item is decided on its own page: press o to open it.");
+      // Not this reviewer's to decide (their own case, someone else's claim), or decided
+      // on its own page (a packet to read first: matches to mark, conflicts, high risk).
+      const notYours = row.querySelector("[data-not-yours]");
+      say(notYours ? notYours.dataset.notYours : "This item is decided on its own page: press o to open it.");
       row.classList.add("needs-open");
       setTimeout(() => row.classList.remove("needs-open"), 1500);
       return;
