@@ -337,12 +337,16 @@ def screening_matches_of(item: ReviewItem) -> list[dict]:
 
 
 def _marks(
-    item: ReviewItem, hit_dispositions: dict[str, str] | None, hit_notes: dict[str, str] | None
+    item: ReviewItem,
+    hit_dispositions: dict[str, str] | None,
+    hit_notes: dict[str, str] | None,
+    *,
+    every: bool = True,
 ) -> dict:
     """The payload's marks: `hit_dispositions`, refused unless it covers every screening
-    match of the item, and the notes on them if the reviewer wrote any, refused when one is
-    too long. The run refuses a mark or note on anything else; refused here, nothing is
-    recorded."""
+    match of the item (with `every`: a packet sent back keeps what the reviewer marked so
+    far), and the notes on them if the reviewer wrote any, refused when one is too long.
+    The run refuses a mark or note on anything else; refused here, nothing is recorded."""
     hit_dispositions = hit_dispositions or {}
     notes = {key: note.strip() for key, note in (hit_notes or {}).items() if note.strip()}
     hits = screening_matches_of(item)
@@ -353,7 +357,7 @@ def _marks(
             "mark the matches it lists."
         )
     missing = [hit["claim"] for hit in hits if hit["evidence_id"] not in hit_dispositions]
-    if missing:
+    if missing and every:
         raise ReviewError(f"{DISPOSE_OF_EVERY_HIT} ({len(missing)} of {len(hits)} not marked yet).")
     if too_long := [key for key, note in notes.items() if len(note) > MAX_HIT_NOTE_CHARS]:
         raise ReviewError(
@@ -382,6 +386,9 @@ def do_sign_off(
     if approve:
         payload |= _marks(item, hit_dispositions, hit_notes)
         payload |= _rating_set(item, risk_rating, payload["hit_dispositions"])
+    elif marks := _marks(item, hit_dispositions, hit_notes, every=False):
+        # Kept for the audit, and shown beside the same matches when the packet returns.
+        payload |= {key: value for key, value in marks.items() if value}
     return _record(
         item,
         user,

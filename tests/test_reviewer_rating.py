@@ -254,3 +254,49 @@ def test_an_earlier_mark_ends_its_sentence_once(note, sentence):
     row = {"hits": [hit], "hits_to_mark": [hit]}
     page = render_to_string("reviews/_hit_dispositions.html", {"row": row})
     assert sentence in page
+
+
+def test_marks_made_sending_a_packet_back_are_kept_and_shown_when_it_returns(
+    client, analyst, reviewer, harrow_bay
+):
+    """Sending back is not signing off, so nothing needs marking; what was marked is kept
+    in the audit and shown beside the same match on the packet that comes back."""
+    (match,) = screening_matches_of(harrow_bay)
+    client_for(client, reviewer).post(
+        reverse("reviews-decide", args=[harrow_bay.pk]),
+        {
+            "decision": "deny",
+            "reason": "Check the director's date of birth.",
+            f"hit-{match['evidence_id']}": "false_positive",
+            f"note-hit-{match['evidence_id']}": "Born 1958; the director is 41.",
+        },
+    )
+    decision = HumanDecision.objects.get(review_item=harrow_bay)
+    assert decision.kind == HumanDecision.Kind.REJECT_PACKET
+    assert decision.payload["hit_dispositions"] == {match["evidence_id"]: "false_positive"}
+    assert decision.payload["hit_notes"] == {match["evidence_id"]: "Born 1958; the director is 41."}
+
+    run = advance(harrow_bay)
+    question = open_item(run, ReviewItem.Kind.CLARIFICATION)
+    client_for(client, analyst).post(
+        reverse("runs-run-answer", args=[run.pk]),
+        {"question_item": str(question.pk), "answer_text": "The registry gives 1958."},
+    )
+    returned = open_item(advance(question), ReviewItem.Kind.SIGNOFF)
+    page = client_for(client, reviewer).get(reverse("reviews-item", args=[returned.pk]))
+    html = page.content.decode()
+    assert (
+        f'Marked a false positive by Reviewer sending back the packet of <a href="/runs/'
+        f'{run.pk}/packet/">run {run.pk}</a>'
+    ) in html
+    assert "“Born 1958; the director is 41.” Weigh it again" in html
+    assert 'value="false_positive" checked' not in html  # still theirs to mark
+
+
+def test_marks_sent_back_are_refused_on_anything_but_the_runs_matches(client, reviewer, harrow_bay):
+    response = client_for(client, reviewer).post(
+        reverse("reviews-decide", args=[harrow_bay.pk]),
+        {"decision": "deny", "reason": "Check it again.", "hit-ev-nothing": "false_positive"},
+    )
+    assert response.status_code == 409
+    assert not HumanDecision.objects.exists()
