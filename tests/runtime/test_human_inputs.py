@@ -171,6 +171,8 @@ def test_a_packet_sent_back_goes_to_the_analyst_and_returns_with_their_reply(
     assert (state.status, state.termination_reason) == ("waiting_for_input", "waiting_for_input")
     assert state.user_status == SENT_BACK_USER_STATUS
     assert "“Check the 2023 accounts.”" in state.pending_question.question
+    # A reply cannot change the subject: the question says where that is done.
+    assert "use 'Correct the subject' on the case page" in state.pending_question.question
 
     state = answered(
         runtime,

@@ -238,7 +238,9 @@ def _sent_back_question(reason: str, iterations_left: int) -> str:
         f"A reviewer sent the packet back ({said}). The playbook has run every check it has "
         "for this case and cannot act on a written request. If the reviewer asked for a "
         "document, attach it to the case first; then reply here for the reviewer. The "
-        "packet goes back to them with your reply."
+        "packet goes back to them with your reply. If the subject itself is wrong (another "
+        "entity, name or country), use 'Correct the subject' on the case page instead: it "
+        "cancels this run and researches the corrected subject afresh."
     )
     if iterations_left == 1:
         question += (
