@@ -825,21 +825,25 @@ def test_a_queue_page_after_a_cursor_naming_nothing_starts_at_the_oldest(
     assert 'href="?kind=approval">Back to the first page' in past_the_end.content.decode()
 
 
+def claimed_copies(item, reviewer, other_reviewer):
+    """Three copies of `item`: held by `reviewer`, held by `other_reviewer`, and held by
+    `other_reviewer` on a claim that has lapsed."""
+    mine, theirs, lapsed = copies_of(item, 3)
+    now = timezone.now()
+    for copy, holder, expires in (
+        (mine, reviewer, now + timedelta(minutes=10)),
+        (theirs, other_reviewer, now + timedelta(minutes=10)),
+        (lapsed, other_reviewer, now - timedelta(seconds=1)),
+    ):
+        ReviewItem.objects.filter(pk=copy.pk).update(claimed_by=holder, claim_expires_at=expires)
+    return mine, theirs, lapsed
+
+
 def test_the_queue_filters_by_who_holds_the_claim(
     client, tenant, analyst, reviewer, second_reviewer
 ):
     first = approval_item(tenant, analyst)
-    mine, theirs, lapsed = copies_of(first, 3)
-    now = timezone.now()
-    ReviewItem.objects.filter(pk=mine.pk).update(
-        claimed_by=reviewer, claim_expires_at=now + timedelta(minutes=10)
-    )
-    ReviewItem.objects.filter(pk=theirs.pk).update(
-        claimed_by=second_reviewer, claim_expires_at=now + timedelta(minutes=10)
-    )
-    ReviewItem.objects.filter(pk=lapsed.pk).update(
-        claimed_by=second_reviewer, claim_expires_at=now - timedelta(seconds=1)
-    )
+    mine, theirs, lapsed = claimed_copies(first, reviewer, second_reviewer)
     client_for(client, reviewer)
     url = reverse("reviews-queue")
     assert shown_ids(client.get(url).content.decode()) == [
@@ -948,17 +952,7 @@ def test_ready_lists_only_what_this_reviewer_can_decide_now(
     and a lapsed one are theirs to decide. Read in the query: no query per row."""
     first = approval_item(tenant, analyst)
     own = approval_item(tenant, reviewer)
-    mine, theirs, lapsed = copies_of(first, 3)
-    now = timezone.now()
-    ReviewItem.objects.filter(pk=mine.pk).update(
-        claimed_by=reviewer, claim_expires_at=now + timedelta(minutes=10)
-    )
-    ReviewItem.objects.filter(pk=theirs.pk).update(
-        claimed_by=second_reviewer, claim_expires_at=now + timedelta(minutes=10)
-    )
-    ReviewItem.objects.filter(pk=lapsed.pk).update(
-        claimed_by=second_reviewer, claim_expires_at=now - timedelta(seconds=1)
-    )
+    mine, theirs, lapsed = claimed_copies(first, reviewer, second_reviewer)
     url = reverse("reviews-queue")
     client_for(client, reviewer)
     everything = [first.pk, own.pk, mine.pk, theirs.pk, lapsed.pk]
