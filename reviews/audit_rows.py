@@ -19,7 +19,7 @@ from reviews.models import HumanDecision
 from runs.case_corrections import changes_of
 from runs.execution import RUNTIME_INPUT_KIND
 from runs.models import CaseEdit, Document, Run, Tenant
-from runs.numbers import whole_number
+from runs.search_text import case_number
 from runs.views.run_filters import within_days
 
 CORRECTED_SUBJECT = "correct_subject"
@@ -191,7 +191,7 @@ def _filtered(rows: QuerySet, filters: AuditFilters) -> QuerySet:
         condition = Q(entry_case_name__icontains=filters.case) | Q(
             entry_subject__icontains=filters.case
         )
-        if (number := whole_number(filters.case)) is not None:
+        if (number := case_number(filters.case)) is not None:
             condition |= Q(entry_case_id=number)
         rows = rows.filter(condition)
     if filters.actor:

@@ -85,9 +85,10 @@ def test_the_audit_shows_whether_the_run_applied_a_decision(client, reviewer, hi
 def test_the_audit_filters_by_case_and_actor(client, reviewer, second_reviewer, history):
     client_for(client, reviewer)
     conflict_case = history["conflict"].case
-    by_case = client.get(reverse("reviews-audit"), {"case": str(conflict_case.pk)})
-    assert "1 human decision" in by_case.content.decode()
-    assert "Newer source" in by_case.content.decode()
+    for said in (str(conflict_case.pk), f"Case {conflict_case.pk}", f"#{conflict_case.pk}"):
+        by_case = client.get(reverse("reviews-audit"), {"case": said})
+        assert "1 human decision" in by_case.content.decode()
+        assert "Newer source" in by_case.content.decode()
     by_actor = client.get(reverse("reviews-audit"), {"actor": second_reviewer.username})
     html = by_actor.content.decode()
     assert "2 human decisions" in html and "Clean" in html and "Routine registry" not in html
