@@ -60,9 +60,9 @@ def decision_details(payload: dict) -> list[str]:
         parts += [f"{cleared} false positive{'s' if cleared != 1 else ''}"] if cleared else []
         details.append("Screening matches: " + ", ".join(parts))
     if notes := payload.get("hit_notes"):
-        details.append(
-            f"Notes on {len(notes)} match{'es' if len(notes) != 1 else ''}, in the packet"
-        )
+        # A packet sent back keeps its notes in the decision only.
+        where = "" if payload.get("approved") is False else ", in the packet"
+        details.append(f"Notes on {len(notes)} match{'es' if len(notes) != 1 else ''}{where}")
     if payload.get("risk_rating"):
         details.append(f"Risk rating set to {payload['risk_rating']}")
     shown = (

@@ -114,3 +114,8 @@ class HumanDecision(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ValidationError("Human decisions are part of the audit trail and cannot be deleted.")
+
+    @property
+    def says_no(self) -> bool:
+        """A denied approval or a packet sent back, shown apart from a yes."""
+        return self.kind in {self.Kind.DENY, self.Kind.REJECT_PACKET}

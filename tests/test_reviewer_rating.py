@@ -291,6 +291,11 @@ def test_marks_made_sending_a_packet_back_are_kept_and_shown_when_it_returns(
     ) in html
     assert "“Born 1958; the director is 41.” Weigh it again" in html
     assert 'value="false_positive" checked' not in html  # still theirs to mark
+    first = client.get(reverse("reviews-item", args=[harrow_bay.pk])).content.decode()
+    assert '<span class="badge badge-failed">Rejected packet</span>' in first
+    audit = client.get(reverse("reviews-audit")).content.decode()
+    assert "Screening matches: 1 false positive" in audit
+    assert "Notes on 1 match" in audit and "in the packet" not in audit
 
 
 def test_marks_sent_back_are_refused_on_anything_but_the_runs_matches(client, reviewer, harrow_bay):
