@@ -21,6 +21,7 @@ from atlas.runtime.scenario import Scenario, parse_scenario
 from atlas.runtime.state import AtlasState
 from reviews.models import HumanDecision
 from runs.leases import (
+    HEADLESS,
     THIS_PROCESS,
     LocalHold,
     hold_here,
@@ -29,6 +30,7 @@ from runs.leases import (
     was_waiting_for_model,
 )
 from runs.models import Run
+from runs.presence import WorkerPresence
 from runs.storage import DjangoDocumentSource, DjangoRunStore
 
 logger = logging.getLogger(__name__)
@@ -208,9 +210,9 @@ class HeldElsewhere(Exception):
     """The run is being driven by a worker or another process: not here too."""
 
 
-def _hold(run: Run) -> None:
+def _hold(run: Run, owner: str = THIS_PROCESS) -> None:
     """Keep workers' sweeps away while this process drives the run itself."""
-    if not hold_here(run.pk):
+    if not hold_here(run.pk, owner):
         owner = Run.objects.filter(pk=run.pk).values_list("lease_owner", flat=True).first()
         raise HeldElsewhere(f"Run {run.pk} is being driven by {owner!r}; it was not driven here.")
 
@@ -235,15 +237,21 @@ def run_headless(run: Run, scenario: Scenario | None, cancel: CancelSignal | Non
     """Like run_inline, but answers questions and approvals from the scenario's human script.
     `cancel` is the caller's (Ctrl+C); a scenario's cancel_on is wired by build_runtime."""
     cancel = cancel or MemoryCancelSignal()
-    _hold(run)
+    # Alive for as long as it drives, as a worker is: should the command die, a cancel ends
+    # the run at once instead of after the hold runs out.
+    presence = WorkerPresence(HEADLESS)
+    presence.keep()
     try:
+        _hold(run, HEADLESS)
         run = Run.objects.select_related("tenant", "case").get(pk=run.pk)
         runtime = runtime_for(run, cancel)
         state = AtlasState.from_json(run.state)
         if state.status == "queued":
             state = runtime.start(state)
-        drive(runtime, state, scenario.human if scenario else None, keep_going=LocalHold(run.pk))
+        keep_going = LocalHold(run.pk, HEADLESS)
+        drive(runtime, state, scenario.human if scenario else None, keep_going=keep_going)
     finally:
-        release_lease(run.pk, THIS_PROCESS)
+        release_lease(run.pk, HEADLESS)
+        presence.withdraw()
     run.refresh_from_db()
     return run

@@ -32,6 +32,9 @@ MAX_WORKER_FAILURES = 5
 
 # The owner of the runs this process drives itself (run_case, tests), not through workers.
 THIS_PROCESS = f"local:{socket.gethostname()}:{os.getpid()}"
+# The owner of a run a headless command (run_case) drives: it shows it is alive as a
+# worker does (runs.presence), so a cancel after the command died ends the run at once.
+HEADLESS = f"headless:{socket.gethostname()}:{os.getpid()}"
 # How long such a hold keeps workers' sweeps away: a run_case that dies leaves the run to
 # the workers after this.
 LOCAL_HOLD_LEASES = 40
@@ -53,10 +56,11 @@ def local_hold_expiry() -> CombinedExpression:
     return lease_expiry(settings.ATLAS_LEASE_SECONDS * LOCAL_HOLD_LEASES)
 
 
-def hold_here(run_id: int) -> bool:
-    """Hold a run for this process unless a worker (or another process) holds it."""
-    held = Run.objects.filter(pk=run_id, lease_owner__in=["", THIS_PROCESS]).update(
-        lease_owner=THIS_PROCESS, lease_expires_at=local_hold_expiry()
+def hold_here(run_id: int, owner: str = THIS_PROCESS) -> bool:
+    """Hold a run for this process (as `owner`) unless a worker (or another process)
+    holds it."""
+    held = Run.objects.filter(pk=run_id, lease_owner__in=["", THIS_PROCESS, owner]).update(
+        lease_owner=owner, lease_expires_at=local_hold_expiry()
     )
     return held == 1
 
@@ -66,14 +70,15 @@ class LocalHold:
     once a lease) so that a headless run longer than the hold is not swept up by a worker.
     Called between steps: False once someone else holds the run, and the driving stops."""
 
-    def __init__(self, run_id: int) -> None:
+    def __init__(self, run_id: int, owner: str = THIS_PROCESS) -> None:
         self.run_id = run_id
+        self.owner = owner
         self.renewed_at = monotonic()
 
     def __call__(self) -> bool:
         if monotonic() - self.renewed_at < settings.ATLAS_LEASE_SECONDS:
             return True
-        if not hold_here(self.run_id):
+        if not hold_here(self.run_id, self.owner):
             return False
         self.renewed_at = monotonic()
         return True

@@ -20,12 +20,14 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections
 
 logger = logging.getLogger(__name__)
 
-# Names of workers that hold a presence lock start with this (runs.worker.worker_name).
+# Names of the holders that hold a presence lock while they drive runs: workers
+# (runs.worker.worker_name) and headless commands (runs.leases.HEADLESS).
 WORKER_PREFIX = "worker:"
+TRACKED_PREFIXES = (WORKER_PREFIX, "headless:")
 
 
 def tracked(owner: str) -> bool:
-    return owner.startswith(WORKER_PREFIX) and connection.vendor == "postgresql"
+    return owner.startswith(TRACKED_PREFIXES) and connection.vendor == "postgresql"
 
 
 def lock_key(owner: str) -> int:

@@ -56,9 +56,10 @@ def test_a_worker_whose_session_the_database_dropped_takes_its_lock_again(presen
     assert worker_is_gone(OWNER) is False
 
 
-def test_only_worker_processes_can_be_gone():
+def test_only_worker_processes_and_headless_commands_can_be_gone():
     for holder in ("local:host-a:4242", "cancel-7-3", "worker-a", ""):
         assert worker_is_gone(holder) is False
+    assert worker_is_gone("headless:host-a:4242") is True  # nobody holds its lock
 
 
 def test_a_run_worker_is_present_from_its_start_to_its_stop():

@@ -33,7 +33,7 @@ from runs.actions import (
 )
 from runs.case_fields import clean_jurisdiction, clean_subject_name
 from runs.execution import HeldElsewhere, run_headless
-from runs.leases import THIS_PROCESS, release_lease
+from runs.leases import HEADLESS, THIS_PROCESS, release_lease
 from runs.management.migrated import require_migrated_database
 from runs.models import Case, Run, Tenant
 from runs.records import run_record
@@ -206,7 +206,8 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             # Not driven here any more: cancelled now, or else a worker would take it up and
             # research on after the operator stopped it.
-            release_lease(run.pk, THIS_PROCESS)
+            for holder in (THIS_PROCESS, HEADLESS):  # created held, then driven
+                release_lease(run.pk, holder)
             run = do_request_cancel(run, run.created_by)
             self.stderr.write(f"Interrupted again: stopped at once, run {run.pk} is {run.status}.")
             raise SystemExit(INTERRUPTED_EXIT_CODE) from None
