@@ -186,7 +186,12 @@ LOGGING = {
     "filters": {"client_errors": {"()": "atlas.log_filters.NoTracebackForClientErrors"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["client_errors"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"daphne": {"level": "WARNING"}, "django.channels.server": {"level": "WARNING"}},
+    "loggers": {
+        # Django's own console handler (DEBUG only) would print each line a second time.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "daphne": {"level": "WARNING"},
+        "django.channels.server": {"level": "WARNING"},
+    },
 }
 
 # --- Atlas ----------------------------------------------------------------

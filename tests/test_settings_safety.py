@@ -115,3 +115,20 @@ def test_a_refused_request_is_logged_in_one_line_and_a_server_error_in_full():
     line_filter = NoTracebackForClientErrors()
     assert line_filter.filter(refused) and refused.exc_info is None
     assert line_filter.filter(broken) and broken.exc_info is exc_info
+
+
+def test_with_debug_on_a_django_log_line_is_printed_once():
+    script = (
+        "import django, logging; django.setup(); "
+        "logging.getLogger('django.request').warning('Conflict: /x/')"
+    )
+    env = {**os.environ, "DEBUG": "1", "DJANGO_SETTINGS_MODULE": "atlas.settings"}
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stderr.count("Conflict: /x/") == 1, result.stderr
