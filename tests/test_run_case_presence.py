@@ -18,7 +18,7 @@ from reviews.models import HumanDecision
 from runs.actions import do_request_cancel
 from runs.models import Run
 from runs.presence import worker_is_gone
-from tests.worker_harness import event_types, wait_for
+from tests.worker_harness import database_url_of_the_tests, event_types, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,15 +40,10 @@ def test_a_cancel_after_run_case_died_mid_tool_ends_the_run_within_a_second(
             }
         )
     )
-    db = connection.settings_dict
-    url = (
-        f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
-        f"{db['PORT'] or 5432}/{db['NAME']}"
-    )
     command = subprocess.Popen(
         [sys.executable, "manage.py", "run_case", "--scenario", str(scenario)],
         cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": url},
+        env={**os.environ, "DATABASE_URL": database_url_of_the_tests()},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

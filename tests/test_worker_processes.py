@@ -20,7 +20,13 @@ from django.db import connection
 from runs.actions import do_request_cancel, do_start_run
 from runs.models import Run, ToolCall, TraceEvent
 from runs.presence import worker_is_gone
-from tests.worker_harness import event_types, scenario, status_of, wait_for
+from tests.worker_harness import (
+    database_url_of_the_tests,
+    event_types,
+    scenario,
+    status_of,
+    wait_for,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,14 +45,9 @@ class WorkerProcesses:
         self.processes: list[subprocess.Popen] = []
 
     def environment(self, lease_seconds: float) -> dict[str, str]:
-        db = connection.settings_dict
-        url = (
-            f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
-            f"{db['PORT'] or 5432}/{db['NAME']}"
-        )
         return {
             **os.environ,
-            "DATABASE_URL": url,
+            "DATABASE_URL": database_url_of_the_tests(),
             "REDIS_URL": settings.REDIS_URL,
             "ATLAS_LEASE_SECONDS": str(lease_seconds),
             "ATLAS_SWEEP_SECONDS": "0.3",

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from asgiref.testing import ApplicationCommunicator
 from django.conf import settings
+from django.db import connection
 
 from atlas.runtime.scenario import parse_scenario
 from runs.models import Run
@@ -84,4 +85,13 @@ def scenario(case, **fields):
             "case": {"subject": case.subject_name, "subject_type": case.subject_type},
             **fields,
         }
+    )
+
+
+def database_url_of_the_tests() -> str:
+    """The test database as a DATABASE_URL, for a process started by a test."""
+    db = connection.settings_dict
+    return (
+        f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
+        f"{db['PORT'] or 5432}/{db['NAME']}"
     )
