@@ -29,6 +29,8 @@ def reconcile_in_flight(
         idempotency_key=in_flight.idempotency_key,
         reasons=in_flight.reasons,
         continues_step=True,
+        attempts_before=record.attempts if record is not None else 0,
+        first_started_at=record.started_at if record is not None else None,
     )
     spec = runtime.registry.get(in_flight.tool_name)
     if record is not None and record.effect_status == "succeeded" and spec is not None:

@@ -284,8 +284,11 @@ class ProposedToolCall(_Model):
     step: int
     # Reuse of a key on crash reconciliation; empty means "derive from run, step, args".
     idempotency_key: str = ""
-    # A call taken over after a crash is run again in the step it began in, not a new one.
+    # A call taken over after a crash is run again in the step it began in, not a new one,
+    # its attempts counted on from those its earlier holder started.
     continues_step: bool = False
+    attempts_before: int = 0
+    first_started_at: datetime | None = None
 
 
 class InFlightToolCall(_Model):

@@ -36,7 +36,8 @@ def run_tool(
         return budget_stop(writer, s, buf, stop)
     args = spec.args_model.model_validate(call.arguments)
     key = call.idempotency_key or idempotency_key(s.run_id, s.step, call.signature)
-    started_at = writer.clock.now()
+    started_at = call.first_started_at or writer.clock.now()
+    first_attempt = call.attempts_before + 1
     s.in_flight = InFlightToolCall(
         idempotency_key=key,
         tool_name=spec.name,
@@ -52,7 +53,7 @@ def run_tool(
         tool=spec.name,
         arguments=call.arguments,
         effect_status="intended",
-        attempts=1,
+        attempts=first_attempt,
         started_at=started_at,
     )
     writer.emit(
@@ -62,7 +63,7 @@ def run_tool(
         tool=spec.name,
         arguments=call.arguments,
         idempotency_key=key,
-        attempt=1,
+        attempt=first_attempt,
     )
     buf.tool_calls.append(record)
     s = writer.commit(s, buf, intent=True)
@@ -77,6 +78,7 @@ def run_tool(
         emit=lambda type_, **data: writer.emit(s, buf, type_, **data),
         max_retries=s.budgets.max_tool_retries,
         deadline_at=s.deadline_at,
+        first_attempt=first_attempt,
     )
     finished_at = writer.clock.now()
     record = record.model_copy(

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
 from runtime_helpers import events_of
 
 from atlas.runtime.memory import MemoryRunStore
-from atlas.runtime.ports import StaleRunVersion, StepCommit
+from atlas.runtime.ports import StaleRunVersion, StepCommit, ToolCallRecord
 from atlas.runtime.state import InFlightToolCall
 from atlas.runtime.tools.registry import ToolRegistry, default_registry
 
@@ -234,3 +235,34 @@ def test_a_call_retried_after_a_crash_continues_the_step_it_began_in(make_runtim
     assert store.find_tool_call("run-z:1:abc").step == 1
     assert state.selected_entity.entity_id == "co-acme-analytics-gb"
     assert recovering.step(state).step == 2  # the next decision is a step of its own
+
+
+def test_a_call_run_again_after_a_crash_counts_on_from_the_attempt_it_began(
+    make_runtime, make_state
+):
+    """The dead worker's attempt happened: the call run again is attempt 2, and the call's
+    record keeps when it first started."""
+    store = MemoryRunStore()
+    runtime = make_runtime(store=store)
+    state = runtime.start(make_state()).model_copy(deep=True)
+    state.step = 1
+    state.in_flight = abandoned_resolve("run-w:1:abc")
+    began = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    store.save_tool_call(
+        ToolCallRecord(
+            idempotency_key="run-w:1:abc",
+            run_id=state.run_id,
+            step=1,
+            tool="resolve_entity",
+            arguments=state.in_flight.arguments,
+            effect_status="intended",
+            attempts=1,
+            started_at=began,
+        )
+    )
+    recovering = make_runtime(store=store)
+    state = recovering.step(recovering.resume_after_crash(state))
+    (started,) = events_of(store, state, "tool_started")
+    assert started.data["attempt"] == 2
+    record = store.find_tool_call("run-w:1:abc")
+    assert (record.effect_status, record.attempts, record.started_at) == ("succeeded", 2, began)

@@ -110,9 +110,12 @@ class ToolGateway:
         emit: Emit,
         max_retries: int,
         deadline_at: datetime | None = None,
+        first_attempt: int = 1,
     ) -> ToolOutcome:
+        """`first_attempt` > 1: the call is run again after its earlier holder died mid-call
+        (its attempts are counted on, its retries anew)."""
         started = time.monotonic()
-        attempt = 1
+        attempt = first_attempt
         while True:
             if self.cancel.is_set():
                 return _cancelled(spec, attempt, started, emit, "Cancelled before the tool ran.")
@@ -144,14 +147,14 @@ class ToolGateway:
                             cost_usd=spec.price_usd,
                             reconciled=True,
                         )
-                backoff = self.backoff_seconds * (2 ** (attempt - 1))
+                backoff = self.backoff_seconds * (2 ** (attempt - first_attempt))
                 out_of_time = error.retryable and (
                     self._seconds_left(deadline_at) - backoff < MIN_CALL_SECONDS
                 )
                 can_retry = (
                     error.retryable
                     and spec.retry_class == "safe_to_retry"
-                    and attempt <= max_retries
+                    and attempt - first_attempt < max_retries
                     and not out_of_time
                 )
                 if can_retry:
