@@ -386,8 +386,10 @@ def do_sign_off(
     if approve:
         payload |= _marks(item, hit_dispositions, hit_notes)
         payload |= _rating_set(item, risk_rating, payload["hit_dispositions"])
-    elif marks := _marks(item, hit_dispositions, hit_notes, every=False):
-        # Kept for the audit, and shown beside the same matches when the packet returns.
+    else:
+        # What was marked so far is kept for the audit, and shown beside the same matches
+        # when the packet returns.
+        marks = _marks(item, hit_dispositions, hit_notes, every=False)
         payload |= {key: value for key, value in marks.items() if value}
     return _record(
         item,

@@ -16,12 +16,13 @@ from typing import Annotated, Any
 
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from atlas.runtime.decisions import RiskRating
 from atlas.runtime.scenario import (
     EVENT_TYPES,
     ScenarioError,
+    StrictModel,
     describe_validation_error,
     read_json,
 )
@@ -42,12 +43,7 @@ def _known_events(values: list[str]) -> list[str]:
     return values
 
 
-class _Strict(BaseModel):
-    # As strict as a scenario: "yes" is not true and "3" is not a number.
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
-class PacketExpectation(_Strict):
+class PacketExpectation(StrictModel):
     present: bool | None = None
     risk_rating: RiskRating | None = None
     has_unresolved_conflict: bool | None = None
@@ -56,7 +52,7 @@ class PacketExpectation(_Strict):
     selected_entity_contains: str | None = None
 
 
-class Expectation(_Strict):
+class Expectation(StrictModel):
     description: str = ""
     status: str | None = None
     reason: str | None = None

@@ -98,12 +98,12 @@ class ScenarioError(ValueError):
     """A scenario file that cannot be used, with a message naming the bad key."""
 
 
-class _Strict(BaseModel):
+class StrictModel(BaseModel):
     # Strict types too: true or "3" where a number belongs is refused, not read as 1 or 3.
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class ScenarioDocument(_Strict):
+class ScenarioDocument(StrictModel):
     path: str
     name: str | None = None
     sensitive: bool = False
@@ -118,7 +118,7 @@ class ScenarioDocument(_Strict):
         return value
 
 
-class ScenarioCase(_Strict):
+class ScenarioCase(StrictModel):
     subject: str = Field(min_length=1)
     subject_type: Literal["company", "person"] = "company"
     jurisdiction: str | None = None
@@ -134,7 +134,7 @@ class ScenarioCase(_Strict):
         return value
 
 
-class ScenarioBudgets(_Strict):
+class ScenarioBudgets(StrictModel):
     max_iterations: IterationBudget | None = None
     max_tokens: TokenBudget | None = None
     # An amount may also be written as a decimal string, as the contract writes it ("1.00").
@@ -147,7 +147,7 @@ class ScenarioBudgets(_Strict):
         return self.model_dump(exclude_none=True)
 
 
-class RawTurn(_Strict):
+class RawTurn(StrictModel):
     raw: str
 
     @field_validator("raw")
@@ -159,14 +159,14 @@ class RawTurn(_Strict):
         return value
 
 
-class TransportErrorTurn(_Strict):
+class TransportErrorTurn(StrictModel):
     transport_error: Literal["timeout", "rate_limited"]
 
 
 ScriptTurn = CallTool | AskHuman | Finish | RawTurn | TransportErrorTurn
 
 
-class ScriptedModelSpec(_Strict):
+class ScriptedModelSpec(StrictModel):
     turns: list[ScriptTurn]
 
     @field_validator("turns", mode="before")
@@ -199,7 +199,7 @@ def parse_turn(turn: Any, index: int = 0) -> ScriptTurn:
         raise ValueError(f"turn {index}: {describe_validation_error(error)}") from error
 
 
-class CancelOn(_Strict):
+class CancelOn(StrictModel):
     event: str
     nth: int = Field(default=1, ge=1)
     # Beyond DESIGN.md's two keys: how long after the event the person presses cancel. At
@@ -225,13 +225,13 @@ def _usable_answer(value: str) -> str:
     return value
 
 
-class HumanScript(_Strict):
+class HumanScript(StrictModel):
     answers: list[Annotated[str, AfterValidator(_usable_answer)]] = Field(default_factory=list)
     approvals: list[Literal["approve", "deny"]] = Field(default_factory=list)
     cancel_on: CancelOn | None = None
 
 
-class Scenario(_Strict):
+class Scenario(StrictModel):
     case: ScenarioCase
     budgets: ScenarioBudgets = Field(default_factory=ScenarioBudgets)
     model: Literal["playbook"] | ScriptedModelSpec = "playbook"
