@@ -87,6 +87,7 @@ class StepView:
     output_tokens: int = 0
     cost_usd: Decimal = field(default_factory=lambda: Decimal("0"))
     duration_ms: int | None = None
+    duration_unknown: bool = False  # its call was cut off with its worker, untimed
     tool_running: bool = False
     tool_ran: bool = False  # a tool call began in this step (not only proposed)
     attempts: int = 0
@@ -297,6 +298,8 @@ def group_steps(run_id: int, events: Iterable[TraceEvent]) -> list[StepView]:
             if data.get("duration_ms") is not None:
                 step.duration_ms = (step.duration_ms or 0) + int(data["duration_ms"])
             step._tone("ok")
+        elif event.type == "tool_failed" and event.duration_ms is None:
+            step.duration_unknown = True
         elif event.type in {"policy_denied", "duplicate_action_blocked"}:
             step.tool = data.get("tool") or step.tool
             step.arguments = data.get("arguments") or step.arguments

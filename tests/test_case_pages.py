@@ -707,6 +707,18 @@ def test_a_step_on_the_case_page_counts_its_failed_model_calls(case):
     assert (step.input_tokens, step.output_tokens) == (200, 40)
 
 
+def test_a_steps_time_reads_unknown_when_its_call_was_cut_off_untimed(client, analyst, case):
+    run = make_run(case)
+    add_events(
+        run,
+        ("model_decision", 1, {"kind": "call_tool", "tool_name": "resolve_entity"}),
+        ("tool_started", 1, {"tool": "resolve_entity", "attempt": 1}),
+        ("tool_failed", 1, {"tool": "resolve_entity", "error_type": "cancelled"}),
+    )
+    html = case_page(client, analyst, case.pk)
+    assert "time unknown</span>" in html and " ms</span>" not in html
+
+
 def test_a_steps_tokens_read_in_thousands_on_the_case_page(client, analyst, case):
     run = make_run(case)
     usage = {"input_tokens": 1200, "output_tokens": 34, "cost_usd": "0.01"}

@@ -172,6 +172,7 @@ def test_cancelling_a_run_whose_holder_died_mid_call_records_the_call(make_runti
     assert state.in_flight is None and calls == {}
     failed = events_of(store, state, "tool_failed")[-1].data
     assert failed["error_type"] == "cancelled" and failed["idempotency_key"] == "run-y:1:abc"
+    assert "duration_ms" not in failed  # its worker died before the call was timed
     assert store.event_types(state.run_id)[-2:] == ["tool_failed", "run_cancelled"]
     record = store.find_tool_call("run-y:1:abc")
     assert (record.effect_status, record.error_type) == ("unknown", "cancelled")

@@ -130,6 +130,7 @@ def test_a_failed_tool_call_is_followed_by_a_new_decision_and_a_successful_call(
     ]
     failed = events_of(store, state, "tool_failed")[0].data
     assert failed["error_type"] == "not_found" and failed["retryable"] is False
+    assert failed["duration_ms"] >= 0  # the call was timed, so its step's time includes it
     assert stored_observations(store, state)[0].error_type == "not_found"
     assert state.status == "awaiting_review"
 

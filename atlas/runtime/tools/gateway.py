@@ -181,6 +181,7 @@ class ToolGateway:
                     continue
                 emit(
                     "tool_failed",
+                    duration_ms=_ms(started),
                     tool=spec.name,
                     error_type=error.error_type,
                     message=error.message,
@@ -256,6 +257,7 @@ def _cancelled(
 ) -> ToolOutcome:
     emit(
         "tool_failed",
+        duration_ms=_ms(started),
         tool=spec.name,
         error_type="cancelled",
         message=message,
