@@ -10,6 +10,8 @@ observations, tool calls and decisions are never edited here: statuses change on
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.auth import get_user_model
@@ -17,6 +19,7 @@ from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.functional import cached_property
 
 from runs.access import has_role, membership_of
 from runs.models import (
@@ -49,6 +52,28 @@ class TenantScopedAdmin(admin.ModelAdmin):
             return queryset.none()
         return queryset.filter(**{self.tenant_path: membership.tenant})
 
+    def get_fields(self, request: HttpRequest, obj=None) -> list:
+        fields = super().get_fields(request, obj)
+        if request.user.is_superuser:
+            return fields
+        return [self._people_unlinked.get(name, name) for name in fields]
+
+    def get_readonly_fields(self, request: HttpRequest, obj=None) -> tuple:
+        fields = tuple(super().get_readonly_fields(request, obj))
+        if request.user.is_superuser:
+            return fields
+        return (*fields, *self._people_unlinked.values())
+
+    @cached_property
+    def _people_unlinked(self) -> dict[str, Callable]:
+        """A read-only foreign key links to its row's admin page, and a tenant admin may not
+        open user accounts: a person is named instead, by field name."""
+        return {
+            field.name: _named_not_linked(field)
+            for field in self.model._meta.fields
+            if field.is_relation and field.related_model is get_user_model()
+        }
+
     def get_list_filter(self, request: HttpRequest):
         filters = super().get_list_filter(request)
         if request.user.is_superuser:
@@ -73,6 +98,15 @@ class TenantScopedAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+
+def _named_not_linked(field) -> Callable:
+    def person(obj):
+        return getattr(obj, field.name)
+
+    person.__name__ = field.name
+    person.short_description = field.verbose_name
+    return person
 
 
 class ReadOnlyAdmin(TenantScopedAdmin):
@@ -197,10 +231,16 @@ class RunAdmin(ListsShownColumns, TenantScopedAdmin):
         "iterations",
         "tokens",
         "cost_usd",
-        "elapsed_seconds",
+        "elapsed",
         "created_at",
     )
-    list_columns = ("case", "case__subject_name", "case__subject_type", *list_display[2:])
+    list_columns = (
+        "case",
+        "case__subject_name",
+        "case__subject_type",
+        "elapsed_seconds",
+        *(name for name in list_display[2:] if name != "elapsed"),
+    )
     list_filter = (
         "status",
         "termination_reason",
@@ -215,7 +255,12 @@ class RunAdmin(ListsShownColumns, TenantScopedAdmin):
     search_fields = ("=id", "subject_name", "case__subject_name", "user_status", "last_error")
     list_select_related = ("case",)
     date_hierarchy = "created_at"
-    exclude = ("state",)
+    exclude = ("state", "elapsed_seconds")
+    readonly_fields = ("elapsed",)
+
+    @admin.display(ordering="elapsed_seconds")
+    def elapsed(self, run: Run) -> str:
+        return f"{run.elapsed_seconds:.1f}s"  # as the trace pages give it
 
 
 @admin.register(TraceEvent)

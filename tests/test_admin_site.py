@@ -300,3 +300,37 @@ def test_run_changelists_read_only_the_columns_they_show(
     row = model.objects.order_by("pk").first()
     url = reverse(f"admin:runs_{model._meta.model_name}_change", args=[row.pk])
     assert client.get(url).status_code == 200
+
+
+def _change_pages(rows) -> list[str]:
+    decision = HumanDecision.objects.get(run=rows)
+    document = Document.objects.get(case=rows.case)
+    return [
+        reverse("admin:runs_case_change", args=[rows.case_id]),
+        reverse("admin:runs_document_change", args=[document.pk]),
+        reverse("admin:runs_documentdownload_change", args=[document.downloads.get().pk]),
+        reverse("admin:reviews_humandecision_change", args=[decision.pk]),
+        reverse("admin:runs_membership_change", args=[Membership.objects.first().pk]),
+    ]
+
+
+def test_a_tenant_admin_sees_people_named_not_linked_to_pages_they_may_not_open(
+    client, admin_user, root, rows, reviewer
+):
+    client.force_login(admin_user)
+    for url in _change_pages(rows):
+        page = client.get(url).content.decode()
+        assert "/admin/auth/user/" not in page, url
+    decision_page = client.get(_change_pages(rows)[3]).content.decode()
+    assert str(reviewer) in decision_page
+    client.force_login(root)  # who may open account pages keeps the link
+    assert "/admin/auth/user/" in client.get(_change_pages(rows)[3]).content.decode()
+
+
+def test_the_admin_gives_a_runs_elapsed_time_as_the_trace_pages_do(client, admin_user, case):
+    run = make_run(case)
+    Run.objects.filter(pk=run.pk).update(elapsed_seconds=12.3456789)
+    client.force_login(admin_user)
+    assert "12.3s" in client.get(changelist(Run)).content.decode()
+    page = client.get(reverse("admin:runs_run_change", args=[run.pk])).content.decode()
+    assert "12.3s" in page and "12.3456789" not in page
