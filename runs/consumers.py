@@ -17,10 +17,13 @@ import asyncio
 import json
 import logging
 from datetime import UTC, datetime
+from importlib import import_module
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.contrib.auth import SESSION_KEY
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -28,7 +31,7 @@ from reviews.models import HumanDecision, ReviewItem
 from runs import fragments
 from runs.access import has_role, membership_of
 from runs.live import run_group
-from runs.models import Run, TraceEvent
+from runs.models import Membership, Run, TraceEvent
 from runs.numbers import whole_number
 
 logger = logging.getLogger(__name__)
@@ -101,6 +104,8 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
     group: str | None = None
     status_shown: tuple | None = None  # what the status and banner last pushed showed
     decision_shown: int | None = None  # the page's newest decision id; None: not known
+    tenant_id: int | None = None  # the viewer's tenant, as of connecting
+    viewer_gone: bool = False  # the viewer may no longer read the run: the socket closes
 
     # Channels sets this to the channel layer's receive for the socket's own channel, and
     # ends the socket (1011, a traceback) the moment it fails. With the layer down, this
@@ -149,7 +154,8 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
             ended = await self._push_new()
             # A finished run has nothing more to say: the page need not come back. Judged
             # from the frame just sent, so a run that ends after it is still caught up.
-            await self.close(code=1000 if ended else CLOSE_LAYER_DOWN)
+            if not self.viewer_gone:
+                await self.close(code=1000 if ended else CLOSE_LAYER_DOWN)
             return
         self.group = run_group(self.run_id)
         await self._push_new()
@@ -181,6 +187,7 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
             return CLOSE_FORBIDDEN
         if not Run.objects.filter(pk=self.run_id, tenant=membership.tenant).exists():
             return CLOSE_NOT_FOUND
+        self.tenant_id = membership.tenant_id
         self.rendered_steps = set(
             TraceEvent.objects.filter(run_id=self.run_id, seq__lte=self.last_sent)
             .values_list("step", flat=True)
@@ -190,15 +197,46 @@ class RunStreamConsumer(AsyncWebsocketConsumer):
 
     async def _push_new(self) -> bool:
         """Send what is new; whether the run had ended as of what was sent."""
+        if self.viewer_gone:
+            return True
         frame, ended = await self._frame()
+        if self.viewer_gone:
+            logger.info(
+                "Live stream of run %s closed: its viewer may no longer read it", self.run_id
+            )
+            await self.close(code=CLOSE_FORBIDDEN)
+            return True
         if frame:
             await self.send(text_data=frame)
         return ended
+
+    def _viewer_may_still_read(self) -> bool:
+        """Whether the person the socket was opened for may still read the run. A socket
+        outlives what ends their access over HTTP (a deactivation, a removal from the
+        tenant, signing out elsewhere), so it is asked again before every frame."""
+        user = self.scope["user"]
+        still_member = Membership.objects.filter(
+            user_id=user.pk, user__is_active=True, tenant_id=self.tenant_id, role__in=READERS
+        ).exists()
+        return still_member and self._session_still_signs_in(user)
+
+    def _session_still_signs_in(self, user) -> bool:
+        """The session the socket was opened with still names the user (signing out
+        deletes it). A socket opened without a session (a test's) has nothing to check."""
+        session = self.scope.get("session")
+        key = getattr(session, "session_key", None) if session is not None else None
+        if not key:
+            return session is None
+        stored = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
+        return stored.get(SESSION_KEY) == str(user.pk)
 
     @database_sync_to_async
     def _frame(self) -> tuple[str | None, bool]:
         run, events = read_frame(self.run_id, self.last_sent)
         if not events:
+            return None, run.is_terminal
+        if not self._viewer_may_still_read():
+            self.viewer_gone = True
             return None, run.is_terminal
         newest = events[-1].seq
         if run.status in Run.ACTIVE_STATUSES:

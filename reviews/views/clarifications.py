@@ -118,8 +118,13 @@ def _after(
     return redirect(reverse("reviews-clarifications"))
 
 
+def _questions_page(request: HtmxHttpRequest, item_id: int) -> str:
+    item_for(request, item_id, KIND)  # another tenant's question is a 404 here too
+    return reverse("reviews-clarifications")
+
+
 @require_role("analyst")
-@post_only(lambda request, item_id: reverse("reviews-clarifications"))
+@post_only(_questions_page)
 def answer(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, KIND)
     form = AnswerForm(request.POST)

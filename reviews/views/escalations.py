@@ -294,7 +294,8 @@ def _why_not_open(
 
 
 def _conflict_address(request: HtmxHttpRequest, item_id: int) -> str:
-    return reverse("reviews-conflict", kwargs={"item_id": item_id})
+    item = item_for(request, item_id, KIND)  # another tenant's escalation is a 404 here too
+    return reverse("reviews-conflict", kwargs={"item_id": item.pk})
 
 
 @require_role(*REVIEWERS)

@@ -363,8 +363,15 @@ def _subject_researched_if_other(run: Run, case: Case) -> dict | None:
     return researched if researched != now else None
 
 
+def _case_page_of(request: HttpRequest, case_id: int) -> str:
+    """Where a GET of a case's action goes: the case's page, looked up as the action looks
+    the case up, so another tenant's case is a 404 here too."""
+    case = get_for_tenant(Case.objects.only("pk"), tenant_of(request), pk=case_id)
+    return reverse("runs-case-detail", kwargs={"case_id": case.pk})
+
+
 @require_role("analyst")
-@post_only(lambda request, case_id: reverse("runs-case-detail", kwargs={"case_id": case_id}))
+@post_only(_case_page_of)
 def case_attach_document(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     case = get_for_tenant(Case.objects.select_related("created_by"), tenant_of(request), pk=case_id)
     form = DocumentForm(request.POST, request.FILES)
@@ -464,7 +471,7 @@ def _warn_of_personal_data(request: HttpRequest, document: Document) -> None:
 
 
 @require_role("analyst")
-@post_only(lambda request, case_id: reverse("runs-case-detail", kwargs={"case_id": case_id}))
+@post_only(_case_page_of)
 def case_rerun(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     tenant = tenant_of(request)
     with transaction.atomic():
