@@ -140,7 +140,13 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -171,12 +177,18 @@ MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 MEDIA_URL = "media/"
 
 SESSION_COOKIE_HTTPONLY = True
+# A working day, and no longer than the browser stays open: a shared machine left signed in
+# overnight is not a way into a tenant's cases.
+SESSION_COOKIE_AGE = env_int("SESSION_HOURS", 10, minimum=1) * 3600
+SESSION_EXPIRE_AT_BROWSER_CLOSE = True
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 if env_bool("BEHIND_TLS_PROXY", False):
     # The proxy speaks HTTPS to browsers and plain HTTP to daphne; it says which in this
     # header (and must overwrite one a client sends).
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # Browsers that have seen the site over HTTPS refuse plain HTTP to it from then on.
+    SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 365 * 24 * 3600)
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 

@@ -5,6 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -132,3 +136,30 @@ def test_with_debug_on_a_django_log_line_is_printed_once():
         timeout=60,
     )
     assert result.stderr.count("Conflict: /x/") == 1, result.stderr
+
+
+def test_behind_a_tls_proxy_browsers_are_told_to_keep_to_https():
+    production = {"DEBUG": "0", "SECRET_KEY": "k" * 50, "BEHIND_TLS_PROXY": "1"}
+    env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG"}}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy"],
+        cwd=ROOT,
+        env={**env, **production},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "security.W004" not in result.stderr  # no Strict-Transport-Security
+
+
+def test_a_session_ends_with_the_browser_and_after_a_working_day(settings):
+    assert settings.SESSION_EXPIRE_AT_BROWSER_CLOSE
+    assert settings.SESSION_COOKIE_AGE <= 12 * 3600
+
+
+def test_common_and_all_digit_passwords_are_refused():
+    for weak in ("password1234", "73948201957362"):
+        with pytest.raises(ValidationError):
+            validate_password(weak)
+    validate_password("lantern-orbit-quarry-41")
