@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -38,6 +39,7 @@ INSTALLED_APPS = [
     "template_partials",
     "runs",
     "reviews",
+    "axes",
     # After runs: runs' `runworker` (Channels' worker plus the run sweep) must win.
     "channels",
 ]
@@ -55,6 +57,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "runs.nav_refresh.RefreshNavAfterHtmxPost",
     "runs.session_ended.HtmxSessionEnded",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "atlas.urls"
@@ -148,6 +151,18 @@ AUTH_PASSWORD_VALIDATORS = [
         "NumericPasswordValidator",
     )
 ]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Password guessing: after this many failures for one username from one address, signing in
+# as that user from there is refused for a quarter of an hour (the admin unlocks sooner).
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "atlas.sign_in.locked_out"
+AXES_VERBOSE = False
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

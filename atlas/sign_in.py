@@ -1,0 +1,13 @@
+"""What someone sees who has failed to sign in too many times (django-axes' lockout)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+
+def locked_out(request: HttpRequest, response: HttpResponse | None, credentials: dict | None):
+    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    context = {"username": (credentials or {}).get("username", ""), "minutes": minutes}
+    return render(request, "registration/locked_out.html", context, status=429)
