@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from axes.helpers import get_client_username
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -9,5 +10,5 @@ from django.shortcuts import render
 
 def locked_out(request: HttpRequest, response: HttpResponse | None, credentials: dict | None):
     minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
-    context = {"username": (credentials or {}).get("username", ""), "minutes": minutes}
+    context = {"username": get_client_username(request, credentials) or "", "minutes": minutes}
     return render(request, "registration/locked_out.html", context, status=429)

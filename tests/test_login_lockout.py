@@ -12,7 +12,8 @@ pytestmark = pytest.mark.django_db
 
 
 def sign_in(client, username: str, password: str):
-    return client.post(reverse("login"), {"username": username, "password": password})
+    form = {"username": username, "password": password, "next": ""}  # as the page posts it
+    return client.post(reverse("login"), form)
 
 
 def test_too_many_wrong_passwords_pause_signing_in_as_that_user(
