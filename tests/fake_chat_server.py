@@ -12,11 +12,12 @@ NO_USAGE = object()
 
 class FakeChatServer:
     """Answers /v1/chat/completions from a queue of (status, body) responses, or (status,
-    body, headers)."""
+    body, headers). A body is a JSON value, or bytes sent as they are."""
 
     def __init__(self) -> None:
         self.responses: list[tuple[int, dict]] = []
         self.requests: list[dict] = []
+        self.paths: list[str] = []  # the path (and query) each request was sent to
         self.headers: list[dict] = []
         self.connections: list[tuple[str, int]] = []  # client address of each request
         self.request_times: list[float] = []  # time.monotonic() as each request came in
@@ -24,6 +25,8 @@ class FakeChatServer:
         self.delay_seconds = 0.0  # before answering, as a slow endpoint would
         self.trickle_seconds = 0.0  # between the bytes of the answer's body
         self.close_each_connection = False  # "Connection: close", as many proxies answer
+        # Send only this many bytes of the body, then close: a connection lost mid-reply.
+        self.cut_body_at: int | None = None
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -35,6 +38,7 @@ class FakeChatServer:
                 length = int(self.headers["Content-Length"])
                 request = json.loads(self.rfile.read(length))
                 server.requests.append(request)
+                server.paths.append(self.path)
                 server.headers.append(dict(self.headers))
                 time.sleep(server.delay_seconds)
                 refusal = _schema_refusal(request)
@@ -46,9 +50,13 @@ class FakeChatServer:
                         server.responses.pop(0) if server.responses else (500, {"error": "empty"})
                     )
                 headers = extra[0] if extra else {}
-                payload = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                payload = body if isinstance(body, bytes) else json.dumps(body).encode()
+                if "Date" in headers:  # the response's own, instead of the server's clock
+                    self.send_response_only(status)
+                else:
+                    self.send_response(status)
+                if "Content-Type" not in headers:
+                    self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 for name, value in headers.items():
                     self.send_header(name, value)
@@ -56,6 +64,9 @@ class FakeChatServer:
                     self.send_header("Connection", "close")
                     self.close_connection = True
                 self.end_headers()
+                if server.cut_body_at is not None:
+                    payload = payload[: server.cut_body_at]
+                    self.close_connection = True
                 try:
                     if server.trickle_seconds:
                         for byte in payload:  # a byte at a time, as a stalling proxy might
