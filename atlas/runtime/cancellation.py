@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from atlas.runtime.memory import MemoryCancelSignal
 from atlas.runtime.ports import CancelSignal
 
@@ -19,14 +21,14 @@ class AnyCancel:
     def wait(self, timeout: float) -> bool:
         if self.external is None:
             return self.local.wait(timeout)
-        # Poll both in small slices; neither can wake the other.
-        remaining = timeout
+        # Poll both in small slices; neither can wake the other. What is left is read off
+        # the clock, so the time each poll takes does not stretch the wait.
+        give_up_at = time.monotonic() + timeout
         while True:
             if self.is_set():
                 return True
+            remaining = give_up_at - time.monotonic()
             if remaining <= 0:
                 return False
-            slice_ = min(0.02, remaining)
-            if self.local.wait(slice_):
+            if self.local.wait(min(0.02, remaining)):
                 return True
-            remaining -= slice_
