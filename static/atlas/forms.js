@@ -121,6 +121,49 @@
   });
   document.addEventListener("htmx:load", function (event) { restore(event.target); });
 
+  // A link that loads more in its own place ("show earlier" steps, the trace's "Load more
+  // steps") is replaced by what it loaded: focus would fall back to <body>, and the next
+  // Tab would start from the top of the page. Where a page's own code has not put focus
+  // somewhere (queues.js does, for its rows), it goes to the first thing loaded, past a
+  // new copy of the same link.
+  var swapFocus = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    var active = document.activeElement;
+    swapFocus = null;
+    if (!target || !active || active === document.body || !target.contains(active)) return;
+    swapFocus = {
+      lost: active,
+      parent: target.parentNode,
+      before: target.previousSibling,
+      after: target.nextSibling,
+    };
+  });
+  function sameKind(element, lost) {
+    var selector = lost.tagName.toLowerCase() +
+      Array.prototype.map.call(lost.classList, function (name) { return "." + CSS.escape(name); }).join("");
+    return element.matches(selector) || Boolean(element.querySelector(selector));
+  }
+  document.addEventListener("htmx:afterSettle", function () {
+    var swapped = swapFocus;
+    swapFocus = null;
+    var active = document.activeElement;
+    if (!swapped || (active && active !== document.body && active.isConnected)) return;
+    if (swapped.lost.isConnected || !swapped.parent.isConnected) return;
+    var node = swapped.before ? swapped.before.nextSibling : swapped.parent.firstChild;
+    var next = null;
+    for (; node && node !== swapped.after; node = node.nextSibling) {
+      if (node.nodeType === Node.ELEMENT_NODE && !node.hidden && !sameKind(node, swapped.lost)) {
+        next = node;
+        break;
+      }
+    }
+    if (!next) return;
+    if (next.matches("details")) next = next.querySelector("summary") || next;
+    if (!next.matches("a[href], button, input, select, textarea, summary, [tabindex]")) next.tabIndex = -1;
+    next.focus();
+  });
+
   // Signing in again gives a new CSRF token: requests and forms of a page loaded before
   // send the one in the cookie, so "sign in in another tab, then send again" works.
   function csrfCookie() {
