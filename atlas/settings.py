@@ -217,6 +217,7 @@ LOGGING = {
         # Django's own console handler (DEBUG only) would print each line a second time.
         "django": {"handlers": [], "level": "INFO", "propagate": True},
         "daphne": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},  # a line per sign-in otherwise; lockouts still show
         "django.channels.server": {"level": "WARNING"},
     },
 }
