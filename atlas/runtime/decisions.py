@@ -256,10 +256,13 @@ def parse_next_action(raw: str | dict[str, Any]) -> CallTool | AskHuman | Finish
     try:
         return NEXT_ACTION_ADAPTER.validate_python(payload)
     except ValidationError as error:
-        summary = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()[:5]
-        )
+        summary = "; ".join(_located(e["loc"], e["msg"]) for e in error.errors()[:5])
         raise InvalidModelOutput("invalid_action", f"Not a valid NextAction: {summary}") from error
+
+
+def _located(location: tuple, message: str) -> str:
+    where = ".".join(str(part) for part in location)
+    return f"{where}: {message}" if where else message
 
 
 @cache

@@ -526,6 +526,12 @@ def _model_failure_sentence(s: AtlasState, reply: ModelReply, message: str) -> s
         detail = detail[0].lower() + detail[1:]
     if reply.transport_error == "adapter_error":  # raised inside the adapter: no endpoint
         return f"The model failed with an error of its own ({detail}); the run stopped."
+    if reply.transport_error == "http_error" and "response_format" in message:
+        return (
+            f"The model endpoint does not take the decision's JSON schema as its response "
+            f"format ({detail}), so the run stopped: use a server or model with structured "
+            "output (json_schema)."
+        )
     if reply.transport_error == "http_error":
         return (
             f"The model endpoint refused the request ({detail}), so the run stopped: check "

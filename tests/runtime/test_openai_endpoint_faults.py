@@ -171,6 +171,20 @@ def test_a_refused_key_ends_the_run_at_once_and_says_so(server, make_runtime, ma
     assert not [o for o in store.observations.get(state.run_id, []) if o.name == "model_output"]
 
 
+def test_an_endpoint_without_structured_output_is_told_apart_from_a_wrong_key(
+    server, make_runtime, make_state
+):
+    unsupported = "response_format json_schema is not supported by this model"
+    server.responses = [(400, {"error": {"message": unsupported}})]
+    runtime = make_runtime(model_for(server))
+    state = runtime.run_until_pause(runtime.start(make_state()))
+    assert (state.status, state.termination_reason) == ("failed", "model_failure")
+    assert "does not take the decision's JSON schema" in state.user_status
+    assert "structured output (json_schema)" in state.user_status
+    assert "key" not in state.user_status
+    assert one_sentence(state.user_status), state.user_status
+
+
 def test_an_endpoint_that_keeps_failing_is_not_called_the_models_fault(
     server, make_runtime, make_state
 ):

@@ -11,7 +11,11 @@ import pytest
 from runtime_helpers import events_of, minimal_pdf, run
 
 from atlas.runtime.context import model_view
-from atlas.runtime.decisions import next_action_json_schema, parse_next_action
+from atlas.runtime.decisions import (
+    InvalidModelOutput,
+    next_action_json_schema,
+    parse_next_action,
+)
 from atlas.runtime.humans import ClarificationAnswer
 from atlas.runtime.memory import MemoryDocumentSource
 from atlas.runtime.ports import StoredDocument
@@ -591,6 +595,12 @@ def test_the_next_action_schema_and_parser():
     assert schema["properties"]["kind"]["enum"] == ["call_tool", "ask_human", "finish"]
     action = parse_next_action('```json\n{"kind": "ask_human", "question": "Which one?"}\n```')
     assert action.kind == "ask_human" and action.blocking is True
+
+
+def test_a_decision_of_no_known_kind_is_refused_in_words_without_an_empty_location():
+    with pytest.raises(InvalidModelOutput) as refused:
+        parse_next_action({"kind": "refusal"})
+    assert refused.value.message.startswith("Not a valid NextAction: Input tag 'refusal'")
 
 
 def test_a_document_about_another_company_is_named_and_rules_out_low_risk(make_runtime, make_state):
