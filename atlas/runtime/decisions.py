@@ -253,6 +253,13 @@ def parse_next_action(raw: str | dict[str, Any]) -> CallTool | AskHuman | Finish
         payload = raw
     if not isinstance(payload, dict):
         raise InvalidModelOutput("invalid_action", "Output must be one JSON object.")
+    if "kind" not in payload and isinstance(payload.get("refusal"), str):
+        # How the OpenAI adapter hands on a reply that declined to answer.
+        raise InvalidModelOutput("invalid_action", f"The model refused: {payload['refusal']}")
+    if "kind" not in payload and payload.get("tool_calls"):
+        raise InvalidModelOutput(
+            "invalid_action", "The model called tools of its own instead of giving a NextAction."
+        )
     try:
         return NEXT_ACTION_ADAPTER.validate_python(payload)
     except ValidationError as error:

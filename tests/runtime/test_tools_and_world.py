@@ -679,3 +679,12 @@ def test_a_document_about_a_same_name_company_is_not_taken_for_the_matched_one(
 def test_a_screening_explains_that_names_read_alike_match(ctx):
     result = screen_sanctions(ScreenSanctionsArgs(name="Igor Joukov"), ctx)
     assert "read alike (Wolkow and Volkov, Joukov and Zhukov) lose 2" in result.explanation
+
+
+def test_a_refusal_or_tool_calls_in_place_of_a_decision_are_named_for_what_they_are():
+    with pytest.raises(InvalidModelOutput) as refused:
+        parse_next_action({"refusal": "I can't help with that."})
+    assert refused.value.message == "The model refused: I can't help with that."
+    with pytest.raises(InvalidModelOutput) as called:
+        parse_next_action({"tool_calls": [{"id": "1"}], "finish_reason": "tool_calls"})
+    assert "called tools of its own" in called.value.message
