@@ -54,7 +54,7 @@ def sniff_content_type(head: bytes) -> str | None:
 def _other_text_encoding(head: bytes) -> str | None:
     """The encoding of text that is not UTF-8, when it plainly is one Atlas could name:
     UTF-16 (what Windows Notepad saves as "Unicode"), or Windows Latin-1."""
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or _is_utf16_without_mark(head):
         return "UTF-16"
     if b"\x00" in head:
         return None
@@ -64,6 +64,18 @@ def _other_text_encoding(head: bytes) -> str | None:
         return None
     printable = sum(1 for c in text if c.isprintable() or c in "\r\n\t")
     return "Windows Latin-1 (cp1252)" if printable >= 0.95 * len(text) else None
+
+
+def _is_utf16_without_mark(head: bytes) -> bool:
+    """Latin text in UTF-16 saved without its byte order mark: every other byte is a zero,
+    which sniffing takes for a binary file. Binary data decodes too, mostly as CJK."""
+    sample = head[: len(head) // 2 * 2]
+    for encoding in ("utf-16-le", "utf-16-be"):
+        text = sample.decode(encoding, errors="replace")
+        latin = sum(1 for c in text if c.isascii() and (c.isprintable() or c in "\r\n\t"))
+        if text and latin >= 0.95 * len(text):
+            return True
+    return False
 
 
 def check_upload(upload: UploadedFile) -> CheckedUpload:
@@ -104,13 +116,14 @@ def check_upload(upload: UploadedFile) -> CheckedUpload:
 
 def _check_all_of_it_is_utf8(upload: UploadedFile) -> None:
     """The first 4 KB decided it is text; the rest must be UTF-8 too, or a name further
-    down ("José Müller" in Latin-1) would be read, and screened, garbled."""
+    down ("José Müller" in Latin-1) would be read, and screened, garbled. And some of it
+    must be more than blank space, as a PDF's pages must hold text."""
     upload.seek(0)
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    offset = 0
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    offset, has_text = 0, False
     try:
         for chunk in upload.chunks():
-            decoder.decode(chunk)
+            has_text = has_text or bool(decoder.decode(chunk).strip())
             offset += len(chunk)
         decoder.decode(b"", final=True)
     except UnicodeDecodeError as error:
@@ -122,6 +135,10 @@ def _check_all_of_it_is_utf8(upload: UploadedFile) -> None:
         ) from None
     finally:
         upload.seek(0)
+    if not has_text:
+        raise ValidationError(
+            f"“{upload.name}” holds only blank space: it has no text to read.", code="no_text"
+        )
 
 
 def display_name(name: str, limit: int) -> str:

@@ -9,7 +9,7 @@ from decimal import Decimal
 from pypdf.errors import LimitReachedError
 
 from atlas.runtime.ports import DocumentUnreadable
-from atlas.runtime.redaction import PERSONAL_DATA
+from atlas.runtime.redaction import personal_data_found
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
 from atlas.runtime.tools.document_directors import (
     directors_in_blocks,
@@ -249,8 +249,8 @@ def search_adverse_media(
 
 # Shorter than this, "registration number 12" is a form's item number, not a company's.
 MIN_NUMBER_LENGTH = 5
+# Fields other than personal data, which is found as redaction finds it.
 _FIELD_PATTERNS = {
-    **{field: pattern for field, (_, pattern) in PERSONAL_DATA.items()},
     # A number may be written in groups ("0881 2345", "SC 123456"): each group after an
     # optional letter prefix holds a digit, so the words after the number are not read.
     "registration_numbers": re.compile(
@@ -278,7 +278,8 @@ def document_text(content: bytes, content_type: str) -> tuple[str, int]:
 
         reader = PdfReader(io.BytesIO(content))
         return "\n".join(page.extract_text() or "" for page in reader.pages), len(reader.pages)
-    return content.decode("utf-8", errors="replace"), 1
+    # "utf-8-sig": a byte order mark (Windows Notepad writes one) is no part of the first line.
+    return content.decode("utf-8-sig", errors="replace"), 1
 
 
 def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> ExtractDocumentResult:
@@ -297,7 +298,9 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             f"{document.name} expands, once decompressed, to more than a document may; it "
             "was not read."
         ) from None
-    fields: dict[str, list[str]] = {}
+    fields = {
+        field: list(dict.fromkeys(values)) for field, values in personal_data_found(text).items()
+    }
     for field_name, pattern in _FIELD_PATTERNS.items():
         values = [m["value"].strip() for m in pattern.finditer(text)]
         if field_name == "directors":
