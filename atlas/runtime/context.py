@@ -144,7 +144,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
                 "source_id": e.source_id,
                 "claim": clipped(redact(e.claim), 300),
                 "signals": e.signals,
-                "source_label": e.source_label,
+                "source_label": redact(e.source_label),
                 "about": e.about,
                 "url": e.url,
             }

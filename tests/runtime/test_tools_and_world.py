@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from runtime_helpers import events_of, minimal_pdf, run
 
-from atlas.runtime.context import model_view
+from atlas.runtime.context import model_view, project_state
 from atlas.runtime.decisions import (
     InvalidModelOutput,
     next_action_json_schema,
@@ -192,6 +192,13 @@ def _researched_with(make_runtime, make_state, text: bytes, name="minutes.txt", 
     documents, _ = _extracted(make_state, name, "text/plain", text, doc_id)
     doc = AttachedDocument(document_id=doc_id, name=name)
     return run(make_runtime(documents=documents), make_state(documents=[doc]))
+
+
+def test_a_documents_name_reaches_the_model_redacted(make_runtime, make_state):
+    text = b"Company: Acme Analytics Ltd\nDirectors: Jane Roe\n"
+    state = _researched_with(make_runtime, make_state, text, "passport K7654321.txt", "doc-p")
+    assert any("K7654321" in e.source_label for e in state.evidence)  # kept in the store
+    assert "K7654321" not in json.dumps(project_state(state), default=str)
 
 
 def test_a_pdf_upload_is_extracted_and_redacted_for_the_model(make_runtime, make_state, store):
