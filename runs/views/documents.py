@@ -67,7 +67,10 @@ def document_file(request: HttpRequest, case_id: int, document_id: int) -> HttpR
 
 
 def _case_page(request: HttpRequest, case_id: int, document_id: int) -> str:
-    return reverse("runs-case-detail", kwargs={"case_id": case_id})
+    """The document's case page, looked up as the action looks it up: another tenant's
+    document is a 404 on a GET too."""
+    document = _document_of(request, case_id, document_id)
+    return reverse("runs-case-detail", kwargs={"case_id": document.case_id})
 
 
 @require_role("analyst")
