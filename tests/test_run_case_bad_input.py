@@ -207,6 +207,17 @@ def test_a_document_flag_adds_to_a_scenarios_documents(db, tmp_path):
     assert sorted(names) == ["extra.txt", "filing.txt"]
 
 
+def test_the_same_document_given_twice_is_refused_as_the_case_page_refuses_it(refused, tmp_path):
+    (tmp_path / "filing.txt").write_text("Director: Jane Roe\n")
+    (tmp_path / "copy.txt").write_text("Director: Jane Roe\n")
+    documents = [{"path": "filing.txt"}, {"path": "filing.txt", "sensitive": True}]
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps({"case": {"subject": "Acme", "documents": documents}}))
+    refused("--scenario", str(path), message="document filing.txt is given twice: give it once")
+    flags = ["--document", str(tmp_path / "filing.txt"), "--document", str(tmp_path / "copy.txt")]
+    refused("--subject", "Acme", *flags, message="document copy.txt is the same file as filing.txt")
+
+
 def test_an_unknown_tenant_is_refused_with_the_existing_ones(refused, tenant):
     refused("--subject", "Acme", "--tenant", "demo-bnak", message="existing: demo-bank")
     assert list(Tenant.objects.values_list("slug", flat=True)) == ["demo-bank"]

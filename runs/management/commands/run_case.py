@@ -119,6 +119,12 @@ def check_model(spec: str, what: str) -> None:
         raise CommandError(f"{what} {spec!r} needs the endpoint's address: set OPENAI_BASE_URL")
 
 
+def _given_twice(name: str, first: str) -> str:
+    if name == first:
+        return f"document {name} is given twice: give it once"
+    return f"document {name} is the same file as {first}: give it once"
+
+
 @contextmanager
 def _ctrl_c_cancels(cancel: MemoryCancelSignal) -> Iterator[None]:
     """The first Ctrl+C cancels the run, which ends `cancelled` within a second with its
@@ -285,10 +291,13 @@ class Command(BaseCommand):
         subject = self._checked(clean_subject_name, subject, f"{where}subject")
         jurisdiction = self._checked(clean_jurisdiction, jurisdiction, f"{where}jurisdiction")
         documents += [(Path(p), None, False) for p in options["document"]]
-        uploads = []
+        uploads, given_as = [], {}
         for path, name, sensitive in documents:
             upload = self._read_document(path, name)
             checked = self._checked(check_upload, upload, f"document {upload.name}")
+            if checked.sha256 in given_as:  # as the case page refuses a second copy
+                raise CommandError(_given_twice(upload.name, given_as[checked.sha256]))
+            given_as[checked.sha256] = upload.name
             uploads.append((upload, checked, sensitive))
         return CaseToOpen(subject, subject_type, jurisdiction, notes, uploads)
 
