@@ -31,7 +31,7 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
         for kind in (item.split(":")[0] for item in pending)
         if kind in STILL_TO_DO
     ]
-    gaps.append(f"Stopped early: {user_status_for('awaiting_review', reason)}")
+    gaps.append(stopped_early(reason))
     rejections = [o for o in s.observations if o.error_type == "packet_rejected"]
     if rejections:
         gaps.append(rejections[-1].error_message)
@@ -43,6 +43,27 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
     if packet.risk_rating != "high" and unresearched:
         packet.risk_rating = "unrated"
     return with_open_issues(s, packet)
+
+
+# Why the research stopped short, as a packet's gap says it to the reviewer reading it.
+STOPPED_BECAUSE = {
+    "max_iterations": "it reached its iteration limit",
+    "token_budget": "its next step would have gone over its token budget",
+    "cost_budget": "its next step would have gone over its cost budget",
+    "deadline": "it reached its time limit",
+    "repeated_action": "the agent kept repeating the same actions",
+    "no_progress": "the agent stopped making progress",
+    "policy_denied": "the agent kept proposing actions that policy forbids",
+    "waiting_for_input": "a question to the analyst was still unanswered",
+    "awaiting_approval": "an action was still waiting for a reviewer's approval",
+}
+
+
+def stopped_early(reason: str) -> str:
+    why = STOPPED_BECAUSE.get(reason)
+    if why is None:
+        return f"The research stopped early. {user_status_for('awaiting_review', reason)}"
+    return f"The research stopped early: {why}."
 
 
 def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:

@@ -24,7 +24,10 @@ from atlas.runtime.tools.base import ToolSpec
 # rating (what such text asks for is an approval), and a document naming no company counts
 # as the case's. 7: a yes to a question that offered one candidate picks it, and an answer
 # that none of the candidates listed is the subject drops them: the run goes on unmatched.
-POLICY_VERSION = "atlas-policy/7"
+# 8: when nothing registered in the case's country matches closely, the subject is looked
+# for in every country and the analyst asked; a legal form in a company's name picks the
+# candidate of that form, and one of another form only once the analyst confirms it.
+POLICY_VERSION = "atlas-policy/8"
 
 
 class TenantPolicy(BaseModel):

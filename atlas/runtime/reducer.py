@@ -237,6 +237,26 @@ def _as_it_narrowed(arguments: dict[str, Any], result: dict[str, Any]) -> dict[s
     return arguments
 
 
+def _unambiguous_candidate(
+    state: AtlasState, candidates: list[EntityCandidate], picked: EntityCandidate | None
+) -> EntityCandidate | None:
+    """The candidate a resolution singles out: the best, when it scores STRONG_MATCH and
+    leads the next by AMBIGUITY_MARGIN. When the case names a company with its legal form,
+    it is the one strong candidate of that form ("Northwind Trading LLC" of three Northwind
+    Tradings), and none of another form (an LLC is not a Ltd of the same name), unless the
+    analyst picked it."""
+    strong = [c for c in candidates if c.score >= STRONG_MATCH]
+    company = state.brief.subject_type == "company"
+    typed_form = legal_forms(state.brief.subject) if company else frozenset()
+    if typed_form and picked is None:
+        of_the_form = [c for c in strong if legal_forms(c.name) == typed_form]
+        return of_the_form[0] if len(of_the_form) == 1 else None
+    if not strong:
+        return None
+    lead = candidates[0].score - (candidates[1].score if len(candidates) > 1 else 0)
+    return candidates[0] if lead >= AMBIGUITY_MARGIN else None
+
+
 def _may_match_the_subject(
     state: AtlasState,
     arguments: dict[str, Any],
@@ -293,12 +313,9 @@ def _apply_resolve(
         picked = picked_candidate(state)
         state.entity_candidates = candidates
         state.other_type_matches = list(result.get("other_type_matches", []))
-        if candidates and candidates[0].score >= STRONG_MATCH:
-            lead = candidates[0].score - (candidates[1].score if len(candidates) > 1 else 0)
-            if lead >= AMBIGUITY_MARGIN and _may_match_the_subject(
-                state, arguments, candidates[0], picked
-            ):
-                state.selected_entity = candidates[0]
+        best = _unambiguous_candidate(state, candidates, picked)
+        if best is not None and _may_match_the_subject(state, arguments, best, picked):
+            state.selected_entity = best
     for candidate in result.get("candidates", []):
         record = candidate["record"]
         fp = fingerprint({"registry": record})[:20]

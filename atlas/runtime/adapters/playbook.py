@@ -29,10 +29,11 @@ from atlas.runtime.decisions import (
 )
 from atlas.runtime.directors import screenable, searchable
 from atlas.runtime.state import Signal, candidate_label
+from atlas.runtime.tools.builtin import STRONG_MATCH
 from atlas.runtime.tools.schemas import other_entity_type
 from atlas.runtime.wording import counted, listed, unresolved_conflict_gap
+from atlas.runtime.world.normalize import legal_forms
 
-MAX_FINDINGS = 12
 # Of what people wrote (an answer, a reviewer's reason), as much as a question quotes: a
 # reason is shown to the playbook as long as this already.
 MAX_QUOTED = 500
@@ -80,6 +81,8 @@ class Playbook:
                     ),
                     "Identify the subject in the registry first.",
                 )
+            if wider := _resolution_beyond_the_case_country(p, candidates, failures):
+                return wider
             chosen = candidate_from_answer(p, candidates)
             if chosen is not None:
                 args = _without_none(
@@ -97,6 +100,8 @@ class Playbook:
             # research goes on by name, as after a no to a single candidate.
             if len(candidates) > 1:
                 labels = [candidate_label(c) for c in candidates]
+                elsewhere = _none_closely_in(case, candidates)
+                correctable = "name or country" if elsewhere else "name"
                 unmatched = ""
                 if p["answered_questions"]:
                     answer = _quoted(p["answered_questions"][-1].get("answer", ""))
@@ -108,26 +113,23 @@ class Playbook:
                 return AskHuman(
                     question=(
                         f"{unmatched}Several registry entities match "
-                        f"'{_quoted(case['subject'])}'. Which one is the subject? Candidates: "
+                        f"'{_quoted(case['subject'])}'{elsewhere}. Which one is the subject? "
+                        "Candidates: "
                         + "; ".join(f"{n}. {label}" for n, label in enumerate(labels, start=1))
                         + ". If none of them is, say 'none of them': the research goes on "
-                        "without a registry match. If the subject's name is wrong, correct it "
-                        "with 'Correct the subject' on the case page."
+                        f"without a registry match. If the subject's {correctable} is wrong, "
+                        "correct it with 'Correct the subject' on the case page."
                     ),
                     blocking=True,
                     candidates=labels,
                 )
             if len(candidates) == 1 and not p["answered_questions"]:
-                # Only a part of the name matched: the analyst confirms it, once.
-                label = candidate_label(candidates[0])
+                # Only a part of the name matched, or only outside the case's country: the
+                # analyst confirms it, once.
                 return AskHuman(
-                    question=(
-                        f"No registry entity matches '{_quoted(case['subject'])}' closely; the "
-                        f"nearest is {label}. Is it the subject? If it is not, say so: the "
-                        "research goes on without a registry match."
-                    ),
+                    question=_nearest_question(case, candidates[0]),
                     blocking=True,
-                    candidates=[label],
+                    candidates=[candidate_label(candidates[0])],
                 )
             other_type_matches = p.get("other_type_matches") or []
             if not candidates and other_type_matches and not p["answered_questions"]:
@@ -253,6 +255,68 @@ def _sent_back_question(reason: str, iterations_left: int) -> str:
             "to extend its budget before the packet can go back."
         )
     return question
+
+
+def _resolution_beyond_the_case_country(
+    p: dict[str, Any], candidates: list[dict[str, Any]], failures: dict[str, int]
+) -> CallTool | None:
+    """When nothing registered in the case's country matches the subject closely, the
+    subject resolved again anywhere: a case opened with the wrong country is then asked
+    about with the entity registered elsewhere, instead of researched as unknown (and its
+    directors or the companies it directs never looked at)."""
+    case = p["case"]
+    if not case["jurisdiction"] or p["answered_questions"]:
+        return None
+    if any(c["score"] >= STRONG_MATCH for c in candidates):
+        return None
+    args = _without_none(name=case["subject"], entity_type=case["subject_type"])
+    if _already_tried(p, "resolve_entity", args) or failures.get("resolve_entity", 0) >= 2:
+        return None
+    return _call(
+        "resolve_entity",
+        args,
+        f"Nothing registered in {case['jurisdiction']} matches the subject closely: look "
+        "for it in other countries.",
+    )
+
+
+def _none_closely_in(case: dict[str, Any], candidates: list[dict[str, Any]]) -> str:
+    """What a question on several candidates adds when none registered in the case's
+    country matches closely: the analyst may have given the case the wrong country."""
+    country = case["jurisdiction"]
+    if not country or any(
+        c["jurisdiction"] == country and c["score"] >= STRONG_MATCH for c in candidates
+    ):
+        return ""
+    return f", but none registered in {country}, the case's country, matches closely"
+
+
+def _nearest_question(case: dict[str, Any], nearest: dict[str, Any]) -> str:
+    """Whether the one candidate found, matching only partly, outside the case's country
+    or with another legal form than the case gives, is the subject: the analyst confirms
+    it, once."""
+    subject = _quoted(case["subject"])
+    country = case["jurisdiction"]
+    if country and nearest["jurisdiction"] != country:
+        outside = "the registry has" if nearest["score"] >= STRONG_MATCH else "the nearest is"
+        found = (
+            f"No registry entity in {country}, the case's country, matches '{subject}' "
+            f"closely; outside it, {outside} {candidate_label(nearest)}."
+        )
+    elif nearest["score"] >= STRONG_MATCH and legal_forms(case["subject"]):
+        found = (
+            f"No registry entity is named '{subject}' with that legal form; the nearest is "
+            f"{candidate_label(nearest)}."
+        )
+    else:
+        found = (
+            f"No registry entity matches '{subject}' closely; the nearest is "
+            f"{candidate_label(nearest)}."
+        )
+    return (
+        f"{found} Is it the subject? If it is not, say so: the research goes on without a "
+        "registry match."
+    )
 
 
 def _other_type_question(case: dict[str, Any], other_type_matches: list[str]) -> str:
@@ -427,7 +491,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         subject=p["case"]["subject"],
         selected_entity=f"{selected['name']} [{entity_id}]" if selected else None,
         risk_rating=risk,
-        findings=findings[:MAX_FINDINGS],
+        findings=findings,
         sanctions_result=sanctions_result,
         adverse_media_summary=media_summary,
         unresolved_conflicts=[

@@ -1,0 +1,54 @@
+"""What a packet the playbook drafts says about the research: every piece of evidence it
+rests on is a finding, however much there is."""
+
+from __future__ import annotations
+
+from runtime_helpers import run
+
+from atlas.runtime.memory import MemoryDocumentSource
+from atlas.runtime.ports import StoredDocument
+from atlas.runtime.state import AttachedDocument, Signal
+
+# A document naming two directors the registry does not: each is screened and searched,
+# which makes more evidence than a packet of a dozen findings would hold.
+MORE_DIRECTORS = StoredDocument(
+    document_id="doc-more-directors",
+    name="board_list.txt",
+    content_type="text/plain",
+    content=(
+        b"Company: Acme Analytics Ltd\n"
+        b"Directors: Sarah Linden, Tom Becker, Dmitry Wolkow, Jane Roe\n"
+    ),
+)
+
+
+def test_every_hit_and_adverse_article_is_a_finding_however_many_there_are(
+    make_runtime, make_state
+):
+    runtime = make_runtime(documents=MemoryDocumentSource([MORE_DIRECTORS]))
+    attached = AttachedDocument(document_id="doc-more-directors", name="board_list.txt")
+    state = run(runtime, make_state("Acme Analytics", documents=[attached]))
+
+    assert state.termination_reason == "finish_proposed"
+    cited = {eid for f in state.proposed_packet.findings for eid in f.evidence_ids}
+    decisive = [
+        item
+        for item in state.evidence
+        if {Signal.SANCTIONS_HIT, Signal.ADVERSE} & set(item.signals)
+    ]
+    assert len(decisive) == 4  # two list entries and two articles on the new director
+    assert not [item.claim for item in decisive if item.evidence_id not in cited]
+    assert cited == {item.evidence_id for item in state.evidence}
+
+
+def test_a_partial_packet_says_plainly_why_the_research_stopped(make_runtime, make_state):
+    state = run(
+        make_runtime(), make_state("Volga Petrochem Export", jurisdiction=None, max_iterations=3)
+    )
+
+    assert (state.termination_reason, state.proposed_packet.partial) == ("max_iterations", True)
+    gaps = state.proposed_packet.open_gaps
+    assert "The research stopped early: it reached its iteration limit." in gaps
+    # The console's status sentence speaks to the reviewer about the packet; the packet's
+    # own gaps do not.
+    assert not [gap for gap in gaps if "partial packet" in gap]
