@@ -32,6 +32,7 @@ PROMPT_VERSION = "atlas-prompt/8"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
 MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see
+CLAIM_VIEW_LIMIT = 300  # characters of one evidence item's claim the model may see
 MAX_OBSERVATIONS_SHOWN = 6
 MAX_EVIDENCE_SHOWN = 40
 MAX_EXECUTED_ACTIONS_SHOWN = 20
@@ -142,7 +143,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
                 "evidence_id": e.evidence_id,
                 "class": e.evidence_class,
                 "source_id": e.source_id,
-                "claim": clipped(redact(e.claim), 300),
+                "claim": clipped(redact(e.claim), CLAIM_VIEW_LIMIT),
                 "signals": e.signals,
                 "source_label": redact(e.source_label),
                 "about": e.about,

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 
+from atlas.runtime.context import CLAIM_VIEW_LIMIT, clipped
 from atlas.runtime.decisions import DueDiligencePacket, Finish
 from atlas.runtime.packets import with_open_issues
 from atlas.runtime.rating_floor import rules_against
+from atlas.runtime.redaction import redact
 from atlas.runtime.state import (
     CONFLICT_AT_FINISH_USER_STATUS,
     RESUBMITTED_USER_STATUS,
@@ -182,6 +184,22 @@ def cited_as_evidence(s: AtlasState, packet: DueDiligencePacket) -> DueDiligence
     return packet.model_copy(update={"findings": findings})
 
 
+def with_whole_claims(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
+    """A finding that repeats its one cited item's claim as the model saw it, cut short,
+    carries the claim whole (redacted as the model saw it): a packet's finding does not end
+    mid-list because the model's view was bounded."""
+    read = s.evidence_by_id()
+    findings = []
+    for finding in packet.findings:
+        cited = read.get(finding.evidence_ids[0]) if len(finding.evidence_ids) == 1 else None
+        if cited is not None:
+            whole = redact(cited.claim)
+            if whole != finding.claim and finding.claim == clipped(whole, CLAIM_VIEW_LIMIT):
+                finding = finding.model_copy(update={"claim": whole})
+        findings.append(finding)
+    return packet.model_copy(update={"findings": findings})
+
+
 def with_matched_entity(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
     """A packet that names no entity names the one the run matched, if any: which entity
     was researched is the run's record, not the model's to leave out."""
@@ -195,7 +213,7 @@ def propose_finish(
     writer: StepWriter, s: AtlasState, buf: StepBuffer, action: Finish
 ) -> AtlasState:
     s.decision_history.append(f"finish:{short_hash(action.packet.model_dump(mode='json'))}")
-    proposed = with_matched_entity(s, cited_as_evidence(s, action.packet))
+    proposed = with_matched_entity(s, with_whole_claims(s, cited_as_evidence(s, action.packet)))
     errors = validate_finish(s, proposed)
     if errors:
         return _rejected(writer, s, buf, errors, proposed)

@@ -52,3 +52,21 @@ def test_a_partial_packet_says_plainly_why_the_research_stopped(make_runtime, ma
     # The console's status sentence speaks to the reviewer about the packet; the packet's
     # own gaps do not.
     assert not [gap for gap in gaps if "partial packet" in gap]
+
+
+def test_a_finding_carries_its_sources_claim_whole_not_cut_as_the_model_saw_it(
+    make_runtime, make_state
+):
+    state = run(
+        make_runtime(), make_state("Dmitri Volkov", subject_type="person", jurisdiction=None)
+    )
+    read = state.evidence_by_id()
+    long_claims = [
+        finding
+        for finding in state.proposed_packet.findings
+        if len(finding.evidence_ids) == 1 and len(read[finding.evidence_ids[0]].claim) > 300
+    ]
+    assert long_claims, "the sanctions entry's claim lists more than the model's view holds"
+    for finding in long_claims:
+        assert finding.claim == read[finding.evidence_ids[0]].claim
+        assert not finding.claim.endswith("…")
