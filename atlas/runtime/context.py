@@ -16,7 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.runtime.decisions import next_action_json_schema
 from atlas.runtime.directors import unscreened_directors, unsearched_directors
-from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
+from atlas.runtime.directorships import (
+    conflict_about,
+    unscreened_directorships,
+    unsearched_directorships,
+)
 from atlas.runtime.policy import TenantPolicy, tool_allowed_in_state
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.redaction import redact, redact_value
@@ -27,8 +31,9 @@ from atlas.runtime.tools.registry import ToolRegistry
 # 4: the record names registry entities of the other type than the case's; 5: the
 # companies the subject person directs, to screen and search; 6: the directors to search
 # adverse media on; 7: what rules out a low rating; 8: an answer that none of the
-# candidates is the subject leaves none
-PROMPT_VERSION = "atlas-prompt/8"
+# candidates is the subject leaves none; 9: a conflict on a company the subject person
+# directs says which company it is about
+PROMPT_VERSION = "atlas-prompt/9"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
 MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see
@@ -155,6 +160,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
             {
                 "conflict_id": c.conflict_id,
                 "fact": c.fact,
+                "about": conflict_about(state, c),
                 "status": c.status,
                 "values": [{"value": v.value, "source_id": v.source_id} for v in c.values],
                 "resolution": c.resolution.value if c.resolution else None,

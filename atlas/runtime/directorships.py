@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from atlas.runtime.state import AtlasState, HeldDirectorship
+from atlas.runtime.state import AtlasState, Conflict, HeldDirectorship
 
 
 def directorship_step(entity_id: str) -> str:
@@ -59,3 +59,9 @@ def directed_by_the_subject(company: HeldDirectorship) -> str:
     """Whom a screen of the company, or a media search on it, is about, as evidence and
     packets say it."""
     return f"{company.label()}, a company the subject directs"
+
+
+def conflict_about(state: AtlasState, conflict: Conflict) -> str:
+    """Whom a conflict is about, when not the subject: a company the subject directs."""
+    company = next((c for c in directorships(state) if c.entity_id == conflict.entity_id), None)
+    return directed_by_the_subject(company) if company is not None else ""

@@ -7,7 +7,11 @@ from atlas.runtime.adapters.playbook import draft_packet
 from atlas.runtime.context import project_state
 from atlas.runtime.decisions import DueDiligencePacket, PacketConflict, PacketConflictValue
 from atlas.runtime.directors import unscreened_directors, unsearched_directors
-from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
+from atlas.runtime.directorships import (
+    conflict_about,
+    unscreened_directorships,
+    unsearched_directorships,
+)
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import AtlasState, Signal, user_status_for
 from atlas.runtime.wording import unresolved_conflict_gap
@@ -137,8 +141,8 @@ def _with_conflicts(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePa
         if c.status != "resolved"
     ]
     gaps = list(packet.open_gaps)
-    for c in conflicts:
-        line = unresolved_conflict_gap(c.fact)
-        if line not in gaps:
+    for c in s.conflicts:
+        line = unresolved_conflict_gap(c.fact, conflict_about(s, c))
+        if c.status != "resolved" and line not in gaps:
             gaps.append(line)
     return packet.model_copy(update={"unresolved_conflicts": conflicts, "open_gaps": gaps})

@@ -26,6 +26,7 @@ from atlas.runtime.directorships import (
     directorship_media_step,
     directorship_named,
     directorship_step,
+    directorships,
 )
 from atlas.runtime.injection import addresses_the_agent
 from atlas.runtime.redaction import redact
@@ -119,6 +120,7 @@ def apply_in_place(
     elif tool == "extract_uploaded_document":
         _apply_document(new, result, step, now)
         _complete(new, f"extract:{args.get('document_id', result.get('document_id'))}")
+    _weigh_disputed_directorships(new)
     _detect_conflicts(new)
 
 
@@ -713,6 +715,47 @@ def _other_company_named(state: AtlasState, names: list[str], numbers: list[str]
         ):
             return candidate.name
     return None
+
+
+def _weigh_disputed_directorships(state: AtlasState) -> None:
+    """A source listing the directors of a company the subject person directs, by the
+    registry's record of the person, without naming them disputes that directorship. The
+    record's side then stands as a directors fact of the company, so the two are weighed
+    as a conflict; it is dropped again once nothing disputes it, or once the company's own
+    registry record lists its directors in full."""
+    subject = state.selected_entity
+    if subject is None or subject.entity_type != "person":
+        return
+    own_source = f"registry:{subject.entity_id}"
+    record = next((e for e in state.evidence if e.source_id == own_source), None)
+    held = {company.entity_id for company in directorships(state)}
+    state.facts = [
+        f
+        for f in state.facts
+        if not (f.fact == "directors" and f.source_id == own_source and f.entity_id in held)
+    ]
+    if record is None:
+        return
+    subject_key = normalize_person(subject.name)
+    for company_id in held:
+        listed = [f for f in state.facts if f.fact == "directors" and f.entity_id == company_id]
+        if any(f.source_id == f"registry:{company_id}" for f in listed):
+            continue
+        if all(subject_key in f.value.split("; ") for f in listed):
+            continue
+        state.facts.append(
+            Fact(
+                fact="directors",
+                entity_id=company_id,
+                value=subject_key,
+                display_value=f"{subject.name}, among others",
+                source_id=own_source,
+                source_label=record.source_label,
+                retrieved_at=record.retrieved_at,
+                excerpt=record.claim,
+                evidence_id=record.evidence_id,
+            )
+        )
 
 
 def conflict_id_for(entity_id: str, fact: str) -> str:

@@ -26,8 +26,11 @@ def fact_label(fact: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def unresolved_conflict_gap(fact: str) -> str:
-    return f"Unresolved conflict on {fact_words(fact)}: sources disagree."
+def unresolved_conflict_gap(fact: str, about: str = "") -> str:
+    """`about`: whom the conflict is about when not the subject ("X (GB), a company the
+    subject directs")."""
+    of = f" of {about}" if about else ""
+    return f"Unresolved conflict on {fact_words(fact)}{of}: sources disagree."
 
 
 def listed(names: list[str], conjunction: str = "") -> str:

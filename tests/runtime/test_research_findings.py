@@ -70,3 +70,32 @@ def test_a_finding_carries_its_sources_claim_whole_not_cut_as_the_model_saw_it(
     for finding in long_claims:
         assert finding.claim == read[finding.evidence_ids[0]].claim
         assert not finding.claim.endswith("…")
+
+
+def test_a_directorship_the_press_disputes_is_weighed_as_a_conflict(make_runtime, make_state):
+    # The registry has James Whitfield directing Meridian Shipping; the press names its
+    # board without him ("after James Whitfield stepped down").
+    state = run(make_runtime(), make_state("James Whitfield", subject_type="person"))
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    packet = state.proposed_packet
+    (conflict,) = packet.unresolved_conflicts
+    assert conflict.fact == "directors"
+    assert {v.value for v in conflict.values} == {
+        "Helen Carter, Viktor Petrenko",
+        "James Whitfield, among others",
+    }
+    assert packet.risk_rating != "low"
+    assert (
+        "Unresolved conflict on directors of Meridian Shipping Holdings Ltd (GB), a company "
+        "the subject directs: sources disagree." in packet.open_gaps
+    )
+
+
+def test_a_directorship_no_source_disputes_raises_no_conflict(make_runtime, make_state):
+    # Helen Carter directs Meridian Shipping by the registry, and the press names her too.
+    state = run(make_runtime(), make_state("Helen Carter", subject_type="person"))
+    assert [c.entity_id for c in state.directorships[state.selected_entity.entity_id]] == [
+        "co-meridian-shipping-gb"
+    ]
+    assert any(e.source_id == "article:art-meridian-001" for e in state.evidence)
+    assert not state.conflicts
