@@ -26,7 +26,8 @@ Definitions:
   is an approximation: a succeeded call that found nothing new still counts as resolving
   the gap it was made for.
 - **tokens / cost per resolved evidence gap**: sum of `Run.tokens` / sum of `Run.cost_usd`
-  over the runs / resolved evidence gaps in those runs (Decimal cost, 6 places).
+  over the runs / resolved evidence gaps in those runs (the exact Decimal quotient: the
+  dashboard rounds it once, to the places it shows).
 - **finish-attempt rejection rate**: `final_rejected` events / (`final_rejected` +
   `finish_proposed` events).
 - **packets re-rated by reviewers**: `packet_approved` events whose reviewer set another
@@ -40,7 +41,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any
 
 from django.db.models import CharField, Count, Exists, F, OuterRef, Q, QuerySet, Sum, Value
@@ -51,7 +52,6 @@ from runs.models import Run, ToolCall, TraceEvent
 SUCCESS_REASONS = ("finish_proposed", "packet_approved")
 NO_PROGRESS_REASONS = ("no_progress", "repeated_action")
 STOPPED_STATUSES = ("completed", "failed", "cancelled")
-COST_PLACES = Decimal("0.000001")
 
 # A closed case ends packet_approved too, but its research did not finish.
 SUCCEEDED = Q(termination_reason__in=SUCCESS_REASONS, closed_by_reviewer=False)
@@ -163,7 +163,6 @@ class Tally:
 
     def row(self, key: tuple) -> MetricRow:
         gaps = self.succeeded_calls + self.answered
-        cost_per_gap = _ratio(self.cost, gaps)
         values = {
             "iterations_per_success": _ratio(self.success_iterations, self.successes),
             "repeated_tool_call_rate": _ratio(self.duplicates, self.attempts),
@@ -171,9 +170,7 @@ class Tally:
             "tool_diversity": _ratio(self.run_tools, self.runs_with_calls),
             "escalation_rate": _ratio(self.escalated, self.finished),
             "tokens_per_gap": _ratio(self.tokens, gaps),
-            "cost_per_gap": cost_per_gap.quantize(COST_PLACES, ROUND_HALF_UP)
-            if cost_per_gap is not None
-            else None,
+            "cost_per_gap": _ratio(self.cost, gaps),
             "finish_rejection_rate": _ratio(self.rejected, self.rejected + self.proposed),
             "send_back_rate": _ratio(self.sent_back, self.proposed),
             "rerated_rate": _ratio(self.rerated, self.approved),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 import re
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 from django.urls import reverse
@@ -94,7 +94,13 @@ def same_rows(new: list[metrics.MetricRow], old: list[metrics.MetricRow]) -> Non
         new_values, old_values = dict(new_row.values), dict(old_row.values)
         new_diversity = new_values.pop("tool_diversity")
         old_diversity = old_values.pop("tool_diversity")
+        # The reference rounded the cost per gap to six places; it is now the exact quotient,
+        # rounded once where it is shown.
+        new_cost, old_cost = new_values.pop("cost_per_gap"), old_values.pop("cost_per_gap")
         assert new_values == old_values, new_row.key
+        assert (new_cost is None) == (old_cost is None), new_row.key
+        if new_cost is not None:
+            assert new_cost.quantize(old_cost, ROUND_HALF_UP) == old_cost, new_row.key
         assert (new_diversity is None) == (old_diversity is None), new_row.key
         if new_diversity is not None:
             assert abs(new_diversity - old_diversity) < Decimal("1e-12"), new_row.key

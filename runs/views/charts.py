@@ -1,13 +1,14 @@
 """Small server-rendered SVG charts: no JavaScript, no network, text escaped.
 
 Coordinates are floats (pixels); the numbers printed on charts are formatted from the
-exact values (Decimal money stays Decimal).
+exact values (Decimal money stays Decimal), each rounded once, half up, as the run pages
+round money (Django's floatformat).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.utils.html import escape
@@ -19,18 +20,23 @@ PALETTE = [
 ]  # fmt: skip
 
 
+def _rounded(value: Any, places: str) -> Decimal:
+    # Not a format spec: "{:.2f}" rounds a Decimal half to even (2.125 to 2.12).
+    return Decimal(value).quantize(Decimal(places), ROUND_HALF_UP)
+
+
 def fmt(value: Any, unit: str) -> str:
     if value is None:
         return "no data"
     if unit == "ratio":
-        return f"{Decimal(value) * 100:.1f}%"
+        return f"{_rounded(Decimal(value) * 100, '0.1')}%"
     if unit == "money":
-        return f"${Decimal(value):.4f}"
+        return f"${_rounded(value, '0.0001')}"
     if unit == "count":
         return f"{int(value):,}"
     if unit == "tokens":
-        return f"{Decimal(value):,.0f}"
-    return f"{Decimal(value):,.2f}"
+        return f"{_rounded(value, '1'):,}"
+    return f"{_rounded(value, '0.01'):,}"
 
 
 def _svg(width: int, height: int, body: list[str], label: str) -> SafeString:

@@ -51,6 +51,14 @@ def period(request: HtmxHttpRequest) -> tuple[dt.date, dt.date, list[str]]:
     return start, end, errors
 
 
+def day_label(day: dt.date, start: dt.date, end: dt.date) -> str:
+    """The day as the charts name it ("Mar 2"), with its year when the period runs into
+    another year, where a "Dec 3" could be either end of it."""
+    if start.year == end.year:
+        return day.strftime("%b %-d")
+    return day.strftime("%b %-d, %Y")
+
+
 @require_GET
 @require_role(ADMIN)
 def dashboard(request: HtmxHttpRequest) -> HttpResponse:
@@ -60,7 +68,7 @@ def dashboard(request: HtmxHttpRequest) -> HttpResponse:
     total, per_version = shown.total, shown.per_version
     per_day = {row.key[0]: row for row in shown.per_day}
     days = [start + dt.timedelta(days=i) for i in range((end - start).days + 1)]
-    day_labels = [day.strftime("%b %-d") for day in days]
+    day_labels = [day_label(day, start, end) for day in days]
 
     cards = []
     for key, label, unit in metrics.METRICS:

@@ -232,6 +232,9 @@ def _title(event: TraceEvent) -> str:
             return "ask the analyst"
         if kind == "finish":
             return "finish"
+    if event.type == "tool_started" and data.get("tool"):
+        # A step that runs a call a reviewer approved has no decision of its own.
+        return str(data["tool"])
     return event.type.replace("_", " ")
 
 
