@@ -22,6 +22,7 @@ from atlas.runtime.wording import fact_words
 from reviews.decision_details import decision_details
 from reviews.models import HumanDecision
 from runs.models import Document, Run, TraceEvent
+from runs.money import dollars
 from runs.step_views import StepView, decimal_or_zero, group_steps
 
 # For a run recorded without its budgets.
@@ -74,7 +75,7 @@ def meters_for(run: Run) -> list[Meter]:
         ),
         Meter(
             "Cost",
-            f"${run.cost_usd:.4f}",
+            dollars(run.cost_usd),
             f"${max_cost:.2f}",
             _percent(run.cost_usd, max_cost),
         ),

@@ -12,6 +12,7 @@ from typing import Any
 
 from atlas.runtime.wording import fact_words
 from runs.models import Run, TraceEvent
+from runs.money import dollars
 
 # Tool error and rejection codes (atlas.runtime.tools.base, tool_requests) in words.
 ERROR_WORDS = {
@@ -184,7 +185,7 @@ def _note_for(event: TraceEvent) -> Note | None:
         reasons = "; ".join(data.get("reasons") or [])
         text = f"Needs a reviewer's approval{': ' + reasons if reasons else ''}"
         if data.get("estimated_cost_usd") not in (None, ""):
-            text += f" (estimated ${decimal_or_zero(data.get('estimated_cost_usd')):.4f})"
+            text += f" (estimated {dollars(decimal_or_zero(data.get('estimated_cost_usd')))})"
         tone = "human"
     elif kind == "approval_granted":
         text, tone = "Approved by a reviewer", "human"

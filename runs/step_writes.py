@@ -25,6 +25,7 @@ from django.utils import timezone
 from atlas.runtime.ports import StepCommit, ToolCallRecord
 from atlas.runtime.state import AtlasState
 from runs.models import Observation, Run, ToolCall, TraceEvent
+from runs.money import as_stored
 
 INSERT_BATCH_ROWS = 50  # well under SQLite's limit on bound parameters per statement
 MAX_STATEMENT_PARAMETERS = 30_000  # PostgreSQL's protocol allows 65,535
@@ -107,7 +108,7 @@ def run_fields_from_state(state: AtlasState) -> dict:
         "risk_rating": state.proposed_packet.risk_rating if state.proposed_packet else "",
         "iterations": state.iteration,
         "tokens": state.tokens,
-        "cost_usd": state.cost_usd,
+        "cost_usd": as_stored(state.cost_usd),
         "last_seq": state.next_seq - 1,
         "model_name": state.versions.model,
         "prompt_version": state.versions.prompt,
@@ -188,7 +189,7 @@ def _tool_call_rows(records: list[ToolCallRecord]) -> list[tuple]:
                 record.tool,
                 values["effect_status"],
                 record.attempts,
-                record.cost_usd,
+                as_stored(record.cost_usd),
                 values["result"],
                 record.error_type or "",
                 record.started_at,

@@ -111,6 +111,29 @@ def test_a_step_is_written_whole_and_mirrored_on_the_run(
     assert len(callbacks) == 1, "one live-page announcement per committed step"
 
 
+def test_costs_are_stored_rounded_half_up_as_they_read_back(run, write_path):
+    state = AtlasState.from_json(run.state)
+    commit = _commit(
+        run, state, "run_started", model_cost_usd=Decimal("0.0000015"), status="researching"
+    )
+    commit.tool_calls.append(
+        ToolCallRecord(
+            idempotency_key=f"{run.pk}:1:abc",
+            run_id=str(run.pk),
+            step=1,
+            tool="resolve_entity",
+            effect_status="succeeded",
+            attempts=1,
+            cost_usd=Decimal("0.0000025"),
+        )
+    )
+    DjangoRunStore().commit_step(commit)
+    # What the column holds is what a filter or a sort compares: SQLite keeps what it is
+    # given, so an unrounded cost would read back as one value and sort as another.
+    assert Run.objects.filter(pk=run.pk, cost_usd=Decimal("0.000002")).exists()
+    assert ToolCall.objects.filter(run=run, cost_usd=Decimal("0.000003")).exists()
+
+
 def test_a_stale_commit_is_refused_and_writes_nothing(run, write_path):
     state = AtlasState.from_json(run.state)
     store = DjangoRunStore()

@@ -36,6 +36,7 @@ from runs.execution import HeldElsewhere, run_headless
 from runs.leases import HEADLESS, THIS_PROCESS, release_lease
 from runs.management.migrated import require_migrated_database
 from runs.models import Case, Run, Tenant
+from runs.money import dollars
 from runs.records import run_record
 from runs.uploads import CheckedUpload, check_upload
 
@@ -352,7 +353,7 @@ class Command(BaseCommand):
         self.stdout.write(f"  {record['user_status']}")
         self.stdout.write(
             f"  iterations {record['iterations']}, tokens {record['tokens']:,}, "
-            f"cost ${Decimal(record['cost_usd']):.4f}"
+            f"cost {dollars(Decimal(record['cost_usd']))}"
         )
         packet = record["packet"]
         if packet:

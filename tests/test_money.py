@@ -1,0 +1,15 @@
+"""Money as pages show it: rounded half up once, never half to even."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from runs.money import as_stored, dollars
+
+
+def test_amounts_are_shown_and_stored_rounded_half_up():
+    assert dollars(Decimal("0.00025")) == "$0.0003"  # "{:.4f}" gives $0.0002
+    assert dollars(Decimal("0")) == "$0.0000"
+    assert dollars(Decimal("12.5"), places=2) == "$12.50"
+    assert dollars(Decimal("123456.78905")) == "$123456.7891"
+    assert as_stored(Decimal("0.0000015")) == Decimal("0.000002")
