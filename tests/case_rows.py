@@ -14,7 +14,7 @@ from django.utils import timezone
 from atlas.runtime.state import USER_STATUS
 from reviews.models import ReviewItem
 from runs.actions import do_open_case
-from runs.models import Case, Run, TraceEvent
+from runs.models import Case, Document, Run, TraceEvent
 
 XSS = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
 
@@ -31,6 +31,19 @@ def acme_case_with_document(
         jurisdiction="GB",
         upload=SimpleUploadedFile(name, content, content_type="text/plain"),
         sensitive=sensitive,
+    )
+
+
+def document_row(case: Case, user, name: str = "note.txt") -> Document:
+    """A document's row alone, no file behind it: for pages that list or link it."""
+    return Document.objects.create(
+        case=case,
+        file=f"documents/{name}",
+        original_name=name,
+        content_type="text/plain",
+        size=10,
+        sha256=name.ljust(64, "0")[:64],
+        uploaded_by=user,
     )
 
 

@@ -26,6 +26,7 @@ from runs.models import (
     ToolCall,
     TraceEvent,
 )
+from tests.case_rows import document_row
 from tests.run_rows import (
     T0,
     add_events,
@@ -74,15 +75,7 @@ def rows(case, reviewer):
         kind="sign_off",
         state_version=1,
     )
-    document = Document.objects.create(
-        case=case,
-        file="documents/note.txt",
-        original_name="note.txt",
-        content_type="text/plain",
-        size=4,
-        sha256="0" * 64,
-        uploaded_by=reviewer,
-    )
+    document = document_row(case, reviewer)
     DocumentDownload.objects.create(document=document, user=reviewer)
     return run
 

@@ -10,7 +10,7 @@ from html import unescape
 import pytest
 from django.urls import reverse
 
-from runs.models import Document
+from tests.case_rows import document_row
 from tests.conftest import client_for
 from tests.review_runs import approval_item, conflict_item, sanctioned_signoff_item, signoff_item
 
@@ -59,15 +59,7 @@ def test_each_rows_controls_name_the_item_they_act_on(client, tenant, analyst, r
 
 def test_mark_sensitive_names_the_document(client, case, analyst):
     for name in ("minutes.txt", "passport scan.txt"):
-        Document.objects.create(
-            case=case,
-            file=f"documents/{name}",
-            original_name=name,
-            content_type="text/plain",
-            size=10,
-            sha256=name.ljust(64, "0")[:64],
-            uploaded_by=analyst,
-        )
+        document_row(case, analyst, name)
     html = client_for(client, analyst).get(reverse("runs-case-detail", args=[case.pk])).content
     assert named(html.decode(), "Mark sensitive") == [
         "Mark sensitive: minutes.txt",

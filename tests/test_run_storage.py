@@ -57,6 +57,18 @@ def _commit(run: Run, state: AtlasState, *types: str, **extra) -> StepCommit:
     )
 
 
+def _resolve_call(run: Run, cost_usd: Decimal) -> ToolCallRecord:
+    return ToolCallRecord(
+        idempotency_key=f"{run.pk}:1:abc",
+        run_id=str(run.pk),
+        step=1,
+        tool="resolve_entity",
+        effect_status="succeeded",
+        attempts=1,
+        cost_usd=cost_usd,
+    )
+
+
 def test_a_step_is_written_whole_and_mirrored_on_the_run(
     run, write_path, django_capture_on_commit_callbacks
 ):
@@ -75,17 +87,7 @@ def test_a_step_is_written_whole_and_mirrored_on_the_run(
             model_view="<untrusted>…</untrusted>",
         )
     )
-    commit.tool_calls.append(
-        ToolCallRecord(
-            idempotency_key=f"{run.pk}:1:abc",
-            run_id=str(run.pk),
-            step=1,
-            tool="resolve_entity",
-            effect_status="succeeded",
-            attempts=1,
-            cost_usd=Decimal("0.010000"),
-        )
-    )
+    commit.tool_calls.append(_resolve_call(run, Decimal("0.010000")))
     statements = []
 
     def record(execute, sql, params, many, context):
@@ -116,17 +118,7 @@ def test_costs_are_stored_rounded_half_up_as_they_read_back(run, write_path):
     commit = _commit(
         run, state, "run_started", model_cost_usd=Decimal("0.0000015"), status="researching"
     )
-    commit.tool_calls.append(
-        ToolCallRecord(
-            idempotency_key=f"{run.pk}:1:abc",
-            run_id=str(run.pk),
-            step=1,
-            tool="resolve_entity",
-            effect_status="succeeded",
-            attempts=1,
-            cost_usd=Decimal("0.0000025"),
-        )
-    )
+    commit.tool_calls.append(_resolve_call(run, Decimal("0.0000025")))
     DjangoRunStore().commit_step(commit)
     # What the column holds is what a filter or a sort compares: SQLite keeps what it is
     # given, so an unrounded cost would read back as one value and sort as another.

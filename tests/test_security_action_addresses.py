@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from runs.models import Document, Membership
-from tests.case_rows import waiting_for_answer
+from runs.models import Membership
+from tests.case_rows import document_row, waiting_for_answer
 from tests.conftest import _person, client_for
 from tests.review_runs import conflict_item, question_item
 
@@ -58,15 +58,7 @@ def test_the_tenants_own_people_are_still_sent_to_the_page(client, tenant, analy
 
 
 def test_another_tenants_document_mark_is_a_404_on_get(client, outsider, case, analyst):
-    document = Document.objects.create(
-        case=case,
-        file="documents/note.txt",
-        original_name="note.txt",
-        content_type="text/plain",
-        size=4,
-        sha256="0" * 64,
-        uploaded_by=analyst,
-    )
+    document = document_row(case, analyst)
     url = reverse("runs-document-mark-sensitive", args=[case.pk, document.pk])
     assert client_for(client, analyst).get(url)["Location"] == reverse(
         "runs-case-detail", args=[case.pk]

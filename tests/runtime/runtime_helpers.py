@@ -14,6 +14,7 @@ from atlas.runtime.adapters.scripted import ScriptedModel
 from atlas.runtime.context import ModelContext
 from atlas.runtime.decisions import Finish
 from atlas.runtime.engine import Runtime
+from atlas.runtime.humans import ClarificationAnswer
 from atlas.runtime.memory import MemoryRunStore
 from atlas.runtime.state import AtlasState
 
@@ -155,6 +156,17 @@ def one_sentence(text: str) -> bool:
 
 def run(runtime: Runtime, state: AtlasState) -> AtlasState:
     return runtime.run_until_pause(runtime.start(state))
+
+
+def answer(runtime: Runtime, state: AtlasState, text: str) -> AtlasState:
+    """The analyst answers the run's pending question with `text`; the run goes on."""
+    given = ClarificationAnswer(
+        decision_id=f"d-{text}",
+        actor="analyst-ann",
+        question_id=state.pending_question.question_id,
+        text=text,
+    )
+    return runtime.run_until_pause(runtime.apply_human_input(state, given))
 
 
 # The standard clean trajectory of one playbook iteration that runs a tool.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from runtime_helpers import events_of, run
+from runtime_helpers import answer, events_of, run
 
 from atlas.runtime.state import AttachedDocument
 
@@ -45,7 +45,7 @@ def test_a_subject_of_the_wrong_type_is_asked_about_then_named_in_the_gaps(
     assert f"No {subject_type} named '{subject}' is in the registry" in question
     assert "correct the case's subject type" in question
 
-    state = _answer(runtime, state, "It is right as it is: go on")
+    state = answer(runtime, state, "It is right as it is: go on")
     assert (state.termination_reason, state.selected_entity) == ("finish_proposed", None)
     assert state.proposed_packet.risk_rating == "medium"
     (gap,) = [g for g in state.proposed_packet.open_gaps if "could not be matched" in g]
@@ -80,18 +80,6 @@ def test_an_ambiguous_name_makes_the_playbook_ask_the_analyst(make_runtime, make
     assert state.selected_entity is None
 
 
-def _answer(runtime, state, text):
-    from atlas.runtime.humans import ClarificationAnswer
-
-    answer = ClarificationAnswer(
-        decision_id=f"d-{text}",
-        actor="analyst-ann",
-        question_id=state.pending_question.question_id,
-        text=text,
-    )
-    return runtime.run_until_pause(runtime.apply_human_input(state, answer))
-
-
 @pytest.mark.parametrize("confirmed", [True, False])
 def test_a_name_that_only_partly_matches_is_confirmed_by_the_analyst_once(
     make_runtime, make_state, confirmed
@@ -104,7 +92,7 @@ def test_a_name_that_only_partly_matches_is_confirmed_by_the_analyst_once(
     (label,) = question.candidates
     assert label.startswith("Acme Analytics Ltd (GB")
 
-    state = _answer(runtime, state, label if confirmed else "No, a different company")
+    state = answer(runtime, state, label if confirmed else "No, a different company")
     assert state.termination_reason == "finish_proposed"
     if confirmed:
         assert state.selected_entity.entity_id == "co-acme-analytics-gb"
@@ -125,7 +113,7 @@ def test_same_name_people_are_told_apart_by_their_facts_and_an_answer_by_one_is_
         "Candidates: 1. John Smith (GB, born 1965) [pe-john-smith-gb]; "
         "2. John Smith (US, born 1990) [pe-john-smith-us]" in question
     )
-    state = _answer(runtime, state, "The one born 1965, he lives in Manchester")
+    state = answer(runtime, state, "The one born 1965, he lives in Manchester")
     assert state.selected_entity.entity_id == "pe-john-smith-gb"
 
 
@@ -178,7 +166,7 @@ def test_an_answer_in_the_analysts_words_picks_the_candidate(
     make_runtime, make_state, text, entity_id
 ):
     runtime = make_runtime()
-    state = _answer(runtime, run(runtime, make_state("Northwind Trading", jurisdiction=None)), text)
+    state = answer(runtime, run(runtime, make_state("Northwind Trading", jurisdiction=None)), text)
     assert state.termination_reason == "finish_proposed"
     assert state.selected_entity.entity_id == entity_id
 
@@ -204,7 +192,7 @@ def test_an_answer_in_the_analysts_words_picks_the_candidate(
 )
 def test_an_answer_that_only_rules_out_some_of_three_is_asked_again(make_runtime, make_state, text):
     runtime = make_runtime()
-    state = _answer(runtime, run(runtime, make_state("Northwind Trading", jurisdiction=None)), text)
+    state = answer(runtime, run(runtime, make_state("Northwind Trading", jurisdiction=None)), text)
     assert state.status == "waiting_for_input"
     assert state.selected_entity is None
 
@@ -229,7 +217,7 @@ def test_an_answer_about_same_name_people_picks_the_one_it_means(
 ):
     runtime = make_runtime()
     state = run(runtime, make_state("John Smith", jurisdiction=None, subject_type="person"))
-    state = _answer(runtime, state, text)
+    state = answer(runtime, state, text)
     assert state.selected_entity.entity_id == entity_id
 
 
@@ -270,7 +258,7 @@ def test_the_playbook_acts_on_the_runtimes_reading_of_an_answer():
 def test_an_answer_that_fits_no_candidate_is_asked_again_saying_why(make_runtime, make_state):
     runtime = make_runtime()
     state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
-    state = _answer(runtime, state, "the big one")
+    state = answer(runtime, state, "the big one")
     assert state.status == "waiting_for_input"
     assert state.pending_question.question.startswith(
         "Your answer 'the big one' did not point to exactly one of them"
@@ -278,10 +266,10 @@ def test_an_answer_that_fits_no_candidate_is_asked_again_saying_why(make_runtime
     assert len(state.pending_question.candidates) == 3
     # However often an answer fits none, the analyst is asked again; the budget bounds it.
     for text in ("no idea", "the old one"):
-        state = _answer(runtime, state, text)
+        state = answer(runtime, state, text)
         assert state.status == "waiting_for_input"
         assert f"Your answer '{text}' did not point" in state.pending_question.question
-    state = _answer(runtime, state, "the UK one")
+    state = answer(runtime, state, "the UK one")
     assert state.selected_entity.entity_id == "co-northwind-gb"
     assert state.termination_reason == "finish_proposed"
 
@@ -319,7 +307,7 @@ def test_a_screening_names_each_hit_for_the_people_watching(make_runtime, make_s
     # Registered in RU, not GB: the analyst says the one found there is not the subject,
     # so the name as typed is screened.
     state = run(runtime, make_state("Dmitry Wolkow", subject_type="person"))
-    state = _answer(runtime, state, "no")
+    state = answer(runtime, state, "no")
     (screening,) = [
         e.data
         for e in events_of(store, state, "tool_succeeded")

@@ -4,19 +4,7 @@ another legal form than the registry gives."""
 
 from __future__ import annotations
 
-from runtime_helpers import run
-
-from atlas.runtime.humans import ClarificationAnswer
-
-
-def _answer(runtime, state, text):
-    answer = ClarificationAnswer(
-        decision_id=f"d-{text}",
-        actor="analyst-ann",
-        question_id=state.pending_question.question_id,
-        text=text,
-    )
-    return runtime.run_until_pause(runtime.apply_human_input(state, answer))
+from runtime_helpers import answer, run
 
 
 def test_a_subject_registered_only_in_another_country_is_offered_to_the_analyst(
@@ -35,7 +23,7 @@ def test_a_subject_registered_only_in_another_country_is_offered_to_the_analyst(
     assert label.endswith("[co-amber-coast-freight-lt]")
 
     # Matched, its directors are screened: one of them is listed.
-    state = _answer(runtime, state, "yes")
+    state = answer(runtime, state, "yes")
     assert state.termination_reason == "finish_proposed"
     assert state.selected_entity.entity_id == "co-amber-coast-freight-lt"
     assert state.proposed_packet.risk_rating == "high"
@@ -49,7 +37,7 @@ def test_a_no_to_the_entity_in_another_country_leaves_the_subject_unmatched(
     state = run(runtime, make_state("Dmitri Volkov", subject_type="person", jurisdiction="GB"))
     assert "outside it, the registry has Dmitri Volkov (RU" in state.pending_question.question
 
-    state = _answer(runtime, state, "no")
+    state = answer(runtime, state, "no")
     assert (state.termination_reason, state.selected_entity) == ("finish_proposed", None)
     assert state.proposed_packet.risk_rating == "high"  # the name alone is listed
     assert any("could not be matched" in gap for gap in state.proposed_packet.open_gaps)
@@ -69,7 +57,7 @@ def test_an_exact_name_elsewhere_is_listed_beside_a_partial_one_in_the_case_coun
         "co-cedar-analytics-us]",
     ]
 
-    state = _answer(runtime, state, "the UK one")
+    state = answer(runtime, state, "the UK one")
     assert state.termination_reason == "finish_proposed"
     assert state.selected_entity.entity_id == "co-acme-analytics-gb"
 
@@ -92,6 +80,6 @@ def test_a_company_of_another_legal_form_is_confirmed_by_the_analyst_first(
         "No registry entity is named 'Harrow Bay Freight Inc' with that legal form; the "
         "nearest is Harrow Bay Freight Ltd (GB"
     )
-    state = _answer(runtime, state, "yes")
+    state = answer(runtime, state, "yes")
     assert state.selected_entity.entity_id == "co-harrow-bay-freight-gb"
     assert state.proposed_packet.risk_rating == "medium"  # its director's conviction
