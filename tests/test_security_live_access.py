@@ -17,6 +17,11 @@ from tests.test_live_stream import commit_events, communicator, run_async
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+def access_read_before_every_frame(monkeypatch):
+    monkeypatch.setattr("runs.consumers.ACCESS_RECHECK_SECONDS", 0.0)
+
+
 def _next_message_after(user, run, take_access_away) -> dict:
     async def scenario():
         socket = communicator(user, run, after=1)
