@@ -6,13 +6,15 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib import messages
+from django.db.models.fields.json import KeyTransform
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
+from atlas.runtime.directorships import conflict_about
 from atlas.runtime.state import USER_STATUS, AtlasState, EvidenceItem, Signal
-from atlas.runtime.wording import fact_label
+from atlas.runtime.wording import fact_label, listed
 from reviews.actions import (
     SETTLING_KINDS,
     AlreadyDecided,
@@ -39,15 +41,31 @@ from reviews.views.new_items import notice_context
 from runs.access import require_role, tenant_of
 from runs.evidence_links import anchor, web_link
 from runs.fragments import meters_for
+from runs.models import Run
 from runs.packet_changes import changes_since_last_signoff
 from runs.post_only import post_only
 from runs.search_text import search_text
+from runs.views.packets import companies_directed
 
 KIND = ReviewItem.Kind.ESCALATION
 
 
 def reason_label(code: str) -> str:
     return ESCALATION_REASON_LABELS.get(code, code.replace("_", " ").capitalize())
+
+
+def _companies_directed(run_ids: list[int]) -> dict[int, dict[str, str]]:
+    """Each run's companies directed by its person subject (see `companies_directed`). The
+    queue defers the runs' state: this reads only the two keys it needs."""
+    rows = (
+        Run.objects.filter(pk__in=run_ids)
+        .annotate(
+            selected=KeyTransform("selected_entity", "state"),
+            held=KeyTransform("directorships", "state"),
+        )
+        .values_list("pk", "selected", "held")
+    )
+    return {run_id: companies_directed(selected, held) for run_id, selected, held in rows}
 
 
 @require_role(*REVIEWERS)
@@ -60,11 +78,15 @@ def escalations(request: HtmxHttpRequest) -> HttpResponse:
     page = queue_page(items, request.GET, tenant)
     decisions = decisions_by_item(page.items)
     rows = [item_view(item, request.user, decisions=decisions) for item in page.items]
+    about = _companies_directed(
+        [row.item.run_id for row in rows if row.item.payload.get("conflicts")]
+    )
     for row in rows:
         row.reason_label = reason_label(row.item.payload.get("reason", ""))
         row.conflicts = [
             {
                 "fact": c.get("fact", ""),
+                "about": about.get(row.item.run_id, {}).get(c.get("entity_id", ""), ""),
                 "values": list(dict.fromkeys(v["value"] for v in c["values"])),
             }
             for c in row.item.payload.get("conflicts", [])
@@ -90,6 +112,8 @@ class ConflictView:
     fact: str
     entity_id: str
     values: list[dict]  # {"value", "sources": [each source's own record of it]}
+    # Whom the conflict is about when not the subject: "X (GB), a company the subject directs".
+    about: str = ""
     status: str = "open"
     settled_by: HumanDecision | None = None
     resolution: dict | None = None
@@ -115,7 +139,7 @@ def _parse_when(value: str | None) -> datetime | str | None:
 
 
 def conflict_views(item: ReviewItem) -> list[ConflictView]:
-    state_conflicts, evidence = {}, {}
+    state, state_conflicts, evidence = None, {}, {}
     if item.run.state:
         state = AtlasState.from_json(item.run.state)
         state_conflicts = {c.conflict_id: c for c in state.conflicts}
@@ -143,6 +167,7 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
                 fact=raw.get("fact", ""),
                 entity_id=raw.get("entity_id", ""),
                 values=by_value(sources),
+                about=conflict_about(state, current) if state and current else "",
                 status=current.status if current else raw.get("status", "open"),
                 settled_by=decisions.get(raw["conflict_id"]),
                 resolution=current.resolution.model_dump()
@@ -192,7 +217,11 @@ def _conflict_page(
                 # form for it, and the escalation's own unsaved text is for a closed one.
                 conflict.unsaved_note = typed
     code = item.payload.get("reason", "")
-    open_facts = [c.fact_label.lower() for c in conflicts if c.is_open]
+    open_facts = [
+        f"{c.fact_label.lower()} of {c.about}" if c.about else c.fact_label.lower()
+        for c in conflicts
+        if c.is_open
+    ]
     follow_up = (
         ReviewItem.objects.filter(run_id=item.run_id, status=ReviewItem.Status.OPEN)
         .exclude(pk=item.pk)
@@ -211,6 +240,7 @@ def _conflict_page(
             "reason_label": reason_label(code),
             "status_sentence": item.payload.get("user_status") or USER_STATUS.get(code, ""),
             "open_facts": open_facts,
+            "disputed": listed(open_facts, "and"),
             "follow_up": follow_up,
             "conflicts": conflicts,
             "meters": meters_for(item.run),

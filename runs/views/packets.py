@@ -12,6 +12,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.http import content_disposition_header
 
+from atlas.runtime.directorships import directed_by_the_subject
+from atlas.runtime.state import HeldDirectorship
 from atlas.runtime.wording import fact_label
 from reviews.models import HumanDecision, ReviewItem
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
@@ -62,6 +64,18 @@ def _versions(run: Run) -> dict[str, str]:
     }
 
 
+def companies_directed(selected: dict | None, held: dict | None) -> dict[str, str]:
+    """The companies a person subject directs, by entity id, as a conflict about one of them
+    names it: "Meridian Shipping Holdings Ltd (GB), a company the subject directs".
+    `selected` and `held`: the state's selected entity and directorships."""
+    if not selected or selected.get("entity_type") != "person":
+        return {}
+    return {
+        company["entity_id"]: directed_by_the_subject(HeldDirectorship(**company))
+        for company in (held or {}).get(selected.get("entity_id"), [])
+    }
+
+
 def _conflicts(state: dict, packet: dict) -> list[dict]:
     """Every conflict the run met, resolved or not; the packet's copy fills any gap."""
     by_id: dict[str, dict] = {}
@@ -69,8 +83,10 @@ def _conflicts(state: dict, packet: dict) -> list[dict]:
         by_id[conflict.get("conflict_id", "")] = {**conflict, "resolution": None}
     for conflict in state.get("conflicts") or []:
         by_id[conflict.get("conflict_id", "")] = conflict
+    about = companies_directed(state.get("selected_entity"), state.get("directorships"))
     for conflict in by_id.values():
         conflict["fact_label"] = fact_label(str(conflict.get("fact", "")))
+        conflict["about"] = about.get(str(conflict.get("entity_id", "")), "")
         conflict["values"] = [
             {**value, "retrieved": _when(value.get("retrieved_at"))}
             for value in conflict.get("values") or []
@@ -97,9 +113,19 @@ def packet_context(run: Run) -> dict[str, Any]:
                 "other_candidate": matched_source is not None
                 and item.get("evidence_class") == "registry"
                 and item.get("source_id") != matched_source,
+                # A candidate's record when the subject was matched to none (the analyst
+                # said it is not the subject, or nobody picked one).
+                "unmatched_candidate": matched_source is None
+                and item.get("evidence_class") == "registry"
+                and str(item.get("source_id", "")).startswith("registry:"),
             }
         )
     findings = cited_findings(packet, {item["evidence_id"]: item for item in evidence})
+    for finding in findings:
+        citations = finding["citations"]
+        finding["unmatched_candidate"] = bool(citations) and all(
+            c.get("unmatched_candidate") for c in citations
+        )
     conflicts = _conflicts(state, packet)
     decisions = _decisions(run)
     decision_by_id = {str(d.pk): d for d in decisions}
@@ -199,7 +225,7 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         ],
         "conflicts": [
             {
-                **{k: v for k, v in c.items() if k not in {"decision", "fact_label"}},
+                **{k: v for k, v in c.items() if k not in {"decision", "fact_label", "about"}},
                 "values": [
                     {k: v for k, v in value.items() if k != "retrieved"} for value in c["values"]
                 ],
