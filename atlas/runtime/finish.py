@@ -231,14 +231,14 @@ def propose_finish(
         sentence = None
     writer.set_status(s, "awaiting_review", "finish_proposed", sentence)
     writer.emit(s, buf, "finish_proposed", packet=packet)
-    if packet.unresolved_conflicts:
+    if held:  # one a reviewer marked unresolvable is carried, not escalated again
         writer.emit(
             s,
             buf,
             "escalated",
             reason="unresolved_conflict",
             user_status=s.user_status,
-            conflicts=[c.conflict_id for c in packet.unresolved_conflicts],
+            conflicts=[c.conflict_id for c in packet.unresolved_conflicts if c.status == "open"],
             open_gaps=packet.open_gaps,
         )
     return s

@@ -142,7 +142,7 @@ def _with_conflicts(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePa
     ]
     gaps = list(packet.open_gaps)
     for c in s.conflicts:
-        line = unresolved_conflict_gap(c.fact, conflict_about(s, c))
+        line = unresolved_conflict_gap(c.fact, conflict_about(s, c), c.status)
         if c.status != "resolved" and line not in gaps:
             gaps.append(line)
     return packet.model_copy(update={"unresolved_conflicts": conflicts, "open_gaps": gaps})

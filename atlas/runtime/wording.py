@@ -26,11 +26,14 @@ def fact_label(fact: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def unresolved_conflict_gap(fact: str, about: str = "") -> str:
+def unresolved_conflict_gap(fact: str, about: str = "", status: str = "open") -> str:
     """`about`: whom the conflict is about when not the subject ("X (GB), a company the
-    subject directs")."""
+    subject directs"); `status` "unresolvable": a reviewer has ruled it cannot be settled."""
     of = f" of {about}" if about else ""
-    return f"Unresolved conflict on {fact_words(fact)}{of}: sources disagree."
+    why = (
+        "a reviewer recorded it as unresolvable" if status == "unresolvable" else "sources disagree"
+    )
+    return f"Unresolved conflict on {fact_words(fact)}{of}: {why}."
 
 
 def listed(names: list[str], conjunction: str = "") -> str:

@@ -101,9 +101,10 @@ def test_resolving_the_conflict_lets_the_packet_go_without_it(make_runtime, make
     assert state.proposed_packet.unresolved_conflicts == []
 
 
-def test_an_unresolvable_conflict_stays_in_the_packet(make_runtime, make_state):
+def test_an_unresolvable_conflict_stays_in_the_packet(make_runtime, make_state, store):
     runtime = make_runtime()
     state = run(runtime, make_state("Meridian Shipping Holdings"))
+    assert len(events_of(store, state, "escalated")) == 1
     conflict_id = state.conflicts[0].conflict_id
     state = runtime.apply_human_input(
         state,
@@ -118,6 +119,12 @@ def test_an_unresolvable_conflict_stays_in_the_packet(make_runtime, make_state):
     state = runtime.run_until_pause(state)
     (carried,) = state.proposed_packet.unresolved_conflicts
     assert carried.status == "unresolvable"
+    # Ruled on: carried to the sign-off, not handed to a reviewer again as if open.
+    assert state.termination_reason == "finish_proposed"
+    assert len(events_of(store, state, "escalated")) == 1
+    gaps = state.proposed_packet.open_gaps
+    assert "Unresolved conflict on directors: a reviewer recorded it as unresolvable." in gaps
+    assert not [gap for gap in gaps if "sources disagree" in gap]
 
 
 def test_a_budget_extension_resumes_a_stopped_run(make_runtime, make_state, store):

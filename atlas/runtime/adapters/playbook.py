@@ -507,5 +507,8 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
             for c in open_conflicts
         ],
         open_gaps=gaps
-        + [unresolved_conflict_gap(c["fact"], c.get("about", "")) for c in open_conflicts],
+        + [
+            unresolved_conflict_gap(c["fact"], c.get("about", ""), c["status"])
+            for c in open_conflicts
+        ],
     )
