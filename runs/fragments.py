@@ -17,8 +17,9 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
+from atlas.runtime.directorships import companies_directed
 from atlas.runtime.state import USER_STATUS, Budgets
-from atlas.runtime.wording import fact_words
+from atlas.runtime.wording import fact_words, listed
 from reviews.decision_details import decision_details
 from reviews.models import HumanDecision
 from runs.models import Document, Run, TraceEvent
@@ -111,13 +112,19 @@ def banner_for(run: Run, clarification_item_id: int | None = None) -> dict[str, 
                 "estimated_cost": decimal_or_zero(approval.get("estimated_cost_usd")),
             }
         if reason == Run.Reason.FINISH_PROPOSED:
+            about = companies_directed(state.get("selected_entity"), state.get("directorships"))
             disputed = [
-                fact_words(c.get("fact", "a fact"))
+                _disputed(c, about.get(c.get("entity_id", "")))
                 for c in state.get("conflicts") or []
                 if c.get("status") == "open"
             ]
             gaps = (state.get("proposed_packet") or {}).get("open_gaps") or []
-            return {"kind": "signoff", "tone": "review", "disputed": disputed, "gaps": gaps}
+            return {
+                "kind": "signoff",
+                "tone": "review",
+                "disputed": listed(disputed, "and"),
+                "gaps": gaps,
+            }
         open_conflicts = [c for c in state.get("conflicts") or [] if c.get("status") != "resolved"]
         return {"kind": "escalation", "tone": "review", "open_conflicts": len(open_conflicts)}
     if run.is_active and run.cancel_requested_at:
@@ -244,10 +251,17 @@ def announcement(context: dict[str, Any], steps: list[StepView] = ()) -> str:
             else "Waiting for an analyst's answer."
         )
     elif kind == "signoff" and banner.get("disputed"):
-        parts.append(f"The sources disagree on {', '.join(banner['disputed'])}.")
+        parts.append(f"The sources disagree on {banner['disputed']}.")
     elif kind in BANNER_ANNOUNCEMENTS:
         parts.append(BANNER_ANNOUNCEMENTS[kind])
     return " ".join(parts)
+
+
+def _disputed(conflict: dict, about: str | None) -> str:
+    """What a banner says the sources disagree on: "directors", or "directors of X (GB), a
+    company the subject directs"."""
+    fact = fact_words(conflict.get("fact", "a fact"))
+    return f"{fact} of {about}" if about else fact
 
 
 def render_regions(context: dict[str, Any], *, oob: bool = False) -> str:

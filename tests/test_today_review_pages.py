@@ -45,6 +45,8 @@ def test_a_conflict_on_a_company_the_person_directs_names_it_on_every_review_pag
     assert f"<strong>Directors</strong> of {COMPANY}: “" in queue
     packet = client.get(reverse("runs-packet", args=[item.run_id])).content.decode()
     assert f"<strong>Directors</strong> of {COMPANY} <span" in packet
+    case_page = client.get(reverse("runs-case-detail", args=[item.case_id])).content.decode()
+    assert f"The sources disagree on directors of {COMPANY}</h3>" in case_page
 
 
 def test_a_conflict_on_the_subject_itself_names_no_other_company(client, tenant, analyst, reviewer):

@@ -65,3 +65,15 @@ def conflict_about(state: AtlasState, conflict: Conflict) -> str:
     """Whom a conflict is about, when not the subject: a company the subject directs."""
     company = next((c for c in directorships(state) if c.entity_id == conflict.entity_id), None)
     return directed_by_the_subject(company) if company is not None else ""
+
+
+def companies_directed(selected: dict | None, held: dict | None) -> dict[str, str]:
+    """`conflict_about` read off a stored state's JSON without loading it whole: the
+    companies a person subject directs, by entity id, as a conflict about one names it.
+    `selected` and `held`: the state's selected entity and directorships."""
+    if not selected or selected.get("entity_type") != "person":
+        return {}
+    return {
+        company["entity_id"]: directed_by_the_subject(HeldDirectorship(**company))
+        for company in (held or {}).get(selected.get("entity_id"), [])
+    }

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from atlas.runtime.directorships import conflict_about
+from atlas.runtime.directorships import companies_directed, conflict_about
 from atlas.runtime.state import USER_STATUS, AtlasState, EvidenceItem, Signal
 from atlas.runtime.wording import fact_label, listed
 from reviews.actions import (
@@ -45,7 +45,6 @@ from runs.models import Run
 from runs.packet_changes import changes_since_last_signoff
 from runs.post_only import post_only
 from runs.search_text import search_text
-from runs.views.packets import companies_directed
 
 KIND = ReviewItem.Kind.ESCALATION
 

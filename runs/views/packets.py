@@ -12,8 +12,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.http import content_disposition_header
 
-from atlas.runtime.directorships import directed_by_the_subject
-from atlas.runtime.state import HeldDirectorship
+from atlas.runtime.directorships import companies_directed
 from atlas.runtime.wording import fact_label
 from reviews.models import HumanDecision, ReviewItem
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
@@ -61,18 +60,6 @@ def _versions(run: Run) -> dict[str, str]:
         "schema": run.schema_version or bundle.get("schema_version", ""),
         "policy": run.policy_version or bundle.get("policy", ""),
         "toolset": run.toolset_version or bundle.get("toolset", ""),
-    }
-
-
-def companies_directed(selected: dict | None, held: dict | None) -> dict[str, str]:
-    """The companies a person subject directs, by entity id, as a conflict about one of them
-    names it: "Meridian Shipping Holdings Ltd (GB), a company the subject directs".
-    `selected` and `held`: the state's selected entity and directorships."""
-    if not selected or selected.get("entity_type") != "person":
-        return {}
-    return {
-        company["entity_id"]: directed_by_the_subject(HeldDirectorship(**company))
-        for company in (held or {}).get(selected.get("entity_id"), [])
     }
 
 
