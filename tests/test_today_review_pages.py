@@ -93,3 +93,21 @@ def test_an_answer_on_a_review_page_shows_the_question_it_answers(
     page = client.get(reverse("reviews-item", args=[item.pk])).content.decode()
     assert "Question: No registry entity in GB, the case&#x27;s country" in page
     assert page.index("Question: No registry entity") < page.index("“yes”")
+
+
+def test_a_sign_off_carrying_a_directorship_ruled_unresolvable_names_the_company(
+    client, tenant, analyst, reviewer
+):
+    escalation = whitfield_escalation(tenant, analyst)
+    client_for(client, reviewer)
+    client.post(
+        reverse("reviews-resolve", args=[escalation.pk]),
+        {
+            "conflict_id": escalation.payload["conflicts"][0]["conflict_id"],
+            "choice": "__unresolvable__",
+            "note": "The register is not yet updated.",
+        },
+    )
+    signoff = open_item(advance(escalation), ReviewItem.Kind.SIGNOFF)
+    page = client.get(reverse("reviews-item", args=[signoff.pk])).content.decode()
+    assert f"<strong>Directors</strong> of {COMPANY}: “" in page

@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
+from atlas.runtime.directorships import companies_directed
 from reviews.actions import (
     AlreadyDecided,
     ReviewError,
@@ -140,9 +141,20 @@ def _item_page(
 
 def _unresolved_conflicts(item: ReviewItem) -> list[dict]:
     """The packet's unresolved conflicts, each competing value once with the sources that
-    give it, as the escalation page shows them."""
+    give it, as the escalation page shows them, and the company each is about when the
+    subject is a person directing it."""
     conflicts = (item.payload.get("packet") or {}).get("unresolved_conflicts") or []
-    return [{**c, "values": by_value(c.get("values") or [])} for c in conflicts]
+    state = item.run.state or {}
+    companies = companies_directed(state.get("selected_entity"), state.get("directorships"))
+    entity_of = {c.get("conflict_id"): c.get("entity_id") for c in state.get("conflicts") or []}
+    return [
+        {
+            **c,
+            "about": companies.get(entity_of.get(c.get("conflict_id")), ""),
+            "values": by_value(c.get("values") or []),
+        }
+        for c in conflicts
+    ]
 
 
 def _cited_findings(item: ReviewItem) -> list[dict]:
