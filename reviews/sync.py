@@ -12,6 +12,7 @@ import operator
 from django.db.models import Q
 from django.utils import timezone
 
+from atlas.runtime.directorships import conflict_about
 from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, EvidenceItem, Signal
 from reviews.models import HumanDecision, ReviewItem
 from runs.evidence_links import web_link
@@ -22,7 +23,11 @@ from runs.rating_grounds import grounds_of
 def _conflict_payload(state: AtlasState) -> list[dict]:
     """Conflicts nobody has decided yet; one marked unresolvable stays in the packet but is
     not escalated again."""
-    return [c.model_dump(mode="json") for c in state.conflicts if c.status == "open"]
+    return [
+        {**c.model_dump(mode="json"), "about": conflict_about(state, c)}
+        for c in state.conflicts
+        if c.status == "open"
+    ]
 
 
 def matches_payload(state: AtlasState) -> list[dict]:

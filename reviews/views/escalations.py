@@ -6,13 +6,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib import messages
-from django.db.models.fields.json import KeyTransform
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from atlas.runtime.directorships import companies_directed, conflict_about
+from atlas.runtime.directorships import conflict_about
 from atlas.runtime.state import USER_STATUS, AtlasState, EvidenceItem, Signal
 from atlas.runtime.wording import fact_label, listed
 from reviews.actions import (
@@ -41,7 +40,6 @@ from reviews.views.new_items import notice_context
 from runs.access import require_role, tenant_of
 from runs.evidence_links import anchor, web_link
 from runs.fragments import meters_for
-from runs.models import Run
 from runs.packet_changes import changes_since_last_signoff
 from runs.post_only import post_only
 from runs.search_text import search_text
@@ -51,20 +49,6 @@ KIND = ReviewItem.Kind.ESCALATION
 
 def reason_label(code: str) -> str:
     return ESCALATION_REASON_LABELS.get(code, code.replace("_", " ").capitalize())
-
-
-def _companies_directed(run_ids: list[int]) -> dict[int, dict[str, str]]:
-    """Each run's companies directed by its person subject (see `companies_directed`). The
-    queue defers the runs' state: this reads only the two keys it needs."""
-    rows = (
-        Run.objects.filter(pk__in=run_ids)
-        .annotate(
-            selected=KeyTransform("selected_entity", "state"),
-            held=KeyTransform("directorships", "state"),
-        )
-        .values_list("pk", "selected", "held")
-    )
-    return {run_id: companies_directed(selected, held) for run_id, selected, held in rows}
 
 
 @require_role(*REVIEWERS)
@@ -77,15 +61,12 @@ def escalations(request: HtmxHttpRequest) -> HttpResponse:
     page = queue_page(items, request.GET, tenant)
     decisions = decisions_by_item(page.items)
     rows = [item_view(item, request.user, decisions=decisions) for item in page.items]
-    about = _companies_directed(
-        [row.item.run_id for row in rows if row.item.payload.get("conflicts")]
-    )
     for row in rows:
         row.reason_label = reason_label(row.item.payload.get("reason", ""))
         row.conflicts = [
             {
                 "fact": c.get("fact", ""),
-                "about": about.get(row.item.run_id, {}).get(c.get("entity_id", ""), ""),
+                "about": c.get("about", ""),  # stored with the escalation
                 "values": list(dict.fromkeys(v["value"] for v in c["values"])),
             }
             for c in row.item.payload.get("conflicts", [])
