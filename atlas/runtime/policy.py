@@ -26,7 +26,8 @@ from atlas.runtime.tools.base import ToolSpec
 # that none of the candidates listed is the subject drops them: the run goes on unmatched.
 # 8: when nothing registered in the case's country matches closely, the subject is looked
 # for in every country and the analyst asked; a legal form in a company's name picks the
-# candidate of that form, and one of another form only once the analyst confirms it.
+# candidate of that form, and one of another form only once the analyst confirms it; a
+# packet researched by name after the analyst turned the candidates down says so.
 POLICY_VERSION = "atlas-policy/8"
 
 

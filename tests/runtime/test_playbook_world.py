@@ -98,7 +98,10 @@ def test_a_name_that_only_partly_matches_is_confirmed_by_the_analyst_once(
         assert state.selected_entity.entity_id == "co-acme-analytics-gb"
     else:
         assert state.selected_entity is None
-        assert any("could not be matched" in g for g in state.proposed_packet.open_gaps)
+        assert (
+            "The analyst said the registry candidate offered is not the subject: it was "
+            "researched by name only." in state.proposed_packet.open_gaps
+        )
 
 
 def test_same_name_people_are_told_apart_by_their_facts_and_an_answer_by_one_is_taken(

@@ -40,7 +40,10 @@ def test_a_no_to_the_entity_in_another_country_leaves_the_subject_unmatched(
     state = answer(runtime, state, "no")
     assert (state.termination_reason, state.selected_entity) == ("finish_proposed", None)
     assert state.proposed_packet.risk_rating == "high"  # the name alone is listed
-    assert any("could not be matched" in gap for gap in state.proposed_packet.open_gaps)
+    assert (
+        "The analyst said the registry candidate offered is not the subject: it was researched "
+        "by name only." in state.proposed_packet.open_gaps
+    )
 
 
 def test_an_exact_name_elsewhere_is_listed_beside_a_partial_one_in_the_case_country(

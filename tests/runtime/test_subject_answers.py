@@ -155,7 +155,10 @@ def test_a_no_to_the_nearest_match_researches_the_name_unmatched(make_runtime, m
         assert state.selected_entity is None, text
         assert state.answered_questions[-1]["picked_entity_id"] == ""
         assert tool_arguments(store, state, "screen_sanctions") == [{"name": "Acme"}]
-        assert any("could not be matched" in gap for gap in state.proposed_packet.open_gaps)
+        assert (
+            "The analyst said the registry candidate offered is not the subject: it was "
+            "researched by name only." in state.proposed_packet.open_gaps
+        )
 
 
 @pytest.mark.parametrize(
@@ -214,7 +217,10 @@ def test_none_of_them_researches_the_name_unmatched(make_runtime, make_state, st
     assert (state.termination_reason, state.selected_entity) == ("finish_proposed", None)
     assert packet.selected_entity is None
     assert packet.risk_rating == "medium"  # screened by name only
-    assert "The subject could not be matched to exactly one registry entity." in packet.open_gaps
+    assert (
+        "The analyst said none of the registry candidates offered is the subject: it was "
+        "researched by name only." in packet.open_gaps
+    )
 
 
 def test_after_none_of_them_a_send_back_is_not_met_with_the_candidates_again(

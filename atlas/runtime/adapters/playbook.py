@@ -135,7 +135,7 @@ class Playbook:
             if not candidates and other_type_matches and not p["answered_questions"]:
                 # The case's subject type may be wrong: only the analyst can correct it.
                 return AskHuman(question=_other_type_question(case, other_type_matches))
-            gaps.append(_unmatched_gap(case, other_type_matches))
+            gaps.append(_unmatched_gap(case, other_type_matches, p["answered_questions"]))
 
         entity_id = selected["entity_id"] if selected else None
         subject_name = selected["name"] if selected else case["subject"]
@@ -329,7 +329,18 @@ def _other_type_question(case: dict[str, Any], other_type_matches: list[str]) ->
     )
 
 
-def _unmatched_gap(case: dict[str, Any], other_type_matches: list[str]) -> str:
+def _unmatched_gap(
+    case: dict[str, Any], other_type_matches: list[str], answered: list[dict[str, Any]]
+) -> str:
+    turned_down = [qa for qa in answered if qa.get("candidates") and not qa.get("picked_entity_id")]
+    if turned_down:
+        several = "; " in turned_down[-1]["candidates"]
+        which = (
+            "none of the registry candidates offered is"
+            if several
+            else "the registry candidate offered is not"
+        )
+        return f"The analyst said {which} the subject: it was researched by name only."
     gap = "The subject could not be matched to exactly one registry entity."
     if not other_type_matches:
         return gap
