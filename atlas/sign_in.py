@@ -10,5 +10,9 @@ from django.shortcuts import render
 
 def locked_out(request: HttpRequest, response: HttpResponse | None, credentials: dict | None):
     minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
-    context = {"username": get_client_username(request, credentials) or "", "minutes": minutes}
+    context = {
+        "username": get_client_username(request, credentials) or "",
+        "minutes": minutes,
+        "sign_in_page": request.path,  # the site's login page, or the Django admin's
+    }
     return render(request, "registration/locked_out.html", context, status=429)

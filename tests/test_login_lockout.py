@@ -33,6 +33,14 @@ def test_too_many_wrong_passwords_pause_signing_in_as_that_user(
     assert sign_in(client, "analyst", PASSWORD).status_code == 302
 
 
+def test_a_pause_on_the_admins_login_leads_back_to_it(client, admin_user, settings):
+    url = reverse("admin:login")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        paused = client.post(url, {"username": admin_user.username, "password": "guess"})
+    assert paused.status_code == 429
+    assert f'<a href="{url}">Back to the login page</a>' in paused.content.decode()
+
+
 def test_a_right_password_clears_earlier_failures(client, analyst, settings):
     for _ in range(settings.AXES_FAILURE_LIMIT - 1):
         sign_in(client, "analyst", "guess")

@@ -19,6 +19,10 @@ def test_a_subject_registered_only_in_another_country_is_offered_to_the_analyst(
         "No registry entity in GB, the case's country, matches 'Amber Coast Freight' "
         "closely; outside it, the registry has Amber Coast Freight UAB (LT"
     )
+    assert question.question.endswith(
+        "If the subject's name or country is wrong, correct it with 'Correct the subject' on "
+        "the case page."
+    )
     (label,) = question.candidates
     assert label.endswith("[co-amber-coast-freight-lt]")
 

@@ -297,6 +297,7 @@ def _nearest_question(case: dict[str, Any], nearest: dict[str, Any]) -> str:
     it, once."""
     subject = _quoted(case["subject"])
     country = case["jurisdiction"]
+    correctable = "name or country" if country and nearest["jurisdiction"] != country else "name"
     if country and nearest["jurisdiction"] != country:
         outside = "the registry has" if nearest["score"] >= STRONG_MATCH else "the nearest is"
         found = (
@@ -315,7 +316,8 @@ def _nearest_question(case: dict[str, Any], nearest: dict[str, Any]) -> str:
         )
     return (
         f"{found} Is it the subject? If it is not, say so: the research goes on without a "
-        "registry match."
+        f"registry match. If the subject's {correctable} is wrong, correct it with 'Correct "
+        "the subject' on the case page."
     )
 
 
