@@ -161,7 +161,7 @@ def run(runtime: Runtime, state: AtlasState) -> AtlasState:
 def answer(runtime: Runtime, state: AtlasState, text: str) -> AtlasState:
     """The analyst answers the run's pending question with `text`; the run goes on."""
     given = ClarificationAnswer(
-        decision_id=f"d-{text}",
+        decision_id=f"d-{state.step}-{text}",
         actor="analyst-ann",
         question_id=state.pending_question.question_id,
         text=text,

@@ -9,6 +9,7 @@ from runtime_helpers import (
     ACME_DIRECTOR_STEPS,
     FINISH_TURN,
     TOOL_TURN,
+    answer,
     events_of,
     run,
     tool_arguments,
@@ -17,7 +18,7 @@ from runtime_helpers import (
 
 from atlas.runtime.adapters.answers import candidate_picked_by, candidates_ruled_out_by
 from atlas.runtime.decisions import UNSAFE_CHARACTERS
-from atlas.runtime.humans import ClarificationAnswer, PacketSignOff
+from atlas.runtime.humans import PacketSignOff
 from atlas.runtime.state import candidate_label
 
 ACME_GB = "co-acme-analytics-gb"
@@ -28,17 +29,6 @@ ASKED = [*UP_TO_THE_QUESTION, "clarification_requested"]
 # before the analyst is asked.
 ASKED_AFTER_LOOKING_ELSEWHERE = ["run_started", *TOOL_TURN, *ASKED[1:]]
 ANSWERED = ["clarification_received", "run_resumed"]
-
-
-def answered(runtime, state, text: str):
-    """The run after the analyst's answer, up to its next pause."""
-    answer = ClarificationAnswer(
-        decision_id=f"d-{state.step}",
-        actor="analyst-ann",
-        question_id=state.pending_question.question_id,
-        text=text,
-    )
-    return runtime.run_until_pause(runtime.apply_human_input(state, answer))
 
 
 def northwind(**extra) -> list[dict]:
@@ -122,7 +112,7 @@ def test_a_yes_to_the_nearest_match_makes_it_the_subject(make_runtime, make_stat
     (label,) = state.pending_question.candidates
     assert label.endswith(f"[{ACME_GB}]")
 
-    state = answered(runtime, state, text)
+    state = answer(runtime, state, text)
     assert types(store, state) == [
         *ASKED_AFTER_LOOKING_ELSEWHERE,
         *ANSWERED,
@@ -143,7 +133,7 @@ def test_a_no_to_the_nearest_match_researches_the_name_unmatched(make_runtime, m
     # Named, and denied: the name alone would pick it.
     for text in ("no, it is a different company", "No, not Acme Analytics Ltd"):
         runtime = make_runtime()
-        state = answered(runtime, run(runtime, make_state("Acme", jurisdiction="GB")), text)
+        state = answer(runtime, run(runtime, make_state("Acme", jurisdiction="GB")), text)
         assert types(store, state) == [
             *ASKED_AFTER_LOOKING_ELSEWHERE,
             *ANSWERED,
@@ -171,7 +161,7 @@ def test_a_number_answer_picks_that_candidate_of_the_list(
     runtime = make_runtime()
     state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
     assert "Candidates: 1. Northwind Trading Ltd (GB" in state.pending_question.question
-    state = answered(runtime, state, text)
+    state = answer(runtime, state, text)
     assert state.termination_reason == "finish_proposed"
     assert state.selected_entity.entity_id == entity_id
 
@@ -182,11 +172,11 @@ def test_a_number_past_the_list_is_asked_again_and_one_in_it_is_taken(
 ):
     runtime = make_runtime()
     state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
-    state = answered(runtime, state, text)
+    state = answer(runtime, state, text)
     assert state.status == "waiting_for_input"
     assert state.pending_question.question.startswith(f"Your answer '{text}' did not point")
     assert state.selected_entity is None
-    state = answered(runtime, state, "1")
+    state = answer(runtime, state, "1")
     assert state.selected_entity.entity_id == NORTHWINDS[0]
 
 
@@ -204,7 +194,7 @@ def test_none_of_them_researches_the_name_unmatched(make_runtime, make_state, st
     state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
     assert types(store, state) == ASKED
 
-    state = answered(runtime, state, text)
+    state = answer(runtime, state, text)
     # Not asked again: screened and searched by name, then a packet.
     assert types(store, state) == [*ASKED, *ANSWERED, *TOOL_TURN, *TOOL_TURN, *FINISH_TURN]
     (received,) = events_of(store, state, "clarification_received")
@@ -228,12 +218,12 @@ def test_after_none_of_them_a_send_back_is_not_met_with_the_candidates_again(
 ):
     runtime = make_runtime()
     state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
-    state = answered(runtime, state, "none of them")
+    state = answer(runtime, state, "none of them")
     sent_back = PacketSignOff(decision_id="d-back", actor="rita", approved=False, reason="Why?")
     state = run(runtime, runtime.apply_human_input(state, sent_back))
     assert state.pending_question.question.startswith("A reviewer sent the packet back")
 
-    state = answered(runtime, state, "The analyst checked: none of the three is the client.")
+    state = answer(runtime, state, "The analyst checked: none of the three is the client.")
     assert (state.termination_reason, state.selected_entity) == ("finish_proposed", None)
     assert types(store, state).count("clarification_requested") == 2
 
@@ -244,21 +234,21 @@ def test_an_answer_with_a_control_character_is_quoted_back_without_it(
 ):
     runtime = make_runtime()
     state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
-    state = answered(runtime, state, f"the big {unsafe}one")
+    state = answer(runtime, state, f"the big {unsafe}one")
     assert (state.status, state.termination_reason) == ("waiting_for_input", "waiting_for_input")
     assert "model_failed" not in types(store, state)
     question = state.pending_question.question
     assert question.startswith("Your answer 'the big one' did not point")
     assert not UNSAFE_CHARACTERS.search(question)
     # Then answered as any other question asked again.
-    state = answered(runtime, state, "the UK one")
+    state = answer(runtime, state, "the UK one")
     assert state.selected_entity.entity_id == NORTHWINDS[0]
 
 
 def test_an_answer_too_long_to_quote_whole_is_quoted_cut(make_runtime, make_state, store):
     runtime = make_runtime()
     state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
-    state = answered(runtime, state, "the big one " * 2000)
+    state = answer(runtime, state, "the big one " * 2000)
     assert (state.status, state.termination_reason) == ("waiting_for_input", "waiting_for_input")
     assert "model_failed" not in types(store, state)
     assert "the big one the big one" in state.pending_question.question
