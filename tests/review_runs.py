@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.urls import reverse
+
 from reviews.models import ReviewItem
 from runs.actions import do_open_case, do_start_run
 from runs.execution import run_inline
@@ -97,3 +99,15 @@ def budget_item(tenant, opened_by) -> ReviewItem:
 def advance(item: ReviewItem) -> Run:
     """What the worker does after a decision: apply it and step on to the next pause."""
     return run_inline(Run.objects.get(pk=item.run_id))
+
+
+def mark_unresolvable(client, escalation: ReviewItem, note: str = "Filing pending."):
+    """A reviewer records the escalation's first conflict as unresolvable, through its page."""
+    return client.post(
+        reverse("reviews-resolve", args=[escalation.pk]),
+        {
+            "conflict_id": escalation.payload["conflicts"][0]["conflict_id"],
+            "choice": "__unresolvable__",
+            "note": note,
+        },
+    )

@@ -20,6 +20,7 @@ from tests.review_runs import (
     CONFLICT_SUBJECT,
     advance,
     approval_item,
+    mark_unresolvable,
     open_item,
     paused_run,
     signoff_item,
@@ -593,14 +594,7 @@ def test_a_packet_whose_sources_still_disagree_cannot_be_signed_off_until_settle
 
     # Settled as unresolvable by a person: the packet comes back carrying the conflict,
     # and that packet can be signed off.
-    client.post(
-        reverse("reviews-resolve", args=[escalation.pk]),
-        {
-            "conflict_id": escalation.payload["conflicts"][0]["conflict_id"],
-            "choice": "__unresolvable__",
-            "note": "Registry filing is pending; both names stay on record.",
-        },
-    )
+    mark_unresolvable(client, escalation, "Registry filing is pending; both names stay on record.")
     advance(escalation)
     again = open_item(run, ReviewItem.Kind.SIGNOFF)
     assert again.pk != signoff.pk
@@ -903,11 +897,7 @@ def test_the_queue_separates_sign_offs_waiting_on_a_conflict_from_what_can_be_de
     assert '<option value="blocked" selected>' in blocked
 
     # Settled: the escalation closes, and the packet that comes back can be decided.
-    conflict_id = escalation.payload["conflicts"][0]["conflict_id"]
-    client.post(
-        reverse("reviews-resolve", args=[escalation.pk]),
-        {"conflict_id": conflict_id, "choice": "__unresolvable__", "note": "Filing pending."},
-    )
+    mark_unresolvable(client, escalation)
     assert shown_ids(client.get(url, {"ready": "blocked"}).content.decode()) == []
     assert waiting.pk in shown_ids(client.get(url, {"ready": "ready"}).content.decode())
 
@@ -983,14 +973,7 @@ def test_a_withdrawn_signoff_says_so_and_leads_to_the_item_that_replaced_it(
     signoff = open_item(run, ReviewItem.Kind.SIGNOFF)
     escalation = open_item(run, ReviewItem.Kind.ESCALATION)
     client_for(client, reviewer)
-    client.post(
-        reverse("reviews-resolve", args=[escalation.pk]),
-        {
-            "conflict_id": escalation.payload["conflicts"][0]["conflict_id"],
-            "choice": "__unresolvable__",
-            "note": "Registry filing is pending.",
-        },
-    )
+    mark_unresolvable(client, escalation, "Registry filing is pending.")
     advance(escalation)
     again = open_item(run, ReviewItem.Kind.SIGNOFF)
     signoff.refresh_from_db()

@@ -10,7 +10,7 @@ from django.urls import reverse
 from reviews.actions import do_answer_question
 from reviews.models import ReviewItem
 from tests.conftest import client_for
-from tests.review_runs import advance, open_item, paused_run
+from tests.review_runs import advance, mark_unresolvable, open_item, paused_run
 
 pytestmark = pytest.mark.django_db
 
@@ -100,14 +100,7 @@ def test_a_sign_off_carrying_a_directorship_ruled_unresolvable_names_the_company
 ):
     escalation = whitfield_escalation(tenant, analyst)
     client_for(client, reviewer)
-    client.post(
-        reverse("reviews-resolve", args=[escalation.pk]),
-        {
-            "conflict_id": escalation.payload["conflicts"][0]["conflict_id"],
-            "choice": "__unresolvable__",
-            "note": "The register is not yet updated.",
-        },
-    )
+    mark_unresolvable(client, escalation, "The register is not yet updated.")
     signoff = open_item(advance(escalation), ReviewItem.Kind.SIGNOFF)
     page = client.get(reverse("reviews-item", args=[signoff.pk])).content.decode()
     assert f"<strong>Directors</strong> of {COMPANY}: “" in page
