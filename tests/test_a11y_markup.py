@@ -128,3 +128,18 @@ def test_a_runs_meters_read_as_used_of_limit_and_print_needs_javascript(client, 
     assert ("Iterations", "5 of 12") in meters, meters
     packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
     assert '<button type="button" data-print hidden>Print</button>' in packet
+
+
+def test_the_admins_traces_and_metrics_head_their_cells_and_keep_heading_levels(
+    client, admin_user, analyst, case
+):
+    run = awaiting_signoff(case)
+    add_events(run, *tool_step(9, "resolve_entity", {"name": case.subject_name}, "1 candidate"))
+    client_for(client, admin_user)
+    for url in (reverse("runs-trace-list"), reverse("runs-trace", args=[run.pk])):
+        html = client.get(url).content.decode()
+        assert_headers_say_what_they_head(html)
+        assert_no_skipped_level(html)
+    assert_headers_say_what_they_head(client.get(reverse("runs-metrics")).content.decode())
+    new_case = client_for(client, analyst).get(reverse("runs-case-new")).content.decode()
+    assert_no_skipped_level(new_case)
