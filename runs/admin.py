@@ -1,7 +1,8 @@
 """Django admin for the runs app, and for user accounts.
 
 A tenant's admins (staff with the admin role) see only their tenant's rows and change
-nothing; a superuser sees every tenant and may edit tenants and memberships. User accounts
+nothing; a superuser sees every tenant, may edit tenants and memberships, and
+removes a membership when someone leaves a tenant. User accounts
 and groups belong to no tenant, so only a superuser manages them, whatever permissions a
 tenant admin's groups hold. Runs, events,
 observations, tool calls and decisions are never edited here: statuses change only through
@@ -12,15 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django import forms
 from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group
+from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.functional import cached_property
 
+from atlas.runtime.tools.registry import default_registry
 from runs.access import has_role, membership_of
 from runs.models import (
     Case,
@@ -143,10 +147,77 @@ class RunRowAdmin(ListsShownColumns, ReadOnlyAdmin):
     RUN_NAME = ("run", "run__subject_name", "run__status")
 
 
+TOOLS = list(default_registry())
+WHEN_A_POLICY_CHANGE_APPLIES = (
+    "A change applies to runs started after it, and to a run under way from the next time "
+    "it resumes (after an approval, an answer, or a worker taking it over)."
+)
+
+
+class TenantPolicyForm(forms.ModelForm):
+    """The tenant's policy as the runtime reads it (atlas.runtime.policy.TenantPolicy): a
+    threshold the runtime refuses (a negative one) or a tool list it cannot read would
+    stop every run of the tenant, so neither is saved."""
+
+    approval_cost_threshold_usd = forms.DecimalField(
+        label="Approval cost threshold (USD)",
+        min_value=0,
+        max_digits=10,
+        decimal_places=4,
+        help_text=(
+            "A tool call estimated to cost more than this waits for a reviewer's approval; "
+            "at 0 every call waits for one. Tools cost "
+            + ", ".join(f"{tool.name} ${tool.price_usd}" for tool in TOOLS)
+            + "."
+        ),
+        error_messages={
+            "required": "Enter a threshold in US dollars, such as 0.50.",
+            "invalid": "Enter a threshold in US dollars as a plain number, such as 0.50.",
+            "min_value": (
+                "The threshold cannot be negative; enter 0 to have every tool call wait for "
+                "a reviewer's approval."
+            ),
+            "max_digits": "Enter at most 6 digits before the decimal point and 4 after it.",
+            "max_whole_digits": "Enter a threshold below $1,000,000.",
+            "max_decimal_places": "Enter at most 4 decimal places (a hundredth of a cent).",
+        },
+        widget=forms.NumberInput(attrs={"min": "0", "step": "0.0001"}),
+    )
+    forbidden_tools = forms.MultipleChoiceField(
+        choices=[(tool.name, tool.name) for tool in TOOLS],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=(
+            "The agent may not use a tool ticked here: it is not offered to the model and a "
+            "call to it is denied by policy."
+        ),
+        error_messages={"invalid_choice": "%(value)s is not one of Atlas's tools."},
+    )
+
+    class Meta:
+        model = Tenant
+        fields = ("name", "slug", "approval_cost_threshold_usd", "forbidden_tools")
+
+    def clean_forbidden_tools(self) -> list[str]:
+        ticked = set(self.cleaned_data["forbidden_tools"])
+        return [tool.name for tool in TOOLS if tool.name in ticked]
+
+
 @admin.register(Tenant)
 class TenantAdmin(TenantScopedAdmin):
     tenant_path = "pk"
     superuser_may_edit = True
+    form = TenantPolicyForm
+    fieldsets = (
+        (None, {"fields": ("name", "slug")}),
+        (
+            "Policy",
+            {
+                "fields": ("approval_cost_threshold_usd", "forbidden_tools"),
+                "description": WHEN_A_POLICY_CHANGE_APPLIES,
+            },
+        ),
+    )
     list_display = ("name", "slug", "approval_cost_threshold_usd", "forbidden_tools", "created_at")
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
@@ -167,6 +238,37 @@ class MembershipAdmin(TenantScopedAdmin):
     search_fields = ("user__username", "user__first_name", "user__last_name", "tenant__name")
     list_select_related = ("user", "tenant")
     raw_id_fields = ("user",)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        # Removing someone from a tenant deletes no record of what they did: cases, runs
+        # and decisions point at the account, which stays (AccountAdmin deletes none).
+        return request.user.is_active and request.user.is_superuser
+
+    def save_model(self, request: HttpRequest, obj: Membership, form, change: bool) -> None:
+        with transaction.atomic():
+            super().save_model(request, obj, form, change)
+            _admits_to_the_admin(obj.user, obj.role == Membership.Role.ADMIN)
+
+    def delete_model(self, request: HttpRequest, obj: Membership) -> None:
+        with transaction.atomic():
+            super().delete_model(request, obj)
+            _admits_to_the_admin(obj.user, False)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        with transaction.atomic():
+            users = [membership.user for membership in queryset.select_related("user")]
+            super().delete_queryset(request, queryset)
+            for user in users:
+                _admits_to_the_admin(user, False)
+
+
+def _admits_to_the_admin(user, tenant_admin: bool) -> None:
+    """Django's admin lets in staff only: a tenant's admin is staff, and someone no longer
+    one is not (a superuser always is), so a role changed here counts at once."""
+    is_staff = tenant_admin or user.is_superuser
+    if user.is_staff != is_staff:
+        user.is_staff = is_staff
+        user.save(update_fields=["is_staff"])
 
 
 class DocumentInline(admin.TabularInline):
