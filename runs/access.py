@@ -55,12 +55,19 @@ def require_role(*roles: str) -> Callable:
     return decorator
 
 
+# As the home page says it to someone in no tenant (templates/runs/no_membership.html).
+NO_MEMBERSHIP = (
+    "Your account is not a member of any tenant. Ask an administrator to add you as an "
+    "analyst, reviewer or admin."
+)
+
+
 def role_refusal(user) -> str:
     """Why a role check refused `user`, naming their role when they have one (the refusal
     page shows it as it is; other refusals say their own reason)."""
     membership = membership_of(user)
     if membership is None:
-        return "Your role does not allow this."
+        return NO_MEMBERSHIP
     return f"Your role does not allow this. It is not part of what {membership.role}s do in Atlas."
 
 

@@ -122,3 +122,14 @@ def test_only_a_role_refusal_says_the_role_does_not_do_it(client, admin_user):
     page = refused.content.decode()
     assert refused.status_code == 403 and "You cannot open this page" in page
     assert "not part of what" not in page
+
+
+def test_someone_in_no_tenant_is_told_so_not_that_their_role_forbids_it(client, db):
+    from django.contrib.auth import get_user_model
+
+    loner = get_user_model().objects.create_user("loner", password="pw-long-enough-123")
+    client.force_login(loner)
+    for url in ("/cases/", "/reviews/"):
+        page = client.get(url).content.decode()
+        assert "Your account is not a member of any tenant." in page, url
+        assert "Your role does not allow this." not in page, url
