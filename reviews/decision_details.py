@@ -29,11 +29,17 @@ def usd(amount) -> str:
     return f"${Decimal(str(amount)):,.2f}"
 
 
+def _many(count, noun: str) -> str:
+    """ "1 iteration", "1,000 tokens"."""
+    count = int(count)
+    return f"{count:,} {noun if count == 1 else noun + 's'}"
+
+
 BUDGET_UNITS: dict[str, Callable[[object], str]] = {
-    "extra_iterations": lambda n: f"{int(n):,} iterations",
-    "extra_tokens": lambda n: f"{int(n):,} tokens",
+    "extra_iterations": lambda n: _many(n, "iteration"),
+    "extra_tokens": lambda n: _many(n, "token"),
     "extra_cost_usd": usd,
-    "extra_seconds": lambda s: f"{float(s):g} s",
+    "extra_seconds": lambda s: f"{Decimal(str(s)).normalize():,f} s",
 }
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django import forms
 
+from atlas.runtime.state import Budgets
 from reviews.actions import MAX_REASON_CHARS
+from reviews.decision_details import BUDGET_UNITS
 from runs.case_fields import clean_typed_text
 
 UNRESOLVABLE = "__unresolvable__"
@@ -164,35 +167,132 @@ class ResolveConflictForm(forms.Form):
         return self.cleaned_data["choice"] == UNRESOLVABLE
 
 
+# The extension field that lifts each budget a run can stop on.
+FIELD_FOR_STOP = {
+    "max_iterations": "extra_iterations",
+    "token_budget": "extra_tokens",
+    "cost_budget": "extra_cost_usd",
+    "deadline": "extra_seconds",
+}
+# Each extension field, the budget it raises, and the budget in words.
+RAISES = {
+    "extra_iterations": ("max_iterations", "iteration limit"),
+    "extra_tokens": ("max_tokens", "token budget"),
+    "extra_cost_usd": ("max_cost_usd", "cost budget"),
+    "extra_seconds": ("deadline_seconds", "time limit"),
+}
+
+
+@dataclass(frozen=True)
+class BudgetShortfall:
+    """What the budget a run stopped on must grow by before the run can take its next step
+    (`at_least`), and why in a reviewer's words; without it resuming stops the run again at
+    once, and the escalation comes straight back."""
+
+    field: str
+    at_least: Decimal
+    advice: str
+
+
+def _ceiling(budget: str) -> Decimal:
+    return next(
+        Decimal(str(rule.le))
+        for rule in Budgets.model_fields[budget].metadata
+        if hasattr(rule, "le")
+    )
+
+
+def _whole(what: str, most: int, unit: str) -> dict[str, str]:
+    return {
+        "invalid": f"Enter a whole number of {what}, such as 5.",
+        "min_value": "Enter 0 or more: an extension only adds.",
+        "max_value": f"Add at most {most:,} {unit} at a time.",
+    }
+
+
 class ExtendBudgetForm(forms.Form):
-    extra_iterations = forms.IntegerField(min_value=0, max_value=100, initial=0, required=False)
-    extra_tokens = forms.IntegerField(min_value=0, max_value=1_000_000, initial=0, required=False)
+    extra_iterations = forms.IntegerField(
+        label="Iterations",
+        min_value=0,
+        max_value=100,
+        initial=0,
+        required=False,
+        error_messages=_whole("iterations", 100, "iterations"),
+    )
+    extra_tokens = forms.IntegerField(
+        label="Tokens",
+        min_value=0,
+        max_value=1_000_000,
+        initial=0,
+        required=False,
+        error_messages=_whole("tokens", 1_000_000, "tokens"),
+    )
     extra_cost_usd = forms.DecimalField(
+        label="Cost",
         min_value=Decimal("0"),
         max_value=Decimal("100"),
         decimal_places=2,
         initial=Decimal("0"),
         required=False,
+        error_messages={
+            "invalid": "Enter an amount in dollars, such as 0.50.",
+            "min_value": "Enter 0 or more: an extension only adds.",
+            "max_value": "Add at most $100.00 at a time.",
+            "max_decimal_places": "Enter dollars and cents, at most 2 decimal places, such as 0.25.",
+        },
     )
-    extra_seconds = forms.IntegerField(min_value=0, max_value=3600, initial=0, required=False)
+    extra_seconds = forms.IntegerField(
+        label="Seconds",
+        min_value=0,
+        max_value=3600,
+        initial=0,
+        required=False,
+        error_messages=_whole("seconds", 3600, "seconds"),
+    )
     reason = ReasonField(
         what="The reason",
         error_messages={"required": "A reason is required; it is recorded in the audit trail."},
         widget=forms.Textarea(attrs={"rows": 2}),
     )
 
+    def __init__(
+        self,
+        *args,
+        budgets: dict | None = None,
+        shortfall: BudgetShortfall | None = None,
+        **kwargs,
+    ) -> None:
+        """`budgets`: the run's budgets as they stand, so no extension takes one past the
+        ceiling the runtime holds it to (the runtime would refuse it after the decision was
+        recorded); `shortfall`: what the budget the run stopped on needs."""
+        super().__init__(*args, **kwargs)
+        self.budgets = Budgets.model_validate(budgets or {})
+        self.shortfall = shortfall
+
     def clean(self) -> dict:
         data = super().clean()
         for name in ("extra_iterations", "extra_tokens", "extra_seconds"):
             data[name] = data.get(name) or 0
         data["extra_cost_usd"] = data.get("extra_cost_usd") or Decimal("0")
-        if not self.errors and not any(
-            data[name]
-            for name in ("extra_iterations", "extra_tokens", "extra_cost_usd", "extra_seconds")
-        ):
+        if self.errors:
+            return data
+        if not any(data[name] for name in RAISES):
             raise forms.ValidationError(
                 "Extend at least one budget (iterations, tokens, cost or time)."
             )
+        for name, (budget, words) in RAISES.items():
+            now = Decimal(str(getattr(self.budgets, budget)))
+            ceiling = _ceiling(budget)
+            if data[name] and now + Decimal(str(data[name])) > ceiling:
+                show = BUDGET_UNITS[name]
+                self.add_error(
+                    name,
+                    f"This run's {words} is {show(now)} and can go no higher than "
+                    f"{show(ceiling)}: add at most {show(max(ceiling - now, 0))}.",
+                )
+        need = self.shortfall
+        if need is not None and Decimal(str(data[need.field])) < need.at_least:
+            self.add_error(need.field, need.advice)
         return data
 
 

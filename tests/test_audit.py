@@ -194,15 +194,15 @@ def test_a_budget_typed_in_exponent_notation_reads_as_dollars_and_cents(
     item = budget_item(tenant, analyst)
     client_for(client, reviewer).post(
         reverse("reviews-extend", args=[item.pk]),
-        {"extra_cost_usd": "1e1", "reason": "One more search"},
+        {"extra_iterations": "1", "extra_cost_usd": "1e1", "reason": "One more search"},
     )
     decision = HumanDecision.objects.get(review_item=item)
     assert decision.payload["extra_cost_usd"] == "10"
     page = client.get(reverse("reviews-audit")).content.decode()
-    assert "<div>Budget added: +$10.00</div>" in page and "E+1" not in page
+    assert "Budget added: +1 iteration, +$10.00</div>" in page and "E+1" not in page
     csv_file = client.get(reverse("reviews-audit-csv"))
     text = b"".join(csv_file.streaming_content).decode()
-    assert ",Budget added: +$10.00," in text and "E+1" not in text
+    assert '"Budget added: +1 iteration, +$10.00",' in text and "E+1" not in text
 
 
 def _corrected_and_marked(client, tenant, analyst, outsider):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import ROUND_CEILING, Decimal, InvalidOperation
 
 from django.contrib import messages
 from django.http import HttpResponse
@@ -24,7 +26,15 @@ from reviews.actions import (
     refusal_for,
     settled_conflict_message,
 )
-from reviews.forms import UNRESOLVABLE, CloseCaseForm, ExtendBudgetForm, ResolveConflictForm
+from reviews.decision_details import BUDGET_UNITS, decision_details
+from reviews.forms import (
+    FIELD_FOR_STOP,
+    UNRESOLVABLE,
+    BudgetShortfall,
+    CloseCaseForm,
+    ExtendBudgetForm,
+    ResolveConflictForm,
+)
 from reviews.models import HumanDecision, ReviewItem
 from reviews.paging import queue_page
 from reviews.queries import ESCALATION_REASON_LABELS, filter_queue, open_items
@@ -40,6 +50,7 @@ from reviews.views.new_items import notice_context
 from runs.access import require_role, tenant_of
 from runs.evidence_links import anchor, web_link
 from runs.fragments import meters_for
+from runs.models import TraceEvent
 from runs.packet_changes import changes_since_last_signoff
 from runs.post_only import post_only
 from runs.search_text import search_text
@@ -84,6 +95,67 @@ def escalations(request: HtmxHttpRequest) -> HttpResponse:
             **notice_context(request, "escalations"),
         },
     )
+
+
+# How atlas.runtime.budgets words a stop's use: "3", "0 used + 2284 reserved",
+# "0.01 used + 0.05 for the tool", "81000 used" (a model call that overspent).
+STOP_USE = re.compile(
+    r"(?P<used>[\d.]+)(?: used)?(?: \+ (?P<next>[\d.]+) (?:reserved|for the tool))?"
+)
+
+
+def budget_shortfall(item: ReviewItem) -> BudgetShortfall | None:
+    """How much the budget this run stopped on must grow for its next step to fit, read
+    from the stop's own trace event; None for a loop guard, or when the run moved on."""
+    field = FIELD_FOR_STOP.get(item.payload.get("reason", ""))
+    if field is None or item.status != ReviewItem.Status.OPEN:
+        return None
+    stop = (
+        TraceEvent.objects.filter(run_id=item.run_id, type="budget_exhausted")
+        .order_by("-seq")
+        .values_list("data", flat=True)
+        .first()
+    ) or {}
+    match = STOP_USE.fullmatch(str(stop.get("used", "")))
+    try:
+        used, limit = Decimal(match["used"]), Decimal(str(stop["limit"]))
+        upcoming = Decimal(match["next"] or 0)
+    except (TypeError, KeyError, InvalidOperation):
+        used = limit = upcoming = None
+    show = BUDGET_UNITS[field]
+    if field == "extra_seconds" or used is None:
+        return BudgetShortfall(
+            field,
+            Decimal("1") if field != "extra_cost_usd" else Decimal("0.01"),
+            f"This run stopped on its {reason_label(item.payload['reason']).lower()}: add to "
+            "it, or the run stops on it again at once.",
+        )
+    if field == "extra_iterations":
+        need = used - limit + 1
+        advice = (
+            f"This run has used its whole iteration limit ({used:f} of {limit:f}): "
+            f"add at least {show(need)}"
+        )
+    else:
+        need = used + upcoming - limit
+        if field == "extra_tokens":
+            # The next call's context on resuming is a little longer (it carries the new
+            # budget, for one), so its reservation grows a little: a twentieth to spare.
+            need = (need + upcoming / 20).to_integral_value(rounding=ROUND_CEILING)
+        if field == "extra_cost_usd":
+            need = need.quantize(Decimal("0.01"), rounding=ROUND_CEILING)
+        left = max(limit - used, Decimal(0))
+        advice = (
+            f"This run's next step needs {show(upcoming)}, with {show(left)} of its "
+            f"{reason_label(item.payload['reason']).lower()} left: add at least {show(need)}"
+            if upcoming
+            else f"This run used {show(used)} of {show(limit)}: add at least {show(need)}"
+        )
+    return BudgetShortfall(field, max(need, Decimal(0)), advice + ", or it stops again at once.")
+
+
+def _extend_form_for(item: ReviewItem, data=None) -> ExtendBudgetForm:
+    return ExtendBudgetForm(data, budgets=item.run.budgets, shortfall=budget_shortfall(item))
 
 
 @dataclass
@@ -225,9 +297,10 @@ def _conflict_page(
             "conflicts": conflicts,
             "meters": meters_for(item.run),
             "open_gaps": item.payload.get("open_gaps", []),
-            "extend_form": extend_form or ExtendBudgetForm(),
+            "extend_form": extend_form or _extend_form_for(item),
             "close_form": close_form or CloseCaseForm(),
             "unresolvable": UNRESOLVABLE,
+            "decided_details": decision_details(row.decision.payload) if row.decision else [],
             "history": item.run.decisions.select_related("actor").order_by("created_at", "id"),
         },
         status=status,
@@ -344,14 +417,14 @@ def resolve(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
 @post_only(_conflict_address)
 def extend(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
     item = item_for(request, item_id, KIND)
-    form = ExtendBudgetForm(request.POST)
+    form = _extend_form_for(item, request.POST)
     if not form.is_valid():
         if stale := _why_not_open(request, item):
             return _stale(request, item, stale, extend_form=form)
         return _conflict_page(request, item, status=400, extend_form=form)
     data = form.cleaned_data
     try:
-        do_extend_budget(
+        decision = do_extend_budget(
             item,
             request.user,
             extra_iterations=data["extra_iterations"],
@@ -365,7 +438,8 @@ def extend(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
         if refused is not None:
             return refused
     else:
-        messages.success(request, "Budget extended; the run resumes in a moment.")
+        added = decision_details(decision.payload)[0].removeprefix("Budget added: ")
+        messages.success(request, f"Budget extended ({added}); the run resumes in a moment.")
     return redirect("reviews-conflict", item_id=item.pk)
 
 
