@@ -23,7 +23,7 @@ from atlas.runtime.wording import fact_words, listed
 from reviews.decision_details import decision_details
 from reviews.models import HumanDecision
 from runs.models import Document, Run, TraceEvent
-from runs.money import dollars
+from runs.money import budget_dollars, dollars
 from runs.step_views import StepView, decimal_or_zero, group_steps
 
 # For a run recorded without its budgets.
@@ -77,7 +77,7 @@ def meters_for(run: Run) -> list[Meter]:
         Meter(
             "Cost",
             dollars(run.cost_usd),
-            f"${max_cost:.2f}",
+            budget_dollars(max_cost),
             _percent(run.cost_usd, max_cost),
         ),
         Meter("Time", f"{elapsed}s", f"{deadline.normalize():f}s", _percent(elapsed, deadline)),

@@ -769,3 +769,12 @@ def test_runs_from_before_the_risk_column_get_it_from_their_packet(case):
     rated.refresh_from_db()
     unrated.refresh_from_db()
     assert (rated.risk_rating, unrated.risk_rating) == ("medium", "")
+
+
+def test_the_cost_meter_gives_the_budget_as_it_was_set(case):
+    from runs.fragments import meters_for
+
+    run = make_run(case)
+    run.budgets = {**run.budgets, "max_cost_usd": "0.015"}
+    cost = next(meter for meter in meters_for(run) if meter.label == "Cost")
+    assert cost.limit == "$0.015"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from runs.money import as_stored, dollars
+from runs.money import as_stored, budget_dollars, dollars
 
 
 def test_amounts_are_shown_and_stored_rounded_half_up():
@@ -13,3 +13,9 @@ def test_amounts_are_shown_and_stored_rounded_half_up():
     assert dollars(Decimal("12.5"), places=2) == "$12.50"
     assert dollars(Decimal("123456.78905")) == "$123456.7891"
     assert as_stored(Decimal("0.0000015")) == Decimal("0.000002")
+
+
+def test_a_budget_reads_as_it_was_set_to_the_cent_or_finer():
+    assert budget_dollars(Decimal("100000")) == "$100,000.00"
+    assert budget_dollars(Decimal("0.015")) == "$0.015"  # "{:.2f}" gave $0.02
+    assert budget_dollars(Decimal("1.50")) == "$1.50"
