@@ -202,31 +202,26 @@ def _ceiling(budget: str) -> Decimal:
     )
 
 
-def _whole(what: str, most: int, unit: str) -> dict[str, str]:
-    return {
-        "invalid": f"Enter a whole number of {what}, such as 5.",
-        "min_value": "Enter 0 or more: an extension only adds.",
-        "max_value": f"Add at most {most:,} {unit} at a time.",
-    }
+def _whole_number_added(label: str, most: int) -> forms.IntegerField:
+    """An extension's field for a whole number of iterations, tokens or seconds."""
+    unit = label.lower()
+    return forms.IntegerField(
+        label=label,
+        min_value=0,
+        max_value=most,
+        initial=0,
+        required=False,
+        error_messages={
+            "invalid": f"Enter a whole number of {unit}, such as 5.",
+            "min_value": "Enter 0 or more: an extension only adds.",
+            "max_value": f"Add at most {most:,} {unit} at a time.",
+        },
+    )
 
 
 class ExtendBudgetForm(forms.Form):
-    extra_iterations = forms.IntegerField(
-        label="Iterations",
-        min_value=0,
-        max_value=100,
-        initial=0,
-        required=False,
-        error_messages=_whole("iterations", 100, "iterations"),
-    )
-    extra_tokens = forms.IntegerField(
-        label="Tokens",
-        min_value=0,
-        max_value=1_000_000,
-        initial=0,
-        required=False,
-        error_messages=_whole("tokens", 1_000_000, "tokens"),
-    )
+    extra_iterations = _whole_number_added("Iterations", 100)
+    extra_tokens = _whole_number_added("Tokens", 1_000_000)
     extra_cost_usd = forms.DecimalField(
         label="Cost",
         min_value=Decimal("0"),
@@ -241,14 +236,7 @@ class ExtendBudgetForm(forms.Form):
             "max_decimal_places": "Enter dollars and cents, at most 2 decimal places, such as 0.25.",
         },
     )
-    extra_seconds = forms.IntegerField(
-        label="Seconds",
-        min_value=0,
-        max_value=3600,
-        initial=0,
-        required=False,
-        error_messages=_whole("seconds", 3600, "seconds"),
-    )
+    extra_seconds = _whole_number_added("Seconds", 3600)
     reason = ReasonField(
         what="The reason",
         error_messages={"required": "A reason is required; it is recorded in the audit trail."},
