@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from atlas.runtime.state import USER_STATUS
-from reviews.models import ReviewItem
+from reviews.models import HumanDecision, ReviewItem
 from runs.actions import do_open_case
 from runs.models import Case, Document, Run, TraceEvent
 
@@ -44,6 +44,19 @@ def document_row(case: Case, user, name: str = "note.txt") -> Document:
         size=10,
         sha256=name.ljust(64, "0")[:64],
         uploaded_by=user,
+    )
+
+
+def decision_row(run: Run, actor, reason: str, *, kind: str = "approve", version: int = 1):
+    """A reviewer's decision on the run, recorded as it stands: for pages that show it."""
+    return HumanDecision.objects.create(
+        tenant=run.tenant,
+        case=run.case,
+        run=run,
+        actor=actor,
+        kind=kind,
+        reason=reason,
+        state_version=version,
     )
 
 

@@ -10,12 +10,11 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from atlas.runtime.state import CONFLICT_AT_FINISH_USER_STATUS
-from reviews.models import HumanDecision
 from runs.actions import do_open_case, do_start_run
 from runs.execution import run_inline
 from runs.models import Run
 from runs.rating_grounds import rating_grounds
-from tests.case_rows import XSS, awaiting_signoff, make_run
+from tests.case_rows import XSS, awaiting_signoff, decision_row, make_run
 from tests.conftest import client_for
 from tests.review_runs import CONFLICT_SUBJECT, paused_run
 
@@ -45,15 +44,7 @@ def test_the_packet_shows_resolved_and_unresolved_conflicts_with_sources(client,
 
 def test_the_packet_shows_who_decided_what_and_the_version_bundle(client, analyst, reviewer, case):
     run = awaiting_signoff(case)
-    HumanDecision.objects.create(
-        tenant=case.tenant,
-        case=case,
-        run=run,
-        actor=reviewer,
-        kind="approve",
-        reason="Cost is fine",
-        state_version=3,
-    )
+    decision_row(run, reviewer, "Cost is fine", version=3)
     html = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content.decode()
     assert "Approved" in html and "Cost is fine" in html and "Reviewer" in html
     assert "atlas-prompt/1" in html and "atlas-policy/1" in html and "rule-based" in html
@@ -68,15 +59,7 @@ def test_world_data_with_a_prompt_injection_renders_as_text(client, analyst, cas
 
 def test_the_json_download_is_an_attachment_with_the_whole_packet(client, analyst, reviewer, case):
     run = awaiting_signoff(case)
-    HumanDecision.objects.create(
-        tenant=case.tenant,
-        case=case,
-        run=run,
-        actor=reviewer,
-        kind="approve",
-        reason="ok",
-        state_version=1,
-    )
+    decision_row(run, reviewer, "ok")
     response = client_for(client, analyst).get(reverse("runs-packet-json", args=[run.pk]))
     assert response.status_code == 200
     assert response["Content-Type"].startswith("application/json")

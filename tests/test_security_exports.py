@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from reviews.models import HumanDecision
-from tests.case_rows import awaiting_signoff
+from tests.case_rows import awaiting_signoff, decision_row
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db
@@ -33,15 +32,7 @@ def test_the_trace_and_run_exports_are_not_stored(client, admin_user, case):
 
 def test_the_audit_csv_is_not_stored(client, reviewer, analyst, case):
     run = awaiting_signoff(case)
-    HumanDecision.objects.create(
-        tenant=case.tenant,
-        case=case,
-        run=run,
-        actor=reviewer,
-        kind="approve",
-        reason="=1+1",
-        state_version=1,
-    )
+    decision_row(run, reviewer, "=1+1")
     response = client_for(client, reviewer).get(reverse("reviews-audit-csv"))
     assert response.status_code == 200
     assert response["Cache-Control"] == NO_STORE
