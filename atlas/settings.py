@@ -48,6 +48,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "atlas.content_security.ContentSecurityPolicy",
     "servestatic.middleware.ServeStaticMiddleware",
+    # After the static files, which keep their caching: nothing else is stored.
+    "atlas.no_store.no_store",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

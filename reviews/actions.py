@@ -18,8 +18,9 @@ from pydantic import ValidationError as PydanticValidationError
 from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT, MAX_HIT_NOTE_CHARS
 from atlas.runtime.humans import parse_human_input
 from atlas.runtime.rating_floor import rules_against, why_not
-from atlas.runtime.state import AtlasState
+from atlas.runtime.state import AtlasState, Budgets
 from atlas.runtime.wording import fact_words
+from reviews.decision_details import BUDGET_UNITS
 from reviews.models import HumanDecision, ReviewItem
 from runs.actions import do_request_resume
 from runs.execution import RUNTIME_INPUT_KIND
@@ -542,6 +543,57 @@ def _require_extendable(item: ReviewItem) -> None:
         )
 
 
+# Each extension field: the budget it raises, that budget in words, and the amount in words.
+EXTENSIONS = {
+    "extra_iterations": ("max_iterations", "iteration limit", "iterations"),
+    "extra_tokens": ("max_tokens", "token budget", "tokens"),
+    "extra_cost_usd": ("max_cost_usd", "cost budget", "dollars"),
+    "extra_seconds": ("deadline_seconds", "time limit", "seconds"),
+}
+WHOLE_NUMBERS = ("extra_iterations", "extra_tokens")
+
+
+def budget_ceiling(budget: str) -> Decimal:
+    """The most the runtime lets `budget` be (atlas.runtime.state.Budgets)."""
+    return next(
+        Decimal(str(rule.le))
+        for rule in Budgets.model_fields[budget].metadata
+        if hasattr(rule, "le")
+    )
+
+
+def past_the_ceiling(budgets: Budgets, extra: dict[str, Decimal]) -> dict[str, str]:
+    """Each extension field that would take its budget past the runtime's ceiling, with
+    what the reviewer may add at most."""
+    refusals = {}
+    for name, (budget, words, _) in EXTENSIONS.items():
+        now = Decimal(str(getattr(budgets, budget)))
+        ceiling = budget_ceiling(budget)
+        if extra.get(name) and now + Decimal(str(extra[name])) > ceiling:
+            show = BUDGET_UNITS[name]
+            refusals[name] = (
+                f"This run's {words} is {show(now)} and can go no higher than "
+                f"{show(ceiling)}: add at most {show(max(ceiling - now, 0))}."
+            )
+    return refusals
+
+
+def _extension_amount(name: str, value) -> Decimal:
+    unit = EXTENSIONS[name][2]
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        raise ReviewError(f"The {unit} to add must be a number, not {value!r}.")
+    amount = Decimal(str(value))
+    if not amount.is_finite():
+        raise ReviewError(f"The {unit} to add must be a finite number, not {value}.")
+    if amount < 0:
+        raise ReviewError(
+            f"An extension only adds: the {unit} to add cannot be negative ({value})."
+        )
+    if name in WHOLE_NUMBERS and amount != amount.to_integral_value():
+        raise ReviewError(f"Add a whole number of {unit}, not {value}.")
+    return amount
+
+
 def do_extend_budget(
     item: ReviewItem,
     user,
@@ -552,22 +604,40 @@ def do_extend_budget(
     extra_seconds: float = 0,
     reason: str,
 ) -> HumanDecision:
+    """Give a run stopped on a budget more room. Refused, with nothing recorded, for an
+    amount that is negative or not a number, an extension that adds nothing, and one that
+    would take a budget past the ceiling the runtime holds it to: checked against the run's
+    budgets as they stand under the run's row lock, whoever calls."""
     _expect_kind(item, ReviewItem.Kind.ESCALATION)
     reason = _clean_reason(reason)
-    if not (extra_iterations or extra_tokens or extra_cost_usd or extra_seconds):
+    given = {
+        "extra_iterations": extra_iterations,
+        "extra_tokens": extra_tokens,
+        "extra_cost_usd": extra_cost_usd,
+        "extra_seconds": extra_seconds,
+    }
+    extra = {name: _extension_amount(name, value) for name, value in given.items()}
+    if not any(extra.values()):
         raise ReviewError("Extend at least one budget (iterations, tokens, cost or time).")
+
+    def extendable_within_ceilings(locked: ReviewItem) -> None:
+        _require_extendable(locked)
+        refusals = past_the_ceiling(Budgets.model_validate(locked.run.budgets or {}), extra)
+        if refusals:
+            raise ReviewError(" ".join(refusals.values()) + " Nothing was recorded.")
+
     return _record(
         item,
         user,
         kind=HumanDecision.Kind.EXTEND_BUDGET,
         reason=reason,
-        precondition=_require_extendable,
+        precondition=extendable_within_ceilings,
         payload={
-            "extra_iterations": int(extra_iterations),
-            "extra_tokens": int(extra_tokens),
+            "extra_iterations": int(extra["extra_iterations"]),
+            "extra_tokens": int(extra["extra_tokens"]),
             # Fixed-point: str() of an amount typed as 1e1 is "1E+1".
-            "extra_cost_usd": f"{Decimal(extra_cost_usd):f}",
-            "extra_seconds": float(extra_seconds),
+            "extra_cost_usd": f"{extra['extra_cost_usd']:f}",
+            "extra_seconds": float(extra["extra_seconds"]),
         },
     )
 

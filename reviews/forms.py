@@ -8,8 +8,7 @@ from decimal import Decimal
 from django import forms
 
 from atlas.runtime.state import Budgets
-from reviews.actions import MAX_REASON_CHARS
-from reviews.decision_details import BUDGET_UNITS
+from reviews.actions import EXTENSIONS, MAX_REASON_CHARS, past_the_ceiling
 from runs.case_fields import clean_typed_text
 
 UNRESOLVABLE = "__unresolvable__"
@@ -174,13 +173,6 @@ FIELD_FOR_STOP = {
     "cost_budget": "extra_cost_usd",
     "deadline": "extra_seconds",
 }
-# Each extension field, the budget it raises, and the budget in words.
-RAISES = {
-    "extra_iterations": ("max_iterations", "iteration limit"),
-    "extra_tokens": ("max_tokens", "token budget"),
-    "extra_cost_usd": ("max_cost_usd", "cost budget"),
-    "extra_seconds": ("deadline_seconds", "time limit"),
-}
 
 
 @dataclass(frozen=True)
@@ -192,14 +184,6 @@ class BudgetShortfall:
     field: str
     at_least: Decimal
     advice: str
-
-
-def _ceiling(budget: str) -> Decimal:
-    return next(
-        Decimal(str(rule.le))
-        for rule in Budgets.model_fields[budget].metadata
-        if hasattr(rule, "le")
-    )
 
 
 def _whole_number_added(label: str, most: int) -> forms.IntegerField:
@@ -264,20 +248,12 @@ class ExtendBudgetForm(forms.Form):
         data["extra_cost_usd"] = data.get("extra_cost_usd") or Decimal("0")
         if self.errors:
             return data
-        if not any(data[name] for name in RAISES):
+        if not any(data[name] for name in EXTENSIONS):
             raise forms.ValidationError(
                 "Extend at least one budget (iterations, tokens, cost or time)."
             )
-        for name, (budget, words) in RAISES.items():
-            now = Decimal(str(getattr(self.budgets, budget)))
-            ceiling = _ceiling(budget)
-            if data[name] and now + Decimal(str(data[name])) > ceiling:
-                show = BUDGET_UNITS[name]
-                self.add_error(
-                    name,
-                    f"This run's {words} is {show(now)} and can go no higher than "
-                    f"{show(ceiling)}: add at most {show(max(ceiling - now, 0))}.",
-                )
+        for name, refusal in past_the_ceiling(self.budgets, data).items():
+            self.add_error(name, refusal)
         need = self.shortfall
         if need is not None and Decimal(str(data[need.field])) < need.at_least:
             self.add_error(need.field, need.advice)
