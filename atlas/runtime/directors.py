@@ -9,10 +9,16 @@ from collections.abc import Callable
 
 from atlas.runtime.state import AtlasState
 from atlas.runtime.tools.schemas import NAME_MAX_LENGTH, QUERY_MAX_LENGTH, QUERY_MIN_LENGTH
-from atlas.runtime.world.normalize import normalize_person
+from atlas.runtime.world.normalize import normalize_person, phonetic_skeleton
 
 # How a directors fact's display value joins the names a source gives.
 SEPARATOR = ", "
+
+
+def director_key(name: str) -> str:
+    """One director however a source spells the name: "Dmitri Volkov" in a document is the
+    registry's "Dmitry Volkov", to screen once and to raise no conflict over."""
+    return phonetic_skeleton(normalize_person(name))
 
 
 def director_step(name: str) -> str:
@@ -43,11 +49,11 @@ def directors(state: AtlasState) -> list[str]:
             facts = [f for f in facts if f.display_value == chosen]
     # A source naming the subject among its own directors adds nothing to screen: the
     # subject's screening covers that name.
-    subject_names = {normalize_person(state.brief.subject), normalize_person(selected.name)}
+    subject_names = {director_key(state.brief.subject), director_key(selected.name)}
     names: dict[str, str] = {}
     for fact in facts:
         for name in fact.display_value.split(SEPARATOR):
-            names.setdefault(normalize_person(name), name.strip())
+            names.setdefault(director_key(name), name.strip())
     return [name for key, name in names.items() if key and key not in subject_names]
 
 
@@ -91,5 +97,5 @@ def _director_named(state: AtlasState, arguments: dict, field: str) -> str | Non
     name = arguments.get(field)
     if not name or arguments.get("entity_id"):
         return None
-    key = normalize_person(name)
-    return next((d for d in directors(state) if normalize_person(d) == key), None)
+    key = director_key(name)
+    return next((d for d in directors(state) if director_key(d) == key), None)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.runtime.state import AtlasState
 from atlas.runtime.tools.base import ToolSpec
+from runs.money import budget_dollars
 
 # 2: a document marked sensitive during a run counts. 3: a finish rests on the subject's own
 # screen, names the matched entity and every hit's list, and is not low risk unsearched.
@@ -28,7 +29,10 @@ from atlas.runtime.tools.base import ToolSpec
 # for in every country and the analyst asked; a legal form in a company's name picks the
 # candidate of that form, and one of another form only once the analyst confirms it; a
 # packet researched by name after the analyst turned the candidates down says so.
-POLICY_VERSION = "atlas-policy/8"
+# 9: the subject's registry finding says what the name searched matched (an alias, a
+# misspelling, a registration number), a sanctions hit which listed alias it scored on, and
+# a director two sources spell apart but alike (Dmitri, Dmitry) is one, raising no conflict.
+POLICY_VERSION = "atlas-policy/9"
 
 
 class TenantPolicy(BaseModel):
@@ -75,8 +79,8 @@ def evaluate(
             needs.append(sensitive_document_reason(attached[document_id].name))
     if spec.price_usd > policy.approval_cost_threshold_usd:
         needs.append(
-            f"Estimated cost ${spec.price_usd} is above the approval threshold "
-            f"${policy.approval_cost_threshold_usd}."
+            f"Estimated cost {budget_dollars(spec.price_usd)} is above the approval threshold "
+            f"{budget_dollars(policy.approval_cost_threshold_usd)}."
         )
     if needs:
         return PolicyVerdict("needs_approval", needs)

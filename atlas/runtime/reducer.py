@@ -16,6 +16,7 @@ from atlas.runtime.context import clipped
 from atlas.runtime.decisions import CallTool
 from atlas.runtime.directors import SEPARATOR as DIRECTORS_SEPARATOR
 from atlas.runtime.directors import (
+    director_key,
     director_media_step,
     director_step,
     screened_director,
@@ -48,7 +49,6 @@ from atlas.runtime.world.normalize import (
     fingerprint_text,
     legal_forms,
     normalize_name,
-    normalize_person,
     normalize_registration_number,
     normalize_text,
 )
@@ -198,7 +198,7 @@ def _add_fact(state: AtlasState, fact: Fact) -> None:
 
 
 def _directors_value(directors: list[str]) -> str:
-    return "; ".join(sorted(normalize_person(d) for d in directors))
+    return "; ".join(sorted(director_key(d) for d in directors))
 
 
 def resolves_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:
@@ -318,6 +318,7 @@ def _apply_resolve(
         best = _unambiguous_candidate(state, candidates, picked)
         if best is not None and _may_match_the_subject(state, arguments, best, picked):
             state.selected_entity = best
+    selected_id = state.selected_entity.entity_id if state.selected_entity else None
     for candidate in result.get("candidates", []):
         record = candidate["record"]
         fp = fingerprint({"registry": record})[:20]
@@ -339,6 +340,8 @@ def _apply_resolve(
                 state.directorships[record["entity_id"]] = held
                 claim += f"; director of {', '.join(c.label() for c in held)}"
             claim += "."
+        if candidate["entity_id"] == selected_id:
+            claim += _how_it_matched(arguments.get("name") or "", candidate)
         source_id = f"registry:{record['entity_id']}"
         item = EvidenceItem(
             evidence_id=_evidence_id(fp),
@@ -385,6 +388,25 @@ def _apply_resolve(
             )
 
 
+def _how_it_matched(searched: str, candidate: dict[str, Any]) -> str:
+    """Why the registry entity is the subject, when the name searched is not its registered
+    name: a reviewer sees what an alias, a misspelling or a company number was matched on."""
+    matched_on, score = candidate.get("matched_on") or "", candidate["score"]
+    if matched_on and matched_on == candidate.get("registration_number"):
+        return f" Found by its registration number, searched as '{searched}'."
+    if matched_on and normalize_name(matched_on) != normalize_name(candidate["name"]):
+        return (
+            f" The name searched, '{searched}', matches an alias the registry gives it, "
+            f"{matched_on} (score {score:g})."
+        )
+    if score < 100:
+        return (
+            f" The name searched, '{searched}', matches its registered name at score "
+            f"{score:g} of 100."
+        )
+    return ""
+
+
 def _apply_sanctions(
     state: AtlasState,
     result: dict[str, Any],
@@ -405,8 +427,8 @@ def _apply_sanctions(
         )
         claim = (
             f"{hit_label}: '{hit['matched_query']}' matches {hit['listed_name']} on "
-            f"{hit['list']} (score {hit['score']:g}, programs {', '.join(hit['programs']) or 'n/a'}, "
-            f"listed {hit['listed_on']}{aliases})."
+            f"{hit['list']} (score {hit['score']:g}{_scored_on_alias(hit)}, programs "
+            f"{', '.join(hit['programs']) or 'n/a'}, listed {hit['listed_on']}{aliases})."
         )
         _add_evidence(
             state,
@@ -464,6 +486,17 @@ def _apply_sanctions(
                 evidence_id=state.evidence[-1].evidence_id,
             ),
         )
+
+
+def _scored_on_alias(hit: dict[str, Any]) -> str:
+    """Which listed alias a hit's score is for, when the listed name itself scores less:
+    "'Golden Gate Maritime' matches Golden Gate Shipping SA (score 100)" would read as if
+    the listed name did."""
+    query = hit["matched_query"]
+    if name_score(query, hit["listed_name"]) >= hit["score"]:
+        return ""
+    alias = max(hit["aliases_matched"], key=lambda name: name_score(query, name), default="")
+    return f" on the listed alias '{alias}'" if alias else ""
 
 
 # Where a screen's matches with politically exposed persons come from, as sources say it.
@@ -736,7 +769,7 @@ def _weigh_disputed_directorships(state: AtlasState) -> None:
     ]
     if record is None:
         return
-    subject_key = normalize_person(subject.name)
+    subject_key = director_key(subject.name)
     for company_id in held:
         listed = [f for f in state.facts if f.fact == "directors" and f.entity_id == company_id]
         if any(f.source_id == f"registry:{company_id}" for f in listed):

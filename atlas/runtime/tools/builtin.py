@@ -40,6 +40,7 @@ from atlas.runtime.world import (
     SPELLING_PENALTY,
     World,
 )
+from atlas.runtime.world.normalize import normalize_registration_number
 
 CANDIDATE_THRESHOLD = 80.0
 STRONG_MATCH = 90.0
@@ -70,12 +71,23 @@ def _record(entity: dict, world: World) -> RegistryRecord:
     return RegistryRecord.model_validate(fields)
 
 
+def _is_its_number(query: str, entity: dict) -> bool:
+    """Whether the query is the entity's registration number, however it is written
+    ("0881 2345", "8812345"): an analyst may give a company by its number."""
+    number = entity.get("registration_number")
+    if not number or not any(ch.isdigit() for ch in query):
+        return False
+    return normalize_registration_number(query) == normalize_registration_number(number)
+
+
 def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityResult:
     world = ctx.world
     scored: list[Candidate] = []
     other_type: list[str] = []
     for entity in world.entities:
         score, matched = world.best_name_match(args.name, world.entity_names(entity))
+        if _is_its_number(args.name, entity):
+            score, matched = 100.0, entity["registration_number"]
         if score < CANDIDATE_THRESHOLD:
             continue
         if args.entity_type and entity["entity_type"] != args.entity_type:
@@ -114,7 +126,8 @@ def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityRe
         },
         explanation=(
             f"Names are compared after transliteration and dropping legal forms and titles "
-            f"({NAME_RULES}); candidates score at least {CANDIDATE_THRESHOLD:g}/100. A match "
+            f"({NAME_RULES}); a registration number matches its entity at 100, however it is "
+            f"spaced or padded; candidates score at least {CANDIDATE_THRESHOLD:g}/100. A match "
             f"is unambiguous when the best scores {STRONG_MATCH:g} or more and leads the next by "
             f"{AMBIGUITY_MARGIN:g} or more."
             + (

@@ -71,10 +71,14 @@ def directors_listed(line: str) -> list[str]:
     line = _without_asides(line)
     line = _LIST_BREAK.sub("; ", line)
     parts = [part.strip() for part in line.split(";") if part.strip()]
-    if len(parts) > 1 and all(map(_surname_first, parts)):
-        candidates = [_given_name_first(part) for part in parts]
-    else:
-        candidates = _SEPARATORS.split(line)
+    candidates = []
+    for part in parts:
+        # Alone on its line, "Doe, Jane Ann" may be two people; "DOE, Jane" and "Doe,
+        # Jane" are one, as no director is named by a single word.
+        one_surname_first = _surname_first(part) and (
+            len(parts) > 1 or _capitals_first(part) or len(part.split()) == 2
+        )
+        candidates += [_given_name_first(part)] if one_surname_first else _SEPARATORS.split(part)
     names = []
     for candidate in candidates:
         if _GONE_MARK in candidate:
@@ -115,6 +119,11 @@ def _surname_first(part: str) -> bool:
         return False
     surname, given = (words.strip() for words in part.split(",", 1))
     return bool(given) and (len(surname.split()) == 1 or surname.isupper())
+
+
+def _capitals_first(part: str) -> bool:
+    surname, given = (words.strip() for words in part.split(",", 1))
+    return surname.isupper() and not given.isupper()
 
 
 def _given_name_first(part: str) -> str:

@@ -12,8 +12,9 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # name less than the whole; 4: a person's registry record lists the companies they direct;
 # 5: screening also checks the register of politically exposed persons; 6: names read
 # alike match (x as ks, the French and German spellings of Russian names), and the
-# explanations say what that costs
-TOOLSET_VERSION = "atlas-tools/6"
+# explanations say what that costs; 7: a company's registration number, however it is
+# written, resolves to the company
+TOOLSET_VERSION = "atlas-tools/7"
 
 
 class ToolRegistry:

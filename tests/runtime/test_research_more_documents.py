@@ -1,0 +1,65 @@
+"""A board list in an uploaded document, written as a KYC form writes it: surnames first
+in capitals, names spelled another way than the registry spells them."""
+
+from __future__ import annotations
+
+import pytest
+from runtime_helpers import run, tool_arguments
+
+from atlas.runtime.memory import MemoryDocumentSource
+from atlas.runtime.ports import StoredDocument
+from atlas.runtime.state import AttachedDocument
+from atlas.runtime.tools.document_directors import directors_listed
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("VOLKOV, Dmitri; Ieva Petraityte", ["Dmitri Volkov", "Ieva Petraityte"]),
+        ("Jane Roe; DOE, John", ["Jane Roe", "John Doe"]),
+        ("VOLKOV, Dmitri", ["Dmitri Volkov"]),
+        ("Doe, Jane", ["Jane Doe"]),
+    ],
+)
+def test_a_surname_first_is_read_as_one_name_beside_names_written_the_usual_way(line, names):
+    assert directors_listed(line) == names
+
+
+def _board_list(line: bytes) -> StoredDocument:
+    return StoredDocument(
+        document_id="doc-board",
+        name="board.txt",
+        content_type="text/plain",
+        content=b"Company: Amber Coast Freight UAB\nCompany number: 305512874\n" + line,
+    )
+
+
+def test_a_director_spelled_another_way_is_screened_once_and_disputes_nothing(
+    make_runtime, make_state, store
+):
+    document = _board_list(b"Directors: VOLKOV, Dmitri; Ieva Petraityte\n")
+    runtime = make_runtime(documents=MemoryDocumentSource([document]))
+    attached = AttachedDocument(document_id="doc-board", name="board.txt")
+    state = run(runtime, make_state("Amber Coast Freight", jurisdiction="LT", documents=[attached]))
+
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert state.conflicts == []
+    assert tool_arguments(store, state, "screen_sanctions") == [
+        {"entity_id": "co-amber-coast-freight-lt"},
+        {"name": "Ieva Petraitytė"},
+        {"name": "Dmitry Volkov"},
+    ]
+    packet = state.proposed_packet
+    assert packet.risk_rating == "high"
+    assert packet.sanctions_result.startswith("2 sanctions hits: on director Dmitry Volkov (")
+
+
+def test_a_director_the_registry_does_not_name_still_disputes_its_board(make_runtime, make_state):
+    document = _board_list(b"Directors: VOLKOV, Dmitri; Ieva Petraityte; Jonas Kairys\n")
+    runtime = make_runtime(documents=MemoryDocumentSource([document]))
+    attached = AttachedDocument(document_id="doc-board", name="board.txt")
+    state = run(runtime, make_state("Amber Coast Freight", jurisdiction="LT", documents=[attached]))
+
+    (conflict,) = state.conflicts
+    assert conflict.fact == "directors"
+    assert "Jonas Kairys" in conflict.values[-1].value
