@@ -16,15 +16,16 @@ back; `--watched` joins a channel to the run's group first, so every commit is
 announced); `--driver inline` drives it in the main thread, where every announcement
 starts an event loop of its own.
 
-Each iteration is timed around `Runtime.step` (context, model decision, policy, intent
-commit, tool, reducer, step commit with the tool's result, review-item sync, live
-announcements), with the time of each phase shown; `--sql` shows each statement's time.
-On PostgreSQL a step's write is one statement committed on its own (see
-runs/step_writes.py), so it shows as one `WITH updated AS (UPDATE ...` line. The baseline, measured in the same thread on the same
-connection and interleaved with the runs, is one single-row INSERT + COMMIT through
-Django's connection into a small bench table (median of many). Goal: median iteration /
-median baseline <= 3. The output also says which commits are inherent (see
-INHERENT_COMMITS) and so where the floor of the ratio is.
+Each iteration is timed around `Runtime._step`, which every step runs (context, model
+decision, policy, intent commit, tool, reducer, step commit with the tool's result,
+review-item sync, live announcements), with the time of each phase shown, and the CPU time
+of the run's thread, which moves far less with the machine's load; `--sql` shows each
+statement's time. On PostgreSQL a step's write is one statement committed on its own (see
+runs/step_writes.py), so it shows as one `WITH updated AS (UPDATE ...` line. The baseline,
+measured in the same thread on the same connection and interleaved with the runs, is one
+single-row INSERT + COMMIT through Django's connection into a small bench table (median of
+many). Goal: median iteration / median baseline <= 3. The output also says which commits
+are inherent (see INHERENT_COMMITS) and so where the floor of the ratio is.
 
 Uses the configured DATABASE_URL: a throwaway SQLite file in a temporary directory, or a
 dedicated PostgreSQL database (`atlas_loop_bench_<pid>`), created, migrated and dropped by
@@ -75,6 +76,7 @@ class Meter:
         self.commits = 0
         self.queries = 0
         self.step_times: list[float] = []
+        self.step_cpu_times: list[float] = []
         self.step_commits: list[int] = []
         self.step_queries: list[int] = []
         self.tool_times: list[float] = []
@@ -155,7 +157,7 @@ class Meter:
         phase(storage, "announce_run_update", "announce registration")
         phase(connection, "run_and_clear_commit_hooks", "after-commit hooks (live announcements)")
 
-        original_step = engine.Runtime.step
+        original_step = engine.Runtime._step
 
         def step(runtime, state):
             commits, queries, tools = self.commits, self.queries, len(self.tool_times)
@@ -164,9 +166,10 @@ class Meter:
                 self.sql = []
             if self.profiler is not None:
                 self.profiler.enable()
-            began = time.perf_counter()
+            began, cpu_began = time.perf_counter(), time.thread_time()
             new_state = original_step(runtime, state)
             elapsed = time.perf_counter() - began
+            cpu = time.thread_time() - cpu_began
             if self.profiler is not None:
                 self.profiler.disable()
             if self.sql is not None and self.sql_shown < 2:
@@ -178,16 +181,18 @@ class Meter:
             # Only full iterations count: the model decided and the tool ran.
             if new_state.status == "researching" and len(self.tool_times) > tools:
                 self.step_times.append(elapsed)
+                self.step_cpu_times.append(cpu)
                 for label, seconds in self.phase_now.items():
                     self.phases.setdefault(label, []).append(seconds)
                 self.step_commits.append(self.commits - commits)
                 self.step_queries.append(self.queries - queries)
             return new_state
 
-        engine.Runtime.step = step
+        engine.Runtime._step = step
 
     def reset(self) -> None:
         self.step_times.clear()
+        self.step_cpu_times.clear()
         self.step_commits.clear()
         self.step_queries.clear()
         self.tool_times.clear()
@@ -398,6 +403,12 @@ def measure(args) -> None:
     for label, values in meter.phases.items():
         print(f"  {label:41s} mean {ms(sum(values) / len(steps))}")
     print(f"  of which tool compute (in-tool):  median {ms(tool_median)}")
+    # CPU time of the run's own thread (the tool runs on another): what the runtime spends
+    # in Python and in the drivers, with the waits for the database and the tool left out,
+    # so it moves far less with the machine's load than the times above.
+    print(
+        f"  CPU in the run's thread:          median {ms(statistics.median(meter.step_cpu_times))}"
+    )
     print(f"  runtime's own (iteration - tool): median {ms(own_median)}")
     print(
         f"commits per iteration: {commits:.2f} (inherent: {INHERENT_COMMITS}), "
@@ -434,6 +445,8 @@ def measure(args) -> None:
         stats.print_stats(args.profile)
         stats.sort_stats("tottime").print_stats(args.profile)
         print(out.getvalue())
+        if args.profile_file:
+            stats.dump_stats(args.profile_file)
 
 
 def main() -> None:
@@ -441,6 +454,9 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--profile", type=int, default=0, help="print the top N functions")
+    parser.add_argument(
+        "--profile-file", help="with --profile: also save the statistics there, for pstats"
+    )
     parser.add_argument("--sql", action="store_true", help="print two steps' statements")
     parser.add_argument(
         "--driver",

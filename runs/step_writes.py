@@ -10,7 +10,9 @@ runs on PostgreSQL or SQLite; the SQL here is written for those two.)
 
 SQL is built once per shape instead of through the ORM's compiler, which cost more CPU
 than the statements themselves; values are still prepared by the model fields
-(get_db_prep_save), exactly as the ORM would.
+(get_db_prep_save), exactly as the ORM would. They are handed the connection itself, not
+`django.db.connection`: every attribute read through that proxy is a thread-local look-up,
+and preparing a step's values reads some hundred of them.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import functools
 import re
 from typing import NamedTuple
 
-from django.db import connection, models, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.utils import timezone
 
 from atlas.runtime.ports import StepCommit, ToolCallRecord
@@ -129,25 +132,26 @@ def run_fields_from_state(state: AtlasState) -> dict:
 def write_step(commit: StepCommit) -> bool:
     """Write the step; False, with nothing written, if the run is no longer at
     `commit.expected_version`."""
+    db = connections[DEFAULT_DB_ALIAS]
     run_id = int(commit.run_id)
     rows = _step_rows(commit)
-    if connection.vendor == "postgresql" and _parameter_count(rows) <= MAX_STATEMENT_PARAMETERS:
-        return _write_in_one_statement(run_id, commit, rows)
-    return _write_in_statements(run_id, commit, rows)
+    if db.vendor == "postgresql" and _parameter_count(rows) <= MAX_STATEMENT_PARAMETERS:
+        return _write_in_one_statement(db, run_id, commit, rows)
+    return _write_in_statements(db, run_id, commit, rows)
 
 
 def upsert_tool_calls(run_id: int, records: list[ToolCallRecord]) -> None:
     """Insert or update by idempotency key, one statement (the run, step and tool of an
     existing row never change)."""
-    _upsert_rows(run_id, _tool_call_rows(records))
+    _upsert_rows(connections[DEFAULT_DB_ALIAS], run_id, _tool_call_rows(records))
 
 
-def _upsert_rows(run_id: int, rows: list[tuple]) -> None:
+def _upsert_rows(db: BaseDatabaseWrapper, run_id: int, rows: list[tuple]) -> None:
     rows = [(run_id, *row) for row in rows]
-    with connection.cursor() as cursor:
+    with db.cursor() as cursor:
         cursor.execute(
-            _upsert_sql(connection.vendor, len(rows)),
-            _prepared(ToolCall, ("run_id", *TOOL_CALL_COLUMNS), rows),
+            _upsert_sql(db.vendor, len(rows)),
+            _prepared(db, ToolCall, ("run_id", *TOOL_CALL_COLUMNS), rows),
         )
 
 
@@ -207,55 +211,67 @@ def _parameter_count(rows: StepRows) -> int:
     )
 
 
-def _prepared(model: type[models.Model], names: tuple[str, ...], rows: list[tuple]) -> list:
-    fields = [model._meta.get_field(name) for name in names]
+def _prepared(
+    db: BaseDatabaseWrapper, model: type[models.Model], names: tuple[str, ...], rows: list[tuple]
+) -> list:
+    fields = _fields(model, names)
     return [
-        field.get_db_prep_save(value, connection)
+        field.get_db_prep_save(value, db)
         for row in rows
         for field, value in zip(fields, row, strict=True)
     ]
 
 
-def _run_update(state: AtlasState, run_id: int, expected_version: int) -> tuple[str, list]:
-    fields = run_fields_from_state(state)
+def _run_update(
+    db: BaseDatabaseWrapper, state: AtlasState, run_id: int, expected_version: int
+) -> tuple[str, list]:
+    values = run_fields_from_state(state)
+    names = tuple(values)
     params = [
-        value if name == "state" else Run._meta.get_field(name).get_db_prep_save(value, connection)
-        for name, value in fields.items()
+        value if field.name == "state" else field.get_db_prep_save(value, db)
+        for field, value in zip(_fields(Run, names), values.values(), strict=True)
     ]
-    return _run_update_sql(connection.vendor, tuple(fields)), [*params, run_id, expected_version]
+    return _run_update_sql(db.vendor, names), [*params, run_id, expected_version]
+
+
+@functools.lru_cache(maxsize=64)
+def _fields(model: type[models.Model], names: tuple[str, ...]) -> tuple[models.Field, ...]:
+    return tuple(model._meta.get_field(name) for name in names)
 
 
 # --- PostgreSQL: one statement ----------------------------------------------------------
 
 
-def _write_in_one_statement(run_id: int, commit: StepCommit, rows: StepRows) -> bool:
-    update_sql, params = _run_update(commit.state, run_id, commit.expected_version)
+def _write_in_one_statement(
+    db: BaseDatabaseWrapper, run_id: int, commit: StepCommit, rows: StepRows
+) -> bool:
+    update_sql, params = _run_update(db, commit.state, run_id, commit.expected_version)
     for (model, columns), values in zip(STEP_TABLES, rows, strict=True):
-        params += _prepared(model, columns, values)
+        params += _prepared(db, model, columns, values)
     sql = _one_statement_sql(update_sql, tuple(len(values) for values in rows))
-    if connection.queries_logged:  # Django logs a query by filling in its %s placeholders
-        cursor = connection.cursor()
+    if db.queries_logged:  # Django logs a query by filling in its %s placeholders
+        cursor = db.cursor()
     else:
-        cursor, sql = _numbered_placeholder_cursor(), _numbered(sql)
+        cursor, sql = _numbered_placeholder_cursor(db), _numbered(sql)
     with cursor:
         cursor.execute(sql, params)
         (updated,) = cursor.fetchone()
     return updated == 1
 
 
-def _numbered_placeholder_cursor():
+def _numbered_placeholder_cursor(db: BaseDatabaseWrapper):
     """A cursor taking PostgreSQL's own $1, $2 placeholders, wrapped like Django's
     (execute wrappers, error translation). psycopg parses the %s of a statement over its
     cache's limits (4,096 characters, 50 parameters) again on every execution, a third of
     a millisecond for a step's write; this statement is numbered once per shape."""
     from psycopg import RawCursor
 
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    connection.validate_thread_sharing()
-    with connection.wrap_database_errors:
-        cursor = RawCursor(connection.connection)
-    return connection.make_cursor(cursor)
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    db.validate_thread_sharing()
+    with db.wrap_database_errors:
+        cursor = RawCursor(db.connection)
+    return db.make_cursor(cursor)
 
 
 @functools.lru_cache(maxsize=256)
@@ -299,28 +315,34 @@ def _cast_type(model: type[models.Model], name: str) -> str:
 # --- SQLite, or a step too large for one statement: one transaction --------------------
 
 
-def _write_in_statements(run_id: int, commit: StepCommit, rows: StepRows) -> bool:
-    with transaction.atomic(savepoint=False):
-        with connection.cursor() as cursor:
-            cursor.execute(*_run_update(commit.state, run_id, commit.expected_version))
+def _write_in_statements(
+    db: BaseDatabaseWrapper, run_id: int, commit: StepCommit, rows: StepRows
+) -> bool:
+    with transaction.atomic(using=db.alias, savepoint=False):
+        with db.cursor() as cursor:
+            cursor.execute(*_run_update(db, commit.state, run_id, commit.expected_version))
             if cursor.rowcount != 1:
                 return False
-        _insert_rows(*STEP_TABLES.events, run_id, rows.events)
-        _insert_rows(*STEP_TABLES.observations, run_id, rows.observations)
+        _insert_rows(db, *STEP_TABLES.events, run_id, rows.events)
+        _insert_rows(db, *STEP_TABLES.observations, run_id, rows.observations)
         if rows.tool_calls:
-            _upsert_rows(run_id, rows.tool_calls)
+            _upsert_rows(db, run_id, rows.tool_calls)
     return True
 
 
 def _insert_rows(
-    model: type[models.Model], columns: tuple[str, ...], run_id: int, rows: list[tuple]
+    db: BaseDatabaseWrapper,
+    model: type[models.Model],
+    columns: tuple[str, ...],
+    run_id: int,
+    rows: list[tuple],
 ) -> None:
     names = ("run_id", *columns)
-    with connection.cursor() as cursor:
+    with db.cursor() as cursor:
         for start in range(0, len(rows), INSERT_BATCH_ROWS):
             batch = [(run_id, *row) for row in rows[start : start + INSERT_BATCH_ROWS]]
-            sql = _insert_sql(connection.vendor, model, names, len(batch))
-            cursor.execute(sql, _prepared(model, names, batch))
+            sql = _insert_sql(db.vendor, model, names, len(batch))
+            cursor.execute(sql, _prepared(db, model, names, batch))
 
 
 # --- SQL shapes ----------------------------------------------------------------------

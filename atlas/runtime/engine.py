@@ -186,10 +186,13 @@ class Runtime:
         """
         if state.status == "queued":
             state = self.start(state)
+        given = state
         while state.status == "researching" and keep_going():
             if hand_back_waits and self._must_wait_for_model(state):
                 break
-            state = self.step(state)
+            # A state a step returned is held by nobody but this loop: the next step
+            # changes it in place instead of copying the whole state again.
+            state = self.step(state) if state is given else self._step(state)
         if state.status in PAUSED_STATUSES and self.cancel_signal.is_set():
             # Cancelled as the run paused (say, on the event that paused it): no worker
             # steps a paused run, so end it here, as the console's cancel of one does.
@@ -200,7 +203,10 @@ class Runtime:
         """Exactly one iteration (a model decision), or one approved action; committed."""
         if state.status != "researching":
             return state
-        s = state.clone()
+        return self._step(state.clone())
+
+    def _step(self, s: AtlasState) -> AtlasState:
+        """step() on a state the runtime may change: a copy, or one only it holds."""
         buf = StepBuffer()
         if s.approved_action is None or not s.approved_action.continues_step:
             s.step += 1
