@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 
 from anyascii import anyascii
 
@@ -15,6 +14,7 @@ _CYRILLIC = {
     "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ы": "y", "ь": "", "э": "e", "ю": "yu",
     "я": "ya", "і": "i", "ї": "yi", "є": "ye", "ґ": "g",
 }  # fmt: skip
+_CYRILLIC_LETTERS = str.maketrans(_CYRILLIC)
 
 LEGAL_SUFFIXES = frozenset(
     [
@@ -68,14 +68,13 @@ def transliterate(text: str) -> str:
     """ASCII letters for any script: Cyrillic by the table above (the spellings the lists
     use), everything else by anyascii (ø, ß, ł, þ and the like, which no accent-stripping
     turns into letters)."""
-    return anyascii("".join(_CYRILLIC.get(ch, ch) for ch in text.lower())).lower()
+    return anyascii(text.lower().translate(_CYRILLIC_LETTERS)).lower()
 
 
 def normalize_text(text: str) -> str:
-    """Lowercase, transliterated, accent-free, punctuation-free, single-spaced."""
+    """Lowercase, transliterated, accent-free, punctuation-free, single-spaced (anyascii
+    leaves no accent behind: "é" is "e")."""
     text = transliterate(text)
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
     text = re.sub(r"[^a-z0-9]+", " ", text)
     return " ".join(text.split())
 
