@@ -31,7 +31,8 @@ from runs.money import budget_dollars
 # packet researched by name after the analyst turned the candidates down says so.
 # 9: the subject's registry finding says what the name searched matched (an alias, a
 # misspelling, a registration number), a sanctions hit which listed alias it scored on, and
-# a director two sources spell apart but alike (Dmitri, Dmitry) is one, raising no conflict.
+# a director two sources spell apart but alike (Dmitri, Dmitry) is one, raising no conflict;
+# a packet with no PEP match says the register was checked.
 POLICY_VERSION = "atlas-policy/9"
 
 

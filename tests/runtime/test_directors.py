@@ -41,6 +41,7 @@ def test_the_playbook_screens_every_director_and_a_listed_one_makes_the_packet_h
     assert packet.sanctions_result == (
         "2 sanctions hits: on director Dmitry Volkov (Synthetic UK HMT Consolidated, "
         "Synthetic OFAC SDN). No hits for the subject or director Ieva Petraitytė."
+        " Nobody screened is on the register of politically exposed persons."
     )
     hits = [e.claim for e in state.evidence if Signal.SANCTIONS_HIT in e.signals]
     assert hits and all(c.startswith("Sanctions hit on director Dmitry Volkov:") for c in hits)

@@ -35,6 +35,7 @@ def test_a_person_who_directs_a_listed_company_gets_a_high_risk_packet_naming_it
     assert packet.sanctions_result == (
         "1 sanctions hit: on Volga Petrochem Export JSC (RU), a company the subject directs "
         "(Synthetic OFAC SDN). No hits for the subject."
+        " Nobody screened is on the register of politically exposed persons."
     )
     claims = [f.claim for f in packet.findings]
     assert (
@@ -80,6 +81,7 @@ def test_every_company_is_screened_and_a_clear_one_is_said_to_be_clear(
         "; on Volga Petrochem Export JSC (RU), a company the subject directs (Synthetic OFAC "
         "SDN); on Golden Gate Shipping SA (PA), a company the subject directs (Synthetic UN "
         "Consolidated). No hits for Amber Coast Freight UAB (LT), a company the subject directs."
+        " Nobody screened is on the register of politically exposed persons."
     )
     claims = [f.claim for f in packet.findings]
     assert (
@@ -126,6 +128,7 @@ def test_a_clean_person_with_clean_companies_stays_low_risk(make_runtime, make_s
     assert directorship_step("co-acme-analytics-gb") in state.completed_steps
     assert packet.sanctions_result.endswith(
         " No hits either for Acme Analytics Ltd (GB), a company the subject directs."
+        " Nobody screened is on the register of politically exposed persons."
     )
 
 

@@ -489,6 +489,9 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         sanctions_result += (
             f" The register of politically exposed persons matches {listed(pep_matched)}."
         )
+    elif any(e["class"] == "sanctions" for e in relevant):
+        # Every screening also checks that register: an analyst signs for both.
+        sanctions_result += " Nobody screened is on the register of politically exposed persons."
     media = [e for e in relevant if e["source_id"].startswith("article:")]
     if adverse:
         media_summary = f"{counted(len(adverse), 'adverse article')}: " + "; ".join(
