@@ -32,3 +32,14 @@ def test_each_number_of_a_list_and_a_number_wrapped_over_lines_are_extracted():
     result = _extracted(b"Passport numbers: K7654321, P1234567\nAccount number 1234\n5678\n")
     assert result.fields["passport_numbers"] == ["K7654321", "P1234567"]
     assert result.fields["account_numbers"] == ["1234 5678"]
+
+
+def test_numbers_under_labels_in_other_languages_or_in_a_table_are_extracted():
+    result = _extracted(
+        "Reisepassnummer: C01X00T47\nNuméro de compte : 12345678901\n"
+        "Virement vers FR14 2004 1010 0505 0001 3M02 606\n\n"
+        "Name | Passport No.\nJane Roe | K7654321\n".encode()
+    )
+    assert result.fields["passport_numbers"] == ["C01X00T47", "K7654321"]
+    assert result.fields["account_numbers"] == ["12345678901"]
+    assert result.fields["ibans"] == ["FR14 2004 1010 0505 0001 3M02 606"]

@@ -1,0 +1,163 @@
+"""Personal data a label names: "Passport No. K7654321", "Kontonummer: 12345678".
+
+Patterns run on the text in lower case (`folded`, one character for each of the text's),
+without IGNORECASE: each starts with its label's literal word, which the regex engine finds
+as fast as a plain string search, where a case-insensitive alternation tries every position.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+
+class Found(NamedTuple):
+    start: int
+    end: int
+    field: str
+
+
+# "No.", "Nr", "numbers", "n°" or "#" after a label, or glued to it ("Kontonummer"). Atomic,
+# as is the gap after it: whitespace that could be split between two quantifiers in many
+# ways made a long run of spaces after a label cost quadratic time.
+NUMBER_WORD = (
+    r"(?>[\s-]*(?:numbers?|nummer|num[ée]ro|n[úu]mero|n[úu]m\.?|nos?\.?|nr\.?|n[°º.]\.?"
+    r"|#|№|code|номер))?"
+)
+# Between a label and its value: spaces or line breaks, a colon, "=" or a dash, a table's
+# bars ("| Passport | K7654321 |"), a file name's underscores ("passport_K7654321.pdf"),
+# and a quotation mark before the value.
+LABEL_GAP = r"""(?>[\s_|]*(?:[:#=–—-][\s_|]*)?["'“‘«]?)"""
+# Between the groups of a number: a space or a dash, or a line break where it was wrapped.
+GROUP_GAP = r"(?:[ -]|[ \t]*\r?\n[ \t]*)"
+# At least six characters in groups, each after an optional letter prefix holding a digit:
+# "K7654321", "K 765 4321", "QQ 12 34 56", not "see page 2" nor the words after a number.
+GROUPED_NUMBER = (
+    rf"(?=[a-z0-9\s-]{{6}})(?:[a-z]{{1,3}}[ -]?)?[0-9][a-z0-9]*(?:{GROUP_GAP}[0-9][a-z0-9]*){{0,5}}"
+)
+# Between the numbers of a list ("K7654321, P1234567", "12345678 and 87654321").
+_LIST_SEPARATOR = r"\s*(?:[,;&]|\b(?:and|or|und|et|y|e|en|и)\b)\s*"
+# The same, to split a list found: faster, as it need not find where the list ends.
+_BETWEEN_LISTED = re.compile(r"\s*[,;&]\s*|\s+(?:and|or|und|et|y|e|en|и)\s+", re.IGNORECASE)
+# A further number in a list has at least five digits, so "K7654321, 2 copies" ends at
+# the first.
+_ANOTHER_NUMBER = r"(?=(?:[a-z -]{0,4}[0-9]){5})"
+ACCOUNT_NUMBER = r"[0-9](?:[0-9 -]|\r?\n(?=[ ]*[0-9])){5,24}[0-9]"
+_CARD_NUMBER = r"[0-9](?:[ -]?[0-9]){12,18}"
+_DATE = (
+    r"[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}|[0-9]{1,2}\.? [^\W\d_]+\.? [0-9]{4}"
+    r"|[^\W\d_]{3,9}\.? [0-9]{1,2},? [0-9]{4}"
+)
+
+
+def _listed(number: str) -> str:
+    """`number`, or a list of such numbers."""
+    return rf"{number}(?:{_LIST_SEPARATOR}{_ANOTHER_NUMBER}{number})*"
+
+
+# The words that name each kind of personal data, in the languages documents come in, as
+# written in lower case. A word that is also a common syllable ("conto" in "sconto", "card"
+# in "discard") is only a label at the start of a word: those are listed in `WHOLE_WORDS`.
+LABEL_WORDS: dict[str, tuple[str, ...]] = {
+    "passport_numbers": (
+        "passport",
+        "reisepass",
+        "passnummer",
+        "pass-nr",
+        "passeport",
+        "pasaporte",
+        "passaporto",
+        "passaporte",
+        "paspoort",
+        "паспорт",
+    ),
+    "account_numbers": (
+        "account",
+        "acct",
+        "a/c",
+        "konto",
+        "compte",
+        "cuenta",
+        "conto",
+        "rekening",
+        "счёт",
+        "счет",
+    ),
+    "card_numbers": ("card", "karte", "carte", "tarjeta", "carta"),
+    "national_id_numbers": (
+        "ssn",
+        "nino",
+        "social security",
+        "national insurance",
+        "national id",
+        "personal id",
+    ),
+    "dates_of_birth": ("date of birth", "dob", "born"),
+}
+WHOLE_WORDS = frozenset(
+    {"acct", "a/c", "conto", "compte", "card", "karte", "carte", "carta", "ssn", "nino"}
+    | {"dob", "born", "pass-nr", "passnummer", "счет", "счёт", "cuenta"}
+)
+
+# What may follow a label's word before its number word: a plural, a case ending
+# ("паспорта", "счёта"), or a qualifier ("cuenta corriente", "conto corrente").
+_ENDINGS = {
+    "passport_numbers": r"(?:s|[а-яё]+)?",
+    "account_numbers": (
+        r"(?:s|[а-яё]+|\.)?(?>\s+(?:corriente|corrente|courant|bancaria|bancario|bancaire))?"
+    ),
+    "card_numbers": r"s?",
+    "national_id_numbers": r"(?:entification|entity)?(?: card)?",
+    "dates_of_birth": r"(?: on)?",
+}
+_VALUES = {
+    "passport_numbers": _listed(GROUPED_NUMBER) + r"\b",
+    "account_numbers": _listed(ACCOUNT_NUMBER) + r"\b",
+    "card_numbers": _CARD_NUMBER + r"\b",
+    "national_id_numbers": GROUPED_NUMBER + r"(?: [a-d]\b)?",
+    "dates_of_birth": _DATE,
+}
+# The number word must end the label: "passports" is a label, "passporting" is not.
+_WORD_END = r"(?![^\W\d_])"
+
+
+def _label_pattern(field: str, word: str) -> re.Pattern[str]:
+    number_word = NUMBER_WORD if field != "dates_of_birth" else ""
+    return re.compile(
+        rf"{re.escape(word)}{_ENDINGS[field]}{number_word}{_WORD_END}{LABEL_GAP}"
+        rf"(?P<value>{_VALUES[field]})"
+    )
+
+
+LABELLED: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
+    (field, word, re.compile(re.escape(word)), _label_pattern(field, word))
+    for field, words in LABEL_WORDS.items()
+    for word in words
+)
+
+
+def listed_numbers(value: str) -> list[str]:
+    """The numbers of a list found after a label."""
+    return _BETWEEN_LISTED.split(value)
+
+
+def starts_a_word(folded: str, at: int) -> bool:
+    return at == 0 or not folded[at - 1].isalpha()
+
+
+def labelled(folded: str) -> tuple[list[Found], list[int]]:
+    """Values after their labels, and where the labels with no value after them are (a
+    table's header, perhaps)."""
+    found: list[Found] = []
+    bare_labels: list[int] = []
+    for field, word, word_pattern, pattern in LABELLED:
+        for hit in word_pattern.finditer(folded):
+            at = hit.start()
+            if word in WHOLE_WORDS and not starts_a_word(folded, at):
+                continue
+            match = pattern.match(folded, at)
+            if match:
+                found.append(Found(*match.span("value"), field))
+            else:
+                bare_labels.append(at)
+    return found, bare_labels

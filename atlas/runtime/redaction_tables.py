@@ -1,0 +1,315 @@
+"""Personal data in a table's columns: the label heads the column, not the number.
+
+Three layouts:
+- bars: "| Name | Passport No. | IBAN |", rows the same (Markdown, and text exports);
+- aligned: cells apart by tabs or two spaces or more, as a plain-text table is typed;
+- single spaces: what PDF text extraction makes of a table, each row one line with its
+  cells one space apart. The columns cannot be told apart there, so in the rows under a
+  header naming a kind of personal data, the words shaped like it are redacted; when the
+  header also names other numbers (a company's, an amount), the numbers of a row are
+  matched to the header's number columns in order.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Iterator
+from functools import cache
+
+from atlas.runtime.redaction_labels import LABEL_WORDS, Found, starts_a_word
+
+# A longer line is prose, or a run of text with no line breaks, not a table's header.
+MAX_HEADER_CHARS = 400
+_LABEL_WORDS = {**LABEL_WORDS, "ibans": ("iban",)}
+_FIELD_OF_WORD = {word: field for field, words in _LABEL_WORDS.items() for word in words}
+# Longest first, so "passport" is not read as "pass".
+_ANY_LABEL_WORD = re.compile(
+    "|".join(re.escape(word) for word in sorted(_FIELD_OF_WORD, key=len, reverse=True))
+)
+# A header cell naming a passport but heading something else about it: its expiry date,
+# the country that issued it.
+_ABOUT_ANOTHER_THING = re.compile(
+    r"expir|issu|date|valid|country|nationalit|type|place|holder|name|bank|balance|currency"
+    r"|status|open|clos|stand|ausstell|gültig|délivr|expedi|scaden|rilasc|datum|дата|выдан"
+)
+_CELL_GAP = re.compile(r"\t| {2,}")
+_TWO_SPACES_BETWEEN_WORDS = re.compile(r"\S {2,}\S")
+# Lines with a bar in them, one after another.
+_BAR_LINES = re.compile(r"(?:[^\n]*\|[^\n]*(?:\n|\Z))*")
+_RULE_LINE = re.compile(r"[\s|:+=_-]*")
+_DATE = re.compile(r"[0-9]{1,4}([-/.])[0-9]{1,2}\1[0-9]{1,4}")
+_WORD_SHAPES = {
+    "passport_numbers": re.compile(r"[a-z]{0,3}[0-9][a-z0-9]{4,11}"),
+    "national_id_numbers": re.compile(r"[a-z]{0,3}[0-9][a-z0-9]{4,11}"),
+    "account_numbers": re.compile(r"[0-9][0-9-]{4,32}[0-9]"),
+    "card_numbers": re.compile(r"[0-9]{13,19}"),
+    "ibans": re.compile(r"[a-z]{2}[0-9]{2}[a-z0-9]{11,30}"),
+}
+_NUMBER_SHAPE = re.compile(r"[a-z]{0,3}[0-9][a-z0-9-]{4,32}")
+# Columns of other numbers a row may hold: a company's number, an amount, a telephone.
+_OTHER_NUMBER_LABEL = re.compile(
+    r"company (?:number|no\b)|regist|\breg\b|\bcrn\b|siren|siret|\bkvk\b|\bhrb\b|\bvat\b"
+    r"|tax id|ust-id|handelsregister|\blei\b|amount|shares|balance|total|value|\bsum\b|betrag"
+    r"|montant|importe|importo|bedrag|сумма|price|salary|capital|phone|\btel\b"
+)
+# Words a title-case header keeps in lower case.
+_SMALL_WORD = re.compile(
+    r"of|de|du|des|di|del|la|le|el|and|&|no\.?|nr\.?|n°|number|num|van|der|en|y|e|et|und|von"
+)
+_WORD = re.compile(r"\S+")
+_DIGIT = re.compile(r"[0-9]")
+_DIGIT_OR_COLON = re.compile(r"[0-9:]")
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
+_TRIM = " \t.,;:()[]\"'"
+
+
+def table_columns(
+    text: str, folded: str, bare_labels: list[int], known: list[Found]
+) -> list[Found]:
+    """The values in the columns headed by the labels at `bare_labels`. `known` is what
+    was found by its own form, sorted: an IBAN written in groups is one cell, not four."""
+    found: list[Found] = []
+    searched_to = 0
+    for at in sorted(bare_labels):
+        if at < searched_to:
+            continue
+        start = folded.rfind("\n", 0, at) + 1
+        end = searched_to = _line_end(folded, at)
+        layout = _layout(folded[start:end]) if end - start <= MAX_HEADER_CHARS else None
+        if layout is None:
+            cells = []
+        elif layout != "single spaces":
+            cells, searched_to = _column_rows(folded, start, end, layout)
+        elif _DIGIT.search(folded, end, _line_end(folded, end + 1)) and _title_case(
+            text[start:end]
+        ):
+            cells, searched_to = _single_space_rows(folded, start, end, known)
+        else:
+            cells = []
+        found += cells
+    return found
+
+
+def _line_end(folded: str, at: int) -> int:
+    end = folded.find("\n", at)
+    return len(folded) if end == -1 else end
+
+
+def _layout(line: str) -> str:
+    if "|" in line:
+        return "bars"
+    if "\t" in line or _TWO_SPACES_BETWEEN_WORDS.search(line):
+        return "aligned"
+    return "single spaces"
+
+
+def _lines(folded: str, start: int) -> Iterator[tuple[int, int]]:
+    while start < len(folded):
+        end = _line_end(folded, start)
+        yield start, end
+        start = end + 1
+
+
+def _cells(folded: str, start: int, end: int, layout: str) -> list[tuple[int, int]]:
+    """Each cell's span, without the spaces around it."""
+    if layout == "bars":
+        parts, gaps = folded[start:end].split("|"), [1] * folded.count("|", start, end)
+    else:
+        parts = _CELL_GAP.split(folded[start:end])
+        gaps = [len(gap) for gap in _CELL_GAP.findall(folded, start, end)]
+    cells = []
+    for part, gap in zip(parts, [*gaps, 0], strict=True):
+        left = start + len(part) - len(part.lstrip())
+        cells.append((left, max(left, start + len(part.rstrip()))))
+        start += len(part) + gap
+    return cells
+
+
+def column_field(cell: str) -> str | None:
+    """The kind of personal data a header cell names, if it does."""
+    if len(cell) > 40:
+        return None
+    for word in _ANY_LABEL_WORD.finditer(cell):
+        if starts_a_word(cell, word.start()):
+            field = _FIELD_OF_WORD[word[0]]
+            about_another = _ABOUT_ANOTHER_THING.search(cell)
+            return None if about_another and field != "dates_of_birth" else field
+    return None
+
+
+def _column_rows(folded: str, start: int, end: int, layout: str) -> tuple[list[Found], int]:
+    header = _cells(folded, start, end, layout)
+    fields = [column_field(folded[left:right]) for left, right in header]
+    if len(header) < 2 or not any(fields):
+        return [], end
+    if layout == "bars":
+        # A bar before the first cell, or none: rows are read either way.
+        if folded[start:end].lstrip().startswith("|"):
+            fields = fields[1:]
+        return _bar_rows(folded, end + 1, fields)
+    found: list[Found] = []
+    searched_to = end
+    for row_start, row_end in _lines(folded, end + 1):
+        line = folded[row_start:row_end]
+        if not line.strip():
+            break
+        searched_to = row_end
+        if _RULE_LINE.fullmatch(line):
+            continue
+        cells = _cells(folded, row_start, row_end, layout)
+        if len(cells) < 2:
+            break
+        for column, (left, right) in _placed(cells, header, row_start, start):
+            field = fields[column]
+            if field and _is_value(folded[left:right], field):
+                found.append(Found(left, right, field))
+    return found, searched_to
+
+
+def _bar_rows(folded: str, start: int, fields: list[str | None]) -> tuple[list[Found], int]:
+    """The rows are the lines with a bar in them; a column's cells are read by one regex,
+    as a long table is read row by row at the regex engine's speed."""
+    end = _BAR_LINES.match(folded, start).end()
+    found: list[Found] = []
+    for column, field in enumerate(fields):
+        if field is None:
+            continue
+        for cell in _bar_column(column).finditer(folded, start, end):
+            left, right = cell.span("cell")
+            if _is_value(folded[left:right], field):
+                found.append(Found(left, right, field))
+    return found, end
+
+
+@cache
+def _bar_column(column: int) -> re.Pattern[str]:
+    """The cell of a row in `column`, counted from 0 after any bar before the first cell,
+    without the spaces around it; only a cell with a digit, as any other holds nothing to
+    hide."""
+    return re.compile(
+        rf"^(?>[^\S\n]*\|?)(?:[^|\n]*\|){{{column}}}(?>[^\S\n]*)(?P<cell>[^|\n]*?[0-9](?:[^|\n]*[^|\s])?)",
+        re.MULTILINE,
+    )
+
+
+def _placed(
+    cells: list[tuple[int, int]],
+    header: list[tuple[int, int]],
+    row_start: int,
+    header_start: int,
+) -> Iterator[tuple[int, tuple[int, int]]]:
+    """Each cell of a row with the header column it is in: by order when the row has as
+    many cells as the header, else by where it stands on the line (a row may leave a cell
+    empty)."""
+    if len(cells) == len(header):
+        yield from enumerate(cells)
+        return
+    starts = [left - header_start for left, _ in header]
+    bounds = [*starts[1:], 10**9]
+    for left, right in cells:
+        a, b = left - row_start, right - row_start
+        overlaps = [
+            min(b, bound) - max(a, begin) for begin, bound in zip(starts, bounds, strict=True)
+        ]
+        yield max(range(len(header)), key=overlaps.__getitem__), (left, right)
+
+
+def _is_value(value: str, field: str) -> bool:
+    """A cell holding a number, not words about one, nor a date in a number's column."""
+    digits = len(_DIGIT.findall(value))
+    if not digits or len(value) > 42 or digits * 3 < len(_LETTER_OR_DIGIT.findall(value)):
+        return False
+    return field == "dates_of_birth" or not _DATE.fullmatch(value)
+
+
+def _single_space_rows(
+    folded: str, start: int, end: int, known: list[Found]
+) -> tuple[list[Found], int]:
+    number_columns = _number_columns(folded[start:end])
+    personal = list(dict.fromkeys(field for field in number_columns if field))
+    if not personal:
+        return [], end
+    found: list[Found] = []
+    searched_to = end
+    for row_start, row_end in _lines(folded, end + 1):
+        words = _row_numbers(folded, row_start, row_end, known, personal, number_columns)
+        personal_words = [word for word in words if word.field in personal]
+        if not personal_words:
+            break
+        searched_to = row_end
+        if len(words) == len(number_columns):
+            personal_words = [
+                word._replace(field=field)
+                for word, field in zip(words, number_columns, strict=True)
+                if field is not None
+            ]
+        found += personal_words
+    return found, searched_to
+
+
+def _row_numbers(
+    folded: str,
+    start: int,
+    end: int,
+    known: list[Found],
+    personal: list[str],
+    number_columns: list[str | None],
+) -> list[Found]:
+    """The row's numbers in order, each with the kind its form says it is."""
+    in_row = [
+        span
+        for span in known[bisect_left(known, (start,)) : bisect_left(known, (end,))]
+        if span.field in _WORD_SHAPES
+    ]
+    numbers = list(in_row)
+    for left, right in _words(folded, start, end):
+        if any(span.start < right and left < span.end for span in in_row):
+            continue
+        if kind := _number_kind(folded[left:right], personal, number_columns):
+            numbers.append(Found(left, right, kind))
+    return sorted(numbers)
+
+
+def _title_case(line: str) -> bool:
+    """A table's header as PDF text gives it, not a sentence: no digits, no colon, no full
+    stop but an abbreviation's, and most of its words capitalised ("Date of issue")."""
+    if _DIGIT_OR_COLON.search(line):
+        return False
+    words = [word for word in line.split() if not _SMALL_WORD.fullmatch(word.lower())]
+    if len(words) < 2:
+        return False
+    if line.rstrip()[-1] in ".,;!?" and not _SMALL_WORD.fullmatch(line.split()[-1].lower()):
+        return False
+    return sum(word[:1].isupper() for word in words) * 2 >= len(words)
+
+
+def _number_columns(header: str) -> list[str | None]:
+    """The header's columns of numbers in order: a kind of personal data, or None for
+    another number."""
+    columns = [(m.start(), None) for m in _OTHER_NUMBER_LABEL.finditer(header)]
+    for word in _ANY_LABEL_WORD.finditer(header):
+        field = _FIELD_OF_WORD[word[0]]
+        if starts_a_word(header, word.start()) and field in _WORD_SHAPES:
+            columns.append((word.start(), field))
+    return [field for _, field in sorted(columns, key=lambda column: column[0])]
+
+
+def _words(folded: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    for word in _WORD.finditer(folded, start, end):
+        text = word[0]
+        left = word.start() + len(text) - len(text.lstrip(_TRIM))
+        right = word.end() - (len(text) - len(text.rstrip(_TRIM)))
+        if left < right:
+            yield left, right
+
+
+def _number_kind(word: str, personal: list[str], number_columns: list[str | None]) -> str | None:
+    if _DATE.fullmatch(word):
+        return None
+    for field in personal:
+        if _WORD_SHAPES[field].fullmatch(word):
+            return field
+    if None in number_columns and _NUMBER_SHAPE.fullmatch(word):
+        return "other"
+    return None
