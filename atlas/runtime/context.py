@@ -24,7 +24,7 @@ from atlas.runtime.directorships import (
 )
 from atlas.runtime.policy import TenantPolicy, tool_allowed_in_state
 from atlas.runtime.progress import pending_requirements
-from atlas.runtime.redaction import redact, redact_value
+from atlas.runtime.redaction import redact, redact_value, redacted_opening
 from atlas.runtime.state import AtlasState, HeldDirectorship
 from atlas.runtime.tools.registry import ToolRegistry
 
@@ -109,13 +109,17 @@ def clipped(text: str, limit: int) -> str:
 
 def model_view(source: str, payload: Any, limit: int = MODEL_VIEW_LIMIT) -> tuple[str, bool]:
     """A redacted, bounded, fenced rendering of an observation; (text, truncated)."""
-    text = payload if isinstance(payload, str) else json.dumps(redact_value(payload), default=str)
-    text = redact(text)
+    if isinstance(payload, str):
+        whole_chars, text = len(payload), payload
+    else:
+        whole_chars = len(json.dumps(payload, default=str))
+        text = json.dumps(redact_value(payload, chars_shown=limit), default=str)
+    # Only what is shown is redacted: a 5 MB result is not redacted whole for 3,000 characters.
+    text = redacted_opening(text, limit)
     truncated = len(text) > limit
     if truncated:
-        text = (
-            text[:limit] + f"... [truncated: {len(text) - limit} more characters kept in the store]"
-        )
+        more = whole_chars - limit
+        text = text[:limit] + f"... [truncated: {more} more characters kept in the store]"
     return fence(source, text), truncated
 
 

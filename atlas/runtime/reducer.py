@@ -30,7 +30,7 @@ from atlas.runtime.directorships import (
     directorships,
 )
 from atlas.runtime.injection import addresses_the_agent
-from atlas.runtime.redaction import redact
+from atlas.runtime.redaction import redacted_opening
 from atlas.runtime.state import (
     AtlasState,
     Conflict,
@@ -671,7 +671,9 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         )
     # A reviewer reads what the document says, not only what fields it holds; personal data
     # is redacted here as it is for the model.
-    opening = clipped(redact(" ".join(result.get("text", "").split())), DOCUMENT_OPENING_CHARS)
+    # Redacted before its lines are joined: a table's rows read as one line hide its columns.
+    shown = redacted_opening(result.get("text", ""), 4 * DOCUMENT_OPENING_CHARS)
+    opening = clipped(" ".join(shown.split()), DOCUMENT_OPENING_CHARS)
     begins = f" It begins: “{opening}”" if opening else ""
     item = EvidenceItem(
         evidence_id=_evidence_id(fp),
