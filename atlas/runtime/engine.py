@@ -236,7 +236,8 @@ class Runtime:
         s = state.clone()
         buf = StepBuffer()
         now = self.clock.now()
-        shift_deadline(s, now, since=s.paused_at or s.updated_at)
+        stalled_since = s.paused_at or s.updated_at
+        shift_deadline(s, now, since=stalled_since)
         in_flight = s.in_flight
         self.writer.emit(
             s,
@@ -245,6 +246,11 @@ class Runtime:
             cause="recovery",
             status=s.status,
             in_flight=in_flight.idempotency_key if in_flight else None,
+            # Since the run's last committed step: its previous holder stopped, and its
+            # lease had to run out before this worker could take the run over.
+            waited_seconds=round((now - stalled_since).total_seconds(), 3)
+            if stalled_since
+            else None,
         )
         if in_flight is not None:
             s = reconcile_in_flight(self, s, buf, in_flight)

@@ -18,6 +18,7 @@ from typing import Any
 from atlas.runtime.redaction import redact_value
 from atlas.runtime.wording import counted
 from runs.models import Observation, Run, TraceEvent
+from runs.money import budget_dollars, dollars
 
 PAGE_EVENTS = 120
 MODEL_VIEW_CHARS = 2_000
@@ -111,11 +112,18 @@ def event_summary(event: TraceEvent) -> str:
         subject = f"{data.get('subject', '')} ({data.get('subject_type', '')}{where})"
         return f"{subject}, {documents}, model {model}"
     if kind == "run_resumed":
-        return str(data.get("cause", "")).replace("_", " ")
+        cause = str(data.get("cause", "")).replace("_", " ")
+        if data.get("waited_seconds") is not None:
+            return (
+                f"{cause} after {float(data['waited_seconds']):,.1f} s waiting for the lease "
+                "of a worker that stopped to run out"
+            )
+        return cause
     if kind == "model_requested":
         return (
             f"iteration {data.get('iteration', '?')}: reserved "
-            f"{data.get('reserved_tokens', '?')} tokens, ${data.get('reserved_cost_usd', '?')}"
+            f"{data.get('reserved_tokens', '?')} tokens, "
+            f"{dollars(money(data['reserved_cost_usd'])) if 'reserved_cost_usd' in data else '$?'}"
         )
     if kind == "result_truncated":
         return (
@@ -203,6 +211,8 @@ class TraceStep:
     last_seq: int = 0
     offset_s: float = 0.0
     duration_ms: int = 0  # the run's own time; waiting for a person is `waited_s`
+    # Waiting for a stopped worker's lease to run out before the run was taken over.
+    stalled_s: float = 0.0
     paused_at_s: float | None = None
     waited_s: float = 0.0
     tokens: int = 0
@@ -268,7 +278,7 @@ class StateTracker:
                 note = estimated if data.get("usage_estimated") else ""
                 out.append(("~", f"tokens +{tokens:,}{note}"))
             if money(usage.get("cost_usd")):
-                out.append(("~", f"model cost +${money(usage.get('cost_usd'))}"))
+                out.append(("~", f"model cost +{budget_dollars(money(usage.get('cost_usd')))}"))
         elif kind == "tool_started":
             out.append(("+", f"in-flight call {data.get('idempotency_key', '')}"))
         elif kind == "tool_succeeded":
@@ -276,7 +286,7 @@ class StateTracker:
             for source in data.get("source_ids") or []:
                 out.append(("+", f"evidence source {source}"))
             if money(data.get("cost_usd")):
-                out.append(("~", f"tool cost +${money(data.get('cost_usd'))}"))
+                out.append(("~", f"tool cost +{budget_dollars(money(data.get('cost_usd')))}"))
         elif kind == "tool_failed":
             out.append(("-", "in-flight call (failed)"))
         elif kind == "conflict_detected":
@@ -334,10 +344,12 @@ def _observation_pairs(run: Run, step_numbers: list[int]) -> dict[int, list[Obse
         view, view_chars = clip(
             obs.model_view if obs.model_view is not None else "", MODEL_VIEW_CHARS
         )
-        # Stored whole for the audit; shown with personal data redacted, as the model saw it.
-        stored, stored_chars = (
-            clip(redact_value(obs.data), STORED_CHARS) if obs.data is not None else ("", 0)
-        )
+        # Stored whole for the audit; shown with personal data redacted, as the model saw it,
+        # as far as it is shown (a 5 MB result is not redacted whole on every page view).
+        stored, stored_chars = ("", 0)
+        if obs.data is not None:
+            stored = clip(redact_value(obs.data, chars_shown=STORED_CHARS), STORED_CHARS)[0]
+            stored_chars = clip(obs.data, 0)[1]
         pairs.setdefault(obs.step, []).append(
             ObservationPair(
                 name=obs.name,
@@ -391,13 +403,16 @@ def trace_page(run: Run, after: int = 0, limit: int | None = None) -> TracePage:
             step.cost_usd += money(usage.get("cost_usd"))
         elif event.type == "tool_succeeded":
             step.cost_usd += money(data.get("cost_usd"))
+        if event.type == "run_resumed" and data.get("waited_seconds") is not None:
+            step.stalled_s += float(data["waited_seconds"])
         pauses = STATUS_AFTER.get(event.type) in PAUSED_STATUSES
         # A pause the run adds to its own before anyone acts (an escalation after its
         # packet) is still the run's time, not a person's.
         if step.paused_at_s is None or (pauses and not step.waited_s):
             # An event is stamped when what it reports is over (a tool's result after the
             # call): its own duration is already inside the span, not to be added to it.
-            step.duration_ms = max(step.duration_ms, int((offset - step.offset_s) * 1000))
+            own_s = offset - step.offset_s - step.stalled_s
+            step.duration_ms = max(step.duration_ms, int(own_s * 1000))
             if pauses:
                 step.paused_at_s = offset
         else:  # a person's decision, applied within the step that paused for it
