@@ -8,7 +8,6 @@ the current state are attached; PII is redacted.
 
 from __future__ import annotations
 
-import functools
 import json
 import threading
 from typing import Any
@@ -123,14 +122,6 @@ def model_view(source: str, payload: Any, limit: int = MODEL_VIEW_LIMIT) -> tupl
     return fence(source, text), truncated
 
 
-@functools.lru_cache(maxsize=4096)
-def _redacted(text: str) -> str:
-    # The projection is rebuilt every iteration from much the same text (the claims and
-    # labels of up to MAX_EVIDENCE_SHOWN evidence items, names, notes): each distinct text
-    # is redacted once, not on every step. `redact` depends on the text alone.
-    return redact(text)
-
-
 def project_state(state: AtlasState) -> dict[str, Any]:
     """The bounded view of the state the model (and the playbook) decides from."""
     budgets = state.budgets
@@ -139,9 +130,9 @@ def project_state(state: AtlasState) -> dict[str, Any]:
             "subject": state.brief.subject,
             "subject_type": state.brief.subject_type,
             "jurisdiction": state.brief.jurisdiction,
-            "notes": clipped(_redacted(state.brief.notes), 500),
+            "notes": clipped(redact(state.brief.notes), 500),
             "documents": [
-                {"document_id": d.document_id, "name": _redacted(d.name), "sensitive": d.sensitive}
+                {"document_id": d.document_id, "name": redact(d.name), "sensitive": d.sensitive}
                 for d in state.brief.documents
             ],
         },
@@ -161,9 +152,9 @@ def project_state(state: AtlasState) -> dict[str, Any]:
                 "evidence_id": e.evidence_id,
                 "class": e.evidence_class,
                 "source_id": e.source_id,
-                "claim": clipped(_redacted(e.claim), CLAIM_VIEW_LIMIT),
+                "claim": clipped(redact(e.claim), CLAIM_VIEW_LIMIT),
                 "signals": e.signals,
-                "source_label": _redacted(e.source_label),
+                "source_label": redact(e.source_label),
                 "about": e.about,
                 "url": e.url,
             }
@@ -183,17 +174,17 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         "completed_steps": list(state.completed_steps),
         "pending_requirements": pending_requirements(state),
         # Named here, in the fenced record: a step in the clear names a director by hash.
-        "directors_to_screen": [_redacted(name) for name in unscreened_directors(state)],
-        "directors_to_search": [_redacted(name) for name in unsearched_directors(state)],
+        "directors_to_screen": [redact(name) for name in unscreened_directors(state)],
+        "directors_to_search": [redact(name) for name in unsearched_directors(state)],
         "companies_to_screen": _companies(unscreened_directorships(state)),
         "companies_to_search": _companies(unsearched_directorships(state)),
         "answered_questions": [
-            {k: _redacted(v) for k, v in qa.items()} for qa in state.answered_questions[-3:]
+            {k: redact(v) for k, v in qa.items()} for qa in state.answered_questions[-3:]
         ],
         # Reviewers who sent a packet back, and the analyst's reply: written by people, so
         # fenced with the rest of the record, not obeyed.
         "packet_reviews": [
-            {"reason": clipped(_redacted(r.reason), 500), "reply": clipped(_redacted(r.reply), 500)}
+            {"reason": clipped(redact(r.reason), 500), "reply": clipped(redact(r.reply), 500)}
             for r in state.packet_reviews[-3:]
         ],
         "denied_actions": [
@@ -219,7 +210,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
 
 def _companies(companies: list[HeldDirectorship]) -> list[dict[str, str]]:
     return [
-        {"entity_id": c.entity_id, "name": _redacted(c.name), "jurisdiction": c.jurisdiction}
+        {"entity_id": c.entity_id, "name": redact(c.name), "jurisdiction": c.jurisdiction}
         for c in companies
     ]
 
@@ -239,7 +230,7 @@ def build_context(state: AtlasState, registry: ToolRegistry, policy: TenantPolic
     observation_text = "\n\n".join(
         f"[step {o.step}] {o.source}:{o.name} ok={o.ok}"
         + (
-            f" error={o.error_type}: {escape_fence(_redacted(o.error_message or ''))}"
+            f" error={o.error_type}: {escape_fence(redact(o.error_message or ''))}"
             if not o.ok
             else ""
         )

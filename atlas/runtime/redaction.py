@@ -9,6 +9,7 @@ extracted is what is redacted.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from atlas.runtime import redaction_numbers as numbers
@@ -68,7 +69,21 @@ def personal_data_found(text: str) -> dict[str, list[str]]:
     return {field: by_field[field] for field in LABELS if field in by_field}
 
 
+# Shorter texts (claims, labels, names, a result's fields) come back step after step and
+# are redacted once; a document's text is redacted as it comes.
+_REMEMBERED_CHARS = 2_000
+
+
 def redact(text: str) -> str:
+    return _remembered(text) if len(text) <= _REMEMBERED_CHARS else _redacted(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _remembered(text: str) -> str:
+    return _redacted(text)
+
+
+def _redacted(text: str) -> str:
     pieces = []
     done = 0
     for start, end, field in _spans(text):

@@ -8,7 +8,7 @@ from uuid import uuid4
 
 import pytest
 
-from atlas.runtime import context
+from atlas.runtime import redaction
 from atlas.runtime.context import build_context
 from atlas.runtime.policy import TenantPolicy
 from atlas.runtime.state import EvidenceItem
@@ -72,13 +72,13 @@ def test_a_text_already_redacted_is_not_redacted_again_on_the_next_step(
 ):
     claim, label = texts
     redacted: list[str] = []
-    real_redact = context.redact
+    real_redact = redaction._redacted
 
     def counting_redact(text: str) -> str:
         redacted.append(text)
         return real_redact(text)
 
-    monkeypatch.setattr(context, "redact", counting_redact)
+    monkeypatch.setattr(redaction, "_redacted", counting_redact)
 
     _build(state_with_evidence)
     after_first_step = len(redacted)
