@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 
+from atlas.runtime.money import budget_dollars
+
 # Payload keys shown apart (the reason) or that only the runtime reads (ids of the
 # question, action or conflict the decision is about).
 NOT_DETAILS = {
@@ -23,12 +25,6 @@ NOT_DETAILS = {
 }
 
 
-def usd(amount) -> str:
-    """Dollars as people write them, "$10.00": the payload keeps str(Decimal), which is
-    "1E+1" for an amount typed as 1e1."""
-    return f"${Decimal(str(amount)):,.2f}"
-
-
 def _many(count, noun: str) -> str:
     """ "1 iteration", "1,000 tokens"."""
     count = int(count)
@@ -38,7 +34,8 @@ def _many(count, noun: str) -> str:
 BUDGET_UNITS: dict[str, Callable[[object], str]] = {
     "extra_iterations": lambda n: _many(n, "iteration"),
     "extra_tokens": lambda n: _many(n, "token"),
-    "extra_cost_usd": usd,
+    # The payload keeps str(Decimal), "1E+1" for an amount typed as 1e1: "$10.00" here.
+    "extra_cost_usd": budget_dollars,
     "extra_seconds": lambda s: f"{Decimal(str(s)).normalize():,f} s",
 }
 

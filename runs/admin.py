@@ -24,6 +24,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.functional import cached_property
 
+from atlas.runtime.money import budget_dollars, dollars
 from atlas.runtime.tools.registry import default_registry
 from runs.access import has_role, membership_of
 from runs.models import (
@@ -167,7 +168,7 @@ class TenantPolicyForm(forms.ModelForm):
         help_text=(
             "A tool call estimated to cost more than this waits for a reviewer's approval; "
             "at 0 every call waits for one. Tools cost "
-            + ", ".join(f"{tool.name} ${tool.price_usd}" for tool in TOOLS)
+            + ", ".join(f"{tool.name} {budget_dollars(tool.price_usd)}" for tool in TOOLS)
             + "."
         ),
         error_messages={
@@ -218,9 +219,13 @@ class TenantAdmin(TenantScopedAdmin):
             },
         ),
     )
-    list_display = ("name", "slug", "approval_cost_threshold_usd", "forbidden_tools", "created_at")
+    list_display = ("name", "slug", "approval_threshold", "forbidden_tools", "created_at")
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
+
+    @admin.display(description="Approval cost threshold", ordering="approval_cost_threshold_usd")
+    def approval_threshold(self, tenant: Tenant) -> str:
+        return budget_dollars(tenant.approval_cost_threshold_usd)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         queryset = admin.ModelAdmin.get_queryset(self, request)
@@ -332,7 +337,7 @@ class RunAdmin(ListsShownColumns, TenantScopedAdmin):
         "policy_version",
         "iterations",
         "tokens",
-        "cost_usd",
+        "cost",
         "elapsed",
         "created_at",
     )
@@ -341,7 +346,8 @@ class RunAdmin(ListsShownColumns, TenantScopedAdmin):
         "case__subject_name",
         "case__subject_type",
         "elapsed_seconds",
-        *(name for name in list_display[2:] if name != "elapsed"),
+        "cost_usd",
+        *(name for name in list_display[2:] if name not in ("elapsed", "cost")),
     )
     list_filter = (
         "status",
@@ -363,6 +369,10 @@ class RunAdmin(ListsShownColumns, TenantScopedAdmin):
     @admin.display(ordering="elapsed_seconds")
     def elapsed(self, run: Run) -> str:
         return f"{run.elapsed_seconds:.1f}s"  # as the trace pages give it
+
+    @admin.display(ordering="cost_usd")
+    def cost(self, run: Run) -> str:
+        return dollars(run.cost_usd)  # as the trace pages give it
 
 
 @admin.register(TraceEvent)
@@ -391,12 +401,21 @@ class ToolCallAdmin(RunRowAdmin):
         "tool",
         "effect_status",
         "attempts",
-        "cost_usd",
+        "cost",
         "duration_ms",
     )
-    list_columns = (*RunRowAdmin.RUN_NAME, "idempotency_key", *list_display[2:])
+    list_columns = (
+        *RunRowAdmin.RUN_NAME,
+        "idempotency_key",
+        "cost_usd",
+        *(name for name in list_display[2:] if name != "cost"),
+    )
     list_filter = ("tool", "effect_status")
     search_fields = ("idempotency_key", "=run__id", "tool")
+
+    @admin.display(ordering="cost_usd")
+    def cost(self, call: ToolCall) -> str:
+        return dollars(call.cost_usd)
 
 
 class SuperuserOnly:

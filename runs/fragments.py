@@ -18,12 +18,12 @@ from typing import Any
 from django.template.loader import render_to_string
 
 from atlas.runtime.directorships import companies_directed
+from atlas.runtime.money import budget_dollars, dollars
 from atlas.runtime.state import USER_STATUS, Budgets
 from atlas.runtime.wording import fact_words, listed
 from reviews.decision_details import decision_details
 from reviews.models import HumanDecision
 from runs.models import Document, Run, TraceEvent
-from runs.money import budget_dollars, dollars
 from runs.step_views import StepView, decimal_or_zero, group_steps
 
 # For a run recorded without its budgets.

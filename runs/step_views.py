@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from atlas.runtime.money import budget_dollars
 from atlas.runtime.wording import fact_words
 from runs.models import Run, TraceEvent
-from runs.money import dollars
 
 # Tool error and rejection codes (atlas.runtime.tools.base, tool_requests) in words.
 ERROR_WORDS = {
@@ -185,7 +185,9 @@ def _note_for(event: TraceEvent) -> Note | None:
         reasons = "; ".join(data.get("reasons") or [])
         text = f"Needs a reviewer's approval{': ' + reasons if reasons else ''}"
         if data.get("estimated_cost_usd") not in (None, ""):
-            text += f" (estimated {dollars(decimal_or_zero(data.get('estimated_cost_usd')))})"
+            text += (
+                f" (estimated {budget_dollars(decimal_or_zero(data.get('estimated_cost_usd')))})"
+            )
         tone = "human"
     elif kind == "approval_granted":
         text, tone = "Approved by a reviewer", "human"

@@ -25,10 +25,10 @@ from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transac
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.utils import timezone
 
+from atlas.runtime.money import as_stored
 from atlas.runtime.ports import StepCommit, ToolCallRecord
 from atlas.runtime.state import AtlasState
 from runs.models import Observation, Run, ToolCall, TraceEvent
-from runs.money import as_stored
 
 INSERT_BATCH_ROWS = 50  # well under SQLite's limit on bound parameters per statement
 MAX_STATEMENT_PARAMETERS = 30_000  # PostgreSQL's protocol allows 65,535

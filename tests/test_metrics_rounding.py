@@ -19,6 +19,7 @@ from tests.run_rows import T0, add_tool_call, make_run
     ("value", "unit", "shown"),
     [
         (Decimal("0.00025"), "money", "$0.0003"),
+        (Decimal("12345.67885"), "money", "$12,345.6789"),
         (Decimal(1) / Decimal(16), "ratio", "6.3%"),
         (Decimal("2.5"), "tokens", "3"),
         (Decimal("1234.5"), "tokens", "1,235"),

@@ -12,9 +12,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from atlas.runtime.money import budget_dollars
 from atlas.runtime.state import AtlasState
 from atlas.runtime.tools.base import ToolSpec
-from runs.money import budget_dollars
 
 # 2: a document marked sensitive during a run counts. 3: a finish rests on the subject's own
 # screen, names the matched entity and every hit's list, and is not low risk unsearched.

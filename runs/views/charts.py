@@ -7,12 +7,15 @@ round money (Django's floatformat).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+
+from atlas.runtime.money import dollars
 
 PALETTE = [
     "#2450a6", "#1c7c45", "#a86300", "#b42318", "#6941c6", "#2a6fb0", "#5f6b7a",
@@ -31,7 +34,7 @@ def fmt(value: Any, unit: str) -> str:
     if unit == "ratio":
         return f"{_rounded(Decimal(value) * 100, '0.1')}%"
     if unit == "money":
-        return f"${_rounded(value, '0.0001')}"
+        return dollars(value)
     if unit == "count":
         return f"{int(value):,}"
     if unit == "tokens":
@@ -123,12 +126,42 @@ def axis_label(value: float, unit: str) -> str:
     return f"{prefix}{value:.2f}"
 
 
+LABEL_LINE_CHARS = 26  # what the 150-pixel label column holds at the axis font size
+LABEL_MAX_LINES = 3
+
+
+def wrapped_label(text: str) -> list[str]:
+    """A bar's label in lines of at most LABEL_LINE_CHARS, broken between words; a word too
+    long for a line, or a last line with more after it, ends in "…" (the bar's title and the
+    chart's aria-label keep the full text)."""
+    # A no-break space ties " · " to the word before it, so no line starts with the dot.
+    lines = textwrap.wrap(
+        text.replace(" · ", "\u00a0· "),
+        LABEL_LINE_CHARS,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [""]
+    cut = len(lines) > LABEL_MAX_LINES
+    lines = lines[:LABEL_MAX_LINES]
+    if cut:
+        last = lines[-1]
+        if len(last) >= LABEL_LINE_CHARS:
+            last = last.rsplit(" ", 1)[0] if " " in last else last[: LABEL_LINE_CHARS - 1]
+        lines[-1] = last + "…"
+    return [
+        line if len(line) <= LABEL_LINE_CHARS else line[: LABEL_LINE_CHARS - 1] + "…"
+        for line in lines
+    ]
+
+
 def bar_chart(
     items: Sequence[tuple[str, Any]], *, unit: str, label: str, width: int = 380
 ) -> SafeString:
-    """Horizontal bars, one per group (a version bundle), value printed at the end."""
-    row_h, label_w, value_w = 20, 150, 70
-    height = max(row_h * len(items) + 8, 30)
+    """Horizontal bars, one per group (a version bundle), value printed at the end. A long
+    label wraps onto up to three lines; the chart's aria-label reads every bar in full."""
+    line_h, label_w = 11, 150
+    shown = [fmt(value, unit) for _, value in items]
+    value_w = max([70, *(6 * len(text) + 8 for text in shown)])
     values = [float(v) for _, v in items if v is not None]
     high = max(values) if values and max(values) > 0 else 1.0
     bar_w = width - label_w - value_w
@@ -137,22 +170,32 @@ def bar_chart(
         body.append(
             f'<text x="{width / 2}" y="18" text-anchor="middle" class="chart-empty">no data</text>'
         )
-    for i, (name, value) in enumerate(items):
-        y = 4 + i * row_h
-        short = name if len(name) <= 26 else name[:25] + "…"
+    y = 4
+    for i, ((name, value), text) in enumerate(zip(items, shown, strict=True)):
+        lines = wrapped_label(name)
+        row_h = max(20, line_h * len(lines) + 9)
+        middle = y + row_h / 2
+        first_line = middle + 3.5 - line_h * (len(lines) - 1) / 2
+        tspans = "".join(
+            f'<tspan x="{label_w - 6}" dy="{0 if n == 0 else line_h}">{escape(line)}</tspan>'
+            for n, line in enumerate(lines)
+        )
         body.append(
-            f'<text x="{label_w - 6}" y="{y + 13}" text-anchor="end" class="axis">'
-            f"<title>{escape(name)}</title>{escape(short)}</text>"
+            f'<text x="{label_w - 6}" y="{first_line:.1f}" text-anchor="end" class="axis">'
+            f"<title>{escape(name)}</title>{tspans}</text>"
         )
         w = 0.0 if value is None else bar_w * float(value) / high
         body.append(
-            f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{row_h - 7}" '
+            f'<rect x="{label_w}" y="{middle - 6.5:.1f}" width="{w:.1f}" height="13" '
             f'fill="{PALETTE[i % len(PALETTE)]}" class="bar"/>'
         )
         body.append(
-            f'<text x="{label_w + w + 4:.1f}" y="{y + 13}" class="value">{escape(fmt(value, unit))}</text>'
+            f'<text x="{label_w + w + 4:.1f}" y="{middle + 3.5:.1f}" class="value">{escape(text)}</text>'
         )
-    return _svg(width, height, body, label)
+        y += row_h
+    height = max(y + 4, 30)
+    read_out = "; ".join(f"{name}: {text}" for (name, _), text in zip(items, shown, strict=True))
+    return _svg(width, height, body, f"{label}: {read_out}" if items else label)
 
 
 def stacked_columns(

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from atlas.runtime.money import budget_dollars, dollars
 from atlas.runtime.redaction import redact_value
 from atlas.runtime.wording import counted
 from runs.models import Observation, Run, TraceEvent
-from runs.money import budget_dollars, dollars
 
 PAGE_EVENTS = 120
 MODEL_VIEW_CHARS = 2_000

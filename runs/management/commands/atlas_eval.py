@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from atlas.runtime.money import dollars
 from runs import metrics
 from runs.evaluation import Result, SuiteError, load_suite, run_case
 from runs.management.commands.run_case import check_model
@@ -101,7 +102,7 @@ class Command(BaseCommand):
                 r.outcome,
                 str(len(r.record["trace"])) if r.record else "—",
                 str(r.record["iterations"]) if r.record else "—",
-                f"${r.record['cost_usd']}" if r.record else "—",
+                dollars(r.record["cost_usd"]) if r.record else "—",
                 "pass" if r.passed else "FAIL",
             )
             for r in results

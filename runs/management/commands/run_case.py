@@ -22,6 +22,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import BaseCommand, CommandError
 
 from atlas.runtime.memory import MemoryCancelSignal
+from atlas.runtime.money import dollars
 from atlas.runtime.scenario import Scenario, ScenarioError, load_scenario, load_turns
 from atlas.runtime.wording import counted
 from runs.actions import (
@@ -36,7 +37,6 @@ from runs.execution import HeldElsewhere, run_headless
 from runs.leases import HEADLESS, THIS_PROCESS, release_lease
 from runs.management.migrated import require_migrated_database
 from runs.models import Case, Run, Tenant
-from runs.money import dollars
 from runs.records import run_record
 from runs.uploads import CheckedUpload, check_upload
 
