@@ -165,6 +165,4 @@ def streaming_response(
     content = in_database_thread(texts) if isinstance(request, ASGIRequest) else texts
     response = StreamingHttpResponse(content, content_type=content_type)
     response["Content-Disposition"] = content_disposition_header(True, filename)
-    # An export holds a tenant's records: kept by no cache, the browser's disk cache too.
-    response["Cache-Control"] = "private, no-store"
     return response

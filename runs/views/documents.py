@@ -62,7 +62,6 @@ def document_file(request: HttpRequest, case_id: int, document_id: int) -> HttpR
         as_attachment=True, filename=download_name(document.original_name, document.content_type)
     )
     response["Content-Security-Policy"] = "sandbox"
-    response["Cache-Control"] = "private, no-store"
     return response
 
 

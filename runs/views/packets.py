@@ -242,5 +242,4 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     response["Content-Disposition"] = content_disposition_header(
         True, f"atlas-packet-run-{run.pk}.json"
     )
-    response["Cache-Control"] = "private, no-store"  # as every export and document download
     return response
