@@ -47,6 +47,7 @@ from atlas.runtime.wording import counted, fact_words
 from atlas.runtime.world import name_score
 from atlas.runtime.world.normalize import (
     fingerprint_text,
+    is_registration_number,
     legal_forms,
     normalize_name,
     normalize_registration_number,
@@ -247,6 +248,11 @@ def _unambiguous_candidate(
     it is the one strong candidate of that form ("Northwind Trading LLC" of three Northwind
     Tradings), and none of another form (an LLC is not a Ltd of the same name), unless the
     analyst picked it."""
+    numbered = [
+        c for c in candidates if is_registration_number(state.brief.subject, c.registration_number)
+    ]
+    if len(numbered) == 1 and picked is None:
+        return numbered[0]  # given by its number ("Company number 08812345": no legal form)
     strong = [c for c in candidates if c.score >= STRONG_MATCH]
     company = state.brief.subject_type == "company"
     typed_form = legal_forms(state.brief.subject) if company else frozenset()
@@ -277,6 +283,7 @@ def _may_match_the_subject(
     named = max(
         name_score(brief.subject, candidate.name),
         name_score(brief.subject, candidate.matched_on or ""),
+        100.0 if is_registration_number(brief.subject, candidate.registration_number) else 0.0,
     )
     if named < STRONG_MATCH:
         return False

@@ -7,7 +7,17 @@ import pytest
 from runtime_helpers import run
 
 
-@pytest.mark.parametrize("number", ["08812345", "0881 2345", "8812345"])
+@pytest.mark.parametrize(
+    "number",
+    [
+        "08812345",
+        "0881 2345",
+        "8812345",
+        "No. 08812345",
+        "Company number 08812345",
+        "CRN: 0881 2345",
+    ],
+)
 def test_a_company_given_by_its_registration_number_is_matched_to_it(
     make_runtime, make_state, number
 ):

@@ -40,7 +40,7 @@ from atlas.runtime.world import (
     SPELLING_PENALTY,
     World,
 )
-from atlas.runtime.world.normalize import normalize_registration_number
+from atlas.runtime.world.normalize import is_registration_number
 
 CANDIDATE_THRESHOLD = 80.0
 STRONG_MATCH = 90.0
@@ -72,12 +72,9 @@ def _record(entity: dict, world: World) -> RegistryRecord:
 
 
 def _is_its_number(query: str, entity: dict) -> bool:
-    """Whether the query is the entity's registration number, however it is written
-    ("0881 2345", "8812345"): an analyst may give a company by its number."""
-    number = entity.get("registration_number")
-    if not number or not any(ch.isdigit() for ch in query):
-        return False
-    return normalize_registration_number(query) == normalize_registration_number(number)
+    """Whether the query is the entity's registration number, however it is written: an
+    analyst may give a company by its number."""
+    return is_registration_number(query, entity.get("registration_number"))
 
 
 def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityResult:

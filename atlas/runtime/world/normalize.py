@@ -117,6 +117,22 @@ def normalize_registration_number(number: str) -> str:
     return (text.lstrip("0") or text) if text.isdigit() else text
 
 
+# What an analyst may type before a company's number: "No. ", "Company number ", "CRN: ".
+_NUMBER_LABEL = re.compile(
+    r"^\s*(?:(?:company|registration|registered|reg\.?)\s+)*(?:number|no\.?|nr\.?|crn|#)\s*:?\s*",
+    re.IGNORECASE,
+)
+
+
+def is_registration_number(typed: str, number: str | None) -> bool:
+    """Whether `typed` gives the registration number `number`, however it is written: "0881
+    2345", "8812345", "No. 08812345", "CRN: 0881 2345" are all 08812345."""
+    if not number or not any(ch.isdigit() for ch in typed):
+        return False
+    bare = normalize_registration_number(_NUMBER_LABEL.sub("", typed))
+    return bare == normalize_registration_number(number)
+
+
 # Given names transliterated from Arabic in many spellings, each with one of them: the
 # letters that differ are vowels, which the skeleton cannot ignore without taking Anna
 # and Anne Lee for one person.
