@@ -1,49 +1,13 @@
-"""Redaction reads a long text in linear time, whatever it holds, and what the model is
-shown of a long text can be redacted without reading all of it."""
+"""What the model is shown of a long text is redacted without reading all of it (how
+redaction scales with adversarial text is measured by bench/redaction.py)."""
 
 from __future__ import annotations
 
-import random
-import time
-
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from atlas.runtime import redaction
-from atlas.runtime.redaction import personal_data_found, redact, redact_value, redacted_opening
-
-MB = 1_000_000
-
-
-def _digits_and_separators() -> str:
-    pick = random.Random(7).choice
-    return "".join(pick("0123456789 -\n,") for _ in range(MB))
-
-
-ADVERSARIAL = {
-    "digits and separators": _digits_and_separators,
-    "digits": lambda: "7" * MB,
-    "passport then digit groups": lambda: "passport " + "12 34-" * (MB // 6),
-    "groups shaped like an IBAN": lambda: "GB29 NWBK " * (MB // 10),
-    "groups shaped like a card": lambda: "4111 " * (MB // 5),
-    "at signs": lambda: "a@" * (MB // 2),
-    "a table of a million bytes": lambda: "Name | Passport\n" + "x | 1\n" * (MB // 6),
-    "table headers one after another": lambda: "Name Passport No.\n" * (MB // 18),
-    "labels with long gaps": lambda: ("iban:" + " " * 1000 + "passport" + "\n" * 1000) * 500,
-}
-
-
-@pytest.mark.parametrize("make_text", ADVERSARIAL.values(), ids=ADVERSARIAL.keys())
-def test_a_megabyte_built_to_make_matching_backtrack_is_read_in_linear_time(make_text):
-    text = make_text()
-    began = time.perf_counter()
-    redact(text)
-    personal_data_found(text)
-    # Linear, these take well under a second; a quadratic pattern takes minutes. The bound
-    # is wide so a loaded machine cannot fail it.
-    assert time.perf_counter() - began < 5.0
-
+from atlas.runtime.redaction import redact, redact_value, redacted_opening
 
 DOCUMENT = (
     "Company: Acme Analytics Ltd\nPassport No. K7654321\n"

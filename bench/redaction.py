@@ -1,0 +1,71 @@
+"""How redaction scales with text built to make its patterns backtrack, measured in one run.
+
+    .venv/bin/python bench/redaction.py
+
+For each adversarial input, `redact` and `personal_data_found` read the same text at a
+quarter of a megabyte and at a whole megabyte; the ratio of the two times is about 4 when
+reading is linear (16 if it were quadratic). Goal: every ratio <= 6.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from atlas.runtime.redaction import personal_data_found, redact  # noqa: E402
+
+QUARTER = 250_000
+GOAL = 6.0
+
+
+def _digits_and_separators(size: int) -> str:
+    pick = random.Random(7).choice
+    return "".join(pick("0123456789 -\n,") for _ in range(size))
+
+
+ADVERSARIAL: dict[str, Callable[[int], str]] = {
+    "digits and separators": _digits_and_separators,
+    "digits": lambda n: "7" * n,
+    "passport then digit groups": lambda n: "passport " + "12 34-" * (n // 6),
+    "groups shaped like an IBAN": lambda n: "GB29 NWBK " * (n // 10),
+    "groups shaped like a card": lambda n: "4111 " * (n // 5),
+    "at signs": lambda n: "a@" * (n // 2),
+    "a table": lambda n: "Name | Passport\n" + "x | 1\n" * (n // 6),
+    "table headers one after another": lambda n: "Name Passport No.\n" * (n // 18),
+    "labels with long gaps": lambda n: (
+        ("iban:" + " " * 1000 + "passport" + "\n" * 1000) * (n // 2008)
+    ),
+}
+
+
+def _seconds(text: str) -> float:
+    times = []
+    for _ in range(3):
+        began = time.perf_counter()
+        redact(text)
+        personal_data_found(text)
+        times.append(time.perf_counter() - began)
+    return statistics.median(times)
+
+
+def main() -> int:
+    worst = 0.0
+    for name, make in ADVERSARIAL.items():
+        small, large = _seconds(make(QUARTER)), _seconds(make(4 * QUARTER))
+        ratio = large / small
+        worst = max(worst, ratio)
+        print(
+            f"{name:34} 0.25 MB {small * 1000:8.1f} ms   1 MB {large * 1000:8.1f} ms   x{ratio:.2f}"
+        )
+    print(f"worst ratio 1 MB / 0.25 MB: {worst:.2f} (linear is 4; goal <= {GOAL:g})")
+    return 0 if worst <= GOAL else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
