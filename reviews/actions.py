@@ -368,6 +368,32 @@ def _marks(
     return {"hit_dispositions": hit_dispositions} | ({"hit_notes": notes} if notes else {})
 
 
+def sign_off_problems(
+    item: ReviewItem,
+    approve: bool,
+    reason: str,
+    hit_dispositions: dict[str, str] | None = None,
+    risk_rating: str = "",
+    hit_notes: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """Everything wrong with a sign-off or a send-back as given, by field ("reason", "hits"
+    for the screening matches' marks, "risk_rating"): every problem at once, so one try
+    tells the reviewer all of them."""
+    problems: dict[str, str] = {}
+    checks = {
+        "reason": lambda: _clean_reason(reason),
+        "hits": lambda: _marks(item, hit_dispositions, hit_notes, every=approve),
+    }
+    if approve:
+        checks["risk_rating"] = lambda: _rating_set(item, risk_rating, hit_dispositions or {})
+    for field, check in checks.items():
+        try:
+            check()
+        except ReviewError as problem:
+            problems[field] = " ".join(problem.messages)
+    return problems
+
+
 def do_sign_off(
     item: ReviewItem,
     user,
@@ -378,10 +404,14 @@ def do_sign_off(
     hit_notes: dict[str, str] | None = None,
 ) -> HumanDecision:
     """Sign off (every screening match disposed of, with a note where the reviewer wrote
-    one, at the proposed rating or another the evidence allows) or reject a proposed
-    packet."""
+    one, at the proposed rating or another the evidence allows) or send a proposed packet
+    back. Refused with every problem at once, by field (the ReviewError's `message_dict`)."""
     _expect_kind(item, ReviewItem.Kind.SIGNOFF)
     _refuse_before_the_marks(item, user)
+    if problems := sign_off_problems(
+        item, approve, reason, hit_dispositions, risk_rating, hit_notes
+    ):
+        raise ReviewError(problems)
     reason = _clean_reason(reason)
     payload = {"approved": approve, "reason": reason, "packet_step": item.payload.get("step")}
     if approve:

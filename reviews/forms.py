@@ -100,6 +100,9 @@ class HitDispositionsMixin:
         return self.cleaned_data["hit_notes"]
 
 
+RATINGS = ("low", "medium", "high")
+
+
 class RatedForm(forms.Form):
     """A decision that may set the packet's risk rating (a sign-off, a closing decision)
     when the reviewer weighs the evidence otherwise than the run did."""

@@ -77,7 +77,7 @@ class HumanDecision(models.Model):
         CLOSE_CASE = "close_case", "Closed case"
         CANCEL = "cancel", "Cancelled run"
         SIGN_OFF = "sign_off", "Signed off packet"
-        REJECT_PACKET = "reject_packet", "Rejected packet"
+        REJECT_PACKET = "reject_packet", "Sent back"
 
     tenant = models.ForeignKey(Tenant, on_delete=models.PROTECT, related_name="decisions")
     case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="decisions")

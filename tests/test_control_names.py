@@ -40,7 +40,15 @@ def test_each_rows_controls_name_the_item_they_act_on(client, tenant, analyst, r
     signoff_item(tenant, analyst)  # the same subject, another case
     sanctioned_signoff_item(tenant, analyst)
     html = client_for(client, reviewer).get(reverse("reviews-queue")).content.decode()
-    for word in ("Claim", "Details", "Review the packet", "Sign off", "Approve", "Reject", "Deny"):
+    for word in (
+        "Claim",
+        "Details",
+        "Review the packet",
+        "Sign off",
+        "Approve",
+        "Send back",
+        "Deny",
+    ):
         found = named(html, word)
         assert found, word
         assert all(name != word for name in found), found

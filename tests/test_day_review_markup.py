@@ -90,9 +90,11 @@ def test_a_sign_off_page_says_that_rejecting_sends_the_packet_back_to_the_analys
     item = signoff_item(tenant, analyst)
     html = client_for(client, reviewer).get(reverse("reviews-item", args=[item.pk]))
     html = html.content.decode()
-    assert "Reject packet</button>" in html
+    assert "Send back packet</button>" in html
     help_text = re.search(r'<p class="help" id="reject-help">(.*?)</p>', html).group(1)
-    assert help_text.startswith("Reject packet sends it back to the analysts with your reason")
+    assert help_text.startswith(
+        "Sending the packet back returns it to the analysts with your reason"
+    )
     assert "The run waits for a reply" in help_text
 
 

@@ -189,9 +189,12 @@ def test_the_extend_form_names_every_budget_nearly_used_up(client, tenant, analy
     item = budget_item(tenant, analyst)  # stopped on iterations (2 of 2)
     Run.objects.filter(pk=item.run_id).update(tokens=78_672)  # and nearly out of tokens
     page = client_for(client, reviewer).get(url("reviews-conflict", item)).content.decode()
-    assert "Iterations: 2 of 2 used, all of it. Extend it, or the run may stop" in page
-    assert "Tokens: 78,672 of 80,000 used. Extend it, or the run may stop on it" in page
-    assert "Cost: " not in page.split("Extend the budget")[1].split("Reason")[0]
+    form = page.split("Extend the budget")[1].split("Reason")[0]
+    # The iteration limit the run stopped on is named once, by what to add to it.
+    assert "has used its whole iteration limit (2 of 2): add at least 1 iteration" in form
+    assert "Iterations: 2 of 2 used" not in form
+    assert "Tokens: 78,672 of 80,000 used. Extend it, or the run may stop on it" in form
+    assert "Cost: " not in form
 
 
 def test_more_budget_is_refused_for_a_run_that_proposed_a_packet(client, tenant, analyst, reviewer):

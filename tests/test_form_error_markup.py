@@ -201,7 +201,9 @@ def test_unmarked_hits_are_tied_to_the_refusal_on_the_item_and_escalation_pages(
     assert "aria-invalid" not in page.by_id[f"hit-{first['evidence_id']}"]
     for hit in others:
         group = page.by_id[f"hit-{hit['evidence_id']}"]
-        assert group["aria-invalid"] == "true" and group["aria-describedby"] == "decision-error"
+        assert (
+            group["aria-invalid"] == "true" and group["aria-describedby"] == "decision-hits-error"
+        )
     reason, _ = described(refused, name="reason")
     assert "aria-invalid" not in reason, "the reason was not what was refused"
 

@@ -212,7 +212,7 @@ def test_a_sign_off_refused_for_unmarked_hits_focuses_the_first_unmarked_one(
     page.check(f"input[name=hit-{first['evidence_id']}][value=false_positive]")
     page.fill("#id_reason", "Checked against the registry")
     page.get_by_role("button", name="Sign off packet").click()
-    page.wait_for_selector("#decision-error")
+    page.wait_for_selector("#decision-hits-error")
     assert is_focused(page.locator(f"input[name=hit-{second['evidence_id']}]").first)
     # Its group is named by the list and the name matched, and says it is not marked.
     group = page.get_by_role(

@@ -145,14 +145,14 @@ def test_a_reviewer_reading_the_packet_is_led_to_where_it_is_decided(
     client_for(client, reviewer)
     page = client.get(reverse("runs-packet", args=[clean.pk])).content.decode()
     signoff = open_item(clean, "signoff")
-    assert f'href="{reverse("reviews-item", args=[signoff.pk])}">Sign off or reject' in page
+    assert f'href="{reverse("reviews-item", args=[signoff.pk])}">Sign off or send back' in page
     page = client.get(reverse("runs-packet", args=[disputed.pk])).content.decode()
     escalation = open_item(disputed, "escalation")
     assert (
         f'href="{reverse("reviews-conflict", args=[escalation.pk])}">Settle the escalation' in page
     )
     analyst_page = client_for(client, analyst).get(reverse("runs-packet", args=[clean.pk]))
-    assert "Sign off or reject" not in analyst_page.content.decode()
+    assert "Sign off or send back" not in analyst_page.content.decode()
 
 
 def test_the_packet_says_what_its_risk_rating_stands_on(client, analyst, case, tenant):

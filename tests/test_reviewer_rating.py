@@ -46,7 +46,7 @@ def test_a_namesake_marked_false_positive_lets_the_rating_come_down(client, revi
     response = sign_off(client_for(client, reviewer), harrow_bay, "false_positive", "low")
     assert response.status_code == 302
     queue = client.get(response.url).content.decode()
-    assert "packet rated medium risk. You rated it low risk." in queue
+    assert "packet rated medium risk). You rated it low risk." in queue
     decision = HumanDecision.objects.get(review_item=harrow_bay)
     assert decision.payload["risk_rating"] == "low"
     run = advance(harrow_bay)
@@ -76,7 +76,7 @@ def test_a_rating_the_evidence_rules_out_is_refused_and_nothing_is_recorded(
     assert not HumanDecision.objects.filter(review_item=harrow_bay).exists()
     # The form comes back as it was sent, the rating marked as the field at fault.
     assert '<option value="low" selected>Low</option>' in html
-    assert 'aria-describedby="risk-rating-help decision-error" aria-invalid="true"' in html
+    assert 'aria-describedby="risk-rating-help decision-rating-error" aria-invalid="true"' in html
     assert 'value="confirmed_match" checked' in html
 
 
@@ -292,7 +292,7 @@ def test_marks_made_sending_a_packet_back_are_kept_and_shown_when_it_returns(
     assert "“Born 1958; the director is 41.” Weigh it again" in html
     assert 'value="false_positive" checked' not in html  # still theirs to mark
     first = client.get(reverse("reviews-item", args=[harrow_bay.pk])).content.decode()
-    assert '<span class="badge badge-failed">Rejected packet</span>' in first
+    assert '<span class="badge badge-failed">Sent back</span>' in first
     audit = client.get(reverse("reviews-audit")).content.decode()
     assert "Screening matches: 1 false positive" in audit
     assert "Notes on 1 match" in audit and "in the packet" not in audit

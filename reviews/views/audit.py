@@ -4,6 +4,7 @@ who, when, why, and on which state; on the page, or as a CSV file for auditors."
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
@@ -55,17 +56,26 @@ def filters_of(request: HttpRequest) -> tuple[AuditFilters, list[str]]:
     return filters, errors
 
 
+def actor_choices(users) -> list[tuple[str, str]]:
+    """The Actor filter's options, (username, label), by label: each person by the full name
+    the table shows, with the username where that name is blank or shared."""
+    people = [(user.get_username(), user.get_full_name().strip()) for user in users]
+    named = Counter(name for _, name in people if name)
+    choices = [
+        (username, f"{name} ({username})" if named[name] > 1 else name)
+        if name
+        else (username, username)
+        for username, name in people
+    ]
+    return sorted(choices, key=lambda choice: (choice[1].casefold(), choice[0]))
+
+
 @require_role("reviewer", "admin")
 @require_safe
 def audit(request: HtmxHttpRequest) -> HttpResponse:
     tenant = tenant_of(request)
     filters, errors = filters_of(request)
-    actors = (
-        get_user_model()
-        .objects.filter(membership__tenant=tenant)
-        .order_by("username")
-        .values_list("username", flat=True)
-    )
+    actors = actor_choices(get_user_model().objects.filter(membership__tenant=tenant))
     page = Paginator(audit_entries(tenant, filters), PAGE_SIZE).get_page(request.GET.get("page"))
     rows = rows_of(list(page.object_list))
     add_effects(rows)
@@ -80,7 +90,7 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
             "case": filters.case,
             "actor": filters.actor,
             "kind": filters.kind,
-            "actors": list(actors),
+            "actors": actors,
             "kinds": KINDS,
             "date_from": filters.date_from,
             "date_to": filters.date_to,

@@ -81,6 +81,9 @@ class ItemView:
     typed: Mapping[str, str] = field(default_factory=dict)
     # A sign-off's documents its run never read, when the caller read them for a page.
     unread: list | None = None
+    # A refused sign-off's problems by field (reviews.actions.sign_off_problems), each shown
+    # next to its field; `error` is then for what no field holds.
+    field_errors: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def is_open(self) -> bool:
@@ -131,7 +134,7 @@ class ItemView:
     @property
     def hits_error(self) -> bool:
         """The refusal says some hits are not marked yet (not that the reason is missing)."""
-        return self.error.startswith(DISPOSE_OF_EVERY_HIT)
+        return self.field_errors.get("hits", self.error).startswith(DISPOSE_OF_EVERY_HIT)
 
     @cached_property
     def hit_choices(self) -> dict[str, str]:
@@ -144,7 +147,7 @@ class ItemView:
     @property
     def rating_error(self) -> bool:
         """The refusal is of the rating the reviewer chose."""
-        return RULED_OUT in self.error
+        return "risk_rating" in self.field_errors or RULED_OUT in self.error
 
     @cached_property
     def hits(self) -> list[dict]:

@@ -154,6 +154,22 @@ def budget_shortfall(item: ReviewItem) -> BudgetShortfall | None:
     return BudgetShortfall(field, max(need, Decimal(0)), advice + ", or it stops again at once.")
 
 
+# The meter of the budget each extension field raises.
+METER_FOR_FIELD = {
+    "extra_iterations": "Iterations",
+    "extra_tokens": "Tokens",
+    "extra_cost_usd": "Cost",
+    "extra_seconds": "Time",
+}
+
+
+def meter_warnings(meters: list, shortfall: BudgetShortfall | None) -> list:
+    """The meters nearly or wholly used up, to warn of beside the extension form, less the
+    one whose budget the shortfall already names (it says how much to add)."""
+    named = METER_FOR_FIELD[shortfall.field] if shortfall else None
+    return [meter for meter in meters if meter.level and meter.label != named]
+
+
 def _extend_form_for(item: ReviewItem, data=None) -> ExtendBudgetForm:
     return ExtendBudgetForm(data, budgets=item.run.budgets, shortfall=budget_shortfall(item))
 
@@ -274,6 +290,8 @@ def _conflict_page(
         for c in conflicts
         if c.is_open
     ]
+    meters = meters_for(item.run)
+    extend_form = extend_form or _extend_form_for(item)
     follow_up = (
         ReviewItem.objects.filter(run_id=item.run_id, status=ReviewItem.Status.OPEN)
         .exclude(pk=item.pk)
@@ -295,9 +313,10 @@ def _conflict_page(
             "disputed": listed(open_facts, "and"),
             "follow_up": follow_up,
             "conflicts": conflicts,
-            "meters": meters_for(item.run),
+            "meters": meters,
             "open_gaps": item.payload.get("open_gaps", []),
-            "extend_form": extend_form or _extend_form_for(item),
+            "extend_form": extend_form,
+            "meter_warnings": meter_warnings(meters, extend_form.shortfall),
             "close_form": close_form or CloseCaseForm(),
             "unresolvable": UNRESOLVABLE,
             "decided_details": decision_details(row.decision.payload) if row.decision else [],

@@ -21,8 +21,9 @@ from reviews.actions import (
     do_release_claim,
     refusal_for,
     settled_conflict_ids,
+    sign_off_problems,
 )
-from reviews.forms import DecisionForm
+from reviews.forms import RATINGS, DecisionForm, hit_dispositions_in, hit_notes_in
 from reviews.models import HumanDecision, ReviewItem
 from reviews.paging import queue_page
 from reviews.queries import (
@@ -37,6 +38,7 @@ from reviews.queries import (
 from reviews.views.common import (
     REVIEWERS,
     HtmxHttpRequest,
+    ItemView,
     by_value,
     decisions_by_item,
     item_for,
@@ -116,10 +118,18 @@ def _item_page(
     reason: str = "",
     status: int = 200,
     typed: Mapping[str, str] | None = None,
+    field_errors: Mapping[str, str] | None = None,
 ):
-    view = item_view(item, request.user, error=error, reason=reason, typed=typed or {})
+    view = item_view(
+        item,
+        request.user,
+        error=error,
+        reason=reason,
+        typed=typed or {},
+        field_errors=field_errors or {},
+    )
     history = item.run.decisions.select_related("actor").order_by("created_at", "id")
-    replacement = replacement_of(item) if item.status == ReviewItem.Status.WITHDRAWN else None
+    replacement = replacement_of(item) if _moved_on_from(item, view) else None
     context = {
         "row": view,
         "item": item,
@@ -137,6 +147,14 @@ def _item_page(
     if item.kind == ReviewItem.Kind.SIGNOFF:
         context["changes"] = changes_since_last_signoff(item.run)
     return render(request, "reviews/item.html", context, status=status)
+
+
+def _moved_on_from(item: ReviewItem, view: ItemView) -> bool:
+    """Whether the run went on to another item: this one was withdrawn, or its packet sent
+    back (the analyst is asked to reply, then the packet returns for sign-off)."""
+    if item.status == ReviewItem.Status.WITHDRAWN:
+        return True
+    return view.decision is not None and view.decision.kind == HumanDecision.Kind.REJECT_PACKET
 
 
 def _unresolved_conflicts(item: ReviewItem) -> list[dict]:
@@ -247,13 +265,24 @@ def _after(
     reason: str = "",
     status: int = 200,
     typed: Mapping[str, str] | None = None,
+    field_errors: Mapping[str, str] | None = None,
 ):
-    """htmx: the row again (htmx swaps 2xx only, so errors travel inside a 200 row).
-    Plain form: back where it came from on success, the item page with the error otherwise."""
+    """htmx: the row again (htmx swaps 2xx only, so errors travel inside a 200 row, the
+    problems of every field together). Plain form: back where it came from on success, the
+    item page with each problem next to its field otherwise."""
     if request.htmx:
-        return _row(request, item, error=error, reason=reason)
-    if error:
-        return _item_page(request, item, error=error, reason=reason, status=status, typed=typed)
+        problems = [error, *(field_errors or {}).values()]
+        return _row(request, item, error=" ".join(p for p in problems if p), reason=reason)
+    if error or field_errors:
+        return _item_page(
+            request,
+            item,
+            error=error,
+            reason=reason,
+            status=status,
+            typed=typed,
+            field_errors=field_errors,
+        )
     return redirect(next_url(request, reverse("reviews-queue")))
 
 
@@ -315,8 +344,12 @@ def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
         # not the form.
         if (stale := refusal_for(item, request.user)) is not None:
             return refused(error=stale.messages[0], status=409)
-        error = " ".join(message for errors in form.errors.values() for message in errors)
-        return refused(error=error, status=400)
+        error, problems = _form_problems(form)
+        return refused(
+            error=error,
+            field_errors=_with_domain_problems(item, request.POST, problems),
+            status=400,
+        )
     try:
         decision = do_decide(
             item,
@@ -343,17 +376,75 @@ def decide(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
             messages.info(request, "Your decision was already recorded.")
         return _after(request, item)
     except ReviewError as problem:
+        if hasattr(problem, "error_dict"):
+            fields = {name: " ".join(messages) for name, messages in problem.message_dict.items()}
+            return refused(field_errors=fields, status=409)
         return refused(error=problem.messages[0], status=409)
     if not request.htmx:
-        rated = decision.payload.get("risk_rating")
-        messages.success(
-            request,
-            f"{decision.get_kind_display()}: {item.summary}. "
-            + (f"You rated it {rated} risk. " if rated else "")
-            + (
-                "The case completes in a moment."
-                if decision.kind == HumanDecision.Kind.SIGN_OFF
-                else "The run resumes in a moment."
-            ),
-        )
+        messages.success(request, _decided_message(decision, item))
     return _after(request, item)
+
+
+def _decided_message(decision: HumanDecision, item: ReviewItem) -> str:
+    """What the reviewer is told once their decision is recorded."""
+    if decision.kind == HumanDecision.Kind.REJECT_PACKET:
+        return (
+            f"Sent back the packet on {item.run.subject_name} to the analysts with your "
+            "reason. It returns for sign-off once they reply."
+        )
+    rated = decision.payload.get("risk_rating")
+    return (
+        f"{decision.get_kind_display()} ({item.summary}). "
+        + (f"You rated it {rated} risk. " if rated else "")
+        + (
+            "The case completes in a moment."
+            if decision.kind == HumanDecision.Kind.SIGN_OFF
+            else "The run resumes in a moment."
+        )
+    )
+
+
+# The form's fields whose errors are shown next to a field of the sign-off form; the
+# screening matches' notes are checked by the whole form.
+FIELD_OF_FORM_ERROR = {"reason": "reason", "risk_rating": "risk_rating", "__all__": "hits"}
+
+
+def _form_problems(form: DecisionForm) -> tuple[str, dict[str, str]]:
+    """A refused form's errors: those of no field shown on the page (which button), and
+    those of each field."""
+    general, problems = [], {}
+    for name, errors in form.errors.items():
+        if name in FIELD_OF_FORM_ERROR:
+            problems[FIELD_OF_FORM_ERROR[name]] = " ".join(errors)
+        else:
+            general.extend(errors)
+    return " ".join(general), problems
+
+
+def _with_domain_problems(
+    item: ReviewItem, data: QueryDict, problems: dict[str, str]
+) -> dict[str, str]:
+    """A refused form's problems and the domain's, one message per field: the form's word
+    on the reason stands for both."""
+    fields = _sign_off_problems(item, data)
+    for name, text in problems.items():
+        keep = fields.get(name) if name != "reason" else None
+        fields[name] = f"{keep} {text}" if keep else text
+    return fields
+
+
+def _sign_off_problems(item: ReviewItem, data: QueryDict) -> dict[str, str]:
+    """What the domain would refuse in a sign-off or send-back whose form was refused, so
+    one press reports every problem; nothing for another kind of item or no button."""
+    decision = data.get("decision")
+    if item.kind != ReviewItem.Kind.SIGNOFF or decision not in ("approve", "deny"):
+        return {}
+    rating = data.get("risk_rating", "")
+    return sign_off_problems(
+        item,
+        decision == "approve",
+        data.get("reason", ""),
+        hit_dispositions_in(data),
+        rating if rating in RATINGS else "",
+        hit_notes_in(data),
+    )
