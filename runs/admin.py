@@ -34,6 +34,7 @@ from runs.models import (
     DocumentDownload,
     Membership,
     Observation,
+    PendingUpload,
     Run,
     Tenant,
     ToolCall,
@@ -321,6 +322,16 @@ class DocumentAdmin(TenantScopedAdmin):
     list_filter = ("sensitive", "content_type")
     search_fields = ("original_name", "sha256", "case__subject_name")
     list_select_related = ("case", "uploaded_by")
+
+
+@admin.register(PendingUpload)
+class PendingUploadAdmin(ReadOnlyAdmin):
+    """Documents kept for a new-case form sent again within the hour; the sweep clears them."""
+
+    list_display = ("original_name", "user", "content_type", "size", "created_at")
+    list_filter = ("content_type",)
+    search_fields = ("original_name", "sha256", "user__username")
+    list_select_related = ("user",)
 
 
 @admin.register(Run)

@@ -7,16 +7,20 @@ concurrency, and the lease that says which worker owns it right now.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import timedelta
 from decimal import Decimal
 from typing import get_args
 
 from django.conf import settings
+from django.core import signing
+from django.core.files.uploadedfile import UploadedFile
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from atlas.runtime.decisions import RiskRating
 from atlas.runtime.state import USER_STATUS_MAX_LENGTH
-from runs.uploads import stored_file_name
+from runs.uploads import CheckedUpload, display_name, stored_file_name
 
 
 class Tenant(models.Model):
@@ -147,6 +151,94 @@ class CaseEdit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.case} corrected by {self.edited_by} at {self.edited_at:%Y-%m-%d %H:%M}"
+
+
+def pending_upload_path(pending: PendingUpload, filename: str) -> str:
+    """Under the tenant and the person who chose the file, apart from case documents."""
+    return (
+        f"pending/{pending.tenant_id}/{pending.user_id}/"
+        f"{pending.sha256[:16]}-{stored_file_name(filename)}"
+    )
+
+
+class PendingUploadQuerySet(models.QuerySet):
+    def expired(self) -> PendingUploadQuerySet:
+        return self.filter(created_at__lt=timezone.now() - PendingUpload.LIFETIME)
+
+    def of_token(self, token: str, *, user, tenant) -> PendingUpload | None:
+        """The upload `token` names, kept for this user in this tenant (perhaps expired);
+        None once the sweep has cleared it away. Raises PendingUpload.DoesNotExist for a token that is
+        not theirs, or not a token at all."""
+        try:
+            owner = signing.loads(token, salt=PendingUpload.TOKEN_SALT)
+        except signing.BadSignature:
+            raise PendingUpload.DoesNotExist from None
+        if not isinstance(owner, dict) or owner.get("user") != user.pk:
+            raise PendingUpload.DoesNotExist
+        if owner.get("tenant") != tenant.pk:
+            raise PendingUpload.DoesNotExist
+        return self.filter(pk=owner.get("id"), user=user, tenant=tenant).first()
+
+    def keep(self, upload: UploadedFile, checked: CheckedUpload, *, user, tenant) -> PendingUpload:
+        pending = PendingUpload(
+            tenant=tenant,
+            user=user,
+            original_name=display_name(
+                upload.name, PendingUpload._meta.get_field("original_name").max_length
+            ),
+            content_type=checked.content_type,
+            size=checked.size,
+            sha256=checked.sha256,
+        )
+        pending.file.save(upload.name, upload, save=False)
+        try:
+            pending.save()
+        except BaseException:
+            pending.file.delete(save=False)  # no row points at it: do not keep the bytes
+            raise
+        return pending
+
+
+class PendingUpload(models.Model):
+    """A checked document kept while the new-case form it came with is refused for another
+    reason: a browser cannot fill a file input in again. Attached, then removed, when the
+    form is accepted; worth nothing after LIFETIME."""
+
+    LIFETIME = timedelta(hours=1)
+    TOKEN_SALT = "runs.pending-upload"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    file = models.FileField(upload_to=pending_upload_path, max_length=400)
+    original_name = models.CharField(max_length=255)
+    content_type = models.CharField(max_length=100)
+    size = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    # Indexed for the sweep, which clears the expired ones.
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    objects = PendingUploadQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"{self.original_name} kept for {self.user}"
+
+    @property
+    def token(self) -> str:
+        return signing.dumps(
+            {"id": self.pk, "user": self.user_id, "tenant": self.tenant_id},
+            salt=self.TOKEN_SALT,
+        )
+
+    @property
+    def checked(self) -> CheckedUpload:
+        return CheckedUpload(content_type=self.content_type, size=self.size, sha256=self.sha256)
+
+    def is_expired(self) -> bool:
+        return self.created_at < timezone.now() - self.LIFETIME
+
+    def discard(self) -> None:
+        self.file.delete(save=False)
+        self.delete()
 
 
 def document_ids(brief_documents: list[dict] | None) -> set[str]:

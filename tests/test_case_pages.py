@@ -591,7 +591,8 @@ def test_a_form_shown_again_names_the_document_to_choose_again(client, analyst):
     )
     page = response.content.decode()
     assert response.status_code == 400 and "two-letter country code" in page
-    assert "The document “Acme &lt;filing&gt;.txt” was not kept: choose it again" in page
+    assert "The document “Acme &lt;filing&gt;.txt” is kept" in page
+    assert 'name="kept_document"' in page
     assert not Case.objects.exists() and not Document.objects.exists()
 
 

@@ -23,13 +23,14 @@ from django_htmx.middleware import HtmxDetails
 from reviews.models import ReviewItem
 from runs import form_tokens, fragments, step_views
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
-from runs.actions import do_attach_document, do_open_case, do_start_run
+from runs.actions import do_attach_document, do_start_run
 from runs.case_corrections import corrections_of
 from runs.forms import CaseForm, DocumentForm
-from runs.models import Case, Document, DocumentDownload, Run
+from runs.models import Case, Document, DocumentDownload, PendingUpload, Run
 from runs.numbers import whole_number
 from runs.post_only import post_only
 from runs.search_text import case_number, search_text
+from runs.views.kept_documents import keep_chosen_document, kept_document, open_case_with
 from runs.views.run_filters import day_range, within_days
 
 READERS = ("analyst", "reviewer", "admin")
@@ -127,44 +128,36 @@ def case_new(request: HtmxHttpRequest) -> HttpResponse:
     tenant = tenant_of(request)
     form = CaseForm(request.POST or None, request.FILES or None)
     token = form_tokens.token_of(request)
-    if request.method == "POST":
-        earlier = form_tokens.opened_by(request, token)
-        if earlier is not None and Case.objects.filter(pk=earlier, tenant=tenant).exists():
-            messages.info(
-                request, "This form was sent before and opened this case; nothing new was opened."
-            )
-            return redirect("runs-case-detail", case_id=earlier)
-        asks_again = form.is_valid() and not request.POST.get("open_another")
-        if asks_again and (same := _same_case_opened_just_now(request, tenant, form.cleaned_data)):
-            form.add_error(
-                None,
-                f"You opened a case on {same.subject_name} {_how_long_ago(same.created_at)} "
-                f"(case {same.pk}). Go to it, or tick “Open another case on this subject” "
-                "and send the form again.",
-            )
-            context = {**_new_case_context(form, token), "same_case": same}
-            return render(request, "runs/case_new.html", context, status=409)
-        if form.is_valid():
-            data = form.cleaned_data
-            case = do_open_case(
-                tenant=tenant,
-                user=request.user,
-                subject_name=data["subject_name"],
-                subject_type=data["subject_type"],
-                jurisdiction=data["jurisdiction"],
-                notes=data["notes"],
-                upload=data.get("document") or None,
-                sensitive=data.get("document_sensitive", False),
-                checked=form.checked_upload,
-            )
-            do_start_run(case, request.user)
-            form_tokens.remember(request, token, case.pk)
-            messages.success(request, f"Case opened; research on {case.subject_name} has started.")
-            for document in case.documents.all():
-                _warn_of_personal_data(request, document)
-            return redirect("runs-case-detail", case_id=case.pk)
-        return render(request, "runs/case_new.html", _new_case_context(form, token), status=400)
-    return render(request, "runs/case_new.html", _new_case_context(form, token))
+    if request.method != "POST":
+        return render(request, "runs/case_new.html", _new_case_context(form, token))
+    earlier = form_tokens.opened_by(request, token)
+    if earlier is not None and Case.objects.filter(pk=earlier, tenant=tenant).exists():
+        messages.info(
+            request, "This form was sent before and opened this case; nothing new was opened."
+        )
+        return redirect("runs-case-detail", case_id=earlier)
+    kept = kept_document(request, tenant, form)
+    asks_again = form.is_valid() and not request.POST.get("open_another")
+    if asks_again and (same := _same_case_opened_just_now(request, tenant, form.cleaned_data)):
+        form.add_error(
+            None,
+            f"You opened a case on {same.subject_name} {_how_long_ago(same.created_at)} "
+            f"(case {same.pk}). Go to it, or tick “Open another case on this subject” "
+            "and send the form again.",
+        )
+        kept = kept or keep_chosen_document(request, tenant, form)
+        context = {**_new_case_context(form, token, kept), "same_case": same}
+        return render(request, "runs/case_new.html", context, status=409)
+    if form.is_valid():
+        case = open_case_with(request, tenant, form.cleaned_data, form.checked_upload, kept)
+        do_start_run(case, request.user)
+        form_tokens.remember(request, token, case.pk)
+        messages.success(request, f"Case opened; research on {case.subject_name} has started.")
+        for document in case.documents.all():
+            _warn_of_personal_data(request, document)
+        return redirect("runs-case-detail", case_id=case.pk)
+    kept = kept or keep_chosen_document(request, tenant, form)
+    return render(request, "runs/case_new.html", _new_case_context(form, token, kept), status=400)
 
 
 RECENT_DUPLICATE = timedelta(minutes=15)
@@ -194,14 +187,14 @@ def _how_long_ago(moment) -> str:
     return f"{timesince(moment)} ago"
 
 
-def _new_case_context(form: CaseForm, token: str) -> dict:
-    # A browser cannot refill a file input, so a form shown again with errors has lost the
-    # document it was sent with: the page names it and asks for it again.
-    posted = form.files.get("document") if form.is_bound and form.errors else None
+def _new_case_context(form: CaseForm, token: str, kept: PendingUpload | None = None) -> dict:
+    # A refused file is named so the analyst knows which one to replace.
+    refused = form.files.get("document") if form.is_bound and form.has_error("document") else None
     return {
         "form": form,
         "form_token": token,
-        "unkept_document": posted.name if posted else "",
+        "refused_document": refused.name if refused else "",
+        "kept_document": kept,
     }
 
 
