@@ -308,9 +308,10 @@ class RunWorker:
         for run_id, driven in renewing.items():
             if run_id in held:
                 driven.renewed_at = renewed_at
-            else:
+            elif self.driven.get(run_id) is driven:
                 logger.warning("Worker %s lost the lease on run %s", self.owner, run_id)
                 driven.lost.set()
+            # else: the run paused or ended while its lease was being renewed, and let go of it
 
 
 def _guarded(function: Callable[..., Any], *args: Any) -> Any:
