@@ -33,7 +33,8 @@ from atlas.runtime.tools.base import ToolSpec
 # misspelling, a registration number), a sanctions hit which listed alias it scored on, and
 # a director two sources spell apart but alike (Dmitri, Dmitry) is one, raising no conflict;
 # a packet with no PEP match says the register was checked.
-POLICY_VERSION = "atlas-policy/9"
+# 10: the registry entity a sanctions list links an unmatched subject's name to is offered.
+POLICY_VERSION = "atlas-policy/10"
 
 
 class TenantPolicy(BaseModel):

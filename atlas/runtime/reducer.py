@@ -105,6 +105,7 @@ def apply_in_place(
             _apply_sanctions(new, result, step, now)
             if screens_the_subject(new, args):
                 _complete(new, "screen_sanctions")
+                _offer_linked_entity(new, result)
     elif tool == "search_adverse_media":
         director = searched_director(new, args)
         company = directorship_named(new, args)
@@ -232,6 +233,62 @@ def picked_candidate(state: AtlasState) -> EntityCandidate | None:
     return None
 
 
+def linked_list_entry(candidate: dict[str, Any]) -> str:
+    """The sanctions entry that offered the candidate, or "" for a candidate the registry
+    offered."""
+    return candidate.get("linked_by") or ""
+
+
+def _offer_linked_entity(state: AtlasState, result: dict[str, Any]) -> None:
+    """When the registry matched nothing to the subject but its screening hit a list entry
+    linked to a registry entity of the subject's type, that entity becomes the subject's one
+    candidate, for the analyst to confirm: an alias only the list knows leads to the
+    registered entity behind it. Hits linked to several entities offer none (the analyst
+    would be asked to pick among companies no registry search found), and none is offered
+    once the analyst has answered a question: they are asked about the subject once."""
+    if state.selected_entity is not None or state.entity_candidates or state.answered_questions:
+        return
+    linked = {
+        hit["linked_entity"]["entity_id"]: hit
+        for hit in result.get("hits", [])
+        if hit.get("linked_entity")
+        and hit["linked_entity"]["entity_type"] == state.brief.subject_type
+    }
+    if len(linked) != 1:
+        return
+    ((entity_id, hit),) = linked.items()
+    entity = hit["linked_entity"]
+    state.entity_candidates = [
+        EntityCandidate(
+            entity_id=entity_id,
+            name=entity["name"],
+            entity_type=entity["entity_type"],
+            jurisdiction=entity["jurisdiction"],
+            registration_number=entity.get("registration_number"),
+            score=hit["score"],
+            matched_on=hit.get("matched_query") or "",
+            linked_by=f"sanctions:{hit['entry_id']}",
+        )
+    ]
+
+
+def _reopen_research_by_name(state: AtlasState, picked: EntityCandidate | None) -> None:
+    """The subject matched, once the analyst confirmed it, to the entity a sanctions hit on
+    its name linked: its screening and media search so far were by that name only, so they
+    are done again by the entity (with the aliases the registry gives it, and the articles
+    linked to it)."""
+    selected = state.selected_entity
+    if picked is None or selected is None or selected.entity_id != picked.entity_id:
+        return
+    if not linked_list_entry(picked.model_dump()):
+        return
+    state.completed_steps = [
+        step
+        for step in state.completed_steps
+        if step not in ("screen_sanctions", "search_adverse_media")
+    ]
+
+
 def _as_it_narrowed(arguments: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
     """The resolution's arguments, without a jurisdiction that excluded no candidate: a
     narrowing that changed nothing is no choice of the model's."""
@@ -325,6 +382,7 @@ def _apply_resolve(
         best = _unambiguous_candidate(state, candidates, picked)
         if best is not None and _may_match_the_subject(state, arguments, best, picked):
             state.selected_entity = best
+            _reopen_research_by_name(state, picked)
     selected_id = state.selected_entity.entity_id if state.selected_entity else None
     for candidate in result.get("candidates", []):
         record = candidate["record"]

@@ -166,6 +166,9 @@ class EntityCandidate(_Model):
     score: float
     matched_on: str = ""
     registration_number: str | None = None
+    # Offered because a sanctions entry the subject's name hit is linked to it: that hit's
+    # list entry ("sanctions:un-3301"); "" for a candidate the registry search found.
+    linked_by: str = ""
     # What tells same-name entities apart for the analyst: born, role, incorporated, status.
     details: str = ""
 

@@ -4,7 +4,7 @@ a name only a sanctions list's alias matches."""
 from __future__ import annotations
 
 import pytest
-from runtime_helpers import run
+from runtime_helpers import answer, run
 
 
 @pytest.mark.parametrize(
@@ -37,7 +37,10 @@ def test_a_number_that_is_no_company_s_matches_nothing(make_runtime, make_state)
 
 
 def test_a_hit_scored_on_a_listed_alias_says_which_alias(make_runtime, make_state):
-    state = run(make_runtime(), make_state("Golden Gate Maritime", jurisdiction="PA"))
+    runtime = make_runtime()
+    state = run(runtime, make_state("Golden Gate Maritime", jurisdiction="PA"))
+    # The analyst is asked about the registry entity the list links the alias to first.
+    state = answer(runtime, state, "no")
     (hit,) = [e for e in state.evidence if e.source_id == "sanctions:un-3301"]
     assert hit.claim.startswith(
         "Sanctions hit: 'Golden Gate Maritime' matches Golden Gate Shipping SA on "

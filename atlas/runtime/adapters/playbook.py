@@ -28,6 +28,7 @@ from atlas.runtime.decisions import (
     Usage,
 )
 from atlas.runtime.directors import screenable, searchable
+from atlas.runtime.reducer import linked_list_entry
 from atlas.runtime.state import Signal, candidate_label
 from atlas.runtime.tools.builtin import STRONG_MATCH
 from atlas.runtime.tools.schemas import other_entity_type
@@ -124,10 +125,13 @@ class Playbook:
                     candidates=labels,
                 )
             if len(candidates) == 1 and not p["answered_questions"]:
-                # Only a part of the name matched, or only outside the case's country: the
-                # analyst confirms it, once.
+                # Only a part of the name matched, or only outside the case's country, or
+                # only a sanctions list links the name to it: the analyst confirms it, once.
+                linked = linked_list_entry(candidates[0])
                 return AskHuman(
-                    question=_nearest_question(case, candidates[0]),
+                    question=_linked_question(p, candidates[0], linked)
+                    if linked
+                    else _nearest_question(case, candidates[0]),
                     blocking=True,
                     candidates=[candidate_label(candidates[0])],
                 )
@@ -135,7 +139,9 @@ class Playbook:
             if not candidates and other_type_matches and not p["answered_questions"]:
                 # The case's subject type may be wrong: only the analyst can correct it.
                 return AskHuman(question=_other_type_question(case, other_type_matches))
-            gaps.append(_unmatched_gap(case, other_type_matches, p["answered_questions"]))
+            gaps.append(
+                _unmatched_gap(case, other_type_matches, p["answered_questions"], candidates)
+            )
 
         entity_id = selected["entity_id"] if selected else None
         subject_name = selected["name"] if selected else case["subject"]
@@ -321,6 +327,37 @@ def _nearest_question(case: dict[str, Any], nearest: dict[str, Any]) -> str:
     )
 
 
+def _linked_question(p: dict[str, Any], linked: dict[str, Any], list_entry: str) -> str:
+    """Whether the registry entity a sanctions hit on the subject's name is linked to is
+    the subject, when the registry matched nothing to the name: the analyst confirms it,
+    once."""
+    subject = _quoted(p["case"]["subject"])
+    listed_as = (
+        f"'{subject}'"
+        if linked["score"] >= 100
+        else f"a name matching '{subject}' (score {linked['score']:g} of 100)"
+    )
+    return (
+        f"No registry entity matches '{subject}', but {_sanctions_list(p, list_entry)} gives "
+        f"{listed_as} as an alias of its entry {list_entry.removeprefix('sanctions:')}, "
+        f"which it links to the registry's {candidate_label(linked)}. Is that "
+        f"{linked['entity_type']} the subject? If it is, the research goes on with it, its "
+        "directors included. If it is not, say so: the research goes on by name, without a "
+        "registry match. If the subject's name is wrong, correct it with 'Correct the "
+        "subject' on the case page."
+    )
+
+
+def _sanctions_list(p: dict[str, Any], list_entry: str) -> str:
+    """The list a hit on the subject came from, as its evidence names it."""
+    labels = [
+        e["source_label"]
+        for e in p["evidence"]
+        if e["source_id"] == list_entry and not e.get("about") and e["source_label"]
+    ]
+    return f"the sanctions list {labels[0]}" if labels else "a sanctions list"
+
+
 def _other_type_question(case: dict[str, Any], other_type_matches: list[str]) -> str:
     other = other_entity_type(case.get("subject_type"))
     return (
@@ -332,9 +369,19 @@ def _other_type_question(case: dict[str, Any], other_type_matches: list[str]) ->
 
 
 def _unmatched_gap(
-    case: dict[str, Any], other_type_matches: list[str], answered: list[dict[str, Any]]
+    case: dict[str, Any],
+    other_type_matches: list[str],
+    answered: list[dict[str, Any]],
+    candidates: list[dict[str, Any]],
 ) -> str:
     turned_down = [qa for qa in answered if qa.get("candidates") and not qa.get("picked_entity_id")]
+    linked = [c for c in candidates if linked_list_entry(c)]
+    if turned_down and linked and turned_down[-1]["candidates"] == candidate_label(linked[0]):
+        return (
+            f"The analyst said the registry entity a sanctions list links "
+            f"'{_quoted(case['subject'])}' to as its alias, {candidate_label(linked[0])}, is "
+            "not the subject: it was researched by name only."
+        )
     if turned_down:
         several = "; " in turned_down[-1]["candidates"]
         which = (
@@ -416,12 +463,14 @@ def sanctions_summary(screenings: list[dict[str, Any]]) -> str:
     in its finding."""
     if not screenings:
         return "Not screened."
-    hits: dict[str, list[str]] = {}
+    # Whom -> the list entries hit, each once: a subject screened by name and then by its
+    # registry entity hits the same entry twice.
+    hits: dict[str, dict[str, str]] = {}
     cleared: list[str] = []
     for e in screenings:
         whom = e.get("about") or "the subject"
         if Signal.SANCTIONS_HIT in e["signals"]:
-            hits.setdefault(whom, []).append(e.get("source_label") or e["source_id"])
+            hits.setdefault(whom, {})[e["source_id"]] = e.get("source_label") or e["source_id"]
         elif whom not in cleared:
             cleared.append(whom)
     if not hits:
@@ -435,7 +484,7 @@ def sanctions_summary(screenings: list[dict[str, Any]]) -> str:
         return summary
     count = sum(len(lists) for lists in hits.values())
     summary = f"{counted(count, 'sanctions hit')}: " + "; ".join(
-        f"on {whom} ({', '.join(lists)})" for whom, lists in hits.items()
+        f"on {whom} ({', '.join(lists.values())})" for whom, lists in hits.items()
     )
     cleared = [whom for whom in cleared if whom not in hits]
     return summary + (f". No hits for {listed(cleared, 'or')}." if cleared else ".")

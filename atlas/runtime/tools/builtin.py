@@ -21,6 +21,7 @@ from atlas.runtime.tools.schemas import (
     Candidate,
     ExtractDocumentArgs,
     ExtractDocumentResult,
+    LinkedEntity,
     PepMatch,
     RegistryRecord,
     ResolveEntityArgs,
@@ -174,6 +175,7 @@ def screen_sanctions(args: ScreenSanctionsArgs, ctx: ToolContext) -> ScreenSanct
                     matched_query=best[1],
                     programs=entry.get("programs", []),
                     listed_on=entry.get("listed_on", ""),
+                    linked_entity=_linked_entity(world, entry.get("entity_id")),
                 )
             )
     hits.sort(key=lambda h: (-h.score, h.entry_id))
@@ -189,8 +191,22 @@ def screen_sanctions(args: ScreenSanctionsArgs, ctx: ToolContext) -> ScreenSanct
             f"Every screened name and alias is compared with every listed name and alias "
             f"(transliterated, without titles; {NAME_RULES}); {SANCTIONS_THRESHOLD:g}/100 or "
             "more is a hit. The names are also compared, the same way, with the register of "
-            "politically exposed persons: a match there is not a sanctions hit."
+            "politically exposed persons: a match there is not a sanctions hit. A hit whose "
+            "list entry is linked to a registry entity names it (linked_entity)."
         ),
+    )
+
+
+def _linked_entity(world: World, entity_id: str | None) -> LinkedEntity | None:
+    entity = world.entities_by_id.get(entity_id) if entity_id else None
+    if entity is None:
+        return None
+    return LinkedEntity(
+        entity_id=entity["entity_id"],
+        name=entity["name"],
+        entity_type=entity["entity_type"],
+        jurisdiction=entity["jurisdiction"],
+        registration_number=entity.get("registration_number"),
     )
 
 

@@ -13,8 +13,9 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # 5: screening also checks the register of politically exposed persons; 6: names read
 # alike match (x as ks, the French and German spellings of Russian names), and the
 # explanations say what that costs; 7: a company's registration number, however it is
-# written, resolves to the company
-TOOLSET_VERSION = "atlas-tools/7"
+# written, resolves to the company; 8: a sanctions hit names the registry entity its list
+# entry is linked to
+TOOLSET_VERSION = "atlas-tools/8"
 
 
 class ToolRegistry:

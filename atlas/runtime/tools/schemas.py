@@ -112,6 +112,19 @@ class ScreenSanctionsArgs(_Args):
         return self
 
 
+class LinkedEntity(BaseModel):
+    """The registry entity a list entry says it is: an alias only the list knows leads to
+    the registered company or person behind it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    entity_id: str
+    name: str
+    entity_type: Literal["company", "person"]
+    jurisdiction: str
+    registration_number: str | None = None
+
+
 class SanctionsHit(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -123,6 +136,9 @@ class SanctionsHit(BaseModel):
     matched_query: str
     programs: list[str]
     listed_on: str
+    # Results stored before hits carried the link, and entries linked to no registry
+    # entity, have none.
+    linked_entity: LinkedEntity | None = None
 
 
 class PepMatch(BaseModel):
