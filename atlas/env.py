@@ -67,6 +67,20 @@ def env_decimal(name: str, default: str) -> Decimal:
         raise ImproperlyConfigured(f"{name} must be a decimal amount, got {raw!r}") from None
 
 
+def env_url(name: str, default: str, schemes: tuple[str, ...]) -> str:
+    """An address whose scheme is one of `schemes` ("postgres://host/db"); a typo in the
+    scheme or a bare host name is refused here, not met later as a driver's traceback."""
+    raw = os.environ.get(name, default).strip()
+    scheme, separator, rest = raw.partition("://")
+    scheme = scheme.lower()
+    if not separator or scheme not in schemes or not (rest or scheme == "sqlite"):
+        raise ImproperlyConfigured(
+            f"{name} must be an address starting {' or '.join(s + '://' for s in schemes)}, "
+            f"got {raw!r}"
+        )
+    return raw
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:

@@ -8,7 +8,16 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from atlas.env import env_bool, env_decimal, env_float, env_int, env_list, env_model, env_str
+from atlas.env import (
+    env_bool,
+    env_decimal,
+    env_float,
+    env_int,
+    env_list,
+    env_model,
+    env_str,
+    env_url,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -85,7 +94,11 @@ TEMPLATES = [
 
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+        env_url(
+            "DATABASE_URL",
+            f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+            ("postgres", "postgresql", "sqlite"),
+        ),
         conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
     )
 }
@@ -105,7 +118,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
 
-REDIS_URL = env_str("REDIS_URL", "")
+REDIS_URL = env_url("REDIS_URL", "", ("redis", "rediss", "unix")) if env_str("REDIS_URL") else ""
 if REDIS_URL:
     from redis.asyncio.retry import Retry
     from redis.backoff import ExponentialBackoff

@@ -10,7 +10,7 @@ from django.apps import apps
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -225,7 +225,7 @@ def test_a_tenant_admin_cannot_reach_user_accounts_even_with_account_permissions
 
 
 def test_seeded_admins_get_no_account_permissions(db):
-    call_command("seed_demo", stdout=io.StringIO())
+    call_command("seed_demo", "--allow-production", stdout=io.StringIO())
     seeded_admin = get_user_model().objects.get(username="admin")
     assert not [p for p in seeded_admin.get_all_permissions() if p.startswith("auth.")]
 
@@ -327,3 +327,13 @@ def test_the_admin_gives_a_runs_elapsed_time_as_the_trace_pages_do(client, admin
     assert "12.3s" in client.get(changelist(Run)).content.decode()
     page = client.get(reverse("admin:runs_run_change", args=[run.pk])).content.decode()
     assert "12.3s" in page and "12.3456789" not in page
+
+
+def test_the_demo_accounts_are_refused_on_a_site_with_debug_off(db, settings):
+    settings.DEBUG = False
+    with pytest.raises(CommandError, match="--allow-production"):
+        call_command("seed_demo", stdout=io.StringIO())
+    assert not get_user_model().objects.filter(username="admin").exists()
+    settings.DEBUG = True
+    call_command("seed_demo", stdout=io.StringIO())
+    assert get_user_model().objects.filter(username="admin").exists()

@@ -163,3 +163,18 @@ def test_common_and_all_digit_passwords_are_refused():
         with pytest.raises(ValidationError):
             validate_password(weak)
     validate_password("lantern-orbit-quarry-41")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "says"),
+    [
+        ("DATABASE_URL", "postgress://localhost/atlas", "DATABASE_URL must be an address starting"),
+        ("DATABASE_URL", "localhost:5432", "DATABASE_URL must be an address starting"),
+        ("REDIS_URL", "notaurl", "REDIS_URL must be an address starting redis://"),
+        ("REDIS_URL", "http://redis:6379/0", "REDIS_URL must be an address starting redis://"),
+    ],
+)
+def test_a_malformed_address_fails_loudly(name, value, says):
+    result = _check({name: value})
+    assert result.returncode != 0
+    assert says in result.stderr

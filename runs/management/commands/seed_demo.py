@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from runs.management.migrated import require_migrated_database
@@ -26,7 +27,21 @@ TENANTS = {"demo-bank": "Demo Bank", "harbor-credit": "Harbor Credit"}
 class Command(BaseCommand):
     help = "Create the demo tenants and users (idempotent) and print their logins."
 
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--allow-production",
+            action="store_true",
+            help="create the demo accounts even with DEBUG off",
+        )
+
     def handle(self, *args, **options) -> None:
+        if not settings.DEBUG and not options["allow_production"]:
+            raise CommandError(
+                "DEBUG is off, so this looks like a production site: the demo accounts (an "
+                "admin among them) share a password printed in the README. Create real "
+                "accounts with createsuperuser and the Django admin, or pass "
+                "--allow-production to create the demo accounts anyway."
+            )
         require_migrated_database()  # before the transaction: it reads migration files
         self._seed()
 
