@@ -337,3 +337,11 @@ def test_the_demo_accounts_are_refused_on_a_site_with_debug_off(db, settings):
     settings.DEBUG = True
     call_command("seed_demo", stdout=io.StringIO())
     assert get_user_model().objects.filter(username="admin").exists()
+
+
+def test_admin_pages_carry_atlas_icon_so_browsers_ask_for_no_missing_one(client, admin_user):
+    login = client.get(reverse("admin:login")).content.decode()
+    assert 'rel="icon"' in login and "atlas/favicon" in login
+    client.force_login(admin_user)
+    changelist_page = client.get(reverse("admin:runs_run_changelist")).content.decode()
+    assert 'rel="icon"' in changelist_page
