@@ -143,6 +143,13 @@ class StepView:
             self.tone = tone
 
 
+def takeover_wait(seconds: float) -> str:
+    """A run taken over from a worker that stopped: how long the run waited for it."""
+    return (
+        f"after {float(seconds):,.1f} s waiting for the lease of a worker that stopped to run out"
+    )
+
+
 def _note_for(event: TraceEvent) -> Note | None:
     data = event.data or {}
     kind = event.type
@@ -155,6 +162,8 @@ def _note_for(event: TraceEvent) -> Note | None:
         if data.get("cause") == "human_input":
             return None  # the decision's own event already says research goes on
         text, tone = "Run resumed from its last committed step", "warn"
+        if (waited := data.get("waited_seconds")) is not None:
+            text += f", {takeover_wait(waited)}"
     elif kind == "model_failed":
         text, tone = (
             f"The model's answer was unusable: {data.get('message') or data.get('error', '')}",

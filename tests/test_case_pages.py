@@ -647,6 +647,20 @@ def test_only_a_resume_after_a_crash_is_noted_on_the_case_page(client, analyst, 
     assert html.count("Run resumed from its last committed step") == 1
 
 
+def test_a_run_taken_over_from_a_stopped_worker_says_how_long_it_waited(client, analyst, case):
+    run = make_run(case)
+    add_events(
+        run,
+        ("run_started", 0, {}),
+        ("run_resumed", 3, {"cause": "recovery", "in_flight": "k", "waited_seconds": 16.04}),
+    )
+    html = case_page(client, analyst, case.pk)
+    assert (
+        "Run resumed from its last committed step, after 16.0 s waiting for the lease of a "
+        "worker that stopped to run out" in html
+    )
+
+
 def test_step_notes_say_rejections_and_tool_errors_in_words(client, analyst, case):
     run = make_run(case)
     add_events(

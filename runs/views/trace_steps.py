@@ -19,6 +19,7 @@ from atlas.runtime.money import budget_dollars, dollars
 from atlas.runtime.redaction import redact_value
 from atlas.runtime.wording import counted
 from runs.models import Observation, Run, TraceEvent
+from runs.step_views import takeover_wait
 
 PAGE_EVENTS = 120
 MODEL_VIEW_CHARS = 2_000
@@ -114,10 +115,7 @@ def event_summary(event: TraceEvent) -> str:
     if kind == "run_resumed":
         cause = str(data.get("cause", "")).replace("_", " ")
         if data.get("waited_seconds") is not None:
-            return (
-                f"{cause} after {float(data['waited_seconds']):,.1f} s waiting for the lease "
-                "of a worker that stopped to run out"
-            )
+            return f"{cause} {takeover_wait(data['waited_seconds'])}"
         return cause
     if kind == "model_requested":
         return (
