@@ -78,6 +78,13 @@ def test_a_tool_call_taken_over_takes_its_own_time_not_the_lease(case, analyst, 
     assert summary == (
         f"recovery after {waited} s waiting for the lease of a worker that stopped to run out"
     )
+    in_flight = [change for change in step.changes if "in-flight call" in change[1]]
+    key = resumed.data["in_flight"]
+    assert in_flight == [
+        ("+", f"in-flight call {key}"),
+        ("~", f"in-flight call {key} again"),
+        ("-", f"in-flight call {key}"),
+    ]
 
 
 def test_a_death_mid_model_call_does_not_lengthen_the_step_before(case, analyst, monkeypatch):

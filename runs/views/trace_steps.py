@@ -251,6 +251,7 @@ class StateTracker:
 
     def __init__(self, status: str) -> None:
         self.status = status
+        self.in_flight = ""  # the idempotency key of the call under way
 
     def changes(self, event: TraceEvent) -> list[tuple[str, str]]:
         data = event.data or {}
@@ -278,15 +279,21 @@ class StateTracker:
             if money(usage.get("cost_usd")):
                 out.append(("~", f"model cost +{budget_dollars(money(usage.get('cost_usd')))}"))
         elif kind == "tool_started":
-            out.append(("+", f"in-flight call {data.get('idempotency_key', '')}"))
+            key = data.get("idempotency_key", "")
+            # The same call started again (taken over after a crash, or retried) was in flight.
+            again = bool(key) and key == self.in_flight
+            out.append(("~" if again else "+", f"in-flight call {key}{' again' if again else ''}"))
+            self.in_flight = key
         elif kind == "tool_succeeded":
             out.append(("-", f"in-flight call {data.get('idempotency_key', '')}"))
+            self.in_flight = ""
             for source in data.get("source_ids") or []:
                 out.append(("+", f"evidence source {source}"))
             if money(data.get("cost_usd")):
                 out.append(("~", f"tool cost +{budget_dollars(money(data.get('cost_usd')))}"))
         elif kind == "tool_failed":
             out.append(("-", "in-flight call (failed)"))
+            self.in_flight = ""
         elif kind == "conflict_detected":
             out.append(("+", f"conflict {data.get('conflict_id', '')} on {data.get('fact', '')}"))
         elif kind == "conflict_resolved":
