@@ -58,7 +58,10 @@ class Directorship(BaseModel):
     jurisdiction: str
 
 
-class RegistryRecord(BaseModel):
+class LinkedEntity(BaseModel):
+    """A registry entity as something else names it: a list entry links an alias only the
+    list knows to the registered company or person behind it."""
+
     model_config = ConfigDict(extra="forbid")
 
     entity_id: str
@@ -66,6 +69,9 @@ class RegistryRecord(BaseModel):
     entity_type: Literal["company", "person"]
     jurisdiction: str
     registration_number: str | None = None
+
+
+class RegistryRecord(LinkedEntity):
     status: str | None = None
     incorporated: str | None = None
     directors: list[str] = Field(default_factory=list)
@@ -110,19 +116,6 @@ class ScreenSanctionsArgs(_Args):
         if not self.entity_id and not self.name:
             raise ValueError("give entity_id or name")
         return self
-
-
-class LinkedEntity(BaseModel):
-    """The registry entity a list entry says it is: an alias only the list knows leads to
-    the registered company or person behind it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    entity_id: str
-    name: str
-    entity_type: Literal["company", "person"]
-    jurisdiction: str
-    registration_number: str | None = None
 
 
 class SanctionsHit(BaseModel):
