@@ -128,7 +128,9 @@ def test_another_persons_token_finds_nothing(client, analyst, outsider, tenant, 
         reverse("runs-case-new"),
         {**SUBJECT, "subject_name": "Other Co", "open_another": "1", "kept_document": token},
     )
-    assert response.status_code == 404
+    assert response.status_code == 400  # the form again, with what was typed
+    page = response.content.decode()
+    assert "No document is kept for you under this form" in page and 'value="Other Co"' in page
     assert not Document.objects.exists()
     assert Case.objects.count() == 1  # the analyst's first case only
     assert PendingUpload.objects.get().user == analyst  # still the analyst's to use
@@ -139,7 +141,8 @@ def test_a_forged_token_finds_nothing(client, analyst):
     response = client.post(
         reverse("runs-case-new"), {**SUBJECT, "kept_document": "1:forged:signature"}
     )
-    assert response.status_code == 404 and not Case.objects.exists()
+    assert response.status_code == 400 and not Case.objects.exists()
+    assert "No document is kept for you under this form" in response.content.decode()
 
 
 def test_an_expired_document_is_refused_with_a_clear_message(client, analyst):

@@ -6,7 +6,7 @@ analyst need not choose it again. It is kept for one person in one tenant, for a
 from __future__ import annotations
 
 from django.core.files import File
-from django.http import Http404, HttpRequest
+from django.http import HttpRequest
 
 from runs.actions import do_open_case
 from runs.forms import CaseForm
@@ -37,17 +37,26 @@ KEPT_DOCUMENT_EXPIRED = (
 )
 
 
+NOT_KEPT_FOR_YOU = (
+    "No document is kept for you under this form (it may have been sent from another "
+    "account's page): choose the file again."
+)
+
+
 def kept_document(request: HttpRequest, tenant, form: CaseForm) -> PendingUpload | None:
     """The document kept from an earlier send of this form, unless the analyst removed it
-    or chose another file. Another person's token finds nothing (404); an expired one is an
-    error on the form, which is then refused."""
+    or chose another file. A token that is not this person's (forged, or another's) finds
+    nothing, and an expired one finds a document no longer kept: either is an error on the
+    form, which is then shown again with what was typed."""
     sent = request.POST.get("kept_document", "")
     if not sent:
         return None
     try:
         kept = PendingUpload.objects.of_token(sent, user=request.user, tenant=tenant)
     except PendingUpload.DoesNotExist:
-        raise Http404("No such document is kept for you.") from None
+        form.is_valid()  # an error is added only to a cleaned form
+        form.add_error("document", NOT_KEPT_FOR_YOU)
+        return None
     if form.files.get("document") or request.POST.get("remove_kept_document"):
         if kept is not None:
             kept.discard()
