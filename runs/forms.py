@@ -69,6 +69,11 @@ class SubjectForm(forms.ModelForm):
             "notes": forms.Textarea(attrs={"rows": 3}),
             "subject_name": forms.TextInput(attrs={"maxlength": NAME_MAX_LENGTH}),
         }
+        error_messages = {
+            "subject_name": {
+                "required": "Enter the name of the company or person to research.",
+            },
+        }
 
     def clean_subject_name(self) -> str:
         return clean_subject_name(self.cleaned_data["subject_name"])

@@ -793,3 +793,12 @@ def test_the_cost_meter_gives_the_budget_as_it_was_set(case):
     run.budgets = {**run.budgets, "max_cost_usd": "0.015"}
     cost = next(meter for meter in meters_for(run) if meter.label == "Cost")
     assert cost.limit == "$0.015"
+
+
+def test_an_empty_subject_says_what_to_enter(client, analyst):
+    client_for(client, analyst)
+    refused = client.post(
+        reverse("runs-case-new"), {"subject_name": "  ", "subject_type": "company"}
+    )
+    assert refused.status_code == 400
+    assert "Enter the name of the company or person to research." in refused.content.decode()
