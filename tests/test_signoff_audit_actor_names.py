@@ -47,3 +47,21 @@ def test_the_chosen_person_stays_selected_by_username(client, tenant, reviewer):
     _member(tenant, "pkhan", "Priya", "Khan")
     html = client_for(client, reviewer).get(reverse("reviews-audit"), {"actor": "pkhan"})
     assert '<option value="pkhan" selected>Priya Khan</option>' in html.content.decode()
+
+
+def test_someone_who_left_the_tenant_can_still_be_chosen_for_what_they_did(
+    client, tenant, reviewer, case
+):
+    from runs.models import CaseEdit
+
+    former = _member(tenant, "left", "Lee", "Former")
+    CaseEdit.objects.create(case=case, edited_by=former, changes={}, reason="typo")
+    Membership.objects.filter(user=former).delete()
+    html = client_for(client, reviewer).get(reverse("reviews-audit")).content.decode()
+    assert ("left", "Lee Former") in _options(html)
+
+
+def test_an_actor_nobody_is_says_that_nothing_can_match(client, reviewer):
+    page = client_for(client, reviewer).get(reverse("reviews-audit"), {"actor": "nobody-here"})
+    html = page.content.decode()
+    assert "No one with the username &#x27;nobody-here&#x27; is a member" in html

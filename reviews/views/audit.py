@@ -8,6 +8,7 @@ from collections import Counter
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.utils import timezone
@@ -25,6 +26,7 @@ from reviews.models import HumanDecision
 from reviews.views.common import HtmxHttpRequest
 from runs.access import require_role, tenant_of
 from runs.exports import streaming_response
+from runs.models import CaseEdit, Document
 from runs.search_text import search_text
 
 PAGE_SIZE = 50
@@ -70,12 +72,36 @@ def actor_choices(users) -> list[tuple[str, str]]:
     return sorted(choices, key=lambda choice: (choice[1].casefold(), choice[0]))
 
 
+def people_of_the_trail(tenant):
+    """The tenant's members, and anyone whose decisions are in its trail though they have
+    since left it."""
+    return (
+        get_user_model()
+        .objects.filter(
+            Q(membership__tenant=tenant)
+            | Q(pk__in=HumanDecision.objects.filter(tenant=tenant).values("actor"))
+            | Q(pk__in=CaseEdit.objects.filter(case__tenant=tenant).values("edited_by"))
+            | Q(
+                pk__in=Document.objects.filter(
+                    case__tenant=tenant, sensitive_marked_by__isnull=False
+                ).values("sensitive_marked_by")
+            )
+        )
+        .distinct()
+    )
+
+
 @require_role("reviewer", "admin")
 @require_safe
 def audit(request: HtmxHttpRequest) -> HttpResponse:
     tenant = tenant_of(request)
     filters, errors = filters_of(request)
-    actors = actor_choices(get_user_model().objects.filter(membership__tenant=tenant))
+    actors = actor_choices(people_of_the_trail(tenant))
+    if filters.actor and filters.actor not in dict(actors):
+        errors.append(
+            f"No one with the username {filters.actor!r} is a member or has acted in this "
+            "tenant's records: nothing can match."
+        )
     page = Paginator(audit_entries(tenant, filters), PAGE_SIZE).get_page(request.GET.get("page"))
     rows = rows_of(list(page.object_list))
     add_effects(rows)
