@@ -128,7 +128,16 @@ class DecisionForm(HitDispositionsMixin, RatedForm):
         widget=forms.Textarea(attrs={"rows": 2}),
     )
     # How many reasons for an approval the page showed (reviews.actions.do_decide_approval).
-    reasons_seen = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
+    reasons_seen = forms.IntegerField(
+        required=False,
+        min_value=0,
+        widget=forms.HiddenInput,
+        error_messages={
+            key: "This page is out of date: reload it to see why the call needs approval, "
+            "then decide again."
+            for key in ("invalid", "min_value")
+        },
+    )
 
     @property
     def approve(self) -> bool:

@@ -1101,3 +1101,17 @@ def test_a_sign_off_on_ones_own_case_is_refused_for_the_rule_not_for_unmarked_ma
     assert "screening match" not in page.split('decision-panel">')[1].split("</section>")[0]
     assert "Exit the relationship" in page
     assert not HumanDecision.objects.exists()
+
+
+def test_a_tampered_count_of_reasons_asks_to_reload_the_page(client, tenant, analyst, reviewer):
+    item = approval_item(tenant, analyst)
+    client_for(client, reviewer)
+    refused = client.post(
+        reverse("reviews-decide", args=[item.pk]),
+        {"decision": "approve", "reason": "Within policy", "reasons_seen": "many"},
+    )
+    page = refused.content.decode()
+    assert "This page is out of date: reload it" in page
+    assert "Enter a whole number" not in page
+    item.refresh_from_db()
+    assert item.status == item.Status.OPEN
