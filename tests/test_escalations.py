@@ -84,6 +84,9 @@ def test_picking_the_value_that_stands_is_recorded_and_applied_with_who_decided(
         {"conflict_id": conflict_id(item), "choice": ARTICLE, "note": "Press release is newer"},
     )
     assert response.status_code == 302
+    just_decided = client.get(url("reviews-conflict", item)).content.decode()
+    assert "Run now: picking up the decision; it goes on in a moment." in just_decided
+    assert "its sources disagree" not in just_decided.split("Run now:")[1].split("</div>")[0]
     decision = HumanDecision.objects.get(review_item=item)
     assert decision.kind == HumanDecision.Kind.RESOLVE_CONFLICT
     assert decision.payload == {
