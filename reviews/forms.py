@@ -132,11 +132,11 @@ class DecisionForm(HitDispositionsMixin, RatedForm):
         required=False,
         min_value=0,
         widget=forms.HiddenInput,
-        error_messages={
-            key: "This page is out of date: reload it to see why the call needs approval, "
-            "then decide again."
-            for key in ("invalid", "min_value")
-        },
+        error_messages=dict.fromkeys(
+            ("invalid", "min_value"),
+            "This page is out of date: reload it to see why the call needs approval, then "
+            "decide again.",
+        ),
     )
 
     @property
