@@ -22,7 +22,13 @@ from runs.dispatch import wake_worker
 from runs.execution import SCRIPTED_IN_SCENARIO, cancel_idle_run
 from runs.leases import claim_run, hold_here, release_lease, take_from_gone_worker
 from runs.models import Case, CaseEdit, Document, Run, Tenant
-from runs.uploads import CheckedUpload, check_upload, display_name, personal_data_of
+from runs.uploads import (
+    CheckedUpload,
+    check_upload,
+    checked_upload_fields,
+    personal_data_of,
+    saved_with_file,
+)
 
 
 def do_attach_document(
@@ -37,22 +43,11 @@ def do_attach_document(
     document = Document(
         personal_data=personal_data_of(upload, checked.content_type),
         case=case,
-        original_name=display_name(
-            upload.name, Document._meta.get_field("original_name").max_length
-        ),
-        content_type=checked.content_type,
-        size=checked.size,
-        sha256=checked.sha256,
         sensitive=sensitive,
         uploaded_by=user,
+        **checked_upload_fields(upload, checked, Document),
     )
-    document.file.save(upload.name, upload, save=False)
-    try:
-        document.save()
-    except BaseException:
-        document.file.delete(save=False)  # no row points at it: do not keep the bytes
-        raise
-    return document
+    return saved_with_file(document, upload)
 
 
 def do_open_case(

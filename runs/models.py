@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from atlas.runtime.decisions import RiskRating
 from atlas.runtime.state import USER_STATUS_MAX_LENGTH
-from runs.uploads import CheckedUpload, display_name, stored_file_name
+from runs.uploads import CheckedUpload, checked_upload_fields, saved_with_file, stored_file_name
 
 
 class Tenant(models.Model):
@@ -181,22 +181,9 @@ class PendingUploadQuerySet(models.QuerySet):
 
     def keep(self, upload: UploadedFile, checked: CheckedUpload, *, user, tenant) -> PendingUpload:
         pending = PendingUpload(
-            tenant=tenant,
-            user=user,
-            original_name=display_name(
-                upload.name, PendingUpload._meta.get_field("original_name").max_length
-            ),
-            content_type=checked.content_type,
-            size=checked.size,
-            sha256=checked.sha256,
+            tenant=tenant, user=user, **checked_upload_fields(upload, checked, PendingUpload)
         )
-        pending.file.save(upload.name, upload, save=False)
-        try:
-            pending.save()
-        except BaseException:
-            pending.file.delete(save=False)  # no row points at it: do not keep the bytes
-            raise
-        return pending
+        return saved_with_file(pending, upload)
 
 
 class PendingUpload(models.Model):

@@ -141,6 +141,29 @@ def _check_all_of_it_is_utf8(upload: UploadedFile) -> None:
         )
 
 
+def checked_upload_fields(upload: UploadedFile, checked: CheckedUpload, model) -> dict:
+    """The fields a stored upload's row (a document, one kept for a form) takes from the
+    upload and its checks."""
+    limit = model._meta.get_field("original_name").max_length
+    return {
+        "original_name": display_name(upload.name, limit),
+        "content_type": checked.content_type,
+        "size": checked.size,
+        "sha256": checked.sha256,
+    }
+
+
+def saved_with_file(row, upload: UploadedFile):
+    """`row` saved with `upload` as its file; the file is not kept if the row is not."""
+    row.file.save(upload.name, upload, save=False)
+    try:
+        row.save()
+    except BaseException:
+        row.file.delete(save=False)  # no row points at it: do not keep the bytes
+        raise
+    return row
+
+
 def display_name(name: str, limit: int) -> str:
     """The name as uploaded, cut to `limit` characters without losing its extension."""
     if len(name) <= limit:
