@@ -20,7 +20,6 @@ def rating_grounds(state: dict) -> list[str]:
     checks hold a rating to (a sanctions hit, adverse media, a PEP link, a source trying to
     instruct the agent) and conflicts nobody settled."""
     evidence = state.get("evidence") or []
-    signals = [signal for item in evidence for signal in item.get("signals", [])]
     grounds = []
     for signal, one, many in (
         (Signal.SANCTIONS_HIT, "a sanctions hit", "{} sanctions hits"),
@@ -41,7 +40,7 @@ def rating_grounds(state: dict) -> list[str]:
             "{} sources written as instructions to an AI agent",
         ),
     ):
-        count = signals.count(signal)
+        count = _counted(evidence, signal)
         if not count:
             continue
         ground = (one if count == 1 else many.format(count)) + _whom(evidence, signal)
@@ -58,6 +57,20 @@ def rating_grounds(state: dict) -> list[str]:
     if not state.get("selected_entity"):
         grounds.append("a subject not matched to a registry entity, so screened by name only")
     return grounds
+
+
+def _counted(evidence: list[dict], signal: str) -> int:
+    """How many of `signal` the evidence holds, a list entry hit on one person or company
+    counted once: a subject screened by name and then as its registry entity hits it twice,
+    as the packet's sanctions result counts it."""
+    with_signal = [item for item in evidence if signal in item.get("signals", [])]
+    if signal != Signal.SANCTIONS_HIT:
+        return len(with_signal)
+    entries = {
+        (item.get("about") or "", item.get("source_id") or item.get("evidence_id") or id(item))
+        for item in with_signal
+    }
+    return len(entries)
 
 
 def _dispositions_said(state: dict, evidence_ids: set) -> str:

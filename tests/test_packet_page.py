@@ -204,6 +204,16 @@ def test_the_rating_names_a_source_written_as_instructions_to_the_agent():
     assert rating_grounds(state) == ["a source written as instructions to an AI agent"]
 
 
+def test_a_list_entry_hit_twice_on_the_subject_counts_once_as_the_sanctions_result_does():
+    hit = {"signals": ["sanctions_hit"], "source_id": "sanctions:un-3301", "about": ""}
+    on_director = {**hit, "source_id": "sanctions:ofac-1", "about": "director Dmitri Volkov"}
+    state = {
+        "selected_entity": {"entity_id": "co-golden-gate-shipping-pa"},
+        "evidence": [hit, dict(hit), on_director],  # by name, then as the registry entity
+    }
+    assert rating_grounds(state)[0].startswith("2 sanctions hits")
+
+
 def test_a_packet_with_a_listed_director_says_whom_the_hits_are_on(client, tenant, analyst):
     run = paused_run(tenant, analyst, "Amber Coast Freight", jurisdiction="LT")
     assert run.matched_entity == "Amber Coast Freight UAB (LT)"  # mirrored for the lists
