@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import get_args
 
 from django.conf import settings
@@ -224,8 +225,20 @@ class PendingUpload(models.Model):
         return self.created_at < timezone.now() - self.LIFETIME
 
     def discard(self) -> None:
+        folder = Path(self.file.name).parent
         self.file.delete(save=False)
         self.delete()
+        # Its person's folder, then their tenant's, once nothing else is kept in them.
+        storage = self.file.storage
+        while folder.parts and folder != Path("pending") and storage.exists(str(folder)):
+            folders, files = storage.listdir(str(folder))
+            if folders or files:
+                break
+            try:
+                storage.delete(str(folder))  # an empty folder
+            except OSError:
+                break  # another upload was kept in it meanwhile
+            folder = folder.parent
 
 
 def document_ids(brief_documents: list[dict] | None) -> set[str]:

@@ -201,3 +201,16 @@ def test_another_file_chosen_replaces_the_kept_one(client, analyst):
     assert confirmed.status_code == 302
     assert Document.objects.get().original_name == "filing.txt"
     assert not PendingUpload.objects.exists()
+
+
+def test_an_attached_kept_document_leaves_no_empty_folders_behind(client, analyst, settings):
+    from pathlib import Path
+
+    client_for(client, analyst)
+    open_first_case(client)
+    token = kept_token(refused_as_a_duplicate(client))
+    pending = Path(settings.MEDIA_ROOT) / "pending"
+    assert any(path.is_file() for path in pending.rglob("*"))
+    client.post(reverse("runs-case-new"), {**SUBJECT, "open_another": "1", "kept_document": token})
+    assert Document.objects.exists()
+    assert not any(pending.rglob("*"))
