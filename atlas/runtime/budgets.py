@@ -19,11 +19,22 @@ from atlas.runtime.state import AtlasState
 class BudgetStop:
     reason: str  # max_iterations | token_budget | cost_budget | deadline
     budget: str
-    used: str
+    spent: Decimal  # iterations, tokens, dollars or seconds used so far
     limit: str
+    # What the call the budget refused would have added: a model call's reservation
+    # ("reserved") or a tool's price ("for the tool").
+    upcoming: Decimal = Decimal(0)
+    upcoming_as: str = "reserved"
     # Already over the limit: a model reported more usage than was reserved for its call
     # (the runtime learns a call's usage only from its reply).
     overspent: bool = False
+
+    @property
+    def used(self) -> str:
+        """In words: "3", "0 used + 2284 reserved", "0.01 used + 0.05 for the tool"."""
+        if self.upcoming:
+            return f"{self.spent} used + {self.upcoming} {self.upcoming_as}"
+        return f"{self.spent} used" if self.overspent else str(self.spent)
 
 
 @dataclass(frozen=True)
@@ -58,7 +69,7 @@ def deadline_stop(state: AtlasState, now: datetime) -> BudgetStop:
     return BudgetStop(
         "deadline",
         "deadline_seconds",
-        f"{(now - started).total_seconds():.1f}",
+        Decimal(f"{(now - started).total_seconds():.1f}"),
         f"{state.budgets.deadline_seconds:g}",
     )
 
@@ -69,7 +80,10 @@ def check_model_call(
     budgets = state.budgets
     if state.iteration >= budgets.max_iterations:
         return BudgetStop(
-            "max_iterations", "max_iterations", str(state.iteration), str(budgets.max_iterations)
+            "max_iterations",
+            "max_iterations",
+            Decimal(state.iteration),
+            str(budgets.max_iterations),
         )
     stop = deadline_passed(state, now)
     if stop:
@@ -78,16 +92,18 @@ def check_model_call(
         return BudgetStop(
             "token_budget",
             "max_tokens",
-            f"{state.tokens} used + {reservation.tokens} reserved",
+            Decimal(state.tokens),
             str(budgets.max_tokens),
+            upcoming=Decimal(reservation.tokens),
             overspent=state.tokens > budgets.max_tokens,
         )
     if state.cost_usd + reservation.cost_usd > budgets.max_cost_usd:
         return BudgetStop(
             "cost_budget",
             "max_cost_usd",
-            f"{state.cost_usd} used + {reservation.cost_usd} reserved",
+            state.cost_usd,
             str(budgets.max_cost_usd),
+            upcoming=reservation.cost_usd,
             overspent=state.cost_usd > budgets.max_cost_usd,
         )
     return None
@@ -99,11 +115,19 @@ def overspent(state: AtlasState) -> BudgetStop | None:
     budgets = state.budgets
     if state.tokens > budgets.max_tokens:
         return BudgetStop(
-            "token_budget", "max_tokens", f"{state.tokens} used", str(budgets.max_tokens), True
+            "token_budget",
+            "max_tokens",
+            Decimal(state.tokens),
+            str(budgets.max_tokens),
+            overspent=True,
         )
     if state.cost_usd > budgets.max_cost_usd:
         return BudgetStop(
-            "cost_budget", "max_cost_usd", f"{state.cost_usd} used", str(budgets.max_cost_usd), True
+            "cost_budget",
+            "max_cost_usd",
+            state.cost_usd,
+            str(budgets.max_cost_usd),
+            overspent=True,
         )
     return None
 
@@ -116,8 +140,10 @@ def check_tool_call(state: AtlasState, price: Decimal, now: datetime) -> BudgetS
         return BudgetStop(
             "cost_budget",
             "max_cost_usd",
-            f"{state.cost_usd} used + {price} for the tool",
+            state.cost_usd,
             str(state.budgets.max_cost_usd),
+            upcoming=price,
+            upcoming_as="for the tool",
             overspent=state.cost_usd > state.budgets.max_cost_usd,
         )
     return None

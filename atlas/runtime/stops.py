@@ -70,7 +70,7 @@ def budget_stop(writer: StepWriter, s: AtlasState, buf: StepBuffer, stop: Budget
     if stop.overspent:
         sentence = OVERSPENT_USER_STATUS.format(
             budget="token" if stop.reason == "token_budget" else "cost",
-            used=stop.used.partition(" used")[0],
+            used=stop.spent,
             limit=stop.limit,
         )
     return pause_for_review(
@@ -85,6 +85,9 @@ def budget_stop(writer: StepWriter, s: AtlasState, buf: StepBuffer, stop: Budget
         reason=stop.reason,
         used=stop.used,
         limit=stop.limit,
+        # The same in numbers, for the reviewer's advice on how much to add.
+        spent=str(stop.spent),
+        upcoming=str(stop.upcoming),
     )
 
 

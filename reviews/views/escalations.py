@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
@@ -97,13 +96,6 @@ def escalations(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
-# How atlas.runtime.budgets words a stop's use: "3", "0 used + 2284 reserved",
-# "0.01 used + 0.05 for the tool", "81000 used" (a model call that overspent).
-STOP_USE = re.compile(
-    r"(?P<used>[\d.]+)(?: used)?(?: \+ (?P<next>[\d.]+) (?:reserved|for the tool))?"
-)
-
-
 def budget_shortfall(item: ReviewItem) -> BudgetShortfall | None:
     """How much the budget this run stopped on must grow for its next step to fit, read
     from the stop's own trace event; None for a loop guard, or when the run moved on."""
@@ -116,10 +108,9 @@ def budget_shortfall(item: ReviewItem) -> BudgetShortfall | None:
         .values_list("data", flat=True)
         .first()
     ) or {}
-    match = STOP_USE.fullmatch(str(stop.get("used", "")))
-    try:
-        used, limit = Decimal(match["used"]), Decimal(str(stop["limit"]))
-        upcoming = Decimal(match["next"] or 0)
+    try:  # a stop recorded before it carried its numbers gives the general advice
+        used, limit = Decimal(stop["spent"]), Decimal(str(stop["limit"]))
+        upcoming = Decimal(stop.get("upcoming") or 0)
     except (TypeError, KeyError, InvalidOperation):
         used = limit = upcoming = None
     show = BUDGET_UNITS[field]

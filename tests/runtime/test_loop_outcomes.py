@@ -346,6 +346,8 @@ def test_the_iteration_budget_stops_with_a_partial_packet(make_runtime, make_sta
         "reason": "max_iterations",
         "used": "2",
         "limit": "2",
+        "spent": "2",
+        "upcoming": "0",
     }
 
 
