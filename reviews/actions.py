@@ -379,19 +379,42 @@ def sign_off_problems(
     """Everything wrong with a sign-off or a send-back as given, by field ("reason", "hits"
     for the screening matches' marks, "risk_rating"): every problem at once, so one try
     tells the reviewer all of them."""
+    return _checked_sign_off(item, approve, reason, hit_dispositions, risk_rating, hit_notes)[1]
+
+
+def _checked_sign_off(
+    item: ReviewItem,
+    approve: bool,
+    reason: str,
+    hit_dispositions: dict[str, str] | None,
+    risk_rating: str,
+    hit_notes: dict[str, str] | None,
+) -> tuple[dict, dict[str, str]]:
+    """The payload a sign-off or a send-back records, and everything wrong with it by field,
+    each check made once."""
     problems: dict[str, str] = {}
-    checks = {
-        "reason": lambda: _clean_reason(reason),
-        "hits": lambda: _marks(item, hit_dispositions, hit_notes, every=approve),
-    }
-    if approve:
-        checks["risk_rating"] = lambda: _rating_set(item, risk_rating, hit_dispositions or {})
-    for field, check in checks.items():
+
+    def checked(field: str, check):
         try:
-            check()
+            return check()
         except ReviewError as problem:
             problems[field] = " ".join(problem.messages)
-    return problems
+            return {}
+
+    payload = {
+        "approved": approve,
+        "reason": checked("reason", lambda: _clean_reason(reason)),
+        "packet_step": item.payload.get("step"),
+    }
+    marks = checked("hits", lambda: _marks(item, hit_dispositions, hit_notes, every=approve))
+    if approve:
+        marked = marks.get("hit_dispositions", hit_dispositions or {})
+        payload |= marks | checked("risk_rating", lambda: _rating_set(item, risk_rating, marked))
+    else:
+        # What was marked so far is kept for the audit, and shown beside the same matches
+        # when the packet returns.
+        payload |= {key: value for key, value in marks.items() if value}
+    return payload, problems
 
 
 def do_sign_off(
@@ -408,25 +431,16 @@ def do_sign_off(
     back. Refused with every problem at once, by field (the ReviewError's `message_dict`)."""
     _expect_kind(item, ReviewItem.Kind.SIGNOFF)
     _refuse_before_the_marks(item, user)
-    if problems := sign_off_problems(
+    payload, problems = _checked_sign_off(
         item, approve, reason, hit_dispositions, risk_rating, hit_notes
-    ):
+    )
+    if problems:
         raise ReviewError(problems)
-    reason = _clean_reason(reason)
-    payload = {"approved": approve, "reason": reason, "packet_step": item.payload.get("step")}
-    if approve:
-        payload |= _marks(item, hit_dispositions, hit_notes)
-        payload |= _rating_set(item, risk_rating, payload["hit_dispositions"])
-    else:
-        # What was marked so far is kept for the audit, and shown beside the same matches
-        # when the packet returns.
-        marks = _marks(item, hit_dispositions, hit_notes, every=False)
-        payload |= {key: value for key, value in marks.items() if value}
     return _record(
         item,
         user,
         kind=HumanDecision.Kind.SIGN_OFF if approve else HumanDecision.Kind.REJECT_PACKET,
-        reason=reason,
+        reason=payload["reason"],
         payload=payload,
         precondition=_no_open_conflicts if approve else None,
     )
