@@ -31,6 +31,7 @@ from runs.leases import (
 )
 from runs.models import Run
 from runs.presence import WorkerPresence
+from runs.run_state import load_state
 from runs.storage import DjangoDocumentSource, DjangoRunStore
 
 logger = logging.getLogger(__name__)
@@ -155,7 +156,7 @@ def advance_run(
         # the row says who does. (A pass that lost a race to a new owner stops here.)
         logger.info("Run %s is held by %r, not %s; not advanced", run_id, run.lease_owner, owner)
         return run.status
-    state = AtlasState.from_json(run.state)
+    state = load_state(run)
     runtime = runtime_for(run, cancel)
     if run.resume_requested_at is not None:
         # Only the request seen here: one made since asks for another pass.
@@ -202,7 +203,7 @@ def cancel_idle_run(run: Run) -> str:
     run = Run.objects.select_related("tenant", "case").get(pk=run.pk)
     if run.is_terminal:
         return run.status
-    state = AtlasState.from_json(run.state)
+    state = load_state(run)
     return runtime_for(run, MemoryCancelSignal()).cancel(state).status
 
 
@@ -245,7 +246,7 @@ def run_headless(run: Run, scenario: Scenario | None, cancel: CancelSignal | Non
         _hold(run, HEADLESS)
         run = Run.objects.select_related("tenant", "case").get(pk=run.pk)
         runtime = runtime_for(run, cancel)
-        state = AtlasState.from_json(run.state)
+        state = load_state(run)
         if state.status == "queued":
             state = runtime.start(state)
         keep_going = LocalHold(run.pk, HEADLESS)

@@ -29,6 +29,7 @@ from atlas.runtime.money import as_stored
 from atlas.runtime.ports import StepCommit, ToolCallRecord
 from atlas.runtime.state import AtlasState
 from runs.models import Observation, Run, ToolCall, TraceEvent
+from runs.run_state import state_json
 
 INSERT_BATCH_ROWS = 50  # well under SQLite's limit on bound parameters per statement
 MAX_STATEMENT_PARAMETERS = 30_000  # PostgreSQL's protocol allows 65,535
@@ -98,8 +99,7 @@ def run_fields_from_state(state: AtlasState) -> dict:
     """The run's columns: the state as JSON text, and the columns that mirror it so lists
     and queues never parse the JSON."""
     fields = {
-        # pydantic writes the JSON several times faster than json.dumps of a dumped dict
-        "state": state.model_dump_json(),
+        "state": state_json(state),
         "state_version": state.version,
         "status": state.status,
         "termination_reason": state.termination_reason or "",
