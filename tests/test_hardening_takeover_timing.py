@@ -100,7 +100,10 @@ def test_a_death_mid_model_call_does_not_lengthen_the_step_before(case, analyst,
     monkeypatch.setattr(Playbook, "decide", dies_on_the_second_call)
     run = taken_over(held_by_a_worker_that_dies(case, analyst, monkeypatch))
     resumed, step = resumed_step(run)
-    assert step.number == 1 and step.title == "resolve_entity"  # the step that had ended
-    assert step.events[-1].type == "run_resumed"
+    assert step.number == 1 and step.title == "resolve_entity"
+    # The step's outcome was held for the next step's commit, which never came: the result
+    # the dying worker saved on its own is taken up, not run again.
+    assert [event.type for event in step.events][-2:] == ["run_resumed", "tool_succeeded"]
+    assert TraceEvent.objects.get(run=run, seq=step.events[-1].seq).data["reconciled"] is True
     assert step.duration_ms < 1000
     assert resumed.data["waited_seconds"] >= LEASE_SECONDS

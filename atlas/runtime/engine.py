@@ -187,12 +187,25 @@ class Runtime:
         if state.status == "queued":
             state = self.start(state)
         given = state
-        while state.status == "researching" and keep_going():
-            if hand_back_waits and self._must_wait_for_model(state):
-                break
-            # A state a step returned is held by nobody but this loop: the next step
-            # changes it in place instead of copying the whole state again.
-            state = self.step(state) if state is given else self._step(state)
+        # A decision maker that answers at once (the playbook, a script) decides the next
+        # step within a millisecond of a tool's end: that step's first commit carries the
+        # tool's outcome too, one durable write per iteration instead of two.
+        held = StepBuffer()
+        hold = not getattr(self.model, "waits_on_network", True)
+        try:
+            while state.status == "researching" and keep_going():
+                if hand_back_waits and self._must_wait_for_model(state):
+                    break
+                # A state a step returned is held by nobody but this loop: the next step
+                # changes it in place instead of copying the whole state again.
+                state = self._step(
+                    state.clone() if state is given else state, held, hold_outcome=hold
+                )
+        except BaseException:
+            self.writer.keep_tool_results(held)
+            raise
+        if held.unsaved_step:
+            state = self.writer.commit(state, held)
         if state.status in PAUSED_STATUSES and self.cancel_signal.is_set():
             # Cancelled as the run paused (say, on the event that paused it): no worker
             # steps a paused run, so end it here, as the console's cancel of one does.
@@ -203,11 +216,12 @@ class Runtime:
         """Exactly one iteration (a model decision), or one approved action; committed."""
         if state.status != "researching":
             return state
-        return self._step(state.clone())
+        return self._step(state.clone(), StepBuffer())
 
-    def _step(self, s: AtlasState) -> AtlasState:
-        """step() on a state the runtime may change: a copy, or one only it holds."""
-        buf = StepBuffer()
+    def _step(self, s: AtlasState, buf: StepBuffer, *, hold_outcome: bool = False) -> AtlasState:
+        """step() on a state the runtime may change: a copy, or one only it holds. With
+        `hold_outcome`, a step that leaves the run researching is not committed: it stays
+        in `buf` for the next step's first commit."""
         if s.approved_action is None or not s.approved_action.continues_step:
             s.step += 1
         if self.cancel_signal.is_set():
@@ -216,8 +230,11 @@ class Runtime:
             call = s.approved_action
             s.approved_action = None
             s = run_approved_call(self, s, buf, call)
-            return self.writer.commit(s, buf)
-        s = self._model_iteration(s, buf)
+        else:
+            s = self._model_iteration(s, buf)
+        if hold_outcome and s.status == "researching" and not self.cancel_signal.is_set():
+            buf.unsaved_step = True
+            return s
         return self.writer.commit(s, buf)
 
     def cancel(self, state: AtlasState) -> AtlasState:

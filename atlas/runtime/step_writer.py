@@ -46,6 +46,8 @@ class StepBuffer:
     events: list[TraceEventRecord] = field(default_factory=list)
     observations: list[ObservationRecord] = field(default_factory=list)
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    # A step whose changes wait for the next commit (see Runtime.run_until_pause).
+    unsaved_step: bool = False
 
 
 def jsonable(value: Any) -> Any:
@@ -190,20 +192,25 @@ class StepWriter:
             state=s,
             events=list(buf.events),
             observations=list(buf.observations),
-            tool_calls=list(buf.tool_calls),
+            # The last record of a call is its latest: a held step's outcome and the next
+            # step's intent may share one commit.
+            tool_calls=list({r.idempotency_key: r for r in buf.tool_calls}.values()),
         )
-        if intent:
-            self.store.record_tool_intent(commit)
-        else:
-            try:
+        try:
+            if intent:
+                self.store.record_tool_intent(commit)
+            else:
                 self.store.commit_step(commit)
-            except BaseException:
-                self._keep_tool_results(commit)
-                raise
+        except BaseException:
+            # An intent commit too may carry a held step's outcome.
+            self.keep_tool_results(commit)
+            buf.tool_calls.clear()
+            raise
         events = list(buf.events)
         buf.events.clear()
         buf.observations.clear()
         buf.tool_calls.clear()
+        buf.unsaved_step = False
         for event in events:  # side effects only after the commit
             for listener in self.listeners:
                 try:
@@ -212,17 +219,17 @@ class StepWriter:
                     logger.exception("trace listener failed on %s", event.type)
         return s
 
-    def _keep_tool_results(self, commit: StepCommit) -> None:
+    def keep_tool_results(self, unsaved: StepCommit | StepBuffer) -> None:
         """A tool's result normally becomes durable with the step that absorbs it. When
         that commit fails (a lost lease, a database error, a crash being unwound), the
         result is still saved on its own, so whoever takes the run over reconciles the
         call by its idempotency key instead of running it again."""
-        for record in commit.tool_calls:
+        for record in unsaved.tool_calls:
             if record.effect_status != "intended":
                 self.keep_tool_result(record)
 
     def keep_tool_result(self, record: ToolCallRecord) -> None:
-        """Save a finished call's record on its own (see _keep_tool_results); a failure to
+        """Save a finished call's record on its own (see keep_tool_results); a failure to
         save it is logged, not raised over the error being handled."""
         try:
             self.store.save_tool_call(record)
