@@ -12,6 +12,7 @@ observations, tool calls and decisions are never edited here: statuses change on
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
 
 from django import forms
 from django.contrib import admin
@@ -58,17 +59,41 @@ class TenantScopedAdmin(admin.ModelAdmin):
             return queryset.none()
         return queryset.filter(**{self.tenant_path: membership.tenant})
 
+    # Money columns a detail page shows as money where they cannot be edited, by field
+    # name: an amount spent (atlas.runtime.money.dollars) or one someone set.
+    money_fields: dict[str, Callable[[Decimal], str]] = {}
+
     def get_fields(self, request: HttpRequest, obj=None) -> list:
-        fields = super().get_fields(request, obj)
-        if request.user.is_superuser:
-            return fields
-        return [self._people_unlinked.get(name, name) for name in fields]
+        # Django adds the read-only fields last; one shown instead of a field takes its place.
+        shown_instead = self._shown_instead(request, obj).values()
+        return [name for name in super().get_fields(request, obj) if name not in shown_instead]
+
+    def get_fieldsets(self, request: HttpRequest, obj=None) -> list:
+        shown_instead = self._shown_instead(request, obj)
+        return [
+            (title, {**options, "fields": _swapped(options["fields"], shown_instead)})
+            for title, options in super().get_fieldsets(request, obj)
+        ]
 
     def get_readonly_fields(self, request: HttpRequest, obj=None) -> tuple:
         fields = tuple(super().get_readonly_fields(request, obj))
-        if request.user.is_superuser:
-            return fields
-        return (*fields, *self._people_unlinked.values())
+        return (*fields, *self._shown_instead(request, obj).values())
+
+    def _shown_instead(self, request: HttpRequest, obj=None) -> dict[str, Callable]:
+        """Fields a detail page shows through a function, by field name: people for a
+        tenant admin, and money where the row cannot be changed (an input keeps the exact
+        amount)."""
+        shown = {} if request.user.is_superuser else dict(self._people_unlinked)
+        if self.has_change_permission(request, obj):
+            return shown
+        return shown | self._money_shown
+
+    @cached_property
+    def _money_shown(self) -> dict[str, Callable]:
+        return {
+            name: _shown_as_money(self.model._meta.get_field(name), words)
+            for name, words in self.money_fields.items()
+        }
 
     @cached_property
     def _people_unlinked(self) -> dict[str, Callable]:
@@ -104,6 +129,25 @@ class TenantScopedAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+
+def _swapped(fields, shown_instead: dict[str, Callable]) -> list:
+    """A fieldset's fields, a name (or a line of names) replaced by what shows it."""
+    return [
+        _swapped(name, shown_instead)
+        if isinstance(name, (list, tuple))
+        else shown_instead.get(name, name)
+        for name in fields
+    ]
+
+
+def _shown_as_money(field, words: Callable[[Decimal], str]) -> Callable:
+    def amount(obj) -> str:
+        return words(getattr(obj, field.name))
+
+    amount.__name__ = field.name
+    amount.short_description = field.verbose_name
+    return amount
 
 
 def _named_not_linked(field) -> Callable:
@@ -221,6 +265,7 @@ class TenantAdmin(TenantScopedAdmin):
         ),
     )
     list_display = ("name", "slug", "approval_threshold", "forbidden_tools", "created_at")
+    money_fields = {"approval_cost_threshold_usd": budget_dollars}
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
 
@@ -376,6 +421,7 @@ class RunAdmin(ListsShownColumns, TenantScopedAdmin):
     date_hierarchy = "created_at"
     exclude = ("state", "elapsed_seconds")
     readonly_fields = ("elapsed",)
+    money_fields = {"cost_usd": dollars}  # as the trace pages give it
 
     @admin.display(ordering="elapsed_seconds")
     def elapsed(self, run: Run) -> str:
@@ -423,6 +469,7 @@ class ToolCallAdmin(RunRowAdmin):
     )
     list_filter = ("tool", "effect_status")
     search_fields = ("idempotency_key", "=run__id", "tool")
+    money_fields = {"cost_usd": dollars}
 
     @admin.display(ordering="cost_usd")
     def cost(self, call: ToolCall) -> str:

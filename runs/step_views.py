@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from atlas.runtime.money import budget_dollars
+from atlas.runtime.money import budget_dollars, restate_approval_amounts
 from atlas.runtime.wording import fact_words
 from runs.models import Run, TraceEvent
 
@@ -191,7 +191,7 @@ def _note_for(event: TraceEvent) -> Note | None:
     elif kind == "result_truncated":
         text, tone = "Result was large; the model saw a shortened view", ""
     elif kind == "approval_requested":
-        reasons = "; ".join(data.get("reasons") or [])
+        reasons = "; ".join(restate_approval_amounts(r) for r in data.get("reasons") or [])
         text = f"Needs a reviewer's approval{': ' + reasons if reasons else ''}"
         if data.get("estimated_cost_usd") not in (None, ""):
             text += (

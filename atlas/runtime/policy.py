@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.runtime.money import budget_dollars
+from atlas.runtime.money import cost_above_threshold
 from atlas.runtime.state import AtlasState
 from atlas.runtime.tools.base import ToolSpec
 
@@ -80,10 +80,7 @@ def evaluate(
         if attached[document_id].sensitive:
             needs.append(sensitive_document_reason(attached[document_id].name))
     if spec.price_usd > policy.approval_cost_threshold_usd:
-        needs.append(
-            f"Estimated cost {budget_dollars(spec.price_usd)} is above the approval threshold "
-            f"{budget_dollars(policy.approval_cost_threshold_usd)}."
-        )
+        needs.append(cost_above_threshold(spec.price_usd, policy.approval_cost_threshold_usd))
     if needs:
         return PolicyVerdict("needs_approval", needs)
     return PolicyVerdict("allow")
