@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.utils.html import escape
@@ -42,21 +42,69 @@ def fmt(value: Any, unit: str) -> str:
     return f"{_rounded(value, '0.01'):,}"
 
 
-def _svg(width: int, height: int, body: list[str], label: str) -> SafeString:
+def _svg(width: int, height: int, body: list[str], label: str, kind: str = "") -> SafeString:
+    classes = f"chart {kind}".strip()
     return mark_safe(
-        f'<svg class="chart" viewBox="0 0 {width} {height}" width="100%" role="img" '
+        f'<svg class="{classes}" viewBox="0 0 {width} {height}" width="100%" role="img" '
         f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">'
         + "".join(body)
         + "</svg>"
     )
 
 
+# Units counted in whole things: their axes step by whole numbers.
+WHOLE_UNITS = {"count", "tokens", "number", "seconds"}
+ROUND_FACTORS = (Decimal(1), Decimal(2), Decimal("2.5"), Decimal(5), Decimal(10))
+
+
+def _round_step(at_least: Decimal, whole: bool) -> Decimal:
+    """The smallest 1, 2, 2.5 or 5 times a power of ten that is at least `at_least`."""
+    if whole:
+        at_least = max(at_least, Decimal(1))
+    power = Decimal(1).scaleb(at_least.adjusted())
+    steps = (factor * power for factor in ROUND_FACTORS)
+    return next(step for step in steps if step >= at_least and not (whole and step % 1)).normalize()
+
+
+def ticks(highest: Any, unit: str, intervals: int = 3) -> list[Decimal]:
+    """An axis's ticks: 0, then round steps up to the first tick at or above `highest`, at
+    most `intervals` steps."""
+    top = Decimal(str(highest)) if highest is not None and highest > 0 else Decimal(1)
+    step = _round_step(top / intervals, whole=unit in WHOLE_UNITS)
+    count = int((top / step).to_integral_value(ROUND_CEILING))
+    return [step * i for i in range(count + 1)]
+
+
+def _places(step: Decimal) -> int:
+    return max(0, -step.normalize().as_tuple().exponent)
+
+
+def tick_label(value: Decimal, step: Decimal, unit: str) -> str:
+    """A tick as its unit reads, to the places its step needs and no more: "25%", "$0.20",
+    "2,000", "30 s"."""
+    if unit == "ratio":
+        return f"{value * 100:,.{_places(step * 100)}f}%"
+    if unit == "money":
+        return f"${value:,.{max(2, _places(step))}f}"
+    if unit == "seconds":
+        return f"{value:,.0f} s"
+    return f"{value:,.{_places(step)}f}"
+
+
+def tick_labels(values: list[Decimal], unit: str) -> list[str]:
+    step = values[1] - values[0]
+    return [tick_label(value, step, unit) for value in values]
+
+
+TICK_CHAR_WIDTH = 6.3  # a digit's width at the line chart's tick size, in its units
+
+
 def line_chart(
-    points: Sequence[tuple[str, Any]], *, unit: str, label: str, width: int = 380, height: int = 150
+    points: Sequence[tuple[str, Any]], *, unit: str, label: str, width: int = 300, height: int = 150
 ) -> SafeString:
-    """One value per day; gaps (None) break the line. The latest value is printed."""
-    left, right, top, bottom = 44, 10, 12, 24
-    plot_w, plot_h = width - left - right, height - top - bottom
+    """One value per day; gaps (None) break the line. The latest value is printed. The
+    chart is drawn about as wide as a card shows it, so its words keep their size."""
+    right, top, bottom = 10, 12, 24
     values = [float(v) for _, v in points if v is not None]
     body: list[str] = []
     if not values:
@@ -64,11 +112,12 @@ def line_chart(
             f'<text x="{width / 2}" y="{height / 2}" text-anchor="middle" class="chart-empty">'
             "no data in this period</text>"
         )
-        return _svg(width, height, body, label)
-    high = max(values)
-    high = high * 1.15 if high > 0 else 1.0
-    if unit == "ratio":
-        high = min(max(high, 0.1), 1.0) if max(values) <= 1 else high
+        return _svg(width, height, body, label, "line-chart")
+    steps = ticks(max(v for _, v in points if v is not None), unit)
+    labels = tick_labels(steps, unit)
+    high = float(steps[-1])
+    left = round(8 + TICK_CHAR_WIDTH * max(len(text) for text in labels))
+    plot_w, plot_h = width - left - right, height - top - bottom
     n = len(points)
 
     def x(i: int) -> float:
@@ -77,14 +126,14 @@ def line_chart(
     def y(v: float) -> float:
         return top + plot_h - plot_h * v / high
 
-    for fraction in (0, 0.5, 1):
-        gy = top + plot_h - plot_h * fraction
+    for value, text in zip(steps, labels, strict=True):
+        gy = y(float(value))
         body.append(
             f'<line x1="{left}" y1="{gy:.1f}" x2="{width - right}" y2="{gy:.1f}" class="grid"/>'
         )
         body.append(
-            f'<text x="{left - 4}" y="{gy + 3:.1f}" text-anchor="end" class="axis">'
-            f"{escape(axis_label(high * fraction, unit))}</text>"
+            f'<text x="{left - 4}" y="{gy + 4:.1f}" text-anchor="end" class="axis tick">'
+            f"{escape(text)}</text>"
         )
     segment: list[str] = []
     segments: list[list[str]] = []
@@ -111,19 +160,7 @@ def line_chart(
             f'<text x="{x(i):.1f}" y="{height - 6}" text-anchor="{"start" if i == 0 and n > 1 else "end" if n > 1 else "middle"}" '
             f'class="axis">{escape(points[i][0])}</text>'
         )
-    return _svg(width, height, body, label)
-
-
-def axis_label(value: float, unit: str) -> str:
-    """Short tick labels: the axis has 40 pixels, the card prints the exact value."""
-    if unit == "ratio":
-        return f"{value * 100:.0f}%"
-    prefix = "$" if unit == "money" else ""
-    if value >= 1000:
-        return f"{prefix}{value / 1000:.1f}k"
-    if value >= 10:
-        return f"{prefix}{value:.0f}"
-    return f"{prefix}{value:.2f}"
+    return _svg(width, height, body, label, "line-chart")
 
 
 LABEL_LINE_CHARS = 26  # what the 150-pixel label column holds at the axis font size
@@ -198,57 +235,104 @@ def bar_chart(
     return _svg(width, height, body, f"{label}: {read_out}" if items else label)
 
 
+COLUMN_WIDTH = 10  # a day's column in the columns' own units, stretched to the width shown
+COLUMNS_PAD = 8  # room above the top tick for its label
+
+
 def stacked_columns(
     days: Sequence[str],
     series: dict[str, list[int]],
     *,
     label: str,
-    width: int = 1180,
-    height: int = 200,
+    height: int = 180,
 ) -> SafeString:
-    """Termination reasons per day: one column a day, one colour a reason, with a legend."""
-    left, right, top, bottom = 36, 240, 10, 24
-    plot_w, plot_h = width - left - right, height - top - bottom
-    totals = [sum(series[name][i] for name in series) for i in range(len(days))]
-    high = max(totals) if totals and max(totals) > 0 else 1
-    n = max(len(days), 1)
-    col = plot_w / n
-    body: list[str] = []
-    if not days or not any(totals):
-        body.append(
-            f'<text x="{width / 2}" y="{height / 2}" text-anchor="middle" class="chart-empty">'
-            "no finished runs in this period</text>"
-        )
-        return _svg(width, height, body, label)
-    body.append(f'<text x="{left - 4}" y="{top + 8}" text-anchor="end" class="axis">{high}</text>')
-    body.append(
-        f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" class="grid"/>'
+    """Termination reasons per day: one column a day, one colour a reason, with a legend.
+
+    Only the columns are stretched to the width shown; the axis, the days and the legend
+    are drawn at their own size beside them, so a phone reads them as a wide screen does.
+    """
+    totals = [sum(counts[i] for counts in series.values()) for i in range(len(days))]
+    if not any(totals):
+        return mark_safe('<p class="chart-empty-note">No finished runs in this period.</p>')
+    steps = ticks(max(totals), "count")
+    box_height = height + COLUMNS_PAD * 2
+    return mark_safe(
+        '<figure class="columns-chart">'
+        + _columns_axis(steps, height, box_height)
+        + _columns(days, series, steps, height, box_height, label)
+        + _columns_days(days)
+        + _legend(series)
+        + "</figure>"
     )
+
+
+def _tick_heights(steps: list[Decimal], height: int) -> list[float]:
+    return [COLUMNS_PAD + height * (1 - float(value / steps[-1])) for value in steps]
+
+
+def _columns_axis(steps: list[Decimal], height: int, box_height: int) -> str:
+    labels = tick_labels(steps, "count")
+    width = round(8 + 7 * max(len(text) for text in labels))
+    texts = "".join(
+        f'<text x="{width - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(text)}</text>'
+        for y, text in zip(_tick_heights(steps, height), labels, strict=True)
+    )
+    return (
+        f'<svg class="columns-axis" width="{width}" height="{box_height}" aria-hidden="true" '
+        f'xmlns="http://www.w3.org/2000/svg">{texts}</svg>'
+    )
+
+
+def _columns(
+    days: Sequence[str],
+    series: dict[str, list[int]],
+    steps: list[Decimal],
+    height: int,
+    box_height: int,
+    label: str,
+) -> str:
+    width = COLUMN_WIDTH * len(days)
+    high = float(steps[-1])
+    body = [
+        f'<line x1="0" y1="{y:.1f}" x2="{width}" y2="{y:.1f}" class="grid" '
+        'vector-effect="non-scaling-stroke"/>'
+        for y in _tick_heights(steps, height)
+    ]
     for i, day in enumerate(days):
-        base = top + plot_h
+        base = COLUMNS_PAD + height
         for j, (name, counts) in enumerate(series.items()):
-            count = counts[i]
-            if not count:
+            if not counts[i]:
                 continue
-            h = plot_h * count / high
-            base -= h
+            column = height * counts[i] / high
+            base -= column
             body.append(
-                f'<rect x="{left + i * col + 1:.1f}" y="{base:.1f}" width="{max(col - 2, 1):.1f}" '
-                f'height="{h:.1f}" fill="{PALETTE[j % len(PALETTE)]}">'
-                f"<title>{escape(day)} · {escape(name)}: {count}</title></rect>"
+                f'<rect x="{i * COLUMN_WIDTH + 1}" y="{base:.1f}" width="{COLUMN_WIDTH - 2}" '
+                f'height="{column:.1f}" fill="{PALETTE[j % len(PALETTE)]}">'
+                f"<title>{escape(day)} · {escape(name)}: {counts[i]}</title></rect>"
             )
-    for i in sorted({0, len(days) - 1}):
-        anchor = "start" if i == 0 else "end"
-        xpos = left + i * col if i == 0 else left + (i + 1) * col
-        body.append(
-            f'<text x="{xpos:.1f}" y="{height - 6}" text-anchor="{anchor}" class="axis">{escape(days[i])}</text>'
-        )
-    for j, name in enumerate(series):
-        y = top + j * 15
-        body.append(
-            f'<rect x="{width - right + 10}" y="{y}" width="10" height="10" fill="{PALETTE[j % len(PALETTE)]}"/>'
-        )
-        body.append(
-            f'<text x="{width - right + 25}" y="{y + 9}" class="axis">{escape(name)} ({sum(series[name])})</text>'
-        )
-    return _svg(width, height, body, label)
+    return (
+        f'<svg class="chart columns" viewBox="0 0 {width} {box_height}" width="100%" '
+        f'height="{box_height}" preserveAspectRatio="none" role="img" '
+        f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">'
+        + "".join(body)
+        + "</svg>"
+    )
+
+
+def _columns_days(days: Sequence[str]) -> str:
+    ends = [days[0]] if len(days) == 1 else [days[0], days[-1]]
+    return (
+        '<div class="columns-days">'
+        + "".join(f"<span>{escape(day)}</span>" for day in ends)
+        + "</div>"
+    )
+
+
+def _legend(series: dict[str, list[int]]) -> str:
+    items = "".join(
+        f'<li><svg class="swatch" width="12" height="12" aria-hidden="true" '
+        f'xmlns="http://www.w3.org/2000/svg"><rect width="12" height="12" '
+        f'fill="{PALETTE[j % len(PALETTE)]}"/></svg>{escape(name)} ({sum(counts):,})</li>'
+        for j, (name, counts) in enumerate(series.items())
+    )
+    return f'<ul class="chart-legend">{items}</ul>'

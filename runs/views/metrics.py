@@ -104,9 +104,6 @@ def dashboard(request: HtmxHttpRequest) -> HttpResponse:
         "total": total,
         "cards": cards,
         "reasons_chart": stacked_columns(day_labels, series, label="Termination reasons per day"),
-        "reason_totals": sorted(
-            ((labels.get(r, r), n) for r, n in total.reasons.items()), key=lambda item: -item[1]
-        ),
         "per_version": per_version,
         "metric_defs": metrics.METRICS,
         "version_table": [
