@@ -144,6 +144,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         },
         "entity_candidates": [c.model_dump(mode="json") for c in state.entity_candidates[:5]],
         "other_type_matches": state.other_type_matches,
+        "candidates_registered_elsewhere": state.candidates_registered_elsewhere,
         "selected_entity": state.selected_entity.model_dump(mode="json")
         if state.selected_entity
         else None,

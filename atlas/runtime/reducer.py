@@ -379,6 +379,7 @@ def _apply_resolve(
         picked = picked_candidate(state)
         state.entity_candidates = candidates
         state.other_type_matches = list(result.get("other_type_matches", []))
+        state.candidates_registered_elsewhere = int(result.get("excluded_by_jurisdiction") or 0)
         best = _unambiguous_candidate(state, candidates, picked)
         if best is not None and _may_match_the_subject(state, arguments, best, picked):
             state.selected_entity = best

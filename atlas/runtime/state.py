@@ -332,6 +332,10 @@ class AtlasState(_Model):
     entity_candidates: list[EntityCandidate] = Field(default_factory=list)
     # Registry entities of the other type than the case's that the subject's name matches.
     other_type_matches: list[str] = Field(default_factory=list)
+    # How many entities of the subject's name its latest resolution left out as registered
+    # outside the country it searched (None before one ran): a search everywhere can only
+    # find more when this is not 0.
+    candidates_registered_elsewhere: int | None = None
     selected_entity: EntityCandidate | None = None
     # person entity id -> the companies the registry lists them as directing.
     directorships: dict[str, list[HeldDirectorship]] = Field(default_factory=dict)

@@ -75,11 +75,7 @@ class Playbook:
             if "resolve_entity" not in done and failures.get("resolve_entity", 0) < 2:
                 return _call(
                     "resolve_entity",
-                    _without_none(
-                        name=case["subject"],
-                        jurisdiction=case["jurisdiction"],
-                        entity_type=case["subject_type"],
-                    ),
+                    _subject_resolution(case),
                     "Identify the subject in the registry first.",
                 )
             if wider := _resolution_beyond_the_case_country(p, candidates, failures):
@@ -269,11 +265,15 @@ def _resolution_beyond_the_case_country(
     """When nothing registered in the case's country matches the subject closely, the
     subject resolved again anywhere: a case opened with the wrong country is then asked
     about with the entity registered elsewhere, instead of researched as unknown (and its
-    directors or the companies it directs never looked at)."""
+    directors or the companies it directs never looked at). Not when the search in the
+    case's country left out no candidate registered elsewhere: searching everywhere would
+    find the very same candidates."""
     case = p["case"]
     if not case["jurisdiction"] or p["answered_questions"]:
         return None
     if any(c["score"] >= STRONG_MATCH for c in candidates):
+        return None
+    if p.get("candidates_registered_elsewhere") == 0:
         return None
     args = _without_none(name=case["subject"], entity_type=case["subject_type"])
     if _already_tried(p, "resolve_entity", args) or failures.get("resolve_entity", 0) >= 2:
@@ -283,6 +283,13 @@ def _resolution_beyond_the_case_country(
         args,
         f"Nothing registered in {case['jurisdiction']} matches the subject closely: look "
         "for it in other countries.",
+    )
+
+
+def _subject_resolution(case: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of the first search for the subject: in the case's terms."""
+    return _without_none(
+        name=case["subject"], jurisdiction=case["jurisdiction"], entity_type=case["subject_type"]
     )
 
 
