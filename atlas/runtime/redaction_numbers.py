@@ -16,7 +16,7 @@ _LOCAL_PART_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789._%+-"
 _DOMAIN = re.compile(r"[a-z0-9.-]+\.[a-z]{2,}")
 _AT_BEFORE_A_DOMAIN = re.compile(r"@(?=[a-z0-9.-])")
 # Four characters in groups as banks print them, or all together; which start of it is
-# an IBAN `iban_length` decides.
+# an IBAN `_iban_end` decides.
 _IBAN_SHAPE = re.compile(rf"aa00(?:{GROUP_GAP}?[a0]{{4}}){{2,7}}(?:[ -]?[a0]{{1,4}})?".encode())
 _IBAN_LABEL_BEFORE = re.compile(r"iban(?:[\s-]*(?:no\.?|nr\.?|number|#))?[\s_|:=#-]*\Z")
 # Written all together, or in groups of four (4-4-4-4, 4-4-4-4-3) or 4-6-5 (American
@@ -31,9 +31,39 @@ _COMPANY_NUMBER_BEFORE = re.compile(
     r"|ust|steuer|tva|iva|cif|nif|cnpj|abn|acn|lei|gst|nit|rut|ruc|krs|regon|nip|oib|cvr"
     r"|org\.? ?nr|инн|огрн)[^\n]{0,30}\Z"
 )
+# Each country's IBAN length, from the SWIFT IBAN registry.
+IBAN_LENGTHS = {
+    **dict.fromkeys(["NO"], 15),
+    **dict.fromkeys(["BE"], 16),
+    **dict.fromkeys(["DK", "FI", "FK", "FO", "GL", "NL", "SD"], 18),
+    **dict.fromkeys(["MK", "SI"], 19),
+    **dict.fromkeys(["AT", "BA", "EE", "KZ", "LT", "LU", "MN", "XK"], 20),
+    **dict.fromkeys(["CH", "HR", "LI", "LV"], 21),
+    **dict.fromkeys(["BG", "BH", "CR", "DE", "GB", "GE", "IE", "ME", "RS", "VA"], 22),
+    **dict.fromkeys(["AE", "GI", "IL", "IQ", "OM", "SO", "TL"], 23),
+    **dict.fromkeys(["AD", "CZ", "ES", "MD", "PK", "RO", "SA", "SE", "SK", "TN", "VG"], 24),
+    **dict.fromkeys(["LY", "PT", "ST"], 25),
+    **dict.fromkeys(["IS", "TR"], 26),
+    **dict.fromkeys(["BI", "DJ", "FR", "GR", "IT", "MC", "MR", "SM"], 27),
+    **dict.fromkeys(["AL", "AZ", "BY", "CY", "DO", "GT", "HN", "HU", "LB", "NI", "PL", "SV"], 28),
+    **dict.fromkeys(["BR", "EG", "PS", "QA", "UA"], 29),
+    **dict.fromkeys(["JO", "KW", "MU", "YE"], 30),
+    **dict.fromkeys(["MT", "SC"], 31),
+    **dict.fromkeys(["LC"], 32),
+    **dict.fromkeys(["RU"], 33),
+}
+
+
+def _iban_shape_of_length(length: int) -> re.Pattern[bytes]:
+    """An IBAN `length` characters long, in groups of four or all together."""
+    groups, rest = divmod(length - 4, 4)
+    last = f"[ -]?[a0]{{{rest}}}" if rest else ""
+    return re.compile(rf"aa00(?:{GROUP_GAP}?[a0]{{4}}){{{groups}}}{last}(?![a0])".encode())
+
+
+_IBAN_SHAPE_OF_LENGTH = {length: _iban_shape_of_length(length) for length in IBAN_LENGTHS.values()}
 _SKELETON = bytes.maketrans(b"abcdefghijklmnopqrstuvwxyz0123456789", b"a" * 26 + b"0" * 10)
 _GAP_CHARS = frozenset(" \t\r\n-")
-_FIRST_GAP = re.compile(rb"[ \t\r\n-]+")
 _NO_GAPS = str.maketrans("", "", " \t\r\n-")
 _LETTERS_AS_NUMBERS = str.maketrans({chr(code): str(code - 55) for code in range(65, 91)})
 
@@ -60,27 +90,51 @@ def emails(folded: str) -> list[Found]:
 
 def ibans(folded: str, skeleton: bytes, original: str) -> list[Found]:
     found = []
-    at = 0
+    at = after_a_code_until = 0
     while match := _IBAN_SHAPE.search(skeleton, at):
         start, end = match.span()
-        at = end
-        if start and folded[start - 1].isalnum() or folded[end : end + 1].isalnum():
-            continue
-        # After the label "IBAN", capitals in groups are one as banks print it, even one
-        # mistyped. Anywhere else, and in lower case, where ordinary words can look like
-        # one ("fy23 then that"), it is the longest start whose check digits hold.
-        if original[start:end].isupper() and _labelled_as_iban(folded, start):
-            iban_end = end
-        else:
-            iban_end = start + iban_length(folded[start:end])
+        iban_end = _iban_end(folded, skeleton, original, start, end, start < after_a_code_until)
         if iban_end > start:
             found.append(Found(start, iban_end, "ibans"))
             at = iban_end
-        elif (gap := _FIRST_GAP.search(skeleton, start, end)) and gap.start() - start > 4:
-            # What matched may start with a word glued to its first group ("SC123456 GB29
-            # NWBK …"): the IBAN may start after it.
-            at = gap.end()
+        else:
+            # A code shaped like an IBAN's start may come first ("Ref GB12 GB82 WEST …",
+            # "SC123456 GB29 NWBK …"): the IBAN may start at its next letter pair.
+            at, after_a_code_until = start + 1, max(after_a_code_until, end)
     return found
+
+
+def _iban_end(
+    folded: str, skeleton: bytes, original: str, start: int, end: int, after_a_code: bool
+) -> int:
+    """Where the IBAN starting at `start` ends (`start` when none does), for what matched
+    its shape up to `end`."""
+    if folded[end : end + 1].isalnum():
+        return start
+    if start and folded[start - 1].isalnum():
+        # Run into a code before it, in capitals ("AB12GB82WEST…").
+        return _iban_of_its_countrys_length(original[start : start + 2], folded, skeleton, start)
+    if after_a_code:
+        country = folded[start : start + 2].upper()
+        return _iban_of_its_countrys_length(country, folded, skeleton, start)
+    # After the label "IBAN", capitals in groups are one as banks print it, even one
+    # mistyped. Anywhere else, and in lower case, where ordinary words can look like
+    # one ("fy23 then that"), it is the longest start whose check digits hold.
+    if original[start:end].isupper() and _labelled_as_iban(folded, start):
+        return end
+    return start + iban_length(folded[start:end])
+
+
+def _iban_of_its_countrys_length(country: str, folded: str, skeleton: bytes, start: int) -> int:
+    """The end of an IBAN at `start` that runs on from a code before it, or `start`: told
+    from the rest of the code by its country's IBAN length as well as its check digits."""
+    length = IBAN_LENGTHS.get(country)
+    if length is None:
+        return start
+    match = _IBAN_SHAPE_OF_LENGTH[length].match(skeleton, start)
+    if match and _check_digits_hold(folded[start : match.end()].translate(_NO_GAPS)):
+        return match.end()
+    return start
 
 
 def _labelled_as_iban(folded: str, start: int) -> bool:

@@ -7,14 +7,16 @@ Three layouts:
   cells one space apart. The columns cannot be told apart there, so in the rows under a
   header naming a kind of personal data, the words shaped like it are redacted; when the
   header also names other numbers (a company's, an amount), the numbers of a row are
-  matched to the header's number columns in order.
+  matched to the header's number columns in order, and its dates to its date columns
+  ("Date of birth", "Date of issue") likewise. PDF text may run a header's cells into
+  one another ("Company numberIBAN"): a label's word starts a column there too.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 
 from atlas.runtime.redaction_labels import LABEL_WORDS, Found, starts_a_word
@@ -47,6 +49,32 @@ _WORD_SHAPES = {
     "ibans": re.compile(r"[a-z]{2}[0-9]{2}[a-z0-9]{11,30}"),
 }
 _NUMBER_SHAPE = re.compile(r"[a-z]{0,3}[0-9][a-z0-9-]{4,32}")
+# An IBAN written in groups, which the words of a row split.
+_GROUPED_IBAN = re.compile(
+    r"(?<![a-z0-9])[a-z]{2}[0-9]{2}(?: [a-z0-9]{4}){2,7}(?: [a-z0-9]{1,3})?(?![a-z0-9])"
+)
+# A date in a row: "1970-01-02", "02/01/1970", "12 March 1968", "March 12, 1968".
+_ROW_DATE = re.compile(
+    r"(?<![\w/.-])(?:[0-9]{1,4}([-/.])[0-9]{1,2}\1[0-9]{1,4}"
+    r"|[0-9]{1,2}\.? (?P<month>[^\W\d_]{3,9})\.? [0-9]{4}"
+    r"|(?P<month_first>[^\W\d_]{3,9})\.? [0-9]{1,2},? [0-9]{4})(?![\w/-])"
+)
+# The first three letters of months' names in the languages documents come in.
+_MONTH_STARTS = frozenset(
+    {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
+    | {"fév", "fev", "avr", "mai", "jui", "aoû", "aou", "déc", "mär", "mrz", "okt", "dez"}
+    | {"ene", "abr", "ago", "dic", "gen", "mag", "giu", "lug", "set", "ott", "mrt", "mei"}
+)
+# Columns of dates other than a date of birth.
+_OTHER_DATE_LABEL = re.compile(
+    r"(?:dated?|dates|datum|fecha|issued?|founded|formed|ceased|notified|signed)(?![^\W\d_])"
+    r"|incorporat|expir|appoint|resign|effective"
+)
+_DATE_WORD = re.compile(r"dated?|dates|datum|fecha")
+# A header's word that a cell run into it may follow: "Company numberIBAN", "NAMEPASSPORT".
+_HEADER_WORD_BEFORE = re.compile(r"(?:number|no\.?|nr\.?|name|date|code)\Z")
+# Where PDF text runs one header cell into the next: "numberIBAN", "numberAccount".
+_GLUED_WORDS = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # Columns of other numbers a row may hold: a company's number, an amount, a telephone.
 _OTHER_NUMBER_LABEL = re.compile(
     r"company (?:number|no\b)|regist|\breg\b|\bcrn\b|siren|siret|\bkvk\b|\bhrb\b|\bvat\b"
@@ -84,7 +112,7 @@ def table_columns(
         elif _DIGIT.search(folded, end, _line_end(folded, end + 1)) and _title_case(
             text[start:end]
         ):
-            cells, searched_to = _single_space_rows(folded, start, end, known)
+            cells, searched_to = _single_space_rows(text, folded, start, end, known)
         else:
             cells = []
         found += cells
@@ -224,18 +252,22 @@ def _is_value(value: str, field: str) -> bool:
 
 
 def _single_space_rows(
-    folded: str, start: int, end: int, known: list[Found]
+    text: str, folded: str, start: int, end: int, known: list[Found]
 ) -> tuple[list[Found], int]:
-    number_columns = _number_columns(folded[start:end])
+    number_columns = _number_columns(text[start:end], folded[start:end])
+    date_columns = _date_columns(text[start:end], folded[start:end])
     personal = list(dict.fromkeys(field for field in number_columns if field))
-    if not personal:
+    births = "dates_of_birth" in date_columns
+    if not personal and not births:
         return [], end
     found: list[Found] = []
     searched_to = end
     for row_start, row_end in _lines(folded, end + 1):
-        words = _row_numbers(folded, row_start, row_end, known, personal, number_columns)
+        dates = _row_dates(folded, row_start, row_end) if births else []
+        words = _row_numbers(folded, row_start, row_end, known, personal, number_columns, dates)
         personal_words = [word for word in words if word.field in personal]
-        if not personal_words:
+        births_in_row = _dates_of_birth(dates, date_columns, text, row_start, row_end)
+        if not personal_words and not births_in_row:
             break
         searched_to = row_end
         if len(words) == len(number_columns):
@@ -244,7 +276,7 @@ def _single_space_rows(
                 for word, field in zip(words, number_columns, strict=True)
                 if field is not None
             ]
-        found += personal_words
+        found += personal_words + births_in_row
     return found, searched_to
 
 
@@ -255,20 +287,80 @@ def _row_numbers(
     known: list[Found],
     personal: list[str],
     number_columns: list[str | None],
+    dates: list[Found],
 ) -> list[Found]:
-    """The row's numbers in order, each with the kind its form says it is."""
+    """The row's numbers in order, each with the kind its form says it is; its `dates`
+    are none of them."""
     in_row = [
         span
         for span in known[bisect_left(known, (start,)) : bisect_left(known, (end,))]
         if span.field in _WORD_SHAPES
     ]
+    if "ibans" in personal:
+        grouped = (iban.span() for iban in _GROUPED_IBAN.finditer(folded, start, end))
+        in_row = sorted(
+            in_row + [Found(*span, "ibans") for span in _not_overlapping(grouped, in_row)]
+        )
     numbers = list(in_row)
-    for left, right in _words(folded, start, end):
-        if any(span.start < right and left < span.end for span in in_row):
-            continue
+    for left, right in _not_overlapping(_words(folded, start, end), sorted(in_row + dates)):
         if kind := _number_kind(folded[left:right], personal, number_columns):
             numbers.append(Found(left, right, kind))
     return sorted(numbers)
+
+
+def _not_overlapping(
+    spans: Iterable[tuple[int, int]], taken: list[Found]
+) -> Iterator[tuple[int, int]]:
+    """The `spans`, in order, that overlap none of `taken` (sorted): each read once, as a
+    row may be a long line."""
+    at = 0
+    for left, right in spans:
+        while at < len(taken) and taken[at].end <= left:
+            at += 1
+        if at == len(taken) or taken[at].start >= right:
+            yield left, right
+
+
+def _row_dates(folded: str, start: int, end: int) -> list[Found]:
+    return [
+        Found(*date.span(), "dates_of_birth")
+        for date in _ROW_DATE.finditer(folded, start, end)
+        if (month := date["month"] or date["month_first"]) is None or month[:3] in _MONTH_STARTS
+    ]
+
+
+def _dates_of_birth(
+    dates: list[Found], date_columns: list[str | None], text: str, row_start: int, row_end: int
+) -> list[Found]:
+    """The row's dates in its date-of-birth columns: matched to the header's date columns
+    in order, or, when there are more or fewer of them, every one, as which is a date of
+    birth cannot be told. A sentence under a table is no row of it."""
+    if not dates or _reads_as_prose(text[row_start:row_end]):
+        return []
+    if any(_after_a_lower_case_word(text, row_start, date.start) for date in dates):
+        return []  # "incorporated 5 April 2001", "on 2019-05-01": a sentence's date
+    if len(dates) != len(date_columns):
+        return dates
+    return [date for date, field in zip(dates, date_columns, strict=True) if field]
+
+
+def _after_a_lower_case_word(text: str, row_start: int, at: int) -> bool:
+    words = text[max(row_start, at - 40) : at].split()
+    return bool(words) and words[-1].isalpha() and words[-1].islower()
+
+
+def _reads_as_prose(line: str) -> bool:
+    """Three words in a row in lower case ("was incorporated on"), as no row of names,
+    numbers and dates has; a name's "de la" or "of" are not counted."""
+    in_a_row = 0
+    for word in line.split():
+        if word.isalpha() and word.islower() and not _SMALL_WORD.fullmatch(word):
+            in_a_row += 1
+            if in_a_row == 3:
+                return True
+        else:
+            in_a_row = 0
+    return False
 
 
 def _title_case(line: str) -> bool:
@@ -276,6 +368,7 @@ def _title_case(line: str) -> bool:
     stop but an abbreviation's, and most of its words capitalised ("Date of issue")."""
     if _DIGIT_OR_COLON.search(line):
         return False
+    line = _GLUED_WORDS.sub(" ", line)
     words = [word for word in line.split() if not _SMALL_WORD.fullmatch(word.lower())]
     if len(words) < 2:
         return False
@@ -284,15 +377,59 @@ def _title_case(line: str) -> bool:
     return sum(word[:1].isupper() for word in words) * 2 >= len(words)
 
 
-def _number_columns(header: str) -> list[str | None]:
+def _number_columns(header: str, folded: str) -> list[str | None]:
     """The header's columns of numbers in order: a kind of personal data, or None for
     another number."""
-    columns = [(m.start(), None) for m in _OTHER_NUMBER_LABEL.finditer(header)]
-    for word in _ANY_LABEL_WORD.finditer(header):
+    columns = [(m.start(), None) for m in _OTHER_NUMBER_LABEL.finditer(folded)]
+    for word in _ANY_LABEL_WORD.finditer(folded):
         field = _FIELD_OF_WORD[word[0]]
-        if starts_a_word(header, word.start()) and field in _WORD_SHAPES:
+        if field in _WORD_SHAPES and _starts_a_cell(header, folded, word.start()):
             columns.append((word.start(), field))
     return [field for _, field in sorted(columns, key=lambda column: column[0])]
+
+
+def _date_columns(header: str, folded: str) -> list[str | None]:
+    """The header's columns of dates in order: "dates_of_birth", or None for another date
+    ("Date of issue", "Incorporated")."""
+    columns: list[tuple[int, int, str | None]] = [
+        (word.start(), word.end(), "dates_of_birth")
+        for word in _ANY_LABEL_WORD.finditer(folded)
+        if _FIELD_OF_WORD[word[0]] == "dates_of_birth"
+        and _starts_a_cell(header, folded, word.start())
+    ]
+    for word in _OTHER_DATE_LABEL.finditer(folded):
+        inside_another = any(left <= word.start() < right for left, right, _ in columns)
+        if not inside_another and _starts_a_cell(header, folded, word.start()):
+            columns.append((word.start(), word.end(), None))
+    merged: list[tuple[int, int, str | None]] = []
+    for column in sorted(columns):
+        # "Date of issue", "Expiry date": two words naming one column.
+        if merged and _one_date_column(folded, merged[-1], column):
+            merged[-1] = (merged[-1][0], column[1], None)
+        else:
+            merged.append(column)
+    return [field for _, _, field in merged]
+
+
+def _one_date_column(
+    folded: str, before: tuple[int, int, str | None], after: tuple[int, int, str | None]
+) -> bool:
+    if before[2] or after[2]:  # "Date of birth" names its column whole
+        return False
+    between = folded[before[1] : after[0]].split()
+    words = (folded[before[0] : before[1]], folded[after[0] : after[1]])
+    return any(_DATE_WORD.fullmatch(word) for word in words) and all(
+        _SMALL_WORD.fullmatch(word) for word in between
+    )
+
+
+def _starts_a_cell(header: str, folded: str, at: int) -> bool:
+    """A word that starts at `at`, or a cell's first word run into the cell before it, as
+    PDF text runs a column's header into the next ("Company numberIBAN")."""
+    if starts_a_word(folded, at):
+        return True
+    camel_case = header[at - 1].islower() and header[at].isupper()
+    return camel_case or bool(_HEADER_WORD_BEFORE.search(folded, max(0, at - 7), at))
 
 
 def _words(folded: str, start: int, end: int) -> Iterator[tuple[int, int]]:
