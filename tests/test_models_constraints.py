@@ -134,7 +134,7 @@ def test_tables_written_every_step_carry_no_index_another_index_already_covers(d
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="column compression is PostgreSQL's")
-def test_the_run_state_is_compressed_with_lz4_where_the_server_has_it(db):
+def test_large_json_columns_are_compressed_with_lz4_where_the_server_has_it(db):
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT 'lz4' = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast_compression'"
@@ -145,6 +145,11 @@ def test_the_run_state_is_compressed_with_lz4_where_the_server_has_it(db):
             "SELECT attrelid::regclass::text, attname, attcompression FROM pg_attribute "
             "WHERE (attrelid = 'runs_run'::regclass AND attname = 'state') "
             "OR (attrelid = 'runs_toolcall'::regclass AND attname = 'result') "
+            "OR (attrelid = 'runs_observation'::regclass AND attname = 'data') "
             "ORDER BY 1"
         )
-        assert cursor.fetchall() == [("runs_run", "state", "l"), ("runs_toolcall", "result", "l")]
+        assert cursor.fetchall() == [
+            ("runs_observation", "data", "l"),
+            ("runs_run", "state", "l"),
+            ("runs_toolcall", "result", "l"),
+        ]

@@ -1,11 +1,10 @@
-# A run's state is rewritten whole at every step's two commits; PostgreSQL compresses a
-# value that large on each write, and lz4 does it several times faster than the default
-# pglz. The other columns hold results and documents' text, written once but read often.
+# The run's state has been compressed with lz4 since 0004. These columns hold tool results
+# and documents' text, large enough for PostgreSQL to compress: lz4 writes and reads them
+# several times faster than the default pglz.
 
 from django.db import migrations
 
 COMPRESSED_COLUMNS = (
-    ("runs_run", "state"),
     ("runs_toolcall", "result"),
     ("runs_observation", "data"),
     ("runs_traceevent", "data"),
