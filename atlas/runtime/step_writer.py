@@ -32,7 +32,7 @@ from atlas.runtime.state import AtlasState, ObservationNote, user_status_for
 logger = logging.getLogger("atlas.runtime.engine")
 
 EventListener = Callable[[TraceEventRecord], None]
-# The state is written whole on every commit (twice per tool call), so its histories are
+# The state is written whole on every commit (one or two per tool call), so its histories are
 # kept to what their readers look at; the whole record lives in the store (observations,
 # trace events, tool calls). The context shows the last observations and executed actions,
 # cycle detection reads 9 decisions, no-progress detection max_no_progress + 1 signatures.
