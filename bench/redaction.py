@@ -38,6 +38,12 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "at signs": lambda n: "a@" * (n // 2),
     "a table": lambda n: "Name | Passport\n" + "x | 1\n" * (n // 6),
     "table headers one after another": lambda n: "Name Passport No.\n" * (n // 18),
+    "a one-line row of birth dates": lambda n: (
+        "Name Date of birth\n" + "Jane 1970-01-02 " * (n // 16)
+    ),
+    "a one-line row of spaced IBANs": lambda n: (
+        "Name IBAN\n" + "Jane GB82 WEST 1234 5698 7654 32 " * (n // 33)
+    ),
     "labels with long gaps": lambda n: (
         ("iban:" + " " * 1000 + "passport" + "\n" * 1000) * (n // 2008)
     ),
