@@ -7,6 +7,12 @@ and groups belong to no tenant, so only a superuser manages them, whatever permi
 tenant admin's groups hold. Runs, events,
 observations, tool calls and decisions are never edited here: statuses change only through
 `actions.py`, and the audit trail is append-only.
+
+What tools, documents and people's answers put into a row (a tool's result, an
+observation, an event's data, a review item's summary) is shown with personal data
+redacted, as the trace page shows it, to every admin, a superuser too: the admin leaves
+no record of what it shows, while a document itself is downloaded from its case, where
+each download is recorded (DocumentDownload).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from decimal import Decimal
 
 from django import forms
 from django.contrib import admin
-from django.contrib.admin.views.main import ChangeList
+from django.contrib.admin.views.main import SEARCH_VAR, ChangeList
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group
@@ -26,6 +32,7 @@ from django.http import HttpRequest
 from django.utils.functional import cached_property
 
 from atlas.runtime.money import budget_dollars, dollars
+from atlas.runtime.redaction import redact_value
 from atlas.runtime.tools.registry import default_registry
 from runs.access import has_role, membership_of
 from runs.models import (
@@ -41,6 +48,11 @@ from runs.models import (
     ToolCall,
     TraceEvent,
 )
+from runs.views.trace_steps import clip
+
+# As much of a redacted value as a detail page shows: a document's text can be megabytes,
+# and only what is shown is redacted.
+SHOWN_CHARS = 20_000
 
 
 class TenantScopedAdmin(admin.ModelAdmin):
@@ -49,6 +61,15 @@ class TenantScopedAdmin(admin.ModelAdmin):
     tenant_path = "tenant"
     superuser_may_edit = False
     show_full_result_count = False  # no second COUNT(*) over millions of events
+    # Fields that can hold personal data from documents, tools or people's answers: shown
+    # redacted, and not searched for a term that could be personal data.
+    redacted_fields: tuple[str, ...] = ()
+
+    def __init__(self, model, admin_site) -> None:
+        super().__init__(model, admin_site)
+        if self.redacted_fields:  # pages that say personal data is redacted on them
+            self.change_form_template = "admin/redacted_change_form.html"
+            self.change_list_template = "admin/redacted_change_list.html"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         queryset = super().get_queryset(request)
@@ -84,9 +105,23 @@ class TenantScopedAdmin(admin.ModelAdmin):
         tenant admin, and money where the row cannot be changed (an input keeps the exact
         amount)."""
         shown = {} if request.user.is_superuser else dict(self._people_unlinked)
+        shown |= self._redacted_shown
         if self.has_change_permission(request, obj):
             return shown
         return shown | self._money_shown
+
+    @cached_property
+    def _redacted_shown(self) -> dict[str, Callable]:
+        return {
+            name: _shown_redacted(self.model._meta.get_field(name)) for name in self.redacted_fields
+        }
+
+    def get_search_fields(self, request: HttpRequest) -> tuple:
+        fields = tuple(super().get_search_fields(request))
+        if not could_be_personal_data(request.GET.get(SEARCH_VAR, "")):
+            return fields
+        # A row found would tell that the number searched for is in it.
+        return tuple(name for name in fields if name.lstrip("=^@") not in self.redacted_fields)
 
     @cached_property
     def _money_shown(self) -> dict[str, Callable]:
@@ -148,6 +183,32 @@ def _shown_as_money(field, words: Callable[[Decimal], str]) -> Callable:
     amount.__name__ = field.name
     amount.short_description = field.verbose_name
     return amount
+
+
+def could_be_personal_data(term: str) -> bool:
+    """Every kind of personal data redaction hides holds a digit, or an @ for an e-mail."""
+    return any(char.isdigit() or char == "@" for char in term)
+
+
+def redacted(value: object) -> str:
+    """A stored value with personal data redacted, as the trace page shows it: text as it
+    is, anything else as JSON, the first `SHOWN_CHARS` characters only."""
+    if value is None or value == "":
+        return "-"
+    shown = clip(redact_value(value, chars_shown=SHOWN_CHARS), SHOWN_CHARS)[0]
+    stored_chars = clip(value, 0)[1]
+    if stored_chars <= SHOWN_CHARS:
+        return shown
+    return f"{shown}\n\n({stored_chars:,} characters stored; the first {SHOWN_CHARS:,} shown)"
+
+
+def _shown_redacted(field) -> Callable:
+    def value(obj) -> str:
+        return redacted(getattr(obj, field.name))
+
+    value.__name__ = field.name
+    value.short_description = field.verbose_name
+    return value
 
 
 def _named_not_linked(field) -> Callable:
@@ -417,6 +478,7 @@ class RunAdmin(ListsShownColumns, TenantScopedAdmin):
         "tenant",
     )
     search_fields = ("=id", "subject_name", "case__subject_name", "user_status", "last_error")
+    redacted_fields = ("user_status", "last_error", "scenario")
     list_select_related = ("case",)
     date_hierarchy = "created_at"
     exclude = ("state", "elapsed_seconds")
@@ -439,6 +501,7 @@ class TraceEventAdmin(RunRowAdmin):
     list_filter = ("type",)
     search_fields = ("=run__id", "type")
     ordering = ("-run_id", "seq")
+    redacted_fields = ("data",)
 
 
 @admin.register(Observation)
@@ -447,6 +510,7 @@ class ObservationAdmin(RunRowAdmin):
     list_columns = (*RunRowAdmin.RUN_NAME, *list_display[1:])
     list_filter = ("source", "ok", "name")
     search_fields = ("=run__id", "name", "error_type")
+    redacted_fields = ("data", "model_view", "error_message")
 
 
 @admin.register(ToolCall)
@@ -469,6 +533,7 @@ class ToolCallAdmin(RunRowAdmin):
     )
     list_filter = ("tool", "effect_status")
     search_fields = ("idempotency_key", "=run__id", "tool")
+    redacted_fields = ("arguments", "result")
     money_fields = {"cost_usd": dollars}
 
     @admin.display(ordering="cost_usd")
