@@ -12,6 +12,7 @@ from typing import Any
 
 from atlas.runtime.money import budget_dollars, restate_approval_amounts
 from atlas.runtime.wording import fact_words
+from reviews.decision_details import BUDGET_UNITS, decision_details
 from runs.models import Run, TraceEvent
 
 # Tool error and rejection codes (atlas.runtime.tools.base, tool_requests) in words.
@@ -31,6 +32,10 @@ REJECTION_WORDS = {
     "unknown_tool": "there is no tool by that name",
     "invalid_arguments": "the arguments do not fit the tool",
 }
+
+
+def _reviewers_reason(data: dict) -> str:
+    return f": “{data['reason']}”" if data.get("reason") else ""
 
 
 def _error_words(data: dict) -> str:
@@ -199,9 +204,9 @@ def _note_for(event: TraceEvent) -> Note | None:
             )
         tone = "human"
     elif kind == "approval_granted":
-        text, tone = "Approved by a reviewer", "human"
+        text, tone = f"Approved by a reviewer{_reviewers_reason(data)}", "human"
     elif kind == "approval_denied":
-        text, tone = "Denied by a reviewer", "human"
+        text, tone = f"Denied by a reviewer{_reviewers_reason(data)}", "human"
     elif kind == "clarification_requested":
         text, tone = "Paused for the analyst's answer", "human"
         detail = data.get("candidates") or None
@@ -219,6 +224,8 @@ def _note_for(event: TraceEvent) -> Note | None:
             text = f"A reviewer recorded the {fact} as unresolvable"
         else:
             text = f"A reviewer settled the {fact}: “{data.get('value', '')}” stands"
+        if data.get("note"):
+            text += f"; their note: “{data['note']}”"
         tone = "human"
     elif kind == "no_progress_detected":
         text, tone = "No progress in recent iterations", "warn"
@@ -235,11 +242,19 @@ def _note_for(event: TraceEvent) -> Note | None:
         text, tone = "Packet proposed; it awaits a reviewer's sign-off", "ok"
     elif kind == "packet_approved":
         decided = "Case closed as it stood" if data.get("closed") else "Packet signed off"
-        reason = f": “{data['reason']}”" if data.get("reason") else ""
-        text, tone = f"{decided} by a reviewer{reason}", "human"
+        text, tone = f"{decided} by a reviewer{_reviewers_reason(data)}", "human"
+        if data.get("proposed_risk_rating"):
+            text += (
+                f"; they rated the risk {data.get('risk_rating')}"
+                f" (the agent proposed {data['proposed_risk_rating']})"
+            )
     elif kind == "packet_rejected":
-        reason = f": “{data['reason']}”" if data.get("reason") else ""
-        text, tone = f"Packet sent back by a reviewer{reason}", "human"
+        text, tone = f"Packet sent back by a reviewer{_reviewers_reason(data)}", "human"
+    elif kind == "budget_extended":
+        added = decision_details({key: data.get(key) for key in BUDGET_UNITS})
+        text = "A reviewer extended the budgets"
+        text += f": {added[0].removeprefix('Budget added: ')}" if added else ""
+        tone = "human"
     elif kind == "document_added":
         text = f"Given “{data.get('name', '')}”, attached to the case since the run started"
         tone = "human"

@@ -24,8 +24,10 @@ MAX_LINE_CHARS = 200
 def result_summary(
     tool: str, result: dict[str, Any], new_items: int, held: Collection[str] = ()
 ) -> str:
-    """`new_items`: the evidence items the result added; `held`: the fingerprints of those
-    the run held before it."""
+    """`held`: the fingerprints of the evidence the run held before the call. `new_items`,
+    the evidence items the result added, is not what a media search's sentence counts: a
+    search that finds only articles already held adds a record of the search, not an
+    article, so its new articles are counted by their fingerprints instead."""
     if tool == "resolve_entity":
         count = len(result.get("candidates", []))
         return f"Found {counted(count, 'registry candidate')} for '{result.get('query', '')}'."
@@ -39,23 +41,7 @@ def result_summary(
             summary += f", and {counted(peps, 'politically exposed person match', 'politically exposed person matches')}"
         return summary + "."
     if tool == "search_adverse_media":
-        count = len(result.get("articles", []))
-        if not count:
-            return f"Found no articles for '{result.get('query', '')}'."
-        fingerprints = [fingerprint_text(a.get("text", "")) for a in result["articles"]]
-        already_held = sum(fp in held for fp in fingerprints)
-        copies = count - new_items - already_held  # the same article twice in this result
-        repeats = [
-            *([f"{already_held} already held"] if already_held else []),
-            *(
-                [f"{copies} {'a copy' if copies == 1 else 'copies'} of another here"]
-                if copies > 0
-                else []
-            ),
-        ]
-        query = result.get("query", "")
-        said = f" ({', '.join(repeats)})" if repeats else ""
-        return f"Found {counted(count, 'article')} for '{query}', {new_items} new{said}."
+        return _media_summary(result, held)
     if tool == "extract_uploaded_document":
         found = [kind for kind, values in result.get("fields", {}).items() if values]
         personal = sum(kind in PERSONAL_DATA_NAMES for kind in found)
@@ -65,6 +51,26 @@ def result_summary(
             summary += f", and {counted(personal, 'kind')} of personal data, redacted for the model"
         return summary + "."
     return f"{tool} succeeded."
+
+
+def _media_summary(result: dict[str, Any], held: Collection[str]) -> str:
+    articles = result.get("articles", [])
+    query = result.get("query", "")
+    if not articles:
+        return f"Found no articles for '{query}'."
+    found = f"Found {counted(len(articles), 'article')} for '{query}'"
+    fingerprints = [fingerprint_text(a.get("text", "")) for a in articles]
+    already_held = sum(fp in held for fp in fingerprints)
+    new_articles = len({fp for fp in fingerprints if fp not in held})
+    if not new_articles:
+        return f"{found}, {'already held' if already_held == 1 else 'all already held'}."
+    copies = len(articles) - new_articles - already_held  # the same article twice in it
+    repeats = [
+        *([f"{already_held} already held"] if already_held else []),
+        *([f"{copies} {'a copy' if copies == 1 else 'copies'} of another here"] if copies else []),
+    ]
+    said = f" ({', '.join(repeats)})" if repeats else ""
+    return f"{found}, {new_articles} new{said}."
 
 
 def result_lines(tool: str, result: dict[str, Any]) -> list[str]:

@@ -11,19 +11,23 @@ fields and says nothing about fields no event mentions.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from atlas.runtime.money import budget_dollars, dollars
 from atlas.runtime.redaction import redact_value
-from atlas.runtime.wording import counted
+from atlas.runtime.state import USER_STATUS
+from atlas.runtime.wording import counted, fact_words
+from reviews.decision_details import BUDGET_UNITS, decision_details
 from runs.models import Observation, Run, TraceEvent
 from runs.step_views import takeover_wait
 
 PAGE_EVENTS = 120
 MODEL_VIEW_CHARS = 2_000
 STORED_CHARS = 4_000
+UNKNOWN_EVENT_CHARS = 300
 
 # The status a run is in after an event of this type (run_* events carry their own).
 STATUS_AFTER = {
@@ -67,7 +71,11 @@ TONE = {
     "approval_requested": "human",
     "approval_granted": "human",
     "approval_denied": "human",
+    "packet_approved": "human",
     "packet_rejected": "human",
+    "conflict_resolved": "human",
+    "budget_extended": "human",
+    "human_input_rejected": "warn",
     "document_marked_sensitive": "human",
     "document_added": "human",
 }
@@ -97,87 +105,271 @@ def _compact(arguments: Any) -> str:
     return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
 
 
+def _quoted(text: Any) -> str:
+    return f"“{text}”"
+
+
+def _why(data: dict) -> str:
+    """A person's reason for a decision, quoted as they gave it."""
+    return f": {_quoted(data['reason'])}" if data.get("reason") else ", no reason given"
+
+
+def _who(data: dict) -> str:
+    return str(data.get("actor") or "someone")
+
+
+def _call(data: dict) -> str:
+    return f"{data.get('tool', '?')}({_compact(data.get('arguments'))})"
+
+
+def _model_decision(data: dict) -> str:
+    if data.get("kind") == "call_tool":
+        return f"call {data.get('tool_name', '?')}({_compact(data.get('arguments'))})"
+    if data.get("kind") == "ask_human":
+        return f"ask: {data.get('question', '')}"
+    return str(data.get("kind", ""))
+
+
+def _run_started(data: dict) -> str:
+    where = f", {data['jurisdiction']}" if data.get("jurisdiction") else ""
+    documents = counted(len(data.get("documents") or []), "document")
+    model = (data.get("versions") or {}).get("model", "")
+    subject = f"{data.get('subject', '')} ({data.get('subject_type', '')}{where})"
+    return f"{subject}, {documents}, model {model}"
+
+
+def _run_resumed(data: dict) -> str:
+    cause = str(data.get("cause", "")).replace("_", " ")
+    if data.get("cause") == "human_input":
+        paused_as = f" (paused as {data['paused_as']})" if data.get("paused_as") else ""
+        return f"{cause} from {_who(data)}{paused_as}"
+    if data.get("waited_seconds") is not None:
+        return f"{cause} {takeover_wait(data['waited_seconds'])}"
+    return cause
+
+
+def _model_requested(data: dict) -> str:
+    cost = dollars(money(data["reserved_cost_usd"])) if "reserved_cost_usd" in data else "$?"
+    return (
+        f"iteration {data.get('iteration', '?')}: reserved "
+        f"{data.get('reserved_tokens', '?')} tokens, {cost}"
+    )
+
+
+def _result_truncated(data: dict) -> str:
+    return (
+        f"{data.get('tool', '')}: {data.get('stored_chars', '?')} chars stored, "
+        f"{data.get('shown_chars', '?')} shown to the model"
+    )
+
+
+def _model_failed(data: dict) -> str:
+    failed = f"{data.get('error_type', '')}: {data.get('message', '')}".strip(": ")
+    return failed + (f"; it wrote: {data['raw_excerpt']}" if data.get("raw_excerpt") else "")
+
+
+def _tool_error(data: dict) -> str:
+    return f"{data.get('error_type', '')}: {data.get('message', '')}".strip(": ")
+
+
+def _refused(data: dict) -> str:
+    return f"{data.get('tool', '')}: {data.get('reason', '')}"
+
+
+def _clarification_received(data: dict) -> str:
+    said = f"{_who(data)} answered: {_quoted(data.get('answer', data.get('text', '')))}"
+    if data.get("reply_to_review"):
+        said += ", replying to the reviewer who sent the packet back"
+    if data.get("picked_entity_id"):
+        said += f"; read as registry entity {data['picked_entity_id']}"
+    if data.get("ruled_out_entity_ids"):
+        said += f"; ruled out {', '.join(map(str, data['ruled_out_entity_ids']))}"
+    return said
+
+
+def _approval_requested(data: dict) -> str:
+    return f"{data.get('tool', '')}: {'; '.join(data.get('reasons') or [])}"
+
+
+def _approval_granted(data: dict) -> str:
+    return f"{_who(data)} approved {_call(data)}{_why(data)}"
+
+
+def _approval_denied(data: dict) -> str:
+    return f"{_who(data)} denied {_call(data)}{_why(data)}"
+
+
+def _rating(data: dict) -> str:
+    rating = f"risk {data.get('risk_rating', '?')}"
+    if data.get("proposed_risk_rating"):
+        rating += f" (the agent proposed {data['proposed_risk_rating']})"
+    return rating
+
+
+def _dispositions(data: dict) -> str:
+    dispositions = [d.get("disposition") for d in data.get("hit_dispositions") or []]
+    confirmed = dispositions.count("confirmed_match")
+    cleared = dispositions.count("false_positive")
+    said = [
+        *([counted(confirmed, "confirmed match", "confirmed matches")] if confirmed else []),
+        *([counted(cleared, "false positive")] if cleared else []),
+    ]
+    return f"; screening matches: {', '.join(said)}" if said else ""
+
+
+def _packet_approved(data: dict) -> str:
+    decided = "closed the case as it stood" if data.get("closed") else "signed off the packet"
+    return f"{_who(data)} {decided}{_why(data)}; {_rating(data)}{_dispositions(data)}"
+
+
+def _packet_rejected(data: dict) -> str:
+    return f"{_who(data)} sent the packet back{_why(data)}"
+
+
+def _conflict_resolved(data: dict) -> str:
+    fact = fact_words(str(data.get("fact") or "a fact"))
+    if data.get("status") == "unresolvable":
+        said = f"{_who(data)} recorded the {fact} as unresolvable"
+    else:
+        said = f"{_who(data)} settled the {fact}: {_quoted(data.get('value', ''))} stands"
+    return said + (f"; note: {_quoted(data['note'])}" if data.get("note") else "")
+
+
+def _budget_extended(data: dict) -> str:
+    added = decision_details({key: data.get(key) for key in BUDGET_UNITS})
+    extra = added[0].removeprefix("Budget added: ") if added else "nothing added"
+    return f"{_who(data)} extended the budgets: {extra}"
+
+
+# The kinds of human input (atlas.runtime.humans), in words.
+DECISION_WORDS = {
+    "clarification_answer": "answer",
+    "approval": "approval decision",
+    "conflict_resolution": "conflict resolution",
+    "budget_extension": "budget extension",
+    "packet_signoff": "sign-off",
+    "close_case": "closing of the case",
+}
+
+
+def _human_input_rejected(data: dict) -> str:
+    kind = str(data.get("kind") or "decision")
+    decision = DECISION_WORDS.get(kind, kind.replace("_", " "))
+    return f"{decision} by {_who(data)} not applied: {data.get('reason', '')}"
+
+
+def _conflict_detected(data: dict) -> str:
+    values = " vs ".join(str(v.get("value")) for v in data.get("values") or [])
+    return f"{data.get('fact', '')}: {values}"
+
+
+def _budget_exhausted(data: dict) -> str:
+    return f"{data.get('budget', '')}: {data.get('used', '')} of {data.get('limit', '')}"
+
+
+def _decision_words(entry: Any) -> str:
+    """A decision history entry ("call_tool:NAME:HASH", "ask_human:HASH") in words."""
+    kind, _, rest = str(entry).partition(":")
+    if kind == "call_tool":
+        return rest.partition(":")[0] or "a tool call"
+    return {"ask_human": "ask the analyst"}.get(kind, kind)
+
+
+def _cycle_detected(data: dict) -> str:
+    period = int(data.get("period") or 0)
+    actions = data.get("actions") or []
+    if not period:
+        return "a repeating cycle of decisions"
+    cycle = " → ".join(_decision_words(action) for action in actions[:period])
+    return f"{cycle}, {len(actions) // period} times over"
+
+
+def _no_progress_detected(data: dict) -> str:
+    return f"{counted(int(data.get('iterations') or 0), 'iteration')} without progress"
+
+
+def _final_rejected(data: dict) -> str:
+    errors = " ".join(str(e) for e in data.get("errors") or [])  # each a sentence
+    packet = data.get("packet")
+    if not isinstance(packet, dict):
+        return errors
+    findings = len(packet.get("findings") or [])
+    return f"{errors} (refused packet: risk {packet.get('risk_rating', '?')}, findings {findings})"
+
+
+def _finish_proposed(data: dict) -> str:
+    packet = data.get("packet") or {}
+    return (
+        f"risk {packet.get('risk_rating', '?')}, "
+        f"{counted(len(packet.get('findings') or []), 'finding')}"
+    )
+
+
+def _sentence_if_not_generic(data: dict, reason: str | None) -> str:
+    """The run's status sentence, where it says more than the reason code's own one."""
+    sentence = data.get("user_status")
+    generic = USER_STATUS.get(reason or "") or USER_STATUS.get(data.get("status") or "")
+    return f": {sentence}" if sentence and sentence != generic else ""
+
+
+def _escalated(data: dict) -> str:
+    reason = data.get("reason", "")
+    return f"{reason}{_sentence_if_not_generic(data, reason)}"
+
+
+def _run_ended(data: dict) -> str:
+    said = f"{data.get('status', '')} / {data.get('reason', '')}"
+    return said + _sentence_if_not_generic(data, data.get("reason"))
+
+
+SUMMARIES: dict[str, Callable[[dict], str]] = {
+    "model_decision": _model_decision,
+    "run_started": _run_started,
+    "run_resumed": _run_resumed,
+    "model_requested": _model_requested,
+    "result_truncated": _result_truncated,
+    "model_failed": _model_failed,
+    "tool_started": lambda data: f"{data.get('tool', '')} attempt {data.get('attempt', 1)}",
+    "tool_succeeded": lambda data: f"{data.get('tool', '')}: {data.get('summary', '')}",
+    "tool_failed": _tool_error,
+    "tool_retryable_failure": _tool_error,
+    "policy_denied": _refused,
+    "tool_rejected": _refused,
+    "duplicate_action_blocked": _call,
+    "clarification_requested": lambda data: str(data.get("question", "")),
+    "clarification_received": _clarification_received,
+    "approval_requested": _approval_requested,
+    "approval_granted": _approval_granted,
+    "approval_denied": _approval_denied,
+    "packet_approved": _packet_approved,
+    "packet_rejected": _packet_rejected,
+    "conflict_resolved": _conflict_resolved,
+    "budget_extended": _budget_extended,
+    "human_input_rejected": _human_input_rejected,
+    "document_added": lambda data: f"{data.get('name', '')}: attached since the run started",
+    "document_marked_sensitive": (
+        lambda data: f"{data.get('name', '')}: marked sensitive after the run started"
+    ),
+    "conflict_detected": _conflict_detected,
+    "budget_exhausted": _budget_exhausted,
+    "cycle_detected": _cycle_detected,
+    "no_progress_detected": _no_progress_detected,
+    "final_rejected": _final_rejected,
+    "finish_proposed": _finish_proposed,
+    "escalated": _escalated,
+    "run_completed": _run_ended,
+    "run_failed": _run_ended,
+    "run_cancelled": _run_ended,
+}
+
+
 def event_summary(event: TraceEvent) -> str:
+    """What an event holds, in a line: who decided what and why, for a person's decision."""
     data = event.data or {}
-    kind = event.type
-    if kind == "model_decision":
-        if data.get("kind") == "call_tool":
-            return f"call {data.get('tool_name', '?')}({_compact(data.get('arguments'))})"
-        if data.get("kind") == "ask_human":
-            return f"ask: {data.get('question', '')}"
-        return str(data.get("kind", ""))
-    if kind == "run_started":
-        where = f", {data['jurisdiction']}" if data.get("jurisdiction") else ""
-        documents = counted(len(data.get("documents") or []), "document")
-        model = (data.get("versions") or {}).get("model", "")
-        subject = f"{data.get('subject', '')} ({data.get('subject_type', '')}{where})"
-        return f"{subject}, {documents}, model {model}"
-    if kind == "run_resumed":
-        cause = str(data.get("cause", "")).replace("_", " ")
-        if data.get("waited_seconds") is not None:
-            return f"{cause} {takeover_wait(data['waited_seconds'])}"
-        return cause
-    if kind == "model_requested":
-        return (
-            f"iteration {data.get('iteration', '?')}: reserved "
-            f"{data.get('reserved_tokens', '?')} tokens, "
-            f"{dollars(money(data['reserved_cost_usd'])) if 'reserved_cost_usd' in data else '$?'}"
-        )
-    if kind == "result_truncated":
-        return (
-            f"{data.get('tool', '')}: {data.get('stored_chars', '?')} chars stored, "
-            f"{data.get('shown_chars', '?')} shown to the model"
-        )
-    if kind == "model_failed":
-        failed = f"{data.get('error_type', '')}: {data.get('message', '')}".strip(": ")
-        return failed + (f"; it wrote: {data['raw_excerpt']}" if data.get("raw_excerpt") else "")
-    if kind == "tool_started":
-        return f"{data.get('tool', '')} attempt {data.get('attempt', 1)}"
-    if kind == "tool_succeeded":
-        return f"{data.get('tool', '')}: {data.get('summary', '')}"
-    if kind in {"tool_failed", "tool_retryable_failure"}:
-        return f"{data.get('error_type', '')}: {data.get('message', '')}".strip(": ")
-    if kind in {"policy_denied", "tool_rejected"}:
-        return f"{data.get('tool', '')}: {data.get('reason', '')}"
-    if kind == "duplicate_action_blocked":
-        return f"{data.get('tool', '')}({_compact(data.get('arguments'))})"
-    if kind == "clarification_requested":
-        return str(data.get("question", ""))
-    if kind == "clarification_received":
-        return str(data.get("answer", data.get("text", "")))
-    if kind == "approval_requested":
-        return f"{data.get('tool', '')}: {'; '.join(data.get('reasons') or [])}"
-    if kind == "packet_rejected":
-        return str(data.get("reason", ""))
-    if kind == "document_added":
-        return f"{data.get('name', '')}: attached since the run started"
-    if kind == "document_marked_sensitive":
-        return f"{data.get('name', '')}: marked sensitive after the run started"
-    if kind == "conflict_detected":
-        values = " vs ".join(str(v.get("value")) for v in data.get("values") or [])
-        return f"{data.get('fact', '')}: {values}"
-    if kind == "budget_exhausted":
-        return f"{data.get('budget', '')}: {data.get('used', '')} of {data.get('limit', '')}"
-    if kind == "final_rejected":
-        errors = " ".join(str(e) for e in data.get("errors") or [])  # each a sentence
-        packet = data.get("packet")
-        if not isinstance(packet, dict):
-            return errors
-        findings = len(packet.get("findings") or [])
-        return (
-            f"{errors} (refused packet: risk {packet.get('risk_rating', '?')}, findings {findings})"
-        )
-    if kind == "finish_proposed":
-        packet = data.get("packet") or {}
-        return (
-            f"risk {packet.get('risk_rating', '?')}, "
-            f"{counted(len(packet.get('findings') or []), 'finding')}"
-        )
-    if kind == "escalated":
-        return str(data.get("reason", ""))
-    if kind in {"run_completed", "run_failed", "run_cancelled"}:
-        return f"{data.get('status', '')} / {data.get('reason', '')}"
-    return ""
+    summarize = SUMMARIES.get(event.type)
+    if summarize is None:  # a type this page does not know yet: its data as it is
+        return clip(_compact(data), UNKNOWN_EVENT_CHARS)[0]
+    return summarize(data)
 
 
 @dataclass
