@@ -70,8 +70,9 @@ def test_a_rating_the_evidence_rules_out_is_refused_and_nothing_is_recorded(
     html = response.content.decode()
     assert response.status_code == 409
     assert (
-        "A low rating is ruled out by adverse media; a screening match you mark a false "
-        "positive no longer counts."
+        "A low rating is ruled out by adverse media: an article [6] found by the name alone "
+        "is adverse media about director Colin Marsh, which marking it a false positive would "
+        "set aside."
     ) in html
     assert not HumanDecision.objects.filter(review_item=harrow_bay).exists()
     # The form comes back as it was sent, the rating marked as the field at fault.

@@ -1,6 +1,7 @@
 """The lowest risk rating the evidence allows, and why. A proposed packet is held to it,
 and so is a reviewer who signs a packet off with a rating of their own, except that the
-screening matches they marked false positives are set aside."""
+screening matches they marked false positives are set aside: those matches alone, not
+what another source (the registry record, an article about the subject) says."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import NamedTuple
 
 from atlas.runtime.directors import unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
-from atlas.runtime.state import AtlasState, Signal
-from atlas.runtime.wording import listed
+from atlas.runtime.state import AtlasState, EvidenceItem, Signal
+from atlas.runtime.wording import fact_words, listed
 
 RATINGS = ("low", "medium", "high")
 # In every refusal of a reviewer's rating (why_not), so a page can tell which field it is on.
@@ -22,10 +23,124 @@ class RatingRule(NamedTuple):
     applies: Callable[[AtlasState, set[str]], bool]  # given the state and its signals
     to_the_agent: str  # why a lower rating was refused, for the model ("": said otherwise)
     in_words: str  # what rules a lower rating out, for a reviewer
+    # What still holds and where it comes from, for a reviewer: one clause each, given the
+    # state and the evidence ids set aside (None: `in_words` says it all).
+    grounds: Callable[[AtlasState, frozenset[str]], list[str]] | None = None
+
+
+class RulesAgainst(list[RatingRule]):
+    """The rules that rule a rating out, read with the evidence ids `set_aside`."""
+
+    def __init__(self, rules: list[RatingRule], set_aside: Collection[str]) -> None:
+        super().__init__(rules)
+        self.set_aside = frozenset(set_aside)
 
 
 def _signal(*signals: Signal) -> Callable[[AtlasState, set[str]], bool]:
     return lambda s, present: any(signal in present for signal in signals)
+
+
+def _number(s: AtlasState, item: EvidenceItem) -> str:
+    """`item`'s number on the packet page: from 1, in the order the run found them."""
+    return f"[{s.evidence.index(item) + 1}]"
+
+
+def _kind(item: EvidenceItem) -> tuple[str, str, str]:
+    """What kind of source `item` is, as a reviewer reads it: for one, for several, and
+    what follows the numbers."""
+    if item.evidence_class == "registry":
+        return "the registry record", "registry records", ""
+    if item.evidence_class == "pep":
+        register = "on the register of politically exposed persons"
+        return f"the match {register}", f"matches {register}", ""
+    if item.evidence_class == "sanctions":
+        label = item.source_label or "sanctions list"
+        return f"the {label} entry", f"{label} entries", ""
+    if item.evidence_class == "adverse_media":
+        by_name = " found by the name alone" if item.found_by_name else ""
+        return "an article", "articles", by_name
+    if item.evidence_class == "document":
+        return "the uploaded document", "uploaded documents", ""
+    label = item.source_label or "a source"
+    return label, label, ""
+
+
+def _sources(s: AtlasState, items: list[EvidenceItem]) -> str:
+    """`items` by kind with their numbers: "the registry record [1] and articles [4] and
+    [6]"."""
+    by_kind: dict[tuple[str, str, str], list[str]] = {}
+    for item in items:
+        by_kind.setdefault(_kind(item), []).append(_number(s, item))
+    return listed(
+        [
+            f"{one if len(numbers) == 1 else many} {listed(numbers, 'and')}{after}"
+            for (one, many, after), numbers in by_kind.items()
+        ],
+        "and",
+    )
+
+
+def _subject_name(s: AtlasState) -> str:
+    return s.selected_entity.name if s.selected_entity else s.brief.subject
+
+
+def _signal_grounds(
+    signal: Signal, holds: str
+) -> Callable[[AtlasState, frozenset[str]], list[str]]:
+    """One clause per person or company the evidence with `signal` is about: `holds` with
+    {who}, {sources} (the items not set aside) and its verb ({is}, {matches}) filled in,
+    and what marking screening matches does to it."""
+
+    def grounds(s: AtlasState, set_aside: frozenset[str]) -> list[str]:
+        with_signal = [item for item in s.evidence if signal in item.signals]
+        clauses = []
+        for about in dict.fromkeys(item.about for item in with_signal):
+            items = [item for item in with_signal if item.about == about]
+            standing = [item for item in items if item.evidence_id not in set_aside]
+            if not standing:
+                continue  # every source of it marked a false positive: set aside
+            one = len(standing) == 1
+            clause = holds.format(
+                who=about or _subject_name(s),
+                sources=_sources(s, standing),
+                **{"is": "is" if one else "are", "matches": "matches" if one else "match"},
+            )
+            marked = [item for item in items if item.evidence_id in set_aside]
+            clauses.append(clause + _what_marking_does(s, standing, marked))
+        return clauses
+
+    return grounds
+
+
+def _what_marking_does(
+    s: AtlasState, standing: list[EvidenceItem], marked: list[EvidenceItem]
+) -> str:
+    """Said after a ground: that the matches marked false positives leave it standing, or
+    that marking its sources would set it aside when they are all screening matches."""
+    if marked:
+        numbers = listed([_number(s, item) for item in marked], "and")
+        if len(marked) == 1:
+            return f", which marking the screening match {numbers} a false positive does not change"
+        return f", which marking the screening matches {numbers} false positives does not change"
+    markable = {item.evidence_id for item in s.screening_matches()}
+    if all(item.evidence_id in markable for item in standing):
+        if len(standing) == 1:
+            return ", which marking it a false positive would set aside"
+        return ", which marking them false positives would set aside"
+    return ""
+
+
+def _conflict_grounds(s: AtlasState, _set_aside: frozenset[str]) -> list[str]:
+    """The facts the sources still disagree on, each with the sources that disagree."""
+    clauses = []
+    for conflict in s.conflicts:
+        if conflict.status == "resolved":
+            continue
+        source_ids = {value.source_id for value in conflict.values}
+        sources = [item for item in s.evidence if item.source_id in source_ids]
+        clause = f"sources disagree on {fact_words(conflict.fact)}"
+        clauses.append(clause + (f" ({_sources(s, sources)})" if sources else ""))
+    return clauses
 
 
 RULES = (
@@ -34,18 +149,21 @@ RULES = (
         _signal(Signal.SANCTIONS_HIT),
         "A sanctions hit requires a high risk rating.",
         "a sanctions hit",
+        _signal_grounds(Signal.SANCTIONS_HIT, "{sources} {matches} {who}"),
     ),
     RatingRule(
         "medium",
         _signal(Signal.ADVERSE),
         "Adverse media rules out a low risk rating.",
         "adverse media",
+        _signal_grounds(Signal.ADVERSE, "{sources} {is} adverse media about {who}"),
     ),
     RatingRule(
         "medium",
         _signal(Signal.PEP),
         "A politically exposed person rules out a low risk rating.",
         "a politically exposed person",
+        _signal_grounds(Signal.PEP, "{who} is a politically exposed person according to {sources}"),
     ),
     RatingRule(
         "medium",
@@ -53,6 +171,7 @@ RULES = (
         "Sources disagree on a fact that nobody has settled (see conflicts): that rules "
         "out a low risk rating.",
         "sources that disagree on a fact nobody settled",
+        _conflict_grounds,
     ),
     RatingRule(
         "medium",
@@ -68,6 +187,7 @@ RULES = (
         "An uploaded document is about another company than the matched entity: that "
         "rules out a low risk rating until someone explains it.",
         "a document about another company",
+        _signal_grounds(Signal.ANOTHER_COMPANY, "{sources} {is} about another company than {who}"),
     ),
     RatingRule(
         "medium",
@@ -75,6 +195,9 @@ RULES = (
         "A source holds text written as instructions to an AI agent: that rules out a "
         "low risk rating until a person has weighed it.",
         "a source written as instructions to an AI agent",
+        _signal_grounds(
+            Signal.INSTRUCTIONS, "{sources} {is} written in part as instructions to an AI agent"
+        ),
     ),
     RatingRule(
         "medium",
@@ -123,7 +246,7 @@ def below(rating: str, floor: str) -> bool:
     return RATINGS.index(rating) < RATINGS.index(floor)
 
 
-def rules_against(s: AtlasState, rating: str, set_aside: Collection[str] = ()) -> list[RatingRule]:
+def rules_against(s: AtlasState, rating: str, set_aside: Collection[str] = ()) -> RulesAgainst:
     """The rules that rule `rating` out, reading the signals of every evidence item but
     those in `set_aside` (evidence ids)."""
     present = {
@@ -132,14 +255,18 @@ def rules_against(s: AtlasState, rating: str, set_aside: Collection[str] = ()) -
         if item.evidence_id not in set_aside
         for signal in item.signals
     }
-    return [rule for rule in RULES if below(rating, rule.floor) and rule.applies(s, present)]
+    rules = [rule for rule in RULES if below(rating, rule.floor) and rule.applies(s, present)]
+    return RulesAgainst(rules, set_aside)
 
 
-def why_not(s: AtlasState, rating: str, rules: list[RatingRule]) -> str:
-    """A reviewer's refusal: "A low rating is ruled out by adverse media …", saying that
-    marking screening matches false positives would help only where it would."""
+def why_not(s: AtlasState, rating: str, rules: RulesAgainst) -> str:
+    """A reviewer's refusal: "A low rating is ruled out by adverse media: an article [4] is
+    adverse media about …", naming each ground that still holds with the sources it comes
+    from, and what marking screening matches false positives does and does not change."""
     refusal = f"A {rating} {RULED_OUT} {listed([rule.in_words for rule in rules], 'and')}"
-    markable = {item.evidence_id for item in s.screening_matches()}
-    if len(rules_against(s, rating, markable)) < len(rules):
-        refusal += "; a screening match you mark a false positive no longer counts"
+    clauses = [
+        clause for rule in rules if rule.grounds for clause in rule.grounds(s, rules.set_aside)
+    ]
+    if clauses:
+        refusal += ": " + "; ".join(clauses)
     return refusal + "."

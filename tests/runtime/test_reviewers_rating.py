@@ -48,7 +48,10 @@ def test_matches_marked_false_positives_let_the_reviewer_lower_the_rating(
     # nothing of marking.
     with pytest.raises(HumanInputRejected) as refused:
         signed_off(runtime, state, "low", "false_positive")
-    assert str(refused.value) == "A low rating is ruled out by adverse media."
+    assert str(refused.value) == (
+        "A low rating is ruled out by adverse media: an article [3] is adverse media about "
+        "Volga Petrochem Export JSC."
+    )
     assert state.status == "awaiting_review"
 
     state = signed_off(runtime, state, "medium", "false_positive")
