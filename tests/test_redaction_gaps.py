@@ -279,3 +279,16 @@ def test_a_row_on_one_long_line_is_read_in_linear_time(row):
     redacted = redact(text)
     assert time.perf_counter() - began < 5
     assert "1970-01-02" not in redacted and "K7654321" not in redacted
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("My passport number is K7654321.", "My passport number is [REDACTED PASSPORT]."),
+        ("Her date of birth was 2 March 1970.", "Her date of birth was [REDACTED DOB]."),
+        ("The passport is valid until 2030.", "The passport is valid until 2030."),
+        ("Passport island 123456", "Passport island 123456"),
+    ],
+)
+def test_a_value_given_in_a_sentence_after_is_or_was_is_redacted(said, shown):
+    assert redact(said) == shown

@@ -326,3 +326,22 @@ def test_a_meridian_run_a_reviewer_approved_and_closed_says_so_event_by_event():
         kind == "packet_approved" and text.startswith("sam closed the case as it stood: “Exit")
         for kind, text in said
     )
+
+
+@pytest.mark.django_db
+def test_an_answer_is_shown_with_personal_data_redacted(case):
+    from runs.views.trace_steps import trace_page
+
+    run = make_run(case)
+    TraceEvent.objects.create(
+        run=run,
+        seq=1,
+        step=1,
+        type="clarification_received",
+        timestamp=run.created_at,
+        data={"answer": "Her passport number is K7654321, IBAN GB82 WEST 1234 5698 7654 32."},
+    )
+    (step,) = trace_page(run).steps
+    summary = step.events[0].summary
+    assert "K7654321" not in summary and "GB82 WEST" not in summary
+    assert "passport number" in summary

@@ -26,8 +26,9 @@ NUMBER_WORD = (
 )
 # Between a label and its value: spaces or line breaks, a colon, "=" or a dash, a table's
 # bars ("| Passport | K7654321 |"), a file name's underscores ("passport_K7654321.pdf"),
-# and a quotation mark before the value.
-LABEL_GAP = r"""(?>[\s_|]*(?:[:#=–—-][\s_|]*)?["'“‘«]?)"""
+# "is" or "was" in a sentence ("my passport number is K7654321"), and a quotation mark
+# before the value.
+LABEL_GAP = r"""(?>[\s_|]*(?:(?:is|was)\s+)?(?:[:#=–—-][\s_|]*)?["'“‘«]?)"""
 # Between the groups of a number: a space or a dash, or a line break where it was wrapped.
 GROUP_GAP = r"(?:[ -]|[ \t]*\r?\n[ \t]*)"
 # At least six characters in groups, each after an optional letter prefix holding a digit:

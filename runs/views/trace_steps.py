@@ -17,7 +17,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from atlas.runtime.money import budget_dollars, dollars
-from atlas.runtime.redaction import redact_value
+from atlas.runtime.redaction import redact, redact_value
 from atlas.runtime.state import USER_STATUS
 from atlas.runtime.wording import counted, fact_words
 from reviews.decision_details import BUDGET_UNITS, decision_details
@@ -622,7 +622,7 @@ def trace_page(run: Run, after: int = 0, limit: int | None = None) -> TracePage:
                 type=event.type,
                 offset_s=offset,
                 duration_ms=event.duration_ms,
-                summary=event_summary(event),
+                summary=redact(event_summary(event)),
                 tone=tone,
             )
         )
