@@ -12,14 +12,14 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import CharField, F, Q, QuerySet, Value
+from django.db.models import CharField, F, QuerySet, Value
 
 from reviews.decision_details import decision_details
 from reviews.models import HumanDecision
 from runs.case_corrections import changes_of
 from runs.execution import RUNTIME_INPUT_KIND
 from runs.models import CaseEdit, Document, Run, Tenant
-from runs.search_text import case_number
+from runs.search_text import matching_cases, name_contains
 from runs.views.run_filters import within_days
 
 CORRECTED_SUBJECT = "correct_subject"
@@ -188,12 +188,9 @@ def _shaped(
 
 def _filtered(rows: QuerySet, filters: AuditFilters) -> QuerySet:
     if filters.case:
-        condition = Q(entry_case_name__icontains=filters.case) | Q(
-            entry_subject__icontains=filters.case
+        rows = rows.filter(
+            matching_cases(filters.case, "case") | name_contains("entry_subject", filters.case)
         )
-        if (number := case_number(filters.case)) is not None:
-            condition |= Q(entry_case_id=number)
-        rows = rows.filter(condition)
     if filters.actor:
         rows = rows.filter(entry_actor=filters.actor)
     rows = within_days(rows, filters.date_from, filters.date_to)

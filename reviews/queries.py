@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from reviews.models import ReviewItem
 from runs.models import Document, Run, Tenant
-from runs.search_text import case_number
+from runs.search_text import matching_cases
 
 NAV_KEYS = {
     ReviewItem.Kind.APPROVAL: "reviews-queue",
@@ -120,10 +120,7 @@ def filter_queue(
             requested_at__lte=now - timezone.timedelta(seconds=AGE_FILTERS[age][1])
         )
     if query:
-        condition = Q(case__subject_name__icontains=query)
-        if (number := case_number(query)) is not None:
-            condition |= Q(case_id=number)
-        items = items.filter(condition)
+        items = items.filter(matching_cases(query, "case"))
     if reason in ESCALATION_REASON_LABELS:
         items = items.filter(payload__reason=reason)
     if opened_by is not None:

@@ -24,7 +24,7 @@ from reviews.views.common import (
 from reviews.views.new_items import notice_context, only_mine
 from runs.access import has_role, require_role, tenant_of
 from runs.post_only import post_only
-from runs.search_text import search_text
+from runs.search_text import matching_cases, search_text
 
 KIND = ReviewItem.Kind.CLARIFICATION
 
@@ -35,8 +35,7 @@ def _questions(request: HtmxHttpRequest, params: QueryDict) -> tuple[QuerySet, s
     query = search_text(params.get("q", ""))
     mine = only_mine(request, params)
     items = filter_queue(
-        open_items(tenant_of(request), [KIND]),
-        query=query,
+        open_items(tenant_of(request), [KIND]).filter(matching_cases(query, "case")),
         opened_by=request.user if mine else None,
     )
     return items, query, mine

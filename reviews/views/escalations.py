@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
 
@@ -49,10 +49,10 @@ from reviews.views.new_items import notice_context
 from runs.access import require_role, tenant_of
 from runs.evidence_links import anchor, web_link
 from runs.fragments import meters_for
-from runs.models import TraceEvent
+from runs.models import Run, TraceEvent
 from runs.packet_changes import changes_since_last_signoff
 from runs.post_only import post_only
-from runs.search_text import search_text
+from runs.search_text import matching_cases, search_text
 
 KIND = ReviewItem.Kind.ESCALATION
 
@@ -67,7 +67,9 @@ def escalations(request: HtmxHttpRequest) -> HttpResponse:
     tenant = tenant_of(request)
     reason = request.GET.get("reason", "")
     query = search_text(request.GET.get("q", ""))
-    items = filter_queue(open_items(tenant, [KIND]), query=query, reason=reason)
+    items = filter_queue(
+        open_items(tenant, [KIND]).filter(matching_cases(query, "case")), reason=reason
+    )
     page = queue_page(items, request.GET, tenant)
     decisions = decisions_by_item(page.items)
     rows = [item_view(item, request.user, decisions=decisions) for item in page.items]
@@ -283,12 +285,6 @@ def _conflict_page(
     ]
     meters = meters_for(item.run)
     extend_form = extend_form or _extend_form_for(item)
-    follow_up = (
-        ReviewItem.objects.filter(run_id=item.run_id, status=ReviewItem.Status.OPEN)
-        .exclude(pk=item.pk)
-        .order_by("id")
-        .first()
-    )
     return render(
         request,
         "reviews/conflict.html",
@@ -302,7 +298,8 @@ def _conflict_page(
             "status_sentence": item.payload.get("user_status") or USER_STATUS.get(code, ""),
             "open_facts": open_facts,
             "disputed": listed(open_facts, "and"),
-            "follow_up": follow_up,
+            "follow_up": _follow_up(item, row.decision),
+            "run_now": run_now(item.run, row.decision),
             "conflicts": conflicts,
             "meters": meters,
             "open_gaps": item.payload.get("open_gaps", []),
@@ -314,6 +311,52 @@ def _conflict_page(
             "history": item.run.decisions.select_related("actor").order_by("created_at", "id"),
         },
         status=status,
+    )
+
+
+@dataclass(frozen=True)
+class RunNow:
+    """What the page says the run is doing: its badge and one sentence."""
+
+    label: str
+    status: str  # the badge's colour, as a run status
+    sentence: str
+
+
+CLOSING = RunNow(
+    "Closing", "researching", "closing the case with this decision; it ends in a moment."
+)
+PICKING_UP = RunNow("Resuming", "researching", "picking up the decision; it goes on in a moment.")
+
+
+def run_now(run: Run, decision: HumanDecision | None) -> RunNow:
+    """The run beside the escalation's decision. Until the run's state records the decision
+    as applied or refused, its status is still the pause the decision ends: the worker
+    clears the resume request before it commits that step, so the request cannot say."""
+    as_it_stands = RunNow(
+        run.get_status_display(), run.status, run.user_status or run.get_status_display()
+    )
+    if decision is None or run.is_terminal:
+        return as_it_stands
+    state = run.state or {}
+    decision_id = str(decision.pk)
+    if decision_id in (state.get("applied_decision_ids") or []):
+        return as_it_stands
+    if because := (state.get("rejected_decisions") or {}).get(decision_id):
+        sentence = f"the decision was not applied ({because}). {as_it_stands.sentence}"
+        return replace(as_it_stands, sentence=sentence)
+    return CLOSING if decision.kind == HumanDecision.Kind.CLOSE_CASE else PICKING_UP
+
+
+def _follow_up(item: ReviewItem, decision: HumanDecision | None) -> ReviewItem | None:
+    """The run's next open item; none once the case is closed, whose run withdraws them."""
+    if decision is not None and decision.kind == HumanDecision.Kind.CLOSE_CASE:
+        return None
+    return (
+        ReviewItem.objects.filter(run_id=item.run_id, status=ReviewItem.Status.OPEN)
+        .exclude(pk=item.pk)
+        .order_by("id")
+        .first()
     )
 
 
@@ -476,5 +519,9 @@ def close(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
         if refused is not None:
             return refused
     else:
-        messages.success(request, "Case closed with your decision; the packet records it.")
+        messages.success(
+            request,
+            "Your decision to close the case is recorded: the packet as it stands, with your "
+            "decision, becomes the case's record.",
+        )
     return redirect("reviews-conflict", item_id=item.pk)

@@ -23,7 +23,7 @@ from reviews.queries import AGE_FILTERS, filter_queue, open_items
 from reviews.views.common import REVIEWERS, HtmxHttpRequest
 from runs.access import has_role, tenant_of
 from runs.numbers import whole_number
-from runs.search_text import search_text
+from runs.search_text import matching_cases, search_text
 
 Kind = ReviewItem.Kind
 
@@ -99,11 +99,11 @@ def new_items(request: HtmxHttpRequest, page: str) -> HttpResponse:
     filters = _filters(request, spec)
     kind = filters.get("kind", "")
     age = filters.get("age", "")
+    query = search_text(filters.get("q", ""))
     queue = filter_queue(
-        open_items(tenant_of(request), spec.kinds),
+        open_items(tenant_of(request), spec.kinds).filter(matching_cases(query, "case")),
         kind=kind if kind in spec.kinds else "",
         age=age if age in AGE_FILTERS else "",
-        query=search_text(filters.get("q", "")),
         reason=filters.get("reason", ""),
         claim=filters.get("claim", ""),
         readiness=filters.get("ready", ""),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import NamedTuple
 
@@ -54,7 +54,7 @@ from runs.numbers import whole_number
 from runs.packet_changes import changes_since_last_signoff
 from runs.post_only import post_only
 from runs.review_rounds import review_rounds
-from runs.search_text import search_text
+from runs.search_text import matching_cases, search_text
 
 QUEUE_KINDS = [ReviewItem.Kind.APPROVAL, ReviewItem.Kind.SIGNOFF]
 CLAIMABLE_KINDS = [*QUEUE_KINDS, ReviewItem.Kind.ESCALATION]
@@ -67,7 +67,9 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
     filters = _queue_filters(request.GET)
     page = queue_page(_queue_items(request, filters), request.GET, tenant)
     decisions = decisions_by_item(page.items)
-    settled = settled_conflict_ids(item.run_id for item in page.items if item.kind == "signoff")
+    signoff_runs = [item.run_id for item in page.items if item.kind == "signoff"]
+    settled = settled_conflict_ids(signoff_runs)
+    escalations = open_escalations(tenant, signoff_runs)
     unread = documents_not_given(page.items)
     return render(
         request,
@@ -75,12 +77,15 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
         {
             "page": page,
             "rows": [
-                item_view(
-                    item,
-                    request.user,
-                    decisions=decisions,
-                    settled_conflicts=settled.get(item.run_id, set()),
-                    unread=unread.get(item.pk, []),
+                with_settle_url(
+                    item_view(
+                        item,
+                        request.user,
+                        decisions=decisions,
+                        settled_conflicts=settled.get(item.run_id, set()),
+                        unread=unread.get(item.pk, []),
+                    ),
+                    escalations,
                 )
                 for item in page.items
             ],
@@ -98,6 +103,33 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
             "here": request.get_full_path(),
         },
     )
+
+
+def open_escalations(tenant, run_ids: Iterable[int]) -> dict[int, int]:
+    """The open escalation of each of these runs, by run: where a reviewer settles the
+    conflicts that hold up its sign-off. One query for a whole page."""
+    return dict(
+        ReviewItem.objects.filter(
+            tenant=tenant,
+            run_id__in=set(run_ids),
+            kind=ReviewItem.Kind.ESCALATION,
+            status=ReviewItem.Status.OPEN,
+        )
+        .order_by("id")  # the newest one, should a run have two
+        .values_list("run_id", "pk")
+    )
+
+
+def with_settle_url(view: ItemView, escalations: dict[int, int]) -> ItemView:
+    """The row's link to settle its run's open conflicts: the run's open escalation, or the
+    list of escalations when it has none open."""
+    escalation = escalations.get(view.item.run_id)
+    view.settle_url = (
+        reverse("reviews-conflict", kwargs={"item_id": escalation})
+        if escalation
+        else reverse("reviews-escalations")
+    )
+    return view
 
 
 @require_role(*REVIEWERS)
@@ -221,10 +253,9 @@ def _queue_filters(params: QueryDict) -> QueueFilters:
 
 def _queue_items(request: HtmxHttpRequest, filters: QueueFilters):
     return filter_queue(
-        open_items(tenant_of(request), QUEUE_KINDS),
+        open_items(tenant_of(request), QUEUE_KINDS).filter(matching_cases(filters.query, "case")),
         kind=filters.kind,
         age=filters.age,
-        query=filters.query,
         claim=filters.claim,
         readiness=filters.readiness,
         user=request.user,
@@ -235,7 +266,10 @@ def _row(
     request: HtmxHttpRequest, item: ReviewItem, *, error: str = "", reason: str = ""
 ) -> HttpResponse:
     item.refresh_from_db()
-    view = item_view(item, request.user, error=error, reason=reason)
+    view = with_settle_url(
+        item_view(item, request.user, error=error, reason=reason),
+        open_escalations(item.tenant_id, [item.run_id] if item.kind == "signoff" else []),
+    )
     row = render(
         request,
         "reviews/queue.html#row",

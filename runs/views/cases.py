@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models import Count, OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
@@ -29,7 +29,7 @@ from runs.forms import CaseForm, DocumentForm
 from runs.models import Case, Document, DocumentDownload, PendingUpload, Run
 from runs.numbers import whole_number
 from runs.post_only import post_only
-from runs.search_text import case_number, search_text
+from runs.search_text import matching_cases, search_text
 from runs.views.kept_documents import keep_chosen_document, kept_document, open_case_with
 from runs.views.run_filters import day_range, within_days
 
@@ -69,15 +69,7 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
     status = request.GET.get("status", "")
     reason = request.GET.get("reason", "")
     risk = request.GET.get("risk", "")
-    if query:
-        matches = (
-            Q(subject_name__icontains=query)
-            | Q(jurisdiction__iexact=query)
-            | Q(run_matched__icontains=query)
-        )
-        if (number := case_number(query)) is not None:
-            matches |= Q(pk=number)
-        cases = cases.filter(matches)
+    cases = cases.filter(matching_cases(query))
     if status == "none":
         cases = cases.filter(run_id__isnull=True)
     elif status in Run.Status.values:

@@ -25,7 +25,7 @@ from django.utils import timezone
 from runs.access import tenant_of
 from runs.models import Run, Tenant
 from runs.numbers import LARGEST
-from runs.search_text import search_text
+from runs.search_text import matching_runs, search_text
 
 PAGE_SIZE = 50
 
@@ -116,7 +116,7 @@ class RunFilters:
         if self.policy:
             runs = runs.filter(policy_version=self.policy)
         if self.subject:
-            runs = runs.filter(subject_name__icontains=self.subject)
+            runs = runs.filter(matching_runs(self.subject))
         if self.tenant:
             runs = runs.filter(tenant__slug=self.tenant)
         return within_days(runs, self.date_from, self.date_to)
