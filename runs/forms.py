@@ -49,6 +49,17 @@ class DocumentForm(forms.Form):
 class SubjectForm(forms.ModelForm):
     """Who or what a case researches."""
 
+    # The tools' limit, not the column's (300): the browser stops typing at it, and the
+    # server refuses a longer name in the same words.
+    subject_name = forms.CharField(
+        max_length=NAME_MAX_LENGTH,
+        label="Subject",
+        error_messages={
+            "required": "Enter the name of the company or person to research.",
+            "max_length": "Enter the subject's name in at most %(limit_value)d characters "
+            "(this one has %(show_value)d).",
+        },
+    )
     subject_type = forms.ChoiceField(
         choices=Case.SubjectType.choices, initial=Case.SubjectType.COMPANY, label="Subject type"
     )
@@ -64,16 +75,8 @@ class SubjectForm(forms.ModelForm):
     class Meta:
         model = Case
         fields = ["subject_name", "subject_type", "jurisdiction", "notes"]
-        labels = {"subject_name": "Subject", "jurisdiction": "Jurisdiction (ISO code)"}
-        widgets = {
-            "notes": forms.Textarea(attrs={"rows": 3}),
-            "subject_name": forms.TextInput(attrs={"maxlength": NAME_MAX_LENGTH}),
-        }
-        error_messages = {
-            "subject_name": {
-                "required": "Enter the name of the company or person to research.",
-            },
-        }
+        labels = {"jurisdiction": "Jurisdiction (ISO code)"}
+        widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
 
     def clean_subject_name(self) -> str:
         return clean_subject_name(self.cleaned_data["subject_name"])

@@ -220,7 +220,7 @@ def _corrected_and_marked(client, tenant, analyst, outsider):
     do_correct_subject(case, analyst, subject, "Registry spells it out")
     document = case.documents.get()
     client_for(client, analyst).post(
-        reverse("runs-document-mark-sensitive", args=[case.pk, document.pk])
+        reverse("runs-document-mark-sensitive", args=[case.pk, document.pk]), {"confirm": "yes"}
     )
     theirs = acme_case_with_document(
         tenant.__class__.objects.get(slug="harbor-credit"), outsider, "x.txt", b"x"

@@ -260,7 +260,7 @@ def test_an_analyst_marks_a_document_sensitive(client, tenant, analyst, reviewer
     assert client_for(client, outsider).post(url).status_code == 404
     document.refresh_from_db()
     assert not document.sensitive
-    response = client_for(client, analyst).post(url)
+    response = client_for(client, analyst).post(url, {"confirm": "yes"})
     assert response.status_code == 302
     document.refresh_from_db()
     assert document.sensitive
@@ -283,7 +283,7 @@ def test_a_mark_made_while_a_run_is_under_way_holds_its_extraction_for_approval(
     run = do_start_run(case, analyst, wake=False)  # its brief: the document is not sensitive
     document = case.documents.get()
     client_for(client, analyst).post(
-        reverse("runs-document-mark-sensitive", args=[case.pk, document.pk])
+        reverse("runs-document-mark-sensitive", args=[case.pk, document.pk]), {"confirm": "yes"}
     )
     run = run_inline(run)
     assert (run.status, run.termination_reason) == ("awaiting_review", "awaiting_approval")
@@ -328,7 +328,9 @@ def test_a_mark_made_while_an_extraction_waits_for_approval_is_read_before_appro
     assert 'name="reasons_seen" value="1"' in queue
     document = item.case.documents.get()
     response = client_for(client, analyst).post(
-        reverse("runs-document-mark-sensitive", args=[item.case_id, document.pk]), follow=True
+        reverse("runs-document-mark-sensitive", args=[item.case_id, document.pk]),
+        {"confirm": "yes"},
+        follow=True,
     )
     assert "the approval waiting to extract it, requested before the mark, now says so" in (
         response.content.decode()
@@ -397,7 +399,9 @@ def test_a_mark_made_after_a_run_read_the_document_says_so(client, tenant, analy
     document = case.documents.get()
     assert f"extract:{document.pk}" in run.state["completed_steps"]
     response = client_for(client, analyst).post(
-        reverse("runs-document-mark-sensitive", args=[case.pk, document.pk]), follow=True
+        reverse("runs-document-mark-sensitive", args=[case.pk, document.pk]),
+        {"confirm": "yes"},
+        follow=True,
     )
     assert f"Run {run.pk} read it before it was marked, without an approval" in (
         response.content.decode()

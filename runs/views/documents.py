@@ -16,7 +16,7 @@ from django.views.decorators.http import require_safe
 
 from runs.access import get_for_tenant, require_role, tenant_of
 from runs.actions import do_mark_sensitive
-from runs.models import Document, DocumentDownload, Run
+from runs.models import Document, DocumentDownload, Run, ToolCall
 from runs.post_only import post_only
 from runs.uploads import download_name
 from runs.views.cases import READERS
@@ -77,8 +77,10 @@ def _case_page(request: HttpRequest, case_id: int, document_id: int) -> str:
 def mark_sensitive(request: HttpRequest, case_id: int, document_id: int) -> HttpResponse:
     """Mark a document sensitive: from now on, extracting it needs a reviewer's approval,
     in a run already under way too (it reads the mark when it asks to extract). There is
-    no way back, on purpose."""
+    no way back, on purpose, so the first post only asks; the mark needs `confirm`."""
     document = _document_of(request, case_id, document_id)
+    if not document.sensitive and request.POST.get("confirm") != "yes":
+        return _confirm_mark(request, document)
     waiting = []
     if not document.sensitive:
         waiting = do_mark_sensitive(document, request.user)
@@ -107,3 +109,30 @@ def mark_sensitive(request: HttpRequest, case_id: int, document_id: int) -> Http
         when = "the runs to come need a reviewer's approval to extract it."
     messages.success(request, f"“{document.original_name}” is marked sensitive: {when}")
     return redirect(_case_page(request, case_id, document_id))
+
+
+def _confirm_mark(request: HttpRequest, document: Document) -> HttpResponse:
+    latest = Run.objects.latest_of(document.case_id)
+    read_by = runs_that_read(document)
+    under_way = latest is not None and not latest.is_terminal and latest.pk not in read_by
+    context = {
+        "document": document,
+        "read_by": read_by,
+        "run_under_way": latest if under_way else None,
+    }
+    return render(request, "runs/document_sensitive_confirm.html", context)
+
+
+def runs_that_read(document: Document) -> list[int]:
+    """The ids of the runs that extracted the document, oldest first."""
+    return list(
+        ToolCall.objects.filter(
+            run__case_id=document.case_id,
+            tool="extract_uploaded_document",
+            effect_status=ToolCall.Effect.SUCCEEDED,
+            arguments__document_id=str(document.pk),
+        )
+        .order_by("run_id")
+        .values_list("run_id", flat=True)
+        .distinct()
+    )
