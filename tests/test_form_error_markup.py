@@ -172,9 +172,12 @@ def test_each_sanctions_hit_is_a_group_named_by_its_list_and_the_name_it_matched
     for hit in hits:
         group = page.by_id[f"hit-{hit['evidence_id']}"]
         assert (group["tag"], group["role"]) == ("fieldset", "radiogroup")
-        for value in ("confirmed_match", "false_positive"):
-            radio, ids = described(html, name=f"hit-{hit['evidence_id']}", value=value)
-            assert ids == [f"hit-{hit['evidence_id']}-claim"]
+        claim = f"hit-{hit['evidence_id']}-claim"
+        _, ids = described(html, name=f"hit-{hit['evidence_id']}", value="confirmed_match")
+        assert ids == [claim]
+        # Marking a false positive is also described by what that mark sets aside.
+        _, ids = described(html, name=f"hit-{hit['evidence_id']}", value="false_positive")
+        assert ids == [claim, "false-positive-help"]
     assert (
         '<legend class="hit-list"><strong>Synthetic UK HMT Consolidated</strong>: '
         "VOLKOV, Dmitri Sergeyevich</legend>" in html
