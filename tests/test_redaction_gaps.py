@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 
 import pytest
 
@@ -17,6 +16,7 @@ from atlas.runtime.tools.base import ToolContext
 from atlas.runtime.tools.builtin import extract_uploaded_document
 from atlas.runtime.tools.schemas import ExtractDocumentArgs
 from atlas.runtime.world import default_world
+from tests.pdfs import table_pdf
 
 VALID_IBAN = "GB82 WEST 1234 5698 7654 32"
 
@@ -77,44 +77,6 @@ def test_codes_that_hold_no_valid_iban_are_left_alone(text):
     assert redact(text) == text
 
 
-def _pdf_with_cells(
-    rows: list[list[str]], columns_x: list[int], lines: Sequence[str] = ()
-) -> bytes:
-    """A one-page PDF drawing each table cell on its own at its column's x (as reporting
-    tools draw them, so that a cell as wide as its column runs into the next in the text
-    pypdf extracts), then `lines` of prose under the table."""
-    parts = ["BT", "/F1 10 Tf"]
-    for row_number, row in enumerate(rows):
-        for x, cell in zip(columns_x, row, strict=True):
-            parts.append(f"1 0 0 1 {x} {800 - 14 * row_number} Tm ({cell}) Tj")
-    for line_number, line in enumerate(lines, start=len(rows) + 1):
-        parts.append(f"1 0 0 1 40 {800 - 14 * line_number} Tm ({line}) Tj")
-    parts.append("ET")
-    stream = "\n".join(parts).encode("latin-1")
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
-
-
 def _extracted_and_shown(pdf: bytes) -> tuple[str, dict[str, list[str]], str]:
     """The PDF's extracted text, the fields extracted from it, and what the model is shown
     of the extraction's result."""
@@ -146,7 +108,7 @@ OFFICERS = [
 
 
 def test_a_pdf_tables_glued_header_cells_still_head_their_columns():
-    text, fields, shown = _extracted_and_shown(_pdf_with_cells(OFFICERS, OFFICERS_X))
+    text, fields, shown = _extracted_and_shown(table_pdf(OFFICERS, OFFICERS_X))
     assert text.splitlines()[0] == (
         "Director Company numberAccount numberPassport No. Date of birth"
     )
@@ -174,7 +136,7 @@ ACCOUNTS = [
 
 
 def test_a_pdf_tables_iban_column_glued_to_the_one_before_is_redacted_and_nothing_else():
-    text, fields, shown = _extracted_and_shown(_pdf_with_cells(ACCOUNTS, ACCOUNTS_X))
+    text, fields, shown = _extracted_and_shown(table_pdf(ACCOUNTS, ACCOUNTS_X))
     assert "Company numberIBAN" in text.splitlines()[0]
     assert redact(text).splitlines()[1:4] == [
         "Acme Analytics Ltd 01234567 [REDACTED IBAN] 2001-04-05 1500000",
@@ -199,7 +161,7 @@ PROSE_UNDER = ["Acme Analytics Ltd was incorporated on 5 April 2001 with capital
 
 
 def test_a_date_of_birth_column_one_space_from_the_next_is_redacted_other_dates_are_not():
-    text, fields, shown = _extracted_and_shown(_pdf_with_cells(BIRTHS, BIRTHS_X, PROSE_UNDER))
+    text, fields, shown = _extracted_and_shown(table_pdf(BIRTHS, BIRTHS_X, PROSE_UNDER))
     assert text.splitlines()[:2] == [
         "Name Date of birth Nationality Appointed",
         "Jane Roe 02/01/1970 British 2015-06-01",

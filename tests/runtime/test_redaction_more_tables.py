@@ -13,6 +13,7 @@ from atlas.runtime.tools.base import ToolContext
 from atlas.runtime.tools.builtin import document_text, extract_uploaded_document
 from atlas.runtime.tools.schemas import ExtractDocumentArgs
 from atlas.runtime.world import default_world
+from tests.pdfs import table_pdf
 
 BARS = """\
 | Name | Passport No. | IBAN | Company number |
@@ -75,39 +76,6 @@ def test_values_found_in_a_table_are_extracted_as_redaction_finds_them():
     found = personal_data_found(BARS)
     assert found["passport_numbers"] == ["K7654321", "P1234567"]
     assert found["ibans"] == ["DE89 3704 0044 0532 0130 00", "GB29 NWBK 6016 1331 9268 19"]
-
-
-def table_pdf(rows: list[list[str]], columns_x: list[int]) -> bytes:
-    """A one-page PDF whose text is a table: each cell drawn on its own at its column's x,
-    as word processors and reporting tools draw table cells."""
-    parts = ["BT", "/F1 10 Tf"]
-    for row_number, row in enumerate(rows):
-        for x, cell in zip(columns_x, row, strict=True):
-            parts.append(f"1 0 0 1 {x} {800 - 14 * row_number} Tm ({cell}) Tj")
-    parts.append("ET")
-    stream = "\n".join(parts).encode("latin-1")
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
 
 
 PDF_COLUMNS_X = [40, 110, 190, 280, 380]
