@@ -24,6 +24,7 @@ from atlas.runtime.humans import (
 from atlas.runtime.packets import partial_packet
 from atlas.runtime.progress import HISTORY_BREAK, progress_signature
 from atlas.runtime.rating_floor import rules_against, why_not
+from atlas.runtime.redaction import redact
 from atlas.runtime.state import (
     CASE_CLOSED_USER_STATUS,
     EXTENDABLE_REASONS,
@@ -150,7 +151,7 @@ def _apply_answer(
         name="clarification",
         ok=True,
         data={"question": question.question, "answer": answer.text},
-        view=fence("human:analyst", f"Q: {question.question}\nA: {answer.text}"),
+        view=fence("human:analyst", redact(f"Q: {question.question}\nA: {answer.text}")),
     )
     added = take_up_new_documents(writer, s, buf, offered_documents)
     if review is not None:
@@ -244,9 +245,11 @@ def _apply_conflict_resolution(
         },
         view=fence(
             "human:reviewer",
-            f"Conflict on {conflict.fact}: {conflict.status}"
-            + (f", correct value: {resolution.value}" if resolution.value else "")
-            + (f". Note: {resolution.note}" if resolution.note else ""),
+            redact(
+                f"Conflict on {conflict.fact}: {conflict.status}"
+                + (f", correct value: {resolution.value}" if resolution.value else "")
+                + (f". Note: {resolution.note}" if resolution.note else "")
+            ),
         ),
     )
     if s.status == "awaiting_review" and s.termination_reason != "awaiting_approval":

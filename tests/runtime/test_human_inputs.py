@@ -58,6 +58,21 @@ def test_applying_the_same_decision_twice_does_nothing(make_runtime, make_state,
     assert once.applied_decision_ids == ["d-1"]
 
 
+def test_an_answer_reaches_the_model_with_personal_data_redacted(make_runtime, make_state):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    text = "The GB one; my passport number is K7654321 and email ana@example.com"
+    answer = ClarificationAnswer(
+        decision_id="d-1", actor="ann", question_id=state.pending_question.question_id, text=text
+    )
+    state = runtime.apply_human_input(state, answer)
+    shown = state.observations[-1].model_view
+    assert "The GB one" in shown
+    assert "K7654321" not in shown and "ana@example.com" not in shown
+    # The answer itself is read whole: it still picks the British candidate.
+    assert runtime.run_until_pause(state).selected_entity.jurisdiction == "GB"
+
+
 def test_an_answer_to_a_question_that_is_not_pending_is_refused(make_runtime, make_state):
     runtime = make_runtime()
     state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
