@@ -437,3 +437,17 @@ def test_what_a_model_wrote_is_shown_escaped_and_an_empty_record_is_not_shown_as
     assert "it wrote: &lt;b&gt;not json" in html
     assert "Nothing was stored beyond what the model saw." in html
     assert "<pre>null</pre>" not in html
+
+
+def test_a_decisions_reason_is_shown_redacted_on_the_trace(
+    client, tenant, analyst, reviewer, admin_user
+):
+    from reviews.actions import do_decide_approval
+    from tests.review_runs import approval_item
+
+    item = approval_item(tenant, analyst)
+    do_decide_approval(item, reviewer, True, "Checked her passport K7654321 against the file")
+    client.force_login(admin_user)
+    html = client.get(reverse("runs-trace", args=[item.run_id])).content.decode()
+    assert "Checked her passport [REDACTED PASSPORT] against the file" in html
+    assert "K7654321" not in html
