@@ -235,12 +235,13 @@ BANNER_ANNOUNCEMENTS = {
 def announcement(context: dict[str, Any], steps: list[StepView] = ()) -> str:
     """The status line's words for an update: the newest step, then what the run waits for
     or how it ended when the update carries the status ("Step 3: resolve_entity done.
-    Waiting for your answer."); a step whose tool never ran (denied, or awaiting approval)
-    and a step that called no tool are named without "done"."""
+    Waiting for your answer."); a call that failed or was interrupted says so, and a step
+    whose tool never ran (denied, or awaiting approval) or that called no tool is named
+    without a word for it."""
     parts = []
     if steps:
         step = steps[-1]
-        state = "running" if step.tool_running else "done" if step.tool_ran else ""
+        state = "running" if step.tool_running else step.tool_ended
         parts.append(f"Step {step.number}: {step.title}{' ' + state if state else ''}.")
     banner = context.get("banner") or {}
     kind = banner.get("kind")

@@ -96,6 +96,7 @@ class StepView:
     duration_unknown: bool = False  # its call was cut off with its worker, untimed
     tool_running: bool = False
     tool_ran: bool = False  # a tool call began in this step (not only proposed)
+    tool_ended: str = ""  # how its call ended, in a word: done, failed or interrupted
     attempts: int = 0
     started_at: Any = None
     notes: list[Note] = field(default_factory=list)
@@ -325,8 +326,10 @@ def group_steps(run_id: int, events: Iterable[TraceEvent]) -> list[StepView]:
             if data.get("duration_ms") is not None:
                 step.duration_ms = (step.duration_ms or 0) + int(data["duration_ms"])
             step._tone("ok")
-        elif event.type == "tool_failed" and event.duration_ms is None:
-            step.duration_unknown = True
+            step.tool_ended = "done"
+        elif event.type == "tool_failed":
+            step.tool_ended = "interrupted" if data.get("error_type") == "cancelled" else "failed"
+            step.duration_unknown = step.duration_unknown or event.duration_ms is None
         elif event.type in {"policy_denied", "duplicate_action_blocked"}:
             step.tool = data.get("tool") or step.tool
             step.arguments = data.get("arguments") or step.arguments

@@ -32,6 +32,14 @@ DECIDED = ("model_decision", {"kind": "call_tool", "tool_name": "extract_uploade
             (DECIDED, ("tool_started", {}), ("tool_succeeded", {"summary": "ok"})),
             "Step 1: extract_uploaded_document done.",
         ),
+        (
+            (DECIDED, ("tool_started", {}), ("tool_failed", {"error_type": "cancelled"})),
+            "Step 1: extract_uploaded_document interrupted.",
+        ),
+        (
+            (DECIDED, ("tool_started", {}), ("tool_failed", {"error_type": "timeout"})),
+            "Step 1: extract_uploaded_document failed.",
+        ),
         # Never ran: waiting for a reviewer's approval, then cancelled.
         (
             (DECIDED, ("approval_requested", {}), ("run_cancelled", {})),
