@@ -217,7 +217,7 @@ def test_the_dashboard_answers_for_dates_at_the_edges_of_the_calendar(
     client.force_login(admin_user)
     response = client.get(reverse("runs-metrics"), dates)
     assert response.status_code == 200
-    assert "0 runs, 0 finished" in response.content.decode()
+    assert "0 runs, 0 done researching" in response.content.decode()
 
 
 def test_the_dashboard_only_counts_the_admins_tenant(client, admin_user, known_runs, outsider_case):
@@ -226,7 +226,7 @@ def test_the_dashboard_only_counts_the_admins_tenant(client, admin_user, known_r
     html = client.get(
         reverse("runs-metrics"), {"date_from": "2026-03-01", "date_to": "2026-03-04"}
     ).content.decode()
-    assert "5 runs, 4 finished" in html
+    assert "5 runs, 4 done researching" in html
 
 
 def test_runs_closed_before_the_column_existed_are_marked_from_their_packet(case):
