@@ -9,16 +9,19 @@ statement's parameters, it is an UPDATE and then the inserts in one transaction.
 runs on PostgreSQL or SQLite; the SQL here is written for those two.)
 
 SQL is built once per shape instead of through the ORM's compiler, which cost more CPU
-than the statements themselves; values are still prepared by the model fields
-(get_db_prep_save), exactly as the ORM would. They are handed the connection itself, not
-`django.db.connection`: every attribute read through that proxy is a thread-local look-up,
-and preparing a step's values reads some hundred of them.
+than the statements themselves; values are bound exactly as the model fields'
+get_db_prep_save binds them, on PostgreSQL without its chain of calls for a value of the
+type its column expects (see "values as the model fields prepare them"). The fields are
+handed the connection itself, not `django.db.connection`: every attribute read through
+that proxy is a thread-local look-up.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from datetime import datetime
+from decimal import Decimal
 from typing import NamedTuple
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
@@ -214,11 +217,9 @@ def _parameter_count(rows: StepRows) -> int:
 def _prepared(
     db: BaseDatabaseWrapper, model: type[models.Model], names: tuple[str, ...], rows: list[tuple]
 ) -> list:
-    fields = _fields(model, names)
+    preparers = _preparers(db.vendor, model, names)
     return [
-        field.get_db_prep_save(value, db)
-        for row in rows
-        for field, value in zip(fields, row, strict=True)
+        prepare(value, db) for row in rows for prepare, value in zip(preparers, row, strict=True)
     ]
 
 
@@ -228,8 +229,8 @@ def _run_update(
     values = run_fields_from_state(state)
     names = tuple(values)
     params = [
-        value if field.name == "state" else field.get_db_prep_save(value, db)
-        for field, value in zip(_fields(Run, names), values.values(), strict=True)
+        prepare(value, db)
+        for prepare, value in zip(_run_preparers(db.vendor, names), values.values(), strict=True)
     ]
     return _run_update_sql(db.vendor, names), [*params, run_id, expected_version]
 
@@ -237,6 +238,122 @@ def _run_update(
 @functools.lru_cache(maxsize=64)
 def _fields(model: type[models.Model], names: tuple[str, ...]) -> tuple[models.Field, ...]:
     return tuple(model._meta.get_field(name) for name in names)
+
+
+@functools.lru_cache(maxsize=64)
+def _preparers(vendor: str, model: type[models.Model], names: tuple[str, ...]) -> tuple:
+    """Per column, a function (value, connection) -> the value to bind."""
+    return tuple(_column_preparer(vendor, field) for field in _fields(model, names))
+
+
+@functools.lru_cache(maxsize=64)
+def _run_preparers(vendor: str, names: tuple[str, ...]) -> tuple:
+    # The state arrives as its JSON text, bound as it is (cast to jsonb in the SQL).
+    return tuple(
+        _as_it_is if name == "state" else prepare
+        for name, prepare in zip(names, _preparers(vendor, Run, names), strict=True)
+    )
+
+
+# --- values as the model fields prepare them --------------------------------------------
+#
+# On PostgreSQL a value of the type a column expects is bound exactly as the field's
+# get_db_prep_save would bind it, without its chain of calls (a step binds some eighty
+# values); any other value, any other field type and every value on SQLite go through
+# the field itself.
+
+PLAIN_JSON_TYPES = (dict, list, str, int, float, bool)
+INTEGER_FIELDS = (
+    models.SmallIntegerField,
+    models.IntegerField,
+    models.BigIntegerField,
+    models.PositiveSmallIntegerField,
+    models.PositiveIntegerField,
+    models.PositiveBigIntegerField,
+)
+
+
+def _as_it_is(value, db):
+    return value
+
+
+def _column_preparer(vendor: str, field: models.Field):
+    by_field = field.get_db_prep_save
+    if vendor != "postgresql":
+        return by_field
+    kind = type(field)
+    if kind in (models.CharField, models.TextField):
+        return _passing(str, by_field)
+    if kind is models.BooleanField:
+        return _passing(bool, by_field)
+    if kind is models.FloatField:
+        return _passing(float, by_field)
+    if kind is models.DateTimeField:
+        return _aware_datetime(by_field)
+    if kind is models.DecimalField:
+        return _finite_decimal(by_field)
+    if kind in INTEGER_FIELDS:
+        return _integer(field, by_field)
+    if kind is models.JSONField:
+        return _json(field.encoder, by_field)
+    return by_field
+
+
+def _passing(plain_type: type, by_field):
+    def prepare(value, db):
+        return value if type(value) is plain_type else by_field(value, db)
+
+    return prepare
+
+
+def _aware_datetime(by_field):
+    def prepare(value, db):
+        if type(value) is datetime and value.utcoffset() is not None:
+            return value
+        return by_field(value, db)
+
+    return prepare
+
+
+def _finite_decimal(by_field):
+    def prepare(value, db):
+        if type(value) is Decimal and value.is_finite():
+            return value
+        return by_field(value, db)
+
+    return prepare
+
+
+def _integer(field: models.Field, by_field):
+    """psycopg's Int2, Int4 or Int8, as Django binds an integer field's value (psycopg 2
+    is left to the field)."""
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    sizes = getattr(DatabaseOperations, "integerfield_type_map", None)
+    if sizes is None:
+        return by_field
+    sized = sizes[field.get_internal_type()]
+
+    def prepare(value, db):
+        return sized(value) if type(value) is int else by_field(value, db)
+
+    return prepare
+
+
+def _json(encoder, by_field):
+    from django.db.backends.postgresql.operations import get_json_dumps
+    from psycopg.types.json import Jsonb
+
+    dumps = get_json_dumps(encoder)
+
+    def prepare(value, db):
+        if value is None:
+            return None
+        if type(value) in PLAIN_JSON_TYPES:
+            return Jsonb(value, dumps=dumps)
+        return by_field(value, db)
+
+    return prepare
 
 
 # --- PostgreSQL: one statement ----------------------------------------------------------

@@ -51,18 +51,55 @@ class StepBuffer:
 
 
 def jsonable(value: Any) -> Any:
-    def default(obj: Any) -> Any:
-        if isinstance(obj, Decimal):
-            return str(obj)
-        if isinstance(obj, datetime):
-            return obj.isoformat()
-        if isinstance(obj, BaseModel):
-            return obj.model_dump(mode="json")
-        if isinstance(obj, set | frozenset):
-            return sorted(obj)
-        return str(obj)
+    """A copy of `value` made of JSON's types, as a JSON round trip would give it."""
+    try:
+        return _plain_copy(value)
+    except (_NotPlain, RecursionError):
+        return json.loads(json.dumps(value, default=_json_default))
 
-    return json.loads(json.dumps(value, default=default))
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, Decimal):
+        return str(obj)
+    if isinstance(obj, datetime):
+        return obj.isoformat()
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json")
+    if isinstance(obj, set | frozenset):
+        return sorted(obj)
+    return str(obj)
+
+
+class _NotPlain(Exception):
+    """A value _plain_copy leaves to the JSON round trip."""
+
+
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain_copy(value: Any) -> Any:
+    """The round trip's result without the text in between, for the types it converts
+    the same way every time (exact types only: a subclass of str or int, a key that is
+    not a string, a set, anything else raises _NotPlain)."""
+    kind = type(value)
+    if kind in _JSON_SCALARS:
+        return value
+    if kind is dict:
+        copy = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlain
+            copy[key] = _plain_copy(item)
+        return copy
+    if kind is list or kind is tuple:
+        return [_plain_copy(item) for item in value]
+    if kind is Decimal:
+        return str(value)
+    if kind is datetime:
+        return value.isoformat()
+    if isinstance(value, BaseModel):
+        return _plain_copy(value.model_dump(mode="json"))
+    raise _NotPlain
 
 
 def short_hash(value: Any) -> str:
