@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import template
 
 from atlas.runtime.redaction import redact
-from atlas.runtime.wording import fact_label
+from atlas.runtime.wording import counted, fact_label
 
 register = template.Library()
 
@@ -21,3 +21,26 @@ def redacted(text) -> str:
     """`text` with personal data redacted, for pages that say they redact it (escaped as
     any other value)."""
     return redact(str(text)) if text else ""
+
+
+# What each kind of screening match is, counted: counted(2, *MATCH_WORDS["pep"]).
+MATCH_WORDS = {
+    "sanctions": ("sanctions hit", "sanctions hits"),
+    "pep": ("politically exposed person match", "politically exposed person matches"),
+    "adverse_media": ("article found by a name alone", "articles found by a name alone"),
+}
+
+
+@register.filter
+def screening_matches_words(matches) -> str:
+    """ "4 screening matches (2 sanctions hits, 2 articles found by a name alone)": the
+    kinds are named when there are several, as a queue row's summary counts them."""
+    by_kind: dict[str, int] = {}
+    for match in matches:
+        kind = match.get("kind") if match.get("kind") in MATCH_WORDS else "other"
+        by_kind[kind] = by_kind.get(kind, 0) + 1
+    whole = counted(len(matches), "screening match", "screening matches")
+    parts = [counted(n, *MATCH_WORDS[kind]) for kind, n in by_kind.items() if kind in MATCH_WORDS]
+    if len(by_kind) < 2:
+        return whole
+    return f"{whole} ({', '.join(parts)})"
