@@ -253,11 +253,11 @@ def test_a_media_search_that_finds_only_articles_already_held_says_so_without_a_
     held = {fingerprint_text(article["text"])}
     result = {"query": "Viktor Petrenko", "articles": [article]}
     # The search adds one evidence item: its own record, not an article.
-    assert result_summary("search_adverse_media", result, 1, held) == (
+    assert result_summary("search_adverse_media", result, held) == (
         "Found 1 article for 'Viktor Petrenko', already held."
     )
     result["articles"].append({"text": "VIKTOR PETRENKO named director of Meridian Shipping"})
-    assert result_summary("search_adverse_media", result, 1, held) == (
+    assert result_summary("search_adverse_media", result, held) == (
         "Found 2 articles for 'Viktor Petrenko', all already held."
     )
 

@@ -21,13 +21,10 @@ MAX_LINES = 5
 MAX_LINE_CHARS = 200
 
 
-def result_summary(
-    tool: str, result: dict[str, Any], new_items: int, held: Collection[str] = ()
-) -> str:
-    """`held`: the fingerprints of the evidence the run held before the call. `new_items`,
-    the evidence items the result added, is not what a media search's sentence counts: a
-    search that finds only articles already held adds a record of the search, not an
-    article, so its new articles are counted by their fingerprints instead."""
+def result_summary(tool: str, result: dict[str, Any], held: Collection[str] = ()) -> str:
+    """`held`: the fingerprints of the evidence the run held before the call, by which a
+    media search's sentence counts its new articles (a search that finds only articles
+    already held adds a record of the search, not an article)."""
     if tool == "resolve_entity":
         count = len(result.get("candidates", []))
         return f"Found {counted(count, 'registry candidate')} for '{result.get('query', '')}'."

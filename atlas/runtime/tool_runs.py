@@ -145,7 +145,7 @@ def absorb_outcome(
                 stored_chars=len(json.dumps(result, default=str)),
                 shown_chars=min(len(view), MODEL_VIEW_LIMIT + 200),
             )
-        summary = result_summary(name, result, len(new_evidence), held)
+        summary = result_summary(name, result, held)
         writer.emit(
             s,
             buf,

@@ -96,19 +96,17 @@ def test_any_result_gives_a_few_short_lines_and_never_an_error(tool, result):
 
 def test_summaries_count_in_words_one_or_many():
     one_hit = {"hits": [{"name": "X"}], "lists_checked": ["Synthetic OFAC SDN"]}
-    assert result_summary("screen_sanctions", one_hit, 0) == (
+    assert result_summary("screen_sanctions", one_hit) == (
         "Sanctions screening found 1 hit across 1 list."
     )
     no_hits = {"hits": [], "lists_checked": ["a", "b", "c"]}
-    assert result_summary("screen_sanctions", no_hits, 0) == (
+    assert result_summary("screen_sanctions", no_hits) == (
         "Sanctions screening found 0 hits across 3 lists."
     )
     two = {"query": "Northwind", "candidates": [{}, {}]}
-    assert (
-        result_summary("resolve_entity", two, 0) == "Found 2 registry candidates for 'Northwind'."
-    )
+    assert result_summary("resolve_entity", two) == "Found 2 registry candidates for 'Northwind'."
     one = {"query": "Acme", "articles": [{}]}
-    assert result_summary("search_adverse_media", one, 1) == "Found 1 article for 'Acme', 1 new."
+    assert result_summary("search_adverse_media", one) == "Found 1 article for 'Acme', 1 new."
 
 
 def test_an_article_found_twice_in_one_search_is_not_said_to_be_already_held():
@@ -120,15 +118,15 @@ def test_an_article_found_twice_in_one_search_is_not_said_to_be_already_held():
         {"text": "Crescent sued."},
     )
     result = {"query": "Crescent", "articles": [first, copy, other]}
-    assert result_summary("search_adverse_media", result, 2) == (
+    assert result_summary("search_adverse_media", result) == (
         "Found 3 articles for 'Crescent', 2 new (1 a copy of another here)."
     )
     held = {fingerprint_text("Crescent fined.")}
-    assert result_summary("search_adverse_media", result, 1, held) == (
+    assert result_summary("search_adverse_media", result, held) == (
         "Found 3 articles for 'Crescent', 1 new (2 already held)."
     )
     result["articles"].append({"text": "Crescent sued!"})
-    assert result_summary("search_adverse_media", result, 1, held) == (
+    assert result_summary("search_adverse_media", result, held) == (
         "Found 4 articles for 'Crescent', 1 new (2 already held, 1 a copy of another here)."
     )
 
@@ -144,11 +142,11 @@ def test_a_documents_summary_counts_its_facts_apart_from_its_personal_data():
             "ibans": ["[redacted]", "[redacted]"],
         },
     }
-    assert result_summary("extract_uploaded_document", result, 1) == (
+    assert result_summary("extract_uploaded_document", result) == (
         "Extracted 2 kinds of fact from kyc.txt, and 2 kinds of personal data, redacted for "
         "the model."
     )
     result["fields"] = {"directors": ["Helen Carter"]}
-    assert result_summary("extract_uploaded_document", result, 1) == (
+    assert result_summary("extract_uploaded_document", result) == (
         "Extracted 1 kind of fact from kyc.txt."
     )
