@@ -95,7 +95,6 @@ class StepView:
     duration_ms: int | None = None
     duration_unknown: bool = False  # its call was cut off with its worker, untimed
     tool_running: bool = False
-    tool_ran: bool = False  # a tool call began in this step (not only proposed)
     tool_ended: str = ""  # how its call ended, in a word: done, failed or interrupted
     attempts: int = 0
     started_at: Any = None
@@ -313,7 +312,7 @@ def group_steps(run_id: int, events: Iterable[TraceEvent]) -> list[StepView]:
             step.output_tokens += int(usage.get("output_tokens") or 0)
             step.cost_usd += decimal_or_zero(usage.get("cost_usd"))
         if event.type == "tool_started":
-            step.tool_running = step.tool_ran = True
+            step.tool_running = True
             step.tool = data.get("tool") or step.tool
             step.arguments = data.get("arguments") or step.arguments
             step.attempts = max(step.attempts, int(data.get("attempt") or 1))
