@@ -5,11 +5,9 @@ in Chromium, every page that names the subject stays inside a desktop and a phon
 from __future__ import annotations
 
 import re
-import threading
 import time
 
 import pytest
-from django.db import connection
 from django.urls import reverse
 
 from atlas.runtime.tools.schemas import NAME_MAX_LENGTH
@@ -20,6 +18,7 @@ from tests.case_rows import waiting_for_answer
 from tests.conftest import client_for, login_in_browser, screenshot
 from tests.live_server import atlas_server  # noqa: F401 (a fixture)
 from tests.review_runs import open_item, paused_run
+from tests.test_review_browser import off_the_browser_loop
 
 LONG_SUBJECT = "Q" * NAME_MAX_LENGTH
 WIDTHS = [1280, 360]
@@ -64,27 +63,6 @@ def _wait_for(condition, what: str):
             return value
         time.sleep(0.1)
     pytest.fail(f"Timed out waiting for {what}")
-
-
-def _off_the_browser_loop(make, *args, **kwargs):
-    """Run `make` on its own thread: Playwright's event loop owns this one, and the run store
-    announces updates through async_to_sync, which refuses to run beside a running loop."""
-    result: dict = {}
-
-    def target() -> None:
-        try:
-            result["value"] = make(*args, **kwargs)
-        except BaseException as error:  # re-raised on the test's thread
-            result["error"] = error
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join(WAIT_SECONDS)
-    if "error" in result:
-        raise result["error"]
-    return result["value"]
 
 
 def _open_case_from_the_form(page, base_url: str) -> Run:
@@ -134,7 +112,7 @@ def test_pages_naming_a_long_subject_stay_inside_the_screen(
     base = atlas_server.url
     login_in_browser(page, base, analyst.username)
     run = _open_case_from_the_form(page, base)
-    _off_the_browser_loop(_question_and_escalation, tenant, analyst)
+    off_the_browser_loop(_question_and_escalation, tenant, analyst)
     pages_by_user = {
         analyst: [
             reverse("runs-case-list"),

@@ -55,21 +55,13 @@ def test_after_the_answer_the_model_is_shown_what_it_saw_before_the_pause(
     tenant, analyst, committed_observations, monkeypatch
 ):
     from atlas.runtime import engine
-    from reviews.models import HumanDecision, ReviewItem
+    from reviews.actions import do_answer_question
+    from reviews.models import ReviewItem
 
     run = _paused_run(tenant, analyst)
     before_pause = committed_observations[-1]
     item = ReviewItem.objects.get(run=run, kind="clarification")
-    HumanDecision.objects.create(
-        tenant=tenant,
-        case=run.case,
-        run=run,
-        review_item=item,
-        actor=analyst,
-        kind="answer",
-        payload={"question_id": item.payload["question_id"], "text": item.payload["candidates"][0]},
-        state_version=run.state_version,
-    )
+    do_answer_question(item, analyst, item.payload["candidates"][0])
     shown: list[list[ObservationNote]] = []
     build_context = engine.build_context
 
