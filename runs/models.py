@@ -257,7 +257,7 @@ class RunQuerySet(models.QuerySet):
 
     def latest_of(self, case_id: int) -> Run | None:
         """The case's newest run, read without its state (the biggest column)."""
-        return self.filter(case_id=case_id).defer("state").order_by("-id").first()
+        return self.filter(case_id=case_id).defer("state", "loop_memory").order_by("-id").first()
 
     def signed_off(self) -> RunQuerySet:
         """Runs whose packet a reviewer signed off or closed as it stood: the case's record."""
@@ -342,6 +342,8 @@ class Run(models.Model):
     elapsed_seconds = models.FloatField(default=0.0)
 
     state = models.JSONField(default=dict)
+    # The loop's own bookkeeping, left out of `state` (see runs/run_state.py), as JSON text.
+    loop_memory = models.TextField(default="", blank=True, editable=False)
     state_version = models.PositiveIntegerField(default=0)
     last_seq = models.PositiveIntegerField(default=0)
     scenario = models.JSONField(null=True, blank=True)

@@ -32,7 +32,7 @@ from atlas.runtime.money import as_stored
 from atlas.runtime.ports import StepCommit, ToolCallRecord
 from atlas.runtime.state import AtlasState
 from runs.models import Observation, Run, ToolCall, TraceEvent
-from runs.run_state import state_json
+from runs.run_state import loop_memory_json, state_json
 
 INSERT_BATCH_ROWS = 50  # well under SQLite's limit on bound parameters per statement
 MAX_STATEMENT_PARAMETERS = 30_000  # PostgreSQL's protocol allows 65,535
@@ -103,6 +103,7 @@ def run_fields_from_state(state: AtlasState) -> dict:
     and queues never parse the JSON."""
     fields = {
         "state": state_json(state),
+        "loop_memory": loop_memory_json(state),
         "state_version": state.version,
         "status": state.status,
         "termination_reason": state.termination_reason or "",

@@ -1,15 +1,18 @@
 """A run's row leaves out the state's recent observations (they are the last rows of its
-observations table); loading the run gives the runtime back exactly what it had."""
+observations table) and keeps the loop's bookkeeping apart from the jsonb state; loading
+the run gives the runtime back exactly what it had."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from atlas.runtime.state import ObservationNote
+from atlas.runtime.state import AtlasState, ObservationNote
 from runs.actions import do_start_run
 from runs.execution import run_inline
 from runs.models import Case, Run
-from runs.run_state import load_state
+from runs.run_state import LOOP_MEMORY, load_state
 from runs.storage import DjangoRunStore
 
 
@@ -22,6 +25,20 @@ def committed_observations(monkeypatch) -> list[list[ObservationNote]]:
     def spy(store, commit):
         commit_step(store, commit)
         seen.append([note.model_copy() for note in commit.state.observations])
+
+    monkeypatch.setattr(DjangoRunStore, "commit_step", spy)
+    return seen
+
+
+@pytest.fixture
+def committed_states(monkeypatch) -> list[AtlasState]:
+    """Each commit's state, as the runtime had it in memory."""
+    seen: list[AtlasState] = []
+    commit_step = DjangoRunStore.commit_step
+
+    def spy(store, commit):
+        commit_step(store, commit)
+        seen.append(commit.state.clone())
 
     monkeypatch.setattr(DjangoRunStore, "commit_step", spy)
     return seen
@@ -74,3 +91,25 @@ def test_after_the_answer_the_model_is_shown_what_it_saw_before_the_pause(
     first_after = shown[0]
     assert first_after[:-1] == before_pause[len(before_pause) - len(first_after) + 1 :]
     assert first_after[-1].source == "human"
+
+
+def test_the_loop_memory_is_kept_apart_and_loads_back_whole(tenant, analyst, committed_states):
+    run = _paused_run(tenant, analyst)
+    assert not LOOP_MEMORY & set(run.state)
+    memory = json.loads(run.loop_memory)
+    assert set(memory) == LOOP_MEMORY
+    assert memory["action_counts"] and memory["executed_actions"] and memory["decision_history"]
+    last = committed_states[-1]
+    assert load_state(run).model_dump(exclude={"observations"}) == last.model_dump(
+        exclude={"observations"}
+    )
+
+
+def test_a_row_that_still_holds_its_loop_memory_in_the_state_keeps_it(tenant, analyst):
+    run = _paused_run(tenant, analyst)
+    memory = json.loads(run.loop_memory)
+    run.state, run.loop_memory = {**run.state, **memory}, ""
+    loaded = load_state(run)
+    assert loaded.action_counts == memory["action_counts"]
+    assert loaded.executed_actions == memory["executed_actions"]
+    assert loaded.decision_history == memory["decision_history"]

@@ -238,7 +238,7 @@ def live_page_context(
 def run_steps_earlier(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     """The steps of a run before event `before`, newest page first ("show earlier" on the
     case page). They are finished steps, so the live stream never touches them."""
-    run = get_for_tenant(Run.objects.defer("state"), tenant_of(request), pk=run_id)
+    run = get_for_tenant(Run.objects.defer("state", "loop_memory"), tenant_of(request), pk=run_id)
     before = whole_number(request.GET.get("before", ""))
     if before is None or before < 1:
         return HttpResponse("before must be a whole number above 0.", status=400)
@@ -268,7 +268,7 @@ def case_page(
 ) -> HttpResponse:
     """The case page showing run `run_id` (the latest run when None)."""
     # The runs list shows only each run's number, status and date: leave out the state.
-    runs = list(Run.objects.filter(case=case).defer("state").order_by("-id"))
+    runs = list(Run.objects.filter(case=case).defer("state", "loop_memory").order_by("-id"))
     latest = runs[0] if runs else None
     shown = latest
     if run_id:

@@ -163,7 +163,9 @@ def _stop_event(run: Run) -> dict | None:
 @require_role(ADMIN)
 def trace(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     run = run_for_admin(
-        request, run_id, Run.objects.select_related("case", "tenant", "created_by").defer("state")
+        request,
+        run_id,
+        Run.objects.select_related("case", "tenant", "created_by").defer("state", "loop_memory"),
     )
     # Only the parts of the state the page shows; the whole state of a long run is large.
     parts = (
@@ -192,7 +194,7 @@ def trace(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
 @require_role(ADMIN)
 def trace_steps(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     """More steps after `after` (load more, or the live poll of a run in progress)."""
-    run = run_for_admin(request, run_id, Run.objects.defer("state"))
+    run = run_for_admin(request, run_id, Run.objects.defer("state", "loop_memory"))
     after = whole_number(request.GET.get("after", "0"))
     replace = whole_number(request.GET.get("replace", "0"))
     if after is None or replace is None:
