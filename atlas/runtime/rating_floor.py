@@ -1,7 +1,9 @@
 """The lowest risk rating the evidence allows, and why. A proposed packet is held to it,
 and so is a reviewer who signs a packet off with a rating of their own, except that the
 screening matches they marked false positives are set aside: those matches alone, not
-what another source (the registry record, an article about the subject) says."""
+what another source (the registry record, an article about the subject) says. Evidence
+about a registry candidate other than the entity the subject was matched to (a namesake's
+record, a screen by its id) is about someone else and counts for nothing here."""
 
 from __future__ import annotations
 
@@ -38,6 +40,16 @@ class RulesAgainst(list[RatingRule]):
 
 def _signal(*signals: Signal) -> Callable[[AtlasState, set[str]], bool]:
     return lambda s, present: any(signal in present for signal in signals)
+
+
+def about_the_subject(s: AtlasState) -> list[EvidenceItem]:
+    """The evidence the subject's rating rests on: all of it but what is about a registry
+    candidate for the subject other than the entity it was matched to. Before a match,
+    any candidate may be the subject, so all of it counts."""
+    entity = s.selected_entity
+    if entity is None:
+        return s.evidence
+    return [item for item in s.evidence if item.candidate_id in ("", entity.entity_id)]
 
 
 def _number(s: AtlasState, item: EvidenceItem) -> str:
@@ -92,7 +104,7 @@ def _signal_grounds(
     and what marking screening matches does to it."""
 
     def grounds(s: AtlasState, set_aside: frozenset[str]) -> list[str]:
-        with_signal = [item for item in s.evidence if signal in item.signals]
+        with_signal = [item for item in about_the_subject(s) if signal in item.signals]
         clauses = []
         for about in dict.fromkeys(item.about for item in with_signal):
             items = [item for item in with_signal if item.about == about]
@@ -247,11 +259,11 @@ def below(rating: str, floor: str) -> bool:
 
 
 def rules_against(s: AtlasState, rating: str, set_aside: Collection[str] = ()) -> RulesAgainst:
-    """The rules that rule `rating` out, reading the signals of every evidence item but
-    those in `set_aside` (evidence ids)."""
+    """The rules that rule `rating` out, reading the signals of the evidence about the
+    subject (about_the_subject) but those in `set_aside` (evidence ids)."""
     present = {
         signal
-        for item in s.evidence
+        for item in about_the_subject(s)
         if item.evidence_id not in set_aside
         for signal in item.signals
     }

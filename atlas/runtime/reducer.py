@@ -102,7 +102,7 @@ def apply_in_place(
             _apply_sanctions(new, result, step, now, about=directed_by_the_subject(company))
             _complete(new, directorship_step(company.entity_id))
         else:
-            _apply_sanctions(new, result, step, now)
+            _apply_sanctions(new, result, step, now, candidate_id=_screened_candidate(new, result))
             if screens_the_subject(new, args):
                 _complete(new, "screen_sanctions")
                 _offer_linked_entity(new, result)
@@ -211,9 +211,7 @@ def resolves_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:
     resolution."""
     brief = state.brief
     picked = picked_candidate(state)
-    # The subject as the case names it, or as the candidate the analyst picked names it.
-    names = [brief.subject, *([picked.name] if picked else [])]
-    if max(name_score(arguments.get("name") or "", name) for name in names) < STRONG_MATCH:
+    if not _searches_the_subjects_name(state, arguments):
         return False
     if arguments.get("entity_type") not in (None, brief.subject_type):
         return False
@@ -221,6 +219,31 @@ def resolves_the_subject(state: AtlasState, arguments: dict[str, Any]) -> bool:
     if not narrowed_to or narrowed_to == brief.jurisdiction:
         return True
     return picked is not None and narrowed_to == picked.jurisdiction
+
+
+def _searches_the_subjects_name(state: AtlasState, arguments: dict[str, Any]) -> bool:
+    """Whether a resolution searched under the subject's name: as the case names it, or as
+    the candidate the analyst picked names it."""
+    picked = picked_candidate(state)
+    names = [state.brief.subject, *([picked.name] if picked else [])]
+    searched = arguments.get("name") or ""
+    return max(name_score(searched, name) for name in names) >= STRONG_MATCH
+
+
+def _candidates_of(state: AtlasState, arguments: dict[str, Any]) -> bool:
+    """Whether the entities a resolution found are candidates for the subject: found under
+    its name (as the case, the analyst's pick or the matched entity names it), in whatever
+    country or of whatever type the search was narrowed to."""
+    entity = state.selected_entity
+    searched = arguments.get("name") or ""
+    matched = entity is not None and name_score(searched, entity.name) >= STRONG_MATCH
+    return matched or _searches_the_subjects_name(state, arguments)
+
+
+def _candidate_ids(state: AtlasState) -> set[str]:
+    """The entity ids of every registry candidate for the subject found so far."""
+    listed = {candidate.entity_id for candidate in state.entity_candidates}
+    return listed | {item.candidate_id for item in state.evidence if item.candidate_id}
 
 
 def picked_candidate(state: AtlasState) -> EntityCandidate | None:
@@ -385,6 +408,7 @@ def _apply_resolve(
             state.selected_entity = best
             _reopen_research_by_name(state, picked)
     selected_id = state.selected_entity.entity_id if state.selected_entity else None
+    of_the_subject = _candidates_of(state, arguments)
     for candidate in result.get("candidates", []):
         record = candidate["record"]
         fp = fingerprint({"registry": record})[:20]
@@ -420,6 +444,7 @@ def _apply_resolve(
             claim=claim,
             step=step,
             signals=[Signal.PEP] if record.get("pep") else [],
+            candidate_id=record["entity_id"] if of_the_subject else "",
         )
         _add_evidence(state, item)
         if record.get("directors"):
@@ -480,6 +505,7 @@ def _apply_sanctions(
     now: datetime,
     *,
     about: str = "",
+    candidate_id: str = "",
 ) -> None:
     hits = result.get("hits", [])
     hit_label = f"Sanctions hit on {about}" if about else "Sanctions hit"
@@ -510,9 +536,12 @@ def _apply_sanctions(
                 step=step,
                 signals=[Signal.SANCTIONS_HIT],
                 about=about,
+                candidate_id=candidate_id,
             ),
         )
-    _apply_pep_matches(state, result, step, now, subject=subject, about=about)
+    _apply_pep_matches(
+        state, result, step, now, subject=subject, about=about, candidate_id=candidate_id
+    )
     if not hits:
         fp = fingerprint({"sanctions_clear": subject})[:20]
         names = result.get("screened_names", [])
@@ -534,6 +563,7 @@ def _apply_sanctions(
                 ),
                 step=step,
                 about=about,
+                candidate_id=candidate_id,
             ),
         )
     if result.get("entity_id"):
@@ -552,6 +582,13 @@ def _apply_sanctions(
                 evidence_id=state.evidence[-1].evidence_id,
             ),
         )
+
+
+def _screened_candidate(state: AtlasState, result: dict[str, Any]) -> str:
+    """The registry candidate for the subject a screen was by the id of, or "" for a
+    screen by name or by anyone else's id."""
+    entity_id = result.get("entity_id") or ""
+    return entity_id if entity_id in _candidate_ids(state) else ""
 
 
 def _scored_on_alias(hit: dict[str, Any]) -> str:
@@ -577,6 +614,7 @@ def _apply_pep_matches(
     *,
     subject: str,
     about: str,
+    candidate_id: str,
 ) -> None:
     label = (
         f"Politically exposed person match on {about}"
@@ -602,6 +640,7 @@ def _apply_pep_matches(
                 step=step,
                 signals=[Signal.PEP],
                 about=about,
+                candidate_id=candidate_id,
             ),
         )
 

@@ -215,6 +215,10 @@ class EvidenceItem(_Model):
     # An article found by a name alone, not linked to a registry entity: it may be about a
     # namesake.
     found_by_name: bool = False
+    # The entity id of the registry candidate for the subject the item is about (its
+    # registry record, a screen by its id); "" when it is about no candidate. Once another
+    # entity is selected, it is about someone else than the subject.
+    candidate_id: str = ""
 
 
 class Signal(StrEnum):
