@@ -13,6 +13,7 @@ import threading
 
 from django.db import connection, transaction
 
+from atlas.runtime.cancellation import CancelRequest
 from atlas.runtime.ports import (
     BaseRunStore,
     DocumentNotFound,
@@ -25,7 +26,7 @@ from atlas.runtime.ports import (
 from atlas.runtime.state import AttachedDocument
 from reviews.sync import desired_items, reopen_refused_items, sync_review_items
 from runs.live import announce_run_update
-from runs.models import Document, ToolCall
+from runs.models import Document, Run, ToolCall
 from runs.step_writes import upsert_tool_calls, write_step
 
 logger = logging.getLogger(__name__)
@@ -61,6 +62,22 @@ class DjangoRunStore(BaseRunStore):
                 announce_run_update(run_id, commit.events[-1].seq)
         self._synced_items[run_id] = wanted
 
+    def cancel_request(self, run_id: str) -> CancelRequest | None:
+        """Who asked to cancel the run and when, as its row keeps them (do_request_cancel)."""
+        run = (
+            Run.objects.select_related("cancel_requested_by")
+            .only("cancel_requested_at", "cancel_requested_by")
+            .get(pk=int(run_id))
+        )
+        if run.cancel_requested_at is None:
+            return None
+        person = run.cancel_requested_by
+        return CancelRequest(
+            requested_by=shown_name(person) if person else None,
+            requested_by_id=str(person.pk) if person else None,
+            requested_at=run.cancel_requested_at,
+        )
+
     def save_tool_call(self, record: ToolCallRecord) -> None:
         # One upsert statement is its own transaction: no BEGIN/COMMIT round trips.
         upsert_tool_calls(int(record.run_id), [record])
@@ -84,6 +101,13 @@ class DjangoRunStore(BaseRunStore):
             finished_at=row.finished_at,
             duration_ms=row.duration_ms,
         )
+
+
+def shown_name(user) -> str:
+    """The name the console shows for a person; never their e-mail address, even when
+    their login is one."""
+    name = user.get_full_name() or user.get_username()
+    return f"user {user.pk}" if "@" in name else name
 
 
 class DjangoDocumentSource:

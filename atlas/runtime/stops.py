@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from atlas.runtime.budgets import BudgetStop
+from atlas.runtime.cancellation import cancel_request_data
 from atlas.runtime.packets import partial_packet
 from atlas.runtime.progress import detect_cycle, progress_signature, unchanged_for
 from atlas.runtime.state import AtlasState
@@ -17,7 +18,7 @@ def cancelled(writer: StepWriter, s: AtlasState, buf: StepBuffer) -> AtlasState:
     s.pending_approval = None
     s.approved_action = None
     writer.set_status(s, "cancelled", "cancelled")
-    writer.terminal_event(s, buf, "run_cancelled")
+    writer.terminal_event(s, buf, "run_cancelled", **cancel_request_data(writer.store, s.run_id))
     return s
 
 

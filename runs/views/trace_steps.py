@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -322,6 +323,30 @@ def _run_ended(data: dict) -> str:
     return said + _sentence_if_not_generic(data, data.get("reason"))
 
 
+def _cancel_requester(data: dict) -> str:
+    """Who asked for the cancel and when; nothing for an event recorded before it said."""
+    if "requested_by_person" not in data:
+        return ""
+    if not data["requested_by_person"]:
+        return "; no person asked for it (a scenario's cancel_on, or the process was stopped)"
+    who = data.get("requested_by") or "someone"
+    asked = str(data.get("requested_at") or "")
+    return f"; asked for by {who}" + (f" at {_utc_time(asked)}" if asked else "")
+
+
+def _utc_time(stamp: str) -> str:
+    """An ISO timestamp as the trace page writes times: 2026-03-02 09:00:04 UTC."""
+    try:
+        moment = datetime.fromisoformat(stamp).astimezone(UTC)
+    except ValueError:
+        return stamp
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _run_cancelled(data: dict) -> str:
+    return _run_ended(data) + _cancel_requester(data)
+
+
 SUMMARIES: dict[str, Callable[[dict], str]] = {
     "model_decision": _model_decision,
     "run_started": _run_started,
@@ -359,7 +384,7 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
     "escalated": _escalated,
     "run_completed": _run_ended,
     "run_failed": _run_ended,
-    "run_cancelled": _run_ended,
+    "run_cancelled": _run_cancelled,
 }
 
 
