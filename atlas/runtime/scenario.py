@@ -111,8 +111,9 @@ class ScenarioDocument(StrictModel):
     @field_validator("name")
     @classmethod
     def _usable_file_name(cls, value: str | None) -> str | None:
-        # Stored under its last part, as an upload is; "..", "/" or "x/" leave nothing to store.
-        # An empty name, like none, means the file's own name.
+        # Shown whole ("Board minutes 2024/25.txt" is a title, not a path), but the file is
+        # stored under its last part, of which "..", "/" or "x/" leave nothing to store. An
+        # empty name, like none, means the file's own name.
         if value and (os.path.basename(value) in ("", ".", "..") or "\0" in value):
             raise ValueError(f"{value!r} is not a file name; give one such as report.pdf")
         return value

@@ -83,6 +83,22 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
+class WholeNamedUpload(SimpleUploadedFile):
+    """An upload that keeps its name whole. Django cuts an upload's name to its last path
+    part, as a browser's file name can hold nothing else; a scenario's document name
+    ("Board minutes 2024/25.txt") is a title, not a path. The file itself is still stored
+    under a safe form of the last part, in the case's folder (runs.uploads.stored_file_name).
+    """
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._name = value
+
+
 @dataclass(frozen=True)
 class CaseToOpen:
     subject: str
@@ -337,7 +353,7 @@ class Command(BaseCommand):
                     content = handle.read(limit + 1)
         except OSError as error:
             raise CommandError(f"cannot read document {path}: {error.strerror}") from None
-        upload = SimpleUploadedFile(name or path.name, content)
+        upload = WholeNamedUpload(name or path.name, content)
         if found.st_size > limit:
             upload.size = found.st_size
         return upload
