@@ -36,7 +36,7 @@ class ReviewItemAdmin(TenantScopedAdmin):
         "decided_at",
     )
     list_filter = ("kind", "status", "tenant")
-    search_fields = ("summary", "key", "case__subject_name", "=run__id")
+    search_fields = ("summary", "=key", "case__subject_name", "=run__id")
     list_select_related = ("case", "run", "run__case", "claimed_by")
     date_hierarchy = "requested_at"
     redacted_fields = ("summary", "payload")
@@ -62,7 +62,7 @@ class HumanDecisionAdmin(ReadOnlyAdmin):
         "created_at",
     )
     list_filter = ("kind", "tenant")
-    search_fields = ("reason", "actor__username", "case__subject_name", "=run__id")
+    search_fields = ("reason", "^actor__username", "case__subject_name", "=run__id")
     list_select_related = ("actor", "case", "run", "run__case", "review_item")
     date_hierarchy = "created_at"
     redacted_fields = ("reason", "payload")

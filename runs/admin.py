@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
+from functools import reduce
 
 from django import forms
 from django.contrib import admin
@@ -28,11 +29,13 @@ from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group
 from django.db import transaction
 from django.db.models import QuerySet
+from django.db.models.fields.files import FieldFile
+from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 from django.utils.functional import cached_property
 
 from atlas.runtime.money import budget_dollars, dollars
-from atlas.runtime.redaction import redact_value
+from atlas.runtime.redaction import redact, redact_value
 from atlas.runtime.tools.registry import default_registry
 from runs.access import has_role, membership_of
 from runs.models import (
@@ -64,10 +67,14 @@ class TenantScopedAdmin(admin.ModelAdmin):
     # Fields that can hold personal data from documents, tools or people's answers: shown
     # redacted, and not searched for a term that could be personal data.
     redacted_fields: tuple[str, ...] = ()
+    # Lookups of fields that can hold personal data and name a row (in its __str__: a page's
+    # title and breadcrumbs, a link to it), redacted in the row a page reads; only an
+    # admin that changes nothing sets them, as the row is then never saved.
+    redacted_in_name: tuple[str, ...] = ()
 
     def __init__(self, model, admin_site) -> None:
         super().__init__(model, admin_site)
-        if self.redacted_fields:  # pages that say personal data is redacted on them
+        if self.redacted_fields or self.redacted_in_name:  # pages that say it is redacted
             self.change_form_template = "admin/redacted_change_form.html"
             self.change_list_template = "admin/redacted_change_list.html"
 
@@ -116,12 +123,23 @@ class TenantScopedAdmin(admin.ModelAdmin):
             name: _shown_redacted(self.model._meta.get_field(name)) for name in self.redacted_fields
         }
 
+    def get_list_display(self, request: HttpRequest):
+        return [
+            self._redacted_shown.get(name, name) if isinstance(name, str) else name
+            for name in super().get_list_display(request)
+        ]
+
+    def get_object(self, request: HttpRequest, object_id: str, from_field=None):
+        row = super().get_object(request, object_id, from_field)
+        return with_names_redacted(row, self.redacted_in_name)
+
     def get_search_fields(self, request: HttpRequest) -> tuple:
         fields = tuple(super().get_search_fields(request))
         if not could_be_personal_data(request.GET.get(SEARCH_VAR, "")):
             return fields
         # A row found would tell that the number searched for is in it.
-        return tuple(name for name in fields if name.lstrip("=^@") not in self.redacted_fields)
+        personal = {*self.redacted_fields, *self.redacted_in_name}
+        return tuple(name for name in fields if name.lstrip("=^@") not in personal)
 
     @cached_property
     def _money_shown(self) -> dict[str, Callable]:
@@ -193,6 +211,8 @@ def could_be_personal_data(term: str) -> bool:
 def redacted(value: object) -> str:
     """A stored value with personal data redacted, as the trace page shows it: text as it
     is, anything else as JSON, the first `SHOWN_CHARS` characters only."""
+    if isinstance(value, FieldFile):
+        value = value.name  # stored under a safe form of the uploaded name
     if value is None or value == "":
         return "-"
     shown = clip(redact_value(value, chars_shown=SHOWN_CHARS), SHOWN_CHARS)[0]
@@ -208,7 +228,20 @@ def _shown_redacted(field) -> Callable:
 
     value.__name__ = field.name
     value.short_description = field.verbose_name
+    value.admin_order_field = field.name
     return value
+
+
+def with_names_redacted(row, lookups: tuple[str, ...]):
+    """`row` with personal data redacted in the fields `lookups` reach (`document__original_name`
+    through its document), for display only: it must not be saved."""
+    if row is None:
+        return row
+    for lookup in lookups:
+        *path, name = lookup.split("__")
+        holder = reduce(getattr, path, row)
+        setattr(holder, name, redact(getattr(holder, name)))
+    return row
 
 
 def _named_not_linked(field) -> Callable:
@@ -347,7 +380,7 @@ class MembershipAdmin(TenantScopedAdmin):
     superuser_may_edit = True
     list_display = ("user", "role", "tenant")
     list_filter = ("role", "tenant")
-    search_fields = ("user__username", "user__first_name", "user__last_name", "tenant__name")
+    search_fields = ("^user__username", "user__first_name", "user__last_name", "tenant__name")
     list_select_related = ("user", "tenant")
     raw_id_fields = ("user",)
 
@@ -383,8 +416,22 @@ def _admits_to_the_admin(user, tenant_admin: bool) -> None:
         user.save(update_fields=["is_staff"])
 
 
+class NamesRedactedFormSet(BaseInlineFormSet):
+    """A case's documents, each with its name redacted (a row is titled with it too); the
+    inline is read-only, so none is saved."""
+
+    def get_queryset(self) -> list[Document]:
+        if not hasattr(self, "_names_redacted"):
+            self._names_redacted = [
+                with_names_redacted(document, ("original_name",))
+                for document in super().get_queryset()
+            ]
+        return self._names_redacted
+
+
 class DocumentInline(admin.TabularInline):
     model = Document
+    formset = NamesRedactedFormSet
     fields = ("original_name", "content_type", "size", "sensitive", "sha256", "uploaded_at")
     readonly_fields = fields
     extra = 0
@@ -407,7 +454,9 @@ class CaseAdmin(TenantScopedAdmin):
         "created_at",
     )
     list_filter = ("subject_type", "tenant", "created_at")
-    search_fields = ("subject_name", "jurisdiction", "notes", "=id")
+    # A jurisdiction is a two-letter code: "gb" means GB, not every code with a G or B in it.
+    search_fields = ("subject_name", "=jurisdiction", "notes", "=id")
+    redacted_fields = ("notes",)
     list_select_related = ("tenant", "created_by")
     date_hierarchy = "created_at"
     inlines = [DocumentInline]
@@ -426,7 +475,10 @@ class DocumentAdmin(TenantScopedAdmin):
         "uploaded_at",
     )
     list_filter = ("sensitive", "content_type")
-    search_fields = ("original_name", "sha256", "case__subject_name")
+    # A hash is quoted from its start, as far as someone copied it.
+    search_fields = ("original_name", "^sha256", "case__subject_name")
+    redacted_fields = ("original_name", "file")
+    redacted_in_name = ("original_name",)
     list_select_related = ("case", "uploaded_by")
 
 
@@ -436,7 +488,9 @@ class PendingUploadAdmin(ReadOnlyAdmin):
 
     list_display = ("original_name", "user", "content_type", "size", "created_at")
     list_filter = ("content_type",)
-    search_fields = ("original_name", "sha256", "user__username")
+    search_fields = ("original_name", "^sha256", "^user__username")
+    redacted_fields = ("original_name", "file")
+    redacted_in_name = ("original_name",)
     list_select_related = ("user",)
 
 
@@ -532,7 +586,7 @@ class ToolCallAdmin(RunRowAdmin):
         *(name for name in list_display[2:] if name != "cost"),
     )
     list_filter = ("tool", "effect_status")
-    search_fields = ("idempotency_key", "=run__id", "tool")
+    search_fields = ("=idempotency_key", "=run__id", "tool")
     redacted_fields = ("arguments", "result")
     money_fields = {"cost_usd": dollars}
 
@@ -563,6 +617,9 @@ class SuperuserOnly:
 
 
 class AccountAdmin(SuperuserOnly, UserAdmin):
+    # An address is searched whole: "example" would otherwise find everyone at example.com.
+    search_fields = ("^username", "first_name", "last_name", "=email")
+
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         # Cases, runs and decisions keep who acted: an account is deactivated, not deleted.
         return False
@@ -580,10 +637,15 @@ for model, model_admin in ((get_user_model(), AccountAdmin), (Group, AccountGrou
 @admin.register(DocumentDownload)
 class DocumentDownloadAdmin(ReadOnlyAdmin):
     tenant_path = "document__case__tenant"
-    list_display = ("document", "user", "downloaded_at")
+    list_display = ("document_shown", "user", "downloaded_at")
     list_select_related = ("document", "user")
     date_hierarchy = "downloaded_at"
-    search_fields = ("document__original_name", "user__username")
+    search_fields = ("document__original_name", "^user__username")
+    redacted_in_name = ("document__original_name",)
+
+    @admin.display(description="document", ordering="document__original_name")
+    def document_shown(self, download: DocumentDownload) -> str:
+        return redact(download.document.original_name)
 
 
 @admin.register(CaseEdit)
@@ -592,4 +654,6 @@ class CaseEditAdmin(ReadOnlyAdmin):
     list_display = ("case", "edited_by", "edited_at", "reason")
     list_select_related = ("case", "edited_by")
     date_hierarchy = "edited_at"
-    search_fields = ("case__subject_name", "edited_by__username", "reason")
+    search_fields = ("case__subject_name", "^edited_by__username", "reason")
+    # A correction's changes hold the case's notes as they were and became.
+    redacted_fields = ("reason", "changes")
