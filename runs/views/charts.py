@@ -7,6 +7,7 @@ round money (Django's floatformat).
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Sequence
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
@@ -96,7 +97,23 @@ def tick_labels(values: list[Decimal], unit: str) -> list[str]:
     return [tick_label(value, step, unit) for value in values]
 
 
-TICK_CHAR_WIDTH = 6.3  # a digit's width at the line chart's tick size, in its units
+# Advance widths, in em, of the characters tick labels are written with, in DejaVu Sans:
+# the widest font `system-ui, sans-serif` comes to (SF, Segoe UI, Roboto and Noto draw them
+# narrower), so room measured with them holds a label whole in any of them.
+TICK_CHAR_EM = dict.fromkeys("0123456789$", 0.637) | {
+    "%": 0.951,
+    ",": 0.318,
+    ".": 0.318,
+    " ": 0.318,
+    "s": 0.522,
+}
+LINE_TICK_PX = 11  # svg.line-chart .axis in charts.css, in the chart's units
+COLUMNS_TICK_PX = 12  # .columns-axis in charts.css
+
+
+def tick_width(text: str, font_px: int) -> float:
+    """The most room `text` takes at `font_px` (a character not listed counted 1 em)."""
+    return font_px * sum(TICK_CHAR_EM.get(char, 1.0) for char in text)
 
 
 def line_chart(
@@ -116,7 +133,7 @@ def line_chart(
     steps = ticks(max(v for _, v in points if v is not None), unit)
     labels = tick_labels(steps, unit)
     high = float(steps[-1])
-    left = round(8 + TICK_CHAR_WIDTH * max(len(text) for text in labels))
+    left = math.ceil(8 + max(tick_width(text, LINE_TICK_PX) for text in labels))
     plot_w, plot_h = width - left - right, height - top - bottom
     n = len(points)
 
@@ -272,7 +289,7 @@ def _tick_heights(steps: list[Decimal], height: int) -> list[float]:
 
 def _columns_axis(steps: list[Decimal], height: int, box_height: int) -> str:
     labels = tick_labels(steps, "count")
-    width = round(8 + 7 * max(len(text) for text in labels))
+    width = math.ceil(8 + max(tick_width(text, COLUMNS_TICK_PX) for text in labels))
     texts = "".join(
         f'<text x="{width - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(text)}</text>'
         for y, text in zip(_tick_heights(steps, height), labels, strict=True)
