@@ -102,6 +102,12 @@ def admin_user(tenant):
 
 
 @pytest.fixture
+def root(db):
+    """A superuser of no tenant."""
+    return get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456789")
+
+
+@pytest.fixture
 def outsider(other_tenant):
     return _person("outsider", other_tenant, Membership.Role.ANALYST)
 

@@ -5,11 +5,10 @@ finds no row by it."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.urls import reverse
 
 from reviews.models import HumanDecision, ReviewItem
 from runs.models import Observation, Run, ToolCall, TraceEvent
+from tests.admin_pages import admin_url
 from tests.run_rows import T0, add_events, add_observation, add_tool_call, make_run
 
 pytestmark = pytest.mark.django_db
@@ -32,16 +31,6 @@ EXTRACTION = {
     "fields": {"passport_numbers": [PASSPORT], "emails": [EMAIL], "ibans": [IBAN]},
 }
 NOTE = "Personal data redacted on this page"
-
-
-def admin_url(model, view: str, *args) -> str:
-    meta = model._meta
-    return reverse(f"admin:{meta.app_label}_{meta.model_name}_{view}", args=args)
-
-
-@pytest.fixture
-def root(db):
-    return get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456789")
 
 
 @pytest.fixture

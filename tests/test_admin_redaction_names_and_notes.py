@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.urls import reverse
 
 from reviews.models import ReviewItem
 from runs.actions import do_correct_subject
 from runs.models import Case, CaseEdit, Document, DocumentDownload, PendingUpload, ToolCall
+from tests.admin_pages import admin_url
 from tests.case_rows import document_row
 from tests.run_rows import add_tool_call, make_run
 
@@ -24,16 +24,6 @@ NOTES = f"Director's date of birth: {BIRTH}, passport number K7654321"
 PERSONAL_DATA = (PASSPORT, BIRTH, "K7654321")
 NOTE = "Personal data redacted on this page"
 SHA256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-
-
-def admin_url(model, view: str, *args) -> str:
-    meta = model._meta
-    return reverse(f"admin:{meta.app_label}_{meta.model_name}_{view}", args=args)
-
-
-@pytest.fixture
-def root(db):
-    return get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456789")
 
 
 @pytest.fixture

@@ -47,11 +47,6 @@ def changelist(model) -> str:
 
 
 @pytest.fixture
-def root(db):
-    return get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456789")
-
-
-@pytest.fixture
 def rows(case, reviewer):
     run = make_run(case, started_at=T0)
     add_events(run, [[("run_started", {})]])

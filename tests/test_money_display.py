@@ -9,7 +9,6 @@ from decimal import Decimal
 
 import pytest
 from django.contrib import admin
-from django.contrib.auth import get_user_model
 from django.db import models
 from django.urls import reverse
 
@@ -121,11 +120,6 @@ def test_the_trace_shows_an_old_approval_requests_amounts_as_written_today(
 
 
 SPENT = Decimal("12345.67885")
-
-
-@pytest.fixture
-def root(db):
-    return get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456789")
 
 
 def shown_value(page: str, label: str) -> str:

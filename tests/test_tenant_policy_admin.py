@@ -18,11 +18,6 @@ from runs.models import Membership, Tenant
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def root(db):
-    return get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456789")
-
-
 def tenant_form(tenant: Tenant, **changes) -> dict:
     return {
         "name": tenant.name,
