@@ -169,3 +169,17 @@ def test_an_event_recorded_before_it_named_the_requester_reads_as_it_did(client,
     html = _trace_html(client, admin_user, _cancelled_run(case, {}))
     assert "cancelled / cancelled" in html
     assert "asked for" not in html
+
+
+@pytest.mark.django_db
+def test_why_it_stopped_names_who_cancelled_in_words_and_the_badge_is_not_repeated(
+    client, admin_user, case, analyst
+):
+    asked = (T0 + timedelta(seconds=4)).isoformat()
+    requester = {"requested_by_person": True, "requested_by": "Ana Lytic", "requested_at": asked}
+    html = _trace_html(client, admin_user, _cancelled_run(case, requester))
+    why = html.split("Why it stopped", 1)[1].split("</section>", 1)[0]
+    assert "asked for by Ana Lytic at 2026-03-02 09:00:04 UTC" in why
+    assert "<details><summary>Event data</summary>" in why
+    head = html.split('class="page-head', 1)[1].split("</div>", 1)[0]
+    assert head.count(">Cancelled</span>") == 1

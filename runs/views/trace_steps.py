@@ -390,8 +390,11 @@ SUMMARIES: dict[str, Callable[[dict], str]] = {
 
 def event_summary(event: TraceEvent) -> str:
     """What an event holds, in a line: who decided what and why, for a person's decision."""
-    data = event.data or {}
-    summarize = SUMMARIES.get(event.type)
+    return summary_of(event.type, event.data or {})
+
+
+def summary_of(event_type: str, data: dict) -> str:
+    summarize = SUMMARIES.get(event_type)
     if summarize is None:  # a type this page does not know yet: its data as it is
         return clip(_compact(data), UNKNOWN_EVENT_CHARS)[0]
     return summarize(data)

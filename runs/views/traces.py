@@ -24,7 +24,7 @@ from runs.views.run_filters import (
     page_of_runs,
     runs_in_scope,
 )
-from runs.views.trace_steps import money, trace_page
+from runs.views.trace_steps import money, summary_of, trace_page
 
 ADMIN = "admin"
 RECENT_FOR_SUGGESTIONS = 500
@@ -153,6 +153,7 @@ def _stop_event(run: Run) -> dict | None:
         "no_progress_detected",
         "cycle_detected",
     }:
+        event["summary"] = summary_of(event["type"], event["data"] or {})
         # Shown as JSON, as the trace export writes it, not as a Python dict.
         event["data_json"] = json.dumps(event["data"], indent=2, ensure_ascii=False)
         return event
