@@ -13,6 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from atlas.runtime.directorships import conflict_about
+from atlas.runtime.namesakes import candidate_words, other_candidate_id
 from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, EvidenceItem, Signal
 from reviews.models import HumanDecision, ReviewItem
 from runs.evidence_links import web_link
@@ -33,24 +34,38 @@ def _conflict_payload(state: AtlasState) -> list[dict]:
 def matches_payload(state: AtlasState) -> list[dict]:
     """What a reviewer must dispose of, one by one, to sign the packet off or to close the
     case as it stands: each screening match, the list, register or outlet it is from, and
-    whom it is about ("" for the subject itself)."""
-    return [_match(hit) for hit in state.screening_matches()]
+    whom it is about ("" for the subject itself), and the registry candidate for the subject
+    it is about when that is not the entity the subject was matched to ("" otherwise)."""
+    return [_match(state, hit) for hit in state.screening_matches()]
 
 
 def hits_payload(state: AtlasState) -> list[dict]:
     """The sanctions hits alone, which the queues flag."""
-    return [_match(hit) for hit in state.sanctions_hits()]
+    return [_match(state, hit) for hit in state.sanctions_hits()]
 
 
-def _match(hit: EvidenceItem) -> dict:
+def _match(state: AtlasState, hit: EvidenceItem) -> dict:
     return {
         "evidence_id": hit.evidence_id,
         "claim": hit.claim,
         "list": hit.source_label,
         "about": hit.about,
+        "candidate": _other_candidate(state, hit),
         "kind": hit.evidence_class,
         "url": web_link(hit.url),
     }
+
+
+def _other_candidate(state: AtlasState, hit: EvidenceItem) -> str:
+    """The registry candidate, in words, a match is about when the subject was matched to
+    another entity of the same name (a namesake); "" when it is about the subject."""
+    selected = state.selected_entity.model_dump() if state.selected_entity else None
+    candidate_id = other_candidate_id(hit.model_dump(), selected)
+    if not candidate_id:
+        return ""
+    candidates = [c.model_dump() for c in state.entity_candidates]
+    evidence = [{"source_id": e.source_id, "claim": e.claim} for e in state.evidence]
+    return candidate_words(candidate_id, candidates, evidence)
 
 
 def suspect_sources(state: AtlasState) -> list[str]:

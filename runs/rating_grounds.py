@@ -3,6 +3,7 @@ the packet page, in the sign-off queue and on the sign-off item."""
 
 from __future__ import annotations
 
+from atlas.runtime.namesakes import about_the_subject
 from atlas.runtime.state import AtlasState, Signal
 from atlas.runtime.wording import fact_words, listed
 
@@ -18,8 +19,9 @@ def grounds_of(state: AtlasState) -> list[str]:
 def rating_grounds(state: dict) -> list[str]:
     """What in the evidence the risk rating stands on: the signals the runtime's finish
     checks hold a rating to (a sanctions hit, adverse media, a PEP link, a source trying to
-    instruct the agent) and conflicts nobody settled."""
-    evidence = state.get("evidence") or []
+    instruct the agent) and conflicts nobody settled. Only the evidence about the subject
+    counts: a namesake candidate's record or register match is about someone else."""
+    evidence = about_the_subject(state.get("evidence") or [], state.get("selected_entity"))
     grounds = []
     for signal, one, many in (
         (Signal.SANCTIONS_HIT, "a sanctions hit", "{} sanctions hits"),

@@ -158,6 +158,8 @@ def project_state(state: AtlasState) -> dict[str, Any]:
                 "source_label": redact(e.source_label),
                 "about": e.about,
                 "url": e.url,
+                # The registry candidate it is about ("" for none): a namesake's record.
+                "candidate_id": e.candidate_id,
             }
             for e in state.evidence[-MAX_EVIDENCE_SHOWN:]
         ],

@@ -621,6 +621,8 @@ def _apply_pep_matches(
         if about
         else ("Politically exposed person match")
     )
+    # A director's or a company's screen is about them, whatever the register matched.
+    candidate_ids = set() if about else _candidate_ids(state)
     for match in result.get("pep_matches", []):
         fp = fingerprint({"pep_match": match["entity_id"], "subject": subject})[:20]
         _add_evidence(
@@ -640,9 +642,16 @@ def _apply_pep_matches(
                 step=step,
                 signals=[Signal.PEP],
                 about=about,
-                candidate_id=candidate_id,
+                candidate_id=_pep_match_candidate(match, candidate_ids, candidate_id),
             ),
         )
+
+
+def _pep_match_candidate(match: dict[str, Any], candidate_ids: set[str], screened: str) -> str:
+    """The registry candidate for the subject a match on the register is about: the person
+    on the register when they are one of the candidates (a screen by name, or by the id of
+    their namesake, finds them by name), else the candidate `screened` by id, if any."""
+    return match["entity_id"] if match["entity_id"] in candidate_ids else screened
 
 
 def _apply_media(

@@ -153,7 +153,7 @@ class ItemView:
     def hits(self) -> list[dict]:
         """A sign-off's sanctions hits, each with the disposition chosen so far, the name
         the list entry gives and whether it is one a refusal asks to mark; the subject's
-        own first, then each other person's together."""
+        own first, then each other person's together, then each namesake candidate's."""
         hits = [
             {
                 **hit,
@@ -163,7 +163,7 @@ class ItemView:
             }
             for hit in screening_matches_of(self.item)
         ]
-        return sorted(hits, key=lambda hit: hit.get("about") or "")
+        return sorted(hits, key=lambda hit: (hit.get("candidate") or "", hit.get("about") or ""))
 
     @cached_property
     def hits_to_mark(self) -> list[dict]:

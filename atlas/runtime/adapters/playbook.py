@@ -28,6 +28,7 @@ from atlas.runtime.decisions import (
     Usage,
 )
 from atlas.runtime.directors import screenable, searchable
+from atlas.runtime.namesakes import candidate_words, other_candidate_id
 from atlas.runtime.reducer import linked_list_entry
 from atlas.runtime.state import Signal, candidate_label
 from atlas.runtime.tools.builtin import STRONG_MATCH
@@ -96,7 +97,7 @@ class Playbook:
             # answer that none of them is the subject leaves the run none (human_inputs): the
             # research goes on by name, as after a no to a single candidate.
             if len(candidates) > 1:
-                labels = [candidate_label(c) for c in candidates]
+                labels = [_labelled_for_the_analyst(p, c) for c in candidates]
                 elsewhere = _none_closely_in(case, candidates)
                 correctable = "name or country" if elsewhere else "name"
                 unmatched = ""
@@ -457,12 +458,81 @@ def _already_tried(p: dict[str, Any], tool: str, args: dict[str, Any]) -> bool:
     return any(a["tool"] == tool and a["arguments"] == args for a in p.get("executed_actions", []))
 
 
-def _claim(e: dict[str, Any]) -> str:
+ON_THE_REGISTER = "on the register of politically exposed persons"
+
+
+def _labelled_for_the_analyst(p: dict[str, Any], candidate: dict[str, Any]) -> str:
+    """`candidate_label`, saying when the candidate is on the register of politically
+    exposed persons (its registry record or a screen says so): an analyst choosing between
+    namesakes knows which one a pick makes the subject."""
+    if not _on_the_register(p, candidate["entity_id"]):
+        return candidate_label(candidate)
+    details = ", ".join(filter(None, [candidate.get("details"), ON_THE_REGISTER]))
+    return candidate_label({**candidate, "details": details})
+
+
+def _on_the_register(p: dict[str, Any], entity_id: str) -> bool:
+    sources = (f"registry:{entity_id}", f"pep:{entity_id}")
+    return any(e["source_id"] in sources and Signal.PEP in e["signals"] for e in p["evidence"])
+
+
+def _claim(e: dict[str, Any], namesake: str = "") -> str:
     """An evidence item's claim, naming whom an article is about when it was found on
-    someone other than the subject (the other claims name it themselves)."""
+    someone other than the subject (the other claims name it themselves), and the
+    `namesake` candidate it is about instead of the subject, if one."""
+    if namesake:
+        return f"{e['claim']} (about {namesake}, {NOT_THE_SUBJECT})"
     if e.get("about") and e["source_id"].startswith("article:"):
         return f"{e['claim']} (on {e['about']})"
     return e["claim"]
+
+
+# How the packet names a registry candidate for the subject other than its matched entity.
+NOT_THE_SUBJECT = "another registry candidate of the same name, not the subject"
+OTHERS_NOT_THE_SUBJECT = "other registry candidates of the same name, none of them the subject"
+
+
+def _namesake_candidates(p: dict[str, Any]) -> dict[str, str]:
+    """Evidence id -> the namesake candidate (in words) each register match about a
+    registry candidate other than the subject's matched entity is about."""
+    selected = p["selected_entity"]
+    if selected is None:
+        return {}
+    known = {c["entity_id"] for c in p["entity_candidates"]}
+    namesakes = {}
+    for e in p["evidence"]:
+        if e["class"] != "pep" or e.get("about"):
+            continue
+        if "candidate_id" in e:
+            candidate_id = other_candidate_id(e, selected)
+        else:
+            # A projection without candidate ids: the register names its person by id.
+            person = e["source_id"].removeprefix("pep:")
+            candidate_id = person if person in known - {selected["entity_id"]} else ""
+        if candidate_id:
+            words = candidate_words(candidate_id, p["entity_candidates"], p["evidence"])
+            namesakes[e["evidence_id"]] = words
+    return namesakes
+
+
+def _register_matches(relevant: list[dict[str, Any]], namesakes: dict[str, str]) -> str:
+    """What the register of politically exposed persons matched, said after the sanctions
+    result: whom among the subject and the people screened with it, then any namesake
+    candidate, named as not the subject."""
+    matches = [e for e in relevant if e["class"] == "pep"]
+    own = [e for e in matches if e["evidence_id"] not in namesakes]
+    others = list(dict.fromkeys(namesakes[e["evidence_id"]] for e in matches if e not in own))
+    said = ""
+    if pep_matched := list(dict.fromkeys(e.get("about") or "the subject" for e in own)):
+        said = f" The register of politically exposed persons matches {listed(pep_matched)}."
+    elif not others and any(e["class"] == "sanctions" for e in relevant):
+        # Every screening also checks that register: an analyst signs for both.
+        said = " Nobody screened is on the register of politically exposed persons."
+    if others:
+        also = "It also matches" if own else "The register of politically exposed persons matches"
+        whom = NOT_THE_SUBJECT if len(others) == 1 else OTHERS_NOT_THE_SUBJECT
+        said += f" {also} {listed(others)}, {whom}."
+    return said
 
 
 def sanctions_summary(screenings: list[dict[str, Any]]) -> str:
@@ -513,7 +583,8 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
     adverse = [
         e for e in relevant if e["class"] == "adverse_media" and Signal.ADVERSE in e["signals"]
     ]
-    pep = [e for e in relevant if Signal.PEP in e["signals"]]
+    namesakes = _namesake_candidates(p)
+    pep = [e for e in relevant if Signal.PEP in e["signals"] and e["evidence_id"] not in namesakes]
     open_conflicts = [c for c in p["conflicts"] if c["status"] != "resolved"]
     if hits:
         risk = "high"
@@ -537,17 +608,14 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         risk = "medium"
     else:
         risk = "low"
-    findings = [Finding(claim=_claim(e), evidence_ids=[e["evidence_id"]]) for e in relevant]
-    sanctions_result = sanctions_summary([e for e in relevant if e["class"] == "sanctions"])
-    if pep_matched := list(
-        dict.fromkeys(e.get("about") or "the subject" for e in relevant if e["class"] == "pep")
-    ):
-        sanctions_result += (
-            f" The register of politically exposed persons matches {listed(pep_matched)}."
+    findings = [
+        Finding(
+            claim=_claim(e, namesakes.get(e["evidence_id"], "")), evidence_ids=[e["evidence_id"]]
         )
-    elif any(e["class"] == "sanctions" for e in relevant):
-        # Every screening also checks that register: an analyst signs for both.
-        sanctions_result += " Nobody screened is on the register of politically exposed persons."
+        for e in relevant
+    ]
+    sanctions_result = sanctions_summary([e for e in relevant if e["class"] == "sanctions"])
+    sanctions_result += _register_matches(relevant, namesakes)
     media = [e for e in relevant if e["source_id"].startswith("article:")]
     if adverse:
         media_summary = f"{counted(len(adverse), 'adverse article')}: " + "; ".join(
