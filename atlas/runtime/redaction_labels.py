@@ -17,18 +17,23 @@ class Found(NamedTuple):
     field: str
 
 
-# "No.", "Nr", "numbers", "n°" or "#" after a label, or glued to it ("Kontonummer"). Atomic,
-# as is the gap after it: whitespace that could be split between two quantifiers in many
-# ways made a long run of spaces after a label cost quadratic time.
+# "No.", "Nr", "numbers", "n°" or "#" after a label, or glued to it ("Kontonummer"), or
+# joined to it as a file name joins words ("passport_no", "account.number"). Atomic, as is
+# the gap after it: whitespace that could be split between two quantifiers in many ways
+# made a long run of spaces after a label cost quadratic time. The word must end inside the
+# group, so "no" keeps from "passport.no.K7654321" only what leaves it a word.
 NUMBER_WORD = (
-    r"(?>[\s-]*(?:numbers?|nummer|num[ée]ro|n[úu]mero|n[úu]m\.?|nos?\.?|nr\.?|n[°º.]\.?"
-    r"|#|№|code|номер))?"
+    r"(?>(?:[\s_-]*|\.)(?:numbers?|nummer|num[ée]ro|n[úu]mero|n[úu]m\.?|nos?\.?|nr\.?|n[°º.]\.?"
+    r"|#|№|code|номер)(?![^\W\d_]))?"
 )
 # Between a label and its value: spaces or line breaks, a colon, "=" or a dash, a table's
 # bars ("| Passport | K7654321 |"), a file name's underscores ("passport_K7654321.pdf"),
 # "is" or "was" in a sentence ("my passport number is K7654321"), and a quotation mark
-# before the value.
-LABEL_GAP = r"""(?>[\s_|]*(?:(?:is|was)\s+)?(?:[:#=–—-][\s_|]*)?["'“‘«]?)"""
+# before the value; or a full stop with the value right after it ("passport.K7654321"), not
+# a sentence's end.
+LABEL_GAP = r"""(?>\.(?=[^\W_])|[\s_|]*(?:(?:is|was)\s+)?(?:[:#=–—-][\s_|]*)?["'“‘«]?)"""
+# After a value: no letter or digit, though a file name's "_" may follow ("K7654321_John").
+VALUE_END = r"(?![^\W_])"
 # Between the groups of a number: a space or a dash, or a line break where it was wrapped.
 GROUP_GAP = r"(?:[ -]|[ \t]*\r?\n[ \t]*)"
 # At least six characters in groups, each after an optional letter prefix holding a digit:
@@ -45,9 +50,10 @@ _BETWEEN_LISTED = re.compile(r"\s*[,;&]\s*|\s+(?:and|or|und|et|y|e|en|и)\s+", r
 _ANOTHER_NUMBER = r"(?=(?:[a-z -]{0,4}[0-9]){5})"
 ACCOUNT_NUMBER = r"[0-9](?:[0-9 -]|\r?\n(?=[ ]*[0-9])){5,24}[0-9]"
 _CARD_NUMBER = r"[0-9](?:[ -]?[0-9]){12,18}"
+# A date, its parts apart as a file name may join them too: "1970_01_02", "12_March_1968".
 _DATE = (
-    r"[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}|[0-9]{1,2}\.? [^\W\d_]+\.? [0-9]{4}"
-    r"|[^\W\d_]{3,9}\.? [0-9]{1,2},? [0-9]{4}"
+    r"[0-9]{1,4}[-/._][0-9]{1,2}[-/._][0-9]{1,4}|[0-9]{1,2}\.?[ _-][^\W\d_]+\.?[ _-][0-9]{4}"
+    r"|[^\W\d_]{3,9}\.?[ _-][0-9]{1,2},?[ _-][0-9]{4}"
 )
 
 
@@ -105,33 +111,39 @@ WHOLE_WORDS = frozenset(
 _ENDINGS = {
     "passport_numbers": r"(?:s|[а-яё]+)?",
     "account_numbers": (
-        r"(?:s|[а-яё]+|\.)?(?>\s+(?:corriente|corrente|courant|bancaria|bancario|bancaire))?"
+        r"(?:s|[а-яё]+|\.)?(?>[\s_-]+(?:corriente|corrente|courant|bancaria|bancario|bancaire))?"
     ),
     "card_numbers": r"s?",
-    "national_id_numbers": r"(?:entification|entity)?(?: card)?",
+    "national_id_numbers": r"(?:entification|entity)?(?:[ _.-]card)?",
     "dates_of_birth": r"(?: on)?",
 }
 _VALUES = {
-    "passport_numbers": _listed(GROUPED_NUMBER) + r"\b",
-    "account_numbers": _listed(ACCOUNT_NUMBER) + r"\b",
-    "card_numbers": _CARD_NUMBER + r"\b",
-    "national_id_numbers": GROUPED_NUMBER + r"(?: [a-d]\b)?",
+    "passport_numbers": _listed(GROUPED_NUMBER) + VALUE_END,
+    "account_numbers": _listed(ACCOUNT_NUMBER) + VALUE_END,
+    "card_numbers": _CARD_NUMBER + VALUE_END,
+    "national_id_numbers": GROUPED_NUMBER + rf"(?: [a-d]{VALUE_END})?",
     "dates_of_birth": _DATE,
 }
 # The number word must end the label: "passports" is a label, "passporting" is not.
 _WORD_END = r"(?![^\W\d_])"
 
 
+def label_word_pattern(word: str) -> str:
+    """`word` as a regex, its words apart by a space or joined as a file name joins them
+    ("date_of_birth", "national-id")."""
+    return "[ _.-]".join(re.escape(part) for part in word.split(" "))
+
+
 def _label_pattern(field: str, word: str) -> re.Pattern[str]:
     number_word = NUMBER_WORD if field != "dates_of_birth" else ""
     return re.compile(
-        rf"{re.escape(word)}{_ENDINGS[field]}{number_word}{_WORD_END}{LABEL_GAP}"
+        rf"{label_word_pattern(word)}{_ENDINGS[field]}{number_word}{_WORD_END}{LABEL_GAP}"
         rf"(?P<value>{_VALUES[field]})"
     )
 
 
 LABELLED: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
-    (field, word, re.compile(re.escape(word)), _label_pattern(field, word))
+    (field, word, re.compile(label_word_pattern(word)), _label_pattern(field, word))
     for field, words in LABEL_WORDS.items()
     for word in words
 )

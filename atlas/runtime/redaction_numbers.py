@@ -18,7 +18,8 @@ _AT_BEFORE_A_DOMAIN = re.compile(r"@(?=[a-z0-9.-])")
 # Four characters in groups as banks print them, or all together; which start of it is
 # an IBAN `_iban_end` decides.
 _IBAN_SHAPE = re.compile(rf"aa00(?:{GROUP_GAP}?[a0]{{4}}){{2,7}}(?:[ -]?[a0]{{1,4}})?".encode())
-_IBAN_LABEL_BEFORE = re.compile(r"iban(?:[\s-]*(?:no\.?|nr\.?|number|#))?[\s_|:=#-]*\Z")
+# "IBAN", "IBAN No.:", and as a file name joins it to its number: "iban_no_", "iban.".
+_IBAN_LABEL_BEFORE = re.compile(r"iban(?:[\s_.-]*(?:no\.?|nr\.?|number|#))?[\s_|:=#.-]*\Z")
 # Written all together, or in groups of four (4-4-4-4, 4-4-4-4-3) or 4-6-5 (American
 # Express, Diners Club): amounts in groups of three are none of these.
 _CARD_SHAPE = re.compile(

@@ -19,16 +19,29 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from functools import cache
 
-from atlas.runtime.redaction_labels import LABEL_WORDS, Found, starts_a_word
+from atlas.runtime.redaction_labels import (
+    LABEL_WORDS,
+    Found,
+    label_word_pattern,
+    starts_a_word,
+)
 
 # A longer line is prose, or a run of text with no line breaks, not a table's header.
 MAX_HEADER_CHARS = 400
 _LABEL_WORDS = {**LABEL_WORDS, "ibans": ("iban",)}
 _FIELD_OF_WORD = {word: field for field, words in _LABEL_WORDS.items() for word in words}
-# Longest first, so "passport" is not read as "pass".
+# Longest first, so "passport" is not read as "pass"; "date_of_birth" as "date of birth".
 _ANY_LABEL_WORD = re.compile(
-    "|".join(re.escape(word) for word in sorted(_FIELD_OF_WORD, key=len, reverse=True))
+    "|".join(label_word_pattern(word) for word in sorted(_FIELD_OF_WORD, key=len, reverse=True))
 )
+_JOINED_WORDS = re.compile(r"(?<=[^\W\d_])[_.-](?=[^\W\d_])")
+
+
+def _field_of(word: str) -> str:
+    """The kind of personal data a label's word found in a header names."""
+    return _FIELD_OF_WORD.get(word) or _FIELD_OF_WORD[_JOINED_WORDS.sub(" ", word)]
+
+
 # A header cell naming a passport but heading something else about it: its expiry date,
 # the country that issued it.
 _ABOUT_ANOTHER_THING = re.compile(
@@ -160,7 +173,7 @@ def column_field(cell: str) -> str | None:
         return None
     for word in _ANY_LABEL_WORD.finditer(cell):
         if starts_a_word(cell, word.start()):
-            field = _FIELD_OF_WORD[word[0]]
+            field = _field_of(word[0])
             about_another = _ABOUT_ANOTHER_THING.search(cell)
             return None if about_another and field != "dates_of_birth" else field
     return None
@@ -382,7 +395,7 @@ def _number_columns(header: str, folded: str) -> list[str | None]:
     another number."""
     columns = [(m.start(), None) for m in _OTHER_NUMBER_LABEL.finditer(folded)]
     for word in _ANY_LABEL_WORD.finditer(folded):
-        field = _FIELD_OF_WORD[word[0]]
+        field = _field_of(word[0])
         if field in _WORD_SHAPES and _starts_a_cell(header, folded, word.start()):
             columns.append((word.start(), field))
     return [field for _, field in sorted(columns, key=lambda column: column[0])]
@@ -394,8 +407,7 @@ def _date_columns(header: str, folded: str) -> list[str | None]:
     columns: list[tuple[int, int, str | None]] = [
         (word.start(), word.end(), "dates_of_birth")
         for word in _ANY_LABEL_WORD.finditer(folded)
-        if _FIELD_OF_WORD[word[0]] == "dates_of_birth"
-        and _starts_a_cell(header, folded, word.start())
+        if _field_of(word[0]) == "dates_of_birth" and _starts_a_cell(header, folded, word.start())
     ]
     for word in _OTHER_DATE_LABEL.finditer(folded):
         inside_another = any(left <= word.start() < right for left, right, _ in columns)
