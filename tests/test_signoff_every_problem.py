@@ -82,4 +82,4 @@ def test_a_send_back_needs_only_a_reason(client, reviewer, harrow_bay):
     )
     html = response.content.decode()
     assert response.status_code == 400
-    assert NO_REASON in html and UNMARKED not in html and RULED_OUT not in html
+    assert NO_REASON in html and UNMARKED not in html and 'id="decision-rating-error"' not in html

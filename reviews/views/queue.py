@@ -13,6 +13,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from atlas.runtime.directorships import companies_directed
+from atlas.runtime.rating_floor import rules_against, why_not
+from atlas.runtime.state import AtlasState
 from reviews.actions import (
     AlreadyDecided,
     ReviewError,
@@ -178,7 +180,36 @@ def _item_page(
     }
     if item.kind == ReviewItem.Kind.SIGNOFF:
         context["changes"] = changes_since_last_signoff(item.run)
+        if view.can_decide:
+            context["rating_refusals"] = rating_refusals(item)
     return render(request, "reviews/item.html", context, status=status)
+
+
+class RatingRefusal(NamedTuple):
+    words: str  # why_not's refusal
+    # Whether the rating would be allowed were the screening matches marked false positives.
+    marks_may_allow_it: bool
+
+
+def rating_refusals(item: ReviewItem) -> dict[str, RatingRefusal]:
+    """Why the evidence rules out each rating a reviewer may choose instead of the run's,
+    by rating, with every screening match as stored. Only a forewarning: on submit the
+    server judges with the matches the reviewer marked false positives set aside
+    (reviews.actions._rating_set), so a rating named here may be allowed then."""
+    if not item.run.state:
+        return {}
+    state = AtlasState.from_json(item.run.state)
+    every_match = {match.evidence_id for match in state.screening_matches()}
+    refusals = {}
+    for rating in RATINGS:
+        if rating == item.run.risk_rating:
+            continue  # the run's own rating is never refused
+        if rules := rules_against(state, rating):
+            refusals[rating] = RatingRefusal(
+                why_not(state, rating, rules),
+                not rules_against(state, rating, every_match),
+            )
+    return refusals
 
 
 def _moved_on_from(item: ReviewItem, view: ItemView) -> bool:
