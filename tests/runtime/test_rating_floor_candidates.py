@@ -4,44 +4,11 @@ politically exposed person flag does not rule out a low rating for the subject."
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any
-
 import pytest
 
-from atlas.runtime import reducer
-from atlas.runtime.decisions import CallTool
 from atlas.runtime.rating_floor import rules_against, why_not
 from atlas.runtime.state import AtlasState, Signal
-
-NOW = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
-MINISTER = "Minister of Culture (synthetic)"
-
-
-def candidate(entity_id: str, jurisdiction: str, score: float, *, pep: bool) -> dict[str, Any]:
-    record = {
-        "entity_id": entity_id,
-        "name": "Maria Lindqvist",
-        "entity_type": "person",
-        "jurisdiction": jurisdiction,
-        "born_year": 1970 if jurisdiction == "SE" else 1958,
-        "pep": pep,
-        "role": MINISTER if pep else None,
-    }
-    return {
-        "entity_id": entity_id,
-        "name": "Maria Lindqvist",
-        "entity_type": "person",
-        "jurisdiction": jurisdiction,
-        "score": score,
-        "matched_on": "Maria Lindqvist",
-        "record": record,
-    }
-
-
-def applied(state: AtlasState, tool: str, arguments: dict[str, Any], result: dict[str, Any]):
-    decision = CallTool(tool_name=tool, arguments=arguments)
-    return reducer.apply(state, decision, result, step=state.step + 1, now=NOW)
+from tests.namesake_states import FINN, MINISTER, SWEDE, applied, candidate
 
 
 def resolved(make_state, *, swedish_pep: bool, finnish_pep: bool, finnish_score: float = 92):
@@ -51,8 +18,8 @@ def resolved(make_state, *, swedish_pep: bool, finnish_pep: bool, finnish_score:
     result = {
         "query": "Maria Lindqvist",
         "candidates": [
-            candidate("pe-maria-lindqvist-se", "SE", 100, pep=swedish_pep),
-            candidate("pe-maria-lindqvist-fi", "FI", finnish_score, pep=finnish_pep),
+            candidate(SWEDE, 100, pep=swedish_pep),
+            candidate(FINN, finnish_score, pep=finnish_pep),
         ],
     }
     state = applied(state, "resolve_entity", {"name": "Maria Lindqvist"}, result)
