@@ -155,7 +155,7 @@ class Meter:
             setattr(owner, name, timed_phase)
 
         phase(storage.DjangoRunStore, "commit_step", "commits")
-        phase(ToolGateway, "execute", "tool gateway (thread, tool, validation)")
+        phase(ToolGateway, "execute", "tool gateway (tool, validation, any thread)")
         phase(engine, "build_context", "context building")
         phase(storage, "announce_run_update", "announce registration")
         phase(connection, "run_and_clear_commit_hooks", "after-commit hooks (live announcements)")

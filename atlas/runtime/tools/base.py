@@ -84,6 +84,10 @@ class ToolSpec:
     timeout_seconds: float
     retry_class: RetryClass = "safe_to_retry"
     evidence_class: str = ""
+    # Bounded in-memory work that answers well within a poll slice of the watched call
+    # (atlas.runtime.watched_calls): run in the caller's thread, where a helper thread's
+    # hand-off would cost more than the call and there is nothing to cut off.
+    runs_inline: bool = False
 
     def argument_schema(self) -> dict[str, Any]:
         """Generated once per arguments model and shared: treat it as read-only."""

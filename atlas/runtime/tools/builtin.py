@@ -356,6 +356,7 @@ BUILTIN_TOOLS: tuple[ToolSpec, ...] = (
         price_usd=Decimal("0.01"),
         timeout_seconds=5.0,
         evidence_class="registry",
+        runs_inline=True,
     ),
     ToolSpec(
         name="screen_sanctions",
@@ -366,6 +367,7 @@ BUILTIN_TOOLS: tuple[ToolSpec, ...] = (
         price_usd=Decimal("0.05"),
         timeout_seconds=5.0,
         evidence_class="sanctions",
+        runs_inline=True,
     ),
     ToolSpec(
         name="search_adverse_media",
@@ -376,6 +378,7 @@ BUILTIN_TOOLS: tuple[ToolSpec, ...] = (
         price_usd=Decimal("0.02"),
         timeout_seconds=5.0,
         evidence_class="adverse_media",
+        runs_inline=True,
     ),
     ToolSpec(
         name="extract_uploaded_document",

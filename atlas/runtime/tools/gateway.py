@@ -3,7 +3,10 @@
 The engine records the intent (and the first `tool_started`) before calling `execute`.
 The tool runs on a helper thread (atlas.runtime.watched_calls) while the gateway watches the
 CancelSignal and the timeout, so either interrupts even a slow tool promptly (the abandoned
-call is told to stop through its context's `stop` event). A cancel
+call is told to stop through its context's `stop` event). A tool whose spec says it
+`runs_inline` (a bounded in-memory lookup, answering in well under a millisecond) runs in
+the caller's thread instead, as the hand-off to a helper would cost more than the call; it
+is judged the same way once it returns. An injected delay always runs on a helper. A cancel
 is also checked before every attempt, retries included: no attempt starts once it is set.
 
 The run's deadline bounds the call too: an attempt's timeout is capped at the time left
@@ -234,6 +237,8 @@ class ToolGateway:
             limit = f"{timeout:.1f} s, the time left before the run's deadline"
         ctx.stop = threading.Event()
         try:
+            if spec.runs_inline and not fault.startswith("slow:"):
+                return self._attempt_inline(spec, args, ctx, fault, timeout, key)
             return call_watched(
                 lambda: _run_with_fault(spec, args, ctx, fault, ctx.stop, key),
                 cancel=self.cancel,
@@ -250,6 +255,25 @@ class ToolGateway:
             raise MalformedResult(
                 f"{spec.name} crashed: {type(error).__name__}: {error}"
             ) from error
+
+    def _attempt_inline(
+        self,
+        spec: ToolSpec,
+        args: BaseModel,
+        ctx: ToolContext,
+        fault: str,
+        timeout: float,
+        key: str,
+    ) -> dict[str, Any]:
+        """The call in the caller's thread, judged as a watched call would be once it
+        returns: dropped if the run was cancelled meanwhile or it overran its limit."""
+        began = time.monotonic()
+        result = _run_with_fault(spec, args, ctx, fault, ctx.stop, key)
+        if self.cancel.is_set():
+            raise Interrupted("cancelled")
+        if time.monotonic() - began >= timeout:
+            raise Interrupted("timed_out")
+        return result
 
 
 def _cancelled(
