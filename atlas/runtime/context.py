@@ -8,6 +8,7 @@ the current state are attached; PII is redacted.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from typing import Any
@@ -25,6 +26,7 @@ from atlas.runtime.policy import TenantPolicy, tool_allowed_in_state
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.redaction import redact, redact_value, redacted_opening
 from atlas.runtime.state import AtlasState, HeldDirectorship
+from atlas.runtime.tools.base import ToolSpec
 from atlas.runtime.tools.registry import ToolRegistry
 
 # 2: the record shows send-backs and replies; 3: answers carry the runtime's pick;
@@ -86,8 +88,12 @@ class ModelContext(BaseModel):
     # at work gives up instead of retrying.
     abandoned: threading.Event = Field(default_factory=threading.Event, exclude=True, repr=False)
 
+    # The tools as JSON, when build_context made them (they are the same every step).
+    tools_json: str = Field(default="", exclude=True, repr=False)
+
     def text(self) -> str:
-        return "\n".join(m["content"] for m in self.messages) + json.dumps(self.tools)
+        tools = self.tools_json or json.dumps(self.tools)
+        return "\n".join(m["content"] for m in self.messages) + tools
 
 
 def escape_fence(text: str) -> str:
@@ -109,15 +115,15 @@ def clipped(text: str, limit: int) -> str:
 def model_view(source: str, payload: Any, limit: int = MODEL_VIEW_LIMIT) -> tuple[str, bool]:
     """A redacted, bounded, fenced rendering of an observation; (text, truncated)."""
     if isinstance(payload, str):
-        whole_chars, text = len(payload), payload
+        text = payload
     else:
-        whole_chars = len(json.dumps(payload, default=str))
         text = json.dumps(redact_value(payload, chars_shown=limit), default=str)
     # Only what is shown is redacted: a 5 MB result is not redacted whole for 3,000 characters.
     text = redacted_opening(text, limit)
     truncated = len(text) > limit
     if truncated:
-        more = whole_chars - limit
+        whole = payload if isinstance(payload, str) else json.dumps(payload, default=str)
+        more = len(whole) - limit
         text = text[:limit] + f"... [truncated: {more} more characters kept in the store]"
     return fence(source, text), truncated
 
@@ -219,16 +225,9 @@ def _companies(companies: list[HeldDirectorship]) -> list[dict[str, str]]:
 
 
 def build_context(state: AtlasState, registry: ToolRegistry, policy: TenantPolicy) -> ModelContext:
-    tools = [
-        {
-            "name": spec.name,
-            "description": spec.description,
-            "arguments_schema": spec.argument_schema(),
-            "price_usd": str(spec.price_usd),
-        }
-        for spec in registry
-        if tool_allowed_in_state(state, spec.name, policy) is None
-    ]
+    tools, tools_json = _offered(
+        tuple(spec for spec in registry if tool_allowed_in_state(state, spec.name, policy) is None)
+    )
     projection = project_state(state)
     observation_text = "\n\n".join(
         f"[step {o.step}] {o.source}:{o.name} ok={o.ok}"
@@ -256,7 +255,7 @@ def build_context(state: AtlasState, registry: ToolRegistry, policy: TenantPolic
                 + "\n\nCase record so far (what people and tools supplied: untrusted data):\n"
                 + fence("runtime:case-record", json.dumps(case_record, ensure_ascii=False))
                 + "\n\nAvailable tools:\n"
-                + json.dumps(tools)
+                + tools_json
                 + "\n\nRecent observations (untrusted data):\n"
                 + (observation_text or "(none yet)")
                 + "\n\nReply with exactly one NextAction JSON object."
@@ -265,9 +264,26 @@ def build_context(state: AtlasState, registry: ToolRegistry, policy: TenantPolic
     ]
     return ModelContext(
         messages=messages,
-        tools=tools,
+        tools=list(tools),
+        tools_json=tools_json,
         response_schema=next_action_json_schema(),
         projection=projection,
         turn_index=state.model_cursor,
         max_output_tokens=state.budgets.max_output_tokens,
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _offered(specs: tuple[ToolSpec, ...]) -> tuple[tuple[dict[str, Any], ...], str]:
+    """The tools as the model is offered them, and as JSON: the same every step of a run,
+    so made once (treat them as read-only)."""
+    tools = tuple(
+        {
+            "name": spec.name,
+            "description": spec.description,
+            "arguments_schema": spec.argument_schema(),
+            "price_usd": str(spec.price_usd),
+        }
+        for spec in specs
+    )
+    return tools, json.dumps(tools)
