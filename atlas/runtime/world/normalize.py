@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 
@@ -74,9 +75,23 @@ def transliterate(text: str) -> str:
 def normalize_text(text: str) -> str:
     """Lowercase, transliterated, accent-free, punctuation-free, single-spaced (anyascii
     leaves no accent behind: "é" is "e")."""
+    # Names and queries come back every step; a document's text is normalized once.
+    if len(text) <= REMEMBERED_LENGTH:
+        return _normalized_remembered(text)
+    return _normalized(text)
+
+
+# Texts up to this long (names, queries, titles) are remembered once normalized.
+REMEMBERED_LENGTH = 300
+
+
+def _normalized(text: str) -> str:
     text = transliterate(text)
     text = re.sub(r"[^a-z0-9]+", " ", text)
     return " ".join(text.split())
+
+
+_normalized_remembered = functools.lru_cache(maxsize=8192)(_normalized)
 
 
 def normalize_name(name: str) -> str:
@@ -161,6 +176,7 @@ SOUND_SPELLINGS = (
 )  # fmt: skip
 
 
+@functools.lru_cache(maxsize=8192)
 def phonetic_skeleton(name: str) -> str:
     """A coarse spelling-insensitive form: Wolkow/Volkov, Dmitriy/Dmitri, Volkoff/Volkov,
     Mohamed/Muhammad, Alexei/Aleksey, Zhukov/Joukov."""
