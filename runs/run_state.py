@@ -4,11 +4,12 @@ The row leaves out the state's recent observations: they are the last rows of th
 observations table, written in the same statement, so storing them again in the state
 (the biggest part of it) would only make every step's write larger.
 
-The loop's own bookkeeping (the actions it ran and was refused, its recent decisions and
-progress signatures) grows with every iteration, and nothing but the runtime reads it: it
-goes in `loop_memory` as JSON text, which PostgreSQL stores without parsing, where the
-jsonb `state` (read by lists, queues, exports) keeps the research itself. Taking those
-few kilobytes as jsonb was most of the server's time for a step's write.
+What changes with every step (the counters and clocks, the call under way) and the loop's
+own bookkeeping (the actions it ran and was refused, its recent decisions and progress
+signatures, which grow with every iteration) are read by nothing but the runtime: they go
+in `loop_memory` as JSON text, which PostgreSQL stores without parsing. The jsonb `state`
+(read by lists, queues, exports) keeps the research itself, so a step that found nothing
+new leaves it as it was, and its write does not carry it (runs.storage).
 """
 
 from __future__ import annotations
@@ -20,7 +21,28 @@ from atlas.runtime.step_writer import MAX_OBSERVATIONS_IN_STATE
 from runs.models import Observation, Run
 
 NOT_STORED = {"observations"}
-LOOP_MEMORY = {
+STEP_COUNTERS = {
+    "version",
+    "step",
+    "iteration",
+    "input_tokens",
+    "output_tokens",
+    "model_cost_usd",
+    "tool_cost_usd",
+    "largest_model_call_cost_usd",
+    "largest_model_call_tokens",
+    "updated_at",
+    "next_seq",
+    "policy_denials",
+    "consecutive_model_errors",
+    "consecutive_transport_errors",
+    "model_retry_at",
+    "consecutive_tool_failures",
+    "model_cursor",
+    "tool_fault_cursors",
+    "in_flight",
+}
+LOOP_BOOKKEEPING = {
     "action_counts",
     "decision_history",
     "executed_actions",
@@ -29,6 +51,7 @@ LOOP_MEMORY = {
     "denied_actions",
     "approved_signatures",
 }
+LOOP_MEMORY = STEP_COUNTERS | LOOP_BOOKKEEPING
 LEFT_OUT_OF_STATE = NOT_STORED | LOOP_MEMORY
 
 
@@ -38,7 +61,8 @@ def state_json(state: AtlasState) -> str:
 
 
 def loop_memory_json(state: AtlasState) -> str:
-    """The loop's bookkeeping as the run's `loop_memory` column holds it."""
+    """The step's counters and the loop's bookkeeping as the run's `loop_memory` column
+    holds them."""
     return state.model_dump_json(include=LOOP_MEMORY)
 
 
@@ -46,7 +70,8 @@ def load_state(run: Run) -> AtlasState:
     """The run's state with its loop memory and recent observations, as the runtime left
     it."""
     data = run.state
-    # A row written before the loop memory had a column of its own keeps it in the state.
+    # A row written before the loop memory had a column of its own keeps it in the state,
+    # and one written before the counters moved there keeps those in the state.
     if run.loop_memory:
         data = {**data, **json.loads(run.loop_memory)}
     state = AtlasState.from_json(data)

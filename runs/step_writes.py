@@ -98,11 +98,11 @@ def matched_entity_label(state: AtlasState) -> str:
     return f"{entity.name} ({entity.jurisdiction})"[:300] if entity else ""
 
 
-def run_fields_from_state(state: AtlasState) -> dict:
-    """The run's columns: the state as JSON text, and the columns that mirror it so lists
-    and queues never parse the JSON."""
+def run_fields_from_state(state: AtlasState, state_text: str | None = None) -> dict:
+    """The run's columns: the state as JSON text (`state_text`, when the caller made it
+    already), and the columns that mirror it so lists and queues never parse the JSON."""
     fields = {
-        "state": state_json(state),
+        "state": state_json(state) if state_text is None else state_text,
         "loop_memory": loop_memory_json(state),
         "state_version": state.version,
         "status": state.status,
@@ -133,15 +133,20 @@ def run_fields_from_state(state: AtlasState) -> dict:
     return fields
 
 
-def write_step(commit: StepCommit) -> bool:
+def write_step(
+    commit: StepCommit, state_text: str | None = None, *, state_unchanged: bool = False
+) -> bool:
     """Write the step; False, with nothing written, if the run is no longer at
-    `commit.expected_version`."""
+    `commit.expected_version`. `state_text` is the state as `state_json` gives it, when the
+    caller made it already; `state_unchanged` leaves the `state` column as it is, for a
+    caller that knows the row holds that very text at `commit.expected_version`."""
     db = connections[DEFAULT_DB_ALIAS]
     run_id = int(commit.run_id)
     rows = _step_rows(commit)
+    run_update = _run_update(db, commit, run_id, state_text, state_unchanged)
     if db.vendor == "postgresql" and _parameter_count(rows) <= MAX_STATEMENT_PARAMETERS:
-        return _write_in_one_statement(db, run_id, commit, rows)
-    return _write_in_statements(db, run_id, commit, rows)
+        return _write_in_one_statement(db, run_update, rows)
+    return _write_in_statements(db, run_update, run_id, rows)
 
 
 def upsert_tool_calls(run_id: int, records: list[ToolCallRecord]) -> None:
@@ -225,15 +230,21 @@ def _prepared(
 
 
 def _run_update(
-    db: BaseDatabaseWrapper, state: AtlasState, run_id: int, expected_version: int
+    db: BaseDatabaseWrapper,
+    commit: StepCommit,
+    run_id: int,
+    state_text: str | None,
+    state_unchanged: bool,
 ) -> tuple[str, list]:
-    values = run_fields_from_state(state)
+    values = run_fields_from_state(commit.state, state_text)
+    if state_unchanged:
+        del values["state"]
     names = tuple(values)
     params = [
         prepare(value, db)
         for prepare, value in zip(_run_preparers(db.vendor, names), values.values(), strict=True)
     ]
-    return _run_update_sql(db.vendor, names), [*params, run_id, expected_version]
+    return _run_update_sql(db.vendor, names), [*params, run_id, commit.expected_version]
 
 
 @functools.lru_cache(maxsize=64)
@@ -361,9 +372,9 @@ def _json(encoder, by_field):
 
 
 def _write_in_one_statement(
-    db: BaseDatabaseWrapper, run_id: int, commit: StepCommit, rows: StepRows
+    db: BaseDatabaseWrapper, run_update: tuple[str, list], rows: StepRows
 ) -> bool:
-    update_sql, params = _run_update(db, commit.state, run_id, commit.expected_version)
+    update_sql, params = run_update
     for (model, columns), values in zip(STEP_TABLES, rows, strict=True):
         params += _prepared(db, model, columns, values)
     sql = _one_statement_sql(update_sql, tuple(len(values) for values in rows))
@@ -434,11 +445,11 @@ def _cast_type(model: type[models.Model], name: str) -> str:
 
 
 def _write_in_statements(
-    db: BaseDatabaseWrapper, run_id: int, commit: StepCommit, rows: StepRows
+    db: BaseDatabaseWrapper, run_update: tuple[str, list], run_id: int, rows: StepRows
 ) -> bool:
     with transaction.atomic(using=db.alias, savepoint=False):
         with db.cursor() as cursor:
-            cursor.execute(*_run_update(db, commit.state, run_id, commit.expected_version))
+            cursor.execute(*run_update)
             if cursor.rowcount != 1:
                 return False
         _insert_rows(db, *STEP_TABLES.events, run_id, rows.events)

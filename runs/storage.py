@@ -27,6 +27,7 @@ from atlas.runtime.state import AttachedDocument
 from reviews.sync import desired_items, reopen_refused_items, sync_review_items
 from runs.live import announce_run_update
 from runs.models import Document, Run, ToolCall
+from runs.run_state import state_json
 from runs.step_writes import upsert_tool_calls, write_step
 
 logger = logging.getLogger(__name__)
@@ -35,10 +36,13 @@ logger = logging.getLogger(__name__)
 class DjangoRunStore(BaseRunStore):
     """One instance per runtime; it remembers the review items its last commit of each run
     asked for, so a commit skips the sync when nothing changed (the hot path is a
-    researching step)."""
+    researching step), and the state it left in the run's row, so a step that changed
+    only counters and bookkeeping (runs.run_state) does not write the state again."""
 
     def __init__(self) -> None:
         self._synced_items: dict[int, dict] = {}
+        # run id -> (the row's version, its state text) as this store's last commit left them
+        self._state_rows: dict[int, tuple[int, str]] = {}
 
     def commit_step(self, commit: StepCommit) -> None:
         run_id = int(commit.run_id)
@@ -49,9 +53,14 @@ class DjangoRunStore(BaseRunStore):
         asked_before = {} if commit.expected_version == 0 else self._synced_items.get(run_id)
         refused = [e.data["decision_id"] for e in commit.events if e.type == "human_input_rejected"]
         syncing = asked_before != wanted or bool(refused)
+        state_text = state_json(commit.state)
+        # Only a row still at the version this store's last commit gave it holds the state
+        # text that commit left there: the version is checked in the same statement.
+        state_unchanged = self._state_rows.get(run_id) == (commit.expected_version, state_text)
+        self._state_rows.pop(run_id, None)
         # Without items to sync, the step's write is a transaction on its own.
         with transaction.atomic() if syncing else contextlib.nullcontext():
-            if not write_step(commit):
+            if not write_step(commit, state_text, state_unchanged=state_unchanged):
                 raise StaleRunVersion(
                     f"run {run_id} is no longer at version {commit.expected_version}"
                 )
@@ -61,6 +70,7 @@ class DjangoRunStore(BaseRunStore):
             if commit.events:
                 announce_run_update(run_id, commit.events[-1].seq)
         self._synced_items[run_id] = wanted
+        self._state_rows[run_id] = (commit.state.version, state_text)
 
     def cancel_request(self, run_id: str) -> CancelRequest | None:
         """Who asked to cancel the run and when, as its row keeps them (do_request_cancel)."""

@@ -12,6 +12,7 @@ from reviews.models import HumanDecision, ReviewItem
 from runs.actions import do_request_cancel, do_request_resume, do_start_run
 from runs.execution import advance_run, run_inline
 from runs.models import Case, Run
+from runs.run_state import load_state
 
 
 def _case(tenant, analyst, subject, subject_type="company", jurisdiction=""):
@@ -427,7 +428,7 @@ def test_a_run_on_a_hosted_model_is_charged_at_the_configured_prices(
     decision = run.events.get(type="model_decision").data
     # 1,000 tokens in at $0.01 per 1,000, 100 out at $0.03 per 1,000.
     assert decision["usage"]["cost_usd"] == "0.013000"
-    assert Decimal(run.state["model_cost_usd"]) >= Decimal("0.013")
+    assert load_state(run).model_cost_usd >= Decimal("0.013")
     assert run.cost_usd >= Decimal("0.013") + Decimal("0.01")  # the model, then the tool
 
 
