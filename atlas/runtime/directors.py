@@ -97,5 +97,8 @@ def _director_named(state: AtlasState, arguments: dict, field: str) -> str | Non
     name = arguments.get(field)
     if not name or arguments.get("entity_id"):
         return None
+    named = directors(state)
+    if not named:
+        return None
     key = director_key(name)
-    return next((d for d in directors(state) if director_key(d) == key), None)
+    return next((d for d in named if director_key(d) == key), None)
