@@ -15,9 +15,12 @@ from atlas.runtime.redaction_labels import GROUP_GAP, Found
 _LOCAL_PART_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789._%+-"
 _DOMAIN = re.compile(r"[a-z0-9.-]+\.[a-z]{2,}")
 _AT_BEFORE_A_DOMAIN = re.compile(r"@(?=[a-z0-9.-])")
+# Between an IBAN's groups: as between any number's, or an underscore or a full stop, as
+# file names and exports join them ("DE89_3704_0044_0532_0130_00").
+_IBAN_GAP = rf"(?:{GROUP_GAP}|[_.])"
 # Four characters in groups as banks print them, or all together; which start of it is
 # an IBAN `_iban_end` decides.
-_IBAN_SHAPE = re.compile(rf"aa00(?:{GROUP_GAP}?[a0]{{4}}){{2,7}}(?:[ -]?[a0]{{1,4}})?".encode())
+_IBAN_SHAPE = re.compile(rf"aa00(?:{_IBAN_GAP}?[a0]{{4}}){{2,7}}(?:[ _.-]?[a0]{{1,4}})?".encode())
 # "IBAN", "IBAN No.:", and as a file name joins it to its number: "iban_no_", "iban.".
 _IBAN_LABEL_BEFORE = re.compile(r"iban(?:[\s_.-]*(?:no\.?|nr\.?|number|#))?[\s_|:=#.-]*\Z")
 # Written all together, or in groups of four (4-4-4-4, 4-4-4-4-3) or 4-6-5 (American
@@ -58,14 +61,14 @@ IBAN_LENGTHS = {
 def _iban_shape_of_length(length: int) -> re.Pattern[bytes]:
     """An IBAN `length` characters long, in groups of four or all together."""
     groups, rest = divmod(length - 4, 4)
-    last = f"[ -]?[a0]{{{rest}}}" if rest else ""
-    return re.compile(rf"aa00(?:{GROUP_GAP}?[a0]{{4}}){{{groups}}}{last}(?![a0])".encode())
+    last = f"[ _.-]?[a0]{{{rest}}}" if rest else ""
+    return re.compile(rf"aa00(?:{_IBAN_GAP}?[a0]{{4}}){{{groups}}}{last}(?![a0])".encode())
 
 
 _IBAN_SHAPE_OF_LENGTH = {length: _iban_shape_of_length(length) for length in IBAN_LENGTHS.values()}
 _SKELETON = bytes.maketrans(b"abcdefghijklmnopqrstuvwxyz0123456789", b"a" * 26 + b"0" * 10)
-_GAP_CHARS = frozenset(" \t\r\n-")
-_NO_GAPS = str.maketrans("", "", " \t\r\n-")
+_GAP_CHARS = frozenset(" \t\r\n-_.")
+_NO_GAPS = str.maketrans("", "", " \t\r\n-_.")
 _LETTERS_AS_NUMBERS = str.maketrans({chr(code): str(code - 55) for code in range(65, 91)})
 
 
