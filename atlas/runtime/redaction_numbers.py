@@ -88,8 +88,54 @@ def emails(folded: str) -> list[Found]:
         after_last_at = at.end()
         domain = _DOMAIN.match(folded, at.end())
         if local and domain:
-            found.append(Found(at.start() - local, domain.end(), "emails"))
+            end = at.end() + _without_file_extensions(domain.group())
+            found.append(Found(at.start() - local, end, "emails"))
     return found
+
+
+# The extensions of files an address can be written into the name of ("jane@acme.com.pdf"),
+# none of them a top-level domain.
+_FILE_EXTENSIONS = frozenset(
+    [
+        "pdf",
+        "txt",
+        "doc",
+        "docx",
+        "xls",
+        "xlsx",
+        "csv",
+        "tsv",
+        "png",
+        "jpg",
+        "jpeg",
+        "gif",
+        "tif",
+        "tiff",
+        "bmp",
+        "heic",
+        "eml",
+        "msg",
+        "json",
+        "xml",
+        "html",
+        "htm",
+        "rtf",
+        "odt",
+        "ods",
+        "ppt",
+        "pptx",
+    ]
+)
+
+
+def _without_file_extensions(domain: str) -> int:
+    """How much of `domain` is the address's: without file extensions after it, as long as
+    a dot is left."""
+    while True:
+        rest, dot, last = domain.rpartition(".")
+        if last not in _FILE_EXTENSIONS or "." not in rest:
+            return len(domain)
+        domain = rest
 
 
 def ibans(folded: str, skeleton: bytes, original: str) -> list[Found]:
