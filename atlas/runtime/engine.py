@@ -406,8 +406,11 @@ class Runtime:
             s.model_retry_at = self.clock.now() + timedelta(seconds=reply.retry_after_seconds)
             reply_notes["retry_after_seconds"] = reply.retry_after_seconds
         if action is None:
-            s.consecutive_model_errors += 1
-            s.consecutive_transport_errors += bool(reply.transport_error)
+            # An endpoint that asked to be called again later is waited for, not held
+            # against the model: the run's deadline and budgets bound the waiting.
+            if not (reply.transport_error and reply.retry_after_seconds):
+                s.consecutive_model_errors += 1
+                s.consecutive_transport_errors += bool(reply.transport_error)
             self.writer.emit(
                 s,
                 buf,

@@ -254,3 +254,27 @@ def test_a_long_refusal_still_fits_the_runs_status_column(server, make_runtime, 
     assert state.termination_reason == "model_failure"
     assert state.user_status.startswith("The model endpoint refused the request (HTTP 401:")
     assert len(state.user_status) <= USER_STATUS_MAX_LENGTH
+
+
+def test_an_endpoint_asking_again_and_again_to_wait_does_not_fail_the_run(
+    server, make_runtime, make_state, store
+):
+    # More rate limits in a row than the model may make errors, each with a Retry-After.
+    waits = [(429, {"error": "slow down"}, {"Retry-After": "0.2"})] * 4
+    server.responses = [*waits, server.completion(RESOLVE)]
+    runtime = make_runtime(model_for(server, max_attempts=1), clock=SystemClock())
+    state = runtime.start(make_state(max_model_errors=2))
+    for _ in range(5):
+        state = runtime.step(state)
+    assert state.status == "researching" and state.iteration == 1
+    assert len(events_of(store, state, "model_failed")) == 4
+    assert state.consecutive_model_errors == 0
+
+
+def test_rate_limits_without_a_retry_after_still_count_as_model_errors(
+    server, make_runtime, make_state
+):
+    server.responses = [(429, {"error": "slow down"}, {})] * 4
+    runtime = make_runtime(model_for(server, max_attempts=1), clock=SystemClock())
+    state = runtime.run_until_pause(runtime.start(make_state(max_model_errors=2)))
+    assert (state.status, state.termination_reason) == ("failed", "model_failure")
