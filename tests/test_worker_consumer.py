@@ -52,6 +52,8 @@ def test_a_resume_message_applies_the_sign_off(worker, case, analyst, reviewer):
     run = do_start_run(case, analyst, wake=False)
     worker.send({"type": "run.start", "run_id": run.pk})
     wait_for(lambda: paused(run))
+    # Once handed back: a worker still holding the run takes a sign-off up at once.
+    wait_for(lambda: not Run.objects.get(pk=run.pk).lease_owner)
     signoff = wait_for(
         lambda: ReviewItem.objects.filter(run=run, kind=ReviewItem.Kind.SIGNOFF).first()
     )

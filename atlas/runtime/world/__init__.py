@@ -10,7 +10,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from atlas.runtime.ports import StoredDocument
-from atlas.runtime.world.normalize import normalize_name, normalize_text, phonetic_skeleton
+from atlas.runtime.world.normalize import normalize_name, normalize_text, phonetic_readings
 
 DATA_DIR = Path(__file__).parent / "data"
 DOCUMENTS_DIR = Path(__file__).parent / "documents"
@@ -32,7 +32,11 @@ def name_score(query: str, candidate: str) -> float:
     if not a or not b:
         return 0.0
     direct = max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b), _contained_score(a, b))
-    skeleton = fuzz.token_sort_ratio(phonetic_skeleton(query), phonetic_skeleton(candidate))
+    skeleton = max(
+        fuzz.token_sort_ratio(one, other)
+        for one in phonetic_readings(query)
+        for other in phonetic_readings(candidate)
+    )
     return round(
         float(
             max(direct, skeleton - SPELLING_PENALTY, _initials_score(a, b), _initials_score(b, a))

@@ -180,10 +180,50 @@ SOUND_SPELLINGS = (
 def phonetic_skeleton(name: str) -> str:
     """A coarse spelling-insensitive form: Wolkow/Volkov, Dmitriy/Dmitri, Volkoff/Volkov,
     Mohamed/Muhammad, Alexei/Aleksey, Zhukov/Joukov."""
-    text = " ".join(GIVEN_NAME_SPELLINGS.get(word, word) for word in normalize_name(name).split())
+    return _skeleton_of(normalize_name(name))
+
+
+def _skeleton_of(normalized: str) -> str:
+    text = " ".join(GIVEN_NAME_SPELLINGS.get(word, word) for word in normalized.split())
     for old, new in SOUND_SPELLINGS:
         text = text.replace(old, new)
     return re.sub(r"(.)\1+", r"\1", text)
+
+
+# How German and French spell the sounds of Russian names, rewritten as English spells them
+# before the skeleton is made: Jelzin and Eltsine are Yeltsin, Chruschtschow and
+# Khrouchtchev Khrushchev, Jewgeni and Evgueni Yevgeny. In order; "\0" holds a sound while
+# the letters it is written with are rewritten for another.
+GERMAN_SPELLINGS = (
+    ("tsch", "\0"), ("sch", "\1"), ("ch", "kh"), ("\0", "ch"),
+    ("z", "ts"), ("j", "y"), ("ow", "ov"), ("ew", "ev"),
+)  # fmt: skip
+# German writes both sh and zh as "sch": Schukow is Zhukov, Prigoschin Prigozhin.
+GERMAN_SCH = ("sh", "zh")
+FRENCH_SPELLINGS = (
+    ("tch", "\0"), ("ch", "sh"), ("\0", "ch"), ("gue", "ge"), ("gui", "gi"), ("ss", "s"),
+    ("j", "zh"), ("ou", "u"),
+)  # fmt: skip
+# A name's first e in these spellings may be written with a y before it in English.
+_INITIAL_YE = re.compile(r"\b[yi]e")
+# French writes a final e after the n of -in, -ine: Essénine, Prigojine.
+_FRENCH_FINAL_INE = re.compile(r"ine\b")
+
+
+@functools.lru_cache(maxsize=8192)
+def phonetic_readings(name: str) -> frozenset[str]:
+    """The name's phonetic skeleton, and its skeletons read as a German or a French spelling
+    of a Russian name: two names sound alike when any reading of one is a reading of the
+    other."""
+    normalized = normalize_name(name)
+    german, french = normalized, _FRENCH_FINAL_INE.sub("in", normalized)
+    for old, new in GERMAN_SPELLINGS:
+        german = german.replace(old, new)
+    for old, new in FRENCH_SPELLINGS:
+        french = french.replace(old, new)
+    spellings = [normalized, french, *(german.replace("\1", sound) for sound in GERMAN_SCH)]
+    skeletons = {_skeleton_of(spelled) for spelled in spellings}
+    return frozenset(skeletons | {_INITIAL_YE.sub("e", skeleton) for skeleton in skeletons})
 
 
 def fingerprint_text(text: str) -> str:
