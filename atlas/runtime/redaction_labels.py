@@ -50,10 +50,12 @@ _BETWEEN_LISTED = re.compile(r"\s*[,;&]\s*|\s+(?:and|or|und|et|y|e|en|и)\s+", r
 _ANOTHER_NUMBER = r"(?=(?:[a-z -]{0,4}[0-9]){5})"
 ACCOUNT_NUMBER = r"[0-9](?:[0-9 -]|\r?\n(?=[ ]*[0-9])){5,24}[0-9]"
 _CARD_NUMBER = r"[0-9](?:[ -]?[0-9]){12,18}"
-# A date, its parts apart as a file name may join them too: "1970_01_02", "12_March_1968".
+# A date, its parts apart as a file name may join them too: "1970_01_02", "12_March_1968";
+# or all together, year first, as forms and exports write it: "19700102".
 _DATE = (
     r"[0-9]{1,4}[-/._][0-9]{1,2}[-/._][0-9]{1,4}|[0-9]{1,2}\.?[ _-][^\W\d_]+\.?[ _-][0-9]{4}"
     r"|[^\W\d_]{3,9}\.?[ _-][0-9]{1,2},?[ _-][0-9]{4}"
+    r"|(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])(?![0-9])"
 )
 
 
@@ -99,11 +101,27 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "national id",
         "personal id",
     ),
-    "dates_of_birth": ("date of birth", "dob", "born"),
+    "dates_of_birth": (
+        "date of birth",
+        "dob",
+        "born",
+        "geburtsdatum",
+        "geboren",
+        "geb.",
+        "date de naissance",
+        "né le",
+        "née le",
+        "fecha de nacimiento",
+        "data di nascita",
+        "data de nascimento",
+        "geboortedatum",
+        "дата рождения",
+    ),
 }
 WHOLE_WORDS = frozenset(
     {"acct", "a/c", "conto", "compte", "card", "karte", "carte", "carta", "ssn", "nino"}
     | {"dob", "born", "pass-nr", "passnummer", "счет", "счёт", "cuenta"}
+    | {"geboren", "geb.", "né le", "née le"}
 )
 
 # What may follow a label's word before its number word: a plural, a case ending
@@ -115,7 +133,7 @@ _ENDINGS = {
     ),
     "card_numbers": r"s?",
     "national_id_numbers": r"(?:entification|entity)?(?:[ _.-]card)?",
-    "dates_of_birth": r"(?: on)?",
+    "dates_of_birth": r"(?: on| am)?",
 }
 _VALUES = {
     "passport_numbers": _listed(GROUPED_NUMBER) + VALUE_END,
