@@ -41,6 +41,14 @@ GROUP_GAP = r"(?:[ -]|[ \t]*\r?\n[ \t]*)"
 GROUPED_NUMBER = (
     rf"(?=[a-z0-9\s-]{{6}})(?:[a-z]{{1,3}}[ -]?)?[0-9][a-z0-9]*(?:{GROUP_GAP}[0-9][a-z0-9]*){{0,5}}"
 )
+# A national number may run to more groups (France's NIR is "1 85 05 78 006 084 36"), and
+# be grouped by full stops (Brazil's CPF is "123.456.789-09").
+NATIONAL_ID_NUMBER = (
+    rf"(?=[a-z0-9\s.-]{{6}})(?:[a-z]{{1,3}}[ -]?)?[0-9][a-z0-9]*"
+    rf"(?:(?:{GROUP_GAP}|\.(?=[0-9]))[0-9][a-z0-9]*){{0,7}}"
+)
+# Italy's codice fiscale: six letters of the name, then the birth date and place coded.
+_CODICE_FISCALE = r"[a-z]{6}[0-9]{2}[a-z][0-9]{2}[a-z][0-9]{3}[a-z](?![^\W_])"
 # Between the numbers of a list ("K7654321, P1234567", "12345678 and 87654321").
 _LIST_SEPARATOR = r"\s*(?:[,;&]|\b(?:and|or|und|et|y|e|en|и)\b)\s*"
 # The same, to split a list found: faster, as it need not find where the list ends.
@@ -100,6 +108,25 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "national insurance",
         "national id",
         "personal id",
+        "id card",
+        "identity card",
+        "identity document",
+        "personalausweis",
+        "ausweis",
+        "steuer-id",
+        "steueridentifikationsnummer",
+        "sozialversicherungsnummer",
+        "carte d'identité",
+        "sécurité sociale",
+        "documento nacional de identidad",
+        "dni",
+        "codice fiscale",
+        "carta d'identità",
+        "bsn",
+        "burgerservicenummer",
+        "pesel",
+        "cpf",
+        "aadhaar",
     ),
     "dates_of_birth": (
         "date of birth",
@@ -122,6 +149,7 @@ WHOLE_WORDS = frozenset(
     {"acct", "a/c", "conto", "compte", "card", "karte", "carte", "carta", "ssn", "nino"}
     | {"dob", "born", "pass-nr", "passnummer", "счет", "счёт", "cuenta"}
     | {"geboren", "geb.", "né le", "née le"}
+    | {"id card", "ausweis", "dni", "bsn", "pesel", "cpf"}
 )
 
 # What may follow a label's word before its number word: a plural, a case ending
@@ -139,7 +167,7 @@ _VALUES = {
     "passport_numbers": _listed(GROUPED_NUMBER) + VALUE_END,
     "account_numbers": _listed(ACCOUNT_NUMBER) + VALUE_END,
     "card_numbers": _CARD_NUMBER + VALUE_END,
-    "national_id_numbers": GROUPED_NUMBER + rf"(?: [a-d]{VALUE_END})?",
+    "national_id_numbers": rf"(?:{_CODICE_FISCALE}|{NATIONAL_ID_NUMBER}(?: [a-d]{VALUE_END})?)",
     "dates_of_birth": _DATE,
 }
 # The number word must end the label: "passports" is a label, "passporting" is not.
