@@ -188,8 +188,16 @@ def _label_pattern(field: str, word: str) -> re.Pattern[str]:
     )
 
 
-LABELLED: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
-    (field, word, re.compile(label_word_pattern(word)), _label_pattern(field, word))
+# Per label word: its field, the word, its longest part (a plain substring every mention
+# holds), the word's pattern and the pattern of the word with its value.
+LABELLED: tuple[tuple[str, str, str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
+    (
+        field,
+        word,
+        max(word.split(" "), key=len),
+        re.compile(label_word_pattern(word)),
+        _label_pattern(field, word),
+    )
     for field, words in LABEL_WORDS.items()
     for word in words
 )
@@ -209,7 +217,11 @@ def labelled(folded: str) -> tuple[list[Found], list[int]]:
     table's header, perhaps)."""
     found: list[Found] = []
     bare_labels: list[int] = []
-    for field, word, word_pattern, pattern in LABELLED:
+    for field, word, longest_part, word_pattern, pattern in LABELLED:
+        # Most texts name few of the words: a substring test passes over the others faster
+        # than a search can start.
+        if longest_part not in folded:
+            continue
         for hit in word_pattern.finditer(folded):
             at = hit.start()
             if word in WHOLE_WORDS and not starts_a_word(folded, at):
