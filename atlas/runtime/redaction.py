@@ -17,6 +17,7 @@ from atlas.runtime.redaction_labels import (
     LABEL_GAP,
     NUMBER_WORD,
     Found,
+    field_named_by,
     labelled,
     listed_numbers,
 )
@@ -163,6 +164,8 @@ def redact_value(
         if isinstance(value, list):
             return [f"[REDACTED {label}]" for _ in value]
         return f"[REDACTED {label}]"
+    if key is not None and (named := field_named_by(key)):
+        return _hidden(value, f"[REDACTED {LABELS[named]}]")
     if isinstance(value, str):
         return redact(value) if chars_shown is None else redacted_opening(value, chars_shown)
     if isinstance(value, list):
@@ -170,3 +173,15 @@ def redact_value(
     if isinstance(value, dict):
         return {k: redact_value(v, k, chars_shown=chars_shown) for k, v in value.items()}
     return value
+
+
+def _hidden(value: object, mark: str) -> object:
+    """Every string and number in `value` replaced by `mark`: the value of a key that names
+    personal data ("passport_no", "dateOfBirth"), however it is structured."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, list):
+        return [_hidden(item, mark) for item in value]
+    if isinstance(value, dict):
+        return {key: _hidden(item, mark) for key, item in value.items()}
+    return mark

@@ -7,6 +7,7 @@ as fast as a plain string search, where a case-insensitive alternation tries eve
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -199,6 +200,35 @@ LABELLED: tuple[tuple[str, str, str, re.Pattern[str], re.Pattern[str]], ...] = t
         _label_pattern(field, word),
     )
     for field, words in LABEL_WORDS.items()
+    for word in words
+)
+
+
+# Keys of structured data that name what their values are, beside the label words.
+_KEY_WORDS = {"emails": ("email", "e-mail", "mail address"), "ibans": ("iban",)}
+_CAMEL_CASE_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+@functools.lru_cache(maxsize=1024)
+def field_named_by(key: str) -> str | None:
+    """The kind of personal data a key of structured data names ("passport_no",
+    "dateOfBirth", "id_card_number", "iban"), or None."""
+    folded = _CAMEL_CASE_BOUNDARY.sub("_", key).lower()
+    for field, pattern in _KEY_PATTERNS:
+        if pattern.fullmatch(folded):
+            return field
+    return None
+
+
+def _key_pattern(field: str, word: str) -> re.Pattern[str]:
+    number_word = NUMBER_WORD if field != "dates_of_birth" else ""
+    ending = _ENDINGS.get(field, "")
+    return re.compile(rf"{label_word_pattern(word)}{ending}{number_word}(?:[ _.-]?address)?")
+
+
+_KEY_PATTERNS = tuple(
+    (field, _key_pattern(field, word))
+    for field, words in {**LABEL_WORDS, **_KEY_WORDS}.items()
     for word in words
 )
 
