@@ -4,9 +4,9 @@ The engine records the intent (and the first `tool_started`) before calling `exe
 The tool runs on a helper thread (atlas.runtime.watched_calls) while the gateway watches the
 CancelSignal and the timeout, so either interrupts even a slow tool promptly (the abandoned
 call is told to stop through its context's `stop` event). A tool whose spec says it
-`runs_inline` (a bounded in-memory lookup, answering in well under a millisecond) runs in
-the caller's thread instead, as the hand-off to a helper would cost more than the call; it
-is judged the same way once it returns. An injected delay always runs on a helper. A cancel
+`runs_inline` (a bounded in-memory lookup: under a millisecond for most calls, a few at
+most) runs in the caller's thread instead, as the hand-off to a helper would cost more than
+most calls; it is judged the same way once it returns. An injected delay always runs on a helper. A cancel
 is also checked before every attempt, retries included: no attempt starts once it is set.
 
 The run's deadline bounds the call too: an attempt's timeout is capped at the time left
