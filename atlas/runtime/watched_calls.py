@@ -68,6 +68,19 @@ def call_watched(
     return box["result"]
 
 
+def call_inline(call: Callable[[], T], *, cancel: CancelSignal, seconds: float) -> T:
+    """`call()` in the caller's thread, for a call bounded to a few milliseconds, judged as
+    `call_watched` judges one once it returns: Interrupted if the cancel signal was set
+    meanwhile or it took `seconds` or more."""
+    began = time.monotonic()
+    result = call()
+    if cancel.is_set():
+        raise Interrupted("cancelled")
+    if time.monotonic() - began >= seconds:
+        raise Interrupted("timed_out")
+    return result
+
+
 class _HelperThreads:
     """Reused daemon threads: starting a thread costs more than a fast call.
 

@@ -15,6 +15,7 @@ before it (by the runtime's clock), and no attempt or retry starts that could no
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
@@ -40,7 +41,12 @@ from atlas.runtime.tools.base import (
     TransportError,
 )
 from atlas.runtime.tools.receipts import PROVIDER_RECEIPTS
-from atlas.runtime.watched_calls import MIN_CALL_SECONDS, Interrupted, call_watched
+from atlas.runtime.watched_calls import (
+    MIN_CALL_SECONDS,
+    Interrupted,
+    call_inline,
+    call_watched,
+)
 from atlas.runtime.wording import counted
 
 OVERSIZED_BYTES = 150_000
@@ -236,15 +242,11 @@ class ToolGateway:
         if timeout < spec.timeout_seconds:
             limit = f"{timeout:.1f} s, the time left before the run's deadline"
         ctx.stop = threading.Event()
+        run = functools.partial(_run_with_fault, spec, args, ctx, fault, ctx.stop, key)
         try:
             if spec.runs_inline and not fault.startswith("slow:"):
-                return self._attempt_inline(spec, args, ctx, fault, timeout, key)
-            return call_watched(
-                lambda: _run_with_fault(spec, args, ctx, fault, ctx.stop, key),
-                cancel=self.cancel,
-                seconds=timeout,
-                stop=ctx.stop,
-            )
+                return call_inline(run, cancel=self.cancel, seconds=timeout)
+            return call_watched(run, cancel=self.cancel, seconds=timeout, stop=ctx.stop)
         except Interrupted as cut:
             if cut.cause == "cancelled":
                 raise _Cancelled from None
@@ -255,25 +257,6 @@ class ToolGateway:
             raise MalformedResult(
                 f"{spec.name} crashed: {type(error).__name__}: {error}"
             ) from error
-
-    def _attempt_inline(
-        self,
-        spec: ToolSpec,
-        args: BaseModel,
-        ctx: ToolContext,
-        fault: str,
-        timeout: float,
-        key: str,
-    ) -> dict[str, Any]:
-        """The call in the caller's thread, judged as a watched call would be once it
-        returns: dropped if the run was cancelled meanwhile or it overran its limit."""
-        began = time.monotonic()
-        result = _run_with_fault(spec, args, ctx, fault, ctx.stop, key)
-        if self.cancel.is_set():
-            raise Interrupted("cancelled")
-        if time.monotonic() - began >= timeout:
-            raise Interrupted("timed_out")
-        return result
 
 
 def _cancelled(
