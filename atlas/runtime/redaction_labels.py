@@ -181,11 +181,15 @@ def label_word_pattern(word: str) -> str:
     return "[ _.-]".join(re.escape(part) for part in word.split(" "))
 
 
-def _label_pattern(field: str, word: str) -> re.Pattern[str]:
+def _label_head(field: str, word: str) -> str:
+    """`word` as a label of `field`: with its endings, and a number word but for a date."""
     number_word = NUMBER_WORD if field != "dates_of_birth" else ""
+    return rf"{label_word_pattern(word)}{_ENDINGS.get(field, '')}{number_word}"
+
+
+def _label_pattern(field: str, word: str) -> re.Pattern[str]:
     return re.compile(
-        rf"{label_word_pattern(word)}{_ENDINGS[field]}{number_word}{_WORD_END}{LABEL_GAP}"
-        rf"(?P<value>{_VALUES[field]})"
+        rf"{_label_head(field, word)}{_WORD_END}{LABEL_GAP}(?P<value>{_VALUES[field]})"
     )
 
 
@@ -220,14 +224,8 @@ def field_named_by(key: str) -> str | None:
     return None
 
 
-def _key_pattern(field: str, word: str) -> re.Pattern[str]:
-    number_word = NUMBER_WORD if field != "dates_of_birth" else ""
-    ending = _ENDINGS.get(field, "")
-    return re.compile(rf"{label_word_pattern(word)}{ending}{number_word}(?:[ _.-]?address)?")
-
-
 _KEY_PATTERNS = tuple(
-    (field, _key_pattern(field, word))
+    (field, re.compile(rf"{_label_head(field, word)}(?:[ _.-]?address)?"))
     for field, words in {**LABEL_WORDS, **_KEY_WORDS}.items()
     for word in words
 )

@@ -95,37 +95,11 @@ def emails(folded: str) -> list[Found]:
 
 # The extensions of files an address can be written into the name of ("jane@acme.com.pdf"),
 # none of them a top-level domain.
-_FILE_EXTENSIONS = frozenset(
-    [
-        "pdf",
-        "txt",
-        "doc",
-        "docx",
-        "xls",
-        "xlsx",
-        "csv",
-        "tsv",
-        "png",
-        "jpg",
-        "jpeg",
-        "gif",
-        "tif",
-        "tiff",
-        "bmp",
-        "heic",
-        "eml",
-        "msg",
-        "json",
-        "xml",
-        "html",
-        "htm",
-        "rtf",
-        "odt",
-        "ods",
-        "ppt",
-        "pptx",
-    ]
-)
+_FILE_EXTENSIONS = frozenset((
+    "pdf", "txt", "doc", "docx", "xls", "xlsx", "csv", "tsv", "png", "jpg", "jpeg", "gif",
+    "tif", "tiff", "bmp", "heic", "eml", "msg", "json", "xml", "html", "htm", "rtf", "odt",
+    "ods", "ppt", "pptx",
+))  # fmt: skip
 
 
 def _without_file_extensions(domain: str) -> int:
