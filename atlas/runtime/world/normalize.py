@@ -209,20 +209,55 @@ _INITIAL_YE = re.compile(r"\b[yi]e")
 # French writes a final e after the n of -in, -ine: Essénine, Prigojine.
 _FRENCH_FINAL_INE = re.compile(r"ine\b")
 
+# Polish and Czech, and the scholarly romanization, write the sounds of Russian names with
+# letters that lose their marks once transliterated (Chruščov would read "chruscov"), and
+# Czech and Polish write kh as "ch": both are read before the name is transliterated.
+# The soft sign's apostrophe (El'cin, Naval'nyj) is left out rather than split the word.
+_WEST_SLAVIC_LETTERS = str.maketrans(
+    {"č": "ch", "ć": "ch", "š": "sh", "ś": "sh", "ž": "zh", "ż": "zh", "ź": "zh"}
+    | dict.fromkeys("'’ʹʼ", "")
+)
+# Then, in order: Chruszczow is Khrushchov, Jelcyn Yeltsyn, Wołkow Volkov, Siergiej Sergey.
+WEST_SLAVIC_SPELLINGS = (
+    (re.compile("szcz"), "shch"), (re.compile("sz"), "sh"), (re.compile("cz"), "ch"),
+    (re.compile("rz"), "zh"), (re.compile("c(?!h)"), "ts"), (re.compile("w"), "v"),
+    (re.compile("j"), "y"), (re.compile("(?<=[^aeiouy ])ie"), "e"),
+)  # fmt: skip
+# Spanish writes kh as "j" (Jrushchov, Mijaíl); Italian and Romanian write ch as "ci" and
+# sh as "sci" before a vowel (Gorbaciov, Krusciov).
+ROMANCE_SPELLINGS = (
+    (re.compile("j"), "kh"), (re.compile("sci(?=[aou])"), "sh"), (re.compile("ci(?=[aou])"), "ch"),
+)  # fmt: skip
+# After ch, sh and zh, English writes the ending -ёв as -ev and every other language as
+# -ov, -ow or -iov: Gorbachev is Gorbachov, Gorbatschow, Gorbaczow and Gorbaciov.
+_SIBILANT_ENDING = re.compile(r"(?<=ch|sh|zh)i?o[vw]\b")
+
 
 @functools.lru_cache(maxsize=8192)
 def phonetic_readings(name: str) -> frozenset[str]:
-    """The name's phonetic skeleton, and its skeletons read as a German or a French spelling
-    of a Russian name: two names sound alike when any reading of one is a reading of the
-    other."""
+    """The name's phonetic skeleton, and its skeletons read as a German, French, Polish,
+    Czech, Spanish or Italian spelling of a Russian name: two names sound alike when any
+    reading of one is a reading of the other."""
     normalized = normalize_name(name)
     german, french = normalized, _FRENCH_FINAL_INE.sub("in", normalized)
     for old, new in GERMAN_SPELLINGS:
         german = german.replace(old, new)
     for old, new in FRENCH_SPELLINGS:
         french = french.replace(old, new)
-    spellings = [normalized, french, *(german.replace("\1", sound) for sound in GERMAN_SCH)]
-    skeletons = {_skeleton_of(spelled) for spelled in spellings}
+    west_slavic = normalize_name(name.lower().replace("ch", "kh").translate(_WEST_SLAVIC_LETTERS))
+    romance = normalized
+    for pattern, sound in WEST_SLAVIC_SPELLINGS:
+        west_slavic = pattern.sub(sound, west_slavic)
+    for pattern, sound in ROMANCE_SPELLINGS:
+        romance = pattern.sub(sound, romance)
+    spellings = [
+        normalized,
+        french,
+        west_slavic,
+        romance,
+        *(german.replace("\1", sound) for sound in GERMAN_SCH),
+    ]
+    skeletons = {_skeleton_of(_SIBILANT_ENDING.sub("ev", spelled)) for spelled in spellings}
     return frozenset(skeletons | {_INITIAL_YE.sub("e", skeleton) for skeleton in skeletons})
 
 
