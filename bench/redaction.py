@@ -44,6 +44,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "a one-line row of spaced IBANs": lambda n: (
         "Name IBAN\n" + "Jane GB82 WEST 1234 5698 7654 32 " * (n // 33)
     ),
+    "a mobile label, then digit groups": lambda n: "mobile: " + "+44 (0) 12-34, " * (n // 15) + "x",
+    "mobile labels one after another": lambda n: "Mobile 12-34 " * (n // 13),
     "labels with long gaps": lambda n: (
         ("iban:" + " " * 1000 + "passport" + "\n" * 1000) * (n // 2008)
     ),

@@ -32,6 +32,7 @@ LABELS = {
     "card_numbers": "CARD",
     "national_id_numbers": "NATIONAL ID",
     "dates_of_birth": "DOB",
+    "phone_numbers": "PHONE",
 }
 
 # How the kinds of personal data are named to people.
@@ -43,12 +44,13 @@ PERSONAL_DATA_NAMES = {
     "card_numbers": "payment card number",
     "national_id_numbers": "national ID number",
     "dates_of_birth": "date of birth",
+    "phone_numbers": "personal phone number",
 }
 
 # "IBAN" with an IBAN after it is no table's header.
 _IBAN_WITH_VALUE = re.compile(rf"iban{NUMBER_WORD}{LABEL_GAP}[a-z]{{2}}[0-9]{{2}}")
 # A list's numbers are found one by one.
-_LISTED_FIELDS = ("passport_numbers", "account_numbers")
+_LISTED_FIELDS = ("passport_numbers", "account_numbers", "phone_numbers")
 
 
 def personal_data_in(text: str) -> list[str]:

@@ -48,6 +48,12 @@ NATIONAL_ID_NUMBER = (
     rf"(?=[a-z0-9\s.-]{{6}})(?:[a-z]{{1,3}}[ -]?)?[0-9][a-z0-9]*"
     rf"(?:(?:{GROUP_GAP}|\.(?=[0-9]))[0-9][a-z0-9]*){{0,7}}"
 )
+# A telephone number of at least seven digits: "+44 7700 900123", "(020) 7946-0958",
+# "06.12.34.56.78". Each run of digits is taken whole, so a number followed by letters
+# fails at once instead of being split every way.
+PHONE_NUMBER = (
+    r"(?=(?:[ ().+/-]{0,3}[0-9]){7})\+?(?>\(?[0-9]+\)?)(?>(?:[ ./-]|\) ?)?\(?[0-9]+\)?){0,7}"
+)
 # Italy's codice fiscale: six letters of the name, then the birth date and place coded.
 _CODICE_FISCALE = r"[a-z]{6}[0-9]{2}[a-z][0-9]{2}[a-z][0-9]{3}[a-z](?![^\W_])"
 # Between the numbers of a list ("K7654321, P1234567", "12345678 and 87654321").
@@ -145,12 +151,43 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "geboortedatum",
         "дата рождения",
     ),
+    # A person's own line; a bare "phone" or "tel." is as often a company's switchboard
+    # in a filing, which stays.
+    "phone_numbers": (
+        "mobile",
+        "mobile phone",
+        "mobile telephone",
+        "cell",
+        "cell phone",
+        "cellphone",
+        "home phone",
+        "home telephone",
+        "personal phone",
+        "private phone",
+        "handy",
+        "mobil",
+        "mobiltelefon",
+        "téléphone portable",
+        "tél. portable",
+        "tel. portable",
+        "móvil",
+        "teléfono móvil",
+        "celular",
+        "cellulare",
+        "telefono cellulare",
+        "mobiel",
+        "gsm",
+        "мобильный",
+        "мобильный телефон",
+        "сотовый",
+    ),
 }
 WHOLE_WORDS = frozenset(
     {"acct", "a/c", "conto", "compte", "card", "karte", "carte", "carta", "ssn", "nino"}
     | {"dob", "born", "pass-nr", "passnummer", "счет", "счёт", "cuenta"}
     | {"geboren", "geb.", "né le", "née le"}
     | {"id card", "ausweis", "dni", "bsn", "pesel", "cpf"}
+    | {"mobile", "mobil", "móvil", "cell", "handy", "gsm"}
 )
 
 # What may follow a label's word before its number word: a plural, a case ending
@@ -170,6 +207,8 @@ _VALUES = {
     "card_numbers": _CARD_NUMBER + VALUE_END,
     "national_id_numbers": rf"(?:{_CODICE_FISCALE}|{NATIONAL_ID_NUMBER}(?: [a-d]{VALUE_END})?)",
     "dates_of_birth": _DATE,
+    # Each telephone number of a list has seven digits by itself.
+    "phone_numbers": rf"{PHONE_NUMBER}(?:{_LIST_SEPARATOR}{PHONE_NUMBER})*{VALUE_END}",
 }
 # The number word must end the label: "passports" is a label, "passporting" is not.
 _WORD_END = r"(?![^\W\d_])"

@@ -1,0 +1,111 @@
+"""A person's own telephone line (mobile, cell, home, private) is hidden before the model
+sees it, in the languages KYC documents come in, in tables and in structured data; a
+company's switchboard under a bare "phone" or "tel." stays, as do the same words with no
+number after them."""
+
+from __future__ import annotations
+
+import pytest
+
+from atlas.runtime.context import model_view
+from atlas.runtime.memory import MemoryDocumentSource
+from atlas.runtime.ports import StoredDocument
+from atlas.runtime.redaction import personal_data_found, personal_data_in, redact, redact_value
+from atlas.runtime.tools.base import ToolContext
+from atlas.runtime.tools.builtin import extract_uploaded_document
+from atlas.runtime.tools.schemas import ExtractDocumentArgs
+from atlas.runtime.world import default_world
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("Mobile: +44 7700 900123", "Mobile: [REDACTED PHONE]"),
+        ("Mobile number: 07700 900123.", "Mobile number: [REDACTED PHONE]."),
+        ("Cell (555) 123-4567", "Cell [REDACTED PHONE]"),
+        ("Home phone: (020) 7946-0958", "Home phone: [REDACTED PHONE]"),
+        ("Handynummer: 0171 1234567", "Handynummer: [REDACTED PHONE]"),
+        ("Mobil: 0171/1234567", "Mobil: [REDACTED PHONE]"),
+        ("Tél. portable : 06 12 34 56 78", "Tél. portable : [REDACTED PHONE]"),
+        ("Teléfono móvil: +34 612 345 678", "Teléfono móvil: [REDACTED PHONE]"),
+        ("GSM: +32 475 12 34 56", "GSM: [REDACTED PHONE]"),
+        ("Мобильный телефон: +7 916 123-45-67", "Мобильный телефон: [REDACTED PHONE]"),
+        ("mobile_number: 07700900123", "mobile_number: [REDACTED PHONE]"),
+        ("Mobile: 07700 900123 (evenings)", "Mobile: [REDACTED PHONE] (evenings)"),
+        (
+            "Mobile: +44 7700 900123, +44 7700 900456; e-mail below",
+            "Mobile: [REDACTED PHONE]; e-mail below",
+        ),
+    ],
+)
+def test_a_labelled_personal_phone_number_is_hidden_whole(text, redacted):
+    assert redact(text) == redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Registered office telephone: phone +44 20 7946 0958",
+        "Tel: +44 20 7946 0958",
+        "Mobile 5G network rollout in 2023 reached 1,234,567 users",
+        "mobile payments of 1234567",
+        "The mobile: 2023 report",
+        "Automobile 1234567",
+        "Cell A1234567",
+        "Mobile: 12345 and more",
+    ],
+)
+def test_a_switchboard_and_the_words_without_a_phone_number_stay(text):
+    assert redact(text) == text
+
+
+def test_each_number_of_a_list_is_found_for_the_upload_warning():
+    found = personal_data_found("Mobile: +44 7700 900123, +44 7700 900456")
+    assert found == {"phone_numbers": ["+44 7700 900123", "+44 7700 900456"]}
+    assert personal_data_in("Mobile: 07700 900123") == ["personal phone number"]
+
+
+@pytest.mark.parametrize(
+    ("table", "redacted_row"),
+    [
+        (
+            "| Name | Mobile | Appointed |\n|---|---|---|\n| Jane Roe | +44 7700 900123 | 2014-06-12 |",
+            "| Jane Roe | [REDACTED PHONE] | 2014-06-12 |",
+        ),
+        (
+            "Name        Mobile            Appointed\nJane Roe    +44 7700 900123   2014-06-12",
+            "Jane Roe    [REDACTED PHONE]   2014-06-12",
+        ),
+    ],
+)
+def test_a_mobile_column_is_hidden_and_its_other_columns_stay(table, redacted_row):
+    assert redact(table).splitlines()[-1] == redacted_row
+
+
+def test_structured_keys_that_name_a_personal_line_hide_their_values():
+    assert redact_value(
+        {"mobile": "+44 7700 900123", "mobilePhone": 7700900123, "phone": "+44 20 7946 0958"}
+    ) == {
+        "mobile": "[REDACTED PHONE]",
+        "mobilePhone": "[REDACTED PHONE]",
+        "phone": "+44 20 7946 0958",
+    }
+
+
+def test_an_extracted_kyc_form_shows_the_model_no_mobile_number():
+    form = b"Signatory: Helen Carter\nMobile: +44 7700 900123\nTel: +44 20 7946 0958\n"
+    result = extract_uploaded_document(
+        ExtractDocumentArgs(document_id="doc-kyc"),
+        ToolContext(
+            brief=None,
+            documents=MemoryDocumentSource(
+                [StoredDocument(document_id="doc-kyc", name="kyc.txt", content=form)]
+            ),
+            world=default_world(),
+        ),
+    )
+    assert result.fields["phone_numbers"] == ["+44 7700 900123"]
+    view, _ = model_view("tool:extract_uploaded_document", result.model_dump(mode="json"))
+    assert "7700 900123" not in view
+    assert "Mobile: [REDACTED PHONE]" in view
+    assert "+44 20 7946 0958" in view
