@@ -8,8 +8,8 @@ import pytest
 
 from atlas.runtime.memory import MemoryDocumentSource
 from atlas.runtime.tools.base import ToolContext
-from atlas.runtime.tools.builtin import SANCTIONS_THRESHOLD, screen_sanctions
-from atlas.runtime.tools.schemas import ScreenSanctionsArgs
+from atlas.runtime.tools.builtin import SANCTIONS_THRESHOLD, resolve_entity, screen_sanctions
+from atlas.runtime.tools.schemas import ResolveEntityArgs, ScreenSanctionsArgs
 from atlas.runtime.world import default_world, name_score
 
 
@@ -63,12 +63,33 @@ def test_different_names_in_those_letters_still_score_below_a_hit(query, listed)
     assert name_score(listed, query) < SANCTIONS_THRESHOLD
 
 
-def test_screening_a_polish_spelling_with_the_patronymic_finds_the_listed_person(make_state):
-    ctx = ToolContext(
+@pytest.fixture
+def ctx(make_state):
+    return ToolContext(
         brief=make_state().brief, documents=MemoryDocumentSource([]), world=default_world()
     )
+
+
+def test_screening_a_polish_spelling_with_the_patronymic_finds_the_listed_person(ctx):
     result = screen_sanctions(ScreenSanctionsArgs(name="Dmitrij Siergiejewicz Wołkow"), ctx)
     listed = {hit.entry_id: hit for hit in result.hits}
     assert "hmt-7781" in listed  # VOLKOV, Dmitri Sergeyevich
     assert listed["hmt-7781"].score >= SANCTIONS_THRESHOLD
     assert "Polish" in result.explanation
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Dmitri Sergeyevich Volkov",
+        "Dmitrij Siergiejewicz Wołkow",
+        "Dmitrij Sergejevič Volkov",
+        "Dmitrij Sergejewitsch Wolkow",
+    ],
+)
+def test_a_name_with_the_patronymic_resolves_to_the_registry_person_in_any_spelling(ctx, name):
+    """The registry names him without his patronymic: a spelling read aloud is matched as
+    one found inside the longer name, as the English spelling is."""
+    result = resolve_entity(ResolveEntityArgs(name=name, entity_type="person"), ctx)
+    scores = {candidate.entity_id: candidate.score for candidate in result.candidates}
+    assert scores.get("pe-dmitri-volkov", 0) >= SANCTIONS_THRESHOLD

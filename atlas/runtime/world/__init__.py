@@ -33,7 +33,7 @@ def name_score(query: str, candidate: str) -> float:
         return 0.0
     direct = max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b), _contained_score(a, b))
     skeleton = max(
-        fuzz.token_sort_ratio(one, other)
+        max(fuzz.token_sort_ratio(one, other), _contained_score(one, other))
         for one in phonetic_readings(query)
         for other in phonetic_readings(candidate)
     )
