@@ -176,8 +176,9 @@ class ItemView:
                 **hit,
                 "earlier": marks.get(hit["evidence_id"]),
                 "note": notes.get(hit["evidence_id"], ""),
+                "repeats": repeated_from,
             }
-            for hit in self.hits
+            for hit, repeated_from in zip(self.hits, repeated_listings(self.hits), strict=True)
         ]
 
     @property
@@ -202,6 +203,27 @@ def matched_name(hit: dict) -> str:
     the payload does not carry it on its own. "" when the claim does not say it that way."""
     found = re.search(r" matches (.+?) on " + re.escape(hit.get("list") or ""), hit["claim"])
     return found.group(1) if found and hit.get("list") else ""
+
+
+def repeated_listings(hits: list[dict]) -> list[str]:
+    """Per hit, the name screened in an earlier hit on the same list entry about the same
+    person ("" for the first): the subject screened by the name the analyst typed, then by
+    the registry's spelling of it, hits one listing twice."""
+    first_query: dict[tuple, str] = {}
+    repeats = []
+    for hit in hits:
+        matched = matched_name(hit)
+        key = (hit.get("list"), matched, hit.get("about"), hit.get("candidate"))
+        query = screened_query(hit)
+        repeats.append(first_query.get(key, "") if matched else "")
+        first_query.setdefault(key, query)
+    return repeats
+
+
+def screened_query(hit: dict) -> str:
+    """The name screened, read from a hit's claim ("… 'NAME' matches …")."""
+    found = re.search(r"'(.+?)' matches ", hit["claim"])
+    return found.group(1) if found else ""
 
 
 def item_view(
