@@ -25,7 +25,7 @@ class Found(NamedTuple):
 # group, so "no" keeps from "passport.no.K7654321" only what leaves it a word.
 NUMBER_WORD = (
     r"(?>(?:[\s_-]*|\.)(?:numbers?|nummer|num[ée]ro|n[úu]mero|n[úu]m\.?|nos?\.?|nr\.?|n[°º.]\.?"
-    r"|#|№|code|номер)(?![^\W\d_]))?"
+    r"|#|№|code|номер|č\.)(?![^\W\d_]))?"
 )
 # Between a label and its value: spaces or line breaks, a colon, "=" or a dash, a table's
 # bars ("| Passport | K7654321 |"), a file name's underscores ("passport_K7654321.pdf"),
@@ -43,10 +43,11 @@ GROUPED_NUMBER = (
     rf"(?=[a-z0-9\s-]{{6}})(?:[a-z]{{1,3}}[ -]?)?[0-9][a-z0-9]*(?:{GROUP_GAP}[0-9][a-z0-9]*){{0,5}}"
 )
 # A national number may run to more groups (France's NIR is "1 85 05 78 006 084 36"), and
-# be grouped by full stops (Brazil's CPF is "123.456.789-09").
+# be grouped by full stops (Brazil's CPF is "123.456.789-09") or split by a slash (the
+# Czech rodné číslo is "750314/1234").
 NATIONAL_ID_NUMBER = (
     rf"(?=[a-z0-9\s.-]{{6}})(?:[a-z]{{1,3}}[ -]?)?[0-9][a-z0-9]*"
-    rf"(?:(?:{GROUP_GAP}|\.(?=[0-9]))[0-9][a-z0-9]*){{0,7}}"
+    rf"(?:(?:{GROUP_GAP}|[./](?=[0-9]))[0-9][a-z0-9]*){{0,7}}"
 )
 # A telephone number of at least seven digits: "+44 7700 900123", "(020) 7946-0958",
 # "06.12.34.56.78". Each run of digits is taken whole, so a number followed by letters
@@ -63,13 +64,13 @@ _BETWEEN_LISTED = re.compile(r"\s*[,;&]\s*|\s+(?:and|or|und|et|y|e|en|и)\s+", r
 # A further number in a list has at least five digits, so "K7654321, 2 copies" ends at
 # the first.
 _ANOTHER_NUMBER = r"(?=(?:[a-z -]{0,4}[0-9]){5})"
-ACCOUNT_NUMBER = r"[0-9](?:[0-9 -]|\r?\n(?=[ ]*[0-9])){5,24}[0-9]"
+ACCOUNT_NUMBER = r"[0-9](?:[0-9 -]|\r?\n(?=[ ]*[0-9])){5,34}[0-9](?:/[0-9]{4})?"
 _CARD_NUMBER = r"[0-9](?:[ -]?[0-9]){12,18}"
 # A date, its parts apart as a file name may join them too: "1970_01_02", "12_March_1968";
 # or all together, year first, as forms and exports write it: "19700102".
 _DATE = (
     r"[0-9]{1,4}[-/._][0-9]{1,2}[-/._][0-9]{1,4}|[0-9]{1,2}\.?[ _-][^\W\d_]+\.?[ _-][0-9]{4}"
-    r"|[^\W\d_]{3,9}\.?[ _-][0-9]{1,2},?[ _-][0-9]{4}"
+    r"|[^\W\d_]{3,9}\.?[ _-][0-9]{1,2},?[ _-][0-9]{4}|[0-9]{1,2}\. [0-9]{1,2}\. [0-9]{4}"
     r"|(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])(?![0-9])"
 )
 
@@ -94,6 +95,11 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "passaporte",
         "paspoort",
         "паспорт",
+        "paszport",
+        "paszportu",
+        "cestovní pas",
+        "cestovního pasu",
+        "pasu",
     ),
     "account_numbers": (
         "account",
@@ -106,6 +112,11 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "rekening",
         "счёт",
         "счет",
+        "konta",
+        "rachunek",
+        "rachunku",
+        "účet",
+        "účtu",
     ),
     "card_numbers": ("card", "karte", "carte", "tarjeta", "carta"),
     "national_id_numbers": (
@@ -134,6 +145,11 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "pesel",
         "cpf",
         "aadhaar",
+        "dowód osobisty",
+        "dowodu osobistego",
+        "občanský průkaz",
+        "občanského průkazu",
+        "rodné číslo",
     ),
     "dates_of_birth": (
         "date of birth",
@@ -150,6 +166,14 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "data de nascimento",
         "geboortedatum",
         "дата рождения",
+        "data urodzenia",
+        "urodzony",
+        "urodzona",
+        "ur.",
+        "datum narození",
+        "narozen",
+        "narozena",
+        "nar.",
     ),
     # A person's own line; a bare "phone" or "tel." is as often a company's switchboard
     # in a filing, which stays.
@@ -180,6 +204,11 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "мобильный",
         "мобильный телефон",
         "сотовый",
+        "telefon komórkowy",
+        "tel. kom.",
+        "komórka",
+        "mobilní telefon",
+        "mobilní",
     ),
 }
 WHOLE_WORDS = frozenset(
@@ -188,6 +217,7 @@ WHOLE_WORDS = frozenset(
     | {"geboren", "geb.", "né le", "née le"}
     | {"id card", "ausweis", "dni", "bsn", "pesel", "cpf"}
     | {"mobile", "mobil", "móvil", "cell", "handy", "gsm"}
+    | {"pasu", "konta", "ur.", "nar.", "urodzony", "urodzona", "narozen", "narozena"}
 )
 
 # What may follow a label's word before its number word: a plural, a case ending

@@ -47,6 +47,7 @@ def _field_of(word: str) -> str:
 _ABOUT_ANOTHER_THING = re.compile(
     r"expir|issu|date|valid|country|nationalit|type|place|holder|name|bank|balance|currency"
     r"|status|open|clos|stand|ausstell|gültig|délivr|expedi|scaden|rilasc|datum|дата|выдан"
+    r"|wydan|ważn|vydán|platn"
 )
 _CELL_GAP = re.compile(r"\t| {2,}")
 _TWO_SPACES_BETWEEN_WORDS = re.compile(r"\S {2,}\S")
