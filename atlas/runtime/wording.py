@@ -8,6 +8,7 @@ FIELD_WORDS = {
     "emails": "e-mail addresses",
     "card_numbers": "payment card numbers",
     "national_id_numbers": "national ID numbers",
+    "phone_numbers": "personal phone numbers",
 }
 
 

@@ -5,9 +5,13 @@ number after them."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
+from atlas.runtime import reducer
 from atlas.runtime.context import model_view
+from atlas.runtime.decisions import CallTool
 from atlas.runtime.memory import MemoryDocumentSource
 from atlas.runtime.ports import StoredDocument
 from atlas.runtime.redaction import personal_data_found, personal_data_in, redact, redact_value
@@ -92,7 +96,7 @@ def test_structured_keys_that_name_a_personal_line_hide_their_values():
     }
 
 
-def test_an_extracted_kyc_form_shows_the_model_no_mobile_number():
+def test_an_extracted_kyc_form_shows_the_model_no_mobile_number(make_state):
     form = b"Signatory: Helen Carter\nMobile: +44 7700 900123\nTel: +44 20 7946 0958\n"
     result = extract_uploaded_document(
         ExtractDocumentArgs(document_id="doc-kyc"),
@@ -109,3 +113,13 @@ def test_an_extracted_kyc_form_shows_the_model_no_mobile_number():
     assert "7700 900123" not in view
     assert "Mobile: [REDACTED PHONE]" in view
     assert "+44 20 7946 0958" in view
+    evidence = reducer.apply(
+        make_state("Helen Carter", subject_type="person", jurisdiction=None),
+        CallTool(tool_name="extract_uploaded_document", arguments={"document_id": "doc-kyc"}),
+        result.model_dump(mode="json"),
+        step=1,
+        now=datetime(2026, 1, 5, tzinfo=UTC),
+    ).evidence
+    (claim,) = [item.claim for item in evidence if item.document_id == "doc-kyc"]
+    assert "contains: personal phone numbers." in claim
+    assert "Mobile: [REDACTED PHONE]" in claim
