@@ -13,7 +13,8 @@ from atlas.runtime.engine import Runtime
 from atlas.runtime.memory import FakeClock, MemoryCancelSignal, MemoryDocumentSource, MemoryRunStore
 from atlas.runtime.policy import TenantPolicy
 from atlas.runtime.state import AtlasState, AttachedDocument, Budgets, CaseBrief, new_state
-from atlas.runtime.world import sample_documents
+from atlas.runtime.tools.base import ToolContext
+from atlas.runtime.world import default_world, sample_documents
 
 
 @pytest.fixture
@@ -83,3 +84,11 @@ def make_state() -> Callable[..., AtlasState]:
         )
 
     return factory
+
+
+@pytest.fixture
+def world_tool_context(make_state) -> ToolContext:
+    """What a tool is called with: a case's brief, no documents, the synthetic world."""
+    return ToolContext(
+        brief=make_state().brief, documents=MemoryDocumentSource([]), world=default_world()
+    )

@@ -5,29 +5,18 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import pytest
 from runtime_helpers import answer, run
 
 from atlas.runtime import reducer
 from atlas.runtime.decisions import CallTool
-from atlas.runtime.memory import MemoryDocumentSource
-from atlas.runtime.tools.base import ToolContext
 from atlas.runtime.tools.builtin import screen_sanctions
 from atlas.runtime.tools.schemas import ScreenSanctionsArgs
-from atlas.runtime.world import default_world
 
 LINKED = "Golden Gate Shipping SA (PA, no. PA-155667788) [co-golden-gate-shipping-pa]"
 
 
-@pytest.fixture
-def tool_ctx(make_state):
-    return ToolContext(
-        brief=make_state().brief, documents=MemoryDocumentSource([]), world=default_world()
-    )
-
-
-def test_a_hit_names_the_registry_entity_its_list_entry_is_linked_to(tool_ctx):
-    result = screen_sanctions(ScreenSanctionsArgs(name="Golden Gate Maritime"), tool_ctx)
+def test_a_hit_names_the_registry_entity_its_list_entry_is_linked_to(world_tool_context):
+    result = screen_sanctions(ScreenSanctionsArgs(name="Golden Gate Maritime"), world_tool_context)
     (hit,) = result.hits
     assert hit.linked_entity.model_dump() == {
         "entity_id": "co-golden-gate-shipping-pa",
@@ -38,8 +27,10 @@ def test_a_hit_names_the_registry_entity_its_list_entry_is_linked_to(tool_ctx):
     }
 
 
-def test_an_entry_linked_to_no_registry_entity_names_none(tool_ctx):
-    result = screen_sanctions(ScreenSanctionsArgs(name="Northern Star Trading FZE"), tool_ctx)
+def test_an_entry_linked_to_no_registry_entity_names_none(world_tool_context):
+    result = screen_sanctions(
+        ScreenSanctionsArgs(name="Northern Star Trading FZE"), world_tool_context
+    )
     (hit,) = result.hits
     assert hit.linked_entity is None
 
@@ -120,8 +111,8 @@ def test_a_subject_the_registry_matches_is_not_offered_a_link(make_runtime, make
     assert state.answered_questions == [] and state.pending_question is None
 
 
-def _screened_by_name(state, tool_ctx, name: str):
-    result = screen_sanctions(ScreenSanctionsArgs(name=name), tool_ctx)
+def _screened_by_name(state, world_tool_context, name: str):
+    result = screen_sanctions(ScreenSanctionsArgs(name=name), world_tool_context)
     decision = CallTool(
         tool_name="screen_sanctions", arguments={"name": name}, rationale_summary="screen"
     )
@@ -130,9 +121,9 @@ def _screened_by_name(state, tool_ctx, name: str):
     )
 
 
-def test_the_linked_entity_is_offered_only_before_any_answer(make_state, tool_ctx):
+def test_the_linked_entity_is_offered_only_before_any_answer(make_state, world_tool_context):
     state = make_state("Golden Gate Maritime", jurisdiction=None)
-    offered = _screened_by_name(state, tool_ctx, "Golden Gate Maritime")
+    offered = _screened_by_name(state, world_tool_context, "Golden Gate Maritime")
     (candidate,) = offered.entity_candidates
     assert (candidate.entity_id, candidate.matched_on, candidate.linked_by) == (
         "co-golden-gate-shipping-pa",
@@ -141,9 +132,13 @@ def test_the_linked_entity_is_offered_only_before_any_answer(make_state, tool_ct
     )
 
     state.answered_questions = [{"question": "Is it a company?", "answer": "It is."}]
-    assert _screened_by_name(state, tool_ctx, "Golden Gate Maritime").entity_candidates == []
+    assert (
+        _screened_by_name(state, world_tool_context, "Golden Gate Maritime").entity_candidates == []
+    )
 
 
-def test_an_entity_of_the_other_type_is_not_offered(make_state, tool_ctx):
+def test_an_entity_of_the_other_type_is_not_offered(make_state, world_tool_context):
     state = make_state("Golden Gate Maritime", subject_type="person", jurisdiction=None)
-    assert _screened_by_name(state, tool_ctx, "Golden Gate Maritime").entity_candidates == []
+    assert (
+        _screened_by_name(state, world_tool_context, "Golden Gate Maritime").entity_candidates == []
+    )

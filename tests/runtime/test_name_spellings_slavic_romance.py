@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from atlas.runtime.memory import MemoryDocumentSource
-from atlas.runtime.tools.base import ToolContext
 from atlas.runtime.tools.builtin import SANCTIONS_THRESHOLD, resolve_entity, screen_sanctions
 from atlas.runtime.tools.schemas import ResolveEntityArgs, ScreenSanctionsArgs
-from atlas.runtime.world import default_world, name_score
+from atlas.runtime.world import name_score
 
 
 @pytest.mark.parametrize(
@@ -63,15 +61,12 @@ def test_different_names_in_those_letters_still_score_below_a_hit(query, listed)
     assert name_score(listed, query) < SANCTIONS_THRESHOLD
 
 
-@pytest.fixture
-def ctx(make_state):
-    return ToolContext(
-        brief=make_state().brief, documents=MemoryDocumentSource([]), world=default_world()
+def test_screening_a_polish_spelling_with_the_patronymic_finds_the_listed_person(
+    world_tool_context,
+):
+    result = screen_sanctions(
+        ScreenSanctionsArgs(name="Dmitrij Siergiejewicz Wołkow"), world_tool_context
     )
-
-
-def test_screening_a_polish_spelling_with_the_patronymic_finds_the_listed_person(ctx):
-    result = screen_sanctions(ScreenSanctionsArgs(name="Dmitrij Siergiejewicz Wołkow"), ctx)
     listed = {hit.entry_id: hit for hit in result.hits}
     assert "hmt-7781" in listed  # VOLKOV, Dmitri Sergeyevich
     assert listed["hmt-7781"].score >= SANCTIONS_THRESHOLD
@@ -87,9 +82,11 @@ def test_screening_a_polish_spelling_with_the_patronymic_finds_the_listed_person
         "Dmitrij Sergejewitsch Wolkow",
     ],
 )
-def test_a_name_with_the_patronymic_resolves_to_the_registry_person_in_any_spelling(ctx, name):
+def test_a_name_with_the_patronymic_resolves_to_the_registry_person_in_any_spelling(
+    world_tool_context, name
+):
     """The registry names him without his patronymic: a spelling read aloud is matched as
     one found inside the longer name, as the English spelling is."""
-    result = resolve_entity(ResolveEntityArgs(name=name, entity_type="person"), ctx)
+    result = resolve_entity(ResolveEntityArgs(name=name, entity_type="person"), world_tool_context)
     scores = {candidate.entity_id: candidate.score for candidate in result.candidates}
     assert scores.get("pe-dmitri-volkov", 0) >= SANCTIONS_THRESHOLD

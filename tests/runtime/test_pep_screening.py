@@ -7,27 +7,17 @@ import pytest
 from runtime_helpers import events_of, run
 
 from atlas.runtime.finish import validate_finish
-from atlas.runtime.memory import MemoryDocumentSource
 from atlas.runtime.result_words import result_lines, result_summary
 from atlas.runtime.state import Signal
-from atlas.runtime.tools.base import ToolContext
 from atlas.runtime.tools.builtin import screen_sanctions
 from atlas.runtime.tools.schemas import ScreenSanctionsArgs
-from atlas.runtime.world import default_world
 
 STATE_SECRETARY = "State Secretary, Ministry of Trade and Fisheries (synthetic)"
 
 
-@pytest.fixture
-def ctx(make_state):
-    return ToolContext(
-        brief=make_state().brief, documents=MemoryDocumentSource([]), world=default_world()
-    )
-
-
 @pytest.mark.parametrize("name", ["Henrik Solberg", "SOLBERG, Henrik", "H. Solberg"])
-def test_a_name_on_the_register_is_a_pep_match_and_not_a_hit(ctx, name):
-    result = screen_sanctions(ScreenSanctionsArgs(name=name), ctx)
+def test_a_name_on_the_register_is_a_pep_match_and_not_a_hit(world_tool_context, name):
+    result = screen_sanctions(ScreenSanctionsArgs(name=name), world_tool_context)
     assert result.hits == []
     (match,) = result.pep_matches
     assert (match.entity_id, match.role, match.matched_query) == (
@@ -43,12 +33,12 @@ def test_a_name_on_the_register_is_a_pep_match_and_not_a_hit(ctx, name):
     "args",
     [{"name": "Ingrid Berg"}, {"name": "Henrik Solheim"}, {"entity_id": "co-fjordline-seafood-no"}],
 )
-def test_other_names_match_nobody_on_the_register(ctx, args):
-    assert screen_sanctions(ScreenSanctionsArgs(**args), ctx).pep_matches == []
+def test_other_names_match_nobody_on_the_register(world_tool_context, args):
+    assert screen_sanctions(ScreenSanctionsArgs(**args), world_tool_context).pep_matches == []
 
 
-def test_a_screen_says_in_its_step_words_whom_the_register_matched(ctx):
-    result = screen_sanctions(ScreenSanctionsArgs(name="Henrik Solberg"), ctx)
+def test_a_screen_says_in_its_step_words_whom_the_register_matched(world_tool_context):
+    result = screen_sanctions(ScreenSanctionsArgs(name="Henrik Solberg"), world_tool_context)
     data = result.model_dump(mode="json")
     assert result_summary("screen_sanctions", data) == (
         "Sanctions screening found 0 hits across 3 lists, and 1 politically exposed person match."
