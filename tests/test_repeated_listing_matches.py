@@ -1,6 +1,6 @@
-"""A subject screened by the name the analyst typed and again by the registry's spelling of
-it hits one list entry twice: the sign-off page says so beside the second match, so the
-reviewer knows why a listing is there twice."""
+"""A subject screened by the name the analyst typed and again by its registry entry hits one
+list entry twice: the sign-off page says so beside the second match, so the reviewer knows
+why a listing is there twice."""
 
 from __future__ import annotations
 
@@ -45,7 +45,10 @@ def test_a_listing_matched_again_by_another_name_says_which_name_found_it_first(
     html = client_for(client, reviewer).get(reverse("reviews-item", args=[item.pk])).content
     html = html.decode()
 
-    note = "The same listing as a match above, which screening ‘Dmitrij Siergiejewicz Wołkow’"
+    note = (
+        "The same listing as a match above, which screening ‘Dmitrij Siergiejewicz Wołkow’ "
+        "found: a later screening of the same person found it again."
+    )
     assert html.count(note) == 1
     fieldsets = {
         evidence_id: html[html.index(f'id="hit-{evidence_id}"') :].split("</fieldset>")[0]

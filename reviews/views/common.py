@@ -208,7 +208,7 @@ def matched_name(hit: dict) -> str:
 def repeated_listings(hits: list[dict]) -> list[str]:
     """Per hit, the name screened in an earlier hit on the same list entry about the same
     person ("" for the first): the subject screened by the name the analyst typed, then by
-    the registry's spelling of it, hits one listing twice."""
+    its registry entry, hits one listing twice."""
     first_query: dict[tuple, str] = {}
     repeats = []
     for hit in hits:
