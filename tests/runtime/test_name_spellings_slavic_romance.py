@@ -1,6 +1,6 @@
-"""Russian names as Polish, Czech, the scholarly romanization, Spanish and Italian write
-them score as the English spelling does, high enough for a sanctions hit (90), without
-making different names alike."""
+"""Russian names as Polish, Czech, the scholarly romanization, Spanish, Italian and
+Ukrainian write them score as the English spelling does, high enough for a sanctions hit
+(90), without making different names alike."""
 
 from __future__ import annotations
 
@@ -34,6 +34,10 @@ from atlas.runtime.world import name_score
         # Italian and Romanian: ci and sci before a vowel.
         ("Mikhail Gorbachev", "Michail Gorbaciov"),
         ("Nikita Khrushchev", "Nikita Krusciov"),
+        # Ukrainian: h for g, in a word with a Slavic ending or a name Ukrainian spells so.
+        ("Mikhail Gorbachev", "Mykhailo Horbachov"),
+        ("Grigory Surkis", "Hryhoriy Surkis"),
+        ("Sergei Glazyev", "Serhiy Hlazyev"),
         # Two foreign spellings of one name meet as well.
         ("Nikita Chruszczow", "Nikita Jrushchov"),
     ],
@@ -54,6 +58,12 @@ def test_a_slavic_or_romance_spelling_is_a_sanctions_hit_on_the_english_one(quer
         ("Boris Yeltsin", "Boris Yeltsov"),
         ("Mikhail Gorbachev", "Mikhail Gorbunov"),
         ("Nikita Khrushchev", "Nikita Kruglov"),
+        # h and g stay apart in names without a Slavic ending.
+        ("John Hill", "John Gill"),
+        ("Mary Hall", "Mary Gall"),
+        ("Tom Hood", "Tom Good"),
+        ("Helen Carter", "Galen Carter"),
+        ("Henry Ford", "Gerry Ford"),
     ],
 )
 def test_different_names_in_those_letters_still_score_below_a_hit(query, listed):

@@ -55,7 +55,7 @@ NAME_RULES = (
     f"inside a longer one loses {LACKING_WORD_PENALTY} points for each word it lacks, and "
     f"{HALF_A_NAME_PENALTY} more when it has no more than half of them; names spelled apart "
     f"but read alike (Wolkow and Volkov, Joukov and Zhukov) lose {SPELLING_PENALTY}, "
-    "German, French, Polish, Czech, Spanish and Italian spellings of Russian names "
+    "German, French, Polish, Czech, Spanish, Italian and Ukrainian spellings of Russian names "
     "(Jelzin, Eltsine, Jelcyn for Yeltsin; Chruščov, Jrushchov for Khrushchev) included"
 )
 

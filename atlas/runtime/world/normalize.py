@@ -228,6 +228,13 @@ WEST_SLAVIC_SPELLINGS = (
 ROMANCE_SPELLINGS = (
     (re.compile("j"), "kh"), (re.compile("sci(?=[aou])"), "sh"), (re.compile("ci(?=[aou])"), "ch"),
 )  # fmt: skip
+# Ukrainian writes as h the g of the Russian spelling (Horbachov is Gorbachev, Hryhoriy
+# Grigory, Ihor Igor), read so only in words a Slavic ending or name marks as such: Hill
+# and Gill stay two names. kh, ch, sh and zh keep their h.
+_UKRAINIAN_WORD = re.compile(
+    r"\b(?:\w*(?:iy|yi|ii|ov|ev|ko|ych|uk|ska|sky|skyi)|ihor|oleh|serhiy|serhii)\b"
+)
+_UKRAINIAN_H = re.compile(r"(?<![kcsz])h")
 # After ch, sh and zh, English writes the ending -ёв as -ev and every other language as
 # -ov, -ow or -iov: Gorbachev is Gorbachov, Gorbatschow, Gorbaczow and Gorbaciov.
 _SIBILANT_ENDING = re.compile(r"(?<=ch|sh|zh)i?o[vw]\b")
@@ -236,8 +243,8 @@ _SIBILANT_ENDING = re.compile(r"(?<=ch|sh|zh)i?o[vw]\b")
 @functools.lru_cache(maxsize=8192)
 def phonetic_readings(name: str) -> frozenset[str]:
     """The name's phonetic skeleton, and its skeletons read as a German, French, Polish,
-    Czech, Spanish or Italian spelling of a Russian name: two names sound alike when any
-    reading of one is a reading of the other."""
+    Czech, Spanish, Italian or Ukrainian spelling of a Russian name: two names sound alike
+    when any reading of one is a reading of the other."""
     normalized = normalize_name(name)
     german, french = normalized, _FRENCH_FINAL_INE.sub("in", normalized)
     for old, new in GERMAN_SPELLINGS:
@@ -250,11 +257,13 @@ def phonetic_readings(name: str) -> frozenset[str]:
         west_slavic = pattern.sub(sound, west_slavic)
     for pattern, sound in ROMANCE_SPELLINGS:
         romance = pattern.sub(sound, romance)
+    ukrainian = _UKRAINIAN_WORD.sub(lambda word: _UKRAINIAN_H.sub("g", word[0]), normalized)
     spellings = [
         normalized,
         french,
         west_slavic,
         romance,
+        ukrainian,
         *(german.replace("\1", sound) for sound in GERMAN_SCH),
     ]
     skeletons = {_skeleton_of(_SIBILANT_ENDING.sub("ev", spelled)) for spelled in spellings}
