@@ -149,3 +149,29 @@ def atlas_server(_atlas_server_stopped_at_end, transactional_db) -> AtlasServer:
     _live.worker.accepting = False
     if not _live.wait_idle():
         pytest.fail(f"Runs were still being driven {IDLE_TIMEOUT:g}s after the test")
+    if not other_statements_ended():
+        pytest.fail(f"The server was still querying the database {IDLE_TIMEOUT:g}s after the test")
+
+
+def other_statements_ended(timeout: float = IDLE_TIMEOUT) -> bool:
+    """True once no other session runs a statement on the test database: a request or a
+    live page's consumer the browser left behind may still be reading when the test ends,
+    and the reset's TRUNCATE, locking table after table, deadlocks with a query that has
+    locked some of them. Idle sessions hold no locks and may stay."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return True
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while True:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND backend_type = 'client backend' "
+                "AND state <> 'idle'"
+            )
+            if cursor.fetchone()[0] == 0:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
