@@ -275,6 +275,10 @@ LABELLED: tuple[tuple[str, str, str, re.Pattern[str], re.Pattern[str]], ...] = t
     for field, words in LABEL_WORDS.items()
     for word in words
 )
+# A word with a letter outside ASCII ("паспорт", "účtu") is in no text of ASCII alone, which
+# most tool output is (its JSON escapes every other letter): such a text is not searched
+# for those words.
+LABELLED_IN_ASCII = tuple(entry for entry in LABELLED if entry[2].isascii())
 
 
 # Keys of structured data that name what their values are, beside the label words.
@@ -314,7 +318,9 @@ def labelled(folded: str) -> tuple[list[Found], list[int]]:
     table's header, perhaps)."""
     found: list[Found] = []
     bare_labels: list[int] = []
-    for field, word, longest_part, word_pattern, pattern in LABELLED:
+    for field, word, longest_part, word_pattern, pattern in (
+        LABELLED_IN_ASCII if folded.isascii() else LABELLED
+    ):
         # Most texts name few of the words: a substring test passes over the others faster
         # than a search can start.
         if longest_part not in folded:
