@@ -23,13 +23,14 @@ with the time of each phase shown, and the CPU time
 of the run's thread, which moves far less with the machine's load; `--sql` shows each
 statement's time. On PostgreSQL a step's write is one statement committed on its own (see
 runs/step_writes.py), so it shows as one `WITH updated AS (UPDATE ...` line. The baseline,
-measured in the same thread on the same connection and interleaved with the runs, is one
-single-row INSERT + COMMIT through Django's connection into a small bench table (median of
-many). Goal: median iteration / median baseline <= 3. That INSERT runs in a transaction
-(BEGIN, INSERT, COMMIT: three round trips); an autocommitted INSERT (one round trip, like a
-step's write) is measured beside it, and the ratio to it is printed too. The output also
-says which commits are inherent (see INHERENT_COMMITS) and so where the floor of the ratio
-is.
+measured in the same thread on the same connection, is one single-row INSERT + COMMIT
+through Django's connection into a small bench table (median of many, taken in batches
+between the runs and one right after each iteration, so both sides of the ratio are sampled
+in the same seconds). Goal: the runtime's own cost per iteration / median baseline <= 3.
+That INSERT runs in a transaction (BEGIN, INSERT, COMMIT: three round trips); an
+autocommitted INSERT (one round trip, like a step's write) is measured beside it, and the
+verdict is given against each. The output also says which commits are inherent (see
+INHERENT_COMMITS) and so where the floor of the ratio is.
 
 Uses the configured DATABASE_URL: a throwaway SQLite file in a temporary directory, or a
 dedicated PostgreSQL database (`atlas_loop_bench_<pid>`), created, migrated and dropped by
@@ -91,6 +92,11 @@ class Meter:
         self.phase_now: dict[str, float] = {}
         self.phases: dict[str, list[float]] = {}
         self.sql_shown = 0
+        # One baseline round of each kind after every counted iteration, in the same thread
+        # on the same connection, so both sides of the ratio are sampled in the same seconds
+        # (this machine's speed drifts by 10% or more over a minute).
+        self.interleaved: tuple[list[float], list[float]] = ([], [])
+        self.interleaving = False
 
     def install(self) -> None:
         from django.db import connections
@@ -192,9 +198,22 @@ class Meter:
                     self.phases.setdefault(label, []).append(seconds)
                 self.step_commits.append(self.commits - commits)
                 self.step_queries.append(self.queries - queries)
+                if self.interleaving:
+                    self.baseline_round()
             return new_state
 
         engine.Runtime._step = step
+
+    def baseline_round(self) -> None:
+        from django.db import connection
+
+        if connection.in_atomic_block:  # a transaction of the run's: not a bare commit
+            return
+        commits, queries = self.commits, self.queries
+        in_transaction, autocommit = baseline_batch(1, 10**6 + len(self.interleaved[0]))
+        self.interleaved[0].extend(in_transaction)
+        self.interleaved[1].extend(autocommit)
+        self.commits, self.queries = commits, queries
 
     def reset(self) -> None:
         self.step_times.clear()
@@ -203,6 +222,8 @@ class Meter:
         self.step_queries.clear()
         self.tool_times.clear()
         self.phases.clear()
+        self.interleaved[0].clear()
+        self.interleaved[1].clear()
 
 
 def create_bench_table() -> None:
@@ -381,7 +402,9 @@ def measure(args) -> None:
         if args.profile and index == args.runs - 1:
             meter.profiler = cProfile.Profile()
         began = time.perf_counter()
+        meter.interleaving = True
         outcomes.append(drive_run(case, user, args.iterations, f"r{index}", args))
+        meter.interleaving = False
         total_wall += time.perf_counter() - began
         if wal_began is not None:
             wal["baseline"] += wal_between - wal_began
@@ -389,6 +412,13 @@ def measure(args) -> None:
     in_transaction, autocommit = baseline_batch(BASELINE_ROUNDS_PER_BATCH, offset)
     baseline += in_transaction
     one_trip += autocommit
+    # The rounds taken between iterations ran inside the runs' time and WAL: taken out.
+    interleaved = len(meter.interleaved[0])
+    baseline += meter.interleaved[0]
+    one_trip += meter.interleaved[1]
+    total_wall -= sum(meter.interleaved[0]) + sum(meter.interleaved[1])
+    wal_per_round = wal["baseline"] / (args.runs * BASELINE_ROUNDS_PER_BATCH * 2)
+    wal["runs"] -= round(interleaved * 2 * wal_per_round)
 
     steps = meter.step_times
     tools = meter.tool_times
@@ -413,7 +443,8 @@ def measure(args) -> None:
     )
     print(
         f"baseline, single-row INSERT+COMMIT: median {ms(base_median)}, "
-        f"mean {ms(statistics.mean(baseline))} ({len(baseline)} rounds, interleaved)"
+        f"mean {ms(statistics.mean(baseline))} ({len(baseline)} rounds: in batches between "
+        f"runs, and {interleaved} one after each iteration)"
     )
     print(
         f"       and in autocommit, one round trip: median {ms(one_trip_median)}, "
@@ -443,7 +474,7 @@ def measure(args) -> None:
         print(
             f"WAL per iteration: {wal['runs'] / (args.runs * args.iterations):,.0f} bytes "
             f"(run setup included); per baseline INSERT+COMMIT: "
-            f"{wal['baseline'] / (args.runs * BASELINE_ROUNDS_PER_BATCH * 2):,.0f} bytes"
+            f"{wal_per_round:,.0f} bytes"
         )
     print(
         f"ratio (median iteration / median INSERT+COMMIT): {ratio:.2f}; "
@@ -462,12 +493,18 @@ def measure(args) -> None:
         f"the outcome with it, or after it for a decision maker that waits on the network) "
         f"= {ms(floor)} = {inherent:.2f}x"
     )
-    if own_ratio <= 3:
-        print(f"goal met: the runtime's own cost per iteration is {own_ratio:.2f}x a commit.")
-    else:
+    one_trip_ratio = own_median / one_trip_median
+    verdicts = [
+        f"{'met' if ratio_ <= 3 else 'NOT met'} against {baseline_name} ({ratio_:.2f}x)"
+        for baseline_name, ratio_ in (
+            ("BEGIN, INSERT, COMMIT", own_ratio),
+            ("a one-round-trip INSERT", one_trip_ratio),
+        )
+    ]
+    print(f"goal (runtime's own cost per iteration <= 3x): {'; '.join(verdicts)}.")
+    if max(own_ratio, one_trip_ratio) > 3:
         print(
-            f"goal NOT met: {own_ratio:.2f}x. The inherent commits alone are "
-            f"{inherent}x a bare INSERT+COMMIT; above that floor: "
+            f"  above the floor of {inherent} inherent commit(s): "
             f"{ms(max(own_median - floor, 0))} of statements (the state row, events, "
             f"observation, tool-call row), serialization, announcements and Python."
         )
