@@ -6,8 +6,9 @@ CancelSignal and the timeout, so either interrupts even a slow tool promptly (th
 call is told to stop through its context's `stop` event). A tool whose spec says it
 `runs_inline` (a bounded in-memory lookup: under a millisecond for most calls, a few at
 most) runs in the caller's thread instead, as the hand-off to a helper would cost more than
-most calls; it is judged the same way once it returns. An injected delay always runs on a helper. A cancel
-is also checked before every attempt, retries included: no attempt starts once it is set.
+most calls; it is judged the same way once it returns. An injected delay always runs on a
+helper. A cancel is also checked before every attempt, retries included: no attempt starts
+once it is set.
 
 The run's deadline bounds the call too: an attempt's timeout is capped at the time left
 before it (by the runtime's clock), and no attempt or retry starts that could not be met.
