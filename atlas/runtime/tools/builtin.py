@@ -56,7 +56,9 @@ NAME_RULES = (
     f"{HALF_A_NAME_PENALTY} more when it has no more than half of them; names spelled apart "
     f"but read alike (Wolkow and Volkov, Joukov and Zhukov) lose {SPELLING_PENALTY}, "
     "German, French, Polish, Czech, Spanish, Italian and Ukrainian spellings of Russian names "
-    "(Jelzin, Eltsine, Jelcyn for Yeltsin; Chruščov, Jrushchov for Khrushchev) included"
+    "(Jelzin, Eltsine, Jelcyn for Yeltsin; Chruščov, Jrushchov for Khrushchev) included, and "
+    "the Ukrainian, Belarusian and Polish forms of Russian given names (Mykola, Mikołaj for "
+    "Nikolai; Ihor Hirkin for Igor Girkin)"
 )
 
 

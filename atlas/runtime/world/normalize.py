@@ -235,6 +235,59 @@ _UKRAINIAN_WORD = re.compile(
     r"\b(?:\w*(?:iy|yi|ii|ov|ev|ko|ych|uk|ska|sky|skyi)|ihor|oleh|serhiy|serhii)\b"
 )
 _UKRAINIAN_H = re.compile(r"(?<![kcsz])h")
+# The Ukrainian and Belarusian forms of the given names Russian names carry, and the Polish
+# ones, each under the English spelling of the Russian form: one name, which no spelling
+# rule turns into the other (Mykola and Mikołaj are Nikolai, Volodymyr Vladimir).
+EAST_SLAVIC_GIVEN_NAMES = {
+    "aleksandr": "oleksandr oleksander aliaksandr alyaksandr alaksandr",
+    "aleksei": "oleksiy oleksii oleksij aliaksei alyaksei",
+    "andrei": "andriy andrii",
+    "dmitri": "dmytro dzmitry dzmitryi",
+    "fyodor": "fedir fiodar",
+    "gleb": "hlib hleb",
+    "georgy": "heorhiy heorhii",
+    "grigory": "hryhoriy hryhorii ryhor",
+    "igor": "ihor ihar",
+    "konstantin": "kostiantyn kostyantyn kanstantsin",
+    "mikhail": "mykhailo mykhaylo mikhas",
+    "nikolai": "mykola mikalai mikalay",
+    "oleg": "oleh aleh",
+    "pyotr": "petro piatro",
+    "sergei": "serhiy serhii siarhei siarhey",
+    "vladimir": "volodymyr uladzimir",
+    "yevgeny": "yevhen yevhenii yevheniy yauhen",
+    "galina": "halyna",
+    "olga": "olha volha",
+    "svetlana": "svitlana sviatlana",
+    "tatyana": "tetiana tetyana tatsiana",
+    "yekaterina": "kateryna katsiaryna",
+    "lyudmila": "liudmyla lyudmyla",
+}
+POLISH_CZECH_GIVEN_NAMES = {
+    "aleksandr": "aleksander",
+    "arkady": "arkadiusz",
+    "dmitri": "dymitr",
+    "fyodor": "fiodor",
+    "galina": "halina",
+    "grigory": "grzegorz",
+    "konstantin": "konstanty",
+    "nikolai": "mikolaj",
+    "pyotr": "piotr petr",
+    "vladimir": "wlodzimierz",
+}
+_EAST_SLAVIC_FORMS = {
+    form: name for name, forms in EAST_SLAVIC_GIVEN_NAMES.items() for form in forms.split()
+}
+SLAVIC_GIVEN_NAMES = _EAST_SLAVIC_FORMS | {
+    form: name for name, forms in POLISH_CZECH_GIVEN_NAMES.items() for form in forms.split()
+}
+# A name with a Ukrainian or Belarusian given name is read so in every word: h for g
+# (Ihor Hirkin is Igor Girkin), and Belarusian -ou, -au and -enka for -ov and -enko
+# (Siarhei Lavrou is Sergei Lavrov, Aliaksandr Lukashenka Aleksandr Lukashenko).
+_BELARUSIAN_ENDINGS = (
+    (re.compile(r"(?<=[^aeiouy ])[ao]u\b"), "ov"),
+    (re.compile(r"enka\b"), "enko"),
+)
 # After ch, sh and zh, English writes the ending -ёв as -ev and every other language as
 # -ov, -ow or -iov: Gorbachev is Gorbachov, Gorbatschow, Gorbaczow and Gorbaciov.
 _SIBILANT_ENDING = re.compile(r"(?<=ch|sh|zh)i?o[vw]\b")
@@ -243,21 +296,31 @@ _SIBILANT_ENDING = re.compile(r"(?<=ch|sh|zh)i?o[vw]\b")
 @functools.lru_cache(maxsize=8192)
 def phonetic_readings(name: str) -> frozenset[str]:
     """The name's phonetic skeleton, and its skeletons read as a German, French, Polish,
-    Czech, Spanish, Italian or Ukrainian spelling of a Russian name: two names sound alike
-    when any reading of one is a reading of the other."""
-    normalized = normalize_name(name)
+    Czech, Spanish, Italian, Ukrainian or Belarusian spelling of a Russian name, its
+    Slavic given names read as the Russian ones: two names sound alike when any reading of
+    one is a reading of the other."""
+    words = normalize_name(name).split()
+    east_slavic_name = any(word in _EAST_SLAVIC_FORMS for word in words)
+    normalized = _given_names_read(words)
     german, french = normalized, _FRENCH_FINAL_INE.sub("in", normalized)
     for old, new in GERMAN_SPELLINGS:
         german = german.replace(old, new)
     for old, new in FRENCH_SPELLINGS:
         french = french.replace(old, new)
-    west_slavic = normalize_name(name.lower().replace("ch", "kh").translate(_WEST_SLAVIC_LETTERS))
+    west_slavic = _given_names_read(
+        normalize_name(name.lower().replace("ch", "kh").translate(_WEST_SLAVIC_LETTERS)).split()
+    )
     romance = normalized
     for pattern, sound in WEST_SLAVIC_SPELLINGS:
         west_slavic = pattern.sub(sound, west_slavic)
     for pattern, sound in ROMANCE_SPELLINGS:
         romance = pattern.sub(sound, romance)
-    ukrainian = _UKRAINIAN_WORD.sub(lambda word: _UKRAINIAN_H.sub("g", word[0]), normalized)
+    if east_slavic_name:
+        ukrainian = _UKRAINIAN_H.sub("g", normalized)
+        for pattern, ending in _BELARUSIAN_ENDINGS:
+            ukrainian = pattern.sub(ending, ukrainian)
+    else:
+        ukrainian = _UKRAINIAN_WORD.sub(lambda word: _UKRAINIAN_H.sub("g", word[0]), normalized)
     spellings = [
         normalized,
         french,
@@ -268,6 +331,10 @@ def phonetic_readings(name: str) -> frozenset[str]:
     ]
     skeletons = {_skeleton_of(_SIBILANT_ENDING.sub("ev", spelled)) for spelled in spellings}
     return frozenset(skeletons | {_INITIAL_YE.sub("e", skeleton) for skeleton in skeletons})
+
+
+def _given_names_read(words: list[str]) -> str:
+    return " ".join(SLAVIC_GIVEN_NAMES.get(word, word) for word in words)
 
 
 def fingerprint_text(text: str) -> str:
