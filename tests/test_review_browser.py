@@ -264,6 +264,34 @@ def test_an_answer_sent_after_the_session_ended_is_kept_and_says_so(
     assert not page.locator(f"#review-item-{item.pk} input[name=answer_text]").count()
 
 
+def test_an_answer_the_connection_dropped_is_kept_and_says_so(page, live_server, tenant, analyst):
+    item = off_the_browser_loop(question_item, tenant, analyst)
+    login_in_browser(page, live_server.url, analyst.username)
+    page.goto(f"{live_server.url}/reviews/questions/")
+    field = page.locator(f"#review-item-{item.pk} input[name=answer_text]")
+    field.fill("The one registered in England, number 04512398")
+    answers = "**/reviews/questions/*/answer/"
+    page.route(answers, lambda route: route.fulfill(status=502, body="Bad gateway"))
+    page.locator(f"#review-item-{item.pk} button.primary").click()
+    notice = page.locator("#not-sent")
+    notice.wait_for()
+    assert "The server failed on the last action" in notice.inner_text()
+    page.unroute(answers)
+    page.route(answers, lambda route: route.abort())
+    page.locator(f"#review-item-{item.pk} button.primary").click()
+    page.wait_for_function("document.getElementById('not-sent').innerText.includes('not sent')")
+    assert "The last action was not sent" in notice.inner_text()
+    screenshot(page, "review-not-sent")
+    assert field.input_value() == "The one registered in England, number 04512398"
+    assert not HumanDecision.objects.filter(review_item=item).exists()
+    # The connection is back: sent again, and the notice goes.
+    page.unroute(answers)
+    page.locator(f"#review-item-{item.pk} button.primary").click()
+    page.wait_for_selector(f"#review-item-{item.pk} .decided")
+    assert not page.locator("#not-sent").count()
+    assert HumanDecision.objects.get(review_item=item).payload["text"].startswith("The one")
+
+
 def test_a_question_asked_again_after_an_answer_is_announced_on_the_open_page(
     page,
     atlas_server,  # noqa: F811 (the fixture imported above)

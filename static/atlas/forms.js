@@ -3,6 +3,9 @@
 // - An htmx request sent after the session ended gets a 401 (runs/session_ended.py) and
 //   swaps nothing: the typed text stays, and a notice asks to sign in again in another tab
 //   and send again.
+// - An htmx action that never reached the server (the connection dropped), or that the
+//   server failed on, says so in a notice: the typed text stays, to send again. The notice
+//   goes once a later action gets through.
 // - A field marked data-draft="KEY" keeps its text in this tab's sessionStorage while it is
 //   typed, and gets it back when the page shows the same field empty again (attaching a
 //   document reloads the case page under a half-written answer). KEY names one question,
@@ -196,6 +199,29 @@
     link.textContent = "Sign in again in a new tab";
     notify("session-ended", "Your session has ended, so the last action was not sent. ", link,
       ", then send it again here: what you typed is kept.");
+  });
+
+  // Only an action's failure is announced: a poll or a "show more" that fails is simply
+  // tried again or clicked again.
+  function isAction(event) {
+    var config = event.detail.requestConfig;
+    return Boolean(config) && config.verb !== "get";
+  }
+  document.addEventListener("htmx:sendError", function (event) {
+    if (!isAction(event)) return;
+    notify("not-sent", "The last action was not sent: the server could not be reached. " +
+      "Nothing was recorded, and what you typed is kept: check the connection, then send " +
+      "it again.");
+  });
+  document.addEventListener("htmx:responseError", function (event) {
+    if (event.detail.xhr.status < 500 || !isAction(event)) return;
+    notify("not-sent", "The server failed on the last action, so it may not have been " +
+      "recorded. What you typed is kept: reload the page in another tab to see what was " +
+      "recorded, then send it again here if it is not there.");
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var notice = document.getElementById("not-sent");
+    if (notice && event.detail.successful && isAction(event)) notice.remove();
   });
 
   function notify(id) {
