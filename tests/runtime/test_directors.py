@@ -8,8 +8,8 @@ import copy
 from runtime_helpers import FnModel, events_of, playbook_skipping, run, tool_arguments
 
 from atlas.runtime.adapters.base import ModelReply
-from atlas.runtime.adapters.playbook import Playbook
-from atlas.runtime.context import FENCE_OPEN, build_context
+from atlas.runtime.adapters.playbook import Playbook, draft_packet
+from atlas.runtime.context import FENCE_OPEN, build_context, project_state
 from atlas.runtime.directors import (
     director_media_step,
     director_step,
@@ -252,3 +252,28 @@ def test_a_director_search_finding_only_articles_already_held_says_so_in_the_pac
     assert held not in state.screening_matches()
     articles = [e for e in state.evidence if e.source_id.startswith("article:")]
     assert len(articles) == 1 and articles[0].about == ""
+
+
+def test_once_the_directors_are_settled_the_packet_calls_no_one_set_aside_a_director(
+    make_runtime, make_state
+):
+    state = run(make_runtime(), make_state("Meridian Shipping Holdings"))
+    assert state.termination_reason == "finish_proposed"
+    (conflict,) = state.conflicts
+    assert any("director James Whitfield" in f.claim for f in state.proposed_packet.findings)
+    conflict.status = "resolved"
+    conflict.resolution = ConflictResolutionRecord(
+        value="Helen Carter, Viktor Petrenko", actor="rita", decision_id="d-1"
+    )
+    packet = draft_packet(project_state(state), state.brief.subject, [])
+    texts = [f.claim for f in packet.findings] + [
+        packet.sanctions_result,
+        packet.adverse_media_summary,
+    ]
+    assert not any("director James Whitfield" in text for text in texts)
+    whitfield = "James Whitfield (named a director only by a source the reviewer set aside)"
+    assert any(whitfield in f.claim for f in packet.findings)
+    assert whitfield in packet.sanctions_result
+    # The directors the reviewer kept are still called so.
+    assert "director Viktor Petrenko" in packet.sanctions_result
+    assert "director Helen Carter" in packet.sanctions_result

@@ -9,6 +9,7 @@ then finish with a packet that cites every finding and carries open conflicts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -27,7 +28,7 @@ from atlas.runtime.decisions import (
     PacketConflictValue,
     Usage,
 )
-from atlas.runtime.directors import screenable, searchable
+from atlas.runtime.directors import SEPARATOR, director_key, screenable, searchable
 from atlas.runtime.namesakes import candidate_words, other_candidate_id
 from atlas.runtime.reducer import linked_list_entry
 from atlas.runtime.state import Signal, candidate_label
@@ -160,8 +161,8 @@ class Playbook:
             return _call("search_adverse_media", args, "Look for adverse media about the subject.")
         if "search_adverse_media" not in done:
             gaps.append("Adverse media search could not be completed.")
-        for director_key, tool, field, usable, why in DIRECTOR_STEPS:
-            for director in p.get(director_key, []):
+        for directors_key, tool, field, usable, why in DIRECTOR_STEPS:
+            for director in p.get(directors_key, []):
                 args = {field: director}
                 if not usable(director) or _ruled_out(p, offered, failures, tool, args):
                     continue  # the runtime names each director left out in the packet's gaps
@@ -487,6 +488,38 @@ def _claim(e: dict[str, Any], namesake: str = "") -> str:
     return e["claim"]
 
 
+def _as_settled(p: dict[str, Any]) -> Callable[[str], str]:
+    """Rewrites a packet text so that a person screened or searched as a director, whom only
+    a value a reviewer set aside names so, is not called one: once the directors are
+    settled, "director James Whitfield" is "James Whitfield (named a director only by a
+    source the reviewer set aside)"."""
+    set_aside: set[str] = set()
+    for c in p["conflicts"]:
+        if c["fact"] != "directors" or not c.get("resolution"):
+            continue
+        chosen = {director_key(name) for name in c["resolution"].split(SEPARATOR)}
+        for v in c["values"]:
+            set_aside |= {director_key(n) for n in v["value"].split(SEPARATOR)} - chosen
+    named = {
+        about
+        for e in p["evidence"]
+        if (about := e.get("about") or "").startswith(DIRECTOR)
+        and director_key(about.removeprefix(DIRECTOR)) in set_aside
+    }
+
+    def settled(text: str) -> str:
+        for about in named:
+            name = about.removeprefix(DIRECTOR)
+            text = text.replace(about, f"{name} (named a director only by a source {SET_ASIDE})")
+        return text
+
+    return settled
+
+
+DIRECTOR = "director "
+SET_ASIDE = "the reviewer set aside"
+
+
 # How the packet names a registry candidate for the subject other than its matched entity.
 NOT_THE_SUBJECT = "another registry candidate of the same name, not the subject"
 OTHERS_NOT_THE_SUBJECT = "other registry candidates of the same name, none of them the subject"
@@ -627,13 +660,14 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         media_summary = "No adverse media found."
     else:
         media_summary = "Not searched."
+    settled = _as_settled(p)
     return DueDiligencePacket(
         subject=p["case"]["subject"],
         selected_entity=f"{selected['name']} [{entity_id}]" if selected else None,
         risk_rating=risk,
-        findings=findings,
-        sanctions_result=sanctions_result,
-        adverse_media_summary=media_summary,
+        findings=[Finding(claim=settled(f.claim), evidence_ids=f.evidence_ids) for f in findings],
+        sanctions_result=settled(sanctions_result),
+        adverse_media_summary=settled(media_summary),
         unresolved_conflicts=[
             PacketConflict(
                 conflict_id=c["conflict_id"],
