@@ -233,6 +233,21 @@ def test_an_answer_being_written_when_someone_else_answers_is_kept_to_copy(
     screenshot(page, "case-answer-kept-to-copy")
 
 
+def test_an_answer_being_written_when_the_analyst_cancels_the_run_is_kept_to_copy(
+    atlas_server,  # noqa: F811
+    page,
+    analyst,
+):
+    open_a_case_whose_agent_asks(page, atlas_server.url)
+    page.locator("input[name=answer_text][data-draft]").fill("draft: maybe the SG one")
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("button:has-text('Cancel run')")
+    note = page.locator(".unsaved")
+    note.wait_for(timeout=15_000)
+    assert "Not sent: you cancelled the run, which closed its question" in note.inner_text()
+    assert "draft: maybe the SG one" in note.inner_text()
+
+
 @pytest.mark.parametrize("send", ["button", "enter"])
 def test_an_answer_typed_and_sent_from_the_case_page_is_the_answer_recorded(
     atlas_server,  # noqa: F811

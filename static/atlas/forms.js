@@ -68,6 +68,13 @@
   // the question meanwhile) keeps their text on the page, to copy, as the queues do for a
   // refused form (templates/reviews/_unsaved.html).
   var replaced = null;
+  // This page's own Cancel, sent: the question it then closes was not settled by someone
+  // else, and the note says so.
+  var cancelledHere = false;
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    if (elt && elt.closest && elt.closest("form[data-cancel-run]")) cancelledHere = true;
+  });
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     var current = event.detail.target;
     var fragment = event.detail.fragment;
@@ -95,7 +102,9 @@
       note.setAttribute("role", "status");
       var title = document.createElement("div");
       title.className = "banner-title";
-      title.textContent = "Not sent: the question was settled while you were writing. What you wrote, to copy:";
+      title.textContent = cancelledHere
+        ? "Not sent: you cancelled the run, which closed its question. What you wrote, to copy:"
+        : "Not sent: the question was settled while you were writing. What you wrote, to copy:";
       var text = document.createElement("blockquote");
       text.className = "reason-text unsaved-text";
       text.textContent = replaced.text;
