@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from atlas.runtime.injection import addresses_the_agent
 from atlas.runtime.redaction import PERSONAL_DATA_NAMES
 from atlas.runtime.wording import counted, fact_words
 from atlas.runtime.world.normalize import fingerprint_text
@@ -99,10 +100,20 @@ def _lines(tool: str, result: dict[str, Any]) -> list[str]:
             for m in result.get("pep_matches", [])
         ]
     if tool == "search_adverse_media":
-        return [f"{a['outlet']}, {a['date']}: {a['title']}" for a in result.get("articles", [])]
+        return [_article_line(a) for a in result.get("articles", [])]
     if tool == "extract_uploaded_document":
         return _document_lines(result.get("fields", {}))
     return []
+
+
+# Ahead of the article, so shortening a long title never cuts it off.
+SUSPECT_SOURCE = "Suspect source, written as instructions to an AI agent (not followed): "
+
+
+def _article_line(article: dict[str, Any]) -> str:
+    line = f"{article['outlet']}, {article['date']}: {article['title']}"
+    suspect = addresses_the_agent(article.get("text", ""))
+    return SUSPECT_SOURCE + line if suspect else line
 
 
 def _candidate_line(candidate: dict[str, Any]) -> str:

@@ -5,7 +5,15 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from atlas.runtime.result_words import MAX_LINE_CHARS, MAX_LINES, result_lines, result_summary
+from atlas.runtime.result_words import (
+    MAX_LINE_CHARS,
+    MAX_LINES,
+    SUSPECT_SOURCE,
+    result_lines,
+    result_summary,
+)
+from atlas.runtime.tools.builtin import search_adverse_media
+from atlas.runtime.tools.schemas import SearchAdverseMediaArgs
 from atlas.runtime.world.normalize import fingerprint_text
 
 
@@ -23,6 +31,19 @@ def test_many_articles_are_cut_to_a_few_lines_and_a_count_of_the_rest():
 def test_a_long_or_multi_line_title_is_shortened_to_one_line():
     (line,) = result_lines("search_adverse_media", {"articles": [article(1, "A\nB " * 200)]})
     assert "\n" not in line and len(line) == 200 and line.endswith("…")
+
+
+def test_an_article_written_as_instructions_to_the_agent_is_flagged_ahead_of_its_title(
+    world_tool_context,
+):
+    result = search_adverse_media(
+        SearchAdverseMediaArgs(query="Crescent Minerals"), world_tool_context
+    )
+    lines = result_lines("search_adverse_media", result.model_dump(mode="json"))
+    flagged = [line for line in lines if line.startswith(SUSPECT_SOURCE)]
+    assert len(flagged) == 1
+    assert "What Crescent Minerals is not telling you" in flagged[0]
+    assert len(lines) == len(result.articles) > 1  # the others are not flagged
 
 
 def test_a_documents_facts_are_named_and_its_personal_data_only_counted():
