@@ -153,10 +153,12 @@ def test_a_case_closed_with_its_sources_still_disagreeing_cannot_be_rated_low(
     item = open_item(run, ReviewItem.Kind.ESCALATION)
     refused = close(client_for(client, reviewer), item, "confirmed_match", "low")
     assert refused.status_code == 409
-    assert (
-        "A low rating is ruled out by sources that disagree on a fact nobody settled"
-        in refused.content.decode()
-    )
+    page = refused.content.decode()
+    assert "A low rating is ruled out by sources that disagree on a fact nobody settled" in page
+    # Beside the rating chosen, in the closing form far down the page, not atop it.
+    assert '<div class="error" role="alert" id="escalation-error">A low rating' in page
+    assert 'class="banner banner-bad" role="alert" id="escalation-error"' not in page
+    assert '<option value="low" selected>' in page
 
 
 def test_a_match_marked_on_an_earlier_run_of_the_case_shows_that_mark(

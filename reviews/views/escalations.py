@@ -12,7 +12,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
+from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT
 from atlas.runtime.directorships import conflict_about
+from atlas.runtime.rating_floor import RULED_OUT
 from atlas.runtime.state import USER_STATUS, AtlasState, EvidenceItem, Signal
 from atlas.runtime.wording import fact_label, listed
 from reviews.actions import (
@@ -261,11 +263,13 @@ def _conflict_page(
     close_form: CloseCaseForm | None = None,
     error: str = "",
     typed: str = "",
+    field_errors: dict[str, str] | None = None,
 ) -> HttpResponse:
     row = item_view(
         item,
         request.user,
         error=error,
+        field_errors=field_errors or {},
         reason=typed,
         typed=close_form.data if close_form is not None else {},
     )
@@ -397,6 +401,16 @@ def _stale(request: HtmxHttpRequest, item: ReviewItem, error: str, **forms) -> H
     )
 
 
+def _closing_field(refusal: str) -> str:
+    """The closing form's field a refusal is about: its rating, or its marks; "" for one
+    about the item itself (decided, claimed by someone else)."""
+    if RULED_OUT in refusal:
+        return "risk_rating"
+    if refusal.startswith(DISPOSE_OF_EVERY_HIT):
+        return "hits"
+    return ""
+
+
 def _typed_text(request: HtmxHttpRequest) -> str:
     """What the reviewer wrote in a refused form, so the page can give it back to them even
     when it no longer shows that form (someone else holds the item, or it was decided)."""
@@ -515,6 +529,15 @@ def close(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
             form.hit_notes(),
         )
     except ReviewError as problem:
+        if field := _closing_field(problem.messages[0]):
+            # Beside the field at fault, in the form far down the page, not atop it.
+            return _conflict_page(
+                request,
+                item,
+                status=409,
+                close_form=form,
+                field_errors={field: problem.messages[0]},
+            )
         refused = _refused(request, item, problem, close_form=form)
         if refused is not None:
             return refused
