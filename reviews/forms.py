@@ -36,6 +36,11 @@ class ReasonField(forms.CharField):
         super().__init__(**kwargs)
         self.for_audit = for_audit
         self.what = what
+        self.error_messages.setdefault(
+            "max_length",
+            f"{what} is too long: at most %(limit_value)d characters, and it has "
+            "%(show_value)d. Shorten it and send it again.",
+        )
 
     def to_python(self, value):
         if isinstance(value, str):

@@ -139,6 +139,18 @@ def test_a_refused_answer_is_tied_to_its_field_in_the_queue_and_on_the_case_page
     assert field["aria-invalid"] == "true" and ids == [f"run-{run.pk}-answer-error"]
 
 
+def test_an_answer_too_long_is_refused_in_the_apps_words_and_kept(client, tenant, analyst):
+    item = question_item(tenant, analyst)
+    client_for(client, analyst)
+    answer = "The one in Singapore. " * 100  # 2,200 characters, past the field's 2,000
+    row = client.post(
+        reverse("reviews-answer", args=[item.pk]), {"answer_text": answer}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "The answer is too long: at most 2000 characters, and it has 2199." in row
+    assert "Ensure this value" not in row
+    assert "The one in Singapore. The one in Singapore." in row  # given back to shorten
+
+
 def test_refused_conflict_note_and_closing_decision_are_tied_to_their_fields(
     client, tenant, analyst, reviewer
 ):
