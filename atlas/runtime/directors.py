@@ -5,7 +5,7 @@ their own. A company run by someone under investigation is exposed to it."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from atlas.runtime.state import AtlasState
 from atlas.runtime.tools.schemas import NAME_MAX_LENGTH, QUERY_MAX_LENGTH, QUERY_MIN_LENGTH
@@ -102,3 +102,36 @@ def _director_named(state: AtlasState, arguments: dict, field: str) -> str | Non
         return None
     key = director_key(name)
     return next((d for d in named if director_key(d) == key), None)
+
+
+# How a person screened or searched as a director is named in the evidence ("director
+# James Whitfield"), and once only a value a reviewer set aside names them so.
+AS_DIRECTOR = "director "
+SET_ASIDE = "named a director only by a source the reviewer set aside"
+
+
+def set_aside(values: Iterable[str], chosen: str) -> set[str]:
+    """The directors (by director_key) the values of a settled directors conflict name
+    that the value the reviewer chose does not."""
+    kept = {director_key(name) for name in chosen.split(SEPARATOR)}
+    named = {director_key(name) for value in values for name in value.split(SEPARATOR)}
+    return named - kept
+
+
+def as_settled(abouts: Iterable[str], keys_set_aside: set[str]) -> Callable[[str], str]:
+    """Rewrites a text naming one of `abouts` (evidence items' `about`) as a director,
+    when the reviewer set that director aside: "director James Whitfield" becomes
+    "James Whitfield (named a director only by a source the reviewer set aside)"."""
+    named = {
+        about
+        for about in abouts
+        if about.startswith(AS_DIRECTOR)
+        and director_key(about.removeprefix(AS_DIRECTOR)) in keys_set_aside
+    }
+
+    def settled(text: str) -> str:
+        for about in named:
+            text = text.replace(about, f"{about.removeprefix(AS_DIRECTOR)} ({SET_ASIDE})")
+        return text
+
+    return settled

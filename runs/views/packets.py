@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -12,6 +13,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.http import content_disposition_header
 
+from atlas.runtime.directors import as_settled, set_aside
 from atlas.runtime.directorships import companies_directed
 from atlas.runtime.wording import fact_label
 from reviews.models import HumanDecision, ReviewItem
@@ -81,18 +83,30 @@ def _conflicts(state: dict, packet: dict) -> list[dict]:
     return list(by_id.values())
 
 
+def _as_settled(state: dict) -> Callable[[str], str]:
+    """Evidence claims reworded as the packet's are, for the directors a reviewer settled."""
+    keys: set[str] = set()
+    for c in state.get("conflicts") or []:
+        chosen = (c.get("resolution") or {}).get("value")
+        if c.get("fact") == "directors" and chosen:
+            keys |= set_aside([str(v.get("value", "")) for v in c.get("values") or []], chosen)
+    return as_settled((str(e.get("about") or "") for e in state.get("evidence") or []), keys)
+
+
 def packet_context(run: Run) -> dict[str, Any]:
     state = run.state or {}
     packet = state["proposed_packet"]
     documents = {str(d.pk): d for d in Document.objects.filter(case_id=run.case_id)}
     selected = state.get("selected_entity") or {}
     matched_source = f"registry:{selected.get('entity_id')}" if selected else None
+    settled = _as_settled(state)
     evidence = []
     for item in numbered(state.get("evidence") or []):
         document = documents.get(str(item.get("document_id") or ""))
         evidence.append(
             {
                 **item,
+                "claim": settled(item.get("claim", "")),
                 "link": web_link(item.get("url")),
                 "document_name": document.original_name if document else "",
                 "retrieved": _when(item.get("retrieved_at")),

@@ -277,3 +277,20 @@ def test_once_the_directors_are_settled_the_packet_calls_no_one_set_aside_a_dire
     # The directors the reviewer kept are still called so.
     assert "director Viktor Petrenko" in packet.sanctions_result
     assert "director Helen Carter" in packet.sanctions_result
+
+
+def test_the_packet_pages_evidence_lists_read_as_the_settled_packet_does(make_runtime, make_state):
+    """The sources listed beside the packet's summaries are reworded as its findings are."""
+    from runs.views.packets import _as_settled as page_wording
+
+    state = run(make_runtime(), make_state("Meridian Shipping Holdings"))
+    (conflict,) = state.conflicts
+    conflict.status = "resolved"
+    conflict.resolution = ConflictResolutionRecord(
+        value="Helen Carter, Viktor Petrenko", actor="rita", decision_id="d-1"
+    )
+    settled = page_wording(state.model_dump(mode="json"))
+    claims = [settled(e.claim) for e in state.evidence]
+    assert not any("director James Whitfield" in claim for claim in claims)
+    assert sum("Whitfield (named a director only by a source" in claim for claim in claims) == 2
+    assert sum("director Viktor Petrenko" in claim for claim in claims) >= 1

@@ -28,7 +28,7 @@ from atlas.runtime.decisions import (
     PacketConflictValue,
     Usage,
 )
-from atlas.runtime.directors import SEPARATOR, director_key, screenable, searchable
+from atlas.runtime.directors import as_settled, screenable, searchable, set_aside
 from atlas.runtime.namesakes import candidate_words, other_candidate_id
 from atlas.runtime.reducer import linked_list_entry
 from atlas.runtime.state import Signal, candidate_label
@@ -489,35 +489,13 @@ def _claim(e: dict[str, Any], namesake: str = "") -> str:
 
 
 def _as_settled(p: dict[str, Any]) -> Callable[[str], str]:
-    """Rewrites a packet text so that a person screened or searched as a director, whom only
-    a value a reviewer set aside names so, is not called one: once the directors are
-    settled, "director James Whitfield" is "James Whitfield (named a director only by a
-    source the reviewer set aside)"."""
-    set_aside: set[str] = set()
+    """The packet's texts reworded for the directors a reviewer settled: nobody only a
+    set-aside source names is called a director."""
+    keys: set[str] = set()
     for c in p["conflicts"]:
-        if c["fact"] != "directors" or not c.get("resolution"):
-            continue
-        chosen = {director_key(name) for name in c["resolution"].split(SEPARATOR)}
-        for v in c["values"]:
-            set_aside |= {director_key(n) for n in v["value"].split(SEPARATOR)} - chosen
-    named = {
-        about
-        for e in p["evidence"]
-        if (about := e.get("about") or "").startswith(DIRECTOR)
-        and director_key(about.removeprefix(DIRECTOR)) in set_aside
-    }
-
-    def settled(text: str) -> str:
-        for about in named:
-            name = about.removeprefix(DIRECTOR)
-            text = text.replace(about, f"{name} (named a director only by a source {SET_ASIDE})")
-        return text
-
-    return settled
-
-
-DIRECTOR = "director "
-SET_ASIDE = "the reviewer set aside"
+        if c["fact"] == "directors" and c.get("resolution"):
+            keys |= set_aside([v["value"] for v in c["values"]], c["resolution"])
+    return as_settled((e.get("about") or "" for e in p["evidence"]), keys)
 
 
 # How the packet names a registry candidate for the subject other than its matched entity.
