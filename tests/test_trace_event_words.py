@@ -146,8 +146,14 @@ def emitted_event_types() -> set[str]:
     return found
 
 
+# Read as the module is imported, before any test starts a thread: CPython 3.11's
+# ast.parse may fail ("AST constructor recursion depth mismatch") while another thread
+# builds an AST too.
+EMITTED = emitted_event_types()
+
+
 def test_the_samples_cover_every_event_type_the_runtime_emits():
-    emitted = emitted_event_types()
+    emitted = EMITTED
     assert {"approval_granted", "cycle_detected", "budget_exhausted", "run_completed"} <= emitted
     assert emitted <= set(EVENT_TYPES)
     assert set(SAMPLES) == set(EVENT_TYPES)
