@@ -391,6 +391,10 @@ def test_a_claimed_escalation_says_who_holds_it_and_blocks_others(
         refused.status_code == 409
         and "Reviewer is working on this item" in refused.content.decode()
     )
+    # The refusal and the claim line give the claim's end the same way.
+    item.refresh_from_db()
+    until = timezone.localtime(item.claim_expires_at).strftime("%H:%M:%S")
+    assert refused.content.decode().count(f"until {until} UTC") == 2
     assert not HumanDecision.objects.exists()
 
 
