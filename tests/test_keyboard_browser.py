@@ -86,6 +86,26 @@ def test_single_key_shortcuts_act_only_in_the_queue_and_the_help_keeps_focus(
     assert claim.evaluate("el => el === document.activeElement")
 
 
+def test_the_queue_keys_work_after_the_skip_link_or_a_click_on_the_page(
+    page, live_server, tenant, analyst, reviewer
+):
+    item = off_the_browser_loop(approval_item, tenant, analyst)
+    login_in_browser(page, live_server.url, reviewer.username)
+    page.goto(f"{live_server.url}/reviews/")
+    # The skip link gives focus to the main area.
+    page.keyboard.press("Tab")
+    assert focused(page) == "A:Skip to main content"
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
+    page.keyboard.press("j")
+    assert page.locator("tr.selected").get_attribute("data-item") == str(item.pk)
+    # A click on the blank space of the main area does too.
+    page.reload()
+    page.locator("main h1").click()
+    page.keyboard.press("?")
+    assert page.locator("#keys-help").is_visible()
+
+
 def is_focused(locator) -> bool:
     return locator.evaluate("el => el === document.activeElement")
 

@@ -24,10 +24,15 @@
     index = index < 0 ? (delta > 0 ? 0 : all.length - 1) : Math.min(all.length - 1, Math.max(0, index + delta));
     select(all[index]);
   }
+  // The skip link, and a click on the page's blank space, focus the main area itself: as
+  // good as nothing focused.
+  function nothingFocused(el) {
+    return !el || el === document.body || el === document.documentElement || el.id === "main";
+  }
   // Enter belongs to whatever has focus (a link follows, a button presses): the queue takes
   // it only when nothing is focused (<body>) or a queue row itself is.
   function ownsEnter(el) {
-    if (!el || el === document.body || el === document.documentElement) return true;
+    if (nothingFocused(el)) return true;
     return !!el.matches && el.matches("table[data-queue] tbody tr[data-item]");
   }
   function typing(el) {
@@ -73,7 +78,7 @@
   // nothing focused, or focus inside the queue's table. A key pressed on the navigation,
   // the filters or anywhere else is that element's own.
   function inQueue(el) {
-    if (!el || el === document.body || el === document.documentElement) return true;
+    if (nothingFocused(el)) return true;
     return !!el.closest && !!el.closest("table[data-queue]");
   }
   function intend(decision) {
