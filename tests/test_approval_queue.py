@@ -425,6 +425,26 @@ def test_the_holder_can_release_a_claim(client, tenant, analyst, reviewer):
     assert item.claimed_by is None and ">Claim</button>" in row.content.decode()
 
 
+def test_the_holder_releases_a_claim_from_the_items_own_page(client, tenant, analyst, reviewer):
+    item = approval_item(tenant, analyst)
+    client_for(client, reviewer)
+    page_url = reverse("reviews-item", args=[item.pk])
+    client.post(reverse("reviews-claim", args=[item.pk]), {"next": page_url})
+    held = client.get(page_url).content.decode()
+    assert "You hold this item until" in held
+    assert f'action="{reverse("reviews-release", args=[item.pk])}"' in held
+
+    response = client.post(
+        reverse("reviews-release", args=[item.pk]), {"next": page_url}, follow=True
+    )
+    assert response.redirect_chain[-1][0] == page_url
+    page = response.content.decode()
+    assert "Released; the item is back in the queue." in page
+    assert "Claim this item" in page
+    item.refresh_from_db()
+    assert item.claimed_by is None
+
+
 def test_nobody_else_can_release_a_live_claim(client, tenant, analyst, reviewer, second_reviewer):
     item = approval_item(tenant, analyst)
     client_for(client, reviewer).post(reverse("reviews-claim", args=[item.pk]))
