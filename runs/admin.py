@@ -155,7 +155,9 @@ class TenantScopedAdmin(admin.ModelAdmin):
         return {
             field.name: _named_not_linked(field)
             for field in self.model._meta.fields
-            if field.is_relation and field.related_model is get_user_model()
+            if field.is_relation
+            and field.related_model is get_user_model()
+            and field.name not in (self.exclude or ())
         }
 
     def get_list_filter(self, request: HttpRequest):
@@ -480,6 +482,25 @@ class DocumentAdmin(TenantScopedAdmin):
     redacted_fields = ("original_name", "file")
     redacted_in_name = ("original_name",)
     list_select_related = ("case", "uploaded_by")
+    # Who marked it and when are said in one line, which names the uploader for a document
+    # marked as it was uploaded (the two columns are empty then).
+    exclude = ("sensitive_marked_by", "sensitive_marked_at")
+    readonly_fields = ("marked_sensitive",)
+
+    @admin.display(description="Marked sensitive")
+    def marked_sensitive(self, document: Document) -> str:
+        if not document.sensitive:
+            return "No"
+        if document.sensitive_marked_by is None:
+            who, when, how = document.uploaded_by, document.uploaded_at, "as it was uploaded"
+        else:
+            who, when, how = (
+                document.sensitive_marked_by,
+                document.sensitive_marked_at,
+                "after the upload",
+            )
+        name = who.get_full_name() or who.get_username()
+        return f"By {name}, {how}, {when:%Y-%m-%d %H:%M} UTC"
 
 
 @admin.register(PendingUpload)

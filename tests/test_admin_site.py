@@ -14,6 +14,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
 from reviews.models import HumanDecision, ReviewItem
 from runs.models import (
@@ -340,3 +341,29 @@ def test_admin_pages_carry_atlas_icon_so_browsers_ask_for_no_missing_one(client,
     client.force_login(admin_user)
     changelist_page = client.get(reverse("admin:runs_run_changelist")).content.decode()
     assert 'rel="icon"' in changelist_page
+
+
+def test_a_documents_page_says_who_marked_it_sensitive_and_when(
+    client, admin_user, case, analyst, reviewer
+):
+    at_upload = document_row(case, analyst, "passport.txt")
+    Document.objects.filter(pk=at_upload.pk).update(sensitive=True)
+    later = document_row(case, analyst, "accounts.txt")
+    marked_at = timezone.now()
+    Document.objects.filter(pk=later.pk).update(
+        sensitive=True, sensitive_marked_by=reviewer, sensitive_marked_at=marked_at
+    )
+    plain = document_row(case, analyst, "letter.txt")
+    client.force_login(admin_user)
+
+    def shown(document) -> str:
+        page = client.get(reverse("admin:runs_document_change", args=[document.pk]))
+        return page.content.decode()
+
+    uploaded_at = Document.objects.get(pk=at_upload.pk).uploaded_at
+    name = analyst.get_full_name() or analyst.username
+    assert f"By {name}, as it was uploaded, {uploaded_at:%Y-%m-%d %H:%M} UTC" in shown(at_upload)
+    reviewer_name = reviewer.get_full_name() or reviewer.username
+    assert f"By {reviewer_name}, after the upload, {marked_at:%Y-%m-%d %H:%M} UTC" in shown(later)
+    page = shown(plain)
+    assert "Marked sensitive" in page and "Sensitive marked by" not in page
