@@ -22,6 +22,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 
+from reviews.models import HumanDecision
 from runs.models import Run, TraceEvent
 from runs.views.run_filters import ordered
 
@@ -96,6 +97,32 @@ RUN_VALUES = (
 )
 
 
+def decision_record(decision: HumanDecision) -> dict[str, Any]:
+    """A person's decision on a run as the exports give it: who, what, why and when."""
+    return {
+        "id": decision.pk,
+        "kind": decision.kind,
+        "actor": decision.actor.get_username(),
+        "reason": decision.reason,
+        "payload": decision.payload,
+        "state_version": decision.state_version,
+        "created_at": decision.created_at,
+    }
+
+
+def decisions_by_run(run_ids: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
+    """The decisions on each of the runs, oldest first, in one query."""
+    by_run: dict[int, list[dict[str, Any]]] = {}
+    decisions = (
+        HumanDecision.objects.filter(run_id__in=list(run_ids))
+        .select_related("actor")
+        .order_by("run_id", "id")
+    )
+    for decision in decisions:
+        by_run.setdefault(decision.run_id, []).append(decision_record(decision))
+    return by_run
+
+
 def run_row(run: Run) -> dict[str, Any]:
     return Run.objects.filter(pk=run.pk).values(*RUN_VALUES).get()
 
@@ -110,6 +137,7 @@ def in_chunks(rows: Iterable[Any]) -> Iterator[list[Any]]:
 def trace_json_chunks(run: Run) -> Iterator[str]:
     """`{...run record..., "trace": [every event in seq order]}`, written as it is read."""
     record = run_fields(run_row(run))
+    record["decisions"] = decisions_by_run([run.pk]).get(run.pk, [])
     head = _dumps(record)
     yield head[:-1] + ', "trace": ['
     events = (
@@ -138,10 +166,15 @@ def trace_json_chunks(run: Run) -> Iterator[str]:
 
 
 def runs_jsonl_lines(runs: QuerySet[Run], filters) -> Iterator[str]:
-    """One JSON object per line, one line per run, in the browser's sort order."""
+    """One JSON object per line, one line per run, in the browser's sort order, with the
+    decisions people took on it."""
     rows = ordered(runs, filters).values(*RUN_VALUES).iterator(chunk_size=CHUNK)
     for chunk in in_chunks(rows):
-        yield "".join(_dumps(run_fields(row)) + "\n" for row in chunk)
+        decisions = decisions_by_run(row["id"] for row in chunk)
+        yield "".join(
+            _dumps({**run_fields(row), "decisions": decisions.get(row["id"], [])}) + "\n"
+            for row in chunk
+        )
 
 
 async def in_database_thread(texts: Iterator[str]) -> AsyncIterator[str]:

@@ -8,10 +8,12 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from runs.exports import CHUNK
 from runs.models import Run
 from tests.asgi_requests import served_by_asgi
+from tests.case_rows import decision_row
 from tests.run_rows import T0, add_events, closed_and_signed_off_runs, make_run, tool_step
 
 pytestmark = pytest.mark.django_db
@@ -88,6 +90,35 @@ def test_jsonl_tells_a_case_closed_as_it_stood_from_a_signed_off_packet(client, 
         closed.pk: True,
         signed.pk: False,
     }
+
+
+def test_both_exports_carry_the_decisions_people_took_on_each_run(
+    client, admin_user, case, reviewer, second_reviewer
+):
+    signed = make_run(case, status=Run.Status.COMPLETED, termination_reason="packet_approved")
+    other = make_run(case, status=Run.Status.COMPLETED, termination_reason="packet_approved")
+    untouched = make_run(case)
+    decision_row(signed, second_reviewer, "Sent back: name the source", kind="reject_packet")
+    decision_row(signed, reviewer, "Evidence complete", kind="sign_off", version=2)
+    decision_row(other, reviewer, "Routine", kind="sign_off")
+    client.force_login(admin_user)
+
+    response = client.get(reverse("runs-export-jsonl"))
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="atlas-runs-demo-bank-{timezone.localdate():%Y-%m-%d}.jsonl"'
+    )
+    rows = {row["run_id"]: row for row in map(json.loads, body(response).splitlines())}
+    decided = rows[signed.pk]["decisions"]
+    assert [(d["kind"], d["actor"], d["reason"]) for d in decided] == [
+        ("reject_packet", second_reviewer.username, "Sent back: name the source"),
+        ("sign_off", reviewer.username, "Evidence complete"),
+    ]
+    assert decided[1]["state_version"] == 2 and decided[1]["created_at"]
+    assert [d["reason"] for d in rows[other.pk]["decisions"]] == ["Routine"]
+    assert rows[untouched.pk]["decisions"] == []
+
+    trace = json.loads(body(client.get(reverse("runs-trace-json", args=[signed.pk]))))
+    assert [d["kind"] for d in trace["decisions"]] == ["reject_packet", "sign_off"]
 
 
 def test_jsonl_refuses_bad_filters_with_a_message(client, admin_user, case):

@@ -19,6 +19,7 @@ from atlas.runtime.wording import fact_label
 from reviews.models import HumanDecision, ReviewItem
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
 from runs.evidence_links import cited_findings, numbered, web_link
+from runs.exports import decision_record
 from runs.models import Document, Run
 from runs.packet_changes import PacketChanges, changes_since_last_signoff
 from runs.rating_grounds import rating_grounds
@@ -233,18 +234,7 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
             }
             for c in context["resolved_conflicts"] + context["unresolved_conflicts"]
         ],
-        "decisions": [
-            {
-                "id": d.pk,
-                "kind": d.kind,
-                "actor": d.actor.get_username(),
-                "reason": d.reason,
-                "payload": d.payload,
-                "state_version": d.state_version,
-                "created_at": d.created_at,
-            }
-            for d in context["decisions"]
-        ],
+        "decisions": [decision_record(d) for d in context["decisions"]],
         "versions": context["versions"],
         "since_last_signoff": _changes_json(context["changes"]),
         "exported_at": timezone.now(),

@@ -8,6 +8,7 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 from django_htmx.middleware import HtmxDetails
@@ -231,6 +232,12 @@ def trace_json(request: HtmxHttpRequest, run_id: int) -> StreamingHttpResponse:
     )
 
 
+def _runs_file_name(request: HtmxHttpRequest) -> str:
+    """Whose runs and when, as the audit's file is named."""
+    whose = "all-tenants" if request.user.is_superuser else tenant_of(request).slug
+    return f"atlas-runs-{whose}-{timezone.localdate():%Y-%m-%d}.jsonl"
+
+
 @require_GET
 @require_role(ADMIN)
 def export_jsonl(request: HtmxHttpRequest) -> HttpResponse:
@@ -246,5 +253,5 @@ def export_jsonl(request: HtmxHttpRequest) -> HttpResponse:
         request,
         exports.runs_jsonl_lines(runs, filters),
         content_type="application/x-ndjson",
-        filename="runs.jsonl",
+        filename=_runs_file_name(request),
     )
