@@ -51,6 +51,34 @@ def sniff_content_type(head: bytes) -> str | None:
     return "text/plain"
 
 
+def _not_all_utf8(name: str, offset: int) -> str:
+    return (
+        f"“{name}” is not all UTF-8 text: byte {offset:,} is not. Save it as UTF-8 text "
+        "(Save As, Encoding: UTF-8) or as a PDF, and upload it again."
+    )
+
+
+def _stray_byte(head: bytes) -> int | None:
+    """Where UTF-8 text holds a byte that is not UTF-8, when it is text but for a few such
+    bytes (one pasted from a Latin-1 file, say)."""
+    text = head.decode("utf-8", errors="replace")
+    stray = text.count("\ufffd")
+    if not stray or stray > max(2, len(text) // 100) or not _printable(text):
+        return None
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.start
+    return None
+
+
+def _printable(text: str) -> bool:
+    """At least 95% of it is printable, and it has few characters decoding failed on."""
+    failed = text.count("\ufffd")
+    shown = sum(1 for c in text if c != "\ufffd" and (c.isprintable() or c in "\r\n\t"))
+    return failed <= max(4, len(text) // 50) and shown >= 0.95 * (len(text) - failed)
+
+
 def _other_text_encoding(head: bytes) -> str | None:
     """The encoding of text that is not UTF-8, when it plainly is one Atlas could name:
     UTF-16 (what Windows Notepad saves as "Unicode"), or Windows Latin-1."""
@@ -58,12 +86,9 @@ def _other_text_encoding(head: bytes) -> str | None:
         return "UTF-16"
     if b"\x00" in head:
         return None
-    try:
-        text = head.decode("cp1252")
-    except UnicodeDecodeError:
-        return None
-    printable = sum(1 for c in text if c.isprintable() or c in "\r\n\t")
-    return "Windows Latin-1 (cp1252)" if printable >= 0.95 * len(text) else None
+    # The few bytes cp1252 leaves undefined do not make a Latin-1 text something else.
+    text = head.decode("cp1252", errors="replace")
+    return "Windows Latin-1 (cp1252)" if _printable(text) else None
 
 
 def _is_utf16_without_mark(head: bytes) -> bool:
@@ -91,6 +116,8 @@ def check_upload(upload: UploadedFile) -> CheckedUpload:
     upload.seek(0)
     head = upload.read(4096)
     content_type = sniff_content_type(head)
+    if content_type is None and (offset := _stray_byte(head)) is not None:
+        raise ValidationError(_not_all_utf8(upload.name, offset), code="wrong_encoding")
     if content_type is None and (encoding := _other_text_encoding(head)):
         raise ValidationError(
             f"“{upload.name}” is text, but in {encoding}, not UTF-8. Save it as UTF-8 text "
@@ -128,10 +155,7 @@ def _check_all_of_it_is_utf8(upload: UploadedFile) -> None:
         decoder.decode(b"", final=True)
     except UnicodeDecodeError as error:
         raise ValidationError(
-            f"“{upload.name}” is not all UTF-8 text: byte {offset + error.start:,} is not. "
-            "Save it as UTF-8 text (Save As, Encoding: UTF-8) or as a PDF, and upload it "
-            "again.",
-            code="wrong_encoding",
+            _not_all_utf8(upload.name, offset + error.start), code="wrong_encoding"
         ) from None
     finally:
         upload.seek(0)

@@ -200,8 +200,18 @@ def test_personal_data_is_found_in_a_pdfs_text_too(db, tenant, analyst):
     [
         ("Café Müller, Geschäftsführer: Jürgen Groß\n".encode("cp1252"), "in Windows Latin-1"),
         ("Director: Jane Roe\n".encode("utf-16"), "in UTF-16"),
+        # Latin-1 with a few bytes cp1252 leaves undefined (a file cut and pasted together).
+        (
+            "Café Müller, Geschäftsführer: Jürgen Groß\n".encode("cp1252") + b"\x81\x8d\n" * 2,
+            "in Windows Latin-1",
+        ),
+        # UTF-8 but for one stray byte near the start: where it is.
+        (
+            "Director: José Müller\n".encode() + b"\xff" + b"Secretary: Ana Roe\n" * 4,
+            "byte 24 is not",
+        ),
     ],
-    ids=["latin-1", "utf-16"],
+    ids=["latin-1", "utf-16", "latin-1-with-undefined-bytes", "utf-8-with-a-stray-byte"],
 )
 def test_text_that_is_not_utf8_is_named_as_text_and_the_fix_is_given(db, content, message):
     form = _form(SimpleUploadedFile("notes.txt", content))
