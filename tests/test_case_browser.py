@@ -135,7 +135,7 @@ def test_an_analyst_cancels_a_running_case_from_its_page(
     page.click("button:has-text('Cancel run')")
     page.wait_for_selector(f"#run-{run.pk}-status .badge-cancelled", timeout=5_000)
     assert asked == ["Cancel this run? Research stops now, and the run ends as cancelled."]
-    page.wait_for_selector(f"#run-{run.pk}-banner:has-text('cancelled by')")
+    page.wait_for_selector(f"#run-{run.pk}-banner:has-text('Cancelled by')")
     assert page.evaluate("window.__sameDocument === true")
     run.refresh_from_db()
     assert run.status == "cancelled"

@@ -76,7 +76,10 @@ def test_every_time_on_a_cancelled_runs_case_page_says_utc(client, analyst, revi
     text = shown_text(html)
     # Opened, started, two runs listed, cancelled at, one step, one decision.
     assert_every_time_says_utc(html, at_least=7)
-    assert f"at {hms(run.finished_at)} UTC." in text
+    name = case.created_by.get_full_name() or case.created_by.username
+    assert f"Cancelled by {name} at {hms(run.finished_at)} UTC" in text
+    # The status line says it was cancelled; the banner says who and when, not that again.
+    assert text.count("The run was cancelled") == 1
     step_started = TraceEvent.objects.filter(run=run, type="model_decision").get().timestamp
     assert f"{hms(step_started)} UTC" in text
     decided = run.case.decisions.get().created_at
