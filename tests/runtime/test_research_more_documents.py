@@ -25,6 +25,20 @@ def test_a_surname_first_is_read_as_one_name_beside_names_written_the_usual_way(
     assert directors_listed(line) == names
 
 
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("<img src=x onerror=alert(2)>", []),
+        ("Jane Roe; {{ director }}; John Doe", ["Jane Roe", "John Doe"]),
+        ("see https://example.com/board", []),
+        ("J. R. Smith, Anne-Marie O'Neill", ["J. R. Smith", "Anne-Marie O'Neill"]),
+        ("María José Ibáñez; Jean-Luc Lefèvre Jr.", ["María José Ibáñez", "Jean-Luc Lefèvre Jr"]),
+    ],
+)
+def test_only_what_is_written_as_a_name_is_read_as_a_director(line, names):
+    assert directors_listed(line) == names
+
+
 def _board_list(line: bytes) -> StoredDocument:
     return StoredDocument(
         document_id="doc-board",

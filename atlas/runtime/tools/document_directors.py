@@ -22,6 +22,9 @@ _LEAD_IN = re.compile(
 )
 _SEPARATORS = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+|\s*&\s*")
 _PARTICLES = {"de", "del", "der", "van", "von", "da", "di", "du", "la", "le", "bin", "al"}
+# Letters, the words apart by spaces, full stops, apostrophes or hyphens: not markup, a
+# link or a template's placeholder on a directors line.
+_WRITTEN_AS_A_NAME = re.compile(r"[^\W\d_]+(?:[ .'’-]+[^\W\d_]+)*")
 _WORD = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*")
 MAX_NAME_WORDS = 4
 _NOT_CURRENT = re.compile(r"(?i)\b(?:former|previous|outgoing|late|ex)[\s-]+$")
@@ -84,7 +87,7 @@ def directors_listed(line: str) -> list[str]:
         if _GONE_MARK in candidate:
             continue
         name = " ".join(_ROLE_AFTER_DASH.sub("", candidate).split()).rstrip(".;:").strip()
-        if name:
+        if _WRITTEN_AS_A_NAME.fullmatch(name):
             names.append(_without_titles(name))
     return names
 
@@ -100,6 +103,9 @@ def directors_in_blocks(text: str) -> list[str]:
             if not line or ":" in line:
                 break
             found = directors_listed(_given_name_first(line) if _surname_first(line) else line)
+            # A line giving nobody, but for one said to have gone, is not a name.
+            if not found and _GONE_MARK not in _without_asides(line):
+                break
             if not all(map(_looks_like_a_listed_name, found)):
                 break
             names += found
