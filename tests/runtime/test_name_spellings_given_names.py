@@ -35,6 +35,19 @@ from atlas.runtime.world import name_score
         ("Pyotr Aven", "Petr Aven"),
         # Two of those forms meet as well.
         ("Mykola Patrushev", "Mikołaj Patruszew"),
+        # More given names, and Belarusian surnames: -anka after ch for -enko, u for the v
+        # before a consonant, -you for -ev, and a first ts or dz before i for t or d.
+        ("Gennady Timchenko", "Hienadz Tsimchanka"),
+        ("Roman Golovchenko", "Raman Halouchanka"),
+        ("Semyon Bogdanov", "Siamion Bahdanau"),
+        ("Valentin Rybakov", "Valiantsin Rybakou"),
+        ("Vladislav Kovalev", "Uladzislau Kavalyou"),
+        ("Svetlana Tikhanovskaya", "Sviatlana Tsikhanouskaya"),
+        ("Dmitri Dashkevich", "Zmitser Dashkevich"),
+        ("Denis Ivashin", "Dzianis Ivashyn"),
+        ("Viktor Babariko", "Viktar Babaryka"),
+        ("Yelena Orlova", "Olena Orlova"),
+        ("Nadezhda Savchenko", "Nadiya Savchenko"),
     ],
 )
 def test_a_given_name_form_is_a_sanctions_hit_on_the_russian_one(query, listed):
@@ -53,6 +66,8 @@ def test_a_given_name_form_is_a_sanctions_hit_on_the_russian_one(query, listed):
         # ...and -ou or -au is not -ov.
         ("Paul Moreau", "Paul Morov"),
         ("Anna Marceau", "Anna Marcov"),
+        # Aleš, a Czech name of its own, is not read as Aleksandr.
+        ("Ales Novak", "Aleksandr Novak"),
         # One given name does not make two surnames one.
         ("Vladimir Ivanov", "Volodymyr Ivanenko"),
         ("Mykola Hrytsenko", "Nikolai Gordienko"),

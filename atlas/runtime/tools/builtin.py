@@ -58,7 +58,7 @@ NAME_RULES = (
     "German, French, Polish, Czech, Spanish, Italian and Ukrainian spellings of Russian names "
     "(Jelzin, Eltsine, Jelcyn for Yeltsin; Chruščov, Jrushchov for Khrushchev) included, and "
     "the Ukrainian, Belarusian and Polish forms of Russian given names (Mykola, Mikołaj for "
-    "Nikolai; Ihor Hirkin for Igor Girkin)"
+    "Nikolai; Ihor Hirkin for Igor Girkin; Hienadz Tsimchanka for Gennady Timchenko)"
 )
 
 

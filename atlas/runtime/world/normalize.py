@@ -241,26 +241,47 @@ _UKRAINIAN_H = re.compile(r"(?<![kcsz])h")
 EAST_SLAVIC_GIVEN_NAMES = {
     "aleksandr": "oleksandr oleksander aliaksandr alyaksandr alaksandr",
     "aleksei": "oleksiy oleksii oleksij aliaksei alyaksei",
+    "anatoly": "anatoliy anatolii anatol",
     "andrei": "andriy andrii",
-    "dmitri": "dmytro dzmitry dzmitryi",
+    "bogdan": "bohdan bahdan",
+    "denis": "denys dzianis",
+    "dmitri": "dmytro dzmitry dzmitryi zmitser",
     "fyodor": "fedir fiodar",
+    "gennady": "hennadiy hennadii hienadz henadz",
     "gleb": "hlib hleb",
     "georgy": "heorhiy heorhii",
     "grigory": "hryhoriy hryhorii ryhor",
     "igor": "ihor ihar",
+    "ilya": "illia",
+    "kirill": "kyrylo kiryl",
     "konstantin": "kostiantyn kostyantyn kanstantsin",
+    "leonid": "leanid",
+    "matvei": "matviy matvii",
     "mikhail": "mykhailo mykhaylo mikhas",
     "nikolai": "mykola mikalai mikalay",
     "oleg": "oleh aleh",
+    "pavel": "pavlo paval",
     "pyotr": "petro piatro",
+    "roman": "raman",
+    "semyon": "semen siamion",
     "sergei": "serhiy serhii siarhei siarhey",
+    "stanislav": "stanislau",
+    "valentin": "valentyn valiantsin",
+    "vasily": "vasyl vasil",
+    "viktor": "viktar",
     "vladimir": "volodymyr uladzimir",
-    "yevgeny": "yevhen yevhenii yevheniy yauhen",
+    "vladislav": "vladyslav uladzislau",
+    "yakov": "yakiv",
+    "yaroslav": "yaroslau",
+    "yevgeny": "yevhen yevhenii yevheniy yauhen yauheni",
     "galina": "halyna",
+    "nadezhda": "nadiya nadzeya",
+    "natalya": "nataliya natallia",
     "olga": "olha volha",
     "svetlana": "svitlana sviatlana",
     "tatyana": "tetiana tetyana tatsiana",
     "yekaterina": "kateryna katsiaryna",
+    "yelena": "olena alena",
     "lyudmila": "liudmyla lyudmyla",
 }
 POLISH_CZECH_GIVEN_NAMES = {
@@ -282,11 +303,20 @@ SLAVIC_GIVEN_NAMES = _EAST_SLAVIC_FORMS | {
     form: name for name, forms in POLISH_CZECH_GIVEN_NAMES.items() for form in forms.split()
 }
 # A name with a Ukrainian or Belarusian given name is read so in every word: h for g
-# (Ihor Hirkin is Igor Girkin), and Belarusian -ou, -au and -enka for -ov and -enko
-# (Siarhei Lavrou is Sergei Lavrov, Aliaksandr Lukashenka Aleksandr Lukashenko).
+# (Ihor Hirkin is Igor Girkin), and Belarusian -ou, -au, -you and -enka for -ov, -ev and
+# -enko (Siarhei Lavrou is Sergei Lavrov, Uladzislau Kavalyou Vladislav Kavalev,
+# Aliaksandr Lukashenka Aleksandr Lukashenko).
 _BELARUSIAN_ENDINGS = (
     (re.compile(r"(?<=[^aeiouy ])[ao]u\b"), "ov"),
+    (re.compile(r"(?<=[^aeiouy ])[iy]ou\b"), "ev"),
     (re.compile(r"enka\b"), "enko"),
+    # -anka after ch, sh or zh: Tsimchanka is Timchenko.
+    (re.compile(r"(?<=ch|sh|zh)anka\b"), "enko"),
+    # u for the v of -ov- before a consonant: Halouchanka is Golovchenko.
+    (re.compile(r"(?<=[ao])u(?=[bcdfgjklmnpqrstvxz])"), "v"),
+    # ts and dz for a word's first t or d before a soft vowel: Tsikhanouskaya is Tikhanovskaya.
+    (re.compile(r"\bts(?=i)"), "t"),
+    (re.compile(r"\bdz(?=i)"), "d"),
 )
 # After ch, sh and zh, English writes the ending -ёв as -ev and every other language as
 # -ov, -ow or -iov: Gorbachev is Gorbachov, Gorbatschow, Gorbaczow and Gorbaciov.
