@@ -20,6 +20,7 @@ from atlas.runtime.redaction_labels import (
     field_named_by,
     labelled,
     listed_numbers,
+    phones_beside_a_person,
 )
 from atlas.runtime.redaction_tables import table_columns
 
@@ -130,6 +131,7 @@ def _spans(text: str) -> list[Found]:
     skeleton = numbers.skeleton(folded)
     found += numbers.ibans(folded, skeleton, text)
     found += numbers.card_numbers(folded, skeleton)
+    found += phones_beside_a_person(folded, found)
     found += table_columns(text, folded, bare_labels, sorted(found))
     kept: list[Found] = []
     for span in sorted(found, key=lambda f: (f.start, -f.end)):

@@ -7,6 +7,7 @@ as fast as a plain string search, where a case-insensitive alternation tries eve
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from typing import NamedTuple
@@ -176,7 +177,7 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "nar.",
     ),
     # A person's own line; a bare "phone" or "tel." is as often a company's switchboard
-    # in a filing, which stays.
+    # in a filing, which stays (see phones_beside_a_person for when it is not).
     "phone_numbers": (
         "mobile",
         "mobile phone",
@@ -311,6 +312,42 @@ def listed_numbers(value: str) -> list[str]:
 
 def starts_a_word(folded: str, at: int) -> bool:
     return at == 0 or not folded[at - 1].isalpha()
+
+
+# A bare "phone" or "tel." gives a person's own line on a form that identifies a person:
+# within PERSON_NEARBY characters of their passport number, national ID or date of birth.
+BARE_PHONE_WORDS = (
+    "phone",
+    "telephone",
+    "tel",
+    "tel.",
+    "telefon",
+    "téléphone",
+    "teléfono",
+    "telefono",
+)
+_BARE_PHONE_PATTERNS = tuple(_label_pattern("phone_numbers", word) for word in BARE_PHONE_WORDS)
+IDENTIFYING_FIELDS = frozenset({"passport_numbers", "national_id_numbers", "dates_of_birth"})
+PERSON_NEARBY = 300
+
+
+def phones_beside_a_person(folded: str, found: list[Found]) -> list[Found]:
+    """Numbers under a bare phone label near what identifies a person in `found`."""
+    anchors = sorted(span.start for span in found if span.field in IDENTIFYING_FIELDS)
+    if not anchors or not any(word in folded for word in ("phone", "tel")):
+        return []
+    phones = []
+    for pattern in _BARE_PHONE_PATTERNS:
+        for hit in pattern.finditer(folded):
+            if starts_a_word(folded, hit.start()) and _near(anchors, hit.start()):
+                phones.append(Found(*hit.span("value"), "phone_numbers"))
+    return phones
+
+
+def _near(anchors: list[int], at: int) -> bool:
+    """Whether one of the sorted `anchors` is within PERSON_NEARBY characters of `at`."""
+    index = bisect.bisect_left(anchors, at - PERSON_NEARBY)
+    return index < len(anchors) and anchors[index] <= at + PERSON_NEARBY
 
 
 def labelled(folded: str) -> tuple[list[Found], list[int]]:

@@ -1,7 +1,7 @@
 """A person's own telephone line (mobile, cell, home, private) is hidden before the model
 sees it, in the languages KYC documents come in, in tables and in structured data; a
-company's switchboard under a bare "phone" or "tel." stays, as do the same words with no
-number after them."""
+company's switchboard under a bare "phone" or "tel." stays, unless what identifies a person
+is beside it, as do the same words with no number after them."""
 
 from __future__ import annotations
 
@@ -61,6 +61,38 @@ def test_a_labelled_personal_phone_number_is_hidden_whole(text, redacted):
 )
 def test_a_switchboard_and_the_words_without_a_phone_number_stay(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (
+            "Name: Jane Roe\nPassport No: 533380006\nPhone:\n+44 20 7946 0958",
+            "Name: Jane Roe\nPassport No: [REDACTED PASSPORT]\nPhone:\n[REDACTED PHONE]",
+        ),
+        (
+            "Tel. +44 20 7946 0958\nDate of birth: 12 March 1968",
+            "Tel. [REDACTED PHONE]\nDate of birth: [REDACTED DOB]",
+        ),
+        (
+            "Telefon: 0171 1234567, Geburtsdatum: 1970-01-02",
+            "Telefon: [REDACTED PHONE], Geburtsdatum: [REDACTED DOB]",
+        ),
+    ],
+)
+def test_a_bare_phone_label_beside_a_persons_identity_is_their_own_line(text, redacted):
+    """On a form that identifies a person (a passport number, a date of birth near it), a
+    bare "Phone:" gives that person's number."""
+    assert redact(text) == redacted
+
+
+def test_a_switchboard_far_from_a_persons_identity_stays():
+    text = (
+        "Director: Jane Roe, date of birth 1970-01-02.\n"
+        + "The company's registered office is in London. " * 12
+        + "\nTel: +44 20 7946 0958"
+    )
+    assert "Tel: +44 20 7946 0958" in redact(text)
 
 
 def test_each_number_of_a_list_is_found_for_the_upload_warning():
