@@ -748,7 +748,10 @@ def test_the_sign_off_banner_lists_the_packets_open_gaps(client, tenant, analyst
     run = paused_run(tenant, analyst, "Quillfeather Biscuit Works")  # in no registry
     html = case_page(client, analyst, run.case_id)
     assert "Open gaps in the packet:" in html
-    assert "<li>The subject could not be matched to exactly one registry entity.</li>" in html
+    assert (
+        "<li>No registry company matches &#x27;Quillfeather Biscuit Works&#x27;: the subject"
+        in html
+    )
 
 
 def test_the_case_list_shows_and_filters_by_the_latest_packets_risk(client, tenant, analyst):

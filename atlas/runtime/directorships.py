@@ -26,10 +26,26 @@ def _step(kind: str, entity_id: str) -> str:
     return f"{kind}:{hashlib.sha256(entity_id.encode()).hexdigest()[:10]}"
 
 
+# The key of the companies whose records list a director by a person subject's name.
+BY_NAME = ""
+
+
 def directorships(state: AtlasState) -> list[HeldDirectorship]:
-    """The companies the registry lists the matched person as directing."""
+    """The companies the registry lists the matched person as directing; while a person
+    subject matches no registry person, those whose records list a director by their name,
+    but for any a registry person found for the name and not taken for the subject directs
+    (that director is the other person)."""
     selected = state.selected_entity
-    if selected is None or selected.entity_type != "person":
+    if selected is None:
+        if state.brief.subject_type != "person":
+            return []
+        someone_elses = {
+            company.entity_id
+            for candidate in state.entity_candidates
+            for company in state.directorships.get(candidate.entity_id, [])
+        }
+        return [c for c in state.directorships.get(BY_NAME, []) if c.entity_id not in someone_elses]
+    if selected.entity_type != "person":
         return []
     return state.directorships.get(selected.entity_id, [])
 
@@ -58,6 +74,10 @@ def directorship_named(state: AtlasState, arguments: dict) -> HeldDirectorship |
 def directed_by_the_subject(company: HeldDirectorship) -> str:
     """Whom a screen of the company, or a media search on it, is about, as evidence and
     packets say it."""
+    if company.listed_as:
+        return (
+            f"{company.label()}, whose registry record lists a director named {company.listed_as}"
+        )
     return f"{company.label()}, a company the subject directs"
 
 
@@ -71,9 +91,11 @@ def companies_directed(selected: dict | None, held: dict | None) -> dict[str, st
     """`conflict_about` read off a stored state's JSON without loading it whole: the
     companies a person subject directs, by entity id, as a conflict about one names it.
     `selected` and `held`: the state's selected entity and directorships."""
-    if not selected or selected.get("entity_type") != "person":
+    if selected and selected.get("entity_type") != "person":
         return {}
+    # Only a person subject's run holds companies under BY_NAME.
+    key = selected.get("entity_id") if selected else BY_NAME
     return {
         company["entity_id"]: directed_by_the_subject(HeldDirectorship(**company))
-        for company in (held or {}).get(selected.get("entity_id"), [])
+        for company in (held or {}).get(key, [])
     }

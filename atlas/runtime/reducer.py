@@ -23,6 +23,7 @@ from atlas.runtime.directors import (
     searched_director,
 )
 from atlas.runtime.directorships import (
+    BY_NAME,
     directed_by_the_subject,
     directorship_media_step,
     directorship_named,
@@ -407,9 +408,28 @@ def _apply_resolve(
         if best is not None and _may_match_the_subject(state, arguments, best, picked):
             state.selected_entity = best
             _reopen_research_by_name(state, picked)
+        if state.brief.subject_type == "person":
+            state.directorships[BY_NAME] = [
+                HeldDirectorship(
+                    entity_id=listing["entity_id"],
+                    name=listing["name"],
+                    jurisdiction=listing["jurisdiction"],
+                    listed_as=listing["listed_as"],
+                )
+                for listing in result.get("named_as_director", [])
+            ]
     selected_id = state.selected_entity.entity_id if state.selected_entity else None
     of_the_subject = _candidates_of(state, arguments)
-    for candidate in result.get("candidates", []):
+    # The records of the companies that list a director by a person subject's name, while
+    # the subject matches no registry person: the evidence for what links them.
+    listed_by_name = {c.entity_id: c for c in directorships(state) if c.listed_as}
+    listings = [
+        listing
+        for listing in result.get("named_as_director", [])
+        if listing["entity_id"] in listed_by_name
+    ]
+    for candidate in [*result.get("candidates", []), *listings]:
+        listing = listed_by_name.get(candidate["entity_id"]) if "listed_as" in candidate else None
         record = candidate["record"]
         fp = fingerprint({"registry": record})[:20]
         reg = f", no. {record['registration_number']}" if record.get("registration_number") else ""
@@ -444,7 +464,8 @@ def _apply_resolve(
             claim=claim,
             step=step,
             signals=[Signal.PEP] if record.get("pep") else [],
-            candidate_id=record["entity_id"] if of_the_subject else "",
+            candidate_id=record["entity_id"] if of_the_subject and listing is None else "",
+            about=directed_by_the_subject(listing) if listing is not None else "",
         )
         _add_evidence(state, item)
         if record.get("directors"):

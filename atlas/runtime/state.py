@@ -192,6 +192,9 @@ class HeldDirectorship(_Model):
     entity_id: str
     name: str
     jurisdiction: str
+    # The director's name as the company's record lists it, for a person the registry has
+    # no record of: linked to the company by that name alone.
+    listed_as: str = ""
 
     def label(self) -> str:
         return f"{self.name} ({self.jurisdiction})"
@@ -341,7 +344,9 @@ class AtlasState(_Model):
     # find more when this is not 0.
     candidates_registered_elsewhere: int | None = None
     selected_entity: EntityCandidate | None = None
-    # person entity id -> the companies the registry lists them as directing.
+    # person entity id -> the companies the registry lists them as directing; under "" the
+    # companies whose records list a director by a person subject's name, while the subject
+    # matches no registry person.
     directorships: dict[str, list[HeldDirectorship]] = Field(default_factory=dict)
     evidence: list[EvidenceItem] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)

@@ -89,7 +89,7 @@ def test_a_no_keeps_the_subject_unmatched_and_says_which_entity_was_turned_down(
     assert packet.risk_rating == "high"
     assert packet.open_gaps == [
         "The analyst said the registry entity a sanctions list links 'Golden Gate Maritime' "
-        f"to as its alias, {LINKED}, is not the subject: it was researched by name only."
+        f"to as its alias, {LINKED}, is not the subject: the subject was researched by name only."
     ]
     assert not any(e.about for e in state.evidence)  # no director was screened
     assert len(state.answered_questions) == 1  # asked once

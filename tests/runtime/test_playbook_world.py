@@ -48,7 +48,7 @@ def test_a_subject_of_the_wrong_type_is_asked_about_then_named_in_the_gaps(
     state = answer(runtime, state, "It is right as it is: go on")
     assert (state.termination_reason, state.selected_entity) == ("finish_proposed", None)
     assert state.proposed_packet.risk_rating == "medium"
-    (gap,) = [g for g in state.proposed_packet.open_gaps if "could not be matched" in g]
+    (gap,) = [g for g in state.proposed_packet.open_gaps if "by name only" in g]
     assert f"The registry has {hint}" in gap
 
 
@@ -58,7 +58,10 @@ def test_a_subject_no_registry_knows_is_not_rated_low(make_runtime, make_state):
     packet = state.proposed_packet
     assert state.selected_entity is None
     assert packet.risk_rating == "medium"
-    assert "The subject could not be matched to exactly one registry entity." in packet.open_gaps
+    assert (
+        "No registry company matches 'Quillfeather Biscuit Works': the subject was researched "
+        "by name only, and who it is was not confirmed." in packet.open_gaps
+    )
     assert packet.adverse_media_summary.startswith("No adverse media found")
 
 
@@ -98,9 +101,10 @@ def test_a_name_that_only_partly_matches_is_confirmed_by_the_analyst_once(
         assert state.selected_entity.entity_id == "co-acme-analytics-gb"
     else:
         assert state.selected_entity is None
-        assert (
-            "The analyst said the registry candidate offered is not the subject: it was "
-            "researched by name only." in state.proposed_packet.open_gaps
+        assert any(
+            gap.startswith("The analyst said the registry candidate offered, Acme")
+            and gap.endswith("is not the subject: the subject was researched by name only.")
+            for gap in state.proposed_packet.open_gaps
         )
 
 

@@ -45,8 +45,9 @@ def test_a_no_to_the_entity_in_another_country_leaves_the_subject_unmatched(
     assert (state.termination_reason, state.selected_entity) == ("finish_proposed", None)
     assert state.proposed_packet.risk_rating == "high"  # the name alone is listed
     assert (
-        "The analyst said the registry candidate offered is not the subject: it was researched "
-        "by name only." in state.proposed_packet.open_gaps
+        "The analyst said the registry candidate offered, Dmitri Volkov (RU) [pe-dmitri-volkov], "
+        "is not the subject: the subject was researched by name only."
+        in state.proposed_packet.open_gaps
     )
 
 

@@ -144,9 +144,10 @@ def test_a_no_to_the_nearest_match_researches_the_name_unmatched(make_runtime, m
         assert state.selected_entity is None, text
         assert state.answered_questions[-1]["picked_entity_id"] == ""
         assert tool_arguments(store, state, "screen_sanctions") == [{"name": "Acme"}]
-        assert (
-            "The analyst said the registry candidate offered is not the subject: it was "
-            "researched by name only." in state.proposed_packet.open_gaps
+        assert any(
+            gap.startswith("The analyst said the registry candidate offered, Acme")
+            and gap.endswith("is not the subject: the subject was researched by name only.")
+            for gap in state.proposed_packet.open_gaps
         )
 
 
@@ -207,8 +208,8 @@ def test_none_of_them_researches_the_name_unmatched(make_runtime, make_state, st
     assert packet.selected_entity is None
     assert packet.risk_rating == "medium"  # screened by name only
     assert (
-        "The analyst said none of the registry candidates offered is the subject: it was "
-        "researched by name only." in packet.open_gaps
+        "The analyst said none of the registry candidates offered is the subject: the "
+        "subject was researched by name only." in packet.open_gaps
     )
 
 

@@ -389,17 +389,24 @@ def _unmatched_gap(
         return (
             f"The analyst said the registry entity a sanctions list links "
             f"'{_quoted(case['subject'])}' to as its alias, {candidate_label(linked[0])}, is "
-            "not the subject: it was researched by name only."
+            "not the subject: the subject was researched by name only."
         )
     if turned_down:
-        several = "; " in turned_down[-1]["candidates"]
+        offered = turned_down[-1]["candidates"]
         which = (
             "none of the registry candidates offered is"
-            if several
-            else "the registry candidate offered is not"
+            if "; " in offered
+            else f"the registry candidate offered, {offered}, is not"
         )
-        return f"The analyst said {which} the subject: it was researched by name only."
-    gap = "The subject could not be matched to exactly one registry entity."
+        return f"The analyst said {which} the subject: the subject was researched by name only."
+    if candidates:
+        gap = "The subject could not be matched to exactly one registry entity."
+    else:
+        kind = case.get("subject_type") or "company"
+        gap = (
+            f"No registry {kind} matches '{_quoted(case['subject'])}': the subject was "
+            "researched by name only, and who it is was not confirmed."
+        )
     if not other_type_matches:
         return gap
     other = other_entity_type(case.get("subject_type"))

@@ -19,6 +19,7 @@ from atlas.runtime.tools.document_directors import (
 from atlas.runtime.tools.schemas import (
     Article,
     Candidate,
+    DirectorListing,
     ExtractDocumentArgs,
     ExtractDocumentResult,
     LinkedEntity,
@@ -49,6 +50,7 @@ AMBIGUITY_MARGIN = 5.0
 SANCTIONS_THRESHOLD = 90.0
 MEDIA_THRESHOLD = 60.0
 MAX_OTHER_TYPE_MATCHES = 3
+MAX_DIRECTORSHIPS_BY_NAME = 10
 # How name_score treats initials and names found inside longer ones, as results say it.
 NAME_RULES = (
     f"an initial stands for a name it starts, {INITIAL_PENALTY} points less; a name found "
@@ -82,6 +84,29 @@ def _is_its_number(query: str, entity: dict) -> bool:
     return is_registration_number(query, entity.get("registration_number"))
 
 
+def _named_as_director(name: str, world: World) -> list[DirectorListing]:
+    """Companies, in any country, whose records list a director that `name` matches
+    strongly: a director's country is not their company's."""
+    listings = []
+    for entity in world.entities:
+        if entity["entity_type"] != "company":
+            continue
+        score, listed_as = world.best_name_match(name, entity.get("directors") or [])
+        if score >= STRONG_MATCH:
+            listings.append(
+                DirectorListing(
+                    entity_id=entity["entity_id"],
+                    name=entity["name"],
+                    jurisdiction=entity["jurisdiction"],
+                    listed_as=listed_as,
+                    score=score,
+                    record=_record(entity, world),
+                )
+            )
+    listings.sort(key=lambda listing: (-listing.score, listing.entity_id))
+    return listings[:MAX_DIRECTORSHIPS_BY_NAME]
+
+
 def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityResult:
     world = ctx.world
     scored: list[Candidate] = []
@@ -109,6 +134,7 @@ def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityRe
                 record=_record(entity, world),
             )
         )
+    named_as_director = _named_as_director(args.name, world) if args.entity_type == "person" else []
     excluded = 0
     if args.jurisdiction:
         in_jurisdiction = [c for c in scored if c.jurisdiction == args.jurisdiction]
@@ -118,6 +144,7 @@ def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityRe
     return ResolveEntityResult(
         query=args.name,
         candidates=scored[:5],
+        named_as_director=named_as_director,
         excluded_by_jurisdiction=excluded,
         other_type_matches=other_type[:MAX_OTHER_TYPE_MATCHES],
         other_type=other_entity_type(args.entity_type) if other_type else None,
@@ -132,6 +159,12 @@ def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityRe
             f"spaced or padded; candidates score at least {CANDIDATE_THRESHOLD:g}/100. A match "
             f"is unambiguous when the best scores {STRONG_MATCH:g} or more and leads the next by "
             f"{AMBIGUITY_MARGIN:g} or more."
+            + (
+                f" For a person, named_as_director lists the companies, in any country, whose "
+                f"records list a director the name matches at {STRONG_MATCH:g} or more."
+                if args.entity_type == "person"
+                else ""
+            )
             + (
                 f" {counted(excluded, 'candidate')} outside {args.jurisdiction}"
                 f" {'was' if excluded == 1 else 'were'} excluded."

@@ -95,9 +95,25 @@ class Candidate(BaseModel):
     record: RegistryRecord
 
 
+class DirectorListing(BaseModel):
+    """A company whose registry record lists a director by the name a person was looked up
+    by: how the registry links a person it has no record of to the companies they direct."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    entity_id: str
+    name: str
+    jurisdiction: str
+    listed_as: str
+    score: float = Field(ge=0, le=100)
+    record: RegistryRecord
+
+
 class ResolveEntityResult(_Result):
     query: str
     candidates: list[Candidate]
+    # For a person: the companies whose records list a director by the name.
+    named_as_director: list[DirectorListing] = Field(default_factory=list)
     excluded_by_jurisdiction: int = 0
     # Entities of the other type that the name matches strongly ("Sarah Linden (GB)", a
     # person, when a company was looked for): the case's subject type may be wrong.

@@ -1,0 +1,68 @@
+"""A person the registry has no record of is still linked to the companies whose records
+list them as a director: each is screened and searched, and a listed one makes the packet
+high risk. A company the registry ties to another person of the name, one the analyst
+turned down, is that person's, not the subject's."""
+
+from __future__ import annotations
+
+from runtime_helpers import answer, run, tool_arguments
+
+from atlas.runtime.tools.builtin import resolve_entity
+from atlas.runtime.tools.schemas import ResolveEntityArgs
+
+
+def test_a_person_lookup_lists_the_companies_naming_them_a_director(world_tool_context):
+    result = resolve_entity(
+        ResolveEntityArgs(name="Luis Herrera", entity_type="person"), world_tool_context
+    )
+    assert result.candidates == []
+    (listing,) = result.named_as_director
+    assert (listing.name, listing.jurisdiction, listing.listed_as, listing.score) == (
+        "Golden Gate Shipping SA",
+        "PA",
+        "Luis Herrera",
+        100.0,
+    )
+    assert "Luis Herrera" in listing.record.directors
+    assert "named_as_director lists the companies" in result.explanation
+    company_lookup = resolve_entity(
+        ResolveEntityArgs(name="Luis Herrera", entity_type="company"), world_tool_context
+    )
+    assert company_lookup.named_as_director == []
+
+
+def test_a_director_of_a_listed_company_with_no_record_of_their_own_is_high_risk(
+    make_runtime, make_state, store
+):
+    state = run(make_runtime(), make_state("Luis Herrera", subject_type="person"))
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert state.selected_entity is None
+    packet = state.proposed_packet
+    assert packet.risk_rating == "high"
+    assert tool_arguments(store, state, "screen_sanctions") == [
+        {"name": "Luis Herrera"},
+        {"entity_id": "co-golden-gate-shipping-pa"},
+    ]
+    linked = (
+        "Golden Gate Shipping SA (PA), whose registry record lists a director named Luis Herrera"
+    )
+    assert packet.sanctions_result.startswith(f"1 sanctions hit: on {linked}")
+    registry = next(f for f in packet.findings if f.claim.startswith("Registry record: Golden"))
+    assert "directors: Dmitri Volkov, Luis Herrera" in registry.claim
+    (cited,) = [e for e in state.evidence if e.evidence_id in registry.evidence_ids]
+    assert cited.about == linked and cited.candidate_id == ""
+    assert (
+        "No registry person matches 'Luis Herrera': the subject was researched by name only, "
+        "and who it is was not confirmed." in packet.open_gaps
+    )
+
+
+def test_the_companies_of_a_registry_person_the_analyst_turned_down_are_not_the_subjects(
+    make_runtime, make_state, store
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Dmitri Volkov", subject_type="person", jurisdiction="GB"))
+    state = answer(runtime, state, "no")
+    assert state.selected_entity is None
+    screened = tool_arguments(store, state, "screen_sanctions")
+    assert screened == [{"name": "Dmitri Volkov"}]
