@@ -174,6 +174,19 @@ def test_adverse_media_returns_the_same_articles_for_different_phrasings(ctx):
     assert ids == {("art-meridian-001", "art-meridian-002")}
 
 
+@pytest.mark.parametrize("query", ["Dmitrij Wolkow", "Dimitri Volkoff", "Дмитрий Волков"])
+def test_adverse_media_finds_a_persons_articles_under_another_spelling_of_the_name(ctx, query):
+    found = search_adverse_media(SearchAdverseMediaArgs(query=query), ctx)
+    assert {a.article_id for a in found.articles} == {"art-volga-001", "art-volkov-002"}
+    assert "in another spelling" in found.explanation
+
+
+def test_adverse_media_does_not_take_a_namesake_of_one_name_for_the_person(ctx):
+    for query in ("Dmitri", "Dmitri Petrov", "Olga Volkova", "Dmitri Volkonsky"):
+        found = search_adverse_media(SearchAdverseMediaArgs(query=query), ctx)
+        assert "art-volkov-002" not in {a.article_id for a in found.articles}, query
+
+
 def _extracted(make_state, name, content_type, content, document_id="doc-1"):
     """The documents holding one upload, and what extract_uploaded_document makes of it."""
     stored = StoredDocument(

@@ -39,6 +39,7 @@ from atlas.runtime.world import (
     HALF_A_NAME_PENALTY,
     INITIAL_PENALTY,
     LACKING_WORD_PENALTY,
+    SPELLED_AS_ITS_NAME,
     SPELLING_PENALTY,
     World,
 )
@@ -305,7 +306,9 @@ def search_adverse_media(
         articles=found[:10],
         explanation=(
             "With entity_id, every article linked to that entity is returned; otherwise "
-            "articles whose subject's name appears in the query."
+            "articles whose subject's name appears in the query, or which the query names "
+            f"in another spelling (scoring {SPELLED_AS_ITS_NAME:g} or more as names are "
+            "compared for sanctions)."
         ),
     )
 

@@ -23,6 +23,8 @@ LACKING_WORD_PENALTY = 4
 HALF_A_NAME_PENALTY = 8
 # What a name costs that matches only once both are read aloud: Joukov is Zhukov at 98.
 SPELLING_PENALTY = 2
+# A media query the name scores this with names the article's subject (as a sanctions hit).
+SPELLED_AS_ITS_NAME = 90
 
 
 def name_score(query: str, candidate: str) -> float:
@@ -127,6 +129,10 @@ class World:
                 coverage = hits / len(name_tokens)
                 if first and (coverage >= 0.6 or hits >= 2):
                     best = max(best, round(100 * coverage, 1))
+                # A query that is the name in another spelling (Dmitrij Wolkow for Dmitri
+                # Volkov), read as screening reads names.
+                if best < 100 and (score := name_score(query, name)) >= SPELLED_AS_ITS_NAME:
+                    best = max(best, score)
         title_score = fuzz.token_set_ratio(normalize_text(query), normalize_text(article["title"]))
         if title_score >= 90:
             best = max(best, float(title_score))
