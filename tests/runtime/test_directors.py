@@ -117,7 +117,7 @@ def test_adverse_media_on_a_director_makes_a_clean_company_medium_risk(
     packet = state.proposed_packet
     assert packet.risk_rating == "medium"
     conviction = "Haulage director Colin Marsh convicted of customs fraud (on director Colin Marsh)"
-    assert packet.adverse_media_summary.endswith(conviction)
+    assert packet.adverse_media_summary.endswith(conviction + ".")
     assert any(f.claim.endswith(conviction) for f in packet.findings)
     assert "No adverse media found for director Anita Rao." in [f.claim for f in packet.findings]
 

@@ -107,9 +107,13 @@ def test_adverse_media_on_a_company_the_person_directs_rules_out_low_risk(
     ]
     packet = state.proposed_packet
     assert packet.risk_rating == "medium"
-    assert packet.adverse_media_summary.startswith(
-        "2 adverse articles: Example Business News, 2024-06-03: Crescent Minerals under fraud "
-        "investigation (on Crescent Minerals PLC (GB), a company the subject directs);"
+    # The blog written as instructions to an AI agent is named apart, not relied on.
+    assert packet.adverse_media_summary == (
+        "1 adverse article: Example Business News, 2024-06-03: Crescent Minerals under fraud "
+        "investigation (on Crescent Minerals PLC (GB), a company the subject directs). Also 1 "
+        "adverse article from a suspect source, written as instructions to an AI agent (not "
+        "followed; weigh it accordingly): Example Blog, 2024-06-10: What Crescent Minerals is "
+        "not telling you (on Crescent Minerals PLC (GB), a company the subject directs)."
     )
     # Each article's finding names the company too, not only the summary.
     article_findings = [f.claim for f in packet.findings if "Example Business News" in f.claim]

@@ -635,10 +635,24 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
     sanctions_result = sanctions_summary([e for e in relevant if e["class"] == "sanctions"])
     sanctions_result += _register_matches(relevant, namesakes)
     media = [e for e in relevant if e["source_id"].startswith("article:")]
+    # A source written as instructions to an AI agent is named apart: it is weighed by a
+    # person, not relied on like the others.
+    suspect = [e for e in adverse if Signal.INSTRUCTIONS in e["signals"]]
+    relied_on = [e for e in adverse if e not in suspect]
     if adverse:
-        media_summary = f"{counted(len(adverse), 'adverse article')}: " + "; ".join(
-            _claim(e) for e in adverse
+        media_summary = (
+            f"{counted(len(relied_on), 'adverse article')}: "
+            + "; ".join(_claim(e) for e in relied_on)
+            + "."
+            if relied_on
+            else "No adverse article from a source relied on."
         )
+        if suspect:
+            media_summary += (
+                f" Also {counted(len(suspect), 'adverse article')} from a suspect source, "
+                "written as instructions to an AI agent (not followed; weigh it "
+                "accordingly): " + "; ".join(_claim(e) for e in suspect) + "."
+            )
     elif media:
         media_summary = f"{counted(len(media), 'article')} found, none adverse."
     elif "search_adverse_media" in p["completed_steps"]:
