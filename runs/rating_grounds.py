@@ -3,12 +3,14 @@ the packet page, in the sign-off queue and on the sign-off item."""
 
 from __future__ import annotations
 
-from atlas.runtime.namesakes import about_the_subject
+from atlas.runtime.namesakes import about_the_subject, turned_down
 from atlas.runtime.state import AtlasState, Signal
 from atlas.runtime.wording import fact_words, listed
 
 # The parts of a run's state the grounds are read from.
-STATE_FIELDS = frozenset({"evidence", "conflicts", "selected_entity", "proposed_packet"})
+STATE_FIELDS = frozenset(
+    {"evidence", "conflicts", "selected_entity", "proposed_packet", "answered_questions"}
+)
 
 
 def grounds_of(state: AtlasState) -> list[str]:
@@ -21,7 +23,9 @@ def rating_grounds(state: dict) -> list[str]:
     checks hold a rating to (a sanctions hit, adverse media, a PEP link, a source trying to
     instruct the agent) and conflicts nobody settled. Only the evidence about the subject
     counts: a namesake candidate's record or register match is about someone else."""
-    evidence = about_the_subject(state.get("evidence") or [], state.get("selected_entity"))
+    selected = state.get("selected_entity")
+    declined = turned_down(selected, state.get("answered_questions") or [])
+    evidence = about_the_subject(state.get("evidence") or [], selected, declined)
     grounds = []
     for signal, one, many in (
         (Signal.SANCTIONS_HIT, "a sanctions hit", "{} sanctions hits"),

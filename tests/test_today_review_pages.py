@@ -79,10 +79,12 @@ def test_a_candidate_the_analyst_turned_down_is_not_read_as_the_subjects_record(
     item = amber_coast_answered(tenant, analyst, "no")
     client_for(client, reviewer)
     packet = client.get(reverse("runs-packet", args=[item.run_id])).content.decode()
-    note = "the subject was matched to no registry entity, so"
-    assert packet.count(note) == 2  # the finding and its evidence entry
+    # Not a finding of the packet; its record is kept in the evidence, and says whose it is.
+    findings = packet[packet.index("Findings") : packet.index("Evidence")]
+    assert "Registry record: Amber Coast Freight UAB" not in findings
+    assert packet.count("About a registry candidate the analyst said is not the subject.") == 1
     signoff = client.get(reverse("reviews-item", args=[item.pk])).content.decode()
-    assert note in signoff
+    assert "Registry record: Amber Coast Freight UAB" not in signoff
 
 
 def test_an_answer_on_a_review_page_shows_the_question_it_answers(
@@ -104,3 +106,18 @@ def test_a_sign_off_carrying_a_directorship_ruled_unresolvable_names_the_company
     signoff = open_item(advance(escalation), ReviewItem.Kind.SIGNOFF)
     page = client.get(reverse("reviews-item", args=[signoff.pk])).content.decode()
     assert f"<strong>Directors</strong> of {COMPANY}: “" in page
+
+
+def test_a_company_naming_an_unmatched_person_a_director_is_not_called_a_candidate(
+    client, tenant, analyst, reviewer
+):
+    run = paused_run(tenant, analyst, "Luis Herrera", jurisdiction="", subject_type="person")
+    client_for(client, reviewer)
+    packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert "Registry record: Golden Gate Shipping SA (PA" in packet
+    assert "whose registry record lists a director named Luis Herrera" in packet
+    assert "registry candidate" not in packet.replace("No registry person matches", "")
+    signoff = open_item(run, ReviewItem.Kind.SIGNOFF)
+    page = client.get(reverse("reviews-item", args=[signoff.pk])).content.decode()
+    assert "Registry record: Golden Gate Shipping SA (PA" in page
+    assert "A registry candidate&#x27;s record" not in page

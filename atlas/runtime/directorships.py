@@ -33,16 +33,17 @@ BY_NAME = ""
 def directorships(state: AtlasState) -> list[HeldDirectorship]:
     """The companies the registry lists the matched person as directing; while a person
     subject matches no registry person, those whose records list a director by their name,
-    but for any a registry person found for the name and not taken for the subject directs
-    (that director is the other person)."""
+    but for any that a registry person found in the run, and not taken for the subject,
+    directs (that director is the other person)."""
     selected = state.selected_entity
     if selected is None:
         if state.brief.subject_type != "person":
             return []
         someone_elses = {
             company.entity_id
-            for candidate in state.entity_candidates
-            for company in state.directorships.get(candidate.entity_id, [])
+            for person, held in state.directorships.items()
+            if person != BY_NAME
+            for company in held
         }
         return [c for c in state.directorships.get(BY_NAME, []) if c.entity_id not in someone_elses]
     if selected.entity_type != "person":

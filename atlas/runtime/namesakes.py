@@ -13,19 +13,35 @@ RECORD_NAME = re.compile(r"^Registry record: (?P<name>.+?) \((?P<country>[A-Z]{2
 BORN = re.compile(r"\bborn (?P<year>\d{4})\b")
 
 
-def other_candidate_id(evidence_item: dict[str, Any], selected: dict[str, Any] | None) -> str:
+def turned_down(selected: dict[str, Any] | None, answered: list[dict[str, Any]]) -> bool:
+    """Whether the analyst said the registry candidates offered for the subject are not it:
+    unmatched after answering a question that listed them without picking one. Every
+    candidate is then someone else."""
+    return selected is None and any(
+        q.get("candidates") and not q.get("picked_entity_id") for q in answered
+    )
+
+
+def other_candidate_id(
+    evidence_item: dict[str, Any], selected: dict[str, Any] | None, declined: bool = False
+) -> str:
     """The registry candidate `evidence_item` is about when the subject was matched to
-    another entity; "" when it is about the subject (or nothing was matched yet)."""
+    another entity, or when the analyst turned the candidates down (`declined`, see
+    turned_down); "" when it is about the subject (or nothing was matched yet)."""
     candidate_id = evidence_item.get("candidate_id") or ""
-    if selected is None or candidate_id in ("", selected["entity_id"]):
+    if selected is None:
+        return candidate_id if declined else ""
+    if candidate_id in ("", selected["entity_id"]):
         return ""
     return candidate_id
 
 
-def about_the_subject(evidence: list[dict[str, Any]], selected: dict[str, Any] | None):
+def about_the_subject(
+    evidence: list[dict[str, Any]], selected: dict[str, Any] | None, declined: bool = False
+):
     """`evidence` but what is about another candidate (rating_floor.about_the_subject, for
     evidence as dicts)."""
-    return [item for item in evidence if not other_candidate_id(item, selected)]
+    return [item for item in evidence if not other_candidate_id(item, selected, declined)]
 
 
 def candidate_words(

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from atlas.runtime.directors import unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
+from atlas.runtime.namesakes import turned_down
 from atlas.runtime.state import AtlasState, EvidenceItem, Signal
 from atlas.runtime.wording import fact_words, listed
 
@@ -45,9 +46,12 @@ def _signal(*signals: Signal) -> Callable[[AtlasState, set[str]], bool]:
 def about_the_subject(s: AtlasState) -> list[EvidenceItem]:
     """The evidence the subject's rating rests on: all of it but what is about a registry
     candidate for the subject other than the entity it was matched to. Before a match,
-    any candidate may be the subject, so all of it counts."""
+    any candidate may be the subject, so all of it counts, unless the analyst said none
+    of the candidates offered is (namesakes.turned_down)."""
     entity = s.selected_entity
     if entity is None:
+        if turned_down(None, s.answered_questions):
+            return [item for item in s.evidence if not item.candidate_id]
         return s.evidence
     return [item for item in s.evidence if item.candidate_id in ("", entity.entity_id)]
 

@@ -498,6 +498,25 @@ def _apply_resolve(
                     evidence_id=item.evidence_id,
                 ),
             )
+    _attribute_listings(state)
+
+
+def _attribute_listings(state: AtlasState) -> None:
+    """A company record found because it lists a director by a person subject's name is
+    about the registry person who directs it, once the run finds one: that person's
+    candidacy decides whether it is the subject's."""
+    listed = {company.entity_id for company in state.directorships.get(BY_NAME, [])}
+    owners = {
+        company.entity_id: person
+        for person, held in state.directorships.items()
+        if person != BY_NAME
+        for company in held
+        if company.entity_id in listed
+    }
+    for item in state.evidence:
+        company_id = item.source_id.removeprefix("registry:")
+        if item.evidence_class == "registry" and item.about and company_id in owners:
+            item.candidate_id = owners[company_id]
 
 
 def _how_it_matched(searched: str, candidate: dict[str, Any]) -> str:
@@ -699,6 +718,7 @@ def _apply_media(
             ),
             about=about,
             found_by_name=not result.get("entity_id"),
+            candidate_id="" if about else _candidate_linked(state, result, article),
         )
         if not _add_evidence(state, item):
             already_held.append(item.claim)
@@ -733,6 +753,15 @@ def _apply_media(
         )
         seen = {"held_media": key, "claims": sorted(already_held)}
         _add_search_record(state, key, step, now, about, claim, seen)
+
+
+def _candidate_linked(state: AtlasState, result: dict[str, Any], article: dict[str, Any]) -> str:
+    """The one registry candidate for the subject an article found by the subject's name
+    is about, if one: it is the subject's only if that candidate is."""
+    if result.get("entity_id"):
+        return ""
+    linked = [e for e in article.get("entity_ids", []) if e in _candidate_ids(state)]
+    return linked[0] if len(linked) == 1 else ""
 
 
 def _as_subject(about: str) -> str:

@@ -15,6 +15,7 @@ from django.utils.http import content_disposition_header
 
 from atlas.runtime.directors import as_settled, set_aside
 from atlas.runtime.directorships import companies_directed
+from atlas.runtime.namesakes import turned_down
 from atlas.runtime.wording import fact_label
 from reviews.models import HumanDecision, ReviewItem
 from runs.access import get_for_tenant, has_role, require_role, tenant_of
@@ -100,6 +101,7 @@ def packet_context(run: Run) -> dict[str, Any]:
     documents = {str(d.pk): d for d in Document.objects.filter(case_id=run.case_id)}
     selected = state.get("selected_entity") or {}
     matched_source = f"registry:{selected.get('entity_id')}" if selected else None
+    declined = turned_down(selected or None, state.get("answered_questions") or [])
     settled = _as_settled(state)
     evidence = []
     for item in numbered(state.get("evidence") or []):
@@ -116,10 +118,13 @@ def packet_context(run: Run) -> dict[str, Any]:
                 and item.get("evidence_class") == "registry"
                 and item.get("source_id") != matched_source,
                 # A candidate's record when the subject was matched to none (the analyst
-                # said it is not the subject, or nobody picked one).
+                # said it is not the subject, or nobody picked one); not the record of a
+                # company that lists a director by the subject's name (it has an "about").
                 "unmatched_candidate": matched_source is None
                 and item.get("evidence_class") == "registry"
-                and str(item.get("source_id", "")).startswith("registry:"),
+                and str(item.get("source_id", "")).startswith("registry:")
+                and not item.get("about"),
+                "declined_candidate": declined and bool(item.get("candidate_id")),
             }
         )
     findings = cited_findings(packet, {item["evidence_id"]: item for item in evidence})

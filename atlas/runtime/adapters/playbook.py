@@ -29,7 +29,7 @@ from atlas.runtime.decisions import (
     Usage,
 )
 from atlas.runtime.directors import as_settled, screenable, searchable, set_aside
-from atlas.runtime.namesakes import candidate_words, other_candidate_id
+from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
 from atlas.runtime.reducer import linked_list_entry
 from atlas.runtime.state import Signal, candidate_label
 from atlas.runtime.tools.builtin import STRONG_MATCH
@@ -510,19 +510,27 @@ NOT_THE_SUBJECT = "another registry candidate of the same name, not the subject"
 OTHERS_NOT_THE_SUBJECT = "other registry candidates of the same name, none of them the subject"
 
 
+def _declined(p: dict[str, Any]) -> bool:
+    """Whether the analyst said the registry candidates offered are not the subject."""
+    return turned_down(p["selected_entity"], p["answered_questions"])
+
+
 def _namesake_candidates(p: dict[str, Any]) -> dict[str, str]:
     """Evidence id -> the namesake candidate (in words) each register match about a
     registry candidate other than the subject's matched entity is about."""
     selected = p["selected_entity"]
-    if selected is None:
+    declined = _declined(p)
+    if selected is None and not declined:
         return {}
     known = {c["entity_id"] for c in p["entity_candidates"]}
     namesakes = {}
     for e in p["evidence"]:
-        if e["class"] != "pep" or e.get("about"):
+        if e["class"] not in ("pep", "adverse_media") or e.get("about"):
             continue
         if "candidate_id" in e:
-            candidate_id = other_candidate_id(e, selected)
+            candidate_id = other_candidate_id(e, selected, declined)
+        elif selected is None:
+            continue
         else:
             # A projection without candidate ids: the register names its person by id.
             person = e["source_id"].removeprefix("pep:")
@@ -594,14 +602,18 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         e
         for e in evidence
         if e["class"] != "registry"
-        or entity_id is None
+        or (entity_id is None and not other_candidate_id(e, selected, _declined(p)))
         or e["source_id"] == f"registry:{entity_id}"
     ]
+    namesakes = _namesake_candidates(p)
     hits = [e for e in relevant if Signal.SANCTIONS_HIT in e["signals"]]
     adverse = [
-        e for e in relevant if e["class"] == "adverse_media" and Signal.ADVERSE in e["signals"]
+        e
+        for e in relevant
+        if e["class"] == "adverse_media"
+        and Signal.ADVERSE in e["signals"]
+        and e["evidence_id"] not in namesakes
     ]
-    namesakes = _namesake_candidates(p)
     pep = [e for e in relevant if Signal.PEP in e["signals"] and e["evidence_id"] not in namesakes]
     open_conflicts = [c for c in p["conflicts"] if c["status"] != "resolved"]
     if hits:
@@ -634,7 +646,8 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
     ]
     sanctions_result = sanctions_summary([e for e in relevant if e["class"] == "sanctions"])
     sanctions_result += _register_matches(relevant, namesakes)
-    media = [e for e in relevant if e["source_id"].startswith("article:")]
+    articles = [e for e in relevant if e["source_id"].startswith("article:")]
+    media = [e for e in articles if e["evidence_id"] not in namesakes]
     # A source written as instructions to an AI agent is named apart: it is weighed by a
     # person, not relied on like the others.
     suspect = [e for e in adverse if Signal.INSTRUCTIONS in e["signals"]]
@@ -659,6 +672,15 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         media_summary = "No adverse media found."
     else:
         media_summary = "Not searched."
+    if others := [e for e in articles if e["evidence_id"] in namesakes]:
+        names = list(dict.fromkeys(namesakes[e["evidence_id"]] for e in others))
+        which = NOT_THE_SUBJECT if len(names) == 1 else OTHERS_NOT_THE_SUBJECT
+        if media_summary == "No adverse media found.":
+            media_summary = "No adverse media found about the subject."
+        media_summary += (
+            f" {counted(len(others), 'article')} found {'is' if len(others) == 1 else 'are'} "
+            f"about {listed(names, 'and')}, {which}."
+        )
     settled = _as_settled(p)
     return DueDiligencePacket(
         subject=p["case"]["subject"],

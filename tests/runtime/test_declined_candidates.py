@@ -1,0 +1,58 @@
+"""Once the analyst says the registry candidates offered are not the subject, what is about
+them is someone else's: their records are not the subject's findings, and articles linked
+to them are named as about them, not counted as the subject's adverse media."""
+
+from __future__ import annotations
+
+from runtime_helpers import answer, run
+
+from atlas.runtime.rating_floor import about_the_subject
+from runs.rating_grounds import grounds_of
+
+VOLKOV = (
+    "Dmitri Volkov (RU, born 1968), another registry candidate of the same name, not the subject"
+)
+
+
+def test_a_declined_persons_record_and_companies_are_not_the_subjects_findings(
+    make_runtime, make_state
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Dmitri Volkov", subject_type="person", jurisdiction="GB"))
+    state = answer(runtime, state, "no")
+    packet = state.proposed_packet
+    claims = [f.claim for f in packet.findings]
+    assert not any(claim.startswith("Registry record") for claim in claims)
+    # The name itself is listed: a name-level hit stands until a reviewer marks it.
+    assert packet.risk_rating == "high"
+    assert sum(claim.startswith("Sanctions hit: 'Dmitri Volkov'") for claim in claims) == 2
+    articles = [claim for claim in claims if claim.startswith("Example")]
+    assert len(articles) == 2 and all(claim.endswith(f"(about {VOLKOV})") for claim in articles)
+    assert packet.adverse_media_summary == (
+        f"No adverse media found about the subject. 2 articles found are about {VOLKOV}."
+    )
+    assert not any(item.source_id.startswith("article:") for item in about_the_subject(state))
+    assert not any("adverse article" in ground for ground in grounds_of(state))
+
+
+def test_articles_on_candidates_none_of_which_is_the_subject_do_not_rate_it(
+    make_runtime, make_state
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None))
+    state = answer(runtime, state, "none of them")
+    packet = state.proposed_packet
+    assert packet.risk_rating == "medium"  # researched by name only
+    assert not any(f.claim.startswith("Registry record") for f in packet.findings)
+    assert packet.adverse_media_summary.startswith(
+        "No adverse media found about the subject. 2 articles found are about "
+    )
+    assert packet.adverse_media_summary.endswith(
+        "other registry candidates of the same name, none of them the subject."
+    )
+
+
+def test_before_the_analyst_answers_every_candidate_may_be_the_subject(make_runtime, make_state):
+    state = run(make_runtime(), make_state("Northwind Trading", jurisdiction=None))
+    assert state.status == "waiting_for_input"
+    assert about_the_subject(state) == state.evidence
