@@ -13,7 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from atlas.runtime.directorships import conflict_about
-from atlas.runtime.namesakes import candidate_words, other_candidate_id
+from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
 from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, EvidenceItem, Signal
 from reviews.models import HumanDecision, ReviewItem
 from runs.evidence_links import web_link
@@ -58,9 +58,11 @@ def _match(state: AtlasState, hit: EvidenceItem) -> dict:
 
 def _other_candidate(state: AtlasState, hit: EvidenceItem) -> str:
     """The registry candidate, in words, a match is about when the subject was matched to
-    another entity of the same name (a namesake); "" when it is about the subject."""
+    another entity of the same name (a namesake), or when the analyst said it is not the
+    subject; "" when it is about the subject."""
     selected = state.selected_entity.model_dump() if state.selected_entity else None
-    candidate_id = other_candidate_id(hit.model_dump(), selected)
+    declined = turned_down(selected, state.answered_questions)
+    candidate_id = other_candidate_id(hit.model_dump(), selected, declined)
     if not candidate_id:
         return ""
     candidates = [c.model_dump() for c in state.entity_candidates]

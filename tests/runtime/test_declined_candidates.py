@@ -7,6 +7,7 @@ from __future__ import annotations
 from runtime_helpers import answer, run
 
 from atlas.runtime.rating_floor import about_the_subject
+from reviews.sync import matches_payload
 from runs.rating_grounds import grounds_of
 
 VOLKOV = (
@@ -33,6 +34,9 @@ def test_a_declined_persons_record_and_companies_are_not_the_subjects_findings(
     )
     assert not any(item.source_id.startswith("article:") for item in about_the_subject(state))
     assert not any("adverse article" in ground for ground in grounds_of(state))
+    # A reviewer marking the screening matches sees whom the articles are about.
+    whom = {m["kind"]: m["candidate"] for m in matches_payload(state)}
+    assert whom == {"sanctions": "", "adverse_media": "Dmitri Volkov (RU, born 1968)"}
 
 
 def test_articles_on_candidates_none_of_which_is_the_subject_do_not_rate_it(
