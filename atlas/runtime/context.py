@@ -219,7 +219,13 @@ def project_state(state: AtlasState) -> dict[str, Any]:
 
 def _companies(companies: list[HeldDirectorship]) -> list[dict[str, str]]:
     return [
-        {"entity_id": c.entity_id, "name": redact(c.name), "jurisdiction": c.jurisdiction}
+        {
+            "entity_id": c.entity_id,
+            "name": redact(c.name),
+            "jurisdiction": c.jurisdiction,
+            # Set when the company is linked to the subject by that name on its record alone.
+            **({"listed_as": redact(c.listed_as)} if c.listed_as else {}),
+        }
         for c in companies
     ]
 

@@ -28,7 +28,14 @@ def result_summary(tool: str, result: dict[str, Any], held: Collection[str] = ()
     already held adds a record of the search, not an article)."""
     if tool == "resolve_entity":
         count = len(result.get("candidates", []))
-        return f"Found {counted(count, 'registry candidate')} for '{result.get('query', '')}'."
+        summary = f"Found {counted(count, 'registry candidate')} for '{result.get('query', '')}'"
+        if listings := result.get("named_as_director", []):
+            companies = "; ".join(f"{c['name']} ({c['jurisdiction']})" for c in listings)
+            summary += (
+                f"; {counted(len(listings), 'company record lists', 'company records list')} "
+                f"a director of that name: {companies}"
+            )
+        return summary + "."
     if tool == "screen_sanctions":
         hits = len(result.get("hits", []))
         lists = len(result.get("lists_checked", []))

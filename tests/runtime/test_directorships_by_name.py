@@ -5,7 +5,7 @@ turned down, is that person's, not the subject's."""
 
 from __future__ import annotations
 
-from runtime_helpers import answer, run, tool_arguments
+from runtime_helpers import answer, events_of, run, tool_arguments
 
 from atlas.runtime.tools.builtin import resolve_entity
 from atlas.runtime.tools.schemas import ResolveEntityArgs
@@ -55,6 +55,14 @@ def test_a_director_of_a_listed_company_with_no_record_of_their_own_is_high_risk
         "No registry person matches 'Luis Herrera': the subject was researched by name only, "
         "and who it is was not confirmed." in packet.open_gaps
     )
+    # The steps say so as they happen.
+    said = [e.data["summary"] for e in events_of(store, state, "tool_succeeded")]
+    assert said[0] == (
+        "Found 0 registry candidates for 'Luis Herrera'; 1 company record lists a director "
+        "of that name: Golden Gate Shipping SA (PA)."
+    )
+    why = [e.data["rationale_summary"] for e in events_of(store, state, "model_decision")]
+    assert f"Screen {linked}." in why
 
 
 def test_the_companies_of_a_registry_person_the_analyst_turned_down_are_not_the_subjects(

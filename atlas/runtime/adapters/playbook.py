@@ -29,9 +29,10 @@ from atlas.runtime.decisions import (
     Usage,
 )
 from atlas.runtime.directors import as_settled, screenable, searchable, set_aside
+from atlas.runtime.directorships import directed_by_the_subject
 from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
 from atlas.runtime.reducer import linked_list_entry
-from atlas.runtime.state import Signal, candidate_label
+from atlas.runtime.state import HeldDirectorship, Signal, candidate_label
 from atlas.runtime.tools.builtin import STRONG_MATCH
 from atlas.runtime.tools.schemas import other_entity_type
 from atlas.runtime.wording import counted, listed, unresolved_conflict_gap
@@ -172,9 +173,8 @@ class Playbook:
                 args = arguments(company)
                 if _ruled_out(p, offered, failures, tool, args):
                     continue  # the runtime names each company left out in the packet's gaps
-                return _call(
-                    tool, args, why.format(f"{company['name']} ({company['jurisdiction']})")
-                )
+                held = HeldDirectorship.model_validate(company)
+                return _call(tool, args, why.format(directed_by_the_subject(held)))
         for document in case["documents"]:
             step = f"extract:{document['document_id']}"
             if step in done:
@@ -224,13 +224,13 @@ COMPANY_STEPS = (
         "companies_to_screen",
         "screen_sanctions",
         lambda company: {"entity_id": company["entity_id"]},
-        "Screen {}, a company the subject directs.",
+        "Screen {}.",
     ),
     (
         "companies_to_search",
         "search_adverse_media",
         lambda company: {"query": company["name"], "entity_id": company["entity_id"]},
-        "Look for adverse media about {}, a company the subject directs.",
+        "Look for adverse media about {}.",
     ),
 )
 
