@@ -187,6 +187,18 @@ def test_adverse_media_does_not_take_a_namesake_of_one_name_for_the_person(ctx):
         assert "art-volkov-002" not in {a.article_id for a in found.articles}, query
 
 
+@pytest.mark.parametrize(
+    ("query", "matched_on"),
+    [("Volga Petrokhim Eksport", "Volga Petrokhim Eksport"), ("Dmitrij Wolkow", "Dmitry Wolkow")],
+)
+def test_of_names_scoring_alike_the_one_written_like_the_query_is_said_matched(
+    ctx, query, matched_on
+):
+    """Not the Cyrillic alias, which scores the same once transliterated."""
+    result = resolve_entity(ResolveEntityArgs(name=query), ctx)
+    assert result.candidates[0].matched_on == matched_on
+
+
 def _extracted(make_state, name, content_type, content, document_id="doc-1"):
     """The documents holding one upload, and what extract_uploaded_document makes of it."""
     stored = StoredDocument(

@@ -102,8 +102,14 @@ class World:
         return [entity["name"], *entity.get("aliases", [])]
 
     def best_name_match(self, query: str, names: list[str]) -> tuple[float, str]:
+        """The best score of `query` among `names`, and the name it scored with: of names
+        scoring alike, the one written most like the query (the Latin alias typed, not
+        its Cyrillic twin)."""
         scored = [(name_score(query, name), name) for name in names]
-        return max(scored) if scored else (0.0, "")
+        if not scored:
+            return (0.0, "")
+        typed = query.casefold()
+        return max(scored, key=lambda pair: (pair[0], fuzz.ratio(typed, pair[1].casefold())))
 
     def articles_for_entity(self, entity_id: str) -> list[dict]:
         return [a for a in self.articles if entity_id in a.get("entity_ids", [])]
