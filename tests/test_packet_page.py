@@ -72,6 +72,8 @@ def test_the_json_download_is_an_attachment_with_the_whole_packet(client, analys
     assert {c["conflict_id"] for c in body["conflicts"]} == {"c-directors", "c-regno"}
     assert body["decisions"][0]["actor"] == "reviewer" and body["decisions"][0]["kind"] == "approve"
     assert body["versions"]["policy"] == "atlas-policy/1"
+    # What the rating stands on travels with the packet, as its page says it.
+    assert body["rating_grounds"] and all(isinstance(g, str) for g in body["rating_grounds"])
 
 
 def test_another_tenants_packet_is_not_found(client, outsider, case):

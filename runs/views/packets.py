@@ -226,6 +226,8 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "termination_reason": run.termination_reason or None,
         "user_status": run.user_status,
         "packet": context["packet"],
+        # What the risk rating stands on, as the packet page says it.
+        "rating_grounds": context["rating_grounds"],
         "evidence": [
             {k: v for k, v in item.items() if k not in {"anchor", "number", "retrieved", "link"}}
             for item in context["evidence"]
