@@ -46,11 +46,20 @@ def rating_grounds(state: dict) -> list[str]:
             "{} sources written as instructions to an AI agent",
         ),
     ):
-        count = _counted(evidence, signal)
+        # An adverse article from a source written as instructions to an AI agent is not
+        # relied on as one: it is named once, as such a source.
+        pool = (
+            [item for item in evidence if Signal.INSTRUCTIONS not in item.get("signals", [])]
+            if signal == Signal.ADVERSE
+            else evidence
+        )
+        count = _counted(pool, signal)
         if not count:
             continue
-        ground = (one if count == 1 else many.format(count)) + _whom(evidence, signal)
-        with_signal = {item.get("evidence_id") for item in evidence if signal in item["signals"]}
+        ground = (one if count == 1 else many.format(count)) + _whom(pool, signal)
+        with_signal = {
+            item.get("evidence_id") for item in pool if signal in item.get("signals", [])
+        }
         if dispositions := _dispositions_said(state, with_signal):
             ground += f", {dispositions}"
         grounds.append(ground)

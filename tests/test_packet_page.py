@@ -206,6 +206,20 @@ def test_the_rating_names_a_source_written_as_instructions_to_the_agent():
     assert rating_grounds(state) == ["a source written as instructions to an AI agent"]
 
 
+def test_an_adverse_article_from_a_suspect_source_is_not_counted_as_one_relied_on():
+    state = {
+        "selected_entity": {"entity_id": "co-crescent-minerals-gb"},
+        "evidence": [
+            {"signals": ["adverse"], "evidence_id": "e1"},
+            {"signals": ["adverse", "instructions"], "evidence_id": "e2"},
+        ],
+    }
+    assert rating_grounds(state) == [
+        "an adverse article",
+        "a source written as instructions to an AI agent",
+    ]
+
+
 def test_a_list_entry_hit_twice_on_the_subject_counts_once_as_the_sanctions_result_does():
     hit = {"signals": ["sanctions_hit"], "source_id": "sanctions:un-3301", "about": ""}
     on_director = {**hit, "source_id": "sanctions:ofac-1", "about": "director Dmitri Volkov"}
