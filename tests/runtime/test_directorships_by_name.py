@@ -25,6 +25,16 @@ def test_a_person_lookup_lists_the_companies_naming_them_a_director(world_tool_c
     )
     assert "Luis Herrera" in listing.record.directors
     assert "named_as_director lists the companies" in result.explanation
+    assert "of the same name, or of the name in another spelling (scoring 98" in result.explanation
+    for someone_else in ("Luisa Herrera", "Luis Herrero", "Jose Luis Herrera", "L. Herrera"):
+        similar = resolve_entity(
+            ResolveEntityArgs(name=someone_else, entity_type="person"), world_tool_context
+        )
+        assert similar.named_as_director == [], someone_else
+    spelled = resolve_entity(
+        ResolveEntityArgs(name="HERRERA, Luis", entity_type="person"), world_tool_context
+    )
+    assert [listing.name for listing in spelled.named_as_director] == ["Golden Gate Shipping SA"]
     company_lookup = resolve_entity(
         ResolveEntityArgs(name="Luis Herrera", entity_type="company"), world_tool_context
     )

@@ -52,6 +52,8 @@ SANCTIONS_THRESHOLD = 90.0
 MEDIA_THRESHOLD = 60.0
 MAX_OTHER_TYPE_MATCHES = 3
 MAX_DIRECTORSHIPS_BY_NAME = 10
+# The same name, or the name spelled apart but read alike (which loses SPELLING_PENALTY).
+SAME_NAME = 100 - SPELLING_PENALTY
 # How name_score treats initials and names found inside longer ones, as results say it.
 NAME_RULES = (
     f"an initial stands for a name it starts, {INITIAL_PENALTY} points less; a name found "
@@ -86,14 +88,15 @@ def _is_its_number(query: str, entity: dict) -> bool:
 
 
 def _named_as_director(name: str, world: World) -> list[DirectorListing]:
-    """Companies, in any country, whose records list a director that `name` matches
-    strongly: a director's country is not their company's."""
+    """Companies, in any country, whose records list a director of that very name, or the
+    name in another spelling (Petraitytė, Dmitry Wolkow): a director's country is not
+    their company's. A similar name (Luisa for Luis) is someone else."""
     listings = []
     for entity in world.entities:
         if entity["entity_type"] != "company":
             continue
         score, listed_as = world.best_name_match(name, entity.get("directors") or [])
-        if score >= STRONG_MATCH:
+        if score >= SAME_NAME:
             listings.append(
                 DirectorListing(
                     entity_id=entity["entity_id"],
@@ -162,7 +165,8 @@ def resolve_entity(args: ResolveEntityArgs, ctx: ToolContext) -> ResolveEntityRe
             f"{AMBIGUITY_MARGIN:g} or more."
             + (
                 f" For a person, named_as_director lists the companies, in any country, whose "
-                f"records list a director the name matches at {STRONG_MATCH:g} or more."
+                f"records list a director of the same name, or of the name in another spelling "
+                f"(scoring {SAME_NAME:g} or more)."
                 if args.entity_type == "person"
                 else ""
             )
