@@ -10,9 +10,7 @@ from atlas.runtime.rating_floor import about_the_subject
 from reviews.sync import matches_payload
 from runs.rating_grounds import grounds_of
 
-VOLKOV = (
-    "Dmitri Volkov (RU, born 1968), another registry candidate of the same name, not the subject"
-)
+VOLKOV = "Dmitri Volkov (RU, born 1968), a registry candidate the analyst said is not the subject"
 
 
 def test_a_declined_persons_record_and_companies_are_not_the_subjects_findings(
@@ -52,7 +50,7 @@ def test_articles_on_candidates_none_of_which_is_the_subject_do_not_rate_it(
         "No adverse media found about the subject. 2 articles found are about "
     )
     assert packet.adverse_media_summary.endswith(
-        "other registry candidates of the same name, none of them the subject."
+        "registry candidates the analyst said are not the subject."
     )
 
 

@@ -484,12 +484,13 @@ def _on_the_register(p: dict[str, Any], entity_id: str) -> bool:
     return any(e["source_id"] in sources and Signal.PEP in e["signals"] for e in p["evidence"])
 
 
-def _claim(e: dict[str, Any], namesake: str = "") -> str:
+def _claim(e: dict[str, Any], namesake: str = "", declined: bool = False) -> str:
     """An evidence item's claim, naming whom an article is about when it was found on
     someone other than the subject (the other claims name it themselves), and the
-    `namesake` candidate it is about instead of the subject, if one."""
+    `namesake` candidate it is about instead of the subject, if one (`declined`: one the
+    analyst turned down)."""
     if namesake:
-        return f"{e['claim']} (about {namesake}, {NOT_THE_SUBJECT})"
+        return f"{e['claim']} (about {namesake}, {_not_the_subject(declined)})"
     if e.get("about") and e["source_id"].startswith("article:"):
         return f"{e['claim']} (on {e['about']})"
     return e["claim"]
@@ -508,6 +509,16 @@ def _as_settled(p: dict[str, Any]) -> Callable[[str], str]:
 # How the packet names a registry candidate for the subject other than its matched entity.
 NOT_THE_SUBJECT = "another registry candidate of the same name, not the subject"
 OTHERS_NOT_THE_SUBJECT = "other registry candidates of the same name, none of them the subject"
+
+
+def _not_the_subject(declined: bool, many: bool = False) -> str:
+    """How the packet says a candidate is not the subject: matched to another entity, or
+    turned down by the analyst (whose answer is all that says so)."""
+    if declined:
+        if many:
+            return "registry candidates the analyst said are not the subject"
+        return "a registry candidate the analyst said is not the subject"
+    return OTHERS_NOT_THE_SUBJECT if many else NOT_THE_SUBJECT
 
 
 def _declined(p: dict[str, Any]) -> bool:
@@ -541,7 +552,9 @@ def _namesake_candidates(p: dict[str, Any]) -> dict[str, str]:
     return namesakes
 
 
-def _register_matches(relevant: list[dict[str, Any]], namesakes: dict[str, str]) -> str:
+def _register_matches(
+    relevant: list[dict[str, Any]], namesakes: dict[str, str], declined: bool = False
+) -> str:
     """What the register of politically exposed persons matched, said after the sanctions
     result: whom among the subject and the people screened with it, then any namesake
     candidate, named as not the subject."""
@@ -556,8 +569,7 @@ def _register_matches(relevant: list[dict[str, Any]], namesakes: dict[str, str])
         said = " Nobody screened is on the register of politically exposed persons."
     if others:
         also = "It also matches" if own else "The register of politically exposed persons matches"
-        whom = NOT_THE_SUBJECT if len(others) == 1 else OTHERS_NOT_THE_SUBJECT
-        said += f" {also} {listed(others)}, {whom}."
+        said += f" {also} {listed(others)}, {_not_the_subject(declined, len(others) > 1)}."
     return said
 
 
@@ -640,12 +652,13 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         risk = "low"
     findings = [
         Finding(
-            claim=_claim(e, namesakes.get(e["evidence_id"], "")), evidence_ids=[e["evidence_id"]]
+            claim=_claim(e, namesakes.get(e["evidence_id"], ""), _declined(p)),
+            evidence_ids=[e["evidence_id"]],
         )
         for e in relevant
     ]
     sanctions_result = sanctions_summary([e for e in relevant if e["class"] == "sanctions"])
-    sanctions_result += _register_matches(relevant, namesakes)
+    sanctions_result += _register_matches(relevant, namesakes, _declined(p))
     articles = [e for e in relevant if e["source_id"].startswith("article:")]
     media = [e for e in articles if e["evidence_id"] not in namesakes]
     # A source written as instructions to an AI agent is named apart: it is weighed by a
@@ -674,7 +687,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         media_summary = "Not searched."
     if others := [e for e in articles if e["evidence_id"] in namesakes]:
         names = list(dict.fromkeys(namesakes[e["evidence_id"]] for e in others))
-        which = NOT_THE_SUBJECT if len(names) == 1 else OTHERS_NOT_THE_SUBJECT
+        which = _not_the_subject(_declined(p), len(names) > 1)
         if media_summary == "No adverse media found.":
             media_summary = "No adverse media found about the subject."
         media_summary += (
