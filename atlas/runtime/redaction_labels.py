@@ -321,6 +321,8 @@ BARE_PHONE_WORDS = (
     "telephone",
     "tel",
     "tel.",
+    "tel/fax",
+    "ph",
     "telefon",
     "téléphone",
     "teléfono",
@@ -334,7 +336,7 @@ PERSON_NEARBY = 300
 def phones_beside_a_person(folded: str, found: list[Found]) -> list[Found]:
     """Numbers under a bare phone label near what identifies a person in `found`."""
     anchors = sorted(span.start for span in found if span.field in IDENTIFYING_FIELDS)
-    if not anchors or not any(word in folded for word in ("phone", "tel")):
+    if not anchors or not any(word in folded for word in ("ph", "tel")):
         return []
     phones = []
     for pattern in _BARE_PHONE_PATTERNS:

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 
 from atlas.runtime.redaction_labels import (
+    IDENTIFYING_FIELDS,
     LABEL_WORDS,
     Found,
     label_word_pattern,
@@ -182,7 +183,10 @@ def column_field(cell: str) -> str | None:
 
 def _column_rows(folded: str, start: int, end: int, layout: str) -> tuple[list[Found], int]:
     header = _cells(folded, start, end, layout)
-    fields = [column_field(folded[left:right]) for left, right in header]
+    fields = _phone_columns_beside_identity(
+        [folded[left:right] for left, right in header],
+        [column_field(folded[left:right]) for left, right in header],
+    )
     if len(header) < 2 or not any(fields):
         return [], end
     if layout == "bars":
@@ -207,6 +211,26 @@ def _column_rows(folded: str, start: int, end: int, layout: str) -> tuple[list[F
             if field and _is_value(folded[left:right], field):
                 found.append(Found(left, right, field))
     return found, searched_to
+
+
+# A bare telephone header: a company's switchboard in a filing, a person's own line in a
+# table that also identifies them (redaction_labels.phones_beside_a_person).
+_BARE_PHONE_HEADER = re.compile(
+    r"(?:phone|telephone|tel\.?|telefon|téléphone|teléfono|telefono)(?:\s*(?:no\.?|number|nr\.?))?"
+)
+
+
+def _phone_columns_beside_identity(cells: list[str], fields: list[str | None]) -> list[str | None]:
+    """`fields`, with a bare telephone column read as personal when another column of the
+    header holds a passport number, national ID or date of birth."""
+    if not IDENTIFYING_FIELDS.intersection(fields):
+        return fields
+    return [
+        "phone_numbers"
+        if field is None and _BARE_PHONE_HEADER.fullmatch(cell.strip(_TRIM))
+        else field
+        for cell, field in zip(cells, fields, strict=True)
+    ]
 
 
 def _bar_rows(folded: str, start: int, fields: list[str | None]) -> tuple[list[Found], int]:

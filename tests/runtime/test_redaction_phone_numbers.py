@@ -86,6 +86,37 @@ def test_a_bare_phone_label_beside_a_persons_identity_is_their_own_line(text, re
     assert redact(text) == redacted
 
 
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (
+            "Passport No: 533380006\nTel/Fax: +44 20 7946 0958",
+            "Passport No: [REDACTED PASSPORT]\nTel/Fax: [REDACTED PHONE]",
+        ),
+        (
+            "DOB: 1970-01-02. Ph: 020 7946 0821",
+            "DOB: [REDACTED DOB]. Ph: [REDACTED PHONE]",
+        ),
+        (
+            "| Name | Passport | Phone |\n|---|---|---|\n| Sarah Linden | 533380006 | 020 7946 0821 |",
+            "| Name | Passport | Phone |\n|---|---|---|\n"
+            "| Sarah Linden | [REDACTED PASSPORT] | [REDACTED PHONE] |",
+        ),
+        (
+            "Name\tDate of birth\tTelephone\nSarah Linden\t1970-01-02\t+44 20 7946 0821",
+            "Name\tDate of birth\tTelephone\nSarah Linden\t[REDACTED DOB]\t[REDACTED PHONE]",
+        ),
+    ],
+)
+def test_more_phone_labels_and_table_columns_beside_a_persons_identity(text, redacted):
+    assert redact(text) == redacted
+
+
+def test_a_companys_phone_column_stays():
+    table = "| Company | Company number | Phone |\n|---|---|---|\n| Acme Ltd | 08812345 | 020 7946 0821 |"
+    assert redact(table) == table
+
+
 def test_a_switchboard_far_from_a_persons_identity_stays():
     text = (
         "Director: Jane Roe, date of birth 1970-01-02.\n"
