@@ -72,7 +72,7 @@ def test_nobody_watching_the_newest_step_is_announced_when_the_worker_lets_go(
 def test_a_page_that_opens_mid_run_hears_of_steps_committed_before_the_worker_noticed(
     worker, case, analyst
 ):
-    slow = scenario(case, tool_faults={"resolve_entity": ["slow:3"]})
+    slow = scenario(case, tool_faults={"resolve_entity": ["slow:6"]})
     run = do_start_run(case, analyst, scenario=slow, wake=False)
     worker.send({"type": "run.start", "run_id": run.pk})
     wait_for(lambda: "tool_started" in event_types(run))
@@ -82,11 +82,12 @@ def test_a_page_that_opens_mid_run_hears_of_steps_committed_before_the_worker_no
         channel = await layer.new_channel()
         await layer.group_add(run_group(run.pk), channel)
         try:
-            return await asyncio.wait_for(layer.receive(channel), timeout=2)
+            # Well within the tool's 6 s, and time for a heartbeat on a loaded machine.
+            return await asyncio.wait_for(layer.receive(channel), timeout=4.5)
         finally:
             await layer.group_discard(run_group(run.pk), channel)
 
-    # The run sits in its 3 s tool call: nothing new is committed, so the only message the
+    # The run sits in its 6 s tool call: nothing new is committed, so the only message the
     # page can get is the one held back while nobody watched.
     message = worker.call(open_page())
     run.refresh_from_db()
