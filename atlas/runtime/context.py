@@ -166,6 +166,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
                 "url": e.url,
                 # The registry candidate it is about ("" for none): a namesake's record.
                 "candidate_id": e.candidate_id,
+                **({"linked_entity_id": e.linked_entity_id} if e.linked_entity_id else {}),
             }
             for e in state.evidence[-MAX_EVIDENCE_SHOWN:]
         ],

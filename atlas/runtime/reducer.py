@@ -577,6 +577,7 @@ def _apply_sanctions(
                 signals=[Signal.SANCTIONS_HIT],
                 about=about,
                 candidate_id=candidate_id,
+                linked_entity_id=(hit.get("linked_entity") or {}).get("entity_id", ""),
             ),
         )
     _apply_pep_matches(

@@ -222,6 +222,8 @@ class EvidenceItem(_Model):
     # registry record, a screen by its id); "" when it is about no candidate. Once another
     # entity is selected, it is about someone else than the subject.
     candidate_id: str = ""
+    # For a sanctions hit: the registry entity its list links the entry to, if one.
+    linked_entity_id: str = ""
 
 
 class Signal(StrEnum):

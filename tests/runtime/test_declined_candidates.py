@@ -25,6 +25,11 @@ def test_a_declined_persons_record_and_companies_are_not_the_subjects_findings(
     # The name itself is listed: a name-level hit stands until a reviewer marks it.
     assert packet.risk_rating == "high"
     assert sum(claim.startswith("Sanctions hit: 'Dmitri Volkov'") for claim in claims) == 2
+    # ...and the packet says whom the lists link the entries to.
+    assert (
+        f"The lists link the entries hit to {VOLKOV}: a reviewer marks each as a confirmed "
+        "match or a false positive." in packet.sanctions_result
+    )
     articles = [claim for claim in claims if claim.startswith("Example")]
     assert len(articles) == 2 and all(claim.endswith(f"(about {VOLKOV})") for claim in articles)
     assert packet.adverse_media_summary == (
@@ -58,3 +63,16 @@ def test_before_the_analyst_answers_every_candidate_may_be_the_subject(make_runt
     state = run(make_runtime(), make_state("Northwind Trading", jurisdiction=None))
     assert state.status == "waiting_for_input"
     assert about_the_subject(state) == state.evidence
+
+
+def test_a_list_entry_linked_to_the_company_turned_down_is_said_so(make_runtime, make_state):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Golden Gate Maritime", jurisdiction=None))
+    state = answer(runtime, state, "no")
+    packet = state.proposed_packet
+    assert packet.risk_rating == "high"  # the trading name itself is listed
+    assert (
+        "The lists link the entry hit to Golden Gate Shipping SA (PA), a registry candidate the "
+        "analyst said is not the subject: a reviewer marks it as a confirmed match or a false "
+        "positive." in packet.sanctions_result
+    )

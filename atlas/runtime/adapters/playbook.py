@@ -552,6 +552,32 @@ def _namesake_candidates(p: dict[str, Any]) -> dict[str, str]:
     return namesakes
 
 
+def _hits_linked_to_the_declined(p: dict[str, Any], hits: list[dict[str, Any]]) -> str:
+    """Said of name-level hits whose lists link their entries to a registry candidate the
+    analyst turned down: they stand until a reviewer marks them, and the reviewer should
+    know what the list says."""
+    if not _declined(p):
+        return ""
+    turned_down = {c["entity_id"] for c in p["entity_candidates"]} | {
+        e["candidate_id"] for e in p["evidence"] if e.get("candidate_id")
+    }
+    linked = [h for h in hits if h.get("linked_entity_id") in turned_down]
+    if not linked:
+        return ""
+    names = list(
+        dict.fromkeys(
+            candidate_words(h["linked_entity_id"], p["entity_candidates"], p["evidence"])
+            for h in linked
+        )
+    )
+    one = len({h["source_id"] for h in linked}) == 1
+    return (
+        f" The lists link the {'entry' if one else 'entries'} hit to {listed(names, 'and')}, "
+        f"{_not_the_subject(True, len(names) > 1)}: a reviewer marks "
+        f"{'it' if one else 'each'} as a confirmed match or a false positive."
+    )
+
+
 def _register_matches(
     relevant: list[dict[str, Any]], namesakes: dict[str, str], declined: bool = False
 ) -> str:
@@ -658,6 +684,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         for e in relevant
     ]
     sanctions_result = sanctions_summary([e for e in relevant if e["class"] == "sanctions"])
+    sanctions_result += _hits_linked_to_the_declined(p, hits)
     sanctions_result += _register_matches(relevant, namesakes, _declined(p))
     articles = [e for e in relevant if e["source_id"].startswith("article:")]
     media = [e for e in articles if e["evidence_id"] not in namesakes]
