@@ -84,3 +84,20 @@ def test_the_companies_of_a_registry_person_the_analyst_turned_down_are_not_the_
     assert state.selected_entity is None
     screened = tool_arguments(store, state, "screen_sanctions")
     assert screened == [{"name": "Dmitri Volkov"}]
+
+
+def test_the_question_about_a_near_candidate_says_which_companies_the_name_leads_to(
+    make_runtime, make_state, store
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Anita Rao", subject_type="person", jurisdiction=None))
+    assert state.pending_question.question.endswith(
+        "If it is not, say so: the research goes on without a registry match, taking up the "
+        "company whose record lists a director named 'Anita Rao': Harrow Bay Freight Ltd "
+        "(GB). If the subject's name is wrong, correct it with 'Correct the subject' on the "
+        "case page."
+    )
+    state = answer(runtime, state, "no")
+    assert {"entity_id": "co-harrow-bay-freight-gb"} in tool_arguments(
+        store, state, "screen_sanctions"
+    )

@@ -130,7 +130,7 @@ class Playbook:
                 return AskHuman(
                     question=_linked_question(p, candidates[0], linked)
                     if linked
-                    else _nearest_question(case, candidates[0]),
+                    else _nearest_question(case, candidates[0], _listed_by_name(p)),
                     blocking=True,
                     candidates=[candidate_label(candidates[0])],
                 )
@@ -306,10 +306,23 @@ def _none_closely_in(case: dict[str, Any], candidates: list[dict[str, Any]]) -> 
     return f", but none registered in {country}, the case's country, matches closely"
 
 
-def _nearest_question(case: dict[str, Any], nearest: dict[str, Any]) -> str:
+def _listed_by_name(p: dict[str, Any]) -> list[str]:
+    """The companies whose records list a director by a person subject's name, while it
+    matches no registry person ("Harrow Bay Freight Ltd (GB)")."""
+    return [
+        f"{c['name']} ({c['jurisdiction']})"
+        for c in p.get("companies_to_screen", [])
+        if c.get("listed_as")
+    ]
+
+
+def _nearest_question(
+    case: dict[str, Any], nearest: dict[str, Any], listed_by_name: list[str] = ()
+) -> str:
     """Whether the one candidate found, matching only partly, outside the case's country
     or with another legal form than the case gives, is the subject: the analyst confirms
-    it, once."""
+    it, once. `listed_by_name`: companies whose records list a director of the subject's
+    very name, which the research takes up if the candidate is not the subject."""
     subject = _quoted(case["subject"])
     country = case["jurisdiction"]
     correctable = "name or country" if country and nearest["jurisdiction"] != country else "name"
@@ -329,10 +342,20 @@ def _nearest_question(case: dict[str, Any], nearest: dict[str, Any]) -> str:
             f"No registry entity matches '{subject}' closely; the nearest is "
             f"{candidate_label(nearest)}."
         )
+    taken_up = ""
+    if listed_by_name:
+        which = (
+            "the company whose record lists"
+            if len(listed_by_name) == 1
+            else "the companies whose records list"
+        )
+        taken_up = (
+            f", taking up {which} a director named '{subject}': {listed(listed_by_name, 'and')}"
+        )
     return (
         f"{found} Is it the subject? If it is not, say so: the research goes on without a "
-        f"registry match. If the subject's {correctable} is wrong, correct it with 'Correct "
-        "the subject' on the case page."
+        f"registry match{taken_up}. If the subject's {correctable} is wrong, correct it with "
+        "'Correct the subject' on the case page."
     )
 
 
