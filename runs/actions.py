@@ -127,8 +127,9 @@ def do_correct_subject(
     nothing changed), and with `run_again` start a run that researches it as corrected."""
     # Locked as "Run again" locks it: a run started meanwhile is seen here, and refuses.
     case = Case.objects.select_for_update().get(pk=case.pk)
-    if case.run_in_progress():
-        raise CaseBusy("A run of this case is in progress: its subject cannot change now.")
+    latest = Run.objects.latest_of(case.pk)
+    if latest is not None and not latest.is_terminal:
+        raise CaseBusy(_why_the_subject_waits(latest))
     changes = {
         name: {"before": getattr(case, name), "after": subject[name]}
         for name in SUBJECT_FIELDS
@@ -142,6 +143,20 @@ def do_correct_subject(
         edit = CaseEdit.objects.create(case=case, edited_by=user, changes=changes, reason=reason)
     run = do_start_run(case, user) if run_again else None
     return edit, run
+
+
+def _why_the_subject_waits(run: Run) -> str:
+    if run.status == Run.Status.WAITING_FOR_INPUT:
+        return (
+            f"Run {run.pk} waits for your answer to its question: answer it, or cancel it "
+            "with this correction, before the subject can change."
+        )
+    if run.waits_for_reviewer:
+        return (
+            f"Run {run.pk} waits for a reviewer, so the subject can be corrected once they "
+            "have decided."
+        )
+    return "A run of this case is in progress: its subject cannot change now."
 
 
 def _brief_for(case: Case) -> CaseBrief:

@@ -147,7 +147,7 @@ def test_a_page_loaded_before_the_run_waited_cancels_nothing(client, tenant, ana
     waiting = paused_run(tenant, analyst, QUESTION_SUBJECT, jurisdiction="")
     response = client_for(client, analyst).post(_correct_url(waiting.case_id), CORRECTION)
     assert response.status_code == 400
-    assert "A run of this case is in progress" in response.content.decode()
+    assert f"Run {waiting.pk} waits for your answer to its question" in (response.content.decode())
     waiting.refresh_from_db()
     assert waiting.status == "waiting_for_input"
     assert not CaseEdit.objects.exists()
@@ -169,6 +169,10 @@ def test_a_run_waiting_for_a_reviewer_is_not_cancelled_to_correct_the_subject(
         _correct_url(item.case_id), {**CORRECTION, "cancel_run": str(item.run_id)}
     )
     assert response.status_code == 400
+    # Refused for the reason the page gave: a reviewer decides, no run is at work.
+    refusal = response.content.decode()
+    assert f"Run {item.run_id} waits for a reviewer, so the subject can be corrected" in refusal
+    assert "in progress" not in refusal
     assert Run.objects.get(pk=item.run_id).status == "awaiting_review"
     assert not CaseEdit.objects.exists()
 
