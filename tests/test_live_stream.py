@@ -26,6 +26,7 @@ from runs.live import announce_run_update, run_group
 from runs.models import TraceEvent
 from runs.routing import websocket_urlpatterns
 from tests.case_rows import XSS, add_events, make_run, tool_step
+from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -324,6 +325,21 @@ def test_a_run_that_is_paused_for_input_streams_the_question_banner(analyst, cas
     assert "Which Acme do you mean?" in frame
     assert f'hx-post="/runs/{run.pk}/answer/"' in frame
     assert "csrfmiddlewaretoken" not in frame  # htmx sends the token from <body hx-headers>
+
+
+def test_a_paused_run_is_not_shown_as_live_research(client, analyst, case):
+    """The badge beside the status tells an analyst whether the agent is at work: a run
+    waiting for a person says it is paused (the page still updates when they act)."""
+    from tests.case_rows import waiting_for_answer
+
+    researching = make_run(case)
+    page = client_for(client, analyst).get(f"/cases/{case.pk}/?run={researching.pk}")
+    assert re.search(r'<span class="live-dot"[^>]*>live</span>', page.content.decode())
+
+    waiting = waiting_for_answer(case)
+    page = client.get(f"/cases/{case.pk}/?run={waiting.pk}").content.decode()
+    assert re.search(r'<span class="live-dot paused"[^>]*>paused</span>', page)
+    assert ">live</span>" not in page
 
 
 @pytest.mark.parametrize(
