@@ -146,6 +146,9 @@ def test_the_keyboard_help_of_the_questions_queue_says_how_to_answer(client, ten
     help_box = page[page.index('id="keys-help"') :]
     assert "Type an answer to the selected question" in help_box
     assert "Approve the selected item" not in help_box
+    # An analyst answers here: nothing about reasons or decisions.
+    assert "Leave the answer field" in help_box
+    assert "reason" not in help_box and "decision" not in help_box
 
 
 def test_a_second_different_answer_is_refused_and_given_back(client, tenant, analyst):
