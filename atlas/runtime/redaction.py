@@ -151,7 +151,17 @@ def _folded(text: str) -> str:
     folded = text.lower()
     if len(folded) != len(text):
         folded = text.replace("\u0130", "I").lower()
+    if not folded.isascii():
+        folded = folded.translate(_FULL_WIDTH)
     return folded
+
+
+# Full-width digits and letters ("５３３４０１８８２"), as East Asian input writes them, read as
+# the ASCII ones: one character for one, so positions stay the text's.
+_FULL_WIDTH = str.maketrans(
+    {chr(0xFF10 + n): str(n) for n in range(10)}
+    | {chr(0xFF41 + n): chr(ord("a") + n) for n in range(26)}
+)
 
 
 # Structured fields whose every value is personal data, whatever it looks like.

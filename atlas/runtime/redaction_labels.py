@@ -24,10 +24,14 @@ class Found(NamedTuple):
 # the gap after it: whitespace that could be split between two quantifiers in many ways
 # made a long run of spaces after a label cost quadratic time. The word must end inside the
 # group, so "no" keeps from "passport.no.K7654321" only what leaves it a word.
-NUMBER_WORD = (
+A_NUMBER_WORD = (
     r"(?>(?:[\s_-]*|\.)(?:numbers?|nummer|num[ée]ro|n[úu]mero|n[úu]m\.?|nos?\.?|nr\.?|n[°º.]\.?"
-    r"|#|№|code|номер|č\.)(?![^\W\d_]))?"
+    r"|#|№|code|номер|č\.)(?![^\W\d_]))"
 )
+NUMBER_WORD = rf"{A_NUMBER_WORD}?"
+# What a form may put in brackets after a label: "Passport (UK):", "Date of birth
+# (DD/MM/YYYY):".
+_BRACKETED = r"(?:(?>[ \t]*)\([^()\n0-9]{1,24}\))?"
 # Between a label and its value: spaces or line breaks, a colon, "=" or a dash, a table's
 # bars ("| Passport | K7654321 |"), a file name's underscores ("passport_K7654321.pdf"),
 # "is" or "was" in a sentence ("my passport number is K7654321"), and a quotation mark
@@ -40,38 +44,39 @@ VALUE_END = r"(?![^\W_])"
 GROUP_GAP = r"(?:[ -]|[ \t]*\r?\n[ \t]*)"
 # At least six characters in groups, each after an optional letter prefix holding a digit:
 # "K7654321", "K 765 4321", "QQ 12 34 56", not "see page 2" nor the words after a number.
-GROUPED_NUMBER = (
-    rf"(?=[a-z0-9\s-]{{6}})(?:[a-z]{{1,3}}[ -]?)?[0-9][a-z0-9]*(?:{GROUP_GAP}[0-9][a-z0-9]*){{0,5}}"
-)
+GROUPED_NUMBER = rf"(?=[a-z0-9\s-]{{6}})(?:[a-z]{{1,3}}{GROUP_GAP}?)?[0-9][a-z0-9]*(?:{GROUP_GAP}[0-9][a-z0-9]*){{0,5}}"
 # A national number may run to more groups (France's NIR is "1 85 05 78 006 084 36"), and
 # be grouped by full stops (Brazil's CPF is "123.456.789-09") or split by a slash (the
 # Czech rodné číslo is "750314/1234").
 NATIONAL_ID_NUMBER = (
-    rf"(?=[a-z0-9\s.-]{{6}})(?:[a-z]{{1,3}}[ -]?)?[0-9][a-z0-9]*"
+    rf"(?=[a-z0-9\s.-]{{6}})(?:[a-z]{{1,3}}{GROUP_GAP}?)?[0-9][a-z0-9]*"
     rf"(?:(?:{GROUP_GAP}|[./](?=[0-9]))[0-9][a-z0-9]*){{0,7}}"
 )
 # A telephone number of at least seven digits: "+44 7700 900123", "(020) 7946-0958",
 # "06.12.34.56.78". Each run of digits is taken whole, so a number followed by letters
 # fails at once instead of being split every way.
 PHONE_NUMBER = (
-    r"(?=(?:[ ().+/-]{0,3}[0-9]){7})\+?(?>\(?[0-9]+\)?)(?>(?:[ ./-]|\) ?)?\(?[0-9]+\)?){0,7}"
+    r"(?=(?:[ \t\r\n().+/-]{0,4}[0-9]){7})\+?(?>\(?[0-9]+\)?)"
+    r"(?>(?:[ ./-]|\) ?|[ \t]*\r?\n[ \t]*)?\(?[0-9]+\)?){0,7}"
 )
 # Italy's codice fiscale: six letters of the name, then the birth date and place coded.
 _CODICE_FISCALE = r"[a-z]{6}[0-9]{2}[a-z][0-9]{2}[a-z][0-9]{3}[a-z](?![^\W_])"
 # Between the numbers of a list ("K7654321, P1234567", "12345678 and 87654321").
-_LIST_SEPARATOR = r"\s*(?:[,;&]|\b(?:and|or|und|et|y|e|en|и)\b)\s*"
+_LIST_SEPARATOR = r"(?:\s*(?:[,;&]|\b(?:and|or|und|et|y|e|en|и)\b)\s*|\s+/\s+)"
 # The same, to split a list found: faster, as it need not find where the list ends.
-_BETWEEN_LISTED = re.compile(r"\s*[,;&]\s*|\s+(?:and|or|und|et|y|e|en|и)\s+", re.IGNORECASE)
+_BETWEEN_LISTED = re.compile(r"\s*[,;&]\s*|\s+(?:and|or|und|et|y|e|en|и|/)\s+", re.IGNORECASE)
 # A further number in a list has at least five digits, so "K7654321, 2 copies" ends at
 # the first.
 _ANOTHER_NUMBER = r"(?=(?:[a-z -]{0,4}[0-9]){5})"
 ACCOUNT_NUMBER = r"[0-9](?:[0-9 -]|\r?\n(?=[ ]*[0-9])){5,34}[0-9](?:/[0-9]{4})?"
-_CARD_NUMBER = r"[0-9](?:[ -]?[0-9]){12,18}"
+_CARD_NUMBER = rf"[0-9](?:{GROUP_GAP}?[0-9]){{12,18}}"
 # A date, its parts apart as a file name may join them too: "1970_01_02", "12_March_1968";
 # or all together, year first, as forms and exports write it: "19700102".
 _DATE = (
-    r"[0-9]{1,4}[-/._][0-9]{1,2}[-/._][0-9]{1,4}|[0-9]{1,2}\.?[ _-][^\W\d_]+\.?[ _-][0-9]{4}"
-    r"|[^\W\d_]{3,9}\.?[ _-][0-9]{1,2},?[ _-][0-9]{4}|[0-9]{1,2}\. [0-9]{1,2}\. [0-9]{4}"
+    r"[0-9]{1,4}[-/._][0-9]{1,2}[-/._][0-9]{1,4}"
+    r"|[0-9]{1,2}(?:st|nd|rd|th)?\.?[ _-](?:de[ _])?[^\W\d_]+\.?,?[ _-](?:de[ _])?[0-9]{4}"
+    r"|[^\W\d_]{3,9}\.?[ _-][0-9]{1,2}(?:st|nd|rd|th)?,?[ _-][0-9]{4}"
+    r"|[0-9]{1,2}\. [0-9]{1,2}\. [0-9]{4}"
     r"|(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])(?![0-9])"
 )
 
@@ -118,6 +123,7 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "rachunku",
         "účet",
         "účtu",
+        "acc",
     ),
     "card_numbers": ("card", "karte", "carte", "tarjeta", "carta"),
     "national_id_numbers": (
@@ -151,10 +157,19 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "občanský průkaz",
         "občanského průkazu",
         "rodné číslo",
+        "id",
+        "ni",
+        "identification",
+        "document",
+        "tax id",
+        "tax identification",
     ),
     "dates_of_birth": (
         "date of birth",
+        "birth date",
+        "birthdate",
         "dob",
+        "d.o.b",
         "born",
         "geburtsdatum",
         "geboren",
@@ -180,6 +195,11 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
     # in a filing, which stays (see phones_beside_a_person for when it is not).
     "phone_numbers": (
         "mobile",
+        "mob",
+        "whatsapp",
+        "telephone (mobile)",
+        "phone (mobile)",
+        "portable",
         "mobile phone",
         "mobile telephone",
         "cell",
@@ -219,21 +239,35 @@ WHOLE_WORDS = frozenset(
     | {"id card", "ausweis", "dni", "bsn", "pesel", "cpf"}
     | {"mobile", "mobil", "móvil", "cell", "handy", "gsm"}
     | {"pasu", "konta", "ur.", "nar.", "urodzony", "urodzona", "narozen", "narozena"}
+    | {"acc", "id", "ni", "document", "d.o.b", "mob", "portable"}
+)
+# Words that name personal data only with a number word after them: "ID No.", "NI number",
+# "Document number", "Acc No", not "ID card" (a label of its own), "NI" (Northern Ireland)
+# or "the document".
+NEEDS_A_NUMBER_WORD = frozenset({"acc", "id", "ni", "identification", "document"})
+# Of those, and of a tax ID, the ones a company has too: "USt-IdNr.", "VAT identification
+# number" and "Company ID No." are a company's, which research needs.
+_ALSO_A_COMPANYS = frozenset({"id", "identification", "document", "tax id", "tax identification"})
+_A_COMPANY_BEFORE = re.compile(
+    r"\b(?:company|companies|vat|ust|business|corporate|registration|registered|employer"
+    r"|firm|entity|filing)['’s]*[\s.-]*\Z"
 )
 
 # What may follow a label's word before its number word: a plural, a case ending
 # ("паспорта", "счёта"), or a qualifier ("cuenta corriente", "conto corrente").
 _ENDINGS = {
-    "passport_numbers": r"(?:s|[а-яё]+)?",
+    "passport_numbers": r"(?:s|[а-яё]+)?(?:\s+серия)?",
     "account_numbers": (
         r"(?:s|[а-яё]+|\.)?(?>[\s_-]+(?:corriente|corrente|courant|bancaria|bancario|bancaire))?"
     ),
     "card_numbers": r"s?",
     "national_id_numbers": r"(?:entification|entity)?(?:[ _.-]card)?",
-    "dates_of_birth": r"(?: on| am)?",
+    "dates_of_birth": r"(?:\.| on| am)?",
 }
 _VALUES = {
-    "passport_numbers": _listed(GROUPED_NUMBER) + VALUE_END,
+    # Or a Russian passport's series, then its number: "4510 № 123456".
+    "passport_numbers": rf"(?:[0-9]{{2}} ?[0-9]{{2}}\s*№\s*[0-9]{{6}}|{_listed(GROUPED_NUMBER)})"
+    + VALUE_END,
     "account_numbers": _listed(ACCOUNT_NUMBER) + VALUE_END,
     "card_numbers": _CARD_NUMBER + VALUE_END,
     "national_id_numbers": rf"(?:{_CODICE_FISCALE}|{NATIONAL_ID_NUMBER}(?: [a-d]{VALUE_END})?)",
@@ -253,13 +287,16 @@ def label_word_pattern(word: str) -> str:
 
 def _label_head(field: str, word: str) -> str:
     """`word` as a label of `field`: with its endings, and a number word but for a date."""
-    number_word = NUMBER_WORD if field != "dates_of_birth" else ""
+    if field == "dates_of_birth":
+        number_word = ""
+    else:
+        number_word = A_NUMBER_WORD if word in NEEDS_A_NUMBER_WORD else NUMBER_WORD
     return rf"{label_word_pattern(word)}{_ENDINGS.get(field, '')}{number_word}"
 
 
 def _label_pattern(field: str, word: str) -> re.Pattern[str]:
     return re.compile(
-        rf"{_label_head(field, word)}{_WORD_END}{LABEL_GAP}(?P<value>{_VALUES[field]})"
+        rf"{_label_head(field, word)}{_WORD_END}{_BRACKETED}{LABEL_GAP}(?P<value>{_VALUES[field]})"
     )
 
 
@@ -367,6 +404,8 @@ def labelled(folded: str) -> tuple[list[Found], list[int]]:
         for hit in word_pattern.finditer(folded):
             at = hit.start()
             if word in WHOLE_WORDS and not starts_a_word(folded, at):
+                continue
+            if word in _ALSO_A_COMPANYS and _A_COMPANY_BEFORE.search(folded, max(0, at - 24), at):
                 continue
             match = pattern.match(folded, at)
             if match:

@@ -20,13 +20,16 @@ _AT_BEFORE_A_DOMAIN = re.compile(r"@(?=[a-z0-9.-])")
 _IBAN_GAP = rf"(?:{GROUP_GAP}|[_.])"
 # Four characters in groups as banks print them, or all together; which start of it is
 # an IBAN `_iban_end` decides.
-_IBAN_SHAPE = re.compile(rf"aa00(?:{_IBAN_GAP}?[a0]{{4}}){{2,7}}(?:[ _.-]?[a0]{{1,4}})?".encode())
+_IBAN_SHAPE = re.compile(
+    rf"aa00(?:{_IBAN_GAP}?[a0]{{4}}){{2,7}}(?:{_IBAN_GAP}?[a0]{{1,4}})?".encode()
+)
 # "IBAN", "IBAN No.:", and as a file name joins it to its number: "iban_no_", "iban.".
 _IBAN_LABEL_BEFORE = re.compile(r"iban(?:[\s_.-]*(?:no\.?|nr\.?|number|#))?[\s_|:=#.-]*\Z")
 # Written all together, or in groups of four (4-4-4-4, 4-4-4-4-3) or 4-6-5 (American
 # Express, Diners Club): amounts in groups of three are none of these.
 _CARD_SHAPE = re.compile(
-    rb"0000(?:0{9,15}|([ -])0000(?:\1)0000(?:\1)0{1,4}(?:(?:\1)0{1,3})?|([ -])0{6}(?:\2)0{4,5})"
+    rb"0000(?:0{9,15}|([ -])0000(?:\1|[ \t]*\r?\n[ \t]*)0000(?:\1|[ \t]*\r?\n[ \t]*)0{1,4}"
+    rb"(?:(?:\1)0{1,3})?|([ -])0{6}(?:\2|[ \t]*\r?\n[ \t]*)0{4,5})"
 )
 # A company's number can pass the Luhn check (France's SIRET does by design): one the line
 # names as such is not a card.
@@ -61,7 +64,7 @@ IBAN_LENGTHS = {
 def _iban_shape_of_length(length: int) -> re.Pattern[bytes]:
     """An IBAN `length` characters long, in groups of four or all together."""
     groups, rest = divmod(length - 4, 4)
-    last = f"[ _.-]?[a0]{{{rest}}}" if rest else ""
+    last = f"{_IBAN_GAP}?[a0]{{{rest}}}" if rest else ""
     return re.compile(rf"aa00(?:{_IBAN_GAP}?[a0]{{4}}){{{groups}}}{last}(?![a0])".encode())
 
 

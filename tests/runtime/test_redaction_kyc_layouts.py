@@ -1,0 +1,124 @@
+"""Layouts of onboarding (KYC) forms redaction let through: a label with a bracket after
+it, short labels ("Mob", "Acc No", "NI number", "ID No."), dates written out with an
+ordinal or a comma, numbers wrapped over lines by a PDF's narrow column, lists joined by a
+slash, and full-width digits. A company's own numbers under similar labels stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from atlas.runtime.context import model_view
+from atlas.runtime.memory import MemoryDocumentSource
+from atlas.runtime.ports import StoredDocument
+from atlas.runtime.redaction import redact
+from atlas.runtime.tools.base import ToolContext
+from atlas.runtime.tools.builtin import extract_uploaded_document
+from atlas.runtime.tools.schemas import ExtractDocumentArgs
+from atlas.runtime.world import default_world
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("Document type: Passport\nDocument number: 533401882", "[REDACTED NATIONAL ID]"),
+        ("Passport (UK): 533401882", "Passport (UK): [REDACTED PASSPORT]"),
+        ("Date of birth (DD/MM/YYYY): 14/03/1975", "[REDACTED DOB]"),
+        ("Birth date: 14/03/1975", "Birth date: [REDACTED DOB]"),
+        ("D.O.B.: 14/03/1975", "D.O.B.: [REDACTED DOB]"),
+        ("DOB: 14th March 1975", "DOB: [REDACTED DOB]"),
+        ("Date of Birth 14 March, 1975", "Date of Birth [REDACTED DOB]"),
+        ("Born March 14th, 1975", "Born [REDACTED DOB]"),
+        ("Fecha de nacimiento: 14 de marzo de 1975", "[REDACTED DOB]"),
+        ("Mob: +44 7700 900123", "Mob: [REDACTED PHONE]"),
+        ("WhatsApp: +44 7700 900123", "WhatsApp: [REDACTED PHONE]"),
+        ("Portable : 06 12 34 56 78", "Portable : [REDACTED PHONE]"),
+        ("Telephone (mobile): +44 7700 900123", "[REDACTED PHONE]"),
+        ("NI number: QQ 12 34 56 C", "NI number: [REDACTED NATIONAL ID]"),
+        ("Acc No: 41926837", "Acc No: [REDACTED ACCOUNT]"),
+        ("Passport: 533401882 / 533401883", "Passport: [REDACTED PASSPORT]"),
+        ("Identification number: 88112233", "[REDACTED NATIONAL ID]"),
+        ("ID No.: 88112233", "ID No.: [REDACTED NATIONAL ID]"),
+        ("Tax ID: 123-45-6789", "Tax ID: [REDACTED NATIONAL ID]"),
+        ("Паспорт серия 4510 № 123456", "Паспорт серия [REDACTED PASSPORT]"),
+        ("Passport No: ５３３４０１８８２", "Passport No: [REDACTED PASSPORT]"),
+        ("Card number: 4111 1111\n1111 1111", "Card number: [REDACTED CARD]\n"),
+        ("her card 4111 1111\n1111 1111 was used", "her card [REDACTED CARD]\n was used"),
+        ("Mobile: +44\n7700 900123", "Mobile: [REDACTED PHONE]\n"),
+        ("IBAN: GB29\nNWBK 6016 1331 9268\n19", "IBAN: [REDACTED IBAN]\n\n"),
+        ("paid from GB29\nNWBK 6016 1331 9268\n19 today", "[REDACTED IBAN]\n\n today"),
+        ("NINO QQ\n12 34 56 C", "NINO [REDACTED NATIONAL ID]\n"),
+        (
+            "Helen Carter DOB 14th March 1975 Mob 07700900123.txt",
+            "Helen Carter DOB [REDACTED DOB] Mob [REDACTED PHONE].txt",
+        ),
+    ],
+)
+def test_a_kyc_forms_personal_data_is_redacted(text, redacted):
+    shown = redact(text)
+    assert redacted in shown
+    for digit_run in ("533401882", "1975", "900123", "12 34 56", "41926837", "88112233"):
+        assert digit_run not in shown
+    assert "6789" not in shown and "123456" not in shown and "1111" not in shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Documents: 12 pages",
+        "Company number: 06677889",
+        "Registered in NI on 12 May 2001",
+        "Mobile World Congress 2024 in Barcelona",
+        "Acc. policies were revised in 2021",
+        "Tax ID requirements apply from 2025",
+        "Identification of 3 directors",
+        "USt-IdNr. DE123456789",
+        "Company ID No. 06677889",
+        "VAT identification number: GB123456789",
+        "Filing document number: 2024-0012",
+        "Cell (555) 123-4567",  # a bracket holding digits is the number's, not a note
+    ],
+)
+def test_a_companys_numbers_and_ordinary_text_stay(text):
+    if text.startswith("Cell"):
+        assert redact(text) == "Cell [REDACTED PHONE]"
+    else:
+        assert redact(text) == text
+
+
+def test_a_kyc_form_extracted_shows_the_model_none_of_its_personal_data():
+    form = (
+        "Company: Meridian Shipping Holdings Ltd\n"
+        "Company number: 06677889\n"
+        "Directors: Helen Carter, James Whitfield\n"
+        "Document type: Passport\n"
+        "Document number: 533401882\n"
+        "Passport (UK): 533401882\n"
+        "Birth date: 14/03/1975\n"
+        "D.O.B.: 14/03/1975\n"
+        "DOB: 14th March 1975\n"
+        "Mob: +44 7700 900123\n"
+        "NI number: QQ 12 34 56 C\n"
+        "Acc No: 41926837\n"
+        "Passport: 533401882 / 533401883\n"
+    )
+    documents = MemoryDocumentSource(
+        [
+            StoredDocument(
+                document_id="doc-kyc",
+                name="kyc.txt",
+                content_type="text/plain",
+                content=form.encode(),
+            )
+        ]
+    )
+    result = extract_uploaded_document(
+        ExtractDocumentArgs(document_id="doc-kyc"),
+        ToolContext(brief=None, documents=documents, world=default_world()),
+    )
+    assert "533401882" in result.text  # the stored original keeps them
+    shown, _ = model_view("tool:extract_uploaded_document", result.model_dump(mode="json"))
+    for value in ("533401882", "533401883", "14/03/1975", "March 1975", "900123", "41926837"):
+        assert value not in shown
+    assert "QQ 12 34 56" not in shown
+    # What research needs stays.
+    assert "06677889" in shown and "Helen Carter" in shown
