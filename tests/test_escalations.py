@@ -615,3 +615,38 @@ def test_a_value_from_a_source_written_as_instructions_is_flagged_where_it_is_ch
     by_value = {card.split('class="value"')[1].split("<")[0].split(">")[1]: card for card in cards}
     assert "instructions-flag" in by_value["Jane Roe, John Smith"]
     assert "instructions-flag" not in by_value["Sarah Linden, Tom Becker"]
+
+
+# The document is read on a tool thread, through a connection of its own.
+@pytest.mark.django_db(transaction=True)
+def test_a_conflict_reopened_by_a_source_read_since_says_who_settled_it_before(
+    client, tenant, analyst, reviewer
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from atlas.runtime.world import sample_documents
+    from reviews.actions import do_answer_question, do_resolve_conflict, do_sign_off
+    from runs.actions import do_attach_document
+
+    first = conflict_item(tenant, analyst)
+    do_resolve_conflict(
+        first, reviewer, conflict_id(first), chosen_value=ARTICLE, note="The articles are newer."
+    )
+    run = advance(first)
+    do_sign_off(open_item(run, ReviewItem.Kind.SIGNOFF), reviewer, False, "Add the KYC form.")
+    run = advance(first)
+    kyc = next(d for d in sample_documents() if d.document_id == "doc-meridian-kyc")
+    do_attach_document(
+        run.case, SimpleUploadedFile(kyc.name, kyc.content, "text/plain"), user=analyst
+    )
+    do_answer_question(open_item(run, ReviewItem.Kind.CLARIFICATION), analyst, "Attached.")
+    run = advance(first)
+
+    again = open_item(run, ReviewItem.Kind.ESCALATION)
+    assert again.pk != first.pk
+    page = client_for(client, reviewer).get(url("reviews-conflict", again)).content.decode()
+    assert f"Reopened: reviewer had chosen <strong>“{ARTICLE}”</strong>" in page
+    assert "A source read since gives another value and was never weighed" in page
+    assert 'name="choice"' in page  # theirs to settle again
+    packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert f"Reopened: Reviewer had settled it to <strong>{ARTICLE}</strong>" in packet

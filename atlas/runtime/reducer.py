@@ -988,7 +988,21 @@ def _detect_conflicts(state: AtlasState) -> None:
                 )
             )
         else:
+            if existing.status != "open" and _disputes_the_settlement(existing, facts):
+                if existing.resolution is not None:
+                    existing.earlier_resolutions.append(existing.resolution)
+                existing.status, existing.resolution = "open", None
             existing.values = values
+
+
+def _disputes_the_settlement(conflict: Conflict, facts: list[Fact]) -> bool:
+    """Whether a source read since a reviewer settled `conflict` gives another value than
+    the one they chose (any value, when they marked it unresolvable): they never weighed it,
+    so the conflict is theirs to look at again. A source read again is not new."""
+    weighed = {value.source_id for value in conflict.values}
+    chosen = conflict.resolution.value if conflict.resolution else None
+    standing = {fact.value for fact in facts if chosen is not None and fact.display_value == chosen}
+    return any(fact.source_id not in weighed and fact.value not in standing for fact in facts)
 
 
 def _distinguishing_details(records: list[dict[str, Any]]) -> list[str]:

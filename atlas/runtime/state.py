@@ -276,6 +276,8 @@ class Conflict(_Model):
     values: list[ConflictValue]
     status: Literal["open", "resolved", "unresolvable"] = "open"
     resolution: ConflictResolutionRecord | None = None
+    # How reviewers settled it before a source read since disputed that (oldest first).
+    earlier_resolutions: list[ConflictResolutionRecord] = Field(default_factory=list)
 
 
 class PendingQuestion(_Model):

@@ -123,7 +123,7 @@ def absorb_outcome(
         result = outcome.result or {}
         known_evidence = {e.evidence_id for e in s.evidence}
         held = {e.fingerprint for e in s.evidence}
-        known_conflicts = {c.conflict_id for c in s.conflicts}
+        open_conflicts = {c.conflict_id for c in s.conflicts if c.status == "open"}
         reducer.apply_in_place(
             s,
             CallTool(tool_name=name, arguments=call.arguments),
@@ -172,7 +172,11 @@ def absorb_outcome(
             source_ids=cited,
         )
         for conflict in s.conflicts:
-            if conflict.conflict_id not in known_conflicts:
+            # New, or settled before and disputed by what this call read.
+            if conflict.status == "open" and conflict.conflict_id not in open_conflicts:
+                reopened = (
+                    conflict.earlier_resolutions[-1] if conflict.earlier_resolutions else None
+                )
                 writer.emit(
                     s,
                     buf,
@@ -181,6 +185,7 @@ def absorb_outcome(
                     fact=conflict.fact,
                     entity_id=conflict.entity_id,
                     values=[v.model_dump(mode="json") for v in conflict.values],
+                    **({"reopened_after": reopened.model_dump(mode="json")} if reopened else {}),
                 )
         return s
     writer.observe(

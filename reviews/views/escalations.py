@@ -180,6 +180,8 @@ class ConflictView:
     status: str = "open"
     settled_by: HumanDecision | None = None
     resolution: dict | None = None
+    # How reviewers settled it before a source read since disputed that.
+    earlier_resolutions: tuple[dict, ...] = ()
     form: ResolveConflictForm | None = None
     unsaved_note: str = ""
 
@@ -236,6 +238,9 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
                 resolution=current.resolution.model_dump()
                 if current and current.resolution
                 else None,
+                earlier_resolutions=tuple(r.model_dump() for r in current.earlier_resolutions)
+                if current
+                else (),
             )
         )
     return views

@@ -140,6 +140,10 @@ def packet_context(run: Run) -> dict[str, Any]:
         resolution = conflict.get("resolution") or None
         if resolution:
             conflict["decision"] = decision_by_id.get(str(resolution.get("decision_id", "")))
+        conflict["reopened_after"] = [
+            {**earlier, "decision": decision_by_id.get(str(earlier.get("decision_id", "")))}
+            for earlier in conflict.get("earlier_resolutions") or []
+        ]
     return {
         "run": run,
         "case": run.case,
@@ -234,7 +238,11 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         ],
         "conflicts": [
             {
-                **{k: v for k, v in c.items() if k not in {"decision", "fact_label", "about"}},
+                **{
+                    k: v
+                    for k, v in c.items()
+                    if k not in {"decision", "fact_label", "about", "reopened_after"}
+                },
                 "values": [
                     {k: v for k, v in value.items() if k != "retrieved"} for value in c["values"]
                 ],
