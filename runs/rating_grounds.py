@@ -3,6 +3,7 @@ the packet page, in the sign-off queue and on the sign-off item."""
 
 from __future__ import annotations
 
+from atlas.runtime.directors import as_settled_in
 from atlas.runtime.namesakes import about_the_subject, turned_down
 from atlas.runtime.state import AtlasState, Signal
 from atlas.runtime.wording import fact_words, listed
@@ -71,7 +72,9 @@ def rating_grounds(state: dict) -> list[str]:
             grounds.append(f"sources that disagree on {', '.join(facts)}{said}")
     if not state.get("selected_entity"):
         grounds.append("a subject not matched to a registry entity, so screened by name only")
-    return grounds
+    # A director a reviewer set aside is not called one.
+    settled = as_settled_in(state)
+    return [settled(ground) for ground in grounds]
 
 
 def _counted(evidence: list[dict], signal: str) -> int:

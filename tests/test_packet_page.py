@@ -230,6 +230,35 @@ def test_a_list_entry_hit_twice_on_the_subject_counts_once_as_the_sanctions_resu
     assert rating_grounds(state)[0].startswith("2 sanctions hits")
 
 
+def test_hits_on_a_director_the_reviewer_set_aside_do_not_call_them_a_director():
+    """The packet's findings already name such a person so; the rating's grounds did not."""
+    on_director = {
+        "signals": ["sanctions_hit"],
+        "source_id": "sanctions:ofac-1",
+        "about": "director Dmitri Volkov",
+    }
+    settled = {
+        "fact": "directors",
+        "status": "resolved",
+        "values": [
+            {"value": "Sarah Linden, Mark Evans", "source_id": "registry:co-acme-analytics-gb"},
+            {"value": "Sarah Linden, Dmitri Volkov", "source_id": "document:7"},
+        ],
+        "resolution": {"value": "Sarah Linden, Mark Evans"},
+    }
+    state = {
+        "selected_entity": {"entity_id": "co-acme-analytics-gb"},
+        "evidence": [on_director],
+        "conflicts": [settled],
+    }
+    assert rating_grounds(state) == [
+        "a sanctions hit (on Dmitri Volkov, named a director only by a source the reviewer "
+        "set aside)"
+    ]
+    state["conflicts"] = [{**settled, "resolution": {"value": "Sarah Linden, Dmitri Volkov"}}]
+    assert rating_grounds(state) == ["a sanctions hit (on director Dmitri Volkov)"]
+
+
 def test_a_packet_with_a_listed_director_says_whom_the_hits_are_on(client, tenant, analyst):
     run = paused_run(tenant, analyst, "Amber Coast Freight", jurisdiction="LT")
     assert run.matched_entity == "Amber Coast Freight UAB (LT)"  # mirrored for the lists

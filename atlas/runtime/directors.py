@@ -118,6 +118,17 @@ def set_aside(values: Iterable[str], chosen: str) -> set[str]:
     return named - kept
 
 
+def as_settled_in(state: dict) -> Callable[[str], str]:
+    """`as_settled` for a run's stored state: for every directors conflict a reviewer
+    settled, the directors named only by the values they set aside."""
+    keys: set[str] = set()
+    for c in state.get("conflicts") or []:
+        chosen = (c.get("resolution") or {}).get("value")
+        if c.get("fact") == "directors" and chosen:
+            keys |= set_aside([str(v.get("value", "")) for v in c.get("values") or []], chosen)
+    return as_settled((str(e.get("about") or "") for e in state.get("evidence") or []), keys)
+
+
 def as_settled(abouts: Iterable[str], keys_set_aside: set[str]) -> Callable[[str], str]:
     """Rewrites a text naming one of `abouts` (evidence items' `about`) as a director,
     when the reviewer set that director aside: "director James Whitfield" becomes
@@ -131,7 +142,10 @@ def as_settled(abouts: Iterable[str], keys_set_aside: set[str]) -> Callable[[str
 
     def settled(text: str) -> str:
         for about in named:
-            text = text.replace(about, f"{about.removeprefix(AS_DIRECTOR)} ({SET_ASIDE})")
+            name = about.removeprefix(AS_DIRECTOR)
+            # Already in brackets ("2 adverse articles (on director X)"): none inside them.
+            text = text.replace(f"{about})", f"{name}, {SET_ASIDE})")
+            text = text.replace(about, f"{name} ({SET_ASIDE})")
         return text
 
     return settled

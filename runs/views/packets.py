@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -13,7 +12,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.http import content_disposition_header
 
-from atlas.runtime.directors import as_settled, set_aside
+from atlas.runtime.directors import as_settled_in
 from atlas.runtime.directorships import companies_directed
 from atlas.runtime.namesakes import turned_down
 from atlas.runtime.wording import fact_label
@@ -85,16 +84,6 @@ def _conflicts(state: dict, packet: dict) -> list[dict]:
     return list(by_id.values())
 
 
-def _as_settled(state: dict) -> Callable[[str], str]:
-    """Evidence claims reworded as the packet's are, for the directors a reviewer settled."""
-    keys: set[str] = set()
-    for c in state.get("conflicts") or []:
-        chosen = (c.get("resolution") or {}).get("value")
-        if c.get("fact") == "directors" and chosen:
-            keys |= set_aside([str(v.get("value", "")) for v in c.get("values") or []], chosen)
-    return as_settled((str(e.get("about") or "") for e in state.get("evidence") or []), keys)
-
-
 def packet_context(run: Run) -> dict[str, Any]:
     state = run.state or {}
     packet = state["proposed_packet"]
@@ -102,7 +91,8 @@ def packet_context(run: Run) -> dict[str, Any]:
     selected = state.get("selected_entity") or {}
     matched_source = f"registry:{selected.get('entity_id')}" if selected else None
     declined = turned_down(selected or None, state.get("answered_questions") or [])
-    settled = _as_settled(state)
+    # Evidence claims reworded as the packet's are, for the directors a reviewer settled.
+    settled = as_settled_in(state)
     evidence = []
     for item in numbered(state.get("evidence") or []):
         document = documents.get(str(item.get("document_id") or ""))

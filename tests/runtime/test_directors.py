@@ -281,7 +281,7 @@ def test_once_the_directors_are_settled_the_packet_calls_no_one_set_aside_a_dire
 
 def test_the_packet_pages_evidence_lists_read_as_the_settled_packet_does(make_runtime, make_state):
     """The sources listed beside the packet's summaries are reworded as its findings are."""
-    from runs.views.packets import _as_settled as page_wording
+    from atlas.runtime.directors import as_settled_in as page_wording
 
     state = run(make_runtime(), make_state("Meridian Shipping Holdings"))
     (conflict,) = state.conflicts
