@@ -5,10 +5,28 @@ from __future__ import annotations
 from atlas.runtime.decisions import AskHuman
 from atlas.runtime.state import SENT_BACK_USER_STATUS, AtlasState, PendingQuestion
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
+from atlas.runtime.stops import pause_for_review
+
+# A blocking question answered this many times already is not put to the analyst again:
+# asking it once more, answer after answer, is a cycle no history break may hide.
+MAX_SAME_QUESTION_ANSWERED = 2
 
 
 def ask_human(writer: StepWriter, s: AtlasState, buf: StepBuffer, action: AskHuman) -> AtlasState:
-    s.decision_history.append(f"ask_human:{short_hash(action.question)}")
+    asked = f"ask_human:{short_hash(action.question)}"
+    s.decision_history.append(asked)
+    answered = sum(qa.get("question") == action.question for qa in s.answered_questions)
+    if action.blocking and answered >= MAX_SAME_QUESTION_ANSWERED:
+        return pause_for_review(
+            writer,
+            s,
+            buf,
+            "repeated_action",
+            "cycle_detected",
+            period=1,
+            actions=[asked] * (answered + 1),
+            answered=answered,
+        )
     candidates = list(action.candidates)
     if not candidates and s.selected_entity is None and len(s.entity_candidates) > 1:
         candidates = [c.label() for c in s.entity_candidates]

@@ -14,6 +14,7 @@ from runtime_helpers import (
     FINISH_TURN,
     TOOL_TURN,
     FnModel,
+    answer,
     call,
     events_of,
     one_sentence,
@@ -219,6 +220,30 @@ def test_a_repeating_cycle_goes_to_review(make_runtime, make_state, store, patte
         "escalated",
     ]
     assert events_of(store, state, "cycle_detected")[0].data["period"] == period
+    assert state.proposed_packet is not None and state.proposed_packet.partial
+
+
+def test_the_same_question_asked_again_answer_after_answer_goes_to_review(
+    make_runtime, make_state, store
+):
+    """Each answer resumes the run with a break in its history, which no cycle may span:
+    the question itself, answered twice already, is what is counted."""
+    question = {"kind": "ask_human", "question": "Which one?", "blocking": True}
+    runtime = make_runtime(turns=[question] * 10)
+    state = run(runtime, make_state())
+    for answered in range(2):
+        assert_outcome(state, "waiting_for_input", "waiting_for_input")
+        state = answer(runtime, state, f"The GB one ({answered + 1})")
+    assert_outcome(state, "awaiting_review", "repeated_action")
+    assert types(store, state).count("clarification_requested") == 2
+    assert types(store, state)[-4:] == [
+        "model_requested",
+        "model_decision",
+        "cycle_detected",
+        "escalated",
+    ]
+    cycle = events_of(store, state, "cycle_detected")[0].data
+    assert (cycle["period"], cycle["answered"], len(cycle["actions"])) == (1, 2, 3)
     assert state.proposed_packet is not None and state.proposed_packet.partial
 
 
