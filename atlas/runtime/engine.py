@@ -388,7 +388,9 @@ class Runtime:
         # script's run reads as it always has.
         reply_notes = {"usage_estimated": True} if reply.usage_estimated else {}
         reply_notes.update(
-            reply.model_dump(include={"provider_model", "finish_reason"}, exclude_none=True)
+            reply.model_dump(
+                include={"provider_model", "finish_reason", "requests"}, exclude_none=True
+            )
         )
         if (
             reply.action is not None

@@ -117,6 +117,32 @@ def test_the_endpoints_wait_is_in_the_trace_and_can_be_handed_back(
     assert server.request_times[1] - server.request_times[0] >= 1.0
 
 
+def test_a_call_the_adapter_sent_more_than_once_says_how_many_requests_it_made(
+    server, make_runtime, make_state, store
+):
+    """Retries inside one model call are billed and waited for: the trace counts them."""
+    server.responses = [
+        (429, {"error": "slow down"}),
+        (503, {"error": "busy"}),
+        server.completion(RESOLVE),
+        *[(500, {"error": "boom"})] * 3,
+    ]
+    runtime = make_runtime(model_for(server, max_attempts=3), clock=SystemClock())
+    state = runtime.step(runtime.start(make_state()))
+    decided = events_of(store, state, "model_decision")[0].data
+    assert decided["requests"] == 3
+    state = runtime.step(state)
+    assert events_of(store, state, "model_failed")[0].data["requests"] == 3
+    assert len(server.requests) == 6
+
+
+def test_a_call_answered_at_once_says_nothing_of_requests(server, make_runtime, make_state, store):
+    server.responses = [server.completion(RESOLVE)]
+    runtime = make_runtime(model_for(server), clock=SystemClock())
+    state = runtime.step(runtime.start(make_state()))
+    assert "requests" not in events_of(store, state, "model_decision")[0].data
+
+
 def test_usage_the_endpoint_could_not_have_meant_is_estimated(server, make_state):
     context = a_context(make_state)
     for prompt, completion in [(999_999_999, 80), (0, 0), (1200, 50_000)]:

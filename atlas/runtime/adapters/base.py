@@ -25,6 +25,8 @@ class ModelReply(BaseModel):
     # What an endpoint said of its reply: the model that answered, and why it stopped.
     provider_model: str | None = None
     finish_reason: str | None = None
+    # Requests this one call sent, when an endpoint was asked again after a failure.
+    requests: int | None = None
     # An endpoint that said when to call again (Retry-After), in seconds from its reply.
     retry_after_seconds: float = 0.0
 

@@ -152,6 +152,11 @@ class OpenAIChatModel:
         }
 
     def decide(self, context: ModelContext) -> ModelReply:
+        sent: list[int] = []  # one entry a request, so a retried call says how many it made
+        reply = self._decide(context, sent)
+        return reply.model_copy(update={"requests": len(sent)}) if len(sent) > 1 else reply
+
+    def _decide(self, context: ModelContext, sent: list[int]) -> ModelReply:
         body = json.dumps(self.request_body(context)).encode()
         # The runtime's time limit bounds every wait: an attempt's timeout is capped at the
         # time left, and no retry starts after it or once the runtime stopped waiting.
@@ -187,6 +192,7 @@ class OpenAIChatModel:
             nonlocal billed
             if context.abandoned.is_set():
                 raise _PermanentError("abandoned", "the runtime stopped waiting for this call")
+            sent.append(1)
             try:
                 return self._post(body, min(self.timeout_seconds, time_left()))
             except (_Retryable, _PermanentError) as failure:
