@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.runtime.decisions import next_action_json_schema
+from atlas.runtime.decisions import next_action_json_schema, next_action_json_schema_text
 from atlas.runtime.directors import unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import (
     conflict_about,
@@ -94,6 +94,16 @@ class ModelContext(BaseModel):
     def text(self) -> str:
         tools = self.tools_json or json.dumps(self.tools)
         return "\n".join(m["content"] for m in self.messages) + tools
+
+    def request_text(self) -> str:
+        """All a call to an endpoint sends, for estimating its tokens: the text and the
+        schema the reply must follow, which an endpoint bills as prompt too."""
+        schema = (
+            next_action_json_schema_text()
+            if self.response_schema is next_action_json_schema()
+            else json.dumps(self.response_schema)
+        )
+        return self.text() + schema
 
 
 def escape_fence(text: str) -> str:

@@ -273,6 +273,12 @@ def _located(location: tuple, message: str) -> str:
 
 
 @cache
+def next_action_json_schema_text() -> str:
+    """`next_action_json_schema()` as the JSON an endpoint is sent (and bills as prompt)."""
+    return json.dumps(next_action_json_schema())
+
+
+@cache
 def next_action_json_schema() -> dict[str, Any]:
     """JSON schema sent as the OpenAI ``response_format``: one object, its ``kind`` one of
     the three, with the properties of all three kinds.

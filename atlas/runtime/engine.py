@@ -340,7 +340,7 @@ class Runtime:
         context = build_context(s, self.registry, self.tenant_policy)
         # Never reserve less than the biggest call so far: an estimate can be wrong.
         reserved_tokens = max(
-            estimate_tokens(context.text()) + s.budgets.max_output_tokens,
+            estimate_tokens(context.request_text()) + s.budgets.max_output_tokens,
             s.largest_model_call_tokens,
         )
         price = (

@@ -411,6 +411,24 @@ def test_the_token_budget_is_reserved_before_the_call(make_runtime, make_state, 
     assert state.tokens == 9000 <= state.budgets.max_tokens
 
 
+def test_a_model_calls_reservation_covers_the_reply_schema_it_sends(
+    make_runtime, make_state, store
+):
+    """An endpoint bills the response schema (some 5 KB of JSON) as prompt: a reservation
+    without it was some 1,500 tokens short of what the call could cost."""
+    from atlas.runtime.budgets import estimate_tokens
+    from atlas.runtime.context import build_context
+    from atlas.runtime.decisions import next_action_json_schema_text
+
+    state = make_state()
+    context = build_context(state, default_registry(), TenantPolicy())
+    schema = estimate_tokens(next_action_json_schema_text())
+    assert schema > 1000
+    state = make_runtime(turns=[call("resolve_entity", **ACME)]).step(make_runtime().start(state))
+    reserved = events_of(store, state, "model_requested")[0].data["reserved_tokens"]
+    assert reserved >= estimate_tokens(context.text()) + schema + state.budgets.max_output_tokens
+
+
 @pytest.mark.parametrize(
     ("usage", "budgets", "reason", "sentence"),
     [

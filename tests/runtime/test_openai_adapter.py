@@ -164,7 +164,7 @@ def test_a_garbled_usage_keeps_the_decision_and_counts_an_estimate(
     assert decision["tool_name"] == "resolve_entity"
     # A count the endpoint did report is kept; only the unusable one is estimated.
     expected_output = 80 if isinstance(usage, dict) else estimate_tokens(json.dumps(RESOLVE))
-    assert state.input_tokens == estimate_tokens(context.text()) > 0
+    assert state.input_tokens == estimate_tokens(context.request_text()) > 0
     assert state.output_tokens == expected_output
     assert state.model_cost_usd == PRICES.cost(state.input_tokens, state.output_tokens) > 0
 
@@ -174,7 +174,7 @@ def test_a_reply_without_usage_is_priced_from_an_estimate(server, make_state):
     context = a_context(make_state)
     reply = model_for(server).decide(context)
     assert reply.usage_estimated
-    assert reply.usage.input_tokens == estimate_tokens(context.text())
+    assert reply.usage.input_tokens == estimate_tokens(context.request_text())
     assert reply.usage.output_tokens == estimate_tokens(json.dumps(RESOLVE))
     assert reply.usage.cost_usd == PRICES.cost(reply.usage.input_tokens, reply.usage.output_tokens)
 

@@ -41,7 +41,7 @@ def test_a_request_that_timed_out_is_charged_an_estimate(server, make_state):
     context = a_context(make_state)
     reply = model_for(server, timeout_seconds=0.3, max_attempts=1).decide(context)
     assert reply.transport_error == "timeout" and reply.usage_estimated
-    assert reply.usage.input_tokens == estimate_tokens(context.text())
+    assert reply.usage.input_tokens == estimate_tokens(context.request_text())
     assert reply.usage.output_tokens == context.max_output_tokens
     assert reply.usage.cost_usd > 0
 
@@ -150,7 +150,7 @@ def test_usage_the_endpoint_could_not_have_meant_is_estimated(server, make_state
         reply = model_for(server).decide(context)
         assert reply.usage_estimated, (prompt, completion)
         assert reply.usage.input_tokens == (
-            prompt if prompt == 1200 else estimate_tokens(context.text())
+            prompt if prompt == 1200 else estimate_tokens(context.request_text())
         )
         assert reply.usage.output_tokens == (
             completion if completion == 80 else estimate_tokens(reply.raw)

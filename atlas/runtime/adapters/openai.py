@@ -239,7 +239,7 @@ class OpenAIChatModel:
         may bill (one that timed out after it was sent, or whose reply could not be read)."""
         if not billed:
             return ModelReply(transport_error=kind, error_message=message, fatal=fatal)
-        input_tokens = estimate_tokens(context.text()) * billed
+        input_tokens = estimate_tokens(context.request_text()) * billed
         output_tokens = context.max_output_tokens * billed
         usage = Usage(
             input_tokens=min(input_tokens, MAX_CALL_TOKENS),
@@ -276,7 +276,7 @@ class OpenAIChatModel:
         )
         estimated = input_tokens is None or output_tokens is None
         if input_tokens is None:
-            input_tokens = estimate_tokens(context.text())
+            input_tokens = estimate_tokens(context.request_text())
         if output_tokens is None:
             output_tokens = estimate_tokens(reply_text)
         usage = Usage(
