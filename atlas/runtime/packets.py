@@ -26,7 +26,7 @@ STILL_TO_DO = {
 }
 
 
-def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
+def partial_packet(s: AtlasState, reason: str, *, overspent: bool = False) -> DueDiligencePacket:
     projection = project_state(s)
     subject_name = s.selected_entity.name if s.selected_entity else s.brief.subject
     pending = pending_requirements(s)
@@ -35,7 +35,7 @@ def partial_packet(s: AtlasState, reason: str) -> DueDiligencePacket:
         for kind in (item.split(":")[0] for item in pending)
         if kind in STILL_TO_DO
     ]
-    gaps.append(stopped_early(reason))
+    gaps.append(stopped_early(reason, overspent=overspent))
     rejections = [o for o in s.observations if o.error_type == "packet_rejected"]
     if rejections:
         gaps.append(rejections[-1].error_message)
@@ -63,8 +63,11 @@ STOPPED_BECAUSE = {
 }
 
 
-def stopped_early(reason: str) -> str:
+def stopped_early(reason: str, *, overspent: bool = False) -> str:
     why = STOPPED_BECAUSE.get(reason)
+    if overspent and reason in ("token_budget", "cost_budget"):
+        budget = "token" if reason == "token_budget" else "cost"
+        why = f"a model call reported more usage than was reserved for it, taking it over its {budget} budget"
     if why is None:
         return f"The research stopped early. {user_status_for('awaiting_review', reason)}"
     return f"The research stopped early: {why}."

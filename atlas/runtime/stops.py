@@ -46,7 +46,7 @@ def pause_for_review(
 ) -> AtlasState:
     if cause_event:
         writer.emit(s, buf, cause_event, **data)
-    s.proposed_packet = partial_packet(s, stop_reason)
+    s.proposed_packet = partial_packet(s, stop_reason, overspent=bool(data.get("overspent")))
     writer.set_status(s, "awaiting_review", stop_reason, sentence)
     writer.emit(
         s,

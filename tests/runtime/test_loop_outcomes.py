@@ -459,6 +459,13 @@ def test_a_model_reporting_more_than_was_reserved_is_said_to_have_gone_over(
     assert state.user_status.startswith(sentence)
     assert one_sentence(state.user_status), state.user_status
     assert events_of(store, state, "budget_exhausted")[0].data["overspent"] is True
+    # The packet's gap says what happened as the status does, not that it stopped before.
+    budget = "token" if reason == "token_budget" else "cost"
+    assert (
+        "The research stopped early: a model call reported more usage than was reserved for "
+        f"it, taking it over its {budget} budget."
+    ) in state.proposed_packet.open_gaps
+    assert not any("would have gone over" in gap for gap in state.proposed_packet.open_gaps)
     # The decision of the call that overspent is not acted on.
     assert types(store, state)[-4:] == [
         "model_requested",
