@@ -84,6 +84,7 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
         *_unresearched_directorships(s),
         *_unread_documents(s),
         *_documents_about_others(s),
+        *_documents_with_unread_directors(s),
     ]
     packet = _with_conflicts(s, packet)
     open_gaps = list(packet.open_gaps)
@@ -103,6 +104,15 @@ def _unresearched_directorships(s: AtlasState) -> list[str]:
     not_done = [(c, "screened against the sanctions lists") for c in unscreened_directorships(s)]
     not_done += [(c, "searched for adverse media") for c in unsearched_directorships(s)]
     return [f"{c.label()}, a company the subject directs, was not {what}." for c, what in not_done]
+
+
+def _documents_with_unread_directors(s: AtlasState) -> list[str]:
+    return [
+        f"{item.source_label} speaks of the company's directors, but names none that could "
+        "be read: check who they are by hand, and have any it names screened."
+        for item in s.evidence
+        if item.directors_unread
+    ]
 
 
 def _documents_about_others(s: AtlasState) -> list[str]:

@@ -43,6 +43,7 @@ from atlas.runtime.state import (
     Signal,
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
+from atlas.runtime.tools.document_directors import mentions_directors
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.wording import counted, fact_words
 from atlas.runtime.world import name_score
@@ -855,6 +856,9 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         ),
         step=step,
         signals=signals,
+        directors_unread=about_entity
+        and not fields.get("directors")
+        and mentions_directors(result.get("text", "")),
     )
     _add_evidence(state, item)
     if not about_entity:

@@ -224,6 +224,9 @@ class EvidenceItem(_Model):
     candidate_id: str = ""
     # For a sanctions hit: the registry entity its list links the entry to, if one.
     linked_entity_id: str = ""
+    # For a document about the subject company: it speaks of directors, but names none that
+    # could be read, so who they are is for a person to check.
+    directors_unread: bool = False
 
 
 class Signal(StrEnum):

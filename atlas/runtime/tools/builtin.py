@@ -14,6 +14,7 @@ from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFo
 from atlas.runtime.tools.document_directors import (
     directors_in_blocks,
     directors_in_prose,
+    directors_in_tables,
     directors_listed,
 )
 from atlas.runtime.tools.schemas import (
@@ -375,7 +376,8 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         values = [m["value"].strip() for m in pattern.finditer(text)]
         if field_name == "directors":
             values = [name for line in values for name in directors_listed(line)]
-            values += directors_in_blocks(text) + directors_in_prose(text)
+            values += directors_in_blocks(text) + directors_in_tables(text)
+            values += directors_in_prose(text)
         if field_name == "registration_numbers":
             values = [v for v in values if len(re.sub(r"[\W_]", "", v)) >= MIN_NUMBER_LENGTH]
         if values:

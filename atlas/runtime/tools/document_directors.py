@@ -112,6 +112,51 @@ def directors_in_blocks(text: str) -> list[str]:
     return names
 
 
+# A heading over a table of the board: "Board of directors", "Directors and officers".
+_TABLE_HEADING = re.compile(
+    r"(?im)^[ \t]*(?:the[ \t]+)?(?:board[ \t]+of[ \t]+)?directors?\b[^:\n]*$"
+)
+# A row of it: a name, then the role "Director" in a column of its own ("Jane Roe
+# Director 2015-01-01", "| Jane Roe | Non-executive director |").
+_TABLE_ROW = re.compile(
+    r"^[ \t|]*(?P<name>[^\W\d_][^|\t\n]*?)(?:[ \t]*\|[ \t]*|[ \t]+)"
+    r"(?i:(?:(?:non-?)?executive[ \t]+|managing[ \t]+|independent[ \t]+)?director)"
+    r"(?=[ \t]*(?:$|\||\t|[ \t]{2}|[ \t]+\d))"
+)
+
+
+def directors_in_tables(text: str) -> list[str]:
+    """Directors in a table under a heading that names the board: rows whose role column
+    says "Director", up to a blank line after them. A row for one said to have gone
+    ("resigned 2021") is left out."""
+    names: list[str] = []
+    for heading in _TABLE_HEADING.finditer(text):
+        rows = 0
+        for line in text[heading.end() :].splitlines()[1 : MAX_BLOCK_LINES + 1]:
+            if not line.strip():
+                if rows:
+                    break
+                continue
+            row = _TABLE_ROW.match(line)
+            if row is None:
+                continue  # the table's header ("Name  Role  Appointed"), or a rule
+            rows += 1
+            name = _without_titles(" ".join(row["name"].split()))
+            if not _GONE.search(line[row.end() :]) and _looks_like_a_listed_name(name):
+                names.append(name)
+    return list(dict.fromkeys(names))
+
+
+# A mention of the board that names nobody (or says there is none): "Directors: None".
+_MENTION = re.compile(r"(?i)\b(?:directors?|board of directors)\b")
+_SAYS_NONE = re.compile(r"(?im)^[ \t]*directors?[ \t]*:[ \t]*(?:none|nil|n/?a|-+|–|—)\.?[ \t]*$")
+
+
+def mentions_directors(text: str) -> bool:
+    """Whether `text` speaks of the company's directors, besides a line saying it has none."""
+    return bool(_MENTION.search(_SAYS_NONE.sub("", text)))
+
+
 def _without_asides(text: str) -> str:
     """Text without its asides ("(Chair)"); one saying the person has gone ("(resigned
     2021)") leaves a mark, so the name before it is left out."""
