@@ -280,9 +280,9 @@ _WORD_END = r"(?![^\W\d_])"
 
 
 def label_word_pattern(word: str) -> str:
-    """`word` as a regex, its words apart by a space or joined as a file name joins them
-    ("date_of_birth", "national-id")."""
-    return "[ _.-]".join(re.escape(part) for part in word.split(" "))
+    """`word` as a regex, its words apart by a space, a line break where the text was
+    wrapped, or joined as a file name joins them ("date_of_birth", "national-id")."""
+    return r"(?:[ _.-]|[ \t]*\r?\n[ \t]*)".join(re.escape(part) for part in word.split(" "))
 
 
 def _label_head(field: str, word: str) -> str:

@@ -64,6 +64,11 @@ _WORD_SHAPES = {
     "ibans": re.compile(r"[a-z]{2}[0-9]{2}[a-z0-9]{11,30}"),
 }
 _NUMBER_SHAPE = re.compile(r"[a-z]{0,3}[0-9][a-z0-9-]{4,32}")
+# A telephone number in a row, in groups one space apart, as dialled from abroad or at
+# home ("+44 7700 900123", "0170 1234567"): seven digits or more.
+_ROW_PHONE = re.compile(
+    r"(?<![\w+])(?=(?:[ ()+]{0,2}[0-9]){7})(?:\+|\(?0)[0-9]{0,4}\)?(?: [0-9]{2,8}){1,4}(?![\w/.-])"
+)
 # An IBAN written in groups, which the words of a row split.
 _GROUPED_IBAN = re.compile(
     r"(?<![a-z0-9])[a-z]{2}[0-9]{2}(?: [a-z0-9]{4}){2,7}(?: [a-z0-9]{1,3})?(?![a-z0-9])"
@@ -339,6 +344,12 @@ def _row_numbers(
         in_row = sorted(
             in_row + [Found(*span, "ibans") for span in _not_overlapping(grouped, in_row)]
         )
+    if "phone_numbers" in personal:
+        # A telephone number's groups are one cell, not numbers of other columns.
+        phones = (phone.span() for phone in _ROW_PHONE.finditer(folded, start, end))
+        in_row = sorted(
+            in_row + [Found(*span, "phone_numbers") for span in _not_overlapping(phones, in_row)]
+        )
     numbers = list(in_row)
     for left, right in _not_overlapping(_words(folded, start, end), sorted(in_row + dates)):
         if kind := _number_kind(folded[left:right], personal, number_columns):
@@ -421,7 +432,8 @@ def _number_columns(header: str, folded: str) -> list[str | None]:
     columns = [(m.start(), None) for m in _OTHER_NUMBER_LABEL.finditer(folded)]
     for word in _ANY_LABEL_WORD.finditer(folded):
         field = _field_of(word[0])
-        if field in _WORD_SHAPES and _starts_a_cell(header, folded, word.start()):
+        numbered = field in _WORD_SHAPES or field == "phone_numbers"
+        if numbered and _starts_a_cell(header, folded, word.start()):
             columns.append((word.start(), field))
     return [field for _, field in sorted(columns, key=lambda column: column[0])]
 
@@ -482,7 +494,8 @@ def _number_kind(word: str, personal: list[str], number_columns: list[str | None
     if _DATE.fullmatch(word):
         return None
     for field in personal:
-        if _WORD_SHAPES[field].fullmatch(word):
+        shape = _WORD_SHAPES.get(field)
+        if shape is not None and shape.fullmatch(word):
             return field
     if None in number_columns and _NUMBER_SHAPE.fullmatch(word):
         return "other"

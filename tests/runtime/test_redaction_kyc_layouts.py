@@ -122,3 +122,26 @@ def test_a_kyc_form_extracted_shows_the_model_none_of_its_personal_data():
     assert "QQ 12 34 56" not in shown
     # What research needs stays.
     assert "06677889" in shown and "Helen Carter" in shown
+
+
+def test_a_pdf_tables_mobile_column_is_one_cell_redacted_as_a_phone():
+    """pypdf gives a table's row one space between cells: the groups of a telephone number
+    were read as numbers of other columns ("+44 7700 [REDACTED PASSPORT]")."""
+    table = (
+        "Name Passport number Date of birth Mobile IBAN\n"
+        "Helen Carter 533401882 14/03/1975 +44 7700 900123 GB29 NWBK 6016 1331 9268 19\n"
+        "James Whitfield 712345678 02/11/1968 0170 1234567 DE89 3704 0044 0532 0130 00\n"
+    )
+    shown = redact(table)
+    assert shown.splitlines()[1:] == [
+        "Helen Carter [REDACTED PASSPORT] [REDACTED DOB] [REDACTED PHONE] [REDACTED IBAN]",
+        "James Whitfield [REDACTED PASSPORT] [REDACTED DOB] [REDACTED PHONE] [REDACTED IBAN]",
+    ]
+
+
+def test_a_label_wrapped_over_two_lines_still_names_its_value():
+    text = "her mobile +44 7700 900123, national\ninsurance number QQ\n12 34 56 C."
+    assert (
+        redact(text)
+        == "her mobile [REDACTED PHONE], national\ninsurance number [REDACTED NATIONAL ID]\n."
+    )
