@@ -22,7 +22,7 @@ from atlas.runtime.redaction_labels import (
     listed_numbers,
     phones_beside_a_person,
 )
-from atlas.runtime.redaction_tables import table_columns
+from atlas.runtime.redaction_tables import stacked_columns, table_columns
 
 # How each kind of personal data is marked in redacted text, in the order they are named.
 LABELS = {
@@ -122,6 +122,8 @@ def _spans(text: str) -> list[Found]:
     """What is personal data in `text`, in order, none overlapping another."""
     folded = _folded(text)
     found, bare_labels = labelled(folded)
+    # First, so a stack's value keeps its own label where a label's pattern also took it.
+    found = stacked_columns(folded, bare_labels) + found
     bare_labels += [
         hit.start()
         for hit in re.finditer("iban", folded)

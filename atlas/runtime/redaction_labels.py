@@ -125,7 +125,7 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "účtu",
         "acc",
     ),
-    "card_numbers": ("card", "karte", "carte", "tarjeta", "carta"),
+    "card_numbers": ("card", "karte", "kreditkarte", "carte", "tarjeta", "carta"),
     "national_id_numbers": (
         "ssn",
         "nino",

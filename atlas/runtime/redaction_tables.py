@@ -23,6 +23,7 @@ from atlas.runtime.redaction_labels import (
     IDENTIFYING_FIELDS,
     LABEL_WORDS,
     Found,
+    field_named_by,
     label_word_pattern,
     starts_a_word,
 )
@@ -137,6 +138,56 @@ def table_columns(
             cells = []
         found += cells
     return found
+
+
+def stacked_columns(folded: str, bare_labels: list[int]) -> list[Found]:
+    """Labels one a line, then their values one a line in the same order: what PDF text
+    makes of a form whose labels and values stand in two columns. The first label of such
+    a stack has no value after it (it is among `bare_labels`)."""
+    found: list[Found] = []
+    searched_to = 0
+    for at in sorted(bare_labels):
+        if at < searched_to:
+            continue
+        fields: list[str] = []
+        end = start = folded.rfind("\n", 0, at) + 1
+        for line_start, line_end in _lines(folded, start):
+            field = _label_line_field(folded[line_start:line_end])
+            if field is None:
+                break
+            fields.append(field)
+            end = line_end
+        searched_to = end
+        if len(fields) < 2:
+            continue
+        values: list[tuple[int, int]] = []
+        for line_start, line_end in _lines(folded, end + 1):
+            if len(values) == len(fields):
+                break
+            line = folded[line_start:line_end]
+            left = line_start + len(line) - len(line.lstrip(_TRIM))
+            right = line_end - (len(line) - len(line.rstrip(_TRIM)))
+            if left >= right or not _DIGIT.search(folded, left, right):
+                break
+            values.append((left, right))
+        if len(values) == len(fields):
+            found += [
+                Found(left, right, field)
+                for (left, right), field in zip(values, fields, strict=True)
+                if _is_value(folded[left:right], field)
+            ]
+    return found
+
+
+def _label_line_field(line: str) -> str | None:
+    """The kind of personal data a line that is nothing but a label names ("Passport
+    No.", "Kontonummer:"), if it is one."""
+    cell = line.strip(" \t:")
+    if not cell or len(cell) > 40 or _DIGIT.search(cell):
+        return None
+    if _BARE_PHONE_HEADER.fullmatch(cell.rstrip(".")):
+        return "phone_numbers"
+    return field_named_by(cell)
 
 
 def _line_end(folded: str, at: int) -> int:

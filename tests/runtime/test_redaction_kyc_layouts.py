@@ -145,3 +145,24 @@ def test_a_label_wrapped_over_two_lines_still_names_its_value():
         redact(text)
         == "her mobile [REDACTED PHONE], national\ninsurance number [REDACTED NATIONAL ID]\n."
     )
+
+
+def test_labels_stacked_over_their_values_are_paired_in_order():
+    """A form in two columns, as PDF text gives it: every label, then every value."""
+    form = (
+        "Company: Meridian Shipping Holdings Ltd\n"
+        "Directors: Helen Carter, James Whitfield\n"
+        "Passport No.\nPersonalausweis\nKontonummer\nKreditkarte\nHandy\n"
+        "533401882\nL01X00T47\n0532013000\n4111 1111 1111 1111\n+49 170 1234567"
+    )
+    assert redact(form).splitlines()[-5:] == [
+        "[REDACTED PASSPORT]",
+        "[REDACTED NATIONAL ID]",
+        "[REDACTED ACCOUNT]",
+        "[REDACTED CARD]",
+        "[REDACTED PHONE]",
+    ]
+    # Labels whose values do not follow in as many lines are not paired with other lines.
+    assert redact("Passport No.\nKontonummer\nSee the attached scan.\n2 pages") == (
+        "Passport No.\nKontonummer\nSee the attached scan.\n2 pages"
+    )
