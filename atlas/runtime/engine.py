@@ -117,6 +117,8 @@ class Runtime:
         self.store = store if store is not None else MemoryRunStore()
         self.clock = clock or SystemClock()
         self._local_cancel = MemoryCancelSignal()
+        # A scenario's cancel due a moment after an event, once that event happened.
+        self.scripted_cancel: threading.Timer | None = None
         self.cancel_signal = AnyCancel(cancel, self._local_cancel)
         self.documents = documents
         self.world = world or default_world()
@@ -658,6 +660,7 @@ def _cancel_on(runtime: Runtime, cancel_on: CancelOn) -> EventListener:
                 timer = threading.Timer(cancel_on.after_seconds, runtime.request_cancel)
                 timer.daemon = True
                 timer.start()
+                runtime.scripted_cancel = timer
             else:
                 runtime.request_cancel()
 
@@ -698,9 +701,23 @@ def drive(
                 reason=f"scripted {word}",
             )
         else:
-            return state
+            return _cancelled_as_scripted(runtime, state)
         state = runtime.apply_human_input(state, decision)
         state = runtime.run_until_pause(state, keep_going)
+
+
+def _cancelled_as_scripted(runtime: Runtime, state: AtlasState) -> AtlasState:
+    """A scripted cancel due a moment after an event is pressed even when the run paused
+    in between (the event was the question it paused on, say): the paused run is cancelled
+    once the moment comes, not left waiting with the cancel forgotten."""
+    timer = runtime.scripted_cancel
+    if timer is not None and not state.is_terminal:
+        # Any other cancel (Ctrl+C) ends the wait too.
+        while timer.is_alive() and not runtime.cancel_signal.wait(0.1):
+            pass
+    if runtime.cancel_signal.is_set() and not state.is_terminal:
+        return runtime.cancel(state)
+    return state
 
 
 def run_scenario(

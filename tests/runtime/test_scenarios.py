@@ -174,6 +174,21 @@ def test_a_cancel_on_the_event_that_pauses_the_run_cancels_it(tmp_path, event, s
     assert store.load_state(state.run_id).status == "cancelled"
 
 
+def test_a_cancel_a_moment_after_the_event_the_run_paused_on_still_cancels_it():
+    scenario = parse_scenario(
+        {
+            "case": {"subject": "Northwind Trading"},
+            "human": {"cancel_on": {"event": "clarification_requested", "after_seconds": 0.3}},
+        }
+    )
+    began = time.monotonic()
+    state, store = run_scenario(scenario)
+    assert time.monotonic() - began >= 0.3
+    assert (state.status, state.termination_reason) == ("cancelled", "cancelled")
+    types = store.event_types(state.run_id)
+    assert types[-2:] == ["clarification_requested", "run_cancelled"]
+
+
 def test_a_cancel_on_a_retry_start_stops_the_retry_before_it_runs():
     scenario = parse_scenario(
         {
