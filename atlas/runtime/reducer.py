@@ -805,6 +805,16 @@ def _quoted_query(result: dict[str, Any]) -> str:
     return f"'{result.get('query', '')}'"
 
 
+def _document_called(state: AtlasState, result: dict[str, Any]) -> str:
+    """A document's name, with its id when another of the case's documents has the same
+    name: two "kyc.txt" giving different directors are told apart."""
+    name = result.get("name", "")
+    namesakes = [d for d in state.brief.documents if d.name == name]
+    if len(namesakes) > 1:
+        return f"{name} (document {result['document_id']})"
+    return name
+
+
 def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: datetime) -> None:
     fp = (
         fingerprint_text(result.get("text", "")) or fingerprint({"doc": result["document_id"]})[:20]
@@ -845,13 +855,13 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         evidence_id=_evidence_id(fp),
         evidence_class="document",
         source_id=f"document:{result['document_id']}",
-        source_label=f"Uploaded document {result.get('name', '')}",
+        source_label=f"Uploaded document {_document_called(state, result)}",
         tool="extract_uploaded_document",
         document_id=result["document_id"],
         retrieved_at=now,
         fingerprint=fp,
         claim=(
-            f"Uploaded document {result.get('name', '')} "
+            f"Uploaded document {_document_called(state, result)} "
             f"({counted(result.get('pages', 1), 'page')}) contains: {found}.{whose}{begins}"
         ),
         step=step,

@@ -101,3 +101,30 @@ def test_a_document_naming_no_director_it_speaks_of_leaves_a_gap(make_runtime, m
         "Uploaded document board.txt speaks of the company's directors, but names none that "
         "could be read: check who they are by hand, and have any it names screened."
     ) in state.proposed_packet.open_gaps
+
+
+def test_two_documents_of_the_same_name_are_told_apart_by_their_ids(make_runtime, make_state):
+    first = StoredDocument(
+        document_id="doc-1",
+        name="kyc.txt",
+        content_type="text/plain",
+        content=(ACME + "Directors: Sarah Linden, Tom Becker\n").encode(),
+    )
+    second = first.model_copy(
+        update={
+            "document_id": "doc-2",
+            "content": (ACME + "Directors: Sarah Linden, Mark Evans\n").encode(),
+        }
+    )
+    attached = [AttachedDocument(document_id=d, name="kyc.txt") for d in ("doc-1", "doc-2")]
+    runtime = make_runtime(documents=MemoryDocumentSource([first, second]))
+    state = run(runtime, make_state(documents=attached))
+    labels = {e.source_label for e in state.evidence if e.evidence_class == "document"}
+    assert labels == {
+        "Uploaded document kyc.txt (document doc-1)",
+        "Uploaded document kyc.txt (document doc-2)",
+    }
+    (conflict,) = state.conflicts
+    assert {v.source_label for v in conflict.values} >= {
+        "Uploaded document kyc.txt (document doc-2)"
+    }
