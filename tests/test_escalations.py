@@ -645,7 +645,7 @@ def test_a_conflict_reopened_by_a_source_read_since_says_who_settled_it_before(
     again = open_item(run, ReviewItem.Kind.ESCALATION)
     assert again.pk != first.pk
     page = client_for(client, reviewer).get(url("reviews-conflict", again)).content.decode()
-    assert f"Reopened: reviewer had chosen <strong>“{ARTICLE}”</strong>" in page
+    assert f"Reopened: Reviewer had chosen <strong>“{ARTICLE}”</strong>" in page
     assert "A source read since gives another value and was never weighed" in page
     assert 'name="choice"' in page  # theirs to settle again
     packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()

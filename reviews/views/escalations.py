@@ -215,6 +215,13 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
         .filter(created_at__gte=item.requested_at)
         .select_related("actor")
     }
+    earlier_ids = [r.decision_id for c in state_conflicts.values() for r in c.earlier_resolutions]
+    deciders = {
+        str(d.pk): d.actor.get_full_name() or d.actor.get_username()
+        for d in HumanDecision.objects.filter(
+            run_id=item.run_id, pk__in=[i for i in earlier_ids if i.isdigit()]
+        ).select_related("actor")
+    }
     views = []
     for raw in item.payload.get("conflicts", []):
         current = state_conflicts.get(raw["conflict_id"])
@@ -238,7 +245,10 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
                 resolution=current.resolution.model_dump()
                 if current and current.resolution
                 else None,
-                earlier_resolutions=tuple(r.model_dump() for r in current.earlier_resolutions)
+                earlier_resolutions=tuple(
+                    {**r.model_dump(), "by": deciders.get(r.decision_id, r.actor)}
+                    for r in current.earlier_resolutions
+                )
                 if current
                 else (),
             )
