@@ -242,7 +242,7 @@ def parse_next_action(raw: str | dict[str, Any]) -> CallTool | AskHuman | Finish
             if text.lower().startswith("json"):
                 text = text[4:]
         try:
-            payload = json.loads(text)
+            payload = _loaded(text)
         except (json.JSONDecodeError, ValueError) as error:
             raise InvalidModelOutput("invalid_json", f"Output is not JSON: {error}") from error
         except RecursionError:
@@ -265,6 +265,21 @@ def parse_next_action(raw: str | dict[str, Any]) -> CallTool | AskHuman | Finish
     except ValidationError as error:
         summary = "; ".join(_located(e["loc"], e["msg"]) for e in error.errors()[:5])
         raise InvalidModelOutput("invalid_action", f"Not a valid NextAction: {summary}") from error
+
+
+def _loaded(text: str) -> Any:
+    """`text` as JSON; or, when it is a fenced block followed by something said after
+    it ("Hope this helps!"), the block's JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        block, fence, _ = text.partition("```")
+        if not fence:
+            raise
+        try:
+            return json.loads(block)
+        except json.JSONDecodeError:
+            raise error from None
 
 
 def _located(location: tuple, message: str) -> str:

@@ -348,3 +348,28 @@ def test_a_call_the_runtime_stopped_waiting_for_is_not_retried(server, make_stat
     reply = model_for(server).decide(context)
     assert reply.transport_error is not None
     assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        f"```json\n{json.dumps(RESOLVE)}\n```",
+        f"```json\n{json.dumps(RESOLVE)}\n```\nHope this helps!",
+        f"```\n{json.dumps(RESOLVE)}\n```\n\nI chose to resolve the entity first.",
+    ],
+)
+def test_a_fenced_decision_is_read_whatever_is_said_after_the_fence(reply):
+    assert parse_next_action(reply).kind == "call_tool"
+
+
+def test_a_backtick_run_inside_a_decisions_text_is_kept():
+    action = {**RESOLVE, "rationale_summary": "Quote: ``` is a fence."}
+    parsed = parse_next_action(f"```json\n{json.dumps(action)}\n```")
+    assert parsed.rationale_summary == "Quote: ``` is a fence."
+
+
+def test_prose_around_a_decision_without_a_fence_is_still_refused():
+    from atlas.runtime.decisions import InvalidModelOutput
+
+    with pytest.raises(InvalidModelOutput, match="not JSON"):
+        parse_next_action(f"Sure! {json.dumps(RESOLVE)} Hope this helps!")
