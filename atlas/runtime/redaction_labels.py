@@ -307,7 +307,11 @@ LABELLED: tuple[tuple[str, str, str, re.Pattern[str], re.Pattern[str]], ...] = t
         field,
         word,
         max(word.split(" "), key=len),
-        re.compile(label_word_pattern(word)),
+        # A word that names personal data only with a number word is looked for with it:
+        # "id" is in most JSON ("entity_id"), "id no." in little.
+        re.compile(
+            label_word_pattern(word) + (A_NUMBER_WORD if word in NEEDS_A_NUMBER_WORD else "")
+        ),
         _label_pattern(field, word),
     )
     for field, words in LABEL_WORDS.items()
