@@ -90,6 +90,8 @@ class ModelContext(BaseModel):
 
     # The tools as JSON, when build_context made them (they are the same every step).
     tools_json: str = Field(default="", exclude=True, repr=False)
+    # The response schema as JSON, likewise.
+    response_schema_json: str = Field(default="", exclude=True, repr=False)
 
     def text(self) -> str:
         tools = self.tools_json or json.dumps(self.tools)
@@ -98,12 +100,7 @@ class ModelContext(BaseModel):
     def request_text(self) -> str:
         """All a call to an endpoint sends, for estimating its tokens: the text and the
         schema the reply must follow, which an endpoint bills as prompt too."""
-        schema = (
-            next_action_json_schema_text()
-            if self.response_schema is next_action_json_schema()
-            else json.dumps(self.response_schema)
-        )
-        return self.text() + schema
+        return self.text() + (self.response_schema_json or json.dumps(self.response_schema))
 
 
 def escape_fence(text: str) -> str:
@@ -284,6 +281,7 @@ def build_context(state: AtlasState, registry: ToolRegistry, policy: TenantPolic
         tools=list(tools),
         tools_json=tools_json,
         response_schema=next_action_json_schema(),
+        response_schema_json=next_action_json_schema_text(),
         projection=projection,
         turn_index=state.model_cursor,
         max_output_tokens=state.budgets.max_output_tokens,
