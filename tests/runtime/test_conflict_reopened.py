@@ -18,21 +18,23 @@ THE_ARTICLES = "Helen Carter, Viktor Petrenko"
 THE_REGISTRY = "Helen Carter, James Whitfield"
 
 
+def settled(runtime, state, conflict_id: str, chosen: str, decision_id: str):
+    """The run with the reviewer's resolution applied, run until it pauses."""
+    resolution = ConflictResolution(
+        decision_id=decision_id,
+        actor="reviewer-rita",
+        conflict_id=conflict_id,
+        value=chosen,
+        note="Settled on what was read so far.",
+    )
+    return run(runtime, runtime.apply_human_input(state, resolution))
+
+
 def settled_then_given_the_kyc_form(runtime, state, documents, chosen: str):
     """The run with its conflict settled to `chosen`, its packet sent back for the KYC
     form, and the form given to it with the analyst's reply: run until it pauses."""
     (conflict,) = state.proposed_packet.unresolved_conflicts
-    state = runtime.apply_human_input(
-        state,
-        ConflictResolution(
-            decision_id="d-1",
-            actor="reviewer-rita",
-            conflict_id=conflict.conflict_id,
-            value=chosen,
-            note="Settled on what was read so far.",
-        ),
-    )
-    state = run(runtime, state)
+    state = settled(runtime, state, conflict.conflict_id, chosen, "d-1")
     assert (state.termination_reason, state.proposed_packet.unresolved_conflicts) == (
         "finish_proposed",
         [],
@@ -80,17 +82,7 @@ def test_a_source_read_since_that_disputes_the_reviewers_choice_reopens_the_conf
     assert len(events_of(store, state, "escalated")) == 2
 
     # The reviewer settles it again, having now seen the form.
-    state = runtime.apply_human_input(
-        state,
-        ConflictResolution(
-            decision_id="d-4",
-            actor="reviewer-rita",
-            conflict_id=conflict.conflict_id,
-            value=THE_REGISTRY,
-            note="The KYC form and the registry agree.",
-        ),
-    )
-    state = run(runtime, state)
+    state = settled(runtime, state, conflict.conflict_id, THE_REGISTRY, "d-4")
     assert state.proposed_packet.unresolved_conflicts == []
     (conflict,) = state.conflicts
     assert (conflict.status, conflict.resolution.value) == ("resolved", THE_REGISTRY)
