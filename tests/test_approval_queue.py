@@ -655,6 +655,32 @@ def test_a_high_risk_packet_is_signed_off_from_its_page_not_from_the_queue_row(
     assert 'value="approve"' in page
 
 
+# The document is read on a tool thread, through a connection of its own.
+@pytest.mark.django_db(transaction=True)
+def test_a_packet_with_an_open_gap_is_signed_off_from_its_page_not_from_the_queue_row(
+    client, tenant, analyst, reviewer
+):
+    from runs.actions import do_start_run
+    from runs.execution import run_inline
+    from tests.case_rows import acme_case_with_document
+
+    note = b"Company: Acme Analytics Ltd\nThe board of directors approved the account.\n"
+    case = acme_case_with_document(tenant, analyst, "board.txt", note)
+    run = run_inline(do_start_run(case, analyst, wake=False))
+    signoff = open_item(run, ReviewItem.Kind.SIGNOFF)
+    (gap,) = signoff.payload["packet"]["open_gaps"]
+    assert "speaks of the company's directors" in gap
+    client_for(client, reviewer)
+    row = client.get(reverse("reviews-queue")).content.decode()
+    row = row[row.index(f'id="review-item-{signoff.pk}"') :]
+    row = row[: row.index("</tr>")]
+    assert 'value="approve"' not in row
+    assert "1 open gap" in row
+    assert "1 gap the research left open: Uploaded document board.txt speaks of" in row
+    page = client.get(reverse("reviews-item", args=[signoff.pk])).content.decode()
+    assert 'value="approve"' in page
+
+
 def test_a_reason_with_line_breaks_the_browser_accepted_is_recorded(
     client, tenant, analyst, reviewer
 ):

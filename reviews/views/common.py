@@ -105,7 +105,8 @@ class ItemView:
     def signs_off_in_the_queue(self) -> bool:
         """A packet is signed off from its row only when there is nothing in it to read
         or dispose of first: no open conflict, not a high risk rating, no screening match
-        (each is marked on the item's page), no source that tried to instruct the agent."""
+        (each is marked on the item's page), no source that tried to instruct the agent,
+        no gap the research left open."""
         packet = self.item.payload.get("packet") or {}
         return (
             not self.open_conflicts
@@ -113,6 +114,7 @@ class ItemView:
             and not self.hits
             and not self.documents_not_read
             and not self.suspect_sources
+            and not packet.get("open_gaps")
         )
 
     @property
