@@ -420,3 +420,14 @@ def test_a_partial_packet_says_why_research_stopped_not_how_the_run_ended(
     html = client_for(client, reviewer).get(reverse("runs-packet", args=[run.pk])).content.decode()
     assert f"Partial packet: the research stopped {said}" in html
     assert "(packet approved)" not in html
+
+
+def test_an_article_on_another_registry_entity_says_whom_it_is_about(client, tenant, analyst):
+    """Found by the name "Golden Gate Logistics", the article on Golden Gate Shipping SA is
+    not the subject's, and its evidence entry says so."""
+    run = paused_run(tenant, analyst, "Golden Gate Logistics", jurisdiction="")
+    page = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content
+    assert (
+        "Found by the name alone, about Dmitri Volkov (RU) and Golden Gate Shipping SA (PA): "
+        "linked only to other registry entities, not the subject."
+    ) in page.decode()

@@ -41,7 +41,11 @@ def about_the_subject(
 ):
     """`evidence` but what is about another candidate (rating_floor.about_the_subject, for
     evidence as dicts)."""
-    return [item for item in evidence if not other_candidate_id(item, selected, declined)]
+    return [
+        item
+        for item in evidence
+        if not other_candidate_id(item, selected, declined) and not item.get("about_another_entity")
+    ]
 
 
 def candidate_words(

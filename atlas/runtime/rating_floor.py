@@ -49,11 +49,13 @@ def about_the_subject(s: AtlasState) -> list[EvidenceItem]:
     any candidate may be the subject, so all of it counts, unless the analyst said none
     of the candidates offered is (namesakes.turned_down)."""
     entity = s.selected_entity
+    # An article about another registry entity than any the subject may be is not its.
+    evidence = [item for item in s.evidence if not item.about_another_entity]
     if entity is None:
         if turned_down(None, s.answered_questions):
-            return [item for item in s.evidence if not item.candidate_id]
-        return s.evidence
-    return [item for item in s.evidence if item.candidate_id in ("", entity.entity_id)]
+            return [item for item in evidence if not item.candidate_id]
+        return evidence
+    return [item for item in evidence if item.candidate_id in ("", entity.entity_id)]
 
 
 def _number(s: AtlasState, item: EvidenceItem) -> str:

@@ -45,7 +45,7 @@ from atlas.runtime.state import (
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.document_directors import mentions_directors
 from atlas.runtime.tools.gateway import fingerprint
-from atlas.runtime.wording import counted, fact_words
+from atlas.runtime.wording import counted, fact_words, listed
 from atlas.runtime.world import name_score
 from atlas.runtime.world.normalize import (
     fingerprint_text,
@@ -721,6 +721,7 @@ def _apply_media(
             about=about,
             found_by_name=not result.get("entity_id"),
             candidate_id="" if about else _candidate_linked(state, result, article),
+            about_another_entity="" if about else _another_entity(state, result, article),
         )
         if not _add_evidence(state, item):
             already_held.append(item.claim)
@@ -764,6 +765,27 @@ def _candidate_linked(state: AtlasState, result: dict[str, Any], article: dict[s
         return ""
     linked = [e for e in article.get("entity_ids", []) if e in _candidate_ids(state)]
     return linked[0] if len(linked) == 1 else ""
+
+
+def _another_entity(state: AtlasState, result: dict[str, Any], article: dict[str, Any]) -> str:
+    """The registry entity an article found by the subject's name is about instead of the
+    subject, in words: one it is linked to, when none of those is a candidate for the
+    subject or its matched entity, none is named as the subject is, and the article never
+    names the subject ("" otherwise, and for an article found by an entity's id)."""
+    entities = article.get("entities") or {}
+    if result.get("entity_id") or not entities:
+        return ""
+    ours = _candidate_ids(state) | (
+        {state.selected_entity.entity_id} if state.selected_entity else set()
+    )
+    subject = state.brief.subject
+    if ours & set(entities) or any(
+        name_score(subject, label.rsplit(" (", 1)[0]) >= STRONG_MATCH for label in entities.values()
+    ):
+        return ""
+    if normalize_text(subject) in normalize_text(f"{article['title']} {article['text']}"):
+        return ""
+    return listed(list(entities.values()), "and")
 
 
 def _as_subject(about: str) -> str:

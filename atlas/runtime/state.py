@@ -224,6 +224,10 @@ class EvidenceItem(_Model):
     candidate_id: str = ""
     # For a sanctions hit: the registry entity its list links the entry to, if one.
     linked_entity_id: str = ""
+    # For an article found by the subject's name: the registry entity it is about instead,
+    # when it is linked only to entities whose names the subject's only partly shares and
+    # never names the subject ("Golden Gate Shipping SA (PA)" for "Golden Gate Logistics").
+    about_another_entity: str = ""
     # For a document about the subject company: it speaks of directors, but names none that
     # could be read, so who they are is for a person to check.
     directors_unread: bool = False

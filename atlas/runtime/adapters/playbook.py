@@ -529,6 +529,8 @@ def _as_settled(p: dict[str, Any]) -> Callable[[str], str]:
     return as_settled((e.get("about") or "" for e in p["evidence"]), keys)
 
 
+# How the packet names a registry entity an article found by the subject's name is about.
+ANOTHER_ENTITY = "linked only to other registry entities, not the subject"
 # How the packet names a registry candidate for the subject other than its matched entity.
 NOT_THE_SUBJECT = "another registry candidate of the same name, not the subject"
 OTHERS_NOT_THE_SUBJECT = "other registry candidates of the same name, none of them the subject"
@@ -667,6 +669,12 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         or e["source_id"] == f"registry:{entity_id}"
     ]
     namesakes = _namesake_candidates(p)
+    # Articles found by the name about another registry entity: named so, not the subject's.
+    elsewhere = {
+        e["evidence_id"]: e["about_another_entity"]
+        for e in relevant
+        if e.get("about_another_entity")
+    }
     hits = [e for e in relevant if Signal.SANCTIONS_HIT in e["signals"]]
     adverse = [
         e
@@ -674,6 +682,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         if e["class"] == "adverse_media"
         and Signal.ADVERSE in e["signals"]
         and e["evidence_id"] not in namesakes
+        and e["evidence_id"] not in elsewhere
     ]
     pep = [e for e in relevant if Signal.PEP in e["signals"] and e["evidence_id"] not in namesakes]
     open_conflicts = [c for c in p["conflicts"] if c["status"] != "resolved"]
@@ -701,7 +710,9 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         risk = "low"
     findings = [
         Finding(
-            claim=_claim(e, namesakes.get(e["evidence_id"], ""), _declined(p)),
+            claim=f"{e['claim']} (about {elsewhere[e['evidence_id']]}: {ANOTHER_ENTITY})"
+            if e["evidence_id"] in elsewhere
+            else _claim(e, namesakes.get(e["evidence_id"], ""), _declined(p)),
             evidence_ids=[e["evidence_id"]],
         )
         for e in relevant
@@ -710,7 +721,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
     sanctions_result += _hits_linked_to_the_declined(p, hits)
     sanctions_result += _register_matches(relevant, namesakes, _declined(p))
     articles = [e for e in relevant if e["source_id"].startswith("article:")]
-    media = [e for e in articles if e["evidence_id"] not in namesakes]
+    media = [e for e in articles if e["evidence_id"] not in namesakes | elsewhere.keys()]
     # A source written as instructions to an AI agent is named apart: it is weighed by a
     # person, not relied on like the others.
     suspect = [e for e in adverse if Signal.INSTRUCTIONS in e["signals"]]
@@ -743,6 +754,15 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         media_summary += (
             f" {counted(len(others), 'article')} found {'is' if len(others) == 1 else 'are'} "
             f"about {listed(names, 'and')}, {which}."
+        )
+    if away := [e for e in articles if e["evidence_id"] in elsewhere]:
+        if media_summary == "No adverse media found.":
+            media_summary = "No adverse media found about the subject."
+        names = list(dict.fromkeys(elsewhere[e["evidence_id"]] for e in away))
+        media_summary += (
+            f" {counted(len(away), 'article')} found by the name alone "
+            f"{'is' if len(away) == 1 else 'are'} about {listed(names, 'and')}: "
+            f"{ANOTHER_ENTITY}."
         )
     settled = _as_settled(p)
     return DueDiligencePacket(

@@ -299,6 +299,11 @@ def search_adverse_media(
                 snippet=article["text"][:240],
                 text=article["text"],
                 entity_ids=article.get("entity_ids", []),
+                entities={
+                    entity_id: f"{entity['name']} ({entity['jurisdiction']})"
+                    for entity_id in article.get("entity_ids", [])
+                    if (entity := world.entities_by_id.get(entity_id))
+                },
                 signals=article.get("signals", []),
                 facts=article.get("facts", {}),
                 score=score,

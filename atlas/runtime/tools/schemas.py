@@ -191,6 +191,8 @@ class Article(BaseModel):
     snippet: str
     text: str
     entity_ids: list[str]
+    # The registry entities it is linked to, by id, as "Name (CC)".
+    entities: dict[str, str] = Field(default_factory=dict)
     signals: list[str]
     facts: dict[str, dict[str, Any]] = Field(default_factory=dict)
     score: float

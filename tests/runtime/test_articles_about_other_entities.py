@@ -1,0 +1,46 @@
+"""An article found by the subject's name that is linked only to other registry entities,
+and never names the subject, is about them: "Golden Gate Logistics" found the article on
+Golden Gate Shipping SA, a listed company, and the packet reported it as the subject's
+adverse media."""
+
+from __future__ import annotations
+
+from runtime_helpers import run
+
+from atlas.runtime.rating_floor import about_the_subject
+
+ABOUT_OTHERS = "linked only to other registry entities, not the subject"
+
+
+def test_an_article_on_another_registry_entity_is_not_the_subjects_adverse_media(
+    make_runtime, make_state
+):
+    state = run(make_runtime(), make_state("Golden Gate Logistics", jurisdiction=None))
+    (article,) = [e for e in state.evidence if e.evidence_class == "adverse_media"]
+    assert "Golden Gate Shipping SA (PA)" in article.about_another_entity
+    assert article not in about_the_subject(state)
+
+    packet = state.proposed_packet
+    assert packet.adverse_media_summary.startswith("No adverse media found about the subject.")
+    assert "1 article found by the name alone is about" in packet.adverse_media_summary
+    assert ABOUT_OTHERS in packet.adverse_media_summary
+    (finding,) = [f for f in packet.findings if article.evidence_id in f.evidence_ids]
+    assert finding.claim.endswith(f": {ABOUT_OTHERS})")
+    # Medium for the name-only match alone, not for the shadow-tanker article.
+    assert packet.risk_rating == "medium"
+
+
+def test_an_article_that_names_the_subject_stays_its_own(make_runtime, make_state):
+    """Viktor Petrenko has no registry record; the article on Meridian's board names him."""
+    state = run(
+        make_runtime(), make_state("Viktor Petrenko", subject_type="person", jurisdiction=None)
+    )
+    articles = [e for e in state.evidence if e.evidence_class == "adverse_media"]
+    assert all(not e.about_another_entity for e in articles)
+
+
+def test_articles_on_the_subjects_own_entity_are_its_own(make_runtime, make_state):
+    state = run(make_runtime(), make_state("Crescent Minerals", jurisdiction="GB"))
+    articles = [e for e in state.evidence if e.evidence_class == "adverse_media"]
+    assert articles and all(not e.about_another_entity for e in articles)
+    assert "adverse article" in state.proposed_packet.adverse_media_summary
