@@ -6,15 +6,17 @@ from __future__ import annotations
 from atlas.runtime.adapters.playbook import draft_packet
 from atlas.runtime.context import project_state
 from atlas.runtime.decisions import DueDiligencePacket, PacketConflict, PacketConflictValue
-from atlas.runtime.directors import unscreened_directors, unsearched_directors
+from atlas.runtime.directors import SEPARATOR, unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import (
     conflict_about,
+    directorships,
     unscreened_directorships,
     unsearched_directorships,
 )
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import AtlasState, Signal, user_status_for
-from atlas.runtime.wording import unresolved_conflict_gap
+from atlas.runtime.wording import listed, unresolved_conflict_gap
+from atlas.runtime.world import SPELLED_AS_ITS_NAME, name_score
 
 # Pending requirements (atlas.runtime.progress) as a reviewer reads them; the others
 # (documents, directors, the subject's companies, conflicts) are named in gaps of their own.
@@ -85,6 +87,7 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
         *_unread_documents(s),
         *_documents_about_others(s),
         *_documents_with_unread_directors(s),
+        *_codirectors_unscreened(s),
     ]
     packet = _with_conflicts(s, packet)
     open_gaps = list(packet.open_gaps)
@@ -104,6 +107,33 @@ def _unresearched_directorships(s: AtlasState) -> list[str]:
     not_done = [(c, "screened against the sanctions lists") for c in unscreened_directorships(s)]
     not_done += [(c, "searched for adverse media") for c in unsearched_directorships(s)]
     return [f"{c.label()}, a company the subject directs, was not {what}." for c, what in not_done]
+
+
+def _codirectors_unscreened(s: AtlasState) -> list[str]:
+    """The other directors the registry lists for each company the subject directs: the
+    research screens the company, not them, and one of them may be listed."""
+    subject = [s.brief.subject] + ([s.selected_entity.name] if s.selected_entity else [])
+    gaps = []
+    for company in directorships(s):
+        listed_by_registry = [
+            name
+            for fact in s.facts
+            if fact.entity_id == company.entity_id
+            and fact.fact == "directors"
+            and fact.source_id.startswith("registry:")
+            for name in fact.display_value.split(SEPARATOR)
+        ]
+        others = [
+            name
+            for name in dict.fromkeys(listed_by_registry)
+            if not any(name_score(name, own) >= SPELLED_AS_ITS_NAME for own in subject)
+        ]
+        if others:
+            gaps.append(
+                f"The other directors of {company.label()}, a company the subject directs, "
+                f"were not screened: {listed(others, 'and')}."
+            )
+    return gaps
 
 
 def _documents_with_unread_directors(s: AtlasState) -> list[str]:

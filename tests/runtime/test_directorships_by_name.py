@@ -101,3 +101,17 @@ def test_the_question_about_a_near_candidate_says_which_companies_the_name_leads
     assert {"entity_id": "co-harrow-bay-freight-gb"} in tool_arguments(
         store, state, "screen_sanctions"
     )
+
+
+def test_the_other_directors_of_a_company_the_subject_directs_are_a_gap(make_runtime, make_state):
+    """Amber Coast Freight's record lists Dmitry Volkov beside Ieva Petraitytė: the company
+    is screened, its other director is not, and the packet says so."""
+    state = run(
+        make_runtime(), make_state("Ieva Petraityte", subject_type="person", jurisdiction=None)
+    )
+    assert (
+        "The other directors of Amber Coast Freight UAB (LT), a company the subject directs, "
+        "were not screened: Dmitry Volkov."
+    ) in state.proposed_packet.open_gaps
+    # The subject, as the record spells her, is not one of the others.
+    assert not any("Petrait" in gap.split(":")[-1] for gap in state.proposed_packet.open_gaps)
