@@ -269,7 +269,11 @@ def test_a_packet_with_a_listed_director_says_whom_the_hits_are_on(client, tenan
         "(on director Dmitry Volkov)." in packet
     )
     case_page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
-    assert "Found no articles for &#x27;Amber Coast Freight UAB&#x27;." in case_page
+    # Searched by the entity's id, which reads no name: the step says so.
+    assert (
+        "Found no articles for &#x27;Amber Coast Freight UAB&#x27; (searched by its registry "
+        "record, co-amber-coast-freight-lt, not by name)." in case_page
+    )
 
 
 def test_a_packet_on_a_person_names_the_listed_companies_they_direct(client, tenant, analyst):

@@ -32,6 +32,7 @@ from atlas.runtime.directorships import (
 )
 from atlas.runtime.injection import addresses_the_agent
 from atlas.runtime.redaction import redacted_opening
+from atlas.runtime.result_words import searched_for
 from atlas.runtime.state import (
     AtlasState,
     Conflict,
@@ -824,7 +825,7 @@ def _add_search_record(
 
 
 def _quoted_query(result: dict[str, Any]) -> str:
-    return f"'{result.get('query', '')}'"
+    return searched_for(result)
 
 
 def _document_called(state: AtlasState, result: dict[str, Any]) -> str:

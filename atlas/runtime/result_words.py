@@ -58,12 +58,20 @@ def result_summary(tool: str, result: dict[str, Any], held: Collection[str] = ()
     return f"{tool} succeeded."
 
 
+def searched_for(result: dict[str, Any]) -> str:
+    """What a media search looked for, as a packet says it: the query, or, for a search by
+    an entity's id (which returns the articles linked to it and reads no name), that."""
+    query = f"'{result.get('query', '')}'"
+    if entity_id := result.get("entity_id"):
+        return f"{query} (searched by its registry record, {entity_id}, not by name)"
+    return query
+
+
 def _media_summary(result: dict[str, Any], held: Collection[str]) -> str:
     articles = result.get("articles", [])
-    query = result.get("query", "")
     if not articles:
-        return f"Found no articles for '{query}'."
-    found = f"Found {counted(len(articles), 'article')} for '{query}'"
+        return f"Found no articles for {searched_for(result)}."
+    found = f"Found {counted(len(articles), 'article')} for {searched_for(result)}"
     fingerprints = [fingerprint_text(a.get("text", "")) for a in articles]
     already_held = sum(fp in held for fp in fingerprints)
     new_articles = len({fp for fp in fingerprints if fp not in held})

@@ -44,3 +44,17 @@ def test_articles_on_the_subjects_own_entity_are_its_own(make_runtime, make_stat
     articles = [e for e in state.evidence if e.evidence_class == "adverse_media"]
     assert articles and all(not e.about_another_entity for e in articles)
     assert "adverse article" in state.proposed_packet.adverse_media_summary
+
+
+def test_a_search_by_an_entitys_id_is_not_said_to_be_a_search_by_name(make_runtime, make_state):
+    """It returns only the articles linked to the record: the board article naming Viktor
+    Petrenko is linked to Meridian, so "no adverse media found for 'Viktor Petrenko'" was
+    a name search never made."""
+    state = run(
+        make_runtime(), make_state("Viktor Petrenko", subject_type="person", jurisdiction=None)
+    )
+    claims = [f.claim for f in state.proposed_packet.findings]
+    assert (
+        "No adverse media found for 'Viktor Petrenko' (searched by its registry record, "
+        "pe-viktor-petrenko, not by name)."
+    ) in claims
