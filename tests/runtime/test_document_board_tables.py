@@ -43,6 +43,17 @@ BOARD_TABLE = (
         ),
         # No heading naming the board: a role column alone is not enough.
         ("Staff\nJane Roe  Director of Sales\n", []),
+        # Headings over other people: gone, a subsidiary's, or holdings.
+        ("Directors who resigned during the year\nJohn Doe  Director  2019-01-01\n", []),
+        ("Directors (former)\nJohn Doe  Director\n", []),
+        ("Directors of subsidiary undertakings\nJohn Doe  Director\n", []),
+        ("Directors' interests\nBig Fund LP  Director  1,000,000\n", []),
+        # An officer's function is not part of a name, nor a board seat.
+        (
+            "Board of directors\nJane Roe  Finance Director\nJohn Doe  Alternate Director\n"
+            "Mark Smith  Director\n",
+            ["Mark Smith"],
+        ),
     ],
 )
 def test_the_rows_of_a_board_table_are_its_directors(table, names):
@@ -56,6 +67,10 @@ def test_the_rows_of_a_board_table_are_its_directors(table, names):
         ("Company: X\nDirectors: n/a\n", False),
         ("The board of directors meets quarterly.", True),
         ("Purpose of relationship: freight payments.", False),
+        # A title is not the company's board.
+        ("Signed for the Director of Companies House", False),
+        ("Approved by: Sales Director", False),
+        ("Directors: none appointed", False),
     ],
 )
 def test_a_document_speaks_of_directors_unless_it_says_there_are_none(text, mentioned):

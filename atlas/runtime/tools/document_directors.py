@@ -113,9 +113,22 @@ def directors_in_blocks(text: str) -> list[str]:
 
 
 # A heading over a table of the board: "Board of directors", "Directors and officers".
+# Nothing but the heading: not "Directors who resigned", "Directors of subsidiary
+# undertakings" or "Directors' interests".
 _TABLE_HEADING = re.compile(
-    r"(?im)^[ \t]*(?:the[ \t]+)?(?:board[ \t]+of[ \t]+)?directors?\b[^:\n]*$"
+    r"(?im)^[ \t]*(?:the[ \t]+)?(?:board(?:[ \t]+of[ \t]+directors)?|directors"
+    r"|directors[ \t]+and[ \t]+officers|officers[ \t]+and[ \t]+directors"
+    r"|(?:current|present)[ \t]+directors)[ \t]*:?[ \t]*$"
 )
+# What names a director's function before the word "Director" ("Finance Director"): the
+# row is an officer's, not a board member's.
+_FUNCTION_WORDS = frozenset((
+    "finance", "financial", "sales", "marketing", "technical", "technology", "operations",
+    "operating", "alternate", "creative", "art", "commercial", "legal", "company",
+    "associate", "assistant", "deputy", "regional", "program", "programme", "project",
+    "research", "design", "development", "hr", "it", "communications", "strategy",
+    "investment", "risk", "compliance",
+))  # fmt: skip
 # A row of it: a name, then the role "Director" in a column of its own ("Jane Roe
 # Director 2015-01-01", "| Jane Roe | Non-executive director |").
 _TABLE_ROW = re.compile(
@@ -142,14 +155,21 @@ def directors_in_tables(text: str) -> list[str]:
                 continue  # the table's header ("Name  Role  Appointed"), or a rule
             rows += 1
             name = _without_titles(" ".join(row["name"].split()))
+            if name.split()[-1].lower() in _FUNCTION_WORDS:
+                continue  # "Jane Roe  Finance Director": an officer's row
             if not _GONE.search(line[row.end() :]) and _looks_like_a_listed_name(name):
                 names.append(name)
     return list(dict.fromkeys(names))
 
 
 # A mention of the board that names nobody (or says there is none): "Directors: None".
-_MENTION = re.compile(r"(?i)\b(?:directors?|board of directors)\b")
-_SAYS_NONE = re.compile(r"(?im)^[ \t]*directors?[ \t]*:[ \t]*(?:none|nil|n/?a|-+|–|—)\.?[ \t]*$")
+# Its directors, or a director of its ("the company's director", "Director:"); not a
+# title ("Sales Director", "the Director of Companies House").
+_MENTION = re.compile(
+    r"(?i)\b(?:board[ \t]+of[ \t]+directors|directors\b(?!')|director[ \t]*:"
+    r"|(?:company's|its|sole|managing)[ \t]+director\b)"
+)
+_SAYS_NONE = re.compile(r"(?im)^[ \t]*directors?[ \t]*:[ \t]*(?:none|nil|n/?a|-+|–|—)\b[^\n]*$")
 
 
 def mentions_directors(text: str) -> bool:
