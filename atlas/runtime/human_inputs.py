@@ -282,6 +282,7 @@ def _apply_budget_extension(
     if s.deadline_at is not None:
         s.deadline_at = s.deadline_at + timedelta(seconds=extension.extra_seconds)
     s.policy_denials = 0
+    s.answers_before_extension = len(s.answered_questions)
     s.proposed_packet = None
     writer.emit(
         s,

@@ -15,7 +15,8 @@ MAX_SAME_QUESTION_ANSWERED = 2
 def ask_human(writer: StepWriter, s: AtlasState, buf: StepBuffer, action: AskHuman) -> AtlasState:
     asked = f"ask_human:{short_hash(action.question)}"
     s.decision_history.append(asked)
-    answered = sum(qa.get("question") == action.question for qa in s.answered_questions)
+    since_extended = s.answered_questions[s.answers_before_extension :]
+    answered = sum(qa.get("question") == action.question for qa in since_extended)
     if action.blocking and answered >= MAX_SAME_QUESTION_ANSWERED:
         return pause_for_review(
             writer,

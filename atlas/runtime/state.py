@@ -397,6 +397,9 @@ class AtlasState(_Model):
     executed_actions: list[dict[str, Any]] = Field(default_factory=list)  # {tool, arguments, step}
     approved_signatures: list[str] = Field(default_factory=list)
     policy_denials: int = 0
+    # How many answers the analyst had given when a reviewer last extended the run: only
+    # those after count towards a question asked again and again (questions.ask_human).
+    answers_before_extension: int = 0
     progress_history: list[str] = Field(default_factory=list)
     consecutive_model_errors: int = 0
     # Of those, the requests that got no reply at all (the endpoint failed, not the model).

@@ -27,6 +27,7 @@ from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.adapters.scripted import ScriptedModel
 from atlas.runtime.humans import (
     ApprovalDecision,
+    BudgetExtension,
     ClarificationAnswer,
     HumanInputRejected,
     PacketSignOff,
@@ -245,6 +246,12 @@ def test_the_same_question_asked_again_answer_after_answer_goes_to_review(
     cycle = events_of(store, state, "cycle_detected")[0].data
     assert (cycle["period"], cycle["answered"], len(cycle["actions"])) == (1, 2, 3)
     assert state.proposed_packet is not None and state.proposed_packet.partial
+
+    # A reviewer who extends the run lets the question go to the analyst again.
+    more = BudgetExtension(decision_id="d-x", actor="reviewer-rita", extra_iterations=5)
+    state = runtime.run_until_pause(runtime.apply_human_input(state, more))
+    assert_outcome(state, "waiting_for_input", "waiting_for_input")
+    assert types(store, state).count("clarification_requested") == 3
 
 
 def test_an_unchanged_progress_signature_goes_to_review(make_runtime, make_state, store):

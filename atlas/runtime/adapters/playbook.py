@@ -94,8 +94,9 @@ class Playbook:
                     return _call(
                         "resolve_entity", args, "Resolve the candidate the analyst picked."
                     )
-            # Asked again after every answer that fits no candidate: the iteration budget
-            # bounds how often, and a packet for an unmatched name is refused anyway. An
+            # Asked again after every answer that fits no candidate, until the runtime hands
+            # the run to a reviewer (questions.MAX_SAME_QUESTION_ANSWERED); a packet for an
+            # unmatched name is refused anyway. An
             # answer that none of them is the subject leaves the run none (human_inputs): the
             # research goes on by name, as after a no to a single candidate.
             if len(candidates) > 1:
