@@ -236,13 +236,14 @@ def parse_next_action(raw: str | dict[str, Any]) -> CallTool | AskHuman | Finish
     """Parse raw model text (or an already-decoded object) into one NextAction."""
     if isinstance(raw, str):
         text = raw.strip()
-        if text.startswith("```"):
+        fenced = text.startswith("```")
+        if fenced:
             # Models often wrap JSON in a fenced block; the fence is not part of the object.
             text = text.strip("`")
             if text.lower().startswith("json"):
                 text = text[4:]
         try:
-            payload = _loaded(text)
+            payload = _loaded(text) if fenced else json.loads(text)
         except (json.JSONDecodeError, ValueError) as error:
             raise InvalidModelOutput("invalid_json", f"Output is not JSON: {error}") from error
         except RecursionError:
@@ -268,13 +269,14 @@ def parse_next_action(raw: str | dict[str, Any]) -> CallTool | AskHuman | Finish
 
 
 def _loaded(text: str) -> Any:
-    """`text` as JSON; or, when it is a fenced block followed by something said after
-    it ("Hope this helps!"), the block's JSON."""
+    """A fenced block's `text` as JSON; or, when the block is followed by a remark ("Hope
+    this helps!"), the block's JSON. A second fenced block after it is a second answer, and
+    which one is meant is not guessed."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        block, fence, _ = text.partition("```")
-        if not fence:
+        block, fence, after = text.partition("```")
+        if not fence or "```" in after:
             raise
         try:
             return json.loads(block)

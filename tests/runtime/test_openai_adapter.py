@@ -368,8 +368,17 @@ def test_a_backtick_run_inside_a_decisions_text_is_kept():
     assert parsed.rationale_summary == "Quote: ``` is a fence."
 
 
-def test_prose_around_a_decision_without_a_fence_is_still_refused():
+@pytest.mark.parametrize(
+    "reply",
+    [
+        f"Sure! {json.dumps(RESOLVE)} Hope this helps!",
+        f"{json.dumps(RESOLVE)}\n```\nHope this helps!",
+        # Two fenced answers: which is meant is not guessed.
+        f"```json\n{json.dumps(RESOLVE)}\n``` Actually, better:\n```json\n{json.dumps(RESOLVE)}\n```",
+    ],
+)
+def test_prose_around_an_unfenced_decision_or_two_fenced_ones_are_refused(reply):
     from atlas.runtime.decisions import InvalidModelOutput
 
     with pytest.raises(InvalidModelOutput, match="not JSON"):
-        parse_next_action(f"Sure! {json.dumps(RESOLVE)} Hope this helps!")
+        parse_next_action(reply)
