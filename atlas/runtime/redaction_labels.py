@@ -30,8 +30,8 @@ A_NUMBER_WORD = (
 )
 NUMBER_WORD = rf"{A_NUMBER_WORD}?"
 # What a form may put in brackets after a label: "Passport (UK):", "Date of birth
-# (DD/MM/YYYY):".
-_BRACKETED = r"(?:(?>[ \t]*)\([^()\n0-9]{1,24}\))?"
+# (DD/MM/YYYY):", "Passport (issued 2010):"; words, not the number's own "(555)".
+_BRACKETED = r"(?:(?>[ \t]*)\((?=[^()\n]{0,23}[^\W\d_])[^()\n]{1,24}\))?"
 # Between a label and its value: spaces or line breaks, a colon, "=" or a dash, a table's
 # bars ("| Passport | K7654321 |"), a file name's underscores ("passport_K7654321.pdf"),
 # "is" or "was" in a sentence ("my passport number is K7654321"), and a quotation mark

@@ -22,6 +22,7 @@ from atlas.runtime.world import default_world
     [
         ("Document type: Passport\nDocument number: 533401882", "[REDACTED NATIONAL ID]"),
         ("Passport (UK): 533401882", "Passport (UK): [REDACTED PASSPORT]"),
+        ("Passport (issued 2010): 533401882", "[REDACTED PASSPORT]"),
         ("Date of birth (DD/MM/YYYY): 14/03/1975", "[REDACTED DOB]"),
         ("Birth date: 14/03/1975", "Birth date: [REDACTED DOB]"),
         ("D.O.B.: 14/03/1975", "D.O.B.: [REDACTED DOB]"),
