@@ -7,6 +7,7 @@ URL) collapse into one item.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable
 from datetime import datetime
@@ -780,13 +781,24 @@ def _another_entity(state: AtlasState, result: dict[str, Any], article: dict[str
         {state.selected_entity.entity_id} if state.selected_entity else set()
     )
     subject = state.brief.subject
-    if ours & set(entities) or any(
-        name_score(subject, label.rsplit(" (", 1)[0]) >= STRONG_MATCH for label in entities.values()
-    ):
+    if ours & set(entities) or any(_named_as(subject, label) for label in entities.values()):
         return ""
-    if normalize_text(subject) in normalize_text(f"{article['title']} {article['text']}"):
+    if _mentions(subject, article["title"], article["text"]):
         return ""
     return listed(list(entities.values()), "and")
+
+
+# The same articles come back search after search: what they say of the subject is
+# worked out once.
+@functools.lru_cache(maxsize=1024)
+def _named_as(subject: str, label: str) -> bool:
+    """Whether the registry entity `label` ("Name (CC)") bears the subject's name."""
+    return name_score(subject, label.rsplit(" (", 1)[0]) >= STRONG_MATCH
+
+
+@functools.lru_cache(maxsize=1024)
+def _mentions(subject: str, title: str, text: str) -> bool:
+    return normalize_text(subject) in normalize_text(f"{title} {text}")
 
 
 def _as_subject(about: str) -> str:
