@@ -703,6 +703,8 @@ def _apply_media(
 ) -> None:
     articles = result.get("articles", [])
     already_held = []
+    # Found by name, an article may be about a candidate for the subject, or about others.
+    candidates = set() if about or result.get("entity_id") else _candidate_ids(state)
     for article in articles:
         fp = fingerprint_text(article["text"])
         item = EvidenceItem(
@@ -722,8 +724,10 @@ def _apply_media(
             ),
             about=about,
             found_by_name=not result.get("entity_id"),
-            candidate_id="" if about else _candidate_linked(state, result, article),
-            about_another_entity="" if about else _another_entity(state, result, article),
+            candidate_id="" if about else _candidate_linked(candidates, result, article),
+            about_another_entity=""
+            if about
+            else _another_entity(state, candidates, result, article),
         )
         if not _add_evidence(state, item):
             already_held.append(item.claim)
@@ -747,7 +751,7 @@ def _apply_media(
                 )
     key = result.get("entity_id") or normalize_text(result.get("query", ""))
     if not articles:
-        claim = f"No adverse media found for {about or _quoted_query(result)}."
+        claim = f"No adverse media found for {about or searched_for(result)}."
         _add_search_record(state, key, step, now, about, claim, {"no_media": key})
     elif about and len(already_held) == len(articles):
         # A search on someone else than the subject (a director, say) that found only
@@ -760,16 +764,18 @@ def _apply_media(
         _add_search_record(state, key, step, now, about, claim, seen)
 
 
-def _candidate_linked(state: AtlasState, result: dict[str, Any], article: dict[str, Any]) -> str:
-    """The one registry candidate for the subject an article found by the subject's name
-    is about, if one: it is the subject's only if that candidate is."""
+def _candidate_linked(candidates: set[str], result: dict[str, Any], article: dict[str, Any]) -> str:
+    """The one registry candidate for the subject (of `candidates`) an article found by the
+    subject's name is about, if one: it is the subject's only if that candidate is."""
     if result.get("entity_id"):
         return ""
-    linked = [e for e in article.get("entity_ids", []) if e in _candidate_ids(state)]
+    linked = [e for e in article.get("entity_ids", []) if e in candidates]
     return linked[0] if len(linked) == 1 else ""
 
 
-def _another_entity(state: AtlasState, result: dict[str, Any], article: dict[str, Any]) -> str:
+def _another_entity(
+    state: AtlasState, candidates: set[str], result: dict[str, Any], article: dict[str, Any]
+) -> str:
     """The registry entity an article found by the subject's name is about instead of the
     subject, in words: one it is linked to, when none of those is a candidate for the
     subject or its matched entity, none is named as the subject is, and the article never
@@ -777,9 +783,7 @@ def _another_entity(state: AtlasState, result: dict[str, Any], article: dict[str
     entities = article.get("entities") or {}
     if result.get("entity_id") or not entities:
         return ""
-    ours = _candidate_ids(state) | (
-        {state.selected_entity.entity_id} if state.selected_entity else set()
-    )
+    ours = candidates | ({state.selected_entity.entity_id} if state.selected_entity else set())
     subject = state.brief.subject
     if ours & set(entities) or any(_named_as(subject, label) for label in entities.values()):
         return ""
@@ -834,10 +838,6 @@ def _add_search_record(
             about=about,
         ),
     )
-
-
-def _quoted_query(result: dict[str, Any]) -> str:
-    return searched_for(result)
 
 
 def _document_called(state: AtlasState, result: dict[str, Any]) -> str:
