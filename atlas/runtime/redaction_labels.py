@@ -245,12 +245,11 @@ WHOLE_WORDS = frozenset(
 # "Document number", "Acc No", not "ID card" (a label of its own), "NI" (Northern Ireland)
 # or "the document".
 NEEDS_A_NUMBER_WORD = frozenset({"acc", "id", "ni", "identification", "document"})
-# Of those, the ones a company has too: "USt-IdNr.", "VAT identification number", "Company
-# ID No.", "Companies House NI number" (Northern Ireland's) are a company's, which research
+# A company has those numbers too: "USt-IdNr.", "VAT identification number", "Company ID
+# No.", "Companies House NI number" (Northern Ireland's) are a company's, which research
 # needs: the line before the word says whose.
-_ALSO_A_COMPANYS = frozenset({"acc", "id", "ni", "identification", "document"})
 _A_COMPANY_BEFORE = re.compile(
-    r"\b(?:company|companies|companies house|vat|ust|business|corporate|registration"
+    r"\b(?:company|companies|vat|ust|business|corporate|registration"
     r"|registered|reg|employer|firm|entity|filing|isin|tax|irs|sec|customs)\b[^\n]{0,30}\Z"
 )
 # A "Document number" is an identity document's only where the form names one just before
@@ -423,7 +422,9 @@ def labelled(folded: str) -> tuple[list[Found], list[int]]:
             at = hit.start()
             if word in WHOLE_WORDS and not starts_a_word(folded, at):
                 continue
-            if word in _ALSO_A_COMPANYS and _A_COMPANY_BEFORE.search(folded, max(0, at - 40), at):
+            if word in NEEDS_A_NUMBER_WORD and _A_COMPANY_BEFORE.search(
+                folded, max(0, at - 40), at
+            ):
                 continue
             if word == "document" and not _AN_IDENTITY_DOCUMENT_BEFORE.search(
                 folded, max(0, at - 80), at
