@@ -215,13 +215,23 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
         .filter(created_at__gte=item.requested_at)
         .select_related("actor")
     }
-    earlier_ids = [r.decision_id for c in state_conflicts.values() for r in c.earlier_resolutions]
-    deciders = {
-        str(d.pk): d.actor.get_full_name() or d.actor.get_username()
-        for d in HumanDecision.objects.filter(
-            run_id=item.run_id, pk__in=[i for i in earlier_ids if i.isdigit()]
-        ).select_related("actor")
-    }
+    # Who settled a reopened conflict before: asked only when one was reopened.
+    earlier_ids = [
+        r.decision_id
+        for c in state_conflicts.values()
+        for r in c.earlier_resolutions
+        if r.decision_id.isdigit()
+    ]
+    deciders = (
+        {
+            str(d.pk): d.actor.get_full_name() or d.actor.get_username()
+            for d in HumanDecision.objects.filter(
+                run_id=item.run_id, pk__in=earlier_ids
+            ).select_related("actor")
+        }
+        if earlier_ids
+        else {}
+    )
     views = []
     for raw in item.payload.get("conflicts", []):
         current = state_conflicts.get(raw["conflict_id"])
