@@ -25,7 +25,9 @@ def test_a_declined_persons_record_and_companies_are_not_the_subjects_findings(
     # The name itself is listed: a name-level hit stands until a reviewer marks it.
     assert packet.risk_rating == "high"
     assert sum(claim.startswith("Sanctions hit: 'Dmitri Volkov'") for claim in claims) == 2
-    # ...and the packet says whom the lists link the entries to.
+    # ...on the subject's name, not on a subject no registry record identifies, and the
+    # packet says whom the lists link the entries to.
+    assert packet.sanctions_result.startswith("2 sanctions hits: on the subject's name (")
     assert (
         f"The lists link the entries hit to {VOLKOV}: a reviewer marks each as a confirmed "
         "match or a false positive." in packet.sanctions_result

@@ -625,9 +625,10 @@ def _register_matches(
     return said
 
 
-def sanctions_summary(screenings: list[dict[str, Any]]) -> str:
+def sanctions_summary(screenings: list[dict[str, Any]], by_name: bool = False) -> str:
     """Who was screened and whom any hit is on, in a sentence or two; each hit's detail is
-    in its finding."""
+    in its finding. `by_name`: no registry record identifies the subject, so a hit on it is
+    on its name."""
     if not screenings:
         return "Not screened."
     # Whom -> the list entries hit, each once: a subject screened by name and then by its
@@ -651,10 +652,15 @@ def sanctions_summary(screenings: list[dict[str, Any]]) -> str:
         return summary
     count = sum(len(lists) for lists in hits.values())
     summary = f"{counted(count, 'sanctions hit')}: " + "; ".join(
-        f"on {whom} ({', '.join(lists.values())})" for whom, lists in hits.items()
+        f"on {_the_subjects_name(whom, by_name)} ({', '.join(lists.values())})"
+        for whom, lists in hits.items()
     )
     cleared = [whom for whom in cleared if whom not in hits]
     return summary + (f". No hits for {listed(cleared, 'or')}." if cleared else ".")
+
+
+def _the_subjects_name(whom: str, by_name: bool) -> str:
+    return "the subject's name" if by_name and whom == "the subject" else whom
 
 
 def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDiligencePacket:
@@ -718,7 +724,9 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         )
         for e in relevant
     ]
-    sanctions_result = sanctions_summary([e for e in relevant if e["class"] == "sanctions"])
+    sanctions_result = sanctions_summary(
+        [e for e in relevant if e["class"] == "sanctions"], by_name=selected is None
+    )
     sanctions_result += _hits_linked_to_the_declined(p, hits)
     sanctions_result += _register_matches(relevant, namesakes, _declined(p))
     articles = [e for e in relevant if e["source_id"].startswith("article:")]
