@@ -105,9 +105,11 @@ def _director_named(state: AtlasState, arguments: dict, field: str) -> str | Non
 
 
 # How a person screened or searched as a director is named in the evidence ("director
-# James Whitfield"), and once only a value a reviewer set aside names them so.
+# James Whitfield"), once only a value a reviewer set aside names them so, and while only
+# some of the values of a conflict nobody settled yet name them so.
 AS_DIRECTOR = "director "
 SET_ASIDE = "named a director only by a source the reviewer set aside"
+DISPUTED = "named a director only by some of the sources, which disagree"
 
 
 def set_aside(values: Iterable[str], chosen: str) -> set[str]:
@@ -118,34 +120,58 @@ def set_aside(values: Iterable[str], chosen: str) -> set[str]:
     return named - kept
 
 
+def disputed(values: Iterable[str]) -> set[str]:
+    """The directors (by director_key) some values of an open directors conflict name and
+    others do not."""
+    named_by_each = [{director_key(name) for name in value.split(SEPARATOR)} for value in values]
+    if not named_by_each:
+        return set()
+    return set.union(*named_by_each) - set.intersection(*named_by_each)
+
+
 def as_settled_in(state: dict) -> Callable[[str], str]:
     """`as_settled` for a run's stored state: for every directors conflict a reviewer
-    settled, the directors named only by the values they set aside."""
-    keys: set[str] = set()
+    settled, the directors named only by the values they set aside; for every one still
+    open, the directors only some of its values name."""
+    keys_set_aside: set[str] = set()
+    keys_disputed: set[str] = set()
     for c in state.get("conflicts") or []:
+        if c.get("fact") != "directors":
+            continue
+        values = [str(v.get("value", "")) for v in c.get("values") or []]
         chosen = (c.get("resolution") or {}).get("value")
-        if c.get("fact") == "directors" and chosen:
-            keys |= set_aside([str(v.get("value", "")) for v in c.get("values") or []], chosen)
-    return as_settled((str(e.get("about") or "") for e in state.get("evidence") or []), keys)
+        if chosen:
+            keys_set_aside |= set_aside(values, chosen)
+        elif c.get("status") != "resolved":
+            keys_disputed |= disputed(values)
+    abouts = [str(e.get("about") or "") for e in state.get("evidence") or []]
+    return as_settled(abouts, keys_set_aside, keys_disputed)
 
 
-def as_settled(abouts: Iterable[str], keys_set_aside: set[str]) -> Callable[[str], str]:
+def as_settled(
+    abouts: Iterable[str], keys_set_aside: set[str], keys_disputed: Iterable[str] = ()
+) -> Callable[[str], str]:
     """Rewrites a text naming one of `abouts` (evidence items' `about`) as a director,
     when the reviewer set that director aside: "director James Whitfield" becomes
-    "James Whitfield (named a director only by a source the reviewer set aside)"."""
-    named = {
-        about
-        for about in abouts
-        if about.startswith(AS_DIRECTOR)
-        and director_key(about.removeprefix(AS_DIRECTOR)) in keys_set_aside
-    }
+    "James Whitfield (named a director only by a source the reviewer set aside)"; and when
+    only some values of a conflict still open name them (DISPUTED)."""
+    keys_disputed = set(keys_disputed) - keys_set_aside
+    named: dict[str, str] = {}
+    for about in abouts:
+        if not about.startswith(AS_DIRECTOR):
+            continue
+        key = director_key(about.removeprefix(AS_DIRECTOR))
+        if key in keys_set_aside:
+            named[about] = SET_ASIDE
+        elif key in keys_disputed:
+            named[about] = DISPUTED
 
     def settled(text: str) -> str:
-        for about in named:
+        for about, why in named.items():
             name = about.removeprefix(AS_DIRECTOR)
             # Already in brackets ("2 adverse articles (on director X)"): none inside them.
-            text = text.replace(f"{about})", f"{name}, {SET_ASIDE})")
-            text = text.replace(about, f"{name} ({SET_ASIDE})")
+            text = text.replace(f"{about})", f"{name}, {why})")
+            text = text.replace(about, f"{name} ({why})")
         return text
 
     return settled

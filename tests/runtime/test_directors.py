@@ -11,6 +11,7 @@ from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.adapters.playbook import Playbook, draft_packet
 from atlas.runtime.context import FENCE_OPEN, build_context, project_state
 from atlas.runtime.directors import (
+    DISPUTED,
     director_media_step,
     director_step,
     directors,
@@ -248,7 +249,10 @@ def test_a_director_search_finding_only_articles_already_held_says_so_in_the_pac
         "board."
     )
     assert not held.signals and not held.found_by_name
-    assert held.claim in [f.claim for f in state.proposed_packet.findings]
+    # The registry does not name him, and nobody settled the conflict yet.
+    assert held.claim.replace("director Viktor Petrenko", f"Viktor Petrenko ({DISPUTED})") in [
+        f.claim for f in state.proposed_packet.findings
+    ]
     assert held not in state.screening_matches()
     articles = [e for e in state.evidence if e.source_id.startswith("article:")]
     assert len(articles) == 1 and articles[0].about == ""
@@ -260,7 +264,7 @@ def test_once_the_directors_are_settled_the_packet_calls_no_one_set_aside_a_dire
     state = run(make_runtime(), make_state("Meridian Shipping Holdings"))
     assert state.termination_reason == "finish_proposed"
     (conflict,) = state.conflicts
-    assert any("director James Whitfield" in f.claim for f in state.proposed_packet.findings)
+    assert any(f"James Whitfield ({DISPUTED})" in f.claim for f in state.proposed_packet.findings)
     conflict.status = "resolved"
     conflict.resolution = ConflictResolutionRecord(
         value="Helen Carter, Viktor Petrenko", actor="rita", decision_id="d-1"
@@ -277,6 +281,28 @@ def test_once_the_directors_are_settled_the_packet_calls_no_one_set_aside_a_dire
     # The directors the reviewer kept are still called so.
     assert "director Viktor Petrenko" in packet.sanctions_result
     assert "director Helen Carter" in packet.sanctions_result
+
+
+def test_while_the_directors_conflict_is_open_only_people_every_source_names_are_directors(
+    make_runtime, make_state
+):
+    """The registry names Helen Carter and James Whitfield, an article Helen Carter and
+    Viktor Petrenko: until a reviewer settles it, neither Whitfield nor Petrenko is called a
+    director outright, in the packet or on its page."""
+    from atlas.runtime.directors import as_settled_in as page_wording
+
+    state = run(make_runtime(), make_state("Meridian Shipping Holdings"))
+    assert state.conflicts[0].status == "open"
+    packet = state.proposed_packet
+    texts = [f.claim for f in packet.findings] + [packet.sanctions_result]
+    for name in ("James Whitfield", "Viktor Petrenko"):
+        assert not any(f"director {name}" in text for text in texts)
+        assert f"{name} ({DISPUTED})" in packet.sanctions_result
+    assert "director Helen Carter" in packet.sanctions_result
+    settled = page_wording(state.model_dump(mode="json"))
+    claims = [settled(e.claim) for e in state.evidence]
+    assert not any("director Viktor Petrenko" in claim for claim in claims)
+    assert any(f"Viktor Petrenko ({DISPUTED})" in claim for claim in claims)
 
 
 def test_the_packet_pages_evidence_lists_read_as_the_settled_packet_does(make_runtime, make_state):

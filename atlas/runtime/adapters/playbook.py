@@ -28,7 +28,7 @@ from atlas.runtime.decisions import (
     PacketConflictValue,
     Usage,
 )
-from atlas.runtime.directors import as_settled, screenable, searchable, set_aside
+from atlas.runtime.directors import as_settled, disputed, screenable, searchable, set_aside
 from atlas.runtime.directorships import directed_by_the_subject
 from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
 from atlas.runtime.reducer import linked_list_entry
@@ -521,13 +521,21 @@ def _claim(e: dict[str, Any], namesake: str = "", declined: bool = False) -> str
 
 
 def _as_settled(p: dict[str, Any]) -> Callable[[str], str]:
-    """The packet's texts reworded for the directors a reviewer settled: nobody only a
-    set-aside source names is called a director."""
-    keys: set[str] = set()
+    """The packet's texts reworded for the directors conflicts: nobody only a set-aside
+    source names is called a director, nor anyone only some sources of an open conflict
+    name."""
+    keys_set_aside: set[str] = set()
+    keys_disputed: set[str] = set()
     for c in p["conflicts"]:
-        if c["fact"] == "directors" and c.get("resolution"):
-            keys |= set_aside([v["value"] for v in c["values"]], c["resolution"])
-    return as_settled((e.get("about") or "" for e in p["evidence"]), keys)
+        if c["fact"] != "directors":
+            continue
+        values = [v["value"] for v in c["values"]]
+        if c.get("resolution"):
+            keys_set_aside |= set_aside(values, c["resolution"])
+        elif c["status"] != "resolved":
+            keys_disputed |= disputed(values)
+    abouts = [e.get("about") or "" for e in p["evidence"]]
+    return as_settled(abouts, keys_set_aside, keys_disputed)
 
 
 # How the packet names a registry entity an article found by the subject's name is about.
