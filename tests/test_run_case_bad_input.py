@@ -165,6 +165,20 @@ def test_a_scenario_document_named_like_a_directory_is_refused(refused, tmp_path
     refused("--scenario", str(path), message="is not a file name")
 
 
+@pytest.mark.parametrize("where", ["../secret.txt", "sub/../../secret.txt", "absolute"])
+def test_a_scenario_document_outside_the_scenarios_folder_is_refused(refused, tmp_path, where):
+    """A suite someone else wrote must not attach files from elsewhere on the machine."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET_KEY=not-for-a-case\n")
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    path = folder / "scenario.json"
+    document = {"path": str(secret) if where == "absolute" else where}
+    path.write_text(json.dumps({"case": {"subject": "Acme", "documents": [document]}}))
+    refused("--scenario", str(path), message="must be a path inside the scenario file's folder")
+    assert not Case.objects.exists()
+
+
 def test_a_scenario_document_keeps_its_given_name(db, tmp_path, capsys):
     (tmp_path / "filing.txt").write_text("Director: Jane Roe\n")
     path = tmp_path / "scenario.json"

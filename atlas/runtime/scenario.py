@@ -260,10 +260,20 @@ class Scenario(StrictModel):
         return value
 
     def document_path(self, document: ScenarioDocument) -> Path:
+        """Where a document is. A scenario read from a file names its documents relative to
+        the file's folder and inside it: a suite someone else wrote cannot attach files from
+        elsewhere on the machine (ScenarioError)."""
         path = Path(document.path)
-        if not path.is_absolute() and self._base_dir:
-            path = Path(self._base_dir) / path
-        return path
+        if not self._base_dir:
+            return path
+        folder = Path(self._base_dir).resolve()
+        inside = (folder / path).resolve()
+        if path.is_absolute() or not inside.is_relative_to(folder):
+            raise ScenarioError(
+                f"scenario case.documents: {document.path!r} must be a path inside the "
+                "scenario file's folder, relative to it"
+            )
+        return inside
 
 
 # What pydantic says in its own terms, in the file's: a JSON object, not a class instance.

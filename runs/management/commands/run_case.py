@@ -299,7 +299,12 @@ class Command(BaseCommand):
             given = scenario.case
             subject, subject_type, notes = given.subject, given.subject_type, given.notes
             jurisdiction, where = given.jurisdiction or "", "scenario case."
-            documents = [(scenario.document_path(d), d.name, d.sensitive) for d in given.documents]
+            try:
+                documents = [
+                    (scenario.document_path(d), d.name, d.sensitive) for d in given.documents
+                ]
+            except ScenarioError as error:
+                raise CommandError(str(error)) from None
         else:
             subject, notes = options["subject"], ""
             subject_type = options["subject_type"] or "company"
