@@ -451,3 +451,23 @@ def test_a_decisions_reason_is_shown_redacted_on_the_trace(
     html = client.get(reverse("runs-trace", args=[item.run_id])).content.decode()
     assert "Checked her passport [REDACTED PASSPORT] against the file" in html
     assert "K7654321" not in html
+
+
+def test_a_superuser_of_no_tenant_is_not_linked_to_pages_only_a_tenant_member_opens(
+    client, root, finished_run
+):
+    """The trace and the runs list are theirs to read; a run's packet and the case pages
+    are a tenant's, and would refuse them."""
+    client.force_login(root)
+    html = client.get(trace_url(finished_run)).content.decode()
+    assert "Runs" in html and reverse("runs-trace-list") in html
+    for refused in ("runs-packet", "runs-case-list", "reviews-audit"):
+        url = (
+            reverse(refused, args=[finished_run.pk])
+            if refused == "runs-packet"
+            else reverse(refused)
+        )
+        assert f'href="{url}"' not in html
+        assert client.get(url).status_code == 403
+    nav = client.get(reverse("nav-links")).content.decode()
+    assert reverse("runs-trace-list") in nav and reverse("runs-case-list") not in nav

@@ -19,6 +19,8 @@ SECTIONS = [
     ("runs-trace-list", "Runs", {"admin"}),
     ("runs-metrics", "Metrics", {"admin"}),
 ]
+# What a superuser of no tenant can open too: the other sections are a tenant's own.
+WITHOUT_A_TENANT = {"runs-trace-list", "runs-metrics"}
 
 
 @register.simple_tag(takes_context=True)
@@ -29,6 +31,8 @@ def nav_links(context) -> str:
     sections = []
     for url_name, label, roles in SECTIONS:
         if role not in roles:
+            continue
+        if context.get("tenant") is None and url_name not in WITHOUT_A_TENANT:
             continue
         try:
             sections.append((url_name, label, reverse(url_name)))
