@@ -271,8 +271,8 @@ def test_a_packet_with_a_listed_director_says_whom_the_hits_are_on(client, tenan
     case_page = client.get(reverse("runs-case-detail", args=[run.case_id])).content.decode()
     # Searched by the entity's id, which reads no name: the step says so.
     assert (
-        "Found no articles for &#x27;Amber Coast Freight UAB&#x27; (searched by its registry "
-        "record, co-amber-coast-freight-lt, not by name)." in case_page
+        "Found no articles for &#x27;Amber Coast Freight UAB&#x27; (searched by the registry "
+        "record co-amber-coast-freight-lt, not by name)." in case_page
     )
 
 

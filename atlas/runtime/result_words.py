@@ -63,7 +63,7 @@ def searched_for(result: dict[str, Any]) -> str:
     an entity's id (which returns the articles linked to it and reads no name), that."""
     query = f"'{result.get('query', '')}'"
     if entity_id := result.get("entity_id"):
-        return f"{query} (searched by its registry record, {entity_id}, not by name)"
+        return f"{query} (searched by the registry record {entity_id}, not by name)"
     return query
 
 

@@ -55,6 +55,6 @@ def test_a_search_by_an_entitys_id_is_not_said_to_be_a_search_by_name(make_runti
     )
     claims = [f.claim for f in state.proposed_packet.findings]
     assert (
-        "No adverse media found for 'Viktor Petrenko' (searched by its registry record, "
+        "No adverse media found for 'Viktor Petrenko' (searched by the registry record "
         "pe-viktor-petrenko, not by name)."
     ) in claims
