@@ -9,6 +9,7 @@ from atlas.runtime.decisions import DueDiligencePacket, PacketConflict, PacketCo
 from atlas.runtime.directors import SEPARATOR, unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import (
     conflict_about,
+    directed_by_the_subject,
     directorships,
     unscreened_directorships,
     unsearched_directorships,
@@ -114,6 +115,7 @@ def _codirectors_unscreened(s: AtlasState) -> list[str]:
     research screens the company, not them, and one of them may be listed."""
     subject = [s.brief.subject] + ([s.selected_entity.name] if s.selected_entity else [])
     gaps = []
+    unscreened = {c.entity_id for c in unscreened_directorships(s)}
     for company in directorships(s):
         listed_by_registry = [
             name
@@ -128,11 +130,15 @@ def _codirectors_unscreened(s: AtlasState) -> list[str]:
             for name in dict.fromkeys(listed_by_registry)
             if not any(name_score(name, own) >= SPELLED_AS_ITS_NAME for own in subject)
         ]
+        about = directed_by_the_subject(company)
         if others:
             gaps.append(
-                f"The other directors of {company.label()}, a company the subject directs, "
-                f"were not screened: {listed(others, 'and')}."
+                f"The other directors of {about}, were not screened: {listed(others, 'and')}."
             )
+        elif not listed_by_registry and company.entity_id not in unscreened:
+            # Known from the subject's own record only: the company's was never read (a
+            # company not screened at all has a gap of its own).
+            gaps.append(f"Other directors of {about}, were not looked up, so none was screened.")
     return gaps
 
 

@@ -110,8 +110,8 @@ def test_the_other_directors_of_a_company_the_subject_directs_are_a_gap(make_run
         make_runtime(), make_state("Ieva Petraityte", subject_type="person", jurisdiction=None)
     )
     assert (
-        "The other directors of Amber Coast Freight UAB (LT), a company the subject directs, "
-        "were not screened: Dmitry Volkov."
+        "The other directors of Amber Coast Freight UAB (LT), whose registry record lists a "
+        "director named Ieva Petraitytė, were not screened: Dmitry Volkov."
     ) in state.proposed_packet.open_gaps
     # The subject, as the record spells her, is not one of the others.
     assert not any("Petrait" in gap.split(":")[-1] for gap in state.proposed_packet.open_gaps)
