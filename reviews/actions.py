@@ -170,7 +170,8 @@ def _record(
     closes_item: bool = True,
     precondition: Callable[[ReviewItem], None] | None = None,
 ) -> HumanDecision:
-    """Lock the item, check it still waits for a decision, append one decision, resume."""
+    """Lock the item, check it still waits for a decision, append one decision, and resume
+    the run once the item is closed (until then it waits for the rest of the item)."""
     _check_runtime_payload(kind, payload, user)
     with transaction.atomic():
         # The run row first, then the item: the same order as the storage layer's step
@@ -204,7 +205,7 @@ def _record(
             locked.status = ReviewItem.Status.DECIDED
             locked.decided_at = decision.created_at
             locked.save(update_fields=["status", "decided_at"])
-        do_request_resume(locked.run)
+            do_request_resume(locked.run)
     item.refresh_from_db()
     return decision
 
@@ -548,7 +549,8 @@ def do_resolve_conflict(
     """Pick the value that stands, or mark the conflict unresolvable with a note.
 
     The decision closes the escalation only when it settles its last open conflict; until
-    then the item stays open so the other conflicts can be decided too.
+    then the item stays open so the other conflicts can be decided too, and the run waits:
+    resumed at the first, it would withdraw the escalation and re-raise the rest.
     """
     _expect_kind(item, ReviewItem.Kind.ESCALATION)
     note = _clean_reason(note, what="a note explaining the resolution")

@@ -650,3 +650,31 @@ def test_a_conflict_reopened_by_a_source_read_since_says_who_settled_it_before(
     assert 'name="choice"' in page  # theirs to settle again
     packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
     assert f"Reopened: Reviewer had settled it to <strong>{ARTICLE}</strong>" in packet
+
+
+def test_the_run_waits_until_every_conflict_of_its_escalation_is_settled(
+    client, tenant, analyst, reviewer
+):
+    """Settling the first of two conflicts used to resume the run at once: it withdrew the
+    escalation, and the second conflict's form on the same page was refused."""
+    from runs.models import Run
+
+    item = conflict_item(tenant, analyst)
+    second = {**item.payload["conflicts"][0], "conflict_id": "c-second", "fact": "address"}
+    item.payload["conflicts"].append(second)
+    item.save(update_fields=["payload"])
+    client_for(client, reviewer)
+    first = {"conflict_id": conflict_id(item), "choice": ARTICLE, "note": "Press release is newer"}
+    response = client.post(url("reviews-resolve", item), first, follow=True)
+    page = response.content.decode()
+    assert "1 conflict of this escalation is still open" in page
+    assert "the run resumes once it is settled" in page
+    assert Run.objects.get(pk=item.run_id).resume_requested_at is None
+    assert 'value="c-second"' in page  # its form is still there to use
+    second_choice = {"conflict_id": "c-second", "choice": REGISTRY, "note": "Filed in March"}
+    response = client.post(url("reviews-resolve", item), second_choice, follow=True)
+    assert "Your decision is recorded; the run resumes." in response.content.decode()
+    item.refresh_from_db()
+    assert item.status == ReviewItem.Status.DECIDED
+    assert Run.objects.get(pk=item.run_id).resume_requested_at is not None
+    assert HumanDecision.objects.filter(run_id=item.run_id).count() == 2

@@ -16,7 +16,7 @@ from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT
 from atlas.runtime.directorships import conflict_about
 from atlas.runtime.rating_floor import RULED_OUT
 from atlas.runtime.state import USER_STATUS, AtlasState, EvidenceItem, Signal
-from atlas.runtime.wording import fact_label, listed
+from atlas.runtime.wording import counted, fact_label, listed
 from reviews.actions import (
     SETTLING_KINDS,
     AlreadyDecided,
@@ -24,6 +24,7 @@ from reviews.actions import (
     do_close_case,
     do_extend_budget,
     do_resolve_conflict,
+    open_conflict_ids,
     refusal_for,
     settled_conflict_message,
 )
@@ -501,7 +502,16 @@ def resolve(request: HtmxHttpRequest, item_id: int) -> HttpResponse:
         what = (
             "marked unresolvable" if form.unresolvable else f"resolved: “{data['choice']}” stands"
         )
-        messages.success(request, f"Conflict {what}. Your decision is recorded; the run resumes.")
+        if left := len(open_conflict_ids(item)):
+            still = "is" if left == 1 else "are"
+            them = "it is" if left == 1 else "they are"
+            then = (
+                f"{counted(left, 'conflict')} of this escalation {still} still open: the run "
+                f"resumes once {them} settled."
+            )
+        else:
+            then = "the run resumes."
+        messages.success(request, f"Conflict {what}. Your decision is recorded; {then}")
     return redirect("reviews-conflict", item_id=item.pk)
 
 
