@@ -435,3 +435,17 @@ def test_an_article_on_another_registry_entity_says_whom_it_is_about(client, ten
         "Found by the name alone, about Dmitri Volkov (RU) and Golden Gate Shipping SA (PA): "
         "linked only to other registry entities, not the subject."
     ) in page.decode()
+
+
+def test_the_packet_address_of_a_run_without_one_says_so_and_where_to_follow_it(
+    client, analyst, case
+):
+    run = make_run(case, status=Run.Status.RESEARCHING)
+    run.user_status = "Screening the subject."
+    run.save(update_fields=["user_status"])
+    response = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk]))
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert f"Run {run.pk} has no packet yet" in html and "Screening the subject." in html
+    case_page = reverse("runs-case-detail", args=[case.pk])
+    assert f'href="{case_page}?run={run.pk}"' in html

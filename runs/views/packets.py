@@ -37,12 +37,18 @@ def _when(value):
         return value
 
 
+class NoPacketYet(Http404):
+    def __init__(self, run: Run) -> None:
+        super().__init__("This run has no packet yet.")
+        self.run = run
+
+
 def _run_with_packet(request: HtmxHttpRequest, run_id: int) -> Run:
     run = get_for_tenant(
         Run.objects.select_related("case", "case__created_by"), tenant_of(request), pk=run_id
     )
     if not (run.state or {}).get("proposed_packet"):
-        raise Http404("This run has no packet yet.")
+        raise NoPacketYet(run)
     return run
 
 
@@ -173,7 +179,12 @@ def _with_dispositions(evidence: list[dict], packet: dict, decisions) -> list[di
 
 @require_role(*READERS)
 def packet(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
-    run = _run_with_packet(request, run_id)
+    try:
+        run = _run_with_packet(request, run_id)
+    except NoPacketYet as missing:
+        # A link followed too early (a bookmark, a shared address): say why, and where the
+        # run can be followed instead of a bare "not found".
+        return render(request, "runs/no_packet.html", {"run": missing.run}, status=404)
     context = packet_context(run)
     if has_role(request.user, "reviewer"):
         # Where a reviewer who has read the packet decides on it.
