@@ -31,6 +31,7 @@ from atlas.runtime.directorships import (
     directorship_step,
     directorships,
 )
+from atlas.runtime.document_quotes import quoted_lines
 from atlas.runtime.injection import addresses_the_agent
 from atlas.runtime.redaction import redacted_opening
 from atlas.runtime.result_words import searched_for
@@ -919,7 +920,11 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
                 source_id=item.source_id,
                 source_label=item.source_label,
                 retrieved_at=now,
-                excerpt="Directors: " + ", ".join(fields["directors"]),
+                excerpt=quoted_lines(
+                    result.get("text", ""),
+                    fields["directors"],
+                    "Directors: " + ", ".join(fields["directors"]),
+                ),
                 evidence_id=item.evidence_id,
             ),
         )
@@ -935,7 +940,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
                 source_id=item.source_id,
                 source_label=item.source_label,
                 retrieved_at=now,
-                excerpt=f"Company number: {number}",
+                excerpt=quoted_lines(result.get("text", ""), [number], f"Company number: {number}"),
                 evidence_id=item.evidence_id,
             ),
         )

@@ -1,0 +1,45 @@
+"""A conflict quotes a document by its own words: the line that gives the value, not a
+label the runtime made up ("Company number:" for a "Registered number:" line, "Directors:"
+for a table)."""
+
+from __future__ import annotations
+
+from runtime_helpers import run
+
+from atlas.runtime.ports import StoredDocument
+from atlas.runtime.state import AttachedDocument
+
+FILING = (
+    "Company: Harrow Bay Freight Ltd\n"
+    "Registered number: 0771 2233\n"
+    "\n"
+    "Board of directors\n"
+    "Name | Role | Passport number\n"
+    "Colin Marsh | Director | 533401882\n"
+)
+
+
+def test_a_documents_values_in_a_conflict_are_quoted_from_its_own_lines(
+    make_runtime, make_state, documents
+):
+    documents.add(
+        StoredDocument(
+            document_id="doc-filing",
+            name="filing.txt",
+            content_type="text/plain",
+            content=FILING.encode(),
+        )
+    )
+    filing = AttachedDocument(document_id="doc-filing", name="filing.txt")
+    state = run(make_runtime(), make_state("Harrow Bay Freight", documents=[filing]))
+    excerpts = {
+        conflict.fact: value.excerpt
+        for conflict in state.conflicts
+        for value in conflict.values
+        if value.source_id == "document:doc-filing"
+    }
+    assert excerpts == {
+        "registration_number": "Registered number: 0771 2233",
+        # The row's passport number is known by its column: redacted as for the model.
+        "directors": "Colin Marsh | Director | [REDACTED PASSPORT]",
+    }
