@@ -133,5 +133,7 @@ def _whom(evidence: list[dict], signal: str) -> str:
     others = list(dict.fromkeys(a for a in about if a))
     if not others:
         return ""
-    on_subject = about.count("")
-    return f" ({'on the subject and ' if on_subject else ''}on {listed(others)})"
+    whom = (["the subject"] if "" in about else []) + others
+    # Each named with "on", so a company's aside ("…, a company the subject directs") does
+    # not read as the start of another list.
+    return f" ({listed([f'on {who}' for who in whom], 'and')})"

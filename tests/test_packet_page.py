@@ -281,9 +281,9 @@ def test_a_packet_on_a_person_names_the_listed_companies_they_direct(client, ten
     client_for(client, analyst)
     packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
     assert (
-        "On the evidence of 4 sanctions hits (on the subject and on Volga Petrochem Export JSC "
-        "(RU), a company the subject directs; Golden Gate Shipping SA (PA), a company the "
-        "subject directs); 2 adverse articles." in packet
+        "On the evidence of 4 sanctions hits (on the subject; on Volga Petrochem Export JSC "
+        "(RU), a company the subject directs; and on Golden Gate Shipping SA (PA), a company "
+        "the subject directs); 2 adverse articles." in packet
     )
 
 
