@@ -43,8 +43,9 @@ def rating_grounds(state: dict) -> list[str]:
         ),
         (
             Signal.INSTRUCTIONS,
-            "a source written as instructions to an AI agent",
-            "{} sources written as instructions to an AI agent",
+            # Not risk in itself: what rules out a low rating until a person weighs it.
+            "a source written as instructions to an AI agent, for a person to weigh",
+            "{} sources written as instructions to an AI agent, for a person to weigh",
         ),
     ):
         # An adverse article from a source written as instructions to an AI agent is not

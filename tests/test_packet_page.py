@@ -203,7 +203,9 @@ def test_the_rating_names_a_source_written_as_instructions_to_the_agent():
         "selected_entity": {"entity_id": "co-acme-analytics-gb"},
         "evidence": [{"signals": ["instructions"]}, {"signals": []}],
     }
-    assert rating_grounds(state) == ["a source written as instructions to an AI agent"]
+    assert rating_grounds(state) == [
+        "a source written as instructions to an AI agent, for a person to weigh"
+    ]
 
 
 def test_an_adverse_article_from_a_suspect_source_is_not_counted_as_one_relied_on():
@@ -216,7 +218,7 @@ def test_an_adverse_article_from_a_suspect_source_is_not_counted_as_one_relied_o
     }
     assert rating_grounds(state) == [
         "an adverse article",
-        "a source written as instructions to an AI agent",
+        "a source written as instructions to an AI agent, for a person to weigh",
     ]
 
 
