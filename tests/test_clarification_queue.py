@@ -294,3 +294,18 @@ def test_a_question_is_found_by_its_case_number_as_the_rows_write_it(
     html = client.get(url, {"q": typed.format(theirs.case_id)}).content.decode()
     assert shown_ids(html) == [theirs.pk]
     assert shown_ids(client.get(url, {"q": "case 9999"}).content.decode()) == []
+
+
+def test_saying_none_of_the_candidates_is_the_subject_is_one_click_too(client, tenant, analyst):
+    item = question_item(tenant, analyst)
+    client_for(client, analyst)
+    html = client.get(reverse("reviews-clarifications")).content.decode()
+    assert 'name="answer" value="None of them is the subject"' in html
+    case_page = client.get(
+        reverse("runs-case-detail", args=[item.case_id]) + f"?run={item.run_id}"
+    ).content.decode()
+    assert 'name="answer" value="None of them is the subject"' in case_page
+    client.post(answer_url(item), {"answer": "None of them is the subject"})
+    run = advance(item)
+    assert run.state["selected_entity"] is None
+    assert run.status == "awaiting_review"  # researched by name, not asked again
