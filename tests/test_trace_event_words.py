@@ -320,7 +320,7 @@ def test_a_meridian_run_a_reviewer_approved_and_closed_says_so_event_by_event():
     assert not [kind for kind, text in said if not text.strip()]
     assert (
         "tool_succeeded",
-        "search_adverse_media: Found 1 article for 'Viktor Petrenko', already held.",
+        "search_adverse_media: Found 2 articles for 'Viktor Petrenko', all already held.",
     ) in said
     assert (
         "approval_granted",

@@ -58,3 +58,40 @@ def test_a_search_by_an_entitys_id_is_not_said_to_be_a_search_by_name(make_runti
         "No adverse media found for 'Viktor Petrenko' (searched by the registry record "
         "pe-viktor-petrenko, not by name)."
     ) in claims
+
+
+def test_a_person_matched_to_a_record_is_searched_by_name_too_and_found_where_named(
+    make_runtime, make_state, store
+):
+    """Sarah Linden's registry record links no article to her, and the company she directs
+    none on her; an article linked to another company, naming her in its text, was never
+    looked at."""
+    from runtime_helpers import tool_arguments
+
+    from atlas.runtime.world import World, default_world
+
+    world = default_world()
+    fined = {
+        "article_id": "art-linden-fine",
+        "url": "https://news.example.com/markets/linden-fined",
+        "title": "Regulator fines former Northwind executive",
+        "outlet": "Example Business News",
+        "date": "2025-02-11",
+        "text": "The regulator fined Sarah Linden for misleading investors while she sat on "
+        "the board of Northwind Trading Pte Ltd.",
+        "entity_ids": ["co-northwind-sg"],
+        "signals": ["adverse"],
+    }
+    runtime = make_runtime(world=World(world.entities, world.sanctions, [*world.articles, fined]))
+    state = run(runtime, make_state("Sarah Linden", subject_type="person"))
+    assert state.selected_entity.entity_id == "pe-sarah-linden"
+    searches = tool_arguments(store, state, "search_adverse_media")
+    assert searches[:2] == [
+        {"query": "Sarah Linden", "entity_id": "pe-sarah-linden"},
+        {"query": "Sarah Linden"},
+    ]
+    (article,) = [e for e in state.evidence if e.source_id == "article:art-linden-fine"]
+    assert not article.about_another_entity and article in about_the_subject(state)
+    packet = state.proposed_packet
+    assert packet.adverse_media_summary.startswith("1 adverse article: Example Business News")
+    assert packet.risk_rating == "medium"

@@ -234,8 +234,8 @@ def test_a_source_naming_the_subject_as_its_own_director_adds_nothing_to_screen(
 def test_a_director_search_finding_only_articles_already_held_says_so_in_the_packet(
     make_runtime, make_state, store
 ):
-    """Meridian's news article names Viktor Petrenko; searching his name finds that article
-    again. The packet still answers whether he was looked for."""
+    """Meridian's two syndicated articles name Viktor Petrenko; searching his name finds
+    them again. The packet still answers whether he was looked for."""
     state = run(make_runtime(), make_state("Meridian Shipping Holdings", jurisdiction="GB"))
     assert {"query": "Viktor Petrenko"} in tool_arguments(store, state, "search_adverse_media")
     (held,) = [
@@ -244,9 +244,9 @@ def test_a_director_search_finding_only_articles_already_held_says_so_in_the_pac
         if e.about == "director Viktor Petrenko" and e.tool == "search_adverse_media"
     ]
     assert held.claim == (
-        "The media search for director Viktor Petrenko found only 1 article already held: "
+        "The media search for director Viktor Petrenko found only 2 articles already held: "
         "Example Business News, 2024-09-12: Meridian Shipping appoints Viktor Petrenko to the "
-        "board."
+        "board; Example Wire, 2024-09-13: Meridian Shipping board: Carter and Petrenko lead."
     )
     assert not held.signals and not held.found_by_name
     # The registry does not name him, and nobody settled the conflict yet.

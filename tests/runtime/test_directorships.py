@@ -108,6 +108,8 @@ def test_adverse_media_on_a_company_the_person_directs_rules_out_low_risk(
     assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
     assert tool_arguments(store, state, "search_adverse_media") == [
         {"query": "Arthur Pembroke", "entity_id": "pe-arthur-pembroke"},
+        # By name too: an article naming him may be linked to a company, or to nothing.
+        {"query": "Arthur Pembroke"},
         {"query": "Crescent Minerals PLC", "entity_id": "co-crescent-minerals-gb"},
     ]
     packet = state.proposed_packet

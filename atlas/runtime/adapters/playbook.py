@@ -163,6 +163,8 @@ class Playbook:
             return _call("search_adverse_media", args, "Look for adverse media about the subject.")
         if "search_adverse_media" not in done:
             gaps.append("Adverse media search could not be completed.")
+        elif by_name := _person_name_search(p, selected, subject_name, offered, failures):
+            return by_name
         for directors_key, tool, field, usable, why in DIRECTOR_STEPS:
             for director in p.get(directors_key, []):
                 args = {field: director}
@@ -197,6 +199,31 @@ class Playbook:
             question = _sent_back_question(reviews[-1]["reason"], left)
             return AskHuman(question=question, blocking=True)
         return Finish(packet=draft_packet(p, subject_name, gaps))
+
+
+def _person_name_search(
+    p: dict[str, Any],
+    selected: dict[str, Any] | None,
+    name: str,
+    offered: frozenset[str] | None,
+    failures: dict[str, int],
+) -> CallTool | None:
+    """A person matched to a registry record is searched by name too: a search by the
+    record's id finds only the articles linked to it, not one naming them that is linked to
+    a company they direct (or to nothing)."""
+    if selected is None or selected.get("entity_type") != "person":
+        return None
+    args = {"query": name}
+    if _already_tried(p, "search_adverse_media", args) or _ruled_out(
+        p, offered, failures, "search_adverse_media", args
+    ):
+        return None
+    return _call(
+        "search_adverse_media",
+        args,
+        "Look for adverse media naming the subject, beyond the articles linked to their "
+        "registry record.",
+    )
 
 
 # What is done for each director of a company subject, by name: (projection key, tool, the

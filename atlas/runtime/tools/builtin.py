@@ -40,6 +40,7 @@ from atlas.runtime.world import (
     HALF_A_NAME_PENALTY,
     INITIAL_PENALTY,
     LACKING_WORD_PENALTY,
+    NAMED_IN_THE_TEXT,
     SPELLED_AS_ITS_NAME,
     SPELLING_PENALTY,
     World,
@@ -318,7 +319,9 @@ def search_adverse_media(
             "With entity_id, every article linked to that entity is returned; otherwise "
             "articles whose subject's name appears in the query, or which the query names "
             f"in another spelling (scoring {SPELLED_AS_ITS_NAME:g} or more as names are "
-            "compared for sanctions)."
+            "compared for sanctions), or whose title or text gives the query word for word "
+            f"as a name of two words or more (scoring {NAMED_IN_THE_TEXT:g}, whoever the "
+            "article is linked to)."
         ),
     )
 

@@ -25,6 +25,8 @@ HALF_A_NAME_PENALTY = 8
 SPELLING_PENALTY = 2
 # A media query the name scores this with names the article's subject (as a sanctions hit).
 SPELLED_AS_ITS_NAME = 90
+# A media query written word for word in an article's title or text, as a name.
+NAMED_IN_THE_TEXT = 90.0
 
 
 def name_score(query: str, candidate: str) -> float:
@@ -142,6 +144,12 @@ class World:
         title_score = fuzz.token_set_ratio(normalize_text(query), normalize_text(article["title"]))
         if title_score >= 90:
             best = max(best, float(title_score))
+        # A name of two words or more written in the article ("chief executive Sarah Linden
+        # said"), whoever the article is linked to, as a news search finds it.
+        if best < NAMED_IN_THE_TEXT and len(query_tokens) >= 2:
+            text = f" {normalize_text(article['title'] + ' ' + article['text'])} "
+            if f" {' '.join(query_tokens)} " in text:
+                best = NAMED_IN_THE_TEXT
         return best
 
 
