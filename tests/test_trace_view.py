@@ -471,3 +471,16 @@ def test_a_superuser_of_no_tenant_is_not_linked_to_pages_only_a_tenant_member_op
         assert client.get(url).status_code == 403
     nav = client.get(reverse("nav-links")).content.decode()
     assert reverse("runs-trace-list") in nav and reverse("runs-case-list") not in nav
+
+
+def test_a_superuser_of_another_tenant_is_not_linked_to_this_tenants_packet(
+    client, root, other_tenant, finished_run
+):
+    from runs.models import Membership
+
+    Membership.objects.create(user=root, tenant=other_tenant, role=Membership.Role.ADMIN)
+    client.force_login(root)
+    html = client.get(trace_url(finished_run)).content.decode()
+    packet = reverse("runs-packet", args=[finished_run.pk])
+    assert f'href="{packet}"' not in html
+    assert client.get(packet).status_code == 404
