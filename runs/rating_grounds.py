@@ -43,9 +43,8 @@ def rating_grounds(state: dict) -> list[str]:
         ),
         (
             Signal.INSTRUCTIONS,
-            # Not risk in itself: what rules out a low rating until a person weighs it.
-            "a source written as instructions to an AI agent, for a person to weigh",
-            "{} sources written as instructions to an AI agent, for a person to weigh",
+            "a source written as instructions to an AI agent",
+            "{} sources written as instructions to an AI agent",
         ),
     ):
         # An adverse article from a source written as instructions to an AI agent is not
@@ -64,6 +63,9 @@ def rating_grounds(state: dict) -> list[str]:
         }
         if dispositions := _dispositions_said(state, with_signal):
             ground += f", {dispositions}"
+        if signal == Signal.INSTRUCTIONS:
+            # Not risk in itself: what rules out a low rating until a person weighs it.
+            ground += ", for a person to weigh"
         grounds.append(ground)
     conflicts = state.get("conflicts") or []
     for status, said in (("open", ""), ("unresolvable", ", marked unresolvable by a reviewer")):

@@ -451,3 +451,20 @@ def test_the_packet_address_of_a_run_without_one_says_so_and_where_to_follow_it(
     assert f"Run {run.pk} has no packet yet" in html and "Screening the subject." in html
     case_page = reverse("runs-case-detail", args=[case.pk])
     assert f'href="{case_page}?run={run.pk}"' in html
+
+
+def test_the_packet_address_of_a_run_that_ended_without_one_says_it_ended(client, analyst, case):
+    run = make_run(case, status=Run.Status.CANCELLED, reason=Run.Reason.CANCELLED)
+    html = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert f"Run {run.pk} ended without a packet" in html and "no packet yet" not in html
+
+
+def test_whom_a_source_written_as_instructions_is_about_comes_before_what_to_do_with_it():
+    state = {
+        "selected_entity": {"entity_id": "pe-arthur-pembroke"},
+        "evidence": [{"signals": ["instructions"], "about": "Crescent Minerals PLC (GB)"}],
+    }
+    assert rating_grounds(state) == [
+        "a source written as instructions to an AI agent (on Crescent Minerals PLC (GB)), "
+        "for a person to weigh"
+    ]

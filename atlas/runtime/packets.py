@@ -138,7 +138,9 @@ def _codirectors_unscreened(s: AtlasState) -> list[str]:
         elif not listed_by_registry and company.entity_id not in unscreened:
             # Known from the subject's own record only: the company's was never read (a
             # company not screened at all has a gap of its own).
-            gaps.append(f"Other directors of {about}, were not looked up, so none was screened.")
+            gaps.append(
+                f"The other directors of {about}, were not looked up, so none was screened."
+            )
     return gaps
 
 

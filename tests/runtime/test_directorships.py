@@ -49,8 +49,8 @@ def test_a_person_who_directs_a_listed_company_gets_a_high_risk_packet_naming_it
     # Her record names the company, not who else directs it (the sanctioned Dmitri Volkov
     # does): the packet says nobody looked.
     assert packet.open_gaps == [
-        "Other directors of Volga Petrochem Export JSC (RU), a company the subject directs, "
-        "were not looked up, so none was screened."
+        "The other directors of Volga Petrochem Export JSC (RU), a company the subject "
+        "directs, were not looked up, so none was screened."
     ]
 
 

@@ -57,6 +57,8 @@ def test_a_director_of_a_listed_company_with_no_record_of_their_own_is_high_risk
         "Golden Gate Shipping SA (PA), whose registry record lists a director named Luis Herrera"
     )
     assert packet.sanctions_result.startswith(f"1 sanctions hit: on {linked}")
+    # Matched to no registry person, the subject was screened by name.
+    assert "No hits for the subject's name." in packet.sanctions_result
     registry = next(f for f in packet.findings if f.claim.startswith("Registry record: Golden"))
     assert "directors: Dmitri Volkov, Luis Herrera" in registry.claim
     (cited,) = [e for e in state.evidence if e.evidence_id in registry.evidence_ids]

@@ -690,7 +690,7 @@ def sanctions_summary(screenings: list[dict[str, Any]], by_name: bool = False) -
         f"on {_the_subjects_name(whom, by_name)} ({', '.join(lists.values())})"
         for whom, lists in hits.items()
     )
-    cleared = [whom for whom in cleared if whom not in hits]
+    cleared = [_the_subjects_name(whom, by_name) for whom in cleared if whom not in hits]
     return summary + (f". No hits for {listed(cleared, 'or')}." if cleared else ".")
 
 
