@@ -678,3 +678,12 @@ def test_the_run_waits_until_every_conflict_of_its_escalation_is_settled(
     assert item.status == ReviewItem.Status.DECIDED
     assert Run.objects.get(pk=item.run_id).resume_requested_at is not None
     assert HumanDecision.objects.filter(run_id=item.run_id).count() == 2
+
+
+def test_an_escalation_is_named_by_its_case_and_run_not_only_by_its_item_number(
+    client, tenant, analyst, reviewer
+):
+    item = conflict_item(tenant, analyst)
+    html = client_for(client, reviewer).get(url("reviews-conflict", item)).content.decode()
+    crumbs = html.split('class="crumbs"')[1].split("</div>")[0]
+    assert f"case {item.case_id} · run {item.run_id}" in crumbs and f"#{item.pk}" in crumbs
