@@ -88,6 +88,11 @@ class World:
         self.sanctions = sanctions
         self.articles = articles
         self.politically_exposed = [e for e in entities if e.get("pep")]
+        # Each article's title and text as normalized words, " "-bounded, for the names
+        # written in them (article_matches_query): made once, not again for every query.
+        self._written = {
+            a["article_id"]: f" {normalize_text(a['title'] + ' ' + a['text'])} " for a in articles
+        }
 
     @classmethod
     def load(cls, data_dir: Path = DATA_DIR) -> World:
@@ -117,7 +122,8 @@ class World:
         return [a for a in self.articles if entity_id in a.get("entity_ids", [])]
 
     def article_matches_query(self, article: dict, query: str) -> float:
-        """How well a free-text query names one of the article's subjects (0-100)."""
+        """How well a free-text query names one of the article's subjects, or a name the
+        article writes (0-100); `article` is one of this world's."""
         query_tokens = normalize_text(query).split()
         best = 0.0
         for entity_id in article.get("entity_ids", []):
@@ -146,10 +152,9 @@ class World:
             best = max(best, float(title_score))
         # A name of two words or more written in the article ("chief executive Sarah Linden
         # said"), whoever the article is linked to, as a news search finds it.
-        if best < NAMED_IN_THE_TEXT and len(query_tokens) >= 2:
-            text = f" {normalize_text(article['title'] + ' ' + article['text'])} "
-            if f" {' '.join(query_tokens)} " in text:
-                best = NAMED_IN_THE_TEXT
+        written = self._written[article["article_id"]]
+        if len(query_tokens) >= 2 and f" {' '.join(query_tokens)} " in written:
+            best = max(best, NAMED_IN_THE_TEXT)
         return best
 
 
