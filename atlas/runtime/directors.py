@@ -130,21 +130,33 @@ def disputed(values: Iterable[str]) -> set[str]:
 
 
 def as_settled_in(state: dict) -> Callable[[str], str]:
-    """`as_settled` for a run's stored state: for every directors conflict a reviewer
-    settled, the directors named only by the values they set aside; for every one still
-    open, the directors only some of its values name."""
+    """`as_settled_by` for a run's stored state."""
+    conflicts = (
+        (
+            [str(v.get("value", "")) for v in c.get("values") or []],
+            (c.get("resolution") or {}).get("value"),
+            c.get("status"),
+        )
+        for c in state.get("conflicts") or []
+        if c.get("fact") == "directors"
+    )
+    abouts = [str(e.get("about") or "") for e in state.get("evidence") or []]
+    return as_settled_by(conflicts, abouts)
+
+
+def as_settled_by(
+    conflicts: Iterable[tuple[list[str], str | None, str | None]], abouts: Iterable[str]
+) -> Callable[[str], str]:
+    """`as_settled` for directors `conflicts`, each its values, the value a reviewer chose
+    (None for none) and its status: the directors named only by the values a reviewer set
+    aside, and for every conflict still open, those only some of its values name."""
     keys_set_aside: set[str] = set()
     keys_disputed: set[str] = set()
-    for c in state.get("conflicts") or []:
-        if c.get("fact") != "directors":
-            continue
-        values = [str(v.get("value", "")) for v in c.get("values") or []]
-        chosen = (c.get("resolution") or {}).get("value")
+    for values, chosen, status in conflicts:
         if chosen:
             keys_set_aside |= set_aside(values, chosen)
-        elif c.get("status") != "resolved":
+        elif status != "resolved":
             keys_disputed |= disputed(values)
-    abouts = [str(e.get("about") or "") for e in state.get("evidence") or []]
     return as_settled(abouts, keys_set_aside, keys_disputed)
 
 

@@ -28,7 +28,7 @@ from atlas.runtime.decisions import (
     PacketConflictValue,
     Usage,
 )
-from atlas.runtime.directors import as_settled, disputed, screenable, searchable, set_aside
+from atlas.runtime.directors import as_settled_by, screenable, searchable
 from atlas.runtime.directorships import directed_by_the_subject
 from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
 from atlas.runtime.reducer import linked_list_entry
@@ -551,18 +551,12 @@ def _as_settled(p: dict[str, Any]) -> Callable[[str], str]:
     """The packet's texts reworded for the directors conflicts: nobody only a set-aside
     source names is called a director, nor anyone only some sources of an open conflict
     name."""
-    keys_set_aside: set[str] = set()
-    keys_disputed: set[str] = set()
-    for c in p["conflicts"]:
-        if c["fact"] != "directors":
-            continue
-        values = [v["value"] for v in c["values"]]
-        if c.get("resolution"):
-            keys_set_aside |= set_aside(values, c["resolution"])
-        elif c["status"] != "resolved":
-            keys_disputed |= disputed(values)
-    abouts = [e.get("about") or "" for e in p["evidence"]]
-    return as_settled(abouts, keys_set_aside, keys_disputed)
+    conflicts = (
+        ([v["value"] for v in c["values"]], c.get("resolution"), c["status"])
+        for c in p["conflicts"]
+        if c["fact"] == "directors"
+    )
+    return as_settled_by(conflicts, (e.get("about") or "" for e in p["evidence"]))
 
 
 # How the packet names a registry entity an article found by the subject's name is about.
