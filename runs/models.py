@@ -324,6 +324,8 @@ class Run(models.Model):
     user_status = models.CharField(max_length=USER_STATUS_MAX_LENGTH, blank=True)
     # The registry entity the subject was matched to, as the lists show and search it.
     matched_entity = models.CharField(max_length=300, blank=True)
+    # Its registration number as the lists search it: letters and digits, upper case.
+    matched_registration = models.CharField(max_length=64, blank=True)
     # The risk rating of the packet the run proposed ("" before it proposed one).
     risk_rating = models.CharField(
         max_length=8,

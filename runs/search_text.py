@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pycountry
 from django.db.models import OuterRef, Q, Subquery
 from django.db.models.lookups import IsNull
 
@@ -17,6 +18,8 @@ MAX_LENGTH = 200
 
 # A case as the pages name it ("Case 8 · run 9"): "8", "#8", "case 8", "Case #8".
 _CASE_NUMBER = re.compile(r"(?:case\s*)?#?\s*(\d+)", re.IGNORECASE | re.ASCII)
+# What registration numbers are written with besides their letters and digits.
+REGISTRATION_NOISE = re.compile(r"[\s./-]+")
 
 
 def search_text(value: str) -> str:
@@ -39,12 +42,36 @@ def spellings(query: str) -> list[str]:
     return [query, folded]
 
 
+def is_country_code(query: str) -> bool:
+    """Whether `query` is a two-letter ISO country code ("LT", "de")."""
+    if len(query) != 2 or not (query.isascii() and query.isalpha()):
+        return False
+    return pycountry.countries.get(alpha_2=query.upper()) is not None
+
+
 def name_contains(field: str, query: str) -> Q:
-    """Rows whose `field` contains `query` in any of its spellings."""
+    """Rows whose `field` contains `query` in any of its spellings; a country code only as
+    a word of its own ("AG" finds "Siemens AG"; "LT" finds no "Ltd")."""
+    if is_country_code(query):
+        return Q(**{f"{field}__iregex": rf"(^|\W){query}(\W|$)"})
     condition = Q()
     for spelling in spellings(query):
         condition |= Q(**{f"{field}__icontains": spelling})
     return condition
+
+
+def registration_key(number: str) -> str:
+    """A registration number as searches compare it: "HRB-12 345" is "HRB12345"."""
+    return REGISTRATION_NOISE.sub("", number).upper()
+
+
+def registration_number(query: str) -> str | None:
+    """`query` as a registration number is kept, if it may be one: four or more letters
+    and digits, a digit among them ("0771 2233", "HRB-12 345")."""
+    folded = registration_key(query)
+    if len(folded) >= 4 and any(character.isdigit() for character in folded):
+        return folded
+    return None
 
 
 def matching_cases(query: str, via: str = "") -> Q:
@@ -60,7 +87,7 @@ def matching_cases(query: str, via: str = "") -> Q:
     # on runs_run_case_recent_idx, as the case list's latest-run columns are.
     a_matching_run = Subquery(
         Run.objects.filter(case_id=OuterRef(via or "pk"))
-        .filter(name_contains("matched_entity", query))
+        .filter(matched_entity_is(query))
         .order_by()
         .values("pk")[:1]
     )
@@ -74,6 +101,14 @@ def matching_cases(query: str, via: str = "") -> Q:
     return condition
 
 
+def matched_entity_is(query: str) -> Q:
+    """Runs whose matched entity `query` names, or whose registration number it gives."""
+    condition = name_contains("matched_entity", query)
+    if (number := registration_number(query)) is not None:
+        condition |= Q(matched_registration__contains=number)
+    return condition
+
+
 def matching_runs(query: str) -> Q:
     """Runs `query` finds: by the subject each was started on, the entity it matched, or
     its case's subject now; each name as typed or transliterated."""
@@ -81,6 +116,6 @@ def matching_runs(query: str) -> Q:
         return Q()
     return (
         name_contains("subject_name", query)
-        | name_contains("matched_entity", query)
+        | matched_entity_is(query)
         | name_contains("case__subject_name", query)
     )

@@ -33,6 +33,7 @@ from atlas.runtime.ports import StepCommit, ToolCallRecord
 from atlas.runtime.state import AtlasState
 from runs.models import Observation, Run, ToolCall, TraceEvent
 from runs.run_state import loop_memory_json, state_json
+from runs.search_text import registration_key
 
 INSERT_BATCH_ROWS = 50  # well under SQLite's limit on bound parameters per statement
 MAX_STATEMENT_PARAMETERS = 30_000  # PostgreSQL's protocol allows 65,535
@@ -98,6 +99,12 @@ def matched_entity_label(state: AtlasState) -> str:
     return f"{entity.name} ({entity.jurisdiction})"[:300] if entity else ""
 
 
+def matched_registration(state: AtlasState) -> str:
+    """The matched entity's registration number as searches compare it ("07712233")."""
+    entity = state.selected_entity
+    return registration_key(entity.registration_number or "")[:64] if entity else ""
+
+
 def run_fields_from_state(state: AtlasState, state_text: str | None = None) -> dict:
     """The run's columns: the state as JSON text (`state_text`, when the caller made it
     already), and the columns that mirror it so lists and queues never parse the JSON."""
@@ -112,6 +119,7 @@ def run_fields_from_state(state: AtlasState, state_text: str | None = None) -> d
         ),
         "user_status": state.user_status,
         "matched_entity": matched_entity_label(state),
+        "matched_registration": matched_registration(state),
         "risk_rating": state.proposed_packet.risk_rating if state.proposed_packet else "",
         "iterations": state.iteration,
         "tokens": state.tokens,

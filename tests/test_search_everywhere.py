@@ -12,7 +12,13 @@ from runs.models import Case, Run
 from tests.case_rows import decision_row, make_run
 from tests.conftest import client_for
 from tests.queue_pages import shown_ids
-from tests.review_runs import approval_item, conflict_item, question_item
+from tests.review_runs import (
+    approval_item,
+    conflict_item,
+    open_item,
+    paused_run,
+    question_item,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -159,3 +165,48 @@ def test_the_audit_finds_decisions_on_a_case_by_its_matched_entity_in_any_script
         html = client.get(reverse("reviews-audit"), {"case": query}).content.decode()
         shown = [f'id="decision-{d.pk}"' in html for d in (ours, elsewhere, theirs)]
         assert shown == [True, False, False], query
+
+
+def test_a_country_code_finds_cases_there_and_names_with_it_as_a_word_not_inside_words(
+    client, tenant, analyst
+):
+    def opened(subject: str, jurisdiction: str) -> Case:
+        return Case.objects.create(
+            tenant=tenant,
+            subject_name=subject,
+            subject_type="company",
+            jurisdiction=jurisdiction,
+            created_by=analyst,
+        )
+
+    lithuanian = opened("Amber Coast Freight UAB", "LT")
+    named_with_it = opened("Baltic LT Holdings", "")
+    limited = opened("Acme Analytics Ltd", "GB")
+    client_for(client, analyst)
+    for query in ("LT", "lt"):
+        html = client.get(reverse("runs-case-list"), {"q": query}).content.decode()
+        assert case_links(html, lithuanian, named_with_it, limited) == [True, True, False]
+    # A word that is not a country code still finds names that contain it.
+    html = client.get(reverse("runs-case-list"), {"q": "Ltd"}).content.decode()
+    assert case_links(html, lithuanian, named_with_it, limited) == [False, False, True]
+
+
+def test_the_lists_find_a_case_by_the_registration_number_its_run_matched(
+    client, tenant, analyst, reviewer, admin_user
+):
+    run = paused_run(tenant, analyst, "Amber Coast Freight", jurisdiction="LT")
+    assert run.matched_registration == "305512874"  # the registry's, as searches compare it
+    other = paused_run(tenant, analyst, "Acme Analytics Ltd")
+    client_for(client, reviewer)
+    for query in ("305512874", "305 512 874", "3055-12874", "512874"):
+        html = client.get(reverse("runs-case-list"), {"q": query}).content.decode()
+        assert case_links(html, run.case, other.case) == [True, False], query
+        html = client.get(reverse("reviews-queue"), {"q": query}).content.decode()
+        assert shown_ids(html) == [open_item(run, ReviewItem.Kind.SIGNOFF).pk], query
+    client_for(client, admin_user)
+    html = client.get(reverse("runs-trace-list"), {"subject": "305 512 874"}).content.decode()
+    traces = [f'href="{reverse("runs-trace", args=[r.pk])}"' in html for r in (run, other)]
+    assert traces == [True, False]
+    # Too short to be taken for a registration number: no case is found by "874".
+    html = client.get(reverse("runs-case-list"), {"q": "874"}).content.decode()
+    assert case_links(html, run.case, other.case) == [False, False]
