@@ -19,7 +19,9 @@ def web_link(url: Any) -> str:
 
 
 def anchor(evidence_id: str) -> str:
-    return "ev-" + re.sub(r"[^A-Za-z0-9_-]", "-", evidence_id)
+    """The packet page's id of an evidence entry: "ev-3f2a…", as its evidence id reads."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "-", evidence_id)
+    return safe if safe.startswith("ev-") else f"ev-{safe}"
 
 
 def numbered(evidence: list[dict]) -> list[dict]:

@@ -68,7 +68,7 @@ def test_new_and_no_longer_found_evidence_are_listed(client, analyst, signed_off
         number = [e["evidence_id"] for e in item.run.state["evidence"]].index(
             registry["evidence_id"]
         ) + 1
-        assert f'#ev-{registry["evidence_id"]}">[{number}]</a> {registry["claim"]}' in changes
+        assert f'#{registry["evidence_id"]}">[{number}]</a> {registry["claim"]}' in changes
         assert 'No longer found <span class="muted">(1)</span>' in changes
         assert "Harrow &lt;b&gt;Bay&lt;/b&gt; fined in 2019" in changes
     download = client.get(reverse("runs-packet-json", args=[item.run_id])).json()

@@ -25,8 +25,8 @@ def test_the_packet_page_links_findings_to_their_evidence(client, analyst, case)
     run = awaiting_signoff(case)
     html = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content.decode()
     assert "risk-medium" in html
-    assert '<a class="cite" href="#ev-ev-registry-1"' in html
-    assert '<tr id="ev-ev-registry-1">' in html
+    assert '<a class="cite" href="#ev-registry-1"' in html
+    assert '<tr id="ev-registry-1">' in html
     assert "https://registry.example/GB-001" in html and "Companies registry" in html
     assert "ev-missing?" in html  # a citation to evidence the run does not have is flagged
     assert "No sanctions hits." in html and "One article alleging misconduct." in html
