@@ -25,3 +25,9 @@ def test_every_page_names_an_icon_that_is_served(client, analyst):
     assert f'<link rel="icon" href="{icon}"' in page  # so browsers stop asking for /favicon.ico
     parts, _ = served_by_asgi(icon)
     assert b"".join(parts).startswith(b"<svg")
+
+
+def test_favicon_ico_leads_to_the_icon_without_signing_in(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    assert response["Location"] == static("atlas/favicon.svg")
