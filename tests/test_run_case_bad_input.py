@@ -179,6 +179,19 @@ def test_a_scenario_document_outside_the_scenarios_folder_is_refused(refused, tm
     assert not Case.objects.exists()
 
 
+def test_a_scenario_document_path_written_with_backslashes_says_how_to_write_it(refused, tmp_path):
+    (tmp_path / "filings").mkdir()
+    (tmp_path / "filings" / "filing.txt").write_text("Director: Jane Roe\n")
+    path = tmp_path / "scenario.json"
+    document = {"path": "filings\\filing.txt"}
+    path.write_text(json.dumps({"case": {"subject": "Acme", "documents": [document]}}))
+    said = refused("--scenario", str(path), message="separate its folders with '/', not")
+    assert said.endswith(
+        "no such file 'filings\\filing.txt'; separate its folders with '/', not '\\'"
+    )
+    assert not Case.objects.exists()
+
+
 def test_a_scenario_document_keeps_its_given_name(db, tmp_path, capsys):
     (tmp_path / "filing.txt").write_text("Director: Jane Roe\n")
     path = tmp_path / "scenario.json"

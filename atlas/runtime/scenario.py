@@ -273,6 +273,11 @@ class Scenario(StrictModel):
                 f"scenario case.documents: {document.path!r} must be a path inside the "
                 "scenario file's folder, relative to it"
             )
+        if "\\" in document.path and not inside.exists():
+            raise ScenarioError(
+                f"scenario case.documents: no such file '{document.path}'; separate its "
+                "folders with '/', not '\\'"
+            )
         return inside
 
 
