@@ -122,7 +122,7 @@ def _codirectors_unscreened(s: AtlasState) -> list[str]:
             for fact in s.facts
             if fact.entity_id == company.entity_id
             and fact.fact == "directors"
-            and fact.source_id.startswith("registry:")
+            and fact.source_id == f"registry:{company.entity_id}"
             for name in fact.display_value.split(SEPARATOR)
         ]
         others = [

@@ -425,15 +425,16 @@ def _apply_resolve(
     selected_id = state.selected_entity.entity_id if state.selected_entity else None
     of_the_subject = _candidates_of(state, arguments)
     # The records of the companies that list a director by a person subject's name, while
-    # the subject matches no registry person: the evidence for what links them.
-    listed_by_name = {c.entity_id: c for c in directorships(state) if c.listed_as}
+    # the subject matches no registry person: the evidence for what links them. Once it
+    # matches one, those of the companies that person's record says they direct: who else
+    # directs them.
+    listed = {c.entity_id: c for c in directorships(state) if c.listed_as}
+    listed |= _directed_by_the_match(state, result)
     listings = [
-        listing
-        for listing in result.get("named_as_director", [])
-        if listing["entity_id"] in listed_by_name
+        listing for listing in result.get("named_as_director", []) if listing["entity_id"] in listed
     ]
     for candidate in [*result.get("candidates", []), *listings]:
-        listing = listed_by_name.get(candidate["entity_id"]) if "listed_as" in candidate else None
+        listing = listed.get(candidate["entity_id"]) if "listed_as" in candidate else None
         record = candidate["record"]
         fp = fingerprint({"registry": record})[:20]
         reg = f", no. {record['registration_number']}" if record.get("registration_number") else ""
@@ -503,6 +504,26 @@ def _apply_resolve(
                 ),
             )
     _attribute_listings(state)
+
+
+def _directed_by_the_match(state: AtlasState, result: dict[str, Any]) -> dict[str, Any]:
+    """The companies the matched registry person directs, by their record in `result` or
+    found earlier, by id."""
+    selected = state.selected_entity
+    if selected is None or selected.entity_type != "person":
+        return {}
+    held = state.directorships.get(selected.entity_id)
+    if held is None:
+        record = next(
+            (
+                c["record"]
+                for c in result.get("candidates", [])
+                if c["entity_id"] == selected.entity_id
+            ),
+            {},
+        )
+        held = [HeldDirectorship.model_validate(d) for d in record.get("directorships", [])]
+    return {company.entity_id: company for company in held}
 
 
 def _attribute_listings(state: AtlasState) -> None:
@@ -1020,9 +1041,16 @@ def _detect_conflicts(state: AtlasState) -> None:
     groups: dict[tuple[str, str], list[Fact]] = {}
     for fact in state.facts:
         groups.setdefault((fact.entity_id, fact.fact), []).append(fact)
+    boards = _boards_naming_the_subject(state)
     for (entity_id, fact_name), facts in groups.items():
         if len({f.value for f in facts}) < 2:
             continue
+        conflict_id = conflict_id_for(entity_id, fact_name)
+        existing = next((c for c in state.conflicts if c.conflict_id == conflict_id), None)
+        if existing is None and fact_name == "directors" and entity_id in boards:
+            subject = boards[entity_id]
+            if all(subject & set(f.value.split("; ")) for f in facts):
+                continue
         values = [
             ConflictValue(
                 value=f.display_value,
@@ -1033,8 +1061,6 @@ def _detect_conflicts(state: AtlasState) -> None:
             )
             for f in facts
         ]
-        conflict_id = conflict_id_for(entity_id, fact_name)
-        existing = next((c for c in state.conflicts if c.conflict_id == conflict_id), None)
         if existing is None:
             state.conflicts.append(
                 Conflict(
@@ -1047,6 +1073,22 @@ def _detect_conflicts(state: AtlasState) -> None:
                     existing.earlier_resolutions.append(existing.resolution)
                 existing.status, existing.resolution = "open", None
             existing.values = values
+
+
+def _boards_naming_the_subject(state: AtlasState) -> dict[str, set[str]]:
+    """For a person subject, each company they direct with the keys the subject's names
+    take in its directors' lists. Sources that all name the subject a director but disagree
+    on who else is one do not dispute anything the research is about: the co-directors are
+    a gap of the packet's own."""
+    if state.brief.subject_type != "person":
+        return {}
+    names = [state.brief.subject]
+    if state.selected_entity is not None:
+        names.append(state.selected_entity.name)
+    return {
+        company.entity_id: {director_key(name) for name in [*names, company.listed_as] if name}
+        for company in directorships(state)
+    }
 
 
 def _disputes_the_settlement(conflict: Conflict, facts: list[Fact]) -> bool:

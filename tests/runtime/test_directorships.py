@@ -46,11 +46,13 @@ def test_a_person_who_directs_a_listed_company_gets_a_high_risk_packet_naming_it
         c.startswith("Sanctions hit on Volga Petrochem Export JSC (RU), a company the subject")
         for c in claims
     )
-    # Her record names the company, not who else directs it (the sanctioned Dmitri Volkov
-    # does): the packet says nobody looked.
+    # The company's own record came with her resolution: it names who else directs it, the
+    # sanctioned Dmitri Volkov, whom the research did not screen.
+    (record,) = [e for e in state.evidence if e.source_id == "registry:co-volga-petrochem-ru"]
+    assert record.claim.endswith("directors: Dmitri Volkov, Irina Sokolova.")
     assert packet.open_gaps == [
         "The other directors of Volga Petrochem Export JSC (RU), a company the subject "
-        "directs, were not looked up, so none was screened."
+        "directs, were not screened: Dmitri Volkov."
     ]
 
 
@@ -163,6 +165,8 @@ def test_unscreened_companies_rule_out_low_risk_and_are_named_in_the_packet(
         "the sanctions lists.",
         "Acme Analytics Ltd (GB), a company the subject directs, was not searched for adverse "
         "media.",
+        "The other directors of Acme Analytics Ltd (GB), a company the subject directs, were "
+        "not screened: Tom Becker.",
     ]
 
 

@@ -80,9 +80,10 @@ def test_a_directorship_the_press_disputes_is_weighed_as_a_conflict(make_runtime
     packet = state.proposed_packet
     (conflict,) = packet.unresolved_conflicts
     assert conflict.fact == "directors"
-    assert {v.value for v in conflict.values} == {
-        "Helen Carter, Viktor Petrenko",
-        "James Whitfield, among others",
+    # The company's own record, which came with his resolution, against the article.
+    assert {(v.value, v.source_id) for v in conflict.values} == {
+        ("Helen Carter, Viktor Petrenko", "article:art-meridian-001"),
+        ("Helen Carter, James Whitfield", "registry:co-meridian-shipping-gb"),
     }
     assert packet.risk_rating != "low"
     assert (
@@ -98,4 +99,11 @@ def test_a_directorship_no_source_disputes_raises_no_conflict(make_runtime, make
         "co-meridian-shipping-gb"
     ]
     assert any(e.source_id == "article:art-meridian-001" for e in state.evidence)
+    # The article and the company's record name her, and disagree on who else: no conflict
+    # on what the research is about, and the co-director is a gap.
+    assert any(e.source_id == "registry:co-meridian-shipping-gb" for e in state.evidence)
     assert not state.conflicts
+    assert (
+        "The other directors of Meridian Shipping Holdings Ltd (GB), a company the subject "
+        "directs, were not screened: James Whitfield." in state.proposed_packet.open_gaps
+    )
