@@ -46,6 +46,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     ),
     "a mobile label, then digit groups": lambda n: "mobile: " + "+44 (0) 12-34, " * (n // 15) + "x",
     "mobile labels one after another": lambda n: "Mobile 12-34 " * (n // 13),
+    "a label, a slash and one long word": lambda n: "passport/" + "passport" * (n // 8),
+    "labels, each another's name after a slash": lambda n: "ssn/ tax tax tax " * (n // 17),
+    "passports held, one after another": lambda n: "passport held, " * (n // 15),
     "labels with long gaps": lambda n: (
         ("iban:" + " " * 1000 + "passport" + "\n" * 1000) * (n // 2008)
     ),

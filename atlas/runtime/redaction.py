@@ -32,6 +32,7 @@ LABELS = {
     "account_numbers": "ACCOUNT",
     "card_numbers": "CARD",
     "national_id_numbers": "NATIONAL ID",
+    "driving_licence_numbers": "DRIVING LICENCE",
     "dates_of_birth": "DOB",
     "phone_numbers": "PHONE",
 }
@@ -44,6 +45,7 @@ PERSONAL_DATA_NAMES = {
     "account_numbers": "account number",
     "card_numbers": "payment card number",
     "national_id_numbers": "national ID number",
+    "driving_licence_numbers": "driving licence number",
     "dates_of_birth": "date of birth",
     "phone_numbers": "personal phone number",
 }

@@ -83,6 +83,13 @@ _DATE = (
 )
 
 
+# A licence number may begin with up to five letters of a surname (Britain's
+# "MORGA753116SM9IJ"), and run to a few groups, each with a digit.
+_DRIVING_LICENCE_NUMBER = (
+    r"(?=[a-z0-9 -]{6})[a-z]{0,5}[0-9][a-z0-9]*(?:[ -](?=[a-z]{0,5}[0-9])[a-z0-9]+){0,4}"
+)
+
+
 def _listed(number: str) -> str:
     """`number`, or a list of such numbers."""
     return rf"{number}(?:{_LIST_SEPARATOR}{_ANOTHER_NUMBER}{number})*"
@@ -159,10 +166,35 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "občanský průkaz",
         "občanského průkazu",
         "rodné číslo",
+        "asmens kodas",
+        "personal code",
+        "personal tax id",
+        "personal tax number",
+        "individual tax id",
+        "individual taxpayer id",
+        "individual taxpayer identification number",
+        "itin",
         "id",
         "ni",
         "identification",
         "document",
+    ),
+    "driving_licence_numbers": (
+        "driving licence",
+        "driving license",
+        "driver's license",
+        "driver’s license",
+        "drivers license",
+        "driver license",
+        "driving permit",
+        "führerschein",
+        "permis de conduire",
+        "licencia de conducir",
+        "carnet de conducir",
+        "patente di guida",
+        "rijbewijs",
+        "prawo jazdy",
+        "водительское удостоверение",
     ),
     "dates_of_birth": (
         "date of birth",
@@ -236,7 +268,7 @@ WHOLE_WORDS = frozenset(
     {"acct", "a/c", "conto", "compte", "card", "karte", "carte", "carta", "ssn", "nino"}
     | {"dob", "born", "pass-nr", "passnummer", "счет", "счёт", "cuenta"}
     | {"geboren", "geb.", "né le", "née le"}
-    | {"id card", "ausweis", "dni", "bsn", "pesel", "cpf"}
+    | {"id card", "ausweis", "dni", "bsn", "pesel", "cpf", "itin"}
     | {"mobile", "mobil", "móvil", "cell", "handy", "gsm"}
     | {"pasu", "konta", "ur.", "nar.", "urodzony", "urodzona", "narozen", "narozena"}
     | {"acc", "id", "ni", "document", "d.o.b", "mob", "portable"}
@@ -269,6 +301,7 @@ _ENDINGS = {
         r"(?:s|[а-яё]+|\.)?(?>[\s_-]+(?:corriente|corrente|courant|bancaria|bancario|bancaire))?"
     ),
     "card_numbers": r"s?",
+    "driving_licence_numbers": r"s?",
     "national_id_numbers": r"(?:entification|entity)?(?:[ _.-]card)?",
     "dates_of_birth": r"(?:\.| on| am)?",
     "phone_numbers": r"\.?",
@@ -280,6 +313,7 @@ VALUE_PATTERNS = {
     "account_numbers": _listed(ACCOUNT_NUMBER) + VALUE_END,
     "card_numbers": _CARD_NUMBER + VALUE_END,
     "national_id_numbers": rf"(?:{_CODICE_FISCALE}|{NATIONAL_ID_NUMBER}(?: [a-d]{VALUE_END})?)",
+    "driving_licence_numbers": _DRIVING_LICENCE_NUMBER + VALUE_END,
     "dates_of_birth": _DATE,
     # Each telephone number of a list has seven digits by itself.
     "phone_numbers": rf"{PHONE_NUMBER}(?:{_LIST_SEPARATOR}{PHONE_NUMBER})*{VALUE_END}",
@@ -303,9 +337,24 @@ def _label_head(field: str, word: str) -> str:
     return rf"{label_word_pattern(word)}{_ENDINGS.get(field, '')}{number_word}"
 
 
+# Another name for the same field after a slash: "SSN/Tax ID:", "Passport / ID card no.:".
+_ALSO_CALLED = r"(?:[ \t]*/[ \t]*[^\W\d_][^\W\d]*\.?(?:[ \t]+[^\W\d_][^\W\d]*\.?){0,3})?"
+# What a sentence or a form may say of the document before its number: "Passport held:",
+# "Passport issued 2020, number 533401882".
+_AS_HELD = (
+    r"(?:[ \t]+(?:held|on file|sighted|verified|issued(?:[ \t]+in)?(?:[ \t]+[0-9]{4})?)"
+    r"(?![^\W\d_]),?)?"
+)
+# The number word after the gap: "Passport: number K7654321", "her passport, no. K7654321".
+_NUMBER_WORD_AFTER = rf"(?:,?{A_NUMBER_WORD}{LABEL_GAP})?"
+
+
 def _label_pattern(field: str, word: str) -> re.Pattern[str]:
+    a_date = field == "dates_of_birth"
     return re.compile(
-        rf"{_label_head(field, word)}{_WORD_END}{_BRACKETED}{LABEL_GAP}(?P<value>{VALUE_PATTERNS[field]})"
+        rf"{_label_head(field, word)}{_WORD_END}{_ALSO_CALLED}{'' if a_date else _AS_HELD}"
+        rf"{_BRACKETED}{LABEL_GAP}{'' if a_date else _NUMBER_WORD_AFTER}"
+        rf"(?P<value>{VALUE_PATTERNS[field]})"
     )
 
 
@@ -383,7 +432,9 @@ BARE_PHONE_WORDS = (
     "telefono",
 )
 _BARE_PHONE_PATTERNS = tuple(_label_pattern("phone_numbers", word) for word in BARE_PHONE_WORDS)
-IDENTIFYING_FIELDS = frozenset({"passport_numbers", "national_id_numbers", "dates_of_birth"})
+IDENTIFYING_FIELDS = frozenset(
+    {"passport_numbers", "national_id_numbers", "driving_licence_numbers", "dates_of_birth"}
+)
 PERSON_NEARBY = 300
 
 

@@ -1,0 +1,79 @@
+"""Identity numbers written as KYC forms and analysts' sentences write them: a label with
+another name after a slash, the number word after the colon, what was done with the
+document between; the personal tax numbers, licences and codes forms ask for. A company's
+tax number stays, as research needs it."""
+
+from __future__ import annotations
+
+import pytest
+
+from atlas.runtime.redaction import personal_data_found, personal_data_in, redact
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("SSN/Tax ID: 123-45-6789", "SSN/Tax ID: [REDACTED NATIONAL ID]"),
+        ("Passport / ID card no.: K7654321", "Passport / ID card no.: [REDACTED PASSPORT]"),
+        ("Passport: number P4821907", "Passport: number [REDACTED PASSPORT]"),
+        (
+            "Her passport, number P4821907, was sighted.",
+            "Her passport, number [REDACTED PASSPORT], was sighted.",
+        ),
+        ("passport, no. P4821907", "passport, no. [REDACTED PASSPORT]"),
+        ("Passport held: 533401882", "Passport held: [REDACTED PASSPORT]"),
+        (
+            "Passport issued 2020, number 533401882",
+            "Passport issued 2020, number [REDACTED PASSPORT]",
+        ),
+        ("Personal tax ID: 123-45-6789", "Personal tax ID: [REDACTED NATIONAL ID]"),
+        ("Individual taxpayer ID: 987-65-4321", "Individual taxpayer ID: [REDACTED NATIONAL ID]"),
+        ("ITIN 912-70-1234", "ITIN [REDACTED NATIONAL ID]"),
+        ("Asmens kodas: 47503141234", "Asmens kodas: [REDACTED NATIONAL ID]"),
+        (
+            "Driving licence number: LINDE807220S99AB",
+            "Driving licence number: [REDACTED DRIVING LICENCE]",
+        ),
+        (
+            "Driver's license: D1234-56789-01234 expires 2030",
+            "Driver's license: [REDACTED DRIVING LICENCE] expires 2030",
+        ),
+        (
+            "Date of birth/Place of birth: 01/02/1980, London",
+            "Date of birth/Place of birth: [REDACTED DOB], London",
+        ),
+    ],
+)
+def test_an_identity_number_written_so_is_hidden(text, redacted):
+    assert redact(text) == redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Company tax ID: 12/345/67890",
+        "VAT number: GB 123 4567 89",
+        "Passport issued 2020",
+        "Passport verified.",
+        "Driving licence checked.",
+    ],
+)
+def test_a_companys_number_or_a_label_without_a_number_stays(text):
+    assert redact(text) == text
+
+
+def test_a_kyc_form_names_every_kind_of_identity_number_it_holds():
+    form = (
+        "Company: Acme Analytics Ltd\nDirectors: Sarah Linden\nSSN/Tax ID: 123-45-6789\n"
+        "Passport: number P4821907\nDriving licence: LINDE807220S99AB\n"
+    )
+    assert personal_data_found(form) == {
+        "passport_numbers": ["P4821907"],
+        "national_id_numbers": ["123-45-6789"],
+        "driving_licence_numbers": ["LINDE807220S99AB"],
+    }
+    assert personal_data_in(form) == [
+        "passport number",
+        "national ID number",
+        "driving licence number",
+    ]
