@@ -136,8 +136,9 @@ class Budgets(_Model):
     # and a question or a send-back from a reviewer two or three more.
     max_iterations: IterationBudget = 16
     # Room for every iteration: a model call's context grows to about 5,000 tokens by the
-    # end of a full research.
-    max_tokens: TokenBudget = 80000
+    # end of a company's research, and past 7,500 for a person directing three companies
+    # (fourteen iterations, a question among them).
+    max_tokens: TokenBudget = 120000
     max_cost_usd: CostBudget = Decimal("1.00")
     deadline_seconds: DeadlineBudget = 120
     max_model_errors: ModelErrorBudget = 2

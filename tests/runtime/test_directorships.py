@@ -230,3 +230,22 @@ def test_each_directorship_in_the_world_is_a_company_naming_the_person_a_directo
         assert any(
             name_score(director, name) >= 90 for director in company["directors"] for name in names
         ), (person["name"], company["name"])
+
+
+def test_a_person_found_abroad_who_directs_three_companies_is_researched_within_the_defaults():
+    """Dmitri Volkov, opened as GB: the analyst confirms the Russian record, and the run
+    screens and searches him and his three companies on the default budgets."""
+    from atlas.runtime.engine import run_scenario
+    from atlas.runtime.scenario import parse_scenario
+
+    scenario = parse_scenario(
+        {
+            "case": {"subject": "Dmitri Volkov", "subject_type": "person", "jurisdiction": "GB"},
+            "human": {"answers": ["yes"]},
+        }
+    )
+    state, _ = run_scenario(scenario)
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert state.selected_entity.entity_id == "pe-dmitri-volkov"
+    assert unscreened_directorships(state) == []
+    assert state.proposed_packet.risk_rating == "high"
