@@ -899,8 +899,8 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         unnamed and about_entity and (fields.get("directors") or fields.get("registration_numbers"))
     ):
         whose = (
-            f" It names no company: its facts were read as about {entity.name}, the company "
-            "the case was matched to."
+            f" It gives no company in a “Company:” line: its facts were read as about "
+            f"{entity.name}, the company the case was matched to."
         )
     # A reviewer reads what the document says, not only what fields it holds; personal data
     # is redacted here as it is for the model.

@@ -409,9 +409,15 @@ def test_a_document_naming_no_company_is_read_as_about_the_cases_company(
     (carried,) = state.proposed_packet.unresolved_conflicts
     assert carried.conflict_id == conflict.conflict_id
     (item,) = [e for e in state.evidence if e.document_id == "doc-min"]
-    assert "It names no company: its facts were read as about Acme Analytics Ltd" in item.claim
+    assert (
+        "It gives no company in a “Company:” line: its facts were read as about Acme Analytics Ltd"
+        in item.claim
+    )
     # The reviewer reads it in the packet too: said before the document's (long) opening.
-    assert any("It names no company" in f.claim for f in state.proposed_packet.findings)
+    assert any(
+        "It gives no company in a “Company:” line" in f.claim
+        for f in state.proposed_packet.findings
+    )
     assert "another_company" not in item.signals
 
 
