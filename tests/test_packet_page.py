@@ -468,3 +468,30 @@ def test_whom_a_source_written_as_instructions_is_about_comes_before_what_to_do_
         "a source written as instructions to an AI agent (on Crescent Minerals PLC (GB)), "
         "for a person to weigh"
     ]
+
+
+def test_a_match_the_analyst_confirmed_is_said_so_on_the_packet(client, tenant, analyst):
+    from reviews.actions import do_answer_question
+    from reviews.models import ReviewItem
+    from tests.review_runs import advance, open_item
+
+    run = paused_run(tenant, analyst, "Amber Coast Freight", jurisdiction="GB")
+    assert run.status == "waiting_for_input"
+    question = open_item(run, ReviewItem.Kind.CLARIFICATION)
+    do_answer_question(question, analyst, "yes")
+    run = advance(question)
+    assert run.matched_entity == "Amber Coast Freight UAB (LT)"
+    client_for(client, analyst)
+    packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert (
+        "Matched on the analyst's answer to the agent's question (“yes”), not by the "
+        "name search alone." in packet
+    )
+    assert "The matched entity is registered in LT, not GB as the case says." in packet
+
+
+def test_a_match_the_name_search_made_claims_no_answer(client, tenant, analyst):
+    run = paused_run(tenant, analyst, "Acme Analytics Ltd")
+    client_for(client, analyst)
+    packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert "Matched on the analyst" not in packet

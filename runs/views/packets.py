@@ -162,7 +162,19 @@ def packet_context(run: Run) -> dict[str, Any]:
         "decisions": decisions,
         "versions": _versions(run),
         "selected_entity": state.get("selected_entity"),
+        "matched_by_answer": _matched_by_answer(selected, state.get("answered_questions") or []),
     }
+
+
+def _matched_by_answer(selected: dict, answered: list[dict]) -> dict | None:
+    """The analyst's answer that picked the matched entity, when one did: a reviewer sees
+    that a person, not the name search, said which registry entity the case is about."""
+    if not selected:
+        return None
+    picks = [a for a in answered if a.get("picked_entity_id")]
+    if picks and picks[-1]["picked_entity_id"] == selected.get("entity_id"):
+        return picks[-1]
+    return None
 
 
 def _with_dispositions(evidence: list[dict], packet: dict, decisions) -> list[dict]:
