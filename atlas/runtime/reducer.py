@@ -724,7 +724,7 @@ def _apply_media(
     state: AtlasState, result: dict[str, Any], step: int, now: datetime, *, about: str = ""
 ) -> None:
     articles = result.get("articles", [])
-    already_held = []
+    already_held, added = [], 0
     # Found by name, an article may be about a candidate for the subject, or about others.
     candidates = set() if about or result.get("entity_id") else _candidate_ids(state)
     for article in articles:
@@ -752,8 +752,13 @@ def _apply_media(
             else _another_entity(state, candidates, result, article),
         )
         if not _add_evidence(state, item):
-            already_held.append(item.claim)
+            # The item held, under its own claim: a copy of an article at another address
+            # is the same story, named once.
+            held = next(e.claim for e in state.evidence if e.fingerprint == item.fingerprint)
+            if held not in already_held:
+                already_held.append(held)
             continue  # same story as an item already held: no new facts either
+        added += 1
         for entity_id, facts in (article.get("facts") or {}).items():
             directors = facts.get("directors")
             if directors:
@@ -775,7 +780,7 @@ def _apply_media(
     if not articles:
         claim = f"No adverse media found for {about or searched_for(result)}."
         _add_search_record(state, key, step, now, about, claim, {"no_media": key})
-    elif about and len(already_held) == len(articles):
+    elif about and not added:
         # A search on someone else than the subject (a director, say) that found only
         # articles already held still answers whether they were looked for.
         claim = (

@@ -243,10 +243,11 @@ def test_a_director_search_finding_only_articles_already_held_says_so_in_the_pac
         for e in state.evidence
         if e.about == "director Viktor Petrenko" and e.tool == "search_adverse_media"
     ]
+    # The second article is a copy of the first at another address: one story, held once.
     assert held.claim == (
-        "The media search for director Viktor Petrenko found only 2 articles already held: "
+        "The media search for director Viktor Petrenko found only 1 article already held: "
         "Example Business News, 2024-09-12: Meridian Shipping appoints Viktor Petrenko to the "
-        "board; Example Wire, 2024-09-13: Meridian Shipping board: Carter and Petrenko lead."
+        "board."
     )
     assert not held.signals and not held.found_by_name
     # The registry does not name him, and nobody settled the conflict yet.
