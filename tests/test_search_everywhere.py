@@ -210,3 +210,18 @@ def test_the_lists_find_a_case_by_the_registration_number_its_run_matched(
     # Too short to be taken for a registration number: no case is found by "874".
     html = client.get(reverse("runs-case-list"), {"q": "874"}).content.decode()
     assert case_links(html, run.case, other.case) == [False, False]
+
+
+def test_runs_matched_before_the_registration_column_get_theirs_from_their_state(tenant, case):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("runs.migrations.0020_run_matched_registration")
+    entity = {"name": "Acme Ltd", "jurisdiction": "GB", "registration_number": "0771 2233"}
+    matched = make_run(case, state={"selected_entity": entity}, matched_entity="Acme Ltd (GB)")
+    unmatched = make_run(case, state={"selected_entity": None})
+    migration.fill_matched_registration(apps, None)
+    matched.refresh_from_db()
+    unmatched.refresh_from_db()
+    assert (matched.matched_registration, unmatched.matched_registration) == ("07712233", "")
