@@ -6,7 +6,11 @@ from datetime import timedelta
 
 from pydantic import ValidationError
 
-from atlas.runtime.adapters.answers import candidate_picked_by, candidates_ruled_out_by
+from atlas.runtime.adapters.answers import (
+    candidate_picked_by,
+    candidates_ruled_out_by,
+    rules_out_the_one,
+)
 from atlas.runtime.case_documents import take_up_new_documents
 from atlas.runtime.context import fence
 from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT, HitDisposition, ReviewRound
@@ -119,18 +123,29 @@ def _apply_answer(
     if review is not None:
         review.reply = answer.text
         review.replied_by = answer.actor
+    # Read by the runtime, not the model: the one registry candidate the answer names,
+    # which alone the model may then narrow to (reducer.picked_candidate).
+    picked = _picked_entity_id(s, question, answer.text)
+    ruled_out = [] if picked else _rule_out_candidates(s, question, answer.text)
     s.answered_questions.append(
         {
             "question_id": question.question_id,
             "question": question.question,
             "answer": answer.text,
             "candidates": "; ".join(question.candidates),
-            # Read by the runtime, not the model: the one registry candidate the answer
-            # names, which alone the model may then narrow to (reducer.picked_candidate).
-            "picked_entity_id": (picked := _picked_entity_id(s, question, answer.text)),
+            "picked_entity_id": picked,
+            # An answer that neither picks a candidate nor says none is the subject ("not
+            # sure", "hmm") turns nobody down: the question is put again.
+            **(
+                {"unclear": "yes"}
+                if question.candidates
+                and not picked
+                and not ruled_out
+                and not rules_out_the_one(answer.text, question.candidates)
+                else {}
+            ),
         }
     )
-    ruled_out = [] if picked else _rule_out_candidates(s, question, answer.text)
     writer.emit(
         s,
         buf,

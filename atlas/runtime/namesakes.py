@@ -18,7 +18,8 @@ def turned_down(selected: dict[str, Any] | None, answered: list[dict[str, Any]])
     unmatched after answering a question that listed them without picking one. Every
     candidate is then someone else."""
     return selected is None and any(
-        q.get("candidates") and not q.get("picked_entity_id") for q in answered
+        q.get("candidates") and not q.get("picked_entity_id") and not q.get("unclear")
+        for q in answered
     )
 
 

@@ -267,3 +267,45 @@ def test_a_reviewers_reason_with_a_control_character_is_quoted_without_it(
     assert (state.status, state.termination_reason) == ("waiting_for_input", "waiting_for_input")
     assert "“Check the accounts.”" in state.pending_question.question
     assert "model_failed" not in types(store, state)
+
+
+def _amber_coast_answered(*answers: str):
+    """Amber Coast Freight opened as GB: the one candidate is the Lithuanian company, whose
+    director is sanctioned."""
+    from atlas.runtime.engine import run_scenario
+    from atlas.runtime.scenario import parse_scenario
+
+    case = {"subject": "Amber Coast Freight", "jurisdiction": "GB"}
+    return run_scenario(parse_scenario({"case": case, "human": {"answers": list(answers)}}))
+
+
+@pytest.mark.parametrize(
+    "unclear", ["Unsure", "no idea", "hmm", "possibly, need to verify", "I don't know"]
+)
+def test_an_answer_saying_neither_yes_nor_no_turns_nobody_down_and_is_asked_again(unclear):
+    state, store = _amber_coast_answered(unclear, "yes")
+    first, second = events_of(store, state, "clarification_requested")
+    assert second.data["question"].startswith(
+        f"Your answer '{unclear}' said neither yes nor no. " + first.data["question"][:40]
+    )
+    assert state.answered_questions[0]["unclear"] == "yes"
+    assert state.selected_entity.entity_id == "co-amber-coast-freight-lt"
+    assert state.proposed_packet.risk_rating == "high"  # its director is sanctioned
+
+
+def test_a_clear_no_to_the_one_candidate_still_researches_the_name_alone():
+    state, store = _amber_coast_answered("No, it is a different company")
+    assert len(events_of(store, state, "clarification_requested")) == 1
+    assert "unclear" not in state.answered_questions[0]
+    assert state.selected_entity is None
+    assert (
+        "The analyst said the registry candidate offered, Amber Coast Freight UAB (LT, no. "
+        "305512874) [co-amber-coast-freight-lt], is not the subject: the subject was "
+        "researched by name only." in state.proposed_packet.open_gaps
+    )
+
+
+def test_answers_that_keep_saying_neither_hand_the_run_to_a_reviewer():
+    state, _ = _amber_coast_answered("hmm", "hmm", "hmm", "hmm", "hmm")
+    assert (state.status, state.termination_reason) == ("awaiting_review", "repeated_action")
+    assert state.selected_entity is None

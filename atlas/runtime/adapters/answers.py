@@ -70,7 +70,11 @@ DENIALS = {
 }
 # "no. 08812345" is a number, not a no.
 NUMBER_ABBREVIATION = re.compile(r"(?i)\bno\.\s*(?=[\w-]*\d)")
-DOUBT = re.compile(r"(?i)\bnot\s+(?:sure|certain)\b|\b(?:maybe|perhaps|possibly|unsure)\b")
+DOUBT = re.compile(
+    r"(?i)\bnot\s+(?:sure|certain)\b|\b(?:maybe|perhaps|possibly|unsure|unknown|dunno|hmm+)\b"
+    r"|\bno\s+idea\b|\b(?:do\s*n[o']?t|did\s*n[o']?t|can\s*n[o']?t|can't)\s+(?:know|tell|say)\b"
+    r"|\bneeds?\s+to\s+(?:check|verify|confirm)\b|\bto\s+be\s+(?:checked|confirmed)\b"
+)
 # A yes said without a yes-word, as the whole answer: "It is.", "That's the one", "this one".
 THAT_ONE = re.compile(
     r"(?i)^(?:(?:it|that|this|he|she)(?:'s|\s+is)"
@@ -169,6 +173,13 @@ def candidates_ruled_out_by(
         return []  # "neither the UK one nor the US one", of three, is the third
     offered = [candidate_labelled(label, candidates) for label in listed]
     return [c for c in candidates if c in offered]
+
+
+def rules_out_the_one(answer: str, listed: list[str]) -> bool:
+    """Whether the answer to a question offering one candidate says it is not the subject."""
+    if len(listed) != 1:
+        return False
+    return says_none_of_them(answer) or yes_or_no(answer.replace(listed[0], " ")) is False
 
 
 def says_none_of_them(answer: str) -> bool:

@@ -124,14 +124,23 @@ class Playbook:
                     blocking=True,
                     candidates=labels,
                 )
-            if len(candidates) == 1 and not p["answered_questions"]:
+            answered = p["answered_questions"]
+            if len(candidates) == 1 and (not answered or answered[-1].get("unclear")):
                 # Only a part of the name matched, or only outside the case's country, or
-                # only a sanctions list links the name to it: the analyst confirms it, once.
+                # only a sanctions list links the name to it: the analyst confirms it, asked
+                # again after an answer that says neither yes nor no.
                 linked = linked_list_entry(candidates[0])
+                unclear = ""
+                if answered:
+                    answer = _quoted(answered[-1].get("answer", ""))
+                    unclear = f"Your answer '{answer}' said neither yes nor no. "
                 return AskHuman(
-                    question=_linked_question(p, candidates[0], linked)
-                    if linked
-                    else _nearest_question(case, candidates[0], _listed_by_name(p)),
+                    question=unclear
+                    + (
+                        _linked_question(p, candidates[0], linked)
+                        if linked
+                        else _nearest_question(case, candidates[0], _listed_by_name(p))
+                    ),
                     blocking=True,
                     candidates=[candidate_label(candidates[0])],
                 )
@@ -434,7 +443,11 @@ def _unmatched_gap(
     answered: list[dict[str, Any]],
     candidates: list[dict[str, Any]],
 ) -> str:
-    turned_down = [qa for qa in answered if qa.get("candidates") and not qa.get("picked_entity_id")]
+    turned_down = [
+        qa
+        for qa in answered
+        if qa.get("candidates") and not qa.get("picked_entity_id") and not qa.get("unclear")
+    ]
     linked = [c for c in candidates if linked_list_entry(c)]
     if turned_down and linked and turned_down[-1]["candidates"] == candidate_label(linked[0]):
         return (
