@@ -214,6 +214,8 @@ def _note_for(event: TraceEvent) -> Note | None:
         text, tone = f"Answer: {data.get('answer', '')}", "human"
         if data.get("picked_entity_id"):
             text += f" (read as registry entity {data['picked_entity_id']})"
+        elif data.get("unclear"):
+            text += " (read as neither picking a candidate nor ruling one out)"
     elif kind == "conflict_detected":
         fact = fact_words(str(data.get("fact") or "a fact"))
         text, tone = f"Conflicting values for {fact}", "warn"

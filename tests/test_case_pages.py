@@ -805,3 +805,15 @@ def test_an_empty_subject_says_what_to_enter(client, analyst):
     )
     assert refused.status_code == 400
     assert "Enter the name of the company or person to research." in refused.content.decode()
+
+
+def test_an_answer_read_as_neither_yes_nor_no_says_so_in_its_step():
+    from runs.models import TraceEvent
+    from runs.step_views import _note_for
+
+    unclear = TraceEvent(type="clarification_received", data={"answer": "hmm", "unclear": True})
+    assert _note_for(unclear).text == (
+        "Answer: hmm (read as neither picking a candidate nor ruling one out)"
+    )
+    plain = TraceEvent(type="clarification_received", data={"answer": "The UK one"})
+    assert _note_for(plain).text == "Answer: The UK one"

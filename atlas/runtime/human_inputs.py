@@ -158,6 +158,7 @@ def _apply_answer(
         **({"reply_to_review": True} if review is not None else {}),
         **({"picked_entity_id": picked} if picked else {}),
         **({"ruled_out_entity_ids": ruled_out} if ruled_out else {}),
+        **({"unclear": True} if s.answered_questions[-1].get("unclear") else {}),
     )
     writer.observe(
         s,

@@ -185,6 +185,8 @@ def _clarification_received(data: dict) -> str:
         said += f"; read as registry entity {data['picked_entity_id']}"
     if data.get("ruled_out_entity_ids"):
         said += f"; ruled out {', '.join(map(str, data['ruled_out_entity_ids']))}"
+    if data.get("unclear"):
+        said += "; read as neither picking a candidate nor ruling one out"
     return said
 
 

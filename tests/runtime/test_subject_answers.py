@@ -289,6 +289,9 @@ def test_an_answer_saying_neither_yes_nor_no_turns_nobody_down_and_is_asked_agai
         f"Your answer '{unclear}' said neither yes nor no. " + first.data["question"][:40]
     )
     assert state.answered_questions[0]["unclear"] == "yes"
+    said, picked = events_of(store, state, "clarification_received")
+    assert said.data["unclear"] is True and "picked_entity_id" not in said.data
+    assert "unclear" not in picked.data
     assert state.selected_entity.entity_id == "co-amber-coast-freight-lt"
     assert state.proposed_packet.risk_rating == "high"  # its director is sanctioned
 
