@@ -81,3 +81,26 @@ def test_the_delayed_updates_note_holds_steady_and_a_finished_stream_is_not_reop
     page.wait_for_timeout(500)
     assert page.evaluate("window.__sockets.length") == opened
     assert page.locator(".live-run.offline, .live-run.no-push").count() == 0
+
+
+def test_a_stream_refused_after_the_session_ended_says_the_page_stopped_updating(
+    live_server, page, analyst, case
+):
+    run = make_run(case)
+    page.add_init_script(
+        SERVER_THAT_CANNOT_PUSH.replace("window.__closeCode = 4503", "window.__closeCode = 4403")
+    )
+    login_in_browser(page, live_server.url, "analyst")
+    page.goto(f"{live_server.url}/cases/{case.pk}/?run={run.pk}")
+
+    notice = page.locator("#live-refused[role=alert]")
+    notice.wait_for()
+    assert "This page has stopped updating by itself: your session has ended" in (
+        notice.inner_text()
+    )
+    assert (
+        notice.get_by_role("link", name="Sign in again in a new tab").get_attribute("target")
+        == "_blank"
+    )
+    assert page.locator(".live-run.refused").count() == 1
+    assert page.locator(".live-run.offline").count() == 0

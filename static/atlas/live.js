@@ -108,12 +108,26 @@
     }
     if (code === 4403 || code === 4404) {
       section.dataset.liveRefused = String(code);
+      section.classList.remove("offline");
+      section.classList.add("refused");
+      if (window.atlasNotify) {
+        var link = document.createElement("a");
+        link.href = document.body.dataset.loginUrl || "/login/";
+        link.target = "_blank";
+        link.rel = "noopener";
+        link.textContent = "Sign in again in a new tab";
+        window.atlasNotify("live-refused", "This page has stopped updating by itself: your " +
+          "session has ended, or you may no longer see this run. ", link,
+          ", then reload this page to see the run as it stands.");
+      }
     }
   });
   document.addEventListener("htmx:wsOpen", function (event) {
     var section = event.target.closest ? event.target.closest(".live-run") : null;
     if (!section) return;
-    section.classList.remove("offline");
+    section.classList.remove("offline", "refused");
+    var refused = document.getElementById("live-refused");
+    if (refused) refused.remove();
     clearTimeout(section.pushesWorkTimer);
     section.pushesWorkTimer = setTimeout(function () {
       section.classList.remove("no-push");
