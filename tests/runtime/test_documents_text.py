@@ -43,3 +43,15 @@ def test_numbers_under_labels_in_other_languages_or_in_a_table_are_extracted():
     assert result.fields["passport_numbers"] == ["C01X00T47", "K7654321"]
     assert result.fields["account_numbers"] == ["12345678901"]
     assert result.fields["ibans"] == ["FR14 2004 1010 0505 0001 3M02 606"]
+
+
+def test_labels_side_by_side_on_one_line_are_each_read():
+    # A PDF's two columns come out as one line.
+    result = _extracted(
+        b"Company: Harrow Bay Freight Ltd   Directors: Colin Marsh, Jane Roe\n"
+        b"Registration number: 09934127\tStatus: active\n"
+    )
+    assert result.fields["company_names"] == ["Harrow Bay Freight Ltd"]
+    assert result.fields["directors"] == ["Colin Marsh", "Jane Roe"]
+    assert result.fields["registration_numbers"] == ["09934127"]
+    assert result.text.startswith("Company: Harrow Bay Freight Ltd   Directors:")  # as written

@@ -348,6 +348,20 @@ _FIELD_PATTERNS = {
 }
 
 
+# A form's labels side by side on one line, as a PDF's columns come out of it: "Company:
+# Harrow Bay Freight Ltd   Directors: Colin Marsh". A run of spaces, a tab or a bar before a
+# label of the fields above starts a line of its own.
+_LABEL_BESIDE_ANOTHER = re.compile(
+    r"(?i)(?:[ \t]{2,}|\t|[ \t]*\|[ \t]*)(?=(?:(?:registered[ \t]+)?company(?:'s)?(?:[ \t]+name)?"
+    r"|name[ \t]+of[ \t]+(?:the[ \t]+)?company|directors?|(?:company[ \t]+)?registration"
+    r"[ \t]+(?:number|no\.?))[ \t]*:)"
+)
+
+
+def _one_label_a_line(text: str) -> str:
+    return _LABEL_BESIDE_ANOTHER.sub("\n", text)
+
+
 def document_text(content: bytes, content_type: str) -> tuple[str, int]:
     """A stored document's text and page count."""
     # The type was decided from the bytes at upload; the file's name is only what the
@@ -380,11 +394,12 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
     fields = {
         field: list(dict.fromkeys(values)) for field, values in personal_data_found(text).items()
     }
+    labelled = _one_label_a_line(text)
     for field_name, pattern in _FIELD_PATTERNS.items():
-        values = [m["value"].strip() for m in pattern.finditer(text)]
+        values = [m["value"].strip() for m in pattern.finditer(labelled)]
         if field_name == "directors":
             values = [name for line in values for name in directors_listed(line)]
-            values += directors_in_blocks(text) + directors_in_tables(text)
+            values += directors_in_blocks(labelled) + directors_in_tables(text)
             values += directors_in_prose(text)
         if field_name == "registration_numbers":
             values = [v for v in values if len(re.sub(r"[\W_]", "", v)) >= MIN_NUMBER_LENGTH]
