@@ -1161,3 +1161,14 @@ def test_a_tampered_count_of_reasons_asks_to_reload_the_page(client, tenant, ana
     assert "Enter a whole number" not in page
     item.refresh_from_db()
     assert item.status == item.Status.OPEN
+
+
+def test_each_reason_field_of_the_queue_is_named_by_its_own_case(client, tenant, analyst, reviewer):
+    import re
+
+    first, second = signoff_item(tenant, analyst), signoff_item(tenant, analyst)
+    html = client_for(client, reviewer).get(reverse("reviews-queue")).content.decode()
+    names = re.findall(r'name="reason"[^>]*aria-label="([^"]+)"', html)
+    assert len(names) == len(set(names)) == 2
+    assert any(f"case {first.case_id}," in name for name in names)
+    assert any(f"case {second.case_id}," in name for name in names)
