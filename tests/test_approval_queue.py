@@ -603,6 +603,10 @@ def test_a_packet_whose_sources_still_disagree_cannot_be_signed_off_until_settle
     page = client.get(reverse("reviews-item", args=[signoff.pk])).content.decode()
     assert "Sign-off waits" in page and 'value="approve"' not in page
     assert 'value="deny"' in page  # rejecting the packet stays possible
+    # What only a sign-off uses is not asked for, and the wait is said first.
+    form = page[page.index(f'action="{decide_url(signoff)}"') :]
+    assert 'name="risk_rating"' not in form
+    assert form.index("Sign-off waits") < form.index('name="reason"')
 
     refused = client.post(
         decide_url(signoff), {"decision": "approve", "reason": "Looks fine", **shown(signoff)}
