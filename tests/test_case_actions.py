@@ -317,3 +317,18 @@ def test_a_run_waiting_for_an_approval_or_an_answer_can_still_be_cancelled(clien
         client_for(client, analyst).post(reverse("runs-run-cancel", args=[item.run_id]))
         item.run.refresh_from_db()
         assert item.run.status == "cancelled"
+
+
+def test_the_cancel_confirmation_says_what_the_run_waits_on(client, tenant, analyst):
+    from tests.review_runs import approval_item, signoff_item
+
+    waiting = approval_item(tenant, analyst)
+    signing = signoff_item(tenant, analyst)
+    client_for(client, analyst)
+    for item, said in [
+        (waiting, "The tool call waiting for a reviewer's approval is withdrawn"),
+        (signing, "Its packet will not go to sign-off"),
+    ]:
+        page = client.get(reverse("runs-case-detail", args=[item.case_id])).content.decode()
+        confirm = page[page.index("data-cancel-run") :].split(">")[0]
+        assert said in confirm, confirm
