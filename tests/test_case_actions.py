@@ -332,3 +332,46 @@ def test_the_cancel_confirmation_says_what_the_run_waits_on(client, tenant, anal
     signing = signoff_item(tenant, analyst)
     page = client.get(reverse("runs-case-detail", args=[signing.case_id])).content.decode()
     assert "data-cancel-run" not in page
+
+
+def test_run_again_from_a_page_older_than_the_latest_run_starts_none_and_names_it(
+    client, analyst, case
+):
+    """Two tabs show the cancelled run; the first starts a run, which ends before the
+    second tab's press arrives: the second starts no third run."""
+    cancelled = make_run(case, status="cancelled", reason="cancelled")
+    client_for(client, analyst)
+    url = reverse("runs-case-rerun", args=[case.pk])
+    client.post(url, {"after_run": cancelled.pk}, follow=True)
+    newer = Run.objects.filter(case=case).latest("id")
+    Run.objects.filter(pk=newer.pk).update(status="completed", termination_reason="packet_approved")
+    response = client.post(url, {"after_run": cancelled.pk}, follow=True)
+    assert Run.objects.filter(case=case).count() == 2
+    said = [str(m) for m in response.context["messages"]]
+    assert said == [
+        f"Run {newer.pk} was started on this case since the page was shown (by "
+        f"{analyst.get_full_name() or analyst.get_username()} at "
+        f"{newer.created_at:%H:%M:%S} UTC); no other run was started."
+    ]
+
+
+def test_the_buttons_that_start_a_run_say_which_run_their_page_showed(client, analyst, case):
+    client_for(client, analyst)
+    page = client.get(reverse("runs-case-detail", args=[case.pk])).content.decode()
+    assert '<input type="hidden" name="after_run" value="">' in page
+    ended = make_run(case, status="failed", reason="tool_failure")
+    page = client.get(reverse("runs-case-detail", args=[case.pk])).content.decode()
+    assert f'<input type="hidden" name="after_run" value="{ended.pk}">' in page
+
+
+def test_run_again_while_a_run_has_not_ended_names_it(client, analyst, case):
+    running = make_run(case, status="awaiting_review", reason="finish_proposed")
+    client_for(client, analyst)
+    response = client.post(
+        reverse("runs-case-rerun", args=[case.pk]), {"after_run": running.pk}, follow=True
+    )
+    said = [str(m) for m in response.context["messages"]]
+    assert said == [
+        f"Run {running.pk} of this case has not ended yet (awaiting review); no other run was "
+        "started."
+    ]

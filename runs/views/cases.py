@@ -463,14 +463,31 @@ def case_rerun(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
         # Lock the case row first: a second "Run again" waits here until the first has
         # committed its run, then sees it as the latest run and is refused.
         case = get_for_tenant(Case.objects.select_for_update(), tenant, pk=case_id)
-        started = not case.run_in_progress()
+        latest = Run.objects.latest_of(case.pk)
+        # The run the page showed when the button was pressed ("" for none): another tab,
+        # or another analyst, may have started one since.
+        seen = request.POST.get("after_run")
+        started_since = seen is not None and str(latest.pk if latest else "") != seen
+        started = not started_since and (latest is None or latest.is_terminal)
         if started:
             do_start_run(case, request.user)
     url = reverse("runs-case-detail", kwargs={"case_id": case.pk})
     if started:
         messages.success(request, "A new run has started.")
+    elif started_since:
+        opener = latest.created_by
+        by = f"by {opener.get_full_name() or opener.get_username()} " if opener else ""
+        messages.info(
+            request,
+            f"Run {latest.pk} was started on this case since the page was shown ({by}at "
+            f"{latest.created_at:%H:%M:%S} UTC); no other run was started.",
+        )
     else:
-        messages.info(request, "This case already has a run in progress; it was not started again.")
+        messages.info(
+            request,
+            f"Run {latest.pk} of this case has not ended yet ({latest.get_status_display().lower()}"
+            "); no other run was started.",
+        )
     if request.htmx:
         return HttpResponseClientRedirect(url)
     return redirect(url)
