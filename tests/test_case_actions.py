@@ -238,7 +238,9 @@ def test_an_answer_after_another_analysts_is_refused_and_given_back(
     )
     page = refused.content.decode()
     assert refused.status_code == (200 if htmx else 409)
-    assert "This question was already answered or withdrawn; nothing was recorded." in page
+    name = analyst.get_full_name() or analyst.get_username()
+    assert f"{name} already answered this question at " in page
+    assert "; your answer was not recorded." in page
     assert "Not saved. What you wrote, to copy:" in page
     assert "The one in &lt;em&gt;Leeds&lt;/em&gt;, not London" in page
     # Outside the banner, so the push that updates the banner when the run resumes keeps it.
@@ -285,7 +287,7 @@ def test_an_answer_to_a_question_the_run_has_moved_past_is_not_given_to_the_next
         {"question_item": str(first.pk), "answer_text": "Acme Widgets Ltd (GB)"},
     )
     assert refused.status_code == 409
-    assert "already answered or withdrawn" in refused.content.decode()
+    assert "The run no longer waits for this question (it moved on)" in refused.content.decode()
     assert not HumanDecision.objects.exists()
 
 
@@ -375,3 +377,24 @@ def test_run_again_while_a_run_has_not_ended_names_it(client, analyst, case):
         f"Run {running.pk} of this case has not ended yet (awaiting review); no other run was "
         "started."
     ]
+
+
+def test_an_answer_to_a_question_a_cancel_withdrew_says_who_cancelled(client, tenant, case):
+    from tests.conftest import _person
+
+    run = waiting_for_answer(case)
+    question = ReviewItem.objects.get(run=run)
+    canceller = _person("analyst2", tenant, "analyst")
+    Run.objects.filter(pk=run.pk).update(
+        status="cancelled", cancel_requested_at=timezone.now(), cancel_requested_by=canceller
+    )
+    ReviewItem.objects.filter(pk=question.pk).update(status=ReviewItem.Status.WITHDRAWN)
+    refused = client_for(client, case.created_by).post(
+        reverse("runs-run-answer", args=[run.pk]),
+        {"question_item": str(question.pk), "answer_text": "The UK one"},
+    )
+    assert refused.status_code == 409
+    name = canceller.get_full_name() or canceller.get_username()
+    assert f"The run was cancelled by {name} at " in refused.content.decode()
+    assert "which withdrew its question; nothing was recorded." in refused.content.decode()
+    assert not HumanDecision.objects.exists()

@@ -13,6 +13,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django_htmx.http import HttpResponseClientRedirect
 
 from reviews.actions import do_answer_question
@@ -96,6 +97,38 @@ def run_cancel(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     return _back_to_case(request, run)
 
 
+def _why_not_open(run: Run, asked: str) -> str:
+    """What became of the question the page showed: answered (by whom, when), withdrawn by
+    a cancel, or left behind as the run moved on."""
+    questions = ReviewItem.objects.filter(run=run, kind=ReviewItem.Kind.CLARIFICATION)
+    # A page without the question's number (an older form) answered the latest one.
+    question = questions.filter(pk=asked).first() if asked.isdigit() else questions.last()
+    decision = (
+        question.decisions.select_related("actor").order_by("id").first() if question else None
+    )
+    if decision is not None:
+        return (
+            f"{_person(decision.actor)} already answered this question at "
+            f"{_clock(decision.created_at)}; your answer was not recorded."
+        )
+    if run.cancel_requested_at is not None:
+        who = run.cancel_requested_by
+        by = f" by {_person(who)}" if who else ""
+        return (
+            f"The run was cancelled{by} at {_clock(run.cancel_requested_at)}, which withdrew "
+            "its question; nothing was recorded."
+        )
+    return "The run no longer waits for this question (it moved on); nothing was recorded."
+
+
+def _person(user) -> str:
+    return user.get_full_name() or user.get_username()
+
+
+def _clock(moment) -> str:
+    return timezone.localtime(moment).strftime("%H:%M:%S %Z")
+
+
 @require_role("analyst")
 @post_only(_case_page_of_run)
 def run_answer(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
@@ -118,7 +151,7 @@ def run_answer(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         or run.status != Run.Status.WAITING_FOR_INPUT
         or (asked and asked != str(item.pk))
     ):
-        error = "This question was already answered or withdrawn; nothing was recorded."
+        error = _why_not_open(run, asked)
         return _answer_refused(request, run, error, typed, status=409)
     if not form.is_valid():
         error = " ".join(message for errors in form.errors.values() for message in errors)
