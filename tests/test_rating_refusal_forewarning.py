@@ -63,7 +63,17 @@ def test_each_rating_the_evidence_rules_out_is_named_beside_the_choice(
 
 
 def test_a_refusal_no_mark_can_lift_does_not_hold_out_that_hope(client, tenant, analyst, reviewer):
-    html = item_page(client, reviewer, signoff_of(tenant, analyst, CONFLICT_SUBJECT))
+    from tests.review_runs import advance, mark_unresolvable
+
+    run = paused_run(tenant, analyst, CONFLICT_SUBJECT)
+    # While the conflict is open the packet cannot be signed off: no rating is offered.
+    html = item_page(client, reviewer, open_item(run, ReviewItem.Kind.SIGNOFF))
+    assert 'name="risk_rating"' not in html
+    # Marked unresolvable, it comes back for sign-off carrying the conflict.
+    escalation = open_item(run, ReviewItem.Kind.ESCALATION)
+    mark_unresolvable(client, escalation)
+    advance(escalation)
+    html = item_page(client, reviewer, open_item(run, ReviewItem.Kind.SIGNOFF))
     assert refusal_of(html, "low") == (
         "A low rating is ruled out by sources that disagree on a fact nobody settled: "
         "sources disagree on directors (the registry record [1] and an article [3])."
