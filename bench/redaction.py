@@ -49,6 +49,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "a label, a slash and one long word": lambda n: "passport/" + "passport" * (n // 8),
     "labels, each another's name after a slash": lambda n: "ssn/ tax tax tax " * (n // 17),
     "passports held, one after another": lambda n: "passport held, " * (n // 15),
+    "a slash, a word and underscores": lambda n: "ssn/a" + "_" * n,
     "labels with long gaps": lambda n: (
         ("iban:" + " " * 1000 + "passport" + "\n" * 1000) * (n // 2008)
     ),

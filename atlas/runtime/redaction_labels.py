@@ -337,8 +337,16 @@ def _label_head(field: str, word: str) -> str:
     return rf"{label_word_pattern(word)}{_ENDINGS.get(field, '')}{number_word}"
 
 
-# Another name for the same field after a slash: "SSN/Tax ID:", "Passport / ID card no.:".
-_ALSO_CALLED = r"(?:[ \t]*/[ \t]*[^\W\d_][^\W\d]*\.?(?:[ \t]+[^\W\d_][^\W\d]*\.?){0,3})?"
+# Another name for the same field after a slash: "SSN/Tax ID:", "Passport / ID card no.:";
+# not a company's ("Passport/Company Registration No.", "SSN/EIN"), whose number stays.
+# Its words hold no "_", which the gap after them may hold: shared, they cost quadratic time.
+_A_COMPANYS_WORD = (
+    r"(?:company|companies|registration|registered|reg|register|vat|ein|crn|business"
+    r"|corporate|incorporation|firm|entity|employer|organi[sz]ation|trade|commercial"
+    r"|įmonės|įmonių)(?![^\W\d_])"
+)
+_ALSO_CALLED_WORD = rf"(?!{_A_COMPANYS_WORD})(?>[^\W\d_]+)\.?"
+_ALSO_CALLED = rf"(?:[ \t]*/[ \t]*{_ALSO_CALLED_WORD}(?:[ \t]+{_ALSO_CALLED_WORD}){{0,3}})?"
 # What a sentence or a form may say of the document before its number: "Passport held:",
 # "Passport issued 2020, number 533401882".
 _AS_HELD = (
