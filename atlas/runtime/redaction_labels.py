@@ -84,9 +84,10 @@ _DATE = (
 
 
 # A licence number may begin with up to five letters of a surname (Britain's
-# "MORGA753116SM9IJ"), and run to a few groups, each with a digit.
+# "MORGA753116SM9IJ", or "MORGA 753116 SM9IJ"), and run to a few groups, each with a digit.
 _DRIVING_LICENCE_NUMBER = (
-    r"(?=[a-z0-9 -]{6})[a-z]{0,5}[0-9][a-z0-9]*(?:[ -](?=[a-z]{0,5}[0-9])[a-z0-9]+){0,4}"
+    r"(?=[a-z0-9 -]{6})(?:[a-z]{1,5}[ -](?=[0-9]))?[a-z]{0,5}[0-9][a-z0-9]*"
+    r"(?:[ -](?=[a-z]{0,5}[0-9])[a-z0-9]+){0,4}"
 )
 
 
@@ -186,6 +187,11 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "driver’s license",
         "drivers license",
         "driver license",
+        "driver's licence",
+        "driver’s licence",
+        "drivers licence",
+        "driver licence",
+        "dl",
         "driving permit",
         "führerschein",
         "permis de conduire",
@@ -271,12 +277,12 @@ WHOLE_WORDS = frozenset(
     | {"id card", "ausweis", "dni", "bsn", "pesel", "cpf", "itin"}
     | {"mobile", "mobil", "móvil", "cell", "handy", "gsm"}
     | {"pasu", "konta", "ur.", "nar.", "urodzony", "urodzona", "narozen", "narozena"}
-    | {"acc", "id", "ni", "document", "d.o.b", "mob", "portable"}
+    | {"acc", "id", "ni", "document", "d.o.b", "mob", "portable", "dl"}
 )
 # Words that name personal data only with a number word after them: "ID No.", "NI number",
-# "Document number", "Acc No", not "ID card" (a label of its own), "NI" (Northern Ireland)
-# or "the document".
-NEEDS_A_NUMBER_WORD = frozenset({"acc", "id", "ni", "identification", "document"})
+# "Document number", "Acc No", "DL#", not "ID card" (a label of its own), "NI" (Northern
+# Ireland) or "the document".
+NEEDS_A_NUMBER_WORD = frozenset({"acc", "id", "ni", "identification", "document", "dl"})
 # A company has those numbers too: "USt-IdNr.", "VAT identification number", "Company ID
 # No.", "Companies House NI number" (Northern Ireland's) are a company's, which research
 # needs: the line before the word says whose.
@@ -289,9 +295,14 @@ _A_COMPANY_BEFORE = re.compile(
 _AN_IDENTITY_DOCUMENT_BEFORE = re.compile(
     r"passport|identity|id card|driving|licen[cs]e|ausweis|pasaporte|passeport|dni"
 )
-# The number after such a word holds this many digits at least: "document no. 45" is an
-# item of a list.
+# An identity number of digits alone holds this many at least: "document no. 45" is an item
+# of a list, "Passport issued in 2019" a year, "Passport: number 5 of 7" a page.
 MIN_ID_DIGITS = 5
+_COUNTED_DIGITS = frozenset({"passport_numbers", "national_id_numbers", "driving_licence_numbers"})
+# "passport verified 2020-01-01" gives the day it was checked, not its number.
+_A_DAY = re.compile(
+    r"[0-9]{4}([-/.])[0-9]{1,2}\1[0-9]{1,2}|[0-9]{1,2}([-/.])[0-9]{1,2}\2(?:[0-9]{2}){1,2}"
+)
 
 # What may follow a label's word before its number word: a plural, a case ending
 # ("паспорта", "счёта"), or a qualifier ("cuenta corriente", "conto corrente").
@@ -416,6 +427,17 @@ def _digits(value: str) -> int:
     return sum(char.isdigit() for char in value)
 
 
+def _an_identity_number(value: str, word: str) -> bool:
+    """Whether `value` after `word` may be an identity number: a passport's may hold as
+    many letters as digits ("NXC3PF2L8"), a bare number is a year or a count."""
+    if _A_DAY.fullmatch(value):
+        return False
+    enough_digits = _digits(value) >= MIN_ID_DIGITS
+    if word in NEEDS_A_NUMBER_WORD:
+        return enough_digits
+    return enough_digits or any(char.isalpha() for char in value)
+
+
 def listed_numbers(value: str) -> list[str]:
     """The numbers of a list found after a label."""
     return _BETWEEN_LISTED.split(value)
@@ -490,7 +512,7 @@ def labelled(folded: str) -> tuple[list[Found], list[int]]:
             ):
                 continue
             match = pattern.match(folded, at)
-            if match and word in NEEDS_A_NUMBER_WORD and _digits(match["value"]) < MIN_ID_DIGITS:
+            if match and field in _COUNTED_DIGITS and not _an_identity_number(match["value"], word):
                 continue
             if match:
                 found.append(Found(*match.span("value"), field))

@@ -41,6 +41,21 @@ from atlas.runtime.redaction import personal_data_found, personal_data_in, redac
             "Driver's license: [REDACTED DRIVING LICENCE] expires 2030",
         ),
         (
+            "Driver's licence: MORGA753116SM9IJ",
+            "Driver's licence: [REDACTED DRIVING LICENCE]",
+        ),
+        (
+            "Drivers licence MORGA 753116 SM9IJ issued 2019",
+            "Drivers licence [REDACTED DRIVING LICENCE] issued 2019",
+        ),
+        ("Driver licence no. D1234567", "Driver licence no. [REDACTED DRIVING LICENCE]"),
+        ("DL No. D1234567", "DL No. [REDACTED DRIVING LICENCE]"),
+        ("DL#: D1234567", "DL#: [REDACTED DRIVING LICENCE]"),
+        (
+            "Passport issued in 2019, number 533401882",
+            "Passport issued in 2019, number [REDACTED PASSPORT]",
+        ),
+        (
             "Date of birth/Place of birth: 01/02/1980, London",
             "Date of birth/Place of birth: [REDACTED DOB], London",
         ),
@@ -58,6 +73,12 @@ def test_an_identity_number_written_so_is_hidden(text, redacted):
         "Passport issued 2020",
         "Passport verified.",
         "Driving licence checked.",
+        "Passport issued in 2019 by UK",
+        "passport verified 2020-01-01",
+        "Driving licence 2019 Annual Report",
+        "Personal code 2024 edition",
+        "Passport: number 5 of 7",
+        "National ID 2021 scheme",
     ],
 )
 def test_a_companys_number_or_a_label_without_a_number_stays(text):
