@@ -111,8 +111,9 @@ def _unresearched_directorships(s: AtlasState) -> list[str]:
 
 
 def _codirectors_unscreened(s: AtlasState) -> list[str]:
-    """The other directors the registry lists for each company the subject directs: the
-    research screens the company, not them, and one of them may be listed."""
+    """The other directors the registry, an article or a document lists for each company
+    the subject directs: the research screens the company, not them, and one of them may be
+    listed."""
     subject = [s.brief.subject] + ([s.selected_entity.name] if s.selected_entity else [])
     gaps = []
     unscreened = {c.entity_id for c in unscreened_directorships(s)}
@@ -141,6 +142,35 @@ def _codirectors_unscreened(s: AtlasState) -> list[str]:
             gaps.append(
                 f"The other directors of {about}, were not looked up, so none was screened."
             )
+        gaps += _codirectors_named_elsewhere(
+            s, company.entity_id, about, subject + others, registry_read=bool(listed_by_registry)
+        )
+    return gaps
+
+
+def _codirectors_named_elsewhere(
+    s: AtlasState, company_id: str, about: str, known: list[str], *, registry_read: bool
+) -> list[str]:
+    """Directors an article or a document gives the company beyond its registry record:
+    nobody screened them either."""
+    named_by: dict[str, list[str]] = {}
+    for fact in s.facts:
+        if (
+            fact.entity_id != company_id
+            or fact.fact != "directors"
+            or fact.source_id == f"registry:{company_id}"
+        ):
+            continue
+        for name in fact.display_value.split(SEPARATOR):
+            if not any(name_score(name, seen) >= SPELLED_AS_ITS_NAME for seen in known):
+                named_by.setdefault(fact.source_label or fact.source_id, []).append(name)
+    gaps = []
+    for source, names in named_by.items():
+        who = listed(list(dict.fromkeys(names)), "and")
+        role = "directors" if len(set(names)) > 1 else "a director"
+        not_screened = f"{who} {'were' if len(set(names)) > 1 else 'was'} not screened"
+        registry = "the registry record does not, and " if registry_read else ""
+        gaps.append(f"{source} names {who} {role} of {about}; {registry}{not_screened}.")
     return gaps
 
 

@@ -249,3 +249,17 @@ def test_a_person_found_abroad_who_directs_three_companies_is_researched_within_
     assert state.selected_entity.entity_id == "pe-dmitri-volkov"
     assert unscreened_directorships(state) == []
     assert state.proposed_packet.risk_rating == "high"
+
+
+def test_a_codirector_only_an_article_names_is_a_gap_of_its_own(make_runtime, make_state):
+    """The registry gives Meridian Shipping Helen Carter and James Whitfield; an article
+    says Viktor Petrenko replaced Whitfield. Neither man was screened, and the packet says
+    who names the one the registry does not."""
+    state = run(make_runtime(), make_state("Helen Carter", subject_type="person"))
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    about = "Meridian Shipping Holdings Ltd (GB), a company the subject directs"
+    assert state.proposed_packet.open_gaps == [
+        f"The other directors of {about}, were not screened: James Whitfield.",
+        f"Example Business News names Viktor Petrenko a director of {about}; the registry "
+        "record does not, and Viktor Petrenko was not screened.",
+    ]
