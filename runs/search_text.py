@@ -43,15 +43,16 @@ def spellings(query: str) -> list[str]:
 
 
 def is_country_code(query: str) -> bool:
-    """Whether `query` is a two-letter ISO country code ("LT", "de")."""
-    if len(query) != 2 or not (query.isascii() and query.isalpha()):
+    """Whether `query` is a two-letter ISO country code typed as one, in capitals ("LT");
+    "lt" or "Ma" may as well be the start of a name ("Ltd", "Mayfield")."""
+    if len(query) != 2 or not (query.isascii() and query.isalpha() and query.isupper()):
         return False
-    return pycountry.countries.get(alpha_2=query.upper()) is not None
+    return pycountry.countries.get(alpha_2=query) is not None
 
 
 def name_contains(field: str, query: str) -> Q:
-    """Rows whose `field` contains `query` in any of its spellings; a country code only as
-    a word of its own ("AG" finds "Siemens AG"; "LT" finds no "Ltd")."""
+    """Rows whose `field` contains `query` in any of its spellings; a country code in
+    capitals only as a word of its own ("AG" finds "Siemens AG"; "LT" finds no "Ltd")."""
     if is_country_code(query):
         return Q(**{f"{field}__iregex": rf"(^|\W){query}(\W|$)"})
     condition = Q()

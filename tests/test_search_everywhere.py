@@ -167,7 +167,7 @@ def test_the_audit_finds_decisions_on_a_case_by_its_matched_entity_in_any_script
         assert shown == [True, False, False], query
 
 
-def test_a_country_code_finds_cases_there_and_names_with_it_as_a_word_not_inside_words(
+def test_a_country_code_in_capitals_finds_cases_there_and_names_with_it_as_a_word(
     client, tenant, analyst
 ):
     def opened(subject: str, jurisdiction: str) -> Case:
@@ -182,10 +182,16 @@ def test_a_country_code_finds_cases_there_and_names_with_it_as_a_word_not_inside
     lithuanian = opened("Amber Coast Freight UAB", "LT")
     named_with_it = opened("Baltic LT Holdings", "")
     limited = opened("Acme Analytics Ltd", "GB")
+    mayfield = opened("Mayfield Components", "GB")
     client_for(client, analyst)
-    for query in ("LT", "lt"):
-        html = client.get(reverse("runs-case-list"), {"q": query}).content.decode()
-        assert case_links(html, lithuanian, named_with_it, limited) == [True, True, False]
+    html = client.get(reverse("runs-case-list"), {"q": "LT"}).content.decode()
+    assert case_links(html, lithuanian, named_with_it, limited) == [True, True, False]
+    # Typed in lower or mixed case, two letters are the start of a name as well: "lt" finds
+    # the Lithuanian cases and "Ltd", "Ma" Morocco's and Mayfield.
+    html = client.get(reverse("runs-case-list"), {"q": "lt"}).content.decode()
+    assert case_links(html, lithuanian, named_with_it, limited) == [True, True, True]
+    html = client.get(reverse("runs-case-list"), {"q": "Ma"}).content.decode()
+    assert case_links(html, mayfield, limited) == [True, False]
     # A word that is not a country code still finds names that contain it.
     html = client.get(reverse("runs-case-list"), {"q": "Ltd"}).content.decode()
     assert case_links(html, lithuanian, named_with_it, limited) == [False, False, True]
