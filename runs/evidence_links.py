@@ -37,15 +37,22 @@ def cited_findings(packet: dict, numbered: dict[str, dict]) -> list[dict]:
     """A packet's findings, each citation the evidence as the packet page numbers it
     (`numbered`: evidence id -> a row with its number and anchor); a citation of no such
     evidence has no number. A finding is `suspect` when a source it cites holds text written
-    as instructions to the agent (that row's `signals`)."""
+    as instructions to the agent (that row's `signals`); `suspect_sources` are their ids."""
     findings = []
     for finding in packet.get("findings") or []:
         citations = [
             numbered.get(eid, {"evidence_id": eid, "number": None, "anchor": ""})
             for eid in finding.get("evidence_ids") or []
         ]
-        suspect = any(Signal.INSTRUCTIONS in (c.get("signals") or []) for c in citations)
+        suspect = [
+            c["evidence_id"] for c in citations if Signal.INSTRUCTIONS in (c.get("signals") or [])
+        ]
         findings.append(
-            {"claim": finding.get("claim", ""), "citations": citations, "suspect": suspect}
+            {
+                "claim": finding.get("claim", ""),
+                "citations": citations,
+                "suspect": bool(suspect),
+                "suspect_sources": suspect,
+            }
         )
     return findings

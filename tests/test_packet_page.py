@@ -76,6 +76,19 @@ def test_the_json_download_is_an_attachment_with_the_whole_packet(client, analys
     assert body["rating_grounds"] and all(isinstance(g, str) for g in body["rating_grounds"])
 
 
+def test_the_json_download_flags_a_finding_citing_a_source_written_as_instructions(
+    client, analyst, case
+):
+    run = awaiting_signoff(case)
+    run.state["evidence"][1]["signals"] = ["adverse", "instructions"]
+    run.save(update_fields=["state"])
+    response = client_for(client, analyst).get(reverse("runs-packet-json", args=[run.pk]))
+    findings = json.loads(response.content)["packet"]["findings"]
+    assert [f["cites_a_suspect_source"] for f in findings] == [False, True]
+    assert findings[1]["suspect_sources"] == ["ev-media-1"]
+    assert "suspect_sources" not in findings[0]
+
+
 def test_another_tenants_packet_is_not_found(client, outsider, case):
     run = awaiting_signoff(case)
     client_for(client, outsider)

@@ -226,6 +226,19 @@ def _changes_json(changes: PacketChanges | None) -> dict | None:
     }
 
 
+def _findings_json(packet: dict, findings: list[dict]) -> list[dict]:
+    """The packet's findings as stored, each saying, as its page flags it, whether a source
+    it cites holds text written as instructions to the agent, and which."""
+    return [
+        {
+            **stored,
+            "cites_a_suspect_source": shown["suspect"],
+            **({"suspect_sources": shown["suspect_sources"]} if shown["suspect"] else {}),
+        }
+        for stored, shown in zip(packet.get("findings") or [], findings, strict=True)
+    ]
+
+
 @require_role(*READERS)
 def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     run = _run_with_packet(request, run_id)
@@ -242,7 +255,10 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "status": run.status,
         "termination_reason": run.termination_reason or None,
         "user_status": run.user_status,
-        "packet": context["packet"],
+        "packet": {
+            **context["packet"],
+            "findings": _findings_json(context["packet"], context["findings"]),
+        },
         # What the risk rating stands on, as the packet page says it.
         "rating_grounds": context["rating_grounds"],
         "evidence": [
