@@ -508,3 +508,28 @@ def test_a_match_the_name_search_made_claims_no_answer(client, tenant, analyst):
     client_for(client, analyst)
     packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
     assert "Matched on the analyst" not in packet
+
+
+def test_an_article_copied_at_another_address_is_held_once_and_its_copy_named(
+    client, tenant, analyst
+):
+    """Example Wire ran Example Business News's story on Meridian's board word for word: one
+    evidence entry, and the packet says where else the same text was found."""
+    run = paused_run(tenant, analyst, CONFLICT_SUBJECT)
+    (story,) = [e for e in run.state["evidence"] if e["source_id"] == "article:art-meridian-001"]
+    assert story["copies"] == [
+        {
+            "source_id": "article:art-meridian-002",
+            "source_label": "Example Wire",
+            "url": "https://wire.example.org/meridian-shipping-directors",
+        }
+    ]
+    assert not any(e["source_id"] == "article:art-meridian-002" for e in run.state["evidence"])
+    html = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert (
+        'The same text was also found at Example Wire, <a href="https://wire.example.org/'
+        'meridian-shipping-directors"' in html
+    )
+    body = client.get(reverse("runs-packet-json", args=[run.pk])).json()
+    (exported,) = [e for e in body["evidence"] if e["source_id"] == "article:art-meridian-001"]
+    assert exported["copies"] == story["copies"]

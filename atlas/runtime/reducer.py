@@ -43,6 +43,7 @@ from atlas.runtime.state import (
     EvidenceItem,
     Fact,
     HeldDirectorship,
+    SameTextElsewhere,
     Signal,
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
@@ -720,6 +721,17 @@ def _pep_match_candidate(match: dict[str, Any], candidate_ids: set[str], screene
     return match["entity_id"] if match["entity_id"] in candidate_ids else screened
 
 
+def _note_copy(held: EvidenceItem, copy: EvidenceItem) -> None:
+    """Keep where else `held`'s text ran, once per source."""
+    if copy.source_id == held.source_id or any(
+        known.source_id == copy.source_id for known in held.copies
+    ):
+        return
+    held.copies.append(
+        SameTextElsewhere(source_id=copy.source_id, source_label=copy.source_label, url=copy.url)
+    )
+
+
 def _apply_media(
     state: AtlasState, result: dict[str, Any], step: int, now: datetime, *, about: str = ""
 ) -> None:
@@ -754,9 +766,10 @@ def _apply_media(
         if not _add_evidence(state, item):
             # The item held, under its own claim: a copy of an article at another address
             # is the same story, named once.
-            held = next(e.claim for e in state.evidence if e.fingerprint == item.fingerprint)
-            if held not in already_held:
-                already_held.append(held)
+            held = next(e for e in state.evidence if e.fingerprint == item.fingerprint)
+            _note_copy(held, item)
+            if held.claim not in already_held:
+                already_held.append(held.claim)
             continue  # same story as an item already held: no new facts either
         added += 1
         for entity_id, facts in (article.get("facts") or {}).items():

@@ -201,6 +201,14 @@ class HeldDirectorship(_Model):
         return f"{self.name} ({self.jurisdiction})"
 
 
+class SameTextElsewhere(_Model):
+    """Another address where an evidence item's text was found word for word."""
+
+    source_id: str
+    source_label: str = ""
+    url: str | None = None
+
+
 class EvidenceItem(_Model):
     evidence_id: str
     evidence_class: str  # registry | sanctions | pep | adverse_media | document | human
@@ -232,6 +240,9 @@ class EvidenceItem(_Model):
     # For a document about the subject company: it speaks of directors, but names none that
     # could be read, so who they are is for a person to check.
     directors_unread: bool = False
+    # The same text at other addresses (an article syndicated word for word): one story,
+    # held once, each place it ran named.
+    copies: list[SameTextElsewhere] = Field(default_factory=list)
 
 
 class Signal(StrEnum):

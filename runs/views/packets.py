@@ -107,6 +107,9 @@ def packet_context(run: Run) -> dict[str, Any]:
                 **item,
                 "claim": settled(item.get("claim", "")),
                 "link": web_link(item.get("url")),
+                "copies_shown": [
+                    {**copy, "link": web_link(copy.get("url"))} for copy in item.get("copies") or []
+                ],
                 "document_name": document.original_name if document else "",
                 "retrieved": _when(item.get("retrieved_at")),
                 # A registry record of a same-name candidate the subject was not matched to.
@@ -262,7 +265,11 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         # What the risk rating stands on, as the packet page says it.
         "rating_grounds": context["rating_grounds"],
         "evidence": [
-            {k: v for k, v in item.items() if k not in {"anchor", "number", "retrieved", "link"}}
+            {
+                k: v
+                for k, v in item.items()
+                if k not in {"anchor", "number", "retrieved", "link", "copies_shown"}
+            }
             for item in context["evidence"]
         ],
         "conflicts": [
