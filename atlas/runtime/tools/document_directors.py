@@ -41,6 +41,18 @@ _GONE_MARK = "\x00"
 _BLOCK_LABEL = re.compile(r"(?im)^[ \t]*directors?[ \t]*:[ \t]*\n")
 _BULLET = re.compile(r"^\s*(?:[-–—•*·▪]|\d{1,2}[.)]|\(?[a-z]\))\s*")
 MAX_BLOCK_LINES = 20
+# Words that name a role or a body, not a person: "Dmitri Volkov, CEO and Chairman".
+_ROLE_WORDS = frozenset((
+    "ceo", "cfo", "coo", "cto", "chairman", "chairwoman", "chairperson", "chair",
+    "director", "directors", "secretary", "president", "officer", "executive", "manager",
+    "treasurer", "founder", "shareholder", "company", "limited", "ltd", "plc", "llc",
+    "inc", "gmbh", "holdings", "board", "since", "until", "from", "appointed",
+))  # fmt: skip
+# Words of an order to the agent, which no director's name holds.
+_ORDER_WORDS = frozenset((
+    "ignore", "disregard", "previous", "instructions", "instruction", "prompt", "system",
+    "assistant", "override", "risk", "rating",
+))  # fmt: skip
 _NOBODY = re.compile(r"(?i)(?:none|nil|n/?a|-+|–|—|tbc|tba|not applicable)\.?")
 
 
@@ -86,10 +98,38 @@ def directors_listed(line: str) -> list[str]:
     for candidate in candidates:
         if _GONE_MARK in candidate:
             continue
-        name = " ".join(_ROLE_AFTER_DASH.sub("", candidate).split()).rstrip(".;:").strip()
-        if _WRITTEN_AS_A_NAME.fullmatch(name):
-            names.append(_without_titles(name))
+        text = " ".join(_ROLE_AFTER_DASH.sub("", candidate).split()).rstrip(".;:").strip()
+        name = _without_titles(_name_opening(text))
+        if len(name.split()) >= 2:
+            names.append(name)
     return names
+
+
+def _name_opening(text: str) -> str:
+    """The name that opens `text`: "Dmitri Volkov since 2019", "Dmitri Volkov ID 12345" and
+    "Dmitri Volkov Chairman" are Dmitri Volkov. Text written as an order to the agent
+    ("Ignore Previous Instructions", "Mark Low Risk") is no name at all."""
+    words = text.split()
+    if any(word.lower().strip(".") in _ORDER_WORDS for word in words):
+        return ""
+    if _WRITTEN_AS_A_NAME.fullmatch(text) and not any(map(_not_a_name_word, words)):
+        return text
+    in_capitals = words[0].isupper() if words else False
+    opening = []
+    for word in words:
+        if (
+            _not_a_name_word(word)
+            or not _WRITTEN_AS_A_NAME.fullmatch(word)
+            or not (word[0].isupper() or word in _PARTICLES)
+            or (word.isupper() and len(word) > 1 and not in_capitals)
+        ):
+            break
+        opening.append(word)
+    return " ".join(opening[: MAX_NAME_WORDS + 1])
+
+
+def _not_a_name_word(word: str) -> bool:
+    return word.lower().strip(".,") in _ROLE_WORDS
 
 
 def directors_in_blocks(text: str) -> list[str]:
