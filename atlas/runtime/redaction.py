@@ -58,7 +58,7 @@ _LISTED_FIELDS = ("passport_numbers", "account_numbers", "phone_numbers")
 
 def personal_data_in(text: str) -> list[str]:
     """The kinds of personal data `text` holds, named for people, in a fixed order."""
-    fields = {found.field for found in _spans(text)}
+    fields = {found.field for found in _spans(_visible(text))}
     return [name for field, name in PERSONAL_DATA_NAMES.items() if field in fields]
 
 
@@ -66,6 +66,7 @@ def personal_data_found(text: str) -> dict[str, list[str]]:
     """Each kind's values in `text`, in the order found, a list read as its numbers and a
     number wrapped over lines as one: what `redact` hides."""
     by_field: dict[str, list[str]] = {}
+    text = _visible(text)
     for start, end, field in _spans(text):
         value = text[start:end]
         values = listed_numbers(value) if field in _LISTED_FIELDS else [value]
@@ -90,6 +91,7 @@ def _remembered(text: str) -> str:
 
 
 def _redacted(text: str) -> str:
+    text = _visible(text)
     pieces = []
     done = 0
     for start, end, field in _spans(text):
@@ -147,6 +149,16 @@ def _spans(text: str) -> list[Found]:
             continue
         kept.append(span)
     return kept
+
+
+# Characters that show nothing but split a word for a pattern: a soft hyphen ("Pass­port"),
+# zero-width spaces and joiners, a byte order mark.
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
+
+
+def _visible(text: str) -> str:
+    """`text` without its invisible characters, which the model is shown without too."""
+    return _INVISIBLE.sub("", text) if not text.isascii() else text
 
 
 def _folded(text: str) -> str:

@@ -34,10 +34,14 @@ NUMBER_WORD = rf"{A_NUMBER_WORD}?"
 _BRACKETED = r"(?:(?>[ \t]*)\((?=[^()\n]{0,23}[^\W\d_])[^()\n]{1,24}\))?"
 # Between a label and its value: spaces or line breaks, a colon, "=" or a dash, a table's
 # bars ("| Passport | K7654321 |"), a file name's underscores ("passport_K7654321.pdf"),
-# "is" or "was" in a sentence ("my passport number is K7654321"), and a quotation mark
-# before the value; or a full stop with the value right after it ("passport.K7654321"), not
-# a sentence's end.
-LABEL_GAP = r"""(?>\.(?=[^\W_])|[\s_|]*(?:(?:is|was)\s+)?(?:[:#=–—-][\s_|]*)?["'“‘«]?)"""
+# "is" or "was" in a sentence ("my passport number is K7654321"), the quotation marks of a
+# key and its value written out as JSON ('"passport_no": "K7654321"'), and a bracket before
+# the value ("passport (K7654321)"), not a telephone's area code ("(020) 7946 0958"); or a full stop with the value right after it
+# ("passport.K7654321"), not a sentence's end.
+LABEL_GAP = (
+    r"""(?>\.(?=[^\W_])|["”’]?[\s_|]*(?:(?:is|was)\s+)?(?:[:#=–—-][\s_|]*)?"""
+    r"""(?:["'“‘«]|\((?![0-9+ ]{1,6}\)))?)"""
+)
 # After a value: no letter or digit, though a file name's "_" may follow ("K7654321_John").
 VALUE_END = r"(?![^\W_])"
 # Between the groups of a number: a space or a dash, or a line break where it was wrapped.
@@ -72,11 +76,12 @@ _BETWEEN_LISTED = re.compile(r"\s*[,;&]\s*|\s+(?:and|or|und|et|y|e|en|и|/)\s+",
 _ANOTHER_NUMBER = r"(?=(?:[a-z -]{0,4}[0-9]){5})"
 ACCOUNT_NUMBER = r"[0-9](?:[0-9 -]|\r?\n(?=[ ]*[0-9])){5,34}[0-9](?:/[0-9]{4})?"
 _CARD_NUMBER = rf"[0-9](?:{GROUP_GAP}?[0-9]){{12,18}}"
-# A date, its parts apart as a file name may join them too: "1970_01_02", "12_March_1968";
+# A date, its parts apart as a file name may join them too: "1970_01_02", "12_March_1968",
+# "3rd of May 1981";
 # or all together, year first, as forms and exports write it: "19700102".
 _DATE = (
     r"[0-9]{1,4}[-/._][0-9]{1,2}[-/._][0-9]{1,4}"
-    r"|[0-9]{1,2}(?:st|nd|rd|th)?\.?[ _-](?:de[ _])?[^\W\d_]+\.?,?[ _-](?:de[ _])?[0-9]{4}"
+    r"|[0-9]{1,2}(?:st|nd|rd|th)?\.?[ _-](?:(?:de|of)[ _])?[^\W\d_]+\.?,?[ _-](?:de[ _])?[0-9]{4}"
     r"|[^\W\d_]{3,9}\.?[ _-][0-9]{1,2}(?:st|nd|rd|th)?,?[ _-][0-9]{4}"
     r"|[0-9]{1,2}\. [0-9]{1,2}\. [0-9]{4}"
     r"|(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])(?![0-9])"
@@ -314,7 +319,7 @@ _ENDINGS = {
     "card_numbers": r"s?",
     "driving_licence_numbers": r"s?",
     "national_id_numbers": r"(?:entification|entity)?(?:[ _.-]card)?",
-    "dates_of_birth": r"(?:\.| on| am)?",
+    "dates_of_birth": r"(?:\.| on(?: the)?| am)?",
     "phone_numbers": r"\.?",
 }
 VALUE_PATTERNS = {
@@ -364,8 +369,9 @@ _AS_HELD = (
     r"(?:[ \t]+(?:held|on file|sighted|verified|issued(?:[ \t]+in)?(?:[ \t]+[0-9]{4})?)"
     r"(?![^\W\d_]),?)?"
 )
-# The number word after the gap: "Passport: number K7654321", "her passport, no. K7654321".
-_NUMBER_WORD_AFTER = rf"(?:,?{A_NUMBER_WORD}{LABEL_GAP})?"
+# The number word after the gap: "Passport: number K7654321", "her passport, no. K7654321",
+# "her passport (number K7654321)".
+_NUMBER_WORD_AFTER = rf"(?:[,(]?{A_NUMBER_WORD}{LABEL_GAP})?"
 
 
 def _label_pattern(field: str, word: str) -> re.Pattern[str]:

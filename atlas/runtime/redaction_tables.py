@@ -1,8 +1,9 @@
 """Personal data in a table's columns: the label heads the column, not the number.
 
-Three layouts:
+Four layouts:
 - bars: "| Name | Passport No. | IBAN |", rows the same (Markdown, and text exports);
 - aligned: cells apart by tabs or two spaces or more, as a plain-text table is typed;
+- separated values: cells apart by commas or semicolons (a CSV export), quoted or not;
 - single spaces: what PDF text extraction makes of a table, each row one line with its
   cells one space apart. The columns cannot be told apart there, so in the rows under a
   header naming a kind of personal data, the words shaped like it are redacted; when the
@@ -230,7 +231,48 @@ def _layout(line: str) -> str:
         return "bars"
     if "\t" in line or _TWO_SPACES_BETWEEN_WORDS.search(line):
         return "aligned"
-    return "single spaces"
+    return _delimiter(line) or "single spaces"
+
+
+# A header cell of separated values is a few words: "date_of_birth", "Passport No.".
+_MAX_HEADER_CELL_WORDS = 4
+
+
+def _delimiter(line: str) -> str | None:
+    """The comma or semicolon a header of separated values ("name,passport_no,dob") puts
+    between its cells, if `line` is one: every cell a few words, no digit."""
+    delimiter = ";" if line.count(";") > line.count(",") else ","
+    cells = [cell.strip(' \t"') for cell in line.split(delimiter)]
+    if len(cells) < 2 or _DIGIT.search(line):
+        return None
+    if all(0 < len(cell.split()) <= _MAX_HEADER_CELL_WORDS for cell in cells):
+        return delimiter
+    return None
+
+
+_SEPARATED_CELL = {
+    delimiter: re.compile(
+        rf'[ \t]*(?:"(?P<quoted>(?:[^"\n]|"")*)"|(?P<bare>[^{delimiter}"\n]*?))[ \t]*'
+        rf"(?P<end>{delimiter}|$)"
+    )
+    for delimiter in ",;"
+}
+
+
+def _separated_cells(folded: str, start: int, end: int, delimiter: str) -> list[tuple[int, int]]:
+    """Each cell's span in a line of separated values, inside its quotation marks if it
+    has them ('"Becker, Tom"' is one cell); no cells for a line that is not such a row."""
+    cells = []
+    at = start
+    while True:
+        cell = _SEPARATED_CELL[delimiter].match(folded, at, end)
+        if cell is None:
+            return []
+        group = "quoted" if cell["quoted"] is not None else "bare"
+        cells.append(cell.span(group))
+        if not cell["end"]:
+            return cells
+        at = cell.end()
 
 
 def _lines(folded: str, start: int) -> Iterator[tuple[int, int]]:
@@ -242,6 +284,8 @@ def _lines(folded: str, start: int) -> Iterator[tuple[int, int]]:
 
 def _cells(folded: str, start: int, end: int, layout: str) -> list[tuple[int, int]]:
     """Each cell's span, without the spaces around it."""
+    if layout in _SEPARATED_CELL:
+        return _separated_cells(folded, start, end, layout)
     if layout == "bars":
         parts, gaps = folded[start:end].split("|"), [1] * folded.count("|", start, end)
     else:
@@ -290,7 +334,8 @@ def _column_rows(folded: str, start: int, end: int, layout: str) -> tuple[list[F
         if _RULE_LINE.fullmatch(line):
             continue
         cells = _cells(folded, row_start, row_end, layout)
-        if len(cells) < 2:
+        # A row of separated values has the header's cells, or is no row of it.
+        if len(cells) < 2 or (layout in _SEPARATED_CELL and len(cells) != len(header)):
             break
         for column, (left, right) in _placed(cells, header, row_start, start):
             field = fields[column]

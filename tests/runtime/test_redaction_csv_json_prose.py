@@ -1,0 +1,65 @@
+"""Personal data in the layouts documents are exported in besides forms and tables: JSON
+written out as text, comma- or semicolon-separated rows under a header, a sentence, an
+aside in brackets, and a label with an invisible soft hyphen in it."""
+
+from __future__ import annotations
+
+import pytest
+
+from atlas.runtime.redaction import personal_data_found, redact
+
+
+def test_json_written_as_text_has_its_values_hidden():
+    text = (
+        '{"signatory": "Sarah Linden", "passport_number": "533401882", '
+        '"dob": "1975-03-14", "account_no": "41926837"}'
+    )
+    assert redact(text) == (
+        '{"signatory": "Sarah Linden", "passport_number": "[REDACTED PASSPORT]", '
+        '"dob": "[REDACTED DOB]", "account_no": "[REDACTED ACCOUNT]"}'
+    )
+
+
+@pytest.mark.parametrize("delimiter", [",", ";"])
+def test_separated_values_under_a_header_are_hidden_by_column(delimiter):
+    header = delimiter.join(["signatory", "passport_number", "date_of_birth", "account_number"])
+    rows = [
+        delimiter.join(["Sarah Linden", "533401882", "1975-03-14", "41926837"]),
+        delimiter.join(['"Becker, Tom"', '"P4821907"', "1980-01-02", "12345678"]),
+    ]
+    text = "\n".join([header, *rows, "", "Company number, 08812345"])
+    hidden = redact(text)
+    for secret in ("533401882", "1975-03-14", "41926837", "P4821907", "1980-01-02", "12345678"):
+        assert secret not in hidden
+    assert "Sarah Linden" in hidden and '"Becker, Tom"' in hidden
+    assert hidden.endswith("\n\nCompany number, 08812345")
+    assert personal_data_found(text)["passport_numbers"] == ["533401882", "P4821907"]
+
+
+def test_a_sentence_after_separated_values_is_not_read_as_their_rows():
+    text = "Name, Passport\nThe board met on 12 May, 2024, in Vilnius, with 12345 shares voted."
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (
+            "Sarah Linden, born on 3rd of May 1981, signs for the company.",
+            "Sarah Linden, born on [REDACTED DOB], signs for the company.",
+        ),
+        (
+            "Sarah Linden, born on the 3rd of May 1981.",
+            "Sarah Linden, born on the [REDACTED DOB].",
+        ),
+        (
+            "Her passport (number 765432198) was checked.",
+            "Her passport (number [REDACTED PASSPORT]) was checked.",
+        ),
+        ("Passport (765432198) seen.", "Passport ([REDACTED PASSPORT]) seen."),
+        ("Pass\u00adport number: 765432198", "Passport number: [REDACTED PASSPORT]"),
+        ("Pass\u200bport No. K7654321", "Passport No. [REDACTED PASSPORT]"),
+    ],
+)
+def test_personal_data_in_a_sentence_an_aside_or_behind_an_invisible_hyphen(text, redacted):
+    assert redact(text) == redacted
