@@ -16,6 +16,7 @@ from atlas.runtime.state import (
     Signal,
 )
 from atlas.runtime.step_writer import StepBuffer, StepWriter, short_hash
+from atlas.runtime.stops import pause_for_review
 from atlas.runtime.tools.builtin import STRONG_MATCH
 from atlas.runtime.wording import counted
 from atlas.runtime.world import name_score
@@ -215,6 +216,10 @@ def propose_finish(
     s.decision_history.append(f"finish:{short_hash(action.packet.model_dump(mode='json'))}")
     proposed = with_matched_entity(s, with_whole_claims(s, cited_as_evidence(s, action.packet)))
     errors = validate_finish(s, proposed)
+    if errors and _subject_screen_denied(s):
+        # No packet goes without a screen of the subject, which nothing now will run.
+        _rejected(writer, s, buf, errors, proposed)
+        return pause_for_review(writer, s, buf, "policy_denied", None, SCREEN_DENIED_USER_STATUS)
     if errors:
         return _rejected(writer, s, buf, errors, proposed)
     packet = with_open_issues(s, proposed.model_copy(update=RUNTIME_ONLY_PACKET_FIELDS))
@@ -242,6 +247,34 @@ def propose_finish(
             open_gaps=packet.open_gaps,
         )
     return s
+
+
+SCREEN_DENIED_USER_STATUS = (
+    "The subject could not be screened against the sanctions lists, which a packet needs: "
+    "the screen was denied, so the run was handed to a reviewer."
+)
+
+
+def _subject_screen_denied(s: AtlasState) -> bool:
+    """Whether the subject is unscreened and a screen of it was denied (by the tenant's
+    policy or a reviewer): a screen of a director or a company it directs does not count."""
+    if "screen_sanctions" in s.completed_steps:
+        return False
+    subject_ids = {c.entity_id for c in s.entity_candidates}
+    if s.selected_entity:
+        subject_ids.add(s.selected_entity.entity_id)
+    subject_names = {normalize_name(s.brief.subject)}
+    if s.selected_entity:
+        subject_names.add(normalize_name(s.selected_entity.name))
+    for denied in s.denied_actions:
+        if denied["tool"] != "screen_sanctions":
+            continue
+        arguments = denied.get("arguments") or {}
+        if arguments.get("entity_id") in subject_ids:
+            return True
+        if normalize_name(str(arguments.get("name") or "")) in subject_names:
+            return True
+    return False
 
 
 def _rejected(

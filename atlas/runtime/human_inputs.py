@@ -203,6 +203,8 @@ def _apply_approval(
                 "tool": pending.tool_name,
                 "arguments": pending.arguments,
                 "reason": decision.reason or "denied by a reviewer",
+                "denied_by": decision.actor,
+                "reviewer_reason": decision.reason,
             }
         )
         writer.emit(s, buf, "approval_denied", **data)

@@ -60,7 +60,7 @@ STOPPED_BECAUSE = {
     "deadline": "it reached its time limit",
     "repeated_action": "the agent kept repeating the same actions",
     "no_progress": "the agent stopped making progress",
-    "policy_denied": "the agent kept proposing actions that policy forbids",
+    "policy_denied": "policy or a reviewer denied actions the agent proposed",
     "waiting_for_input": "a question to the analyst was still unanswered",
     "awaiting_approval": "an action was still waiting for a reviewer's approval",
 }
@@ -89,6 +89,7 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
         *_documents_about_others(s),
         *_documents_with_unread_directors(s),
         *_codirectors_unscreened(s),
+        *_denied_research(s),
     ]
     packet = _with_conflicts(s, packet)
     open_gaps = list(packet.open_gaps)
@@ -172,6 +173,39 @@ def _codirectors_named_elsewhere(
         registry = "the registry record does not, and " if registry_read else ""
         gaps.append(f"{source} names {who} {role} of {about}; {registry}{not_screened}.")
     return gaps
+
+
+# Research a denial left undone, as a gap names it (a document not read has a gap of its own).
+_DENIED_RESEARCH = {
+    "screen_sanctions": "Sanctions screening of {}",
+    "search_adverse_media": "The adverse media search for {}",
+    "resolve_entity": "The registry search for {}",
+}
+
+
+def _denied_research(s: AtlasState) -> list[str]:
+    """Each screen or search that policy or a reviewer denied, and why."""
+    gaps = []
+    for denied in s.denied_actions:
+        what = _DENIED_RESEARCH.get(denied["tool"])
+        if what is None:
+            continue
+        target = _target_named(s, denied.get("arguments") or {})
+        if denied.get("denied_by"):
+            said = (denied.get("reviewer_reason") or "").strip()
+            why = f"{denied['denied_by']} denied it" + (f" (“{said}”)" if said else "")
+        else:
+            why = str(denied.get("reason", "")).strip().rstrip(".") or "policy denied it"
+        gaps.append(f"{what.format(target)} was not run: {why}.")
+    return gaps
+
+
+def _target_named(s: AtlasState, arguments: dict) -> str:
+    entity_id = arguments.get("entity_id")
+    for entity in [*s.entity_candidates, *([s.selected_entity] if s.selected_entity else [])]:
+        if entity_id and entity.entity_id == entity_id:
+            return entity.name
+    return str(arguments.get("name") or arguments.get("query") or entity_id or s.brief.subject)
 
 
 def _documents_with_unread_directors(s: AtlasState) -> list[str]:

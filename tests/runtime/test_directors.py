@@ -165,9 +165,11 @@ def test_with_media_search_forbidden_the_directors_are_named_not_tried(
     assert state.termination_reason == "finish_proposed"
     assert len(events_of(store, state, "policy_denied")) == 1  # the subject's own search
     assert state.proposed_packet.risk_rating == "medium"
-    assert state.proposed_packet.open_gaps[-2:] == [
+    assert state.proposed_packet.open_gaps[-3:] == [
         "Director Sarah Linden was not searched for adverse media.",
         "Director Tom Becker was not searched for adverse media.",
+        "The adverse media search for Acme Analytics Ltd was not run: search_adverse_media is "
+        "forbidden by the tenant's policy.",
     ]
 
 

@@ -1000,3 +1000,59 @@ def test_every_user_status_text_is_one_sentence():
         CASE_CLOSED_USER_STATUS,
     ]
     assert [text for text in texts if not one_sentence(text)] == []
+
+
+SCREEN_NOT_ALLOWED = (
+    "The subject could not be screened against the sanctions lists, which a packet needs: "
+    "the screen was denied, so the run was handed to a reviewer."
+)
+
+
+def test_a_screen_the_tenant_forbids_hands_the_run_over_at_its_first_finish(
+    make_runtime, make_state, store
+):
+    """Screening is what no packet goes without: once policy has denied it, the first
+    finish proposed ends the run for a reviewer, saying why, instead of the same finish
+    proposed until a cycle is detected."""
+    runtime = make_runtime(tenant_policy=TenantPolicy(forbidden_tools=["screen_sanctions"]))
+    state = run(runtime, make_state())
+    assert (state.status, state.termination_reason) == ("awaiting_review", "policy_denied")
+    assert state.user_status == SCREEN_NOT_ALLOWED
+    assert types(store, state)[-3:] == ["model_decision", "final_rejected", "escalated"]
+    assert "cycle_detected" not in types(store, state)
+    packet = state.proposed_packet
+    assert packet.partial and packet.risk_rating == "unrated"
+    assert (
+        "Sanctions screening of Acme Analytics Ltd was not run: screen_sanctions is forbidden "
+        "by the tenant's policy." in packet.open_gaps
+    )
+
+
+def test_a_screen_a_reviewer_denies_hands_the_run_over_naming_the_reviewers_reason(
+    make_runtime, make_state, store
+):
+    runtime = make_runtime(tenant_policy=TenantPolicy(approval_cost_threshold_usd=Decimal("0.02")))
+    state = run(runtime, make_state())
+    assert state.pending_approval.tool_name == "screen_sanctions"
+    deny = ApprovalDecision(
+        decision_id="d-1",
+        actor="reviewer-rita",
+        action_id=state.pending_approval.action_id,
+        approved=False,
+        reason="Not on this budget.",
+    )
+    state = runtime.run_until_pause(runtime.apply_human_input(state, deny))
+    while state.termination_reason == "awaiting_approval":  # the media searches cost 0.02
+        approve = ApprovalDecision(
+            decision_id=f"d-{state.iteration}",
+            actor="reviewer-rita",
+            action_id=state.pending_approval.action_id,
+            approved=True,
+        )
+        state = runtime.run_until_pause(runtime.apply_human_input(state, approve))
+    assert (state.status, state.termination_reason) == ("awaiting_review", "policy_denied")
+    assert state.user_status == SCREEN_NOT_ALLOWED
+    assert (
+        "Sanctions screening of Acme Analytics Ltd was not run: reviewer-rita denied it "
+        "(“Not on this budget.”)." in state.proposed_packet.open_gaps
+    )
