@@ -66,6 +66,7 @@ def validate_finish(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
     errors += _subject_errors(s, packet)
     errors += _entity_errors(s, packet)
     errors += _sanctions_result_errors(s, packet)
+    errors += _uncited_hits(s, packet)
     errors += _media_summary_errors(s, packet)
     if packet.risk_rating == "unrated":
         errors.append("Rate the risk low, medium or high.")
@@ -152,6 +153,19 @@ def _sanctions_result_errors(s: AtlasState, packet: DueDiligencePacket) -> list[
     return [
         "The sanctions result must name the list of every sanctions hit this run recorded; "
         f"it does not name {', '.join(unnamed)}."
+    ]
+
+
+def _uncited_hits(s: AtlasState, packet: DueDiligencePacket) -> list[str]:
+    """Every sanctions hit the run recorded is cited by a finding: a packet may weigh a
+    hit (a delisting, a namesake), but not leave it out."""
+    cited = {evidence_id for finding in packet.findings for evidence_id in finding.evidence_ids}
+    uncited = [hit.evidence_id for hit in s.sanctions_hits() if hit.evidence_id not in cited]
+    if not uncited:
+        return []
+    return [
+        "Every sanctions hit this run recorded must be cited by a finding; none cites "
+        f"{', '.join(uncited)}."
     ]
 
 

@@ -4,8 +4,9 @@ recorded (who was screened, which entity was matched, which hits were found)."""
 from __future__ import annotations
 
 import pytest
-from runtime_helpers import call, events_of, run
+from runtime_helpers import FnModel, call, events_of, run
 
+from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.humans import ClarificationAnswer
 
 
@@ -335,3 +336,40 @@ def test_the_model_may_narrow_only_to_the_candidate_the_analyst_named(
     assert as_answered.selected_entity.entity_id == "co-northwind-sg"
     received = events_of(store, as_answered, "clarification_received")
     assert received[-1].data["picked_entity_id"] == "co-northwind-sg"
+
+
+def test_a_packet_must_cite_every_sanctions_hit_even_one_it_calls_lifted(
+    make_runtime, make_state, store
+):
+    """A model may say a listing was lifted; it may not leave a recorded hit out."""
+
+    def leaves_a_hit_out(context):
+        projection = context.projection
+        if context.turn_index == 0:
+            action = call("resolve_entity", name="Dmitry Wolkow", entity_type="person")
+        elif context.turn_index == 1:
+            action = call("screen_sanctions", entity_id="pe-dmitri-volkov")
+        elif context.turn_index == 2:
+            action = call("search_adverse_media", query="Dmitry Wolkow")
+        else:
+            hits = [e for e in projection["evidence"] if "sanctions_hit" in e["signals"]]
+            action = finish(
+                "high",
+                entity="Dmitri Volkov [pe-dmitri-volkov]",
+                sanctions="Hits on Synthetic OFAC SDN and Synthetic UK HMT Consolidated, since removed.",
+                cite=hits[0]["evidence_id"],
+            )
+            action["packet"]["findings"][0]["claim"] = "Delisted by OFAC; no longer a concern."
+            action["packet"]["adverse_media_summary"] = "Two articles, both retracted."
+        return ModelReply(action=action)
+
+    state = run(
+        make_runtime(FnModel(leaves_a_hit_out)),
+        make_state("Dmitry Wolkow", subject_type="person", jurisdiction=None, max_iterations=6),
+    )
+    hits = [e.evidence_id for e in state.sanctions_hits()]
+    assert len(hits) == 2
+    assert first_refusal(store, state) == [
+        f"Every sanctions hit this run recorded must be cited by a finding; none cites {hits[1]}."
+    ]
+    assert state.termination_reason != "finish_proposed"
