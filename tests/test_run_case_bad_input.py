@@ -425,3 +425,18 @@ def test_a_scenario_runs_on_its_own_model_whatever_the_model_setting_says(db, se
     path.write_text('{"case": {"subject": "Acme Analytics", "jurisdiction": "GB"}}')
     call_command("run_case", "--scenario", str(path), stdout=StringIO())
     assert Run.objects.get().model_name == "playbook"
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["--subject", "Acme", "--subject", "Bob"], "--subject"),
+        (["--subject", "Acme", "--jurisdiction", "GB", "--jurisdiction", "US"], "--jurisdiction"),
+        (
+            ["--subject", "Acme", "--max-iterations", "5", "--max-iterations", "9"],
+            "--max-iterations",
+        ),
+    ],
+)
+def test_a_flag_given_twice_is_refused_not_the_last_one_taken(refused, args, flag):
+    refused(*args, message=f"{flag} is given twice")

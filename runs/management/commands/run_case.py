@@ -161,24 +161,42 @@ def _ctrl_c_cancels(cancel: MemoryCancelSignal) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+class _Once(argparse.Action):
+    """A flag that takes one value: given twice, it is refused, not the last one taken."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} is given twice: give it once")
+        setattr(namespace, self.dest, values)
+
+
 class Command(BaseCommand):
     help = "Run one due-diligence case headlessly and print the run record."
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--subject", help="Name of the company or person to research")
         parser.add_argument(
-            "--subject-type", choices=["company", "person"], help="company (default) or person"
+            "--subject", action=_Once, help="Name of the company or person to research"
         )
-        parser.add_argument("--jurisdiction", help="Two-letter country code, e.g. GB")
+        parser.add_argument(
+            "--subject-type",
+            action=_Once,
+            choices=["company", "person"],
+            help="company (default) or person",
+        )
+        parser.add_argument("--jurisdiction", action=_Once, help="Two-letter country code, e.g. GB")
         parser.add_argument(
             "--document", action="append", default=[], help="Path of a PDF or text file to attach"
         )
-        parser.add_argument("--scenario", help="Scenario file (JSON, see DESIGN.md)")
+        parser.add_argument("--scenario", action=_Once, help="Scenario file (JSON, see DESIGN.md)")
         parser.add_argument(
-            "--model", help="playbook | scripted:FILE | openai:MODEL (overrides the scenario's)"
+            "--model",
+            action=_Once,
+            help="playbook | scripted:FILE | openai:MODEL (overrides the scenario's)",
         )
         parser.add_argument(
-            "--tenant", help=f"Slug of the tenant the case belongs to (default {DEFAULT_TENANT})"
+            "--tenant",
+            action=_Once,
+            help=f"Slug of the tenant the case belongs to (default {DEFAULT_TENANT})",
         )
         parser.add_argument(
             "--create-tenant", action="store_true", help="Create the --tenant if it does not exist"
@@ -191,7 +209,7 @@ class Command(BaseCommand):
             help="Queue the run for the workers instead",
         )
         for name, parse in BUDGET_FLAGS.items():
-            parser.add_argument(_flag(name), type=parse)
+            parser.add_argument(_flag(name), type=parse, action=_Once)
 
     def handle(self, *args, **options) -> None:
         given = self.checked_input(options)
