@@ -50,6 +50,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "labels, each another's name after a slash": lambda n: "ssn/ tax tax tax " * (n // 17),
     "passports held, one after another": lambda n: "passport held, " * (n // 15),
     "a slash, a word and underscores": lambda n: "ssn/a" + "_" * n,
+    "a directors line of dates and names": lambda n: "directors: " + "jane 1 may " * (n // 11),
+    "a directors line of one long word": lambda n: "directors: 1 " + "a" * n,
     "separated values": lambda n: "name,passport\n" + "x,1234567\n" * (n // 10),
     "a separated row of quotes": lambda n: "name;passport\n" + '"a"";' * (n // 5),
     "labels with long gaps": lambda n: (

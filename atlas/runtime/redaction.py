@@ -17,6 +17,7 @@ from atlas.runtime.redaction_labels import (
     LABEL_GAP,
     NUMBER_WORD,
     Found,
+    dates_beside_names,
     field_named_by,
     labelled,
     listed_numbers,
@@ -137,6 +138,7 @@ def _spans(text: str) -> list[Found]:
     skeleton = numbers.skeleton(folded)
     found += numbers.ibans(folded, skeleton, text)
     found += numbers.card_numbers(folded, skeleton)
+    found += dates_beside_names(folded)
     found += phones_beside_a_person(folded, found)
     found += table_columns(text, folded, bare_labels, sorted(found))
     kept: list[Found] = []

@@ -487,6 +487,32 @@ def phones_beside_a_person(folded: str, found: list[Found]) -> list[Found]:
     return phones
 
 
+# A line listing people: its dates beside their names are their birth dates, but for a
+# date an appointment word comes just before ("appointed 2019-01-02", "since 12.03.2020").
+_PEOPLE_LINE = re.compile(
+    r"(?m)^[ \t]*(?:directors?|officers?|signator(?:y|ies)|shareholders?"
+    r"|beneficial[ \t]+owners?|ubos?|persons?[ \t]+with[ \t]+significant[ \t]+control)"
+    r"[ \t]*:[^\n]*"
+)
+_DATE_ON_A_LINE = re.compile(rf"(?<![\w/.-])(?:{_DATE})(?![\w/-])")
+_APPOINTMENT_BEFORE = re.compile(
+    r"(?:appointed|since|from|resigned|until|ceased|effective|dated|as[ \t]+of|on)"
+    r"[ \t:]*\Z"
+)
+
+
+def dates_beside_names(folded: str) -> list[Found]:
+    """The dates on a line that lists people ("Directors: Richard Miles 14.03.1975")."""
+    found = []
+    for line in _PEOPLE_LINE.finditer(folded):
+        for date in _DATE_ON_A_LINE.finditer(folded, line.start(), line.end()):
+            if not _APPOINTMENT_BEFORE.search(
+                folded, max(line.start(), date.start() - 20), date.start()
+            ):
+                found.append(Found(*date.span(), "dates_of_birth"))
+    return found
+
+
 def _near(anchors: list[int], at: int) -> bool:
     """Whether one of the sorted `anchors` is within PERSON_NEARBY characters of `at`."""
     index = bisect.bisect_left(anchors, at - PERSON_NEARBY)

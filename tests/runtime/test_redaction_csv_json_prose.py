@@ -63,3 +63,22 @@ def test_a_sentence_after_separated_values_is_not_read_as_their_rows():
 )
 def test_personal_data_in_a_sentence_an_aside_or_behind_an_invisible_hyphen(text, redacted):
     assert redact(text) == redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (
+            "Directors: Richard Miles 14.03.1975; Jane Roe 1980-01-02",
+            "Directors: Richard Miles [REDACTED DOB]; Jane Roe [REDACTED DOB]",
+        ),
+        ("Signatory: Sarah Linden, 3 May 1981", "Signatory: Sarah Linden, [REDACTED DOB]"),
+        (
+            "Directors: Jane Roe (appointed 2019-01-02), John Doe since 12.03.2020",
+            "Directors: Jane Roe (appointed 2019-01-02), John Doe since 12.03.2020",
+        ),
+        ("Filed: 2024-01-02", "Filed: 2024-01-02"),
+    ],
+)
+def test_a_date_beside_a_name_on_a_directors_line_is_taken_for_a_birth_date(text, redacted):
+    assert redact(text) == redacted
