@@ -533,3 +533,19 @@ def test_an_article_copied_at_another_address_is_held_once_and_its_copy_named(
     body = client.get(reverse("runs-packet-json", args=[run.pk])).json()
     (exported,) = [e for e in body["evidence"] if e["source_id"] == "article:art-meridian-001"]
     assert exported["copies"] == story["copies"]
+
+
+def test_the_record_of_a_company_the_subject_directs_is_not_called_a_namesake(
+    client, tenant, analyst
+):
+    """Irina Sokolova's high rating rests on Volga Petrochem Export's listing: its registry
+    record is a company she directs, not "another registry candidate"."""
+    run = paused_run(tenant, analyst, "Irina Sokolova", subject_type="person", jurisdiction="")
+    (volga,) = [
+        e for e in run.state["evidence"] if e["source_id"] == "registry:co-volga-petrochem-ru"
+    ]
+    html = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content.decode()
+    row = re.search(rf'<tr id="{volga["evidence_id"]}">(.*?)</tr>', html, re.S).group(1)
+    assert "Volga Petrochem Export JSC" in row
+    assert "Another registry candidate" not in row
+    assert "not the entity the subject was matched to" not in html

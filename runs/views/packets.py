@@ -112,10 +112,12 @@ def packet_context(run: Run) -> dict[str, Any]:
                 ],
                 "document_name": document.original_name if document else "",
                 "retrieved": _when(item.get("retrieved_at")),
-                # A registry record of a same-name candidate the subject was not matched to.
+                # A registry record of a same-name candidate the subject was not matched to;
+                # not the record of a company it directs (which has an "about").
                 "other_candidate": matched_source is not None
                 and item.get("evidence_class") == "registry"
-                and item.get("source_id") != matched_source,
+                and item.get("source_id") != matched_source
+                and not item.get("about"),
                 # A candidate's record when the subject was matched to none (the analyst
                 # said it is not the subject, or nobody picked one); not the record of a
                 # company that lists a director by the subject's name (it has an "about").
