@@ -214,6 +214,10 @@ def _note_for(event: TraceEvent) -> Note | None:
         text, tone = f"Answer: {data.get('answer', '')}", "human"
         if data.get("picked_entity_id"):
             text += f" (read as registry entity {data['picked_entity_id']})"
+        elif data.get("ruled_out_entity_ids"):
+            text += " (read as none of the candidates listed being the subject)"
+        elif data.get("turned_down"):
+            text += " (read as a no: the candidate offered is not the subject)"
         elif data.get("unclear"):
             text += " (read as neither picking a candidate nor ruling one out)"
     elif kind == "conflict_detected":

@@ -817,3 +817,21 @@ def test_an_answer_read_as_neither_yes_nor_no_says_so_in_its_step():
     )
     plain = TraceEvent(type="clarification_received", data={"answer": "The UK one"})
     assert _note_for(plain).text == "Answer: The UK one"
+
+
+def test_an_answer_read_as_a_no_or_as_none_of_them_says_so_in_its_step():
+    from runs.models import TraceEvent
+    from runs.step_views import _note_for
+
+    no = TraceEvent(type="clarification_received", data={"answer": "Nope", "turned_down": True})
+    assert (
+        _note_for(no).text
+        == "Answer: Nope (read as a no: the candidate offered is not the subject)"
+    )
+    none = TraceEvent(
+        type="clarification_received",
+        data={"answer": "none of them", "ruled_out_entity_ids": ["co-a", "co-b"]},
+    )
+    assert _note_for(none).text == (
+        "Answer: none of them (read as none of the candidates listed being the subject)"
+    )

@@ -127,6 +127,7 @@ def _apply_answer(
     # which alone the model may then narrow to (reducer.picked_candidate).
     picked = _picked_entity_id(s, question, answer.text)
     ruled_out = [] if picked else _rule_out_candidates(s, question, answer.text)
+    turned_down = not picked and rules_out_the_one(answer.text, question.candidates)
     s.answered_questions.append(
         {
             "question_id": question.question_id,
@@ -138,10 +139,7 @@ def _apply_answer(
             # sure", "hmm") turns nobody down: the question is put again.
             **(
                 {"unclear": "yes"}
-                if question.candidates
-                and not picked
-                and not ruled_out
-                and not rules_out_the_one(answer.text, question.candidates)
+                if question.candidates and not picked and not ruled_out and not turned_down
                 else {}
             ),
         }
@@ -158,6 +156,7 @@ def _apply_answer(
         **({"reply_to_review": True} if review is not None else {}),
         **({"picked_entity_id": picked} if picked else {}),
         **({"ruled_out_entity_ids": ruled_out} if ruled_out else {}),
+        **({"turned_down": True} if turned_down else {}),
         **({"unclear": True} if s.answered_questions[-1].get("unclear") else {}),
     )
     writer.observe(

@@ -312,3 +312,53 @@ def test_answers_that_keep_saying_neither_hand_the_run_to_a_reviewer():
     state, _ = _amber_coast_answered("hmm", "hmm", "hmm", "hmm", "hmm")
     assert (state.status, state.termination_reason) == ("awaiting_review", "repeated_action")
     assert state.selected_entity is None
+
+
+@pytest.mark.parametrize(
+    ("text", "excluded"),
+    [
+        ("anything but Singapore", "co-northwind-sg"),
+        ("other than the GB one", "co-northwind-gb"),
+        ("excluding the US one", "co-northwind-us"),
+        ("Singapore is wrong", "co-northwind-sg"),
+        ("never the British one", "co-northwind-gb"),
+        ("the US one is not the subject", "co-northwind-us"),
+        ("rather than the GB one", "co-northwind-gb"),
+    ],
+)
+def test_an_answer_that_excludes_a_country_never_picks_it(text, excluded):
+    """Of three, ruling one out leaves two: nothing is picked, and the question is put
+    again; the one excluded is never taken for the subject."""
+    assert candidate_picked_by(text, northwind(), listed(northwind())) is None
+    two = [c for c in northwind() if c["entity_id"] in (excluded, "co-northwind-gb")]
+    if len(two) == 2:
+        kept = next(c for c in two if c["entity_id"] != excluded)
+        assert candidate_picked_by(text, two, listed(two)) == kept
+
+
+def test_a_country_then_not_another_still_picks_the_first():
+    assert candidate_picked_by("US not UK", northwind(), listed(northwind()))["entity_id"] == (
+        "co-northwind-us"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["No doubt, that is the company", "That is the one, no question", "Of course, no doubt"],
+)
+def test_a_yes_said_with_a_no_in_it_picks_the_one_offered(text):
+    assert candidate_picked_by(text, [ACME], [ACME_LABEL]) == ACME
+
+
+@pytest.mark.parametrize("text", ["No, it is the subject", "no, that's the one"])
+def test_a_no_and_a_yes_in_one_answer_picks_nothing_and_rules_nothing_out(text):
+    from atlas.runtime.adapters.answers import rules_out_the_one
+
+    assert candidate_picked_by(text, [ACME], [ACME_LABEL]) is None
+    assert not rules_out_the_one(text, [ACME_LABEL])
+
+
+def test_a_no_to_the_one_candidate_is_recorded_as_turning_it_down():
+    state, store = _amber_coast_answered("Nope")
+    (said,) = events_of(store, state, "clarification_received")
+    assert said.data["turned_down"] is True and "unclear" not in said.data

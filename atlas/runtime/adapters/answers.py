@@ -25,8 +25,25 @@ from atlas.runtime.world.normalize import (
 
 # A negation rules out what follows it in its clause ("not the US or the UK one"), until
 # a word that turns the sentence back ("but", "it is"): "No, the UK one" means the UK.
-NEGATIONS = {"not", "no", "isn't", "isnt", "except", "nor", "neither", "without", "exclude"}
+NEGATIONS = {
+    *("not", "no", "isn't", "isnt", "except", "nor", "neither", "without", "exclude"),
+    *("excluding", "never"),
+}
 NEGATION_ENDS = {"but", "rather", "instead", "is", "it's", "its", "was"}
+# Two words that rule out what follows, though the second ends a negation alone:
+# "anything but Singapore", "other than the GB one", "rather than the US one".
+NEGATING_PAIRS = {
+    *(("anything", "but"), ("everything", "but"), ("all", "but"), ("any", "but")),
+    *(("other", "than"), ("rather", "than")),
+}
+# What rules out the candidate named before it in its clause: "Singapore is wrong", "the
+# US one is not the subject", "GB isn't it".
+RULED_OUT_AFTER = re.compile(
+    r"(?i)^[\w' ]{0,40}?(?:\b(?:is|was|are)\s+|'s\s+)(?:(?:definitely|clearly|certainly)\s+)?"
+    r"(?:wrong|incorrect|not\s+(?:it|right|correct|relevant|the\s+(?:one|subject|company|person|entity)))\b"
+    r"|^[\w' ]{0,40}?\b(?:isn't|isnt|wasn't|aren't)\s+(?:it|right|correct|relevant"
+    r"|the\s+(?:one|subject|company|person|entity))\b"
+)
 NOT_A_NEGATION_AFTER = {"sure", "certain"}  # "not sure": doubt, not exclusion
 CLAUSE_BREAK = re.compile(r"[,.;:!?()]|\s[-–—]\s")
 # Words an answer is made of that say nothing about which candidate is meant.
@@ -70,6 +87,16 @@ DENIALS = {
 }
 # "no. 08812345" is a number, not a no.
 NUMBER_ABBREVIATION = re.compile(r"(?i)\bno\.\s*(?=[\w-]*\d)")
+# A yes said with a no-word in it: "no doubt", "no question", "without a doubt".
+SURE_WITH_A_NO = re.compile(
+    r"(?i)\bno\s+(?:doubt|question|problem|worries)\b|\bwithout\s+(?:a\s+|any\s+)?doubt\b"
+    r"|\bof\s+course\b"
+)
+# A yes said as a sentence within a longer answer: "that is the company", "it's the one".
+IT_IS_THE_ONE = re.compile(
+    r"(?i)\b(?:it|that|this|he|she)(?:'s|\s+is)\s+(?:indeed\s+)?"
+    r"(?:the\s+(?:one|subject|company|person|entity|same)|him|her|correct|right)\b"
+)
 DOUBT = re.compile(
     r"(?i)\bnot\s+(?:sure|certain)\b|\b(?:maybe|perhaps|possibly|unsure|unknown|dunno|hmm+)\b"
     r"|\bno\s+idea\b|\b(?:do\s*n[o']?t|did\s*n[o']?t|can\s*n[o']?t|can't)\s+(?:know|tell|say)\b"
@@ -193,8 +220,9 @@ def yes_or_no(answer: str) -> bool | None:
     answer = NUMBER_ABBREVIATION.sub(" ", answer.replace("\u2019", "'"))
     if DOUBT.search(answer):
         return None
+    answer = SURE_WITH_A_NO.sub(" yes ", answer)
     words = {word.lower() for _, word in _word_positions(answer)}
-    yes = bool(words & AFFIRMATIONS)
+    yes = bool(words & AFFIRMATIONS) or IT_IS_THE_ONE.search(answer) is not None
     no = bool(words & DENIALS) or any(word.endswith("n't") for word in words)
     if yes != no:
         return yes
@@ -384,16 +412,21 @@ def _us_states_named(answer: str) -> list[tuple[int, str]]:
 
 
 def _negated_at(answer: str, position: int) -> bool:
-    """Whether what the answer says at `position` is ruled out by a negation before it in
-    the same clause."""
+    """Whether what the answer says at `position` is ruled out in its clause: by a negation
+    before it, or by what is said of it after ("Singapore is wrong")."""
     clause_start = max(
         (m.end() for m in CLAUSE_BREAK.finditer(answer) if m.end() <= position), default=0
     )
+    clause_end = next((m.start() for m in CLAUSE_BREAK.finditer(answer, position)), len(answer))
+    if RULED_OUT_AFTER.match(answer[position:clause_end]):
+        return True
     words = [w.lower() for start, w in _word_positions(answer) if clause_start <= start < position]
     negating = False
     for index, word in enumerate(words):
+        previous = words[index - 1] if index else ""
         following = words[index + 1] if index + 1 < len(words) else ""
-        if word in NEGATIONS and following not in NOT_A_NEGATION_AFTER:
+        negates = word in NEGATIONS and following not in NOT_A_NEGATION_AFTER
+        if negates or (previous, word) in NEGATING_PAIRS:
             negating = True
         elif word in NEGATION_ENDS:
             negating = False
