@@ -104,3 +104,29 @@ def test_a_stream_refused_after_the_session_ended_says_the_page_stopped_updating
     )
     assert page.locator(".live-run.refused").count() == 1
     assert page.locator(".live-run.offline").count() == 0
+
+
+def test_a_refused_stream_opens_again_once_an_action_shows_the_session_is_back(
+    live_server, page, tenant, analyst
+):
+    from tests.review_runs import QUESTION_SUBJECT, paused_run
+    from tests.test_review_browser import off_the_browser_loop
+
+    run = off_the_browser_loop(
+        lambda: paused_run(tenant, analyst, QUESTION_SUBJECT, jurisdiction="")
+    )
+    assert run.status == "waiting_for_input"
+    case = run.case
+    page.add_init_script(
+        SERVER_THAT_CANNOT_PUSH.replace("window.__closeCode = 4503", "window.__closeCode = 4403")
+    )
+    login_in_browser(page, live_server.url, "analyst")
+    page.goto(f"{live_server.url}/cases/{case.pk}/?run={run.pk}")
+    page.locator("#live-refused").wait_for()
+    opened = page.evaluate("window.__sockets.length")
+    page.evaluate("window.__closeCode = 0")  # signed in again: the next socket stays open
+    page.locator("input[name=answer_text]").fill("The UK one")
+    page.get_by_role("button", name="Send answer", exact=True).last.click()
+    page.locator("#live-refused").wait_for(state="detached")
+    assert page.evaluate("window.__sockets.length") == opened + 1
+    assert page.locator(".live-run.refused").count() == 0

@@ -260,6 +260,8 @@ def test_an_answer_sent_after_the_session_ended_is_kept_and_says_so(
     page.locator(f"#review-item-{item.pk} button.primary").click()
     page.wait_for_selector(f"#review-item-{item.pk} .decided")
     assert HumanDecision.objects.get(review_item=item).payload["text"].startswith("The one")
+    # Sent now: the notice that it was not is gone, so nobody sends it a third time.
+    notice.wait_for(state="detached")
     page.reload()
     assert not page.locator(f"#review-item-{item.pk} input[name=answer_text]").count()
 

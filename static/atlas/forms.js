@@ -228,9 +228,17 @@
       "recorded. What you typed is kept: reload the page in another tab to see what was " +
       "recorded, then send it again here if it is not there.");
   });
+  // An action that went through ends what the notices said of the last one; and, the
+  // session being back, a live stream it had refused is opened again (live.js).
   document.addEventListener("htmx:afterRequest", function (event) {
-    var notice = document.getElementById("not-sent");
-    if (notice && event.detail.successful && isAction(event)) notice.remove();
+    if (!event.detail.successful || !isAction(event)) return;
+    ["not-sent", "session-ended", "refused"].forEach(function (id) {
+      var notice = document.getElementById(id);
+      if (notice) notice.remove();
+    });
+    document.querySelectorAll(".live-run.refused").forEach(function (section) {
+      if (section.liveSocket && section.liveSocket.reconnect) section.liveSocket.reconnect();
+    });
   });
 
   // The live stream's notice (live.js) looks and reads as these do.

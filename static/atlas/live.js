@@ -108,6 +108,7 @@
     }
     if (code === 4403 || code === 4404) {
       section.dataset.liveRefused = String(code);
+      section.liveSocket = socket;  // opened again once an action shows the session is back
       section.classList.remove("offline");
       section.classList.add("refused");
       if (window.atlasNotify) {
