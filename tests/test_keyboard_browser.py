@@ -364,3 +364,25 @@ def test_the_skip_link_comes_first_and_the_pulse_stops_for_reduced_motion(
     assert page.evaluate(pulse) == "pulse"
     page.emulate_media(reduced_motion="reduce")
     assert page.evaluate(pulse) == "none"
+
+
+def test_a_keyboard_decision_refused_for_its_reason_is_sent_again_with_enter(
+    page, live_server, tenant, analyst, reviewer
+):
+    item = off_the_browser_loop(approval_item, tenant, analyst)
+    login_in_browser(page, live_server.url, reviewer.username)
+    page.goto(f"{live_server.url}/reviews/?kind=approval")
+    row = page.locator(f"#review-item-{item.pk}")
+    page.keyboard.press("j")
+    page.keyboard.press("a")
+    page.keyboard.press("Enter")  # no reason yet: refused
+    page.wait_for_selector(
+        f"#review-item-{item.pk} .field-error, #review-item-{item.pk} [aria-invalid=true]"
+    )
+    reason = row.locator("input[name=reason]")
+    reason.focus()
+    page.keyboard.type("Routine registry lookup")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"#review-item-{item.pk} .decided")
+    decision = HumanDecision.objects.get(review_item_id=item.pk)
+    assert decision.kind == "approve" and decision.reason == "Routine registry lookup"

@@ -95,6 +95,14 @@
       setTimeout(() => row.classList.remove("needs-open"), 1500);
       return;
     }
+    showIntent(row, form, decision);
+    form.querySelector("input[name=reason]").focus();
+  }
+  // The decision chosen with a or d in each row, by its id: a row refused and sent back
+  // fresh (a reason missing) keeps it, so Enter sends it again once the reason is typed.
+  const intended = {};
+  function showIntent(row, form, decision) {
+    intended[row.id] = decision;
     form.dataset.intent = decision;
     form.classList.remove("needs-choice");
     row.classList.toggle("intent-approve", decision === "approve");
@@ -103,8 +111,14 @@
     const input = form.querySelector("input[name=reason]");
     // The button's visible word; the rest of its name (the subject) is for screen readers.
     input.placeholder = `Reason to ${button.firstChild.textContent.trim().toLowerCase()}, then Enter`;
-    input.focus();
   }
+  document.addEventListener("htmx:afterSwap", () => {
+    Object.keys(intended).forEach((id) => {
+      const row = document.getElementById(id);
+      const form = row && row.querySelector("form[data-decide-form]");
+      if (form && !form.dataset.intent) showIntent(row, form, intended[id]);
+    });
+  });
   // The keys' live region is on the page, empty, from the start: a region created together
   // with its words is often not read. Emptied (not hidden) after a while.
   function keysStatus() {
