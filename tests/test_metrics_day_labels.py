@@ -35,3 +35,20 @@ def test_a_period_within_a_year_names_days_without_it(client, admin_user, case):
         reverse("runs-metrics"), {"date_from": "2026-03-01", "date_to": "2026-03-07"}
     ).content.decode()
     assert day_names(html) == ["Mar 1", "Mar 7"]
+
+
+def test_a_period_reaching_far_past_today_ends_today_and_keeps_its_start(client, admin_user, case):
+    from django.utils import timezone
+
+    today = timezone.localdate()
+    make_run(case, iterations=4, created_at=timezone.now())
+    client.force_login(admin_user)
+    start = today - dt.timedelta(days=5)
+    html = client.get(
+        reverse("runs-metrics"),
+        {"date_from": start.isoformat(), "date_to": (today + dt.timedelta(days=400)).isoformat()},
+    ).content.decode()
+    assert "No runs can fall after today, so the period ends today." in html
+    assert "At most" not in html
+    names = day_names(html)
+    assert names[0] == start.strftime("%b %-d") and names[-1] == today.strftime("%b %-d")

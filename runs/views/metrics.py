@@ -45,6 +45,9 @@ def period(request: HtmxHttpRequest) -> tuple[dt.date, dt.date, list[str]]:
     if start > end:
         errors.append("The start date was after the end date; they were swapped.")
         start, end = end, start
+    if start <= today < end:
+        end = today
+        errors.append("No runs can fall after today, so the period ends today.")
     if (end - start).days >= MAX_DAYS:
         start = end - dt.timedelta(days=MAX_DAYS - 1)
         errors.append(f"At most {MAX_DAYS} days are shown; the period starts on {start}.")
