@@ -1176,3 +1176,17 @@ def test_each_reason_field_of_the_queue_is_named_by_its_own_case(client, tenant,
     assert len(names) == len(set(names)) == 2
     assert any(f"case {first.case_id}," in name for name in names)
     assert any(f"case {second.case_id}," in name for name in names)
+
+
+def test_a_conflict_settled_since_the_sign_off_was_asked_is_no_longer_listed_unresolved(
+    client, tenant, analyst, reviewer
+):
+    signoff = open_item(paused_run(tenant, analyst, CONFLICT_SUBJECT), ReviewItem.Kind.SIGNOFF)
+    (conflict,) = signoff.payload["packet"]["unresolved_conflicts"]
+    run = signoff.run
+    for held in run.state["conflicts"]:
+        if held["conflict_id"] == conflict["conflict_id"]:
+            held["status"] = "resolved"
+    run.save(update_fields=["state"])
+    html = client_for(client, reviewer).get(reverse("reviews-item", args=[signoff.pk]))
+    assert "<h3>Unresolved conflicts</h3>" not in html.content.decode()

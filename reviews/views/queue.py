@@ -227,14 +227,16 @@ def _unresolved_conflicts(item: ReviewItem) -> list[dict]:
     conflicts = (item.payload.get("packet") or {}).get("unresolved_conflicts") or []
     state = item.run.state or {}
     companies = companies_directed(state.get("selected_entity"), state.get("directorships"))
-    entity_of = {c.get("conflict_id"): c.get("entity_id") for c in state.get("conflicts") or []}
+    held = {c.get("conflict_id"): c for c in state.get("conflicts") or []}
     return [
         {
             **c,
-            "about": companies.get(entity_of.get(c.get("conflict_id")), ""),
+            "about": companies.get(held.get(c.get("conflict_id"), {}).get("entity_id"), ""),
             "values": by_value(c.get("values") or []),
         }
         for c in conflicts
+        # One a reviewer settled since the packet was proposed is no longer in dispute.
+        if held.get(c.get("conflict_id"), {}).get("status") != "resolved"
     ]
 
 
