@@ -189,6 +189,7 @@ def _record(
                     case_id=locked.case_id,
                     run_id=locked.run_id,
                     review_item=locked if closes_item else None,
+                    part_of=None if closes_item else locked,
                     actor=user,
                     kind=kind,
                     reason=reason,

@@ -47,7 +47,7 @@ def audit_csv_lines(tenant: Tenant, filters: AuditFilters) -> Iterator[str]:
 
 def _cells(row: AuditRow) -> tuple:
     decision = row.decision
-    item = decision.review_item if decision is not None else None
+    item = decision.item if decision is not None else None
     return (
         row.when.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S"),
         row.actor.get_full_name() or row.actor.username,

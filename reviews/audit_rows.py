@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db.models import CharField, F, QuerySet, Value
 
+from atlas.runtime.wording import fact_words
 from reviews.decision_details import decision_details
 from reviews.models import HumanDecision
 from runs.case_corrections import changes_of
@@ -93,7 +94,7 @@ def rows_of(entries: list[tuple]) -> list[AuditRow]:
     for source, pk, *_ in entries:
         ids[source].append(pk)
     decisions = (
-        HumanDecision.objects.select_related("actor", "case", "review_item", "run")
+        HumanDecision.objects.select_related("actor", "case", "review_item", "part_of", "run")
         .defer("run__state", "run__scenario")
         .in_bulk(ids["decision"])
     )
@@ -161,7 +162,7 @@ def add_effects(rows: list[AuditRow]) -> None:
         decision = row.decision
         if decision is None:
             continue
-        row.details = decision_details(decision.payload or {})
+        row.details = [*_conflict_named(decision), *decision_details(decision.payload or {})]
         if decision.kind not in RUNTIME_INPUT_KIND:
             continue
         applied, rejected = settled_by_run.get(decision.run_id, ([], {}))
@@ -171,6 +172,20 @@ def add_effects(rows: list[AuditRow]) -> None:
             row.effect = f"Not applied: {because}"
         else:
             row.effect = "Not yet applied"
+
+
+def _conflict_named(decision: HumanDecision) -> list[str]:
+    """Which fact a decision on one conflict of an escalation settled, as its item had it."""
+    conflict_id = (decision.payload or {}).get("conflict_id")
+    item = decision.item
+    if not conflict_id or item is None:
+        return []
+    facts = [
+        c.get("fact")
+        for c in item.payload.get("conflicts") or []
+        if c.get("conflict_id") == conflict_id
+    ]
+    return [f"Conflict on the {fact_words(facts[0])}"] if facts and facts[0] else []
 
 
 def _shaped(

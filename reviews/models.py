@@ -85,6 +85,11 @@ class HumanDecision(models.Model):
     review_item = models.ForeignKey(
         ReviewItem, on_delete=models.PROTECT, related_name="decisions", null=True, blank=True
     )
+    # The item a decision was made on without closing it (one conflict of an escalation
+    # that has more): `review_item` is the decision that closes an item, one per item.
+    part_of = models.ForeignKey(
+        ReviewItem, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=24, choices=Kind.choices)
     reason = models.TextField(blank=True)
@@ -119,3 +124,8 @@ class HumanDecision(models.Model):
     def says_no(self) -> bool:
         """A denied approval or a packet sent back, shown apart from a yes."""
         return self.kind in {self.Kind.DENY, self.Kind.REJECT_PACKET}
+
+    @property
+    def item(self) -> ReviewItem | None:
+        """The review item the decision was made on, whether or not it closed it."""
+        return self.review_item or self.part_of

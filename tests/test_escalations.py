@@ -678,6 +678,12 @@ def test_the_run_waits_until_every_conflict_of_its_escalation_is_settled(
     assert item.status == ReviewItem.Status.DECIDED
     assert Run.objects.get(pk=item.run_id).resume_requested_at is not None
     assert HumanDecision.objects.filter(run_id=item.run_id).count() == 2
+    # The audit names the escalation, and the fact, of each decision: the first too.
+    audit = client.get(reverse("reviews-audit")).content.decode()
+    assert audit.count(f"Escalation #{item.pk}") == 2
+    assert "Conflict on the directors" in audit and "Conflict on the address" in audit
+    csv_rows = b"".join(client.get(reverse("reviews-audit-csv")).streaming_content).decode()
+    assert csv_rows.count(f"Escalation #{item.pk}") == 2
 
 
 def test_an_escalation_is_named_by_its_case_and_run_not_only_by_its_item_number(
