@@ -46,7 +46,10 @@ def test_a_namesake_marked_false_positive_lets_the_rating_come_down(client, revi
     response = sign_off(client_for(client, reviewer), harrow_bay, "false_positive", "low")
     assert response.status_code == 302
     queue = client.get(response.url).content.decode()
-    assert "packet rated medium risk). You rated it low risk." in queue
+    assert (
+        "Signed off packet on Harrow Bay Freight at low risk, your rating (the agent proposed "
+        "medium)." in queue
+    )
     decision = HumanDecision.objects.get(review_item=harrow_bay)
     assert decision.payload["risk_rating"] == "low"
     run = advance(harrow_bay)

@@ -460,14 +460,19 @@ def _decided_message(decision: HumanDecision, item: ReviewItem) -> str:
             "reason. It returns for sign-off once they reply."
         )
     rated = decision.payload.get("risk_rating")
-    return (
-        f"{decision.get_kind_display()} ({item.summary}). "
-        + (f"You rated it {rated} risk. " if rated else "")
-        + (
-            "The case completes in a moment."
-            if decision.kind == HumanDecision.Kind.SIGN_OFF
-            else "The run resumes in a moment."
+    proposed = (item.payload.get("packet") or {}).get("risk_rating")
+    if rated and rated != proposed:
+        # Not "(packet rated medium risk). You rated it high": which rating stands first.
+        done = (
+            f"{decision.get_kind_display()} on {item.run.subject_name} at {rated} risk, your "
+            f"rating (the agent proposed {proposed}). "
         )
+    else:
+        done = f"{decision.get_kind_display()} ({item.summary}). "
+    return done + (
+        "The case completes in a moment."
+        if decision.kind == HumanDecision.Kind.SIGN_OFF
+        else "The run resumes in a moment."
     )
 
 
