@@ -7,6 +7,7 @@ from typing import Any
 
 from atlas.runtime.budgets import BudgetStop
 from atlas.runtime.cancellation import cancel_request_data
+from atlas.runtime.money import budget_dollars
 from atlas.runtime.packets import partial_packet
 from atlas.runtime.progress import detect_cycle, progress_signature, unchanged_for
 from atlas.runtime.state import AtlasState
@@ -69,10 +70,11 @@ OVERSPENT_USER_STATUS = (
 def budget_stop(writer: StepWriter, s: AtlasState, buf: StepBuffer, stop: BudgetStop) -> AtlasState:
     sentence = None
     if stop.overspent:
+        tokens = stop.reason == "token_budget"
         sentence = OVERSPENT_USER_STATUS.format(
-            budget="token" if stop.reason == "token_budget" else "cost",
-            used=stop.spent,
-            limit=stop.limit,
+            budget="token" if tokens else "cost",
+            used=f"{stop.spent:,}" if tokens else budget_dollars(stop.spent),
+            limit=f"{int(stop.limit):,} tokens" if tokens else budget_dollars(stop.limit),
         )
     return pause_for_review(
         writer,
