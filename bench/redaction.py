@@ -53,6 +53,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "a directors line of dates and names": lambda n: "directors: " + "jane 1 may " * (n // 11),
     "a directors line of one long word": lambda n: "directors: 1 " + "a" * n,
     "separated values": lambda n: "name,passport\n" + "x,1234567\n" * (n // 10),
+    "a separated row of spaces": lambda n: "name,passport,dob\nx" + " " * n + "y",
     "a separated row of quotes": lambda n: "name;passport\n" + '"a"";' * (n // 5),
     "labels with long gaps": lambda n: (
         ("iban:" + " " * 1000 + "passport" + "\n" * 1000) * (n // 2008)

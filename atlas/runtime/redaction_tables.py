@@ -252,7 +252,8 @@ def _delimiter(line: str) -> str | None:
 
 _SEPARATED_CELL = {
     delimiter: re.compile(
-        rf'[ \t]*(?:"(?P<quoted>(?:[^"\n]|"")*)"|(?P<bare>[^{delimiter}"\n]*?))[ \t]*'
+        rf'[ \t]*(?:"(?P<quoted>(?:[^"\n]|"")*)"'
+        rf'|(?P<bare>(?:[^{delimiter}"\n \t]|[ \t]+(?=[^{delimiter}"\n \t]))*))[ \t]*'
         rf"(?P<end>{delimiter}|$)"
     )
     for delimiter in ",;"
