@@ -138,7 +138,7 @@ def _spans(text: str) -> list[Found]:
     skeleton = numbers.skeleton(folded)
     found += numbers.ibans(folded, skeleton, text)
     found += numbers.card_numbers(folded, skeleton)
-    found += dates_beside_names(folded)
+    found += dates_beside_names(text, folded)
     found += phones_beside_a_person(folded, found)
     found += table_columns(text, folded, bare_labels, sorted(found))
     kept: list[Found] = []

@@ -487,27 +487,36 @@ def phones_beside_a_person(folded: str, found: list[Found]) -> list[Found]:
     return phones
 
 
-# A line listing people: its dates beside their names are their birth dates, but for a
-# date an appointment word comes just before ("appointed 2019-01-02", "since 12.03.2020").
+# A line listing people: a date right after a name on it is that person's birth date
+# ("Directors: Richard Miles 14.03.1975"); one after other words ("appointed 2019-01-02",
+# "Incorporated 12 March 2019") or opening a range ("2019-01-02 to 2021-03-04") is not.
 _PEOPLE_LINE = re.compile(
     r"(?m)^[ \t]*(?:directors?|officers?|signator(?:y|ies)|shareholders?"
     r"|beneficial[ \t]+owners?|ubos?|persons?[ \t]+with[ \t]+significant[ \t]+control)"
     r"[ \t]*:[^\n]*"
 )
-_DATE_ON_A_LINE = re.compile(rf"(?<![\w/.-])(?:{_DATE})(?![\w/-])")
-_APPOINTMENT_BEFORE = re.compile(
-    r"(?:appointed|since|from|resigned|until|ceased|effective|dated|as[ \t]+of|on)"
-    r"[ \t:]*\Z"
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
+_DATE_BESIDE_A_NAME = re.compile(
+    r"(?<![\w/.-])(?:[0-9]{1,2}([./-])[0-9]{1,2}\1(?:19|20)[0-9]{2}|(?:19|20)[0-9]{2}-[0-9]{2}-[0-9]{2}"
+    rf"|[0-9]{{1,2}}(?:st|nd|rd|th)?[ ]+(?:of[ ]+)?{_MONTH}\.?,?[ ]+(?:19|20)[0-9]{{2}})"
+    r"(?![\w/-])(?!\s*(?:to|until|till|[–—-])\s*[0-9])"
+)
+# A name's word: capitalised, letters with an apostrophe or hyphen, or an initial ("J.").
+_NAME_WORD = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*|[^\W\d_]\.")
 
 
-def dates_beside_names(folded: str) -> list[Found]:
-    """The dates on a line that lists people ("Directors: Richard Miles 14.03.1975")."""
+def dates_beside_names(text: str, folded: str) -> list[Found]:
+    """Birth dates on a line that lists people ("Directors: Richard Miles 14.03.1975")."""
     found = []
     for line in _PEOPLE_LINE.finditer(folded):
-        for date in _DATE_ON_A_LINE.finditer(folded, line.start(), line.end()):
-            if not _APPOINTMENT_BEFORE.search(
-                folded, max(line.start(), date.start() - 20), date.start()
+        for date in _DATE_BESIDE_A_NAME.finditer(folded, line.start(), line.end()):
+            before = text[line.start() : date.start()].rstrip(" \t,")
+            words = before.split()[-2:]
+            if len(words) == 2 and all(
+                _NAME_WORD.fullmatch(word) and word[0].isupper() for word in words
             ):
                 found.append(Found(*date.span(), "dates_of_birth"))
     return found

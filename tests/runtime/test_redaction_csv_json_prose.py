@@ -78,10 +78,36 @@ def test_personal_data_in_a_sentence_an_aside_or_behind_an_invisible_hyphen(text
             "Directors: Jane Roe (appointed 2019-01-02), John Doe since 12.03.2020",
         ),
         ("Filed: 2024-01-02", "Filed: 2024-01-02"),
+        (
+            "Directors: Richard Wilson 14.03.1975, Mark Johnson 02.05.1980",
+            "Directors: Richard Wilson [REDACTED DOB], Mark Johnson [REDACTED DOB]",
+        ),
     ],
 )
 def test_a_date_beside_a_name_on_a_directors_line_is_taken_for_a_birth_date(text, redacted):
     assert redact(text) == redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Directors: John Smith, date of appointment 2019-01-02",
+        "Directors: John Smith, 2019-01-02 to 2021-03-04",
+        "Directors: Richard Miles, Jane Doe. Incorporated 12 March 2019",
+        "Directors: Alice Brown; Bob Green. Company number 08812345 registered 2001-03-04",
+        "Directors: None. Dissolved 2020-01-01",
+        "Director: John Smith, elected 2019-01-02",
+        "Director: John Smith, in office since the 1st of May 2019",
+        "Officers: John Smith (Secretary) 01/05/2019",
+        "Shareholders: 100 ordinary shares issued 2019-01-02",
+        "Shareholders: Acme Holdings Ltd 50% (acquired 2020-05-01)",
+        "Shareholders: John Smith 50 shares 2019, Jane Doe 50 shares 2019",
+        "Directors: 3 appointed 2019",
+        "Directors: Jane Roe, 1 of 3 directors 2024",
+    ],
+)
+def test_a_date_on_a_directors_line_that_is_not_beside_a_name_stays(text):
+    assert redact(text) == text
 
 
 @pytest.mark.parametrize("delimiter", [",", ";"])
