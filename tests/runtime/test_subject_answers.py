@@ -362,3 +362,55 @@ def test_a_no_to_the_one_candidate_is_recorded_as_turning_it_down():
     state, store = _amber_coast_answered("Nope")
     (said,) = events_of(store, state, "clarification_received")
     assert said.data["turned_down"] is True and "unclear" not in said.data
+
+
+def _gb_us() -> list[dict]:
+    return [c for c in northwind() if c["jurisdiction"] in ("GB", "US")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It's none other than the UK one",
+        "I checked them all but the UK one is the subject",
+        "Other than the UK one, none fit",
+        "The GB one which is not the one in the press",
+        "No doubt the UK one",
+        "Without a doubt the UK one",
+    ],
+)
+def test_an_answer_that_keeps_the_uk_one_picks_it(text):
+    assert candidate_picked_by(text, _gb_us(), listed(_gb_us()))["entity_id"] == "co-northwind-gb"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It's the one in Singapore",
+        "It is the one registered in Delaware",
+        "He's the same name as the subject's father",
+    ],
+)
+def test_a_sentence_about_another_place_is_no_yes(text):
+    assert candidate_picked_by(text, [ACME], [ACME_LABEL]) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Of course not",
+        "No, of course not",
+        "Of course it isn't",
+        "No problem, but it is not the company",
+        "No, it's the one registered in Delaware",
+        "No, it is the company in Singapore",
+        "No, this is the one in Ireland",
+        "No - he's the same name but a different person",
+        "That's the company in the US, not this one",
+    ],
+)
+def test_a_no_with_a_sentence_in_it_still_turns_the_one_down(text):
+    from atlas.runtime.adapters.answers import rules_out_the_one
+
+    assert candidate_picked_by(text, [ACME], [ACME_LABEL]) is None
+    assert rules_out_the_one(text, [ACME_LABEL])

@@ -33,17 +33,24 @@ NEGATION_ENDS = {"but", "rather", "instead", "is", "it's", "its", "was"}
 # Two words that rule out what follows, though the second ends a negation alone:
 # "anything but Singapore", "other than the GB one", "rather than the US one".
 NEGATING_PAIRS = {
-    *(("anything", "but"), ("everything", "but"), ("all", "but"), ("any", "but")),
+    *(("anything", "but"), ("everything", "but")),
     *(("other", "than"), ("rather", "than")),
 }
+# Words that make "no" or "without" a yes: "no doubt", "without a doubt".
+NOT_A_NEGATION_BEFORE = {"doubt", "question", "questions"}
 # What rules out the candidate named before it in its clause: "Singapore is wrong", "the
 # US one is not the subject", "GB isn't it".
 RULED_OUT_AFTER = re.compile(
-    r"(?i)^[\w' ]{0,40}?(?:\b(?:is|was|are)\s+|'s\s+)(?:(?:definitely|clearly|certainly)\s+)?"
-    r"(?:wrong|incorrect|not\s+(?:it|right|correct|relevant|the\s+(?:one|subject|company|person|entity)))\b"
-    r"|^[\w' ]{0,40}?\b(?:isn't|isnt|wasn't|aren't)\s+(?:it|right|correct|relevant"
-    r"|the\s+(?:one|subject|company|person|entity))\b"
+    r"(?i)[\w']+(?:\s+(?:one|company|entity|candidate|option|listing|record))?"
+    r"(?:\s+(?:is|was|are)\s+|'s\s+)(?:(?:definitely|clearly|certainly)\s+)?"
+    r"(?:wrong|incorrect|not\s+(?:it|right|correct|relevant"
+    r"|the\s+(?:one|subject|company|person|entity)))"
+    r"|[\w']+(?:\s+(?:one|company|entity|candidate|option|listing|record))?"
+    r"\s+(?:isn't|isnt|wasn't|aren't)\s+(?:it|right|correct|relevant"
+    r"|the\s+(?:one|subject|company|person|entity))"
 )
+# Where a clause may end after such a predicate.
+CLAUSE_ENDS = re.compile(r"\s*(?:[,.;:!?()]|\s[-–—]\s|$)")
 NOT_A_NEGATION_AFTER = {"sure", "certain"}  # "not sure": doubt, not exclusion
 CLAUSE_BREAK = re.compile(r"[,.;:!?()]|\s[-–—]\s")
 # Words an answer is made of that say nothing about which candidate is meant.
@@ -89,13 +96,14 @@ DENIALS = {
 NUMBER_ABBREVIATION = re.compile(r"(?i)\bno\.\s*(?=[\w-]*\d)")
 # A yes said with a no-word in it: "no doubt", "no question", "without a doubt".
 SURE_WITH_A_NO = re.compile(
-    r"(?i)\bno\s+(?:doubt|question|problem|worries)\b|\bwithout\s+(?:a\s+|any\s+)?doubt\b"
-    r"|\bof\s+course\b"
+    r"(?i)\bno\s+(?:doubt|question)\b|\bwithout\s+(?:a\s+|any\s+)?doubt\b"
+    r"|\bof\s+course\b(?![^,.;!?]*(?:\bnot\b|n't))"
 )
 # A yes said as a sentence within a longer answer: "that is the company", "it's the one".
 IT_IS_THE_ONE = re.compile(
     r"(?i)\b(?:it|that|this|he|she)(?:'s|\s+is)\s+(?:indeed\s+)?"
-    r"(?:the\s+(?:one|subject|company|person|entity|same)|him|her|correct|right)\b"
+    r"(?:the\s+(?:one|subject|company|person|entity|same)|him|her|correct|right)"
+    r"(?=\s*(?:[,.;:!?]|$))"
 )
 DOUBT = re.compile(
     r"(?i)\bnot\s+(?:sure|certain)\b|\b(?:maybe|perhaps|possibly|unsure|unknown|dunno|hmm+)\b"
@@ -418,16 +426,25 @@ def _negated_at(answer: str, position: int) -> bool:
         (m.end() for m in CLAUSE_BREAK.finditer(answer) if m.end() <= position), default=0
     )
     clause_end = next((m.start() for m in CLAUSE_BREAK.finditer(answer, position)), len(answer))
-    if RULED_OUT_AFTER.match(answer[position:clause_end]):
+    ruled_out = RULED_OUT_AFTER.match(answer, position, clause_end)
+    if ruled_out and CLAUSE_ENDS.match(answer, ruled_out.end()):
         return True
+    # "Other than the UK one, none fit": an exception to a none keeps what it names.
+    excepted = NONE_OF_THEM.search(answer, position) is not None
     words = [w.lower() for start, w in _word_positions(answer) if clause_start <= start < position]
     negating = False
     for index, word in enumerate(words):
         previous = words[index - 1] if index else ""
-        following = words[index + 1] if index + 1 < len(words) else ""
-        negates = word in NEGATIONS and following not in NOT_A_NEGATION_AFTER
-        if negates or (previous, word) in NEGATING_PAIRS:
-            negating = True
+        following = words[index + 1 : index + 3]
+        if word in ("no", "without") and NOT_A_NEGATION_BEFORE & set(following):
+            continue
+        if (previous, word) in NEGATING_PAIRS:
+            # "None other than the UK one" names it.
+            negating = not excepted and (index < 2 or words[index - 2] != "none")
+        elif word in NEGATIONS and following[:1] != [] and following[0] in NOT_A_NEGATION_AFTER:
+            continue
+        elif word in NEGATIONS:
+            negating = not (excepted and word in ("except", "excluding"))
         elif word in NEGATION_ENDS:
             negating = False
     return negating
