@@ -274,9 +274,11 @@ def _subject_screen_denied(s: AtlasState) -> bool:
     policy or a reviewer): a screen of a director or a company it directs does not count."""
     if "screen_sanctions" in s.completed_steps:
         return False
-    subject_ids = {c.entity_id for c in s.entity_candidates}
+    # Once an entity is matched, a namesake's screen is not the subject's.
     if s.selected_entity:
-        subject_ids.add(s.selected_entity.entity_id)
+        subject_ids = {s.selected_entity.entity_id}
+    else:
+        subject_ids = {c.entity_id for c in s.entity_candidates}
     subject_names = {normalize_name(s.brief.subject)}
     if s.selected_entity:
         subject_names.add(normalize_name(s.selected_entity.name))

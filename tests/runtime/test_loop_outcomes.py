@@ -1056,3 +1056,34 @@ def test_a_screen_a_reviewer_denies_hands_the_run_over_naming_the_reviewers_reas
         "Sanctions screening of Acme Analytics Ltd was not run: reviewer-rita denied it "
         "(“Not on this budget.”)." in state.proposed_packet.open_gaps
     )
+
+
+def test_a_namesakes_screen_denied_does_not_stand_for_the_subjects(make_state):
+    from atlas.runtime.finish import _subject_screen_denied
+    from atlas.runtime.state import EntityCandidate
+
+    state = make_state()
+    gb = EntityCandidate(
+        entity_id="co-nw-gb",
+        name="Northwind Trading Ltd",
+        entity_type="company",
+        jurisdiction="GB",
+        score=100,
+    )
+    us = EntityCandidate(
+        entity_id="co-nw-us",
+        name="Northwind Trading LLC",
+        entity_type="company",
+        jurisdiction="US",
+        score=95,
+    )
+    state.entity_candidates = [gb, us]
+    state.selected_entity = gb
+    state.denied_actions = [
+        {"tool": "screen_sanctions", "arguments": {"entity_id": "co-nw-us"}, "reason": "no"}
+    ]
+    assert not _subject_screen_denied(state)
+    state.denied_actions.append(
+        {"tool": "screen_sanctions", "arguments": {"entity_id": "co-nw-gb"}, "reason": "no"}
+    )
+    assert _subject_screen_denied(state)
