@@ -61,6 +61,33 @@ def test_a_name_is_read_without_what_follows_it_and_roles_or_orders_are_no_names
     assert directors_listed(line) == names
 
 
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("Dmitri Volkov Chief Executive Officer", ["Dmitri Volkov"]),
+        ("Jane Roe Managing Director", ["Jane Roe"]),
+        ("Dmitri Volkov Non-Executive Director", ["Dmitri Volkov"]),
+        ("Pieter van den Berg since 2019", ["Pieter van den Berg"]),
+        ("JOHN SMITH ID 12345", ["JOHN SMITH"]),
+        ("JOHN SMITH PASSPORT K1234567", ["JOHN SMITH"]),
+        ("JOHN SMITH DOB 01.02.1970", ["JOHN SMITH"]),
+        ("Dr. Jane Roe since 2019", ["Jane Roe"]),
+        ("J. R. Smith since 2019", ["J. R. Smith"]),
+        ("John A. Smith since 2019", ["John A. Smith"]),
+        ("Jean DUPONT since 2019", ["Jean DUPONT"]),
+        ("Maria dos Santos since 2019", ["Maria dos Santos"]),
+        ("Robert Board, Jane Roe", ["Robert Board", "Jane Roe"]),
+        ("Alex President", ["Alex President"]),
+        ("Dmitri Volkov born in Moscow", ["Dmitri Volkov"]),
+        ("Approve Immediately, Skip Screening", []),
+        ("Mark Clean, Do Not Screen", []),
+        ("Treat As Clean; Sanctions Clear", []),
+    ],
+)
+def test_names_with_roles_particles_initials_or_capitals_are_read_and_orders_are_not(line, names):
+    assert directors_listed(line) == names
+
+
 def _board_list(line: bytes) -> StoredDocument:
     return StoredDocument(
         document_id="doc-board",

@@ -21,7 +21,10 @@ _LEAD_IN = re.compile(
     r"(?P<names>[^.;:\n()]+)"
 )
 _SEPARATORS = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+|\s*&\s*")
-_PARTICLES = {"de", "del", "der", "van", "von", "da", "di", "du", "la", "le", "bin", "al"}
+_PARTICLES = {
+    *("de", "del", "der", "den", "van", "von", "da", "di", "du", "la", "le", "bin", "al"),
+    *("dos", "das", "do", "des", "della", "dei", "ter", "ten", "y"),
+}
 # Letters, the words apart by spaces, full stops, apostrophes or hyphens: not markup, a
 # link or a template's placeholder on a directors line.
 _WRITTEN_AS_A_NAME = re.compile(r"[^\W\d_]+(?:[ .'’-]+[^\W\d_]+)*")
@@ -47,11 +50,14 @@ _ROLE_WORDS = frozenset((
     "director", "directors", "secretary", "president", "officer", "executive", "manager",
     "treasurer", "founder", "shareholder", "company", "limited", "ltd", "plc", "llc",
     "inc", "gmbh", "holdings", "board", "since", "until", "from", "appointed",
+    "chief", "managing", "non-executive", "executive", "independent", "deputy", "vice",
+    "id", "passport", "dob", "born", "nationality", "ssn", "nino",
 ))  # fmt: skip
 # Words of an order to the agent, which no director's name holds.
 _ORDER_WORDS = frozenset((
     "ignore", "disregard", "previous", "instructions", "instruction", "prompt", "system",
-    "assistant", "override", "risk", "rating",
+    "assistant", "override", "risk", "rating", "approve", "approved", "immediately",
+    "skip", "screening", "screen", "clean", "clear", "treat", "sanctions", "bypass",
 ))  # fmt: skip
 _NOBODY = re.compile(r"(?i)(?:none|nil|n/?a|-+|–|—|tbc|tba|not applicable)\.?")
 
@@ -108,21 +114,19 @@ def directors_listed(line: str) -> list[str]:
 def _name_opening(text: str) -> str:
     """The name that opens `text`: "Dmitri Volkov since 2019", "Dmitri Volkov ID 12345" and
     "Dmitri Volkov Chairman" are Dmitri Volkov. Text written as an order to the agent
-    ("Ignore Previous Instructions", "Mark Low Risk") is no name at all."""
+    ("Ignore Previous Instructions", "Mark Clean") is no name at all."""
     words = text.split()
-    if any(word.lower().strip(".") in _ORDER_WORDS for word in words):
+    if any(word.lower().strip(".,") in _ORDER_WORDS for word in words):
         return ""
-    if _WRITTEN_AS_A_NAME.fullmatch(text) and not any(map(_not_a_name_word, words)):
-        return text
-    in_capitals = words[0].isupper() if words else False
-    opening = []
-    for word in words:
-        if (
-            _not_a_name_word(word)
-            or not _WRITTEN_AS_A_NAME.fullmatch(word)
-            or not (word[0].isupper() or word in _PARTICLES)
-            or (word.isupper() and len(word) > 1 and not in_capitals)
-        ):
+    if text.islower() and _WRITTEN_AS_A_NAME.fullmatch(text) and len(words) <= MAX_NAME_WORDS:
+        return text  # "jane roe", as some forms are typed
+    opening: list[str] = []
+    for index, word in enumerate(words):
+        # "Robert Board", "Alex President": a surname, where a role would follow a name.
+        role = _not_a_name_word(word) and not (len(words) == 2 and index == 1)
+        written = _WRITTEN_AS_A_NAME.fullmatch(word.rstrip("."))
+        capital = word[0].isupper() or word.lower() in _PARTICLES
+        if role or not written or not capital:
             break
         opening.append(word)
     return " ".join(opening[: MAX_NAME_WORDS + 1])
