@@ -154,8 +154,11 @@ def _spans(text: str) -> list[Found]:
 
 
 # Characters that show nothing but split a word for a pattern: a soft hyphen ("Pass­port"),
-# zero-width spaces and joiners, a byte order mark.
-_INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
+# zero-width spaces and joiners, direction marks (right-to-left documents), variation
+# selectors, a byte order mark.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufe00-\ufe0f\ufeff]"
+)
 
 
 def _visible(text: str) -> str:

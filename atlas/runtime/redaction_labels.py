@@ -356,10 +356,10 @@ def _label_head(field: str, word: str) -> str:
 # Another name for the same field after a slash: "SSN/Tax ID:", "Passport / ID card no.:";
 # not a company's ("Passport/Company Registration No.", "SSN/EIN"), whose number stays.
 # Its words hold no "_", which the gap after them may hold: shared, they cost quadratic time.
+# ("Registration" alone is as often a person's: a resident registration number.)
 _A_COMPANYS_WORD = (
-    r"(?:company|companies|registration|registered|reg|register|vat|ein|crn|business"
-    r"|corporate|incorporation|firm|entity|employer|organi[sz]ation|trade|commercial"
-    r"|įmonės|įmonių)(?![^\W\d_])"
+    r"(?:company|companies|vat|ein|crn|business|corporate|incorporation|firm|entity"
+    r"|organi[sz]ation|trade|commercial|įmonės|įmonių)(?![^\W\d_])"
 )
 _ALSO_CALLED_WORD = rf"(?!{_A_COMPANYS_WORD})(?>[^\W\d_]+)\.?"
 _ALSO_CALLED = rf"(?:[ \t]*/[ \t]*{_ALSO_CALLED_WORD}(?:[ \t]+{_ALSO_CALLED_WORD}){{0,3}})?"
@@ -435,13 +435,26 @@ def _digits(value: str) -> int:
 
 def _an_identity_number(value: str, word: str) -> bool:
     """Whether `value` after `word` may be an identity number: a passport's may hold as
-    many letters as digits ("NXC3PF2L8"), a bare number is a year or a count."""
-    if _A_DAY.fullmatch(value):
+    many letters as digits ("NXC3PF2L8"), a bare number is a year or a count ("in 2019")."""
+    if _a_day(value):
         return False
     enough_digits = _digits(value) >= MIN_ID_DIGITS
     if word in NEEDS_A_NUMBER_WORD:
         return enough_digits
-    return enough_digits or any(char.isalpha() for char in value)
+    return enough_digits or _LETTER_BESIDE_A_DIGIT.search(value) is not None
+
+
+_LETTER_BESIDE_A_DIGIT = re.compile(r"[^\W\d_][0-9]|[0-9][^\W\d_]")
+# A short word before it ("on 2020-01-01", "in 2019") is read as a number's letters.
+_WORD_BEFORE = re.compile(r"^[a-z]{1,3}[ ]+")
+_YEARS = re.compile(r"(?:19|20)[0-9]{2}[ ]*[-–/][ ]*(?:19|20)[0-9]{2}")
+
+
+def _a_day(value: str) -> bool:
+    """Whether `value` is a day or a span of years ("2020-01-01", "on 2020-01-01",
+    "2019-2029"), not a number."""
+    bare = _WORD_BEFORE.sub("", value)
+    return bool(_A_DAY.fullmatch(bare) or _YEARS.fullmatch(bare))
 
 
 def listed_numbers(value: str) -> list[str]:
@@ -555,6 +568,8 @@ def labelled(folded: str) -> tuple[list[Found], list[int]]:
             match = pattern.match(folded, at)
             if match and field in _COUNTED_DIGITS and not _an_identity_number(match["value"], word):
                 continue
+            if match and field == "account_numbers" and _a_day(match["value"]):
+                continue  # "Last accounts: 2023-03-31" is a filing's date
             if match:
                 found.append(Found(*match.span("value"), field))
             else:

@@ -112,6 +112,7 @@ _WORD = re.compile(r"\S+")
 _DIGIT = re.compile(r"[0-9]")
 _DIGIT_OR_COLON = re.compile(r"[0-9:]")
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
+_LETTER = re.compile(r"[^\W\d_]")
 _TRIM = " \t.,;:()[]\"'"
 
 
@@ -243,9 +244,14 @@ def _delimiter(line: str) -> str | None:
     between its cells, if `line` is one: every cell a few words, no digit."""
     delimiter = ";" if line.count(";") > line.count(",") else ","
     cells = [cell.strip(' \t"') for cell in line.split(delimiter)]
-    if len(cells) < 2 or _DIGIT.search(line):
+    while cells and not cells[-1]:
+        cells.pop()  # "name,passport_no,dob," ends in a delimiter
+    if len(cells) < 2:
         return None
-    if all(0 < len(cell.split()) <= _MAX_HEADER_CELL_WORDS for cell in cells):
+    # Each a few words with a letter ("address_line_1"), none a value ("2024").
+    if all(
+        0 < len(cell.split()) <= _MAX_HEADER_CELL_WORDS and _LETTER.search(cell) for cell in cells
+    ):
         return delimiter
     return None
 
@@ -335,8 +341,12 @@ def _column_rows(folded: str, start: int, end: int, layout: str) -> tuple[list[F
         if _RULE_LINE.fullmatch(line):
             continue
         cells = _cells(folded, row_start, row_end, layout)
-        # A row of separated values has the header's cells, or is no row of it.
-        if len(cells) < 2 or (layout in _SEPARATED_CELL and len(cells) != len(header)):
+        if layout in _SEPARATED_CELL:
+            if layout not in line:
+                break  # a line of prose after the table
+            if len(cells) != len(header):
+                continue  # a cell with a comma of its own, unquoted: its columns are unknown
+        elif len(cells) < 2:
             break
         for column, (left, right) in _placed(cells, header, row_start, start):
             field = fields[column]

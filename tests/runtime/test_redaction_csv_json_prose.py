@@ -59,6 +59,8 @@ def test_a_sentence_after_separated_values_is_not_read_as_their_rows():
         ("Passport (765432198) seen.", "Passport ([REDACTED PASSPORT]) seen."),
         ("Pass\u00adport number: 765432198", "Passport number: [REDACTED PASSPORT]"),
         ("Pass\u200bport No. K7654321", "Passport No. [REDACTED PASSPORT]"),
+        ("Pass\u200eport No: K7654321", "Passport No: [REDACTED PASSPORT]"),
+        ("Date of birth:\u200f01.02.1980", "Date of birth:[REDACTED DOB]"),
     ],
 )
 def test_personal_data_in_a_sentence_an_aside_or_behind_an_invisible_hyphen(text, redacted):
@@ -120,3 +122,17 @@ def test_a_separated_row_with_a_long_run_of_spaces_takes_linear_time(delimiter):
     began = time.perf_counter()
     redact(text)
     assert time.perf_counter() - began < 1.0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "id,name,dob\n1,John,1981-05-03\n2,Jane, Jr.,1980-01-01\n3,Bob,1979-01-01",
+        "name,address_line_1,passport_no,dob\nJohn Smith,1 High St,K7654321,1981-05-03",
+        "name,passport_no,dob,\nJohn Smith,K7654321,1981-05-03,",
+    ],
+)
+def test_separated_values_in_common_layouts_are_hidden(text):
+    hidden = redact(text)
+    for secret in ("1981-05-03", "1979-01-01", "K7654321"):
+        assert secret not in hidden
