@@ -39,7 +39,7 @@ _BRACKETED = r"(?:(?>[ \t]*)\((?=[^()\n]{0,23}[^\W\d_])[^()\n]{1,24}\))?"
 # the value ("passport (K7654321)"), not a telephone's area code ("(020) 7946 0958"); or a full stop with the value right after it
 # ("passport.K7654321"), not a sentence's end.
 LABEL_GAP = (
-    r"""(?>\.(?=[^\W_])|["”’]?[\s_|]*(?:(?:is|was)\s+)?(?:[:#=–—-][\s_|]*)?"""
+    r"""(?>\.(?=[^\W_])|["'”’]?[\s_|]*(?:(?:is|was)\s+(?:the\s+)?)?(?:[:#=–—-][\s_|]*)?"""
     r"""(?:["'“‘«]|\((?![0-9+ ]{1,6}\)))?)"""
 )
 # After a value: no letter or digit, though a file name's "_" may follow ("K7654321_John").
@@ -196,6 +196,11 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
         "driver’s licence",
         "drivers licence",
         "driver licence",
+        "drivers' licence",
+        "drivers’ licence",
+        "driver's lic",
+        "driver’s lic",
+        "driving lic",
         "dl",
         "driving permit",
         "führerschein",
@@ -317,9 +322,9 @@ _ENDINGS = {
         r"(?:s|[а-яё]+|\.)?(?>[\s_-]+(?:corriente|corrente|courant|bancaria|bancario|bancaire))?"
     ),
     "card_numbers": r"s?",
-    "driving_licence_numbers": r"s?",
+    "driving_licence_numbers": r"(?:s|\.)?",
     "national_id_numbers": r"(?:entification|entity)?(?:[ _.-]card)?",
-    "dates_of_birth": r"(?:\.| on(?: the)?| am)?",
+    "dates_of_birth": r"(?:\.| on(?: the)?| the| am)?",
     "phone_numbers": r"\.?",
 }
 VALUE_PATTERNS = {

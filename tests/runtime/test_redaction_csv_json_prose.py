@@ -60,6 +60,11 @@ def test_a_sentence_after_separated_values_is_not_read_as_their_rows():
         ("Pass\u00adport number: 765432198", "Passport number: [REDACTED PASSPORT]"),
         ("Pass\u200bport No. K7654321", "Passport No. [REDACTED PASSPORT]"),
         ("Pass\u200eport No: K7654321", "Passport No: [REDACTED PASSPORT]"),
+        ("Date of birth is the 3rd of May 1981", "Date of birth is the [REDACTED DOB]"),
+        ("born the 3rd of May 1981", "born the [REDACTED DOB]"),
+        ("Drivers' licence: D1234567", "Drivers' licence: [REDACTED DRIVING LICENCE]"),
+        ("Driver's Lic. No. D1234567", "Driver's Lic. No. [REDACTED DRIVING LICENCE]"),
+        ("{'passport': 'K7654321'}", "{'passport': '[REDACTED PASSPORT]'}"),
         ("Date of birth:\u200f01.02.1980", "Date of birth:[REDACTED DOB]"),
     ],
 )
