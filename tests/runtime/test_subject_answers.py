@@ -414,3 +414,15 @@ def test_a_no_with_a_sentence_in_it_still_turns_the_one_down(text):
 
     assert candidate_picked_by(text, [ACME], [ACME_LABEL]) is None
     assert rules_out_the_one(text, [ACME_LABEL])
+
+
+@pytest.mark.parametrize(
+    "text", ["Of course, the US one", "Yes, the Singapore one", "No doubt it is the Irish company"]
+)
+def test_a_yes_naming_another_country_than_the_one_offered_picks_nothing(text):
+    assert candidate_picked_by(text, [ACME], [ACME_LABEL]) is None
+
+
+def test_a_yes_naming_the_offered_ones_country_picks_it():
+    assert candidate_picked_by("Yes, the UK one", [ACME], [ACME_LABEL]) == ACME
+    assert candidate_picked_by("YES, IT IS", [ACME], [ACME_LABEL]) == ACME

@@ -148,8 +148,11 @@ def candidate_picked_by(
         # "Is it the subject?": a yes or a no decides; an answer that says neither is read
         # as any other.
         said = yes_or_no(answer.replace(listed[0], " "))  # the label says neither
+        offered = candidate_labelled(listed[0], candidates)
+        if said and offered is not None and _names_another_country(answer, offered):
+            return None  # "Yes, the Singapore one", of a GB company: not this one
         if said is not None:
-            return candidate_labelled(listed[0], candidates) if said else None
+            return offered if said else None
     place = _place_named(answer, len(listed or candidates))
     if place is not None:
         return _candidate_at(place, candidates, listed)
@@ -179,6 +182,18 @@ def candidate_picked_by(
     if best >= 80 and best - runner_up >= 5:
         return candidates[index]
     return None
+
+
+ALL_COUNTRY_CODES = frozenset(country.alpha_2 for country in pycountry.countries)
+
+
+def _names_another_country(answer: str, candidate: dict[str, Any]) -> bool:
+    """Whether the answer means a country, and not the candidate's. Written all in
+    capitals, its words are no codes ("YES, IT IS" names no Italy)."""
+    meant, _ = country_mentions(
+        answer.lower() if answer.isupper() else answer, set(ALL_COUNTRY_CODES)
+    )
+    return bool(meant) and candidate.get("jurisdiction") not in meant
 
 
 def _place_named(answer: str, count: int) -> int | None:
