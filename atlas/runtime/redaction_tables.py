@@ -62,6 +62,8 @@ _DATE = re.compile(r"[0-9]{1,4}([-/.])[0-9]{1,2}\1[0-9]{1,4}")
 _WORD_SHAPES = {
     "passport_numbers": re.compile(r"[a-z]{0,3}[0-9][a-z0-9]{4,11}"),
     "national_id_numbers": re.compile(r"[a-z]{0,3}[0-9][a-z0-9]{4,11}"),
+    # Britain's begins with five letters of the surname: "morga753116sm9ij".
+    "driving_licence_numbers": re.compile(r"[a-z]{0,5}[0-9][a-z0-9]{4,15}"),
     "account_numbers": re.compile(r"[0-9][0-9-]{4,32}[0-9]"),
     "card_numbers": re.compile(r"[0-9]{13,19}"),
     "ibans": re.compile(r"[a-z]{2}[0-9]{2}[a-z0-9]{11,30}"),

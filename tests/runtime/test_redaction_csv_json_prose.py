@@ -141,3 +141,11 @@ def test_separated_values_in_common_layouts_are_hidden(text):
     hidden = redact(text)
     for secret in ("1981-05-03", "1979-01-01", "K7654321"):
         assert secret not in hidden
+
+
+def test_a_driving_licence_column_of_a_table_read_from_a_pdf_is_hidden():
+    # PDF text puts a table's cells one space apart.
+    text = "Name Driving Licence Passport No\nJane Roe MORGA753116SM9IJ K7654321"
+    assert redact(text) == (
+        "Name Driving Licence Passport No\nJane Roe [REDACTED DRIVING LICENCE] [REDACTED PASSPORT]"
+    )
