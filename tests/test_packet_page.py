@@ -549,3 +549,14 @@ def test_the_record_of_a_company_the_subject_directs_is_not_called_a_namesake(
     assert "Volga Petrochem Export JSC" in row
     assert "Another registry candidate" not in row
     assert "not the entity the subject was matched to" not in html
+
+
+def test_a_partial_packet_rated_above_low_without_risk_evidence_says_why(client, tenant, analyst):
+    run = paused_run(tenant, analyst, "Acme Analytics Ltd", budgets={"max_iterations": 4})
+    assert (run.termination_reason, run.risk_rating) == ("max_iterations", "medium")
+    html = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content.decode()
+    grounds = html.split('class="small rating-grounds">')[1].split("</div>")[0].strip()
+    assert grounds == (
+        "The evidence holds no sanctions hit, adverse article, PEP link or disputed fact; "
+        "it is rated medium for what the research left undone (see the open gaps)."
+    )
