@@ -9,6 +9,7 @@ asks again, unless it says none of them is the subject."""
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 from typing import Any
 
 import pycountry
@@ -36,8 +37,7 @@ NEGATING_PAIRS = {
     *(("anything", "but"), ("everything", "but")),
     *(("other", "than"), ("rather", "than")),
 }
-# Words that make "no" or "without" a yes: "no doubt", "without a doubt".
-NOT_A_NEGATION_BEFORE = {"doubt", "question", "questions"}
+
 # What rules out the candidate named before it in its clause: "Singapore is wrong", "the
 # US one is not the subject", "GB isn't it".
 RULED_OUT_AFTER = re.compile(
@@ -96,7 +96,7 @@ DENIALS = {
 NUMBER_ABBREVIATION = re.compile(r"(?i)\bno\.\s*(?=[\w-]*\d)")
 # A yes said with a no-word in it: "no doubt", "no question", "without a doubt".
 SURE_WITH_A_NO = re.compile(
-    r"(?i)\bno\s+(?:doubt|question)\b|\bwithout\s+(?:a\s+|any\s+)?doubt\b"
+    r"(?i)\bno\s+(?:doubt|questions?)\b|\bwithout\s+(?:a\s+|any\s+)?doubt\b"
     r"|\bof\s+course\b(?![^,.;!?]*(?:\bnot\b|n't))"
 )
 # A yes said as a sentence within a longer answer: "that is the company", "it's the one".
@@ -190,9 +190,7 @@ ALL_COUNTRY_CODES = frozenset(country.alpha_2 for country in pycountry.countries
 def _names_another_country(answer: str, candidate: dict[str, Any]) -> bool:
     """Whether the answer means a country, and not the candidate's. Written all in
     capitals, its words are no codes ("YES, IT IS" names no Italy)."""
-    meant, _ = country_mentions(
-        answer.lower() if answer.isupper() else answer, set(ALL_COUNTRY_CODES)
-    )
+    meant, _ = country_mentions(answer.lower() if answer.isupper() else answer, ALL_COUNTRY_CODES)
     return bool(meant) and candidate.get("jurisdiction") not in meant
 
 
@@ -396,7 +394,7 @@ def _by_country(answer: str, candidates: list[dict[str, Any]]) -> dict[str, Any]
     return None
 
 
-def country_mentions(answer: str, codes: set[str]) -> tuple[set[str], set[str]]:
+def country_mentions(answer: str, codes: Set[str]) -> tuple[set[str], set[str]]:
     """The countries among `codes` the answer means, and those it rules out. A code counts
     written in capitals ("SG"; "us" is a word), or as the whole answer ("sg"), beside the
     country words and names."""
@@ -446,19 +444,21 @@ def _negated_at(answer: str, position: int) -> bool:
         return True
     # "Other than the UK one, none fit": an exception to a none keeps what it names.
     excepted = NONE_OF_THEM.search(answer, position) is not None
-    words = [w.lower() for start, w in _word_positions(answer) if clause_start <= start < position]
+    # "No doubt the UK one": a yes with a no-word in it negates nothing.
+    sure = [m.span() for m in SURE_WITH_A_NO.finditer(answer, clause_start, position)]
+    words = [
+        w.lower()
+        for start, w in _word_positions(answer)
+        if clause_start <= start < position and not any(a <= start < b for a, b in sure)
+    ]
     negating = False
     for index, word in enumerate(words):
         previous = words[index - 1] if index else ""
-        following = words[index + 1 : index + 3]
-        if word in ("no", "without") and NOT_A_NEGATION_BEFORE & set(following):
-            continue
+        following = words[index + 1] if index + 1 < len(words) else ""
         if (previous, word) in NEGATING_PAIRS:
             # "None other than the UK one" names it.
             negating = not excepted and (index < 2 or words[index - 2] != "none")
-        elif word in NEGATIONS and following[:1] != [] and following[0] in NOT_A_NEGATION_AFTER:
-            continue
-        elif word in NEGATIONS:
+        elif word in NEGATIONS and following not in NOT_A_NEGATION_AFTER:
             negating = not (excepted and word in ("except", "excluding"))
         elif word in NEGATION_ENDS:
             negating = False
