@@ -219,7 +219,7 @@ def _note_for(event: TraceEvent) -> Note | None:
         elif data.get("turned_down"):
             text += " (read as a no: the candidate offered is not the subject)"
         elif data.get("unclear"):
-            text += " (read as neither picking a candidate nor ruling one out)"
+            text += " (read as singling out no candidate and not saying none is the subject)"
     elif kind == "conflict_detected":
         fact = fact_words(str(data.get("fact") or "a fact"))
         text, tone = f"Conflicting values for {fact}", "warn"

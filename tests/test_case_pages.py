@@ -813,7 +813,7 @@ def test_an_answer_read_as_neither_yes_nor_no_says_so_in_its_step():
 
     unclear = TraceEvent(type="clarification_received", data={"answer": "hmm", "unclear": True})
     assert _note_for(unclear).text == (
-        "Answer: hmm (read as neither picking a candidate nor ruling one out)"
+        "Answer: hmm (read as singling out no candidate and not saying none is the subject)"
     )
     plain = TraceEvent(type="clarification_received", data={"answer": "The UK one"})
     assert _note_for(plain).text == "Answer: The UK one"

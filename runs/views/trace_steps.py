@@ -186,7 +186,7 @@ def _clarification_received(data: dict) -> str:
     if data.get("ruled_out_entity_ids"):
         said += f"; ruled out {', '.join(map(str, data['ruled_out_entity_ids']))}"
     if data.get("unclear"):
-        said += "; read as neither picking a candidate nor ruling one out"
+        said += "; read as singling out no candidate and not saying none is the subject"
     return said
 
 
