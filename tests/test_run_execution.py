@@ -481,3 +481,40 @@ def test_a_hosted_models_nul_characters_are_stored_replaced(server, settings, te
     assert failures[0]["raw_excerpt"] == "not json \ufffd"
     assert failures[1]["message"].startswith("HTTP 500:")
     assert "control character U+0000" in failures[2]["message"]
+
+
+def test_model_numbers_json_cannot_store_are_a_model_error(db, tmp_path, capsys):
+    """NaN, Infinity and a number too large for a float decode in Python but are not JSON
+    a trace event can hold: such a decision is a model error the loop repairs, never a
+    crash that leaves the run researching."""
+    turns = [
+        {"raw": '{"kind": "call_tool", "tool_name": "resolve_entity", "arguments": {"x": NaN}}'},
+        {"raw": '{"kind": "call_tool", "tool_name": "nowhere", "arguments": {"x": -Infinity}}'},
+        {"raw": '{"kind": "call_tool", "tool_name": "resolve_entity", "arguments": {"x": 1e999}}'},
+        {"raw": json.dumps({"kind": "ask_human", "question": "Which one?"})},
+    ]
+    scenario = {
+        "case": {"subject": "Acme Analytics Ltd", "jurisdiction": "GB"},
+        "budgets": {"max_model_errors": 5},
+        "model": {"turns": turns},
+    }
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(scenario))
+    call_command("run_case", "--scenario", str(path), "--json")
+    record = json.loads(capsys.readouterr().out)
+    failures = [event["data"] for event in record["trace"] if event["type"] == "model_failed"]
+    assert len(failures) == 3
+    assert "NaN" in failures[0]["message"]
+    assert "-Infinity" in failures[1]["message"]
+    assert "a number JSON cannot hold" in failures[2]["message"]
+    assert record["status"] == Run.objects.get().status == "waiting_for_input"
+
+
+def test_a_scripted_file_with_nan_is_refused_before_any_run(db, tmp_path):
+    path = tmp_path / "turns.json"
+    path.write_text(
+        '[{"kind": "call_tool", "tool_name": "resolve_entity", "arguments": {"x": Infinity}}]'
+    )
+    with pytest.raises(CommandError, match="Infinity"):
+        call_command("run_case", "--subject", "Acme Analytics", "--model", f"scripted:{path}")
+    assert not Run.objects.exists()

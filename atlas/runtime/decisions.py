@@ -7,6 +7,7 @@ after parsing.
 from __future__ import annotations
 
 import json
+import math
 import re
 from datetime import datetime
 from decimal import Decimal
@@ -152,7 +153,8 @@ def printable(text: str) -> str:
 
 def text_problem(payload: Any) -> str | None:
     """What makes a decoded decision unusable as text, if anything: nesting beyond
-    MAX_NESTING, or a string (key or value) with an unsafe character."""
+    MAX_NESTING, a string (key or value) with an unsafe character, or a number JSON cannot
+    hold (a float too large decodes as infinity)."""
     pending = [(payload, 1)]
     while pending:
         value, depth = pending.pop()
@@ -161,6 +163,8 @@ def text_problem(payload: Any) -> str | None:
         if isinstance(value, str):
             if found := UNSAFE_CHARACTERS.search(value):
                 return f"it contains the control character U+{ord(found.group()):04X}"
+        elif isinstance(value, float) and not math.isfinite(value):
+            return f"it holds a number JSON cannot hold ({value})"
         elif isinstance(value, dict):
             pending.extend((item, depth + 1) for pair in value.items() for item in pair)
         elif isinstance(value, list):
@@ -243,7 +247,7 @@ def parse_next_action(raw: str | dict[str, Any]) -> CallTool | AskHuman | Finish
             if text.lower().startswith("json"):
                 text = text[4:]
         try:
-            payload = _loaded(text) if fenced else json.loads(text)
+            payload = _loaded(text) if fenced else strict_json(text)
         except (json.JSONDecodeError, ValueError) as error:
             raise InvalidModelOutput("invalid_json", f"Output is not JSON: {error}") from error
         except RecursionError:
@@ -268,18 +272,28 @@ def parse_next_action(raw: str | dict[str, Any]) -> CallTool | AskHuman | Finish
         raise InvalidModelOutput("invalid_action", f"Not a valid NextAction: {summary}") from error
 
 
+def strict_json(text: str, **options: Any) -> Any:
+    """`text` decoded as JSON, refusing NaN and Infinity, which Python's decoder accepts
+    but JSON (and a database's JSON column) does not."""
+    return json.loads(text, parse_constant=_not_json, **options)
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not a number JSON allows")
+
+
 def _loaded(text: str) -> Any:
     """A fenced block's `text` as JSON; or, when the block is followed by a remark ("Hope
     this helps!"), the block's JSON. A second fenced block after it is a second answer, and
     which one is meant is not guessed."""
     try:
-        return json.loads(text)
+        return strict_json(text)
     except json.JSONDecodeError as error:
         block, fence, after = text.partition("```")
         if not fence or "```" in after:
             raise
         try:
-            return json.loads(block)
+            return strict_json(block)
         except json.JSONDecodeError:
             raise error from None
 

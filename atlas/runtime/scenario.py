@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -19,7 +18,7 @@ from pydantic import (
     field_validator,
 )
 
-from atlas.runtime.decisions import AskHuman, CallTool, Finish
+from atlas.runtime.decisions import AskHuman, CallTool, Finish, strict_json
 from atlas.runtime.state import (
     NOTES_MAX_LENGTH,
     CostBudget,
@@ -368,7 +367,7 @@ def read_json(path: Path, what: str) -> Any:
         ) from None
     too_deep = ScenarioError(f"{what} {path} nests more than {MAX_NESTING} levels deep")
     try:
-        data = json.loads(text, object_pairs_hook=_without_repeated_keys)
+        data = strict_json(text, object_pairs_hook=_without_repeated_keys)
     except _RepeatedKey as repeated:
         raise ScenarioError(
             f"{what} {path} gives the key {repeated.key!r} twice in one object"
