@@ -60,11 +60,17 @@ def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
 
 
 def env_decimal(name: str, default: str) -> Decimal:
+    """A finite amount of at least zero (a price, a threshold)."""
     raw = os.environ.get(name, default)
     try:
-        return Decimal(raw)
+        value = Decimal(raw)
     except InvalidOperation:
-        raise ImproperlyConfigured(f"{name} must be a decimal amount, got {raw!r}") from None
+        value = None
+    if value is None or not value.is_finite() or value < 0:
+        raise ImproperlyConfigured(
+            f"{name} must be a decimal amount of at least 0, got {raw!r}"
+        ) from None
+    return value
 
 
 def env_url(name: str, default: str, schemes: tuple[str, ...]) -> str:

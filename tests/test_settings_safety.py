@@ -178,3 +178,19 @@ def test_a_malformed_address_fails_loudly(name, value, says):
     result = _check({name: value})
     assert result.returncode != 0
     assert says in result.stderr
+
+
+@pytest.mark.parametrize("raw", ["NaN", "Infinity", "-1", "abc"])
+def test_a_model_price_that_is_no_amount_or_negative_fails_loudly_in_one_line(raw):
+    """Accepted, it would fail every model call (a negative cost) or crash a run already
+    created (NaN); refused at start, it is one line, not a traceback."""
+    result = _check({"OPENAI_PRICE_INPUT_PER_1K_USD": raw})
+    assert result.returncode != 0, raw
+    assert "OPENAI_PRICE_INPUT_PER_1K_USD must be" in result.stderr, raw
+    assert "Traceback" not in result.stderr
+
+
+def test_a_model_timeout_of_zero_fails_loudly():
+    result = _check({"OPENAI_TIMEOUT_SECONDS": "0"})
+    assert result.returncode != 0
+    assert "OPENAI_TIMEOUT_SECONDS must be at least 1" in result.stderr

@@ -8,6 +8,7 @@ import time
 from decimal import Decimal
 
 import pytest
+from pydantic import ValidationError
 from runtime_helpers import events_of, run
 
 from atlas.runtime.adapters.openai import OpenAIChatModel, PriceTable
@@ -382,3 +383,9 @@ def test_prose_around_an_unfenced_decision_or_two_fenced_ones_are_refused(reply)
 
     with pytest.raises(InvalidModelOutput, match="not JSON"):
         parse_next_action(reply)
+
+
+@pytest.mark.parametrize("price", ["-0.01", "NaN", "Infinity"])
+def test_a_price_table_refuses_a_negative_or_endless_price(price):
+    with pytest.raises(ValidationError):
+        PriceTable(input_per_1k=price)

@@ -34,7 +34,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from tenacity import (
     RetryError,
     retry,
@@ -56,8 +56,8 @@ MIN_WAIT = 0.05
 class PriceTable(BaseModel):
     """USD per 1,000 tokens."""
 
-    input_per_1k: Decimal = Decimal("0")
-    output_per_1k: Decimal = Decimal("0")
+    input_per_1k: Decimal = Field(default=Decimal("0"), ge=0)
+    output_per_1k: Decimal = Field(default=Decimal("0"), ge=0)
 
     @classmethod
     def from_environment(cls) -> PriceTable:
