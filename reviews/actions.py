@@ -107,9 +107,12 @@ def _clean_reason(reason: str, *, what: str = "a reason") -> str:
 def _locked_item(item: ReviewItem) -> ReviewItem:
     # Row lock on PostgreSQL: two reviewers deciding one item queue here, and the second
     # sees the first's decision instead of racing it. SQLite serialises writers anyway.
+    # The claim's holder is not joined: a statement that waited on the lock re-reads the
+    # item's row but not the rows joined to it, so a claim made meanwhile would come back
+    # with its holder's id and no holder.
     return (
         ReviewItem.objects.select_for_update(of=("self",))
-        .select_related("run", "case", "claimed_by")
+        .select_related("run", "case")
         .get(pk=item.pk)
     )
 

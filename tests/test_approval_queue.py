@@ -10,7 +10,13 @@ from django.db import connection, connections
 from django.urls import reverse
 from django.utils import timezone
 
-from reviews.actions import AlreadyDecided, do_decide_approval, screening_matches_of
+from reviews.actions import (
+    AlreadyDecided,
+    ClaimHeld,
+    do_claim_item,
+    do_decide_approval,
+    screening_matches_of,
+)
 from reviews.models import HumanDecision, ReviewItem
 from runs.models import Case, Run, TraceEvent
 from tests.case_rows import XSS
@@ -490,6 +496,40 @@ def test_two_reviewers_deciding_at_once_record_exactly_one_decision(
     assert len(outcomes) == 2 and len(losers) == 1
     assert losers[0].decision.pk == winner.pk
     assert winner.actor.get_full_name() in losers[0].messages[0]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL row locks")
+def test_two_reviewers_claiming_at_once_one_holds_and_the_other_is_told_by_whom(
+    tenant, analyst, reviewer, second_reviewer
+):
+    """The second claim waits on the row lock and then reads the first's claim: it is
+    refused naming the holder (the holder must be read after the wait, not joined before
+    it, where PostgreSQL gives back no holder at all)."""
+    item = approval_item(tenant, analyst)
+    start = threading.Barrier(2)
+    outcomes: dict[str, object] = {}
+
+    def claim(user) -> None:
+        try:
+            start.wait()
+            outcomes[user.username] = do_claim_item(item, user)
+        except Exception as refused:  # noqa: BLE001 - the test asserts what it was
+            outcomes[user.username] = refused
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=claim, args=(user,)) for user in (reviewer, second_reviewer)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    item.refresh_from_db()
+    holder = item.claimed_by
+    loser = second_reviewer if holder == reviewer else reviewer
+    assert isinstance(outcomes[loser.username], ClaimHeld), outcomes
+    assert outcomes[loser.username].messages[0].startswith(f"{holder.get_full_name()} is working")
 
 
 @pytest.mark.parametrize(
