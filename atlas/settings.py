@@ -245,6 +245,11 @@ ATLAS_LEASE_SECONDS = env_float("ATLAS_LEASE_SECONDS", 15.0, minimum=1.0)
 ATLAS_SWEEP_SECONDS = env_float("ATLAS_SWEEP_SECONDS", 2.0, minimum=0.1)
 ATLAS_REVIEW_CLAIM_SECONDS = env_int("ATLAS_REVIEW_CLAIM_SECONDS", 600, minimum=10)
 ATLAS_UPLOAD_MAX_BYTES = env_int("ATLAS_UPLOAD_MAX_BYTES", 5 * 1024 * 1024, minimum=1)
+# Any request body over this is refused by the server as it arrives (atlas/request_size.py);
+# a document somewhat over the upload limit still reaches the form and its message.
+ATLAS_REQUEST_MAX_BYTES = env_int(
+    "ATLAS_REQUEST_MAX_BYTES", ATLAS_UPLOAD_MAX_BYTES + 16 * 1024 * 1024, minimum=1024 * 1024
+)
 
 # OpenAI-compatible adapter: the standard variable names every client uses.
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL", "")
