@@ -518,3 +518,37 @@ def test_a_scripted_file_with_nan_is_refused_before_any_run(db, tmp_path):
     with pytest.raises(CommandError, match="Infinity"):
         call_command("run_case", "--subject", "Acme Analytics", "--model", f"scripted:{path}")
     assert not Run.objects.exists()
+
+
+def test_a_decisions_own_text_is_bounded_before_it_reaches_the_trace(db, tmp_path, capsys):
+    """A tool name the length of a book is not a decision (it would be echoed into every
+    later prompt); a long rationale is kept to its start, the decision itself stands."""
+    long_name = {"kind": "call_tool", "tool_name": "x" * 100_000, "arguments": {}}
+    long_why = {
+        "kind": "call_tool",
+        "tool_name": "resolve_entity",
+        "arguments": {"name": "Acme Analytics", "jurisdiction": "GB"},
+        "rationale_summary": "because " * 100_000,
+    }
+    scenario = {
+        "case": {"subject": "Acme Analytics Ltd", "jurisdiction": "GB"},
+        "model": {
+            "turns": [
+                {"raw": json.dumps(long_name)},
+                {"raw": json.dumps(long_why)},
+                {"raw": json.dumps({"kind": "ask_human", "question": "Which one?"})},
+            ]
+        },
+    }
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(scenario))
+    call_command("run_case", "--scenario", str(path), "--json")
+    record = json.loads(capsys.readouterr().out)
+    failure = next(event["data"] for event in record["trace"] if event["type"] == "model_failed")
+    assert failure["error_type"] == "invalid_action"
+    assert "tool_name" in failure["message"]
+    decision = next(event["data"] for event in record["trace"] if event["type"] == "model_decision")
+    assert decision["tool_name"] == "resolve_entity"
+    assert 1_000 < len(decision["rationale_summary"]) <= 2_000
+    assert decision["rationale_summary"].endswith("…")
+    assert [e["type"] for e in record["trace"]].count("tool_succeeded") == 1

@@ -136,6 +136,8 @@ class DueDiligencePacket(BaseModel):
     proposed_risk_rating: RiskRating | None = None
 
 
+MAX_TOOL_NAME_CHARS = 200
+MAX_RATIONALE_CHARS = 2_000
 # A decision nests a few levels (a packet's findings, a tool's arguments); far deeper is
 # not a decision.
 MAX_NESTING = 32
@@ -188,10 +190,19 @@ class _Action(BaseModel):
 class CallTool(_Action):
     kind: Literal["call_tool"] = "call_tool"
     # A plain string on purpose: an unknown tool is a policy outcome (tool_rejected),
-    # not a schema error that would burn a model-repair turn.
-    tool_name: str
+    # not a schema error that would burn a model-repair turn. Only a name far longer than
+    # any tool's is refused: the rejection would echo it into every later prompt.
+    tool_name: str = Field(max_length=MAX_TOOL_NAME_CHARS)
     arguments: dict[str, Any] = Field(default_factory=dict)
     rationale_summary: str = ""
+
+    @field_validator("rationale_summary")
+    @classmethod
+    def _summary_kept_short(cls, summary: str) -> str:
+        # Commentary, not the decision: a long one is cut, not a reason to refuse the call.
+        if len(summary) <= MAX_RATIONALE_CHARS:
+            return summary
+        return summary[: MAX_RATIONALE_CHARS - 1] + "…"
 
 
 class AskHuman(_Action):
