@@ -429,11 +429,12 @@ def test_a_model_calls_reservation_covers_the_reply_schema_it_sends(
 
     state = make_state()
     context = build_context(state, default_registry(), TenantPolicy())
-    schema = estimate_tokens(next_action_json_schema_text())
-    assert schema > 1000
+    schema = next_action_json_schema_text()
+    assert estimate_tokens(schema) > 1000
     state = make_runtime(turns=[call("resolve_entity", **ACME)]).step(make_runtime().start(state))
     reserved = events_of(store, state, "model_requested")[0].data["reserved_tokens"]
-    assert reserved >= estimate_tokens(context.text()) + schema + state.budgets.max_output_tokens
+    prompt = estimate_tokens(context.text() + schema)  # as billed: one text, not two
+    assert reserved >= prompt + state.budgets.max_output_tokens
 
 
 @pytest.mark.parametrize(
