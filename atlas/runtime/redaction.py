@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 
+from atlas.runtime.invisible import visible
 from atlas.runtime import redaction_numbers as numbers
 from atlas.runtime.redaction_labels import (
     LABEL_GAP,
@@ -59,7 +60,7 @@ _LISTED_FIELDS = ("passport_numbers", "account_numbers", "phone_numbers")
 
 def personal_data_in(text: str) -> list[str]:
     """The kinds of personal data `text` holds, named for people, in a fixed order."""
-    fields = {found.field for found in _spans(_visible(text))}
+    fields = {found.field for found in _spans(visible(text))}
     return [name for field, name in PERSONAL_DATA_NAMES.items() if field in fields]
 
 
@@ -67,7 +68,7 @@ def personal_data_found(text: str) -> dict[str, list[str]]:
     """Each kind's values in `text`, in the order found, a list read as its numbers and a
     number wrapped over lines as one: what `redact` hides."""
     by_field: dict[str, list[str]] = {}
-    text = _visible(text)
+    text = visible(text)
     for start, end, field in _spans(text):
         value = text[start:end]
         values = listed_numbers(value) if field in _LISTED_FIELDS else [value]
@@ -92,7 +93,7 @@ def _remembered(text: str) -> str:
 
 
 def _redacted(text: str) -> str:
-    text = _visible(text)
+    text = visible(text)
     pieces = []
     done = 0
     for start, end, field in _spans(text):
@@ -151,19 +152,6 @@ def _spans(text: str) -> list[Found]:
             continue
         kept.append(span)
     return kept
-
-
-# Characters that show nothing but split a word for a pattern: a soft hyphen ("Pass­port"),
-# zero-width spaces and joiners, direction marks (right-to-left documents), variation
-# selectors, a byte order mark.
-_INVISIBLE = re.compile(
-    "[\u00ad\u034f\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufe00-\ufe0f\ufeff]"
-)
-
-
-def _visible(text: str) -> str:
-    """`text` without its invisible characters, which the model is shown without too."""
-    return _INVISIBLE.sub("", text) if not text.isascii() else text
 
 
 def _folded(text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from runtime_helpers import (
     ACME_DIRECTOR_STEPS,
     FINISH_TURN,
@@ -44,6 +45,29 @@ def test_an_identical_read_is_not_executed_twice(make_runtime, make_state, store
         o for o in stored_observations(store, state) if o.error_type == "duplicate_action"
     )
     assert "Change the plan or the arguments" in blocked.error_message
+
+
+@pytest.mark.parametrize(
+    "same_name",
+    [
+        "acme  ANALYTICS",
+        "Acme\u200b Analytics",
+        "\uff21\uff43\uff4d\uff45 Analytics",
+        "Acme Ana\u00adlytics",
+    ],
+    ids=["case and spaces", "zero-width space", "full-width letters", "soft hyphen"],
+)
+def test_the_same_name_written_differently_is_the_same_action(
+    make_runtime, make_state, store, same_name
+):
+    first = call("resolve_entity", **ACME)
+    again = call("resolve_entity", **{**ACME, "name": same_name})
+    state = run(make_runtime(turns=[first, again]), make_state())
+    assert types(store, state)[: len(TOOL_TURN) + 4][-1] == "duplicate_action_blocked"
+    resolves = [
+        e for e in events_of(store, state, "tool_started") if e.data["tool"] == "resolve_entity"
+    ]
+    assert len(resolves) == 1
 
 
 def test_a_finish_citing_an_unread_source_is_rejected_and_the_loop_goes_on(

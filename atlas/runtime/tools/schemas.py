@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from atlas.runtime.invisible import visible
 
 
 def other_entity_type(entity_type: str | None) -> str:
@@ -17,10 +20,12 @@ class _Args(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _collapse_inner_whitespace(cls, value):
-        # "Acme  Analytics" and "Acme Analytics" are one action: duplicate blocking compares
-        # the normalized arguments.
-        return " ".join(value.split()) if isinstance(value, str) else value
+    def _normalized(cls, value):
+        # "Acme  Analytics", "Acme\u200b Analytics" and full-width "Ａｃｍｅ Analytics" are
+        # one action: duplicate blocking compares the normalized arguments.
+        if not isinstance(value, str):
+            return value
+        return " ".join(unicodedata.normalize("NFKC", visible(value)).split())
 
 
 class _Result(BaseModel):
