@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 import re
 
-from atlas.runtime.invisible import visible
 from atlas.runtime import redaction_numbers as numbers
+from atlas.runtime.invisible import visible
 from atlas.runtime.redaction_labels import (
     LABEL_GAP,
     NUMBER_WORD,
