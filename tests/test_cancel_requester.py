@@ -183,3 +183,27 @@ def test_why_it_stopped_names_who_cancelled_in_words_and_the_badge_is_not_repeat
     assert "<details><summary>Event data</summary>" in why
     head = html.split('class="page-head', 1)[1].split("</div>", 1)[0]
     assert head.count(">Cancelled</span>") == 1
+
+
+def test_a_reply_that_arrives_after_a_cancel_is_in_the_trace_with_what_it_cost(
+    db, tmp_path, capsys
+):
+    """The run is charged for a model call answered after the cancel: the trace records
+    that reply and its usage, so its events add up to the run's totals."""
+    scenario = {
+        "case": {"subject": "Acme Analytics", "jurisdiction": "GB"},
+        "human": {"cancel_on": {"event": "model_requested", "nth": 1}},
+    }
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(scenario))
+    call_command("run_case", "--scenario", str(path), "--json")
+    record = json.loads(capsys.readouterr().out)
+    assert record["status"] == "cancelled"
+    assert record["tokens"] > 0
+    charged = sum(
+        event["data"]["usage"]["input_tokens"] + event["data"]["usage"]["output_tokens"]
+        for event in record["trace"]
+        if "usage" in event["data"]
+    )
+    assert charged == record["tokens"]
+    assert [event["type"] for event in record["trace"]][-2:] == ["model_decision", "run_cancelled"]

@@ -402,8 +402,9 @@ class Runtime:
         ):
             usage = reply.action.usage
         _charge(s, usage)
-        if self.cancel_signal.is_set():
-            return cancelled(self.writer, s, buf)
+        # A reply that came after a cancel is recorded with its usage, so the trace adds up
+        # to what the run was charged, and then nothing of it is done.
+        cancel_requested = self.cancel_signal.is_set()
 
         action, error_type, message = self._interpret(reply)
         if reply.retry_after_seconds:
@@ -436,6 +437,8 @@ class Runtime:
                     error_type=error_type,
                     error_message=f"Your last reply was rejected ({printable(message or '')}). Reply with exactly one valid NextAction JSON object.",
                 )
+            if cancel_requested:
+                return cancelled(self.writer, s, buf)
             if reply.fatal or s.consecutive_model_errors > s.budgets.max_model_errors:
                 return fail(
                     self.writer,
@@ -463,6 +466,8 @@ class Runtime:
             usage=usage,
             **reply_notes,
         )
+        if cancel_requested:
+            return cancelled(self.writer, s, buf)
         if (stop := overspent(s)) is not None:
             return budget_stop(self.writer, s, buf, stop)
         if isinstance(action, CallTool):

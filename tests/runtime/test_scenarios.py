@@ -220,7 +220,13 @@ def test_a_cancel_on_the_model_request_stops_the_run_before_any_tool_starts():
     )
     state, store = run_scenario(scenario)
     assert (state.status, state.termination_reason) == ("cancelled", "cancelled")
-    assert store.event_types(state.run_id) == ["run_started", "model_requested", "run_cancelled"]
+    # The reply already on its way is recorded with what it cost, and not acted on.
+    assert store.event_types(state.run_id) == [
+        "run_started",
+        "model_requested",
+        "model_decision",
+        "run_cancelled",
+    ]
     assert not store.tool_calls
 
 
