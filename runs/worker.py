@@ -248,6 +248,8 @@ class RunWorker:
             leases.release_lease(run_id, self.owner)
         except Exception as error:
             logger.exception("Worker %s crashed driving run %s", self.owner, run_id)
+            if isinstance(error, DatabaseError):
+                connection.close()  # most likely broken: the failure is recorded on a new one
             try:
                 failures = leases.record_worker_failure(
                     run_id, self.owner, f"{type(error).__name__}: {error}"

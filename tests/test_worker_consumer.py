@@ -241,3 +241,24 @@ def test_a_full_worker_pulls_the_waiting_run_as_soon_as_a_slot_frees(case, analy
         assert time.monotonic() - freed < 5  # long before the next 60 s tick
     finally:
         thread.stop()
+
+
+def test_a_run_whose_database_connection_broke_has_the_failure_recorded(
+    worker, case, analyst, monkeypatch
+):
+    """The connection that broke mid-run is not used again to record the failure: a new
+    one records it, instead of the run waiting out its lease with no error shown."""
+    from django.db import connection
+
+    from runs import worker as worker_module
+
+    def connection_lost(run_id, **options):
+        connection.connection.close()  # the server ended the session under us
+        return Run.objects.get(pk=run_id).status
+
+    monkeypatch.setattr(worker_module, "advance_run", connection_lost)
+    run = do_start_run(case, analyst, wake=False)
+    worker.send({"type": "run.start", "run_id": run.pk})
+
+    wait_for(lambda: Run.objects.get(pk=run.pk).worker_failures == 1)
+    assert "Error" in Run.objects.get(pk=run.pk).last_error
