@@ -34,7 +34,8 @@ MAX_WORKER_FAILURES = 5
 THIS_PROCESS = f"local:{socket.gethostname()}:{os.getpid()}"
 # The owner of a run a headless command (run_case) drives: it shows it is alive as a
 # worker does (runs.presence), so a cancel after the command died ends the run at once.
-HEADLESS = f"headless:{socket.gethostname()}:{os.getpid()}"
+HEADLESS_PREFIX = "headless:"
+HEADLESS = f"{HEADLESS_PREFIX}{socket.gethostname()}:{os.getpid()}"
 # How long such a hold keeps workers' sweeps away: a run_case that dies leaves the run to
 # the workers after this.
 LOCAL_HOLD_LEASES = 40
@@ -167,6 +168,27 @@ def claim_due_runs(owner: str, limit: int, exclude: Iterable[int] = ()) -> list[
             .order_by("id")
             .values_list("pk", flat=True)
         )
+
+
+def claim_from_gone_holders(owner: str, limit: int, exclude: Iterable[int] = ()) -> list[int]:
+    """Up to `limit` runs that need work, held by headless commands that died (runs.presence):
+    a `run_case` killed mid-run holds its run for LOCAL_HOLD_LEASES leases, which no sweep
+    would otherwise take before they run out. Only PostgreSQL knows such a holder is gone."""
+    if limit <= 0 or connection.vendor != "postgresql":
+        return []
+    holders = (
+        Run.objects.filter(needs_work(), lease_owner__startswith=HEADLESS_PREFIX)
+        .exclude(pk__in=list(exclude))
+        .values_list("pk", "lease_owner")
+        .order_by("id")
+    )
+    taken: list[int] = []
+    for run_id, holder in holders[: limit * 4]:
+        if len(taken) == limit:
+            break
+        if worker_is_gone(holder) and take_from_gone_worker(run_id, owner):
+            taken.append(run_id)
+    return taken
 
 
 def renew_leases(owner: str, run_ids: Iterable[int]) -> set[int]:

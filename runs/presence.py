@@ -4,8 +4,9 @@ A worker holds a session advisory lock named after it, on a database connection 
 for as long as it runs. The database drops the session of a process that died (kill -9, a
 lost host) and the lock with it, so whoever can take the lock knows the worker is gone and
 need not wait for its leases to run out. A worker whose presence connection broke takes the
-lock again on its next heartbeat; until then it only looks gone, and the one use of this,
-a cancel, would end the run a moment sooner than the worker itself would have.
+lock again on its next heartbeat; until then it only looks gone: a cancel would end the run
+a moment sooner than the worker itself would have. The sweep asks only about headless
+commands (`run_case`), which hold their runs far longer than a worker's lease.
 
 On SQLite nobody asks: the server and the worker are one process.
 """

@@ -3,7 +3,7 @@
 Every `ATLAS_SWEEP_SECONDS` a worker with free slots claims runs that need work and have no
 live lease: queued runs whose wake-up never arrived, runs with a decision to apply
 (`resume_requested_at`) or a cancel to carry out, and `researching` runs whose worker died
-(its lease expired). A worker also sweeps as soon as one of its runs pauses or ends, so
+(its lease expired), or held by a `run_case` process that died. A worker also sweeps as soon as one of its runs pauses or ends, so
 queued work flows to free slots without waiting for a tick. The claim itself is in `runs.leases`; any number of workers can sweep
 at once. Every few minutes the sweep also clears documents the new-case form kept for a
 form that was never sent again (`PendingUpload`), once they have expired.
@@ -17,7 +17,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from runs.leases import claim_due_runs
+from runs.leases import claim_due_runs, claim_from_gone_holders
 from runs.models import PendingUpload
 
 if TYPE_CHECKING:
@@ -34,6 +34,10 @@ async def sweep_once(worker: RunWorker) -> list[int]:
     if not worker.sweeping or worker.free_slots <= 0:
         return []
     claimed = await worker.db(claim_due_runs, worker.owner, worker.free_slots, list(worker.driven))
+    room = worker.free_slots - len(claimed)
+    claimed += await worker.db(
+        claim_from_gone_holders, worker.owner, room, [*worker.driven, *claimed]
+    )
     for run_id in claimed:
         logger.info("Sweep: worker %s picked up run %s", worker.owner, run_id)
         worker.begin_claimed(run_id)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
+from runs.actions import do_start_run
+from runs.leases import claim_due_runs, claim_from_gone_holders, local_hold_expiry
+from runs.models import Run
 from runs.presence import WorkerPresence, lock_key, worker_is_gone
 from tests.worker_harness import WorkerThread, wait_for
 
@@ -70,3 +73,38 @@ def test_a_run_worker_is_present_from_its_start_to_its_stop():
     finally:
         worker.stop()
     assert worker_is_gone(worker.worker.owner) is True
+
+
+HEADLESS_OWNER = "headless:host-a:5151"
+
+
+def _held_by_a_command(case, analyst, owner: str) -> Run:
+    """A run a `run_case` process holds for the next ten minutes, as it does while it runs."""
+    run = do_start_run(case, analyst, wake=False)
+    Run.objects.filter(pk=run.pk).update(
+        status=Run.Status.RESEARCHING, lease_owner=owner, lease_expires_at=local_hold_expiry()
+    )
+    return run
+
+
+def test_the_sweep_takes_a_run_from_a_headless_command_that_died(case, analyst):
+    """A killed `run_case` held its run for ten minutes; its presence lock went with it, so
+    the sweep takes the run at once instead of waiting out the hold."""
+    run = _held_by_a_command(case, analyst, HEADLESS_OWNER)
+    assert claim_due_runs("worker:host-b:1:aa", 5) == []  # the hold has not run out
+
+    assert claim_from_gone_holders("worker:host-b:1:aa", 5) == [run.pk]
+    run.refresh_from_db()
+    assert (run.lease_owner, run.previous_lease_owner) == ("worker:host-b:1:aa", HEADLESS_OWNER)
+
+
+def test_the_sweep_leaves_a_run_whose_headless_command_is_alive(case, analyst):
+    alive = WorkerPresence(HEADLESS_OWNER)
+    try:
+        assert alive.keep()
+        run = _held_by_a_command(case, analyst, HEADLESS_OWNER)
+        assert claim_from_gone_holders("worker:host-b:1:aa", 5) == []
+        run.refresh_from_db()
+        assert run.lease_owner == HEADLESS_OWNER
+    finally:
+        alive.withdraw()
