@@ -103,6 +103,7 @@ class RunWorker:
         # One thread for lease and cancel bookkeeping, so it never waits behind a slow run.
         self._housekeeping = ThreadPoolExecutor(1, thread_name_prefix="atlas-leases")
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._heartbeat_task: asyncio.Task | None = None
 
     # --- lifecycle -------------------------------------------------------------
 
@@ -116,7 +117,7 @@ class RunWorker:
         self._loop = asyncio.get_running_loop()
         # Before any claim: while it holds no presence lock, a cancel treats it as gone.
         await self.db(self.presence.keep)
-        self._spawn(self._heartbeat())
+        self._heartbeat_task = self._spawn(self._heartbeat())
         self._spawn(sweep_forever(self))
         logger.info("Run worker %s started (%s slots)", self.owner, self.concurrency)
 
@@ -127,7 +128,9 @@ class RunWorker:
         self._stopping.set()
         for driven in self.driven.values():
             driven.stopping.set()
-        for task in self._tasks:
+        # The heartbeat goes on while the last steps run: it renews their leases, so no
+        # other worker takes a run whose tool call is still under way, and passes on cancels.
+        for task in self._tasks - {self._heartbeat_task}:
             task.cancel()
         if self._drives:
             done, pending = await asyncio.wait(set(self._drives), timeout=grace_seconds)
@@ -140,6 +143,8 @@ class RunWorker:
                     self.owner,
                     len(pending),
                 )
+        if self._heartbeat_task is not None:
+            self._heartbeat_task.cancel()
         await self.db(self.presence.withdraw)
         await self.db(connections.close_all)
         self._pool.shutdown(wait=False, cancel_futures=True)

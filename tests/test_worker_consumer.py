@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -262,3 +263,29 @@ def test_a_run_whose_database_connection_broke_has_the_failure_recorded(
 
     wait_for(lambda: Run.objects.get(pk=run.pk).worker_failures == 1)
     assert "Error" in Run.objects.get(pk=run.pk).last_error
+
+
+def test_a_stopping_worker_keeps_renewing_the_lease_of_a_step_still_running(
+    case, analyst, settings
+):
+    """Until its last step ends the worker still drives the run: its lease must not run out
+    meanwhile, or another worker's sweep would run the same tool call again beside it."""
+    from django.db.models.functions import Now
+
+    settings.ATLAS_LEASE_SECONDS = 1
+    slow = scenario(case, tool_faults={"resolve_entity": ["slow:3"]})
+    run = do_start_run(case, analyst, scenario=slow, wake=False)
+    thread = WorkerThread(sweeping=False, lease_seconds=1)
+    thread.send({"type": "run.start", "run_id": run.pk})
+    wait_for(lambda: "tool_started" in event_types(run))
+
+    stopping = threading.Thread(target=thread.stop)
+    stopping.start()
+    time.sleep(2)  # two leases into the three-second tool
+    held = Run.objects.filter(pk=run.pk, lease_expires_at__gt=Now()).exists()
+    stopping.join(20)
+
+    assert held, "the lease ran out while the step was still running"
+    run.refresh_from_db()
+    assert run.lease_owner == ""  # handed back once the step ended
+    assert "tool_succeeded" in event_types(run)
