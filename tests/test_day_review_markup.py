@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from reviews.actions import do_sign_off
 from reviews.models import ReviewItem
 from tests.conftest import client_for
 from tests.review_runs import (
@@ -66,8 +67,8 @@ def test_a_trace_names_people_as_every_other_page_does_and_gives_times_in_utc(
     assert started_by.endswith(" UTC")
     assert '<th scope="col">When (UTC)</th>' in html
     assert '<td>Analyst Lyst <span class="muted small">analyst</span></td>' in html
-    duration = re.search(r"<dt>Duration</dt><dd>(.*?)</dd>", html).group(1)
-    assert duration.endswith(" of 120s"), duration
+    research = re.search(r"<dt>Research time</dt><dd>(.*?)</dd>", html).group(1)
+    assert " of 120s" in research, research
 
 
 def test_a_conflicting_source_quotes_its_excerpt_only_when_it_adds_to_what_it_says(
@@ -119,3 +120,29 @@ def test_a_trace_writes_the_packets_risk_rating_as_the_packet_page_does(
     rating = run.state["proposed_packet"]["risk_rating"]
     assert f'risk-{rating}">{rating.capitalize()}</span>' in packet
     assert f'<span class="badge risk-{rating}">{rating.capitalize()}</span>' in trace
+
+
+def test_every_time_a_reader_is_shown_says_it_is_utc(client, tenant, analyst, reviewer, admin_user):
+    """A packet is a record read by people in several time zones: its times, and those of
+    the lists beside it, say which zone they are in, as the audit page does."""
+    item = signoff_item(tenant, analyst)
+    do_sign_off(item, reviewer, False, "More sources, please.")
+    packet = client_for(client, reviewer).get(reverse("runs-packet", args=[item.run_id]))
+    html = packet.content.decode()
+    assert '<th scope="col">Retrieved (UTC)</th>' in html
+    assert '<th scope="col">When (UTC)</th>' in html
+    cases = client_for(client, analyst).get(reverse("runs-case-list")).content.decode()
+    assert '<th scope="col">Opened (UTC)</th>' in cases
+    runs = client_for(client, admin_user).get(reverse("runs-trace-list")).content.decode()
+    assert ">Started (UTC) ↓</a></th>" in runs
+
+
+def test_a_trace_calls_its_active_time_research_time_not_duration(
+    client, tenant, analyst, admin_user
+):
+    item = question_item(tenant, analyst)
+    html = client_for(client, admin_user).get(reverse("runs-trace", args=[item.run_id]))
+    html = html.content.decode()
+    assert "<dt>Duration</dt>" not in html
+    research = re.search(r"<dt>Research time</dt><dd>(.*?)</dd>", html).group(1)
+    assert research.endswith(" of 120s (time waiting for people not counted)"), research

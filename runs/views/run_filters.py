@@ -38,11 +38,11 @@ SORTS: dict[str, tuple[str, str]] = {
     "duration": ("elapsed_seconds", "float"),
 }
 SORT_LABELS = {
-    "created": "Started",
+    "created": "Started (UTC)",
     "cost": "Cost",
     "tokens": "Tokens",
     "iterations": "Iterations",
-    "duration": "Duration",
+    "duration": "Research time",
 }
 
 
