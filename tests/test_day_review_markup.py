@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from reviews.actions import do_sign_off
 from reviews.models import ReviewItem
+from runs.models import Case
 from tests.conftest import client_for
 from tests.review_runs import (
     approval_item,
@@ -146,3 +147,22 @@ def test_a_trace_calls_its_active_time_research_time_not_duration(
     assert "<dt>Duration</dt>" not in html
     research = re.search(r"<dt>Research time</dt><dd>(.*?)</dd>", html).group(1)
     assert research.endswith(" of 120s (time waiting for people not counted)"), research
+
+
+def test_the_analysts_case_notes_reach_the_reviewer_who_signs_off(
+    client, tenant, analyst, reviewer
+):
+    """What the analyst knew when opening the case (a referral, a suspected link) is read
+    beside the packet it explains, and kept in the packet's record."""
+    item = signoff_item(tenant, analyst)
+    Case.objects.filter(pk=item.case_id).update(
+        notes="Referral from the Riga branch;\npossible link to <b>Volga Petrochem</b>."
+    )
+    signing = client_for(client, reviewer)
+    page = signing.get(reverse("reviews-item", args=[item.pk])).content.decode()
+    shown = "Referral from the Riga branch;<br>possible link to &lt;b&gt;Volga Petrochem&lt;/b&gt;."
+    assert f'<dt>Case notes</dt><dd class="notes">{shown}</dd>' in page
+    packet = signing.get(reverse("runs-packet", args=[item.run_id])).content.decode()
+    assert shown in packet
+    record = signing.get(reverse("runs-packet-json", args=[item.run_id])).json()
+    assert record["case_notes"].startswith("Referral from the Riga branch;\npossible link")
