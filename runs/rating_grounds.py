@@ -96,8 +96,8 @@ def _counted(evidence: list[dict], signal: str) -> int:
 
 def _dispositions_said(state: dict, evidence_ids: set) -> str:
     """How the reviewer disposed of the screening matches among `evidence_ids`, once they
-    have, counted against all of `evidence_ids` (not every item is a match to mark: a
-    subject's own article, say)."""
+    have. Not every item is a match to mark (a registry record, an article): when some are
+    not, the marks are said of the screening matches alone."""
     decided = [
         d
         for d in (state.get("proposed_packet") or {}).get("hit_dispositions") or []
@@ -117,6 +117,19 @@ def _dispositions_said(state: dict, evidence_ids: set) -> str:
             )
         if not false_positives:
             return "confirmed by the reviewer" if total == 1 else "all confirmed by the reviewer"
+        # Mixed: "2 of 3 marked false positives and 1 confirmed by the reviewer".
+        return _marks_counted(false_positives, confirmed, f"of {total} ")
+    if len(decided) == 1:
+        words = "confirmed" if confirmed else "marked a false positive"
+        return f"the screening match {words} by the reviewer"
+    if not false_positives:
+        return f"the {len(decided)} screening matches confirmed by the reviewer"
+    if not confirmed:
+        return f"the {len(decided)} screening matches marked false positives by the reviewer"
+    return f"of the {len(decided)} screening matches " + _marks_counted(false_positives, confirmed)
+
+
+def _marks_counted(false_positives: int, confirmed: int, first_of: str = "") -> str:
     said = []
     for count, words in (
         (
@@ -126,7 +139,7 @@ def _dispositions_said(state: dict, evidence_ids: set) -> str:
         (confirmed, "confirmed"),
     ):
         if count:
-            said.append(f"{count} {'' if said else f'of {total} '}{words}")
+            said.append(f"{count} {'' if said else first_of}{words}")
     return " and ".join(said) + " by the reviewer"
 
 

@@ -359,12 +359,22 @@ def test_a_packet_names_the_director_the_pep_register_matched(client, tenant, an
             ["confirmed_match", "false_positive", "false_positive"],
             "3 sanctions hits, 2 of 3 marked false positives and 1 confirmed by the reviewer",
         ),
-        # Not every item with the signal is a match to mark (a subject's own article, say):
-        # the marks are counted against all of them, never said of all.
-        (["false_positive"], "3 sanctions hits, 1 of 3 marked a false positive by the reviewer"),
+        # Not every item with the signal is a match to mark (a registry record or an
+        # article, say): the marks are said of the screening matches, not of all the items,
+        # which would read as if the rest were left unmarked.
+        (
+            ["false_positive"],
+            "3 sanctions hits, the screening match marked a false positive by the reviewer",
+        ),
+        (["confirmed_match"], "3 sanctions hits, the screening match confirmed by the reviewer"),
         (
             ["confirmed_match", "confirmed_match"],
-            "3 sanctions hits, 2 of 3 confirmed by the reviewer",
+            "3 sanctions hits, the 2 screening matches confirmed by the reviewer",
+        ),
+        (
+            ["confirmed_match", "false_positive"],
+            "3 sanctions hits, of the 2 screening matches 1 marked a false positive and 1 "
+            "confirmed by the reviewer",
         ),
     ],
 )
