@@ -773,6 +773,12 @@ def test_the_case_list_shows_and_filters_by_the_latest_packets_risk(client, tena
     # An unknown rating filters nothing rather than listing none.
     everything = client.get(reverse("runs-case-list"), {"risk": "dreadful"}).content.decode()
     assert SANCTIONED_SUBJECT in everything and SIGNOFF_SUBJECT in everything
+    # A case with no packet (no run yet, or a run stopped before one) has no rating to
+    # filter by, and is found as such: "Unrated" is the runtime's word for a packet.
+    unrated = client.get(reverse("runs-case-list"), {"risk": "none"}).content.decode()
+    assert "No Run Yet Ltd" in unrated
+    assert SANCTIONED_SUBJECT not in unrated and SIGNOFF_SUBJECT not in unrated
+    assert '<option value="none" selected>No packet yet</option>' in unrated
 
 
 def test_runs_from_before_the_risk_column_get_it_from_their_packet(case):

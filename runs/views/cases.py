@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
@@ -35,8 +35,10 @@ from runs.views.run_filters import day_range, within_days
 
 READERS = ("analyst", "reviewer", "admin")
 PAGE_SIZE = 25
-# The latest run's packet rating, as the case list filters and shows it.
+# The latest run's packet rating, as the case list filters and shows it; "none" finds the
+# cases without one (no run, or no packet yet).
 RISK_RATINGS = dict(Run._meta.get_field("risk_rating").choices)
+RISK_FILTERS = {**RISK_RATINGS, "none": "No packet yet"}
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -78,7 +80,9 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
         cases = cases.filter(run_closed=True)
     elif reason in Run.Reason.values:
         cases = cases.filter(run_reason=reason, run_closed=False)
-    if risk in RISK_RATINGS:
+    if risk == "none":
+        cases = cases.filter(Q(run_risk="") | Q(run_risk__isnull=True))
+    elif risk in RISK_RATINGS:
         cases = cases.filter(run_risk=risk)
     # Only analysts open cases: anyone else's "mine" is ignored rather than listing none.
     mine = request.GET.get("mine") == "1" and has_role(request.user, "analyst")
@@ -100,8 +104,8 @@ def case_list(request: HtmxHttpRequest) -> HttpResponse:
             "query": query,
             "status": status,
             "reason": reason,
-            "risk": risk if risk in RISK_RATINGS else "",
-            "risks": RISK_RATINGS.items(),
+            "risk": risk if risk in RISK_FILTERS else "",
+            "risks": RISK_FILTERS.items(),
             "mine": mine,
             "date_from": date_from,
             "date_to": date_to,
