@@ -61,7 +61,7 @@ CLAIM_FILTERS = {
 # and not a sign-off while its run's conflict escalation is open
 # (reviews.actions.refusal_for, reviews.actions.open_conflict_facts).
 READINESS_FILTERS = {
-    "ready": "Can be decided now",
+    "ready": "Nothing stops your decision",
     "blocked": "Sign-off waits on a conflict",
 }
 
