@@ -386,3 +386,25 @@ def test_a_keyboard_decision_refused_for_its_reason_is_sent_again_with_enter(
     page.wait_for_selector(f"#review-item-{item.pk} .decided")
     decision = HumanDecision.objects.get(review_item_id=item.pk)
     assert decision.kind == "approve" and decision.reason == "Routine registry lookup"
+
+
+def test_a_reason_typed_after_a_on_a_row_decided_on_its_own_page_is_not_taken_as_keys(
+    page, live_server, tenant, analyst, reviewer
+):
+    """`a` on a sign-off that must be read first decides nothing and says so; a reason
+    typed straight after it ("Clean; no findings") must not have its o open the item or its
+    j and k move the selection. A deliberate key after a pause works again."""
+    item = off_the_browser_loop(sanctioned_signoff_item, tenant, analyst)
+    login_in_browser(page, live_server.url, reviewer.username)
+    page.goto(f"{live_server.url}/reviews/")
+    page.locator("main h1").click()
+    page.keyboard.press("j")
+    assert page.locator("tr.selected").get_attribute("data-item") == str(item.pk)
+    page.keyboard.press("a")
+    page.keyboard.type("Clean; no findings of concern.", delay=40)
+    page.wait_for_timeout(300)
+    assert page.url.endswith("/reviews/"), "a typed letter opened the item"
+    assert "taken as keys" in page.locator("#keys-status").inner_text()
+    page.wait_for_timeout(1700)
+    page.keyboard.press("o")
+    page.wait_for_url(f"**/reviews/items/{item.pk}/")

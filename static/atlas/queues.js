@@ -93,10 +93,26 @@
       say(notYours ? notYours.dataset.notYours : "This item is decided on its own page: press o to open it.");
       row.classList.add("needs-open");
       setTimeout(() => row.classList.remove("needs-open"), 1500);
+      // A reason typed straight after a or d has nowhere to go: its letters must not act
+      // as keys (the o of "no" opening the item, a j moving on).
+      holdKeys();
       return;
     }
     showIntent(row, form, decision);
     form.querySelector("input[name=reason]").focus();
+  }
+  // Keys pressed in quick succession after a or d found no reason field are typing, not
+  // shortcuts: they are held until a pause of HOLD_KEYS_MS.
+  const HOLD_KEYS_MS = 1500;
+  let keysHeldUntil = 0;
+  function holdKeys() {
+    keysHeldUntil = Date.now() + HOLD_KEYS_MS;
+  }
+  function keysHeld() {
+    if (Date.now() >= keysHeldUntil) return false;
+    holdKeys();
+    say("Not taken as keys: this item has no reason field here. Pause, then press o to open it.");
+    return true;
   }
   // The decision chosen with a or d in each row, by its id: a row refused and sent back
   // fresh (a reason missing) keeps it, so Enter sends it again once the reason is typed.
@@ -176,6 +192,10 @@
     }
     if (typing(target) || event.ctrlKey || event.metaKey || event.altKey) return;
     if (!inQueue(target)) return;
+    if (event.key.length === 1 && keysHeld()) {
+      event.preventDefault();
+      return;
+    }
     switch (event.key) {
       case "j": move(1); break;
       case "k": move(-1); break;
