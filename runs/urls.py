@@ -26,6 +26,11 @@ urlpatterns: list = [
         documents.mark_sensitive,
         name="runs-document-mark-sensitive",
     ),
+    path(
+        "cases/<int:case_id>/documents/<int:document_id>/sensitive/confirm/",
+        documents.confirm_sensitive,
+        name="runs-document-confirm-sensitive",
+    ),
     path("runs/<int:run_id>/cancel/", live.run_cancel, name="runs-run-cancel"),
     path("runs/<int:run_id>/answer/", live.run_answer, name="runs-run-answer"),
     path("runs/<int:run_id>/steps/", cases.run_steps_earlier, name="runs-run-steps"),

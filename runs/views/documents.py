@@ -80,7 +80,7 @@ def mark_sensitive(request: HttpRequest, case_id: int, document_id: int) -> Http
     no way back, on purpose, so the first post only asks; the mark needs `confirm`."""
     document = _document_of(request, case_id, document_id)
     if not document.sensitive and request.POST.get("confirm") != "yes":
-        return _confirm_mark(request, document)
+        return redirect(_confirm_page(document))
     waiting = []
     if not document.sensitive:
         waiting = do_mark_sensitive(document, request.user)
@@ -111,7 +111,18 @@ def mark_sensitive(request: HttpRequest, case_id: int, document_id: int) -> Http
     return redirect(_case_page(request, case_id, document_id))
 
 
-def _confirm_mark(request: HttpRequest, document: Document) -> HttpResponse:
+def _confirm_page(document: Document) -> str:
+    return reverse("runs-document-confirm-sensitive", args=[document.case_id, document.pk])
+
+
+@require_role("analyst")
+@require_safe
+def confirm_sensitive(request: HttpRequest, case_id: int, document_id: int) -> HttpResponse:
+    """The question before the mark, on a page of its own (a GET), so that Back to it or
+    from the case page after it loads a page instead of asking to send a form again."""
+    document = _document_of(request, case_id, document_id)
+    if document.sensitive:
+        return redirect("runs-case-detail", case_id=document.case_id)
     latest = Run.objects.latest_of(document.case_id)
     read_by = runs_that_read(document)
     under_way = latest is not None and not latest.is_terminal and latest.pk not in read_by
