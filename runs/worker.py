@@ -67,6 +67,9 @@ class DrivenRun:
     stopping: threading.Event = field(default_factory=threading.Event)
     renewed_at: float = field(default_factory=time.monotonic)
     woken: bool = False  # a wake-up arrived while it was being driven (event loop only)
+    # Its lease is this worker's: a claim it is still trying (and may lose to another
+    # worker) is not a lease to lose.
+    holds: bool = False
 
     def still_owner(self) -> bool:
         # A lease we failed to renew for most of its life may already be someone else's.
@@ -223,6 +226,7 @@ class RunWorker:
 
     def _drive_blocking(self, driven: DrivenRun, claimed: bool) -> None:
         run_id = driven.run_id
+        driven.holds = claimed
         close_old_connections()
         try:
             if not claimed and not leases.claim_run(run_id, self.owner):
@@ -230,6 +234,7 @@ class RunWorker:
                     logger.warning("Wake-up for run %s, which does not exist", run_id)
                 return
             driven.renewed_at = time.monotonic()
+            driven.holds = True
             # A cancel requested before now is on the row advance_run loads; later ones
             # reach the run through the heartbeat's poll or a wake-up.
             for _ in range(MAX_PASSES_PER_CLAIM):
@@ -309,7 +314,8 @@ class RunWorker:
         )
 
     async def _renew(self) -> None:
-        renewing = dict(self.driven)
+        # Only leases held when asked: a claim made meanwhile was not among those renewed.
+        renewing = {run_id: driven for run_id, driven in self.driven.items() if driven.holds}
         renewed_at = time.monotonic()
         held = await self.db(leases.renew_leases, self.owner, list(renewing))
         for run_id, driven in renewing.items():

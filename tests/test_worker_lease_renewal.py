@@ -9,8 +9,8 @@ import logging
 from runs.worker import DrivenRun, RunWorker
 
 
-def _renewal(worker: RunWorker, run_ends_meanwhile: bool) -> DrivenRun:
-    driven = DrivenRun(run_id=12, lease_seconds=15)
+def _renewal(worker: RunWorker, run_ends_meanwhile: bool, holds: bool = True) -> DrivenRun:
+    driven = DrivenRun(run_id=12, lease_seconds=15, holds=holds)
     worker.driven[12] = driven
 
     async def renew_leases(function, owner, run_ids):
@@ -37,3 +37,13 @@ def test_a_run_still_driven_whose_lease_is_gone_is_lost(caplog):
         driven = _renewal(worker, run_ends_meanwhile=False)
     assert driven.lost.is_set()
     assert "lost the lease on run 12" in caplog.text
+
+
+def test_a_run_whose_claim_is_still_being_tried_is_not_reported_lost(caplog):
+    """Woken for a run, the worker registers it before its claim: another worker's sweep
+    may hold it, and then this worker never had a lease to lose."""
+    worker = RunWorker(sweeping=False)
+    with caplog.at_level(logging.WARNING, logger="runs.worker"):
+        driven = _renewal(worker, run_ends_meanwhile=False, holds=False)
+    assert not driven.lost.is_set()
+    assert "lost the lease" not in caplog.text
