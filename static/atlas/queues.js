@@ -101,16 +101,23 @@
     showIntent(row, form, decision);
     form.querySelector("input[name=reason]").focus();
   }
-  // Keys pressed in quick succession after a or d found no reason field are typing, not
-  // shortcuts: they are held until a pause of HOLD_KEYS_MS.
+  // After a or d found no reason field, the next key tells a shortcut (o to open the item,
+  // as the page says, or j, k, a, d, ?) from a reason being typed anyway ("Clean; no
+  // findings", whose o would open the item): a reason's keys are held until a pause of
+  // HOLD_KEYS_MS.
   const HOLD_KEYS_MS = 1500;
+  const SHORTCUT_KEYS = new Set(["j", "k", "a", "d", "o", "?"]);
+  let afterRefusedIntent = false;
   let keysHeldUntil = 0;
   function holdKeys() {
-    keysHeldUntil = Date.now() + HOLD_KEYS_MS;
+    afterRefusedIntent = true;
   }
-  function keysHeld() {
-    if (Date.now() >= keysHeldUntil) return false;
-    holdKeys();
+  function keysHeld(key) {
+    const typingOn = Date.now() < keysHeldUntil;
+    const firstKeyIsTyping = afterRefusedIntent && !SHORTCUT_KEYS.has(key);
+    afterRefusedIntent = false;
+    if (!typingOn && !firstKeyIsTyping) return false;
+    keysHeldUntil = Date.now() + HOLD_KEYS_MS;
     say("Not taken as keys: this item has no reason field here. Pause, then press o to open it.");
     return true;
   }
@@ -192,7 +199,7 @@
     }
     if (typing(target) || event.ctrlKey || event.metaKey || event.altKey) return;
     if (!inQueue(target)) return;
-    if (event.key.length === 1 && keysHeld()) {
+    if (event.key.length === 1 && !event.target.matches?.("button, a, summary") && keysHeld(event.key)) {
       event.preventDefault();
       return;
     }
