@@ -50,7 +50,7 @@ from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.document_directors import mentions_directors
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.wording import counted, fact_words, listed
-from atlas.runtime.world import name_score
+from atlas.runtime.world import name_score, words_it_lacks
 from atlas.runtime.world.normalize import (
     fingerprint_text,
     is_registration_number,
@@ -340,15 +340,28 @@ def _unambiguous_candidate(
     if len(numbered) == 1 and picked is None:
         return numbered[0]  # given by its number ("Company number 08812345": no legal form)
     strong = [c for c in candidates if c.score >= STRONG_MATCH]
+    if picked is None:
+        # "Acme Analytics Holdings" scores high on Acme Analytics Ltd, whose name it holds,
+        # yet is likely another company: the analyst says.
+        strong = [c for c in strong if not lacks_words_of(state.brief.subject, c)]
     company = state.brief.subject_type == "company"
     typed_form = legal_forms(state.brief.subject) if company else frozenset()
     if typed_form and picked is None:
         of_the_form = [c for c in strong if legal_forms(c.name) == typed_form]
         return of_the_form[0] if len(of_the_form) == 1 else None
-    if not strong:
+    if not strong or strong[0] is not candidates[0]:
         return None
     lead = candidates[0].score - (candidates[1].score if len(candidates) > 1 else 0)
     return candidates[0] if lead >= AMBIGUITY_MARGIN else None
+
+
+def lacks_words_of(subject: str, candidate: EntityCandidate) -> bool:
+    """The candidate's name, and the alias it matched on, lack words the subject has."""
+    return all(
+        words_it_lacks(subject, name)
+        for name in {candidate.name, candidate.matched_on or ""}
+        if name
+    )
 
 
 def _may_match_the_subject(

@@ -52,6 +52,50 @@ def test_a_subject_of_the_wrong_type_is_asked_about_then_named_in_the_gaps(
     assert f"The registry has {hint}" in gap
 
 
+@pytest.mark.parametrize(
+    ("subject", "subject_type", "jurisdiction", "nearest", "lacks"),
+    [
+        ("Acme Analytics Holdings", "company", "GB", "Acme Analytics Ltd", "'Holdings'"),
+        ("Chidi Amara Okafor", "person", None, "Amara Okafor", "'Chidi'"),
+        ("Irina Sokolova-Petrova", "person", None, "Irina Sokolova", "'Petrova'"),
+    ],
+)
+def test_a_name_with_words_the_registry_name_lacks_is_asked_about_not_matched(
+    make_runtime, make_state, subject, subject_type, jurisdiction, nearest, lacks
+):
+    """A holding company is not its namesake operating company, nor is every Amara Okafor
+    the minister: a name the registry's lacks words of is put to the analyst, not matched
+    and researched as the other entity."""
+    runtime = make_runtime()
+    state = run(runtime, make_state(subject, jurisdiction=jurisdiction, subject_type=subject_type))
+    assert (state.status, state.selected_entity) == ("waiting_for_input", None)
+    question = state.pending_question.question
+    assert f"No registry entity is named '{subject}'; the nearest is {nearest} (" in question
+    assert f"which lacks {lacks}" in question
+
+    state = answer(runtime, state, "yes")
+    assert state.selected_entity is not None and state.selected_entity.name == nearest
+
+
+@pytest.mark.parametrize(
+    ("subject", "subject_type", "jurisdiction"),
+    [
+        ("Dmitry Volkov", "person", "RU"),
+        ("Volkov Dmitri", "person", "RU"),
+        ("Henrik Solbergh", "person", "NO"),
+        ("Acme Analytics Limited", "company", "GB"),
+        ("The Acme Analytics Ltd", "company", "GB"),
+    ],
+)
+def test_spellings_legal_forms_and_initials_are_not_words_a_name_lacks(
+    make_runtime, make_state, subject, subject_type, jurisdiction
+):
+    state = run(
+        make_runtime(), make_state(subject, jurisdiction=jurisdiction, subject_type=subject_type)
+    )
+    assert state.selected_entity is not None, state.pending_question
+
+
 def test_a_subject_no_registry_knows_is_not_rated_low(make_runtime, make_state):
     state = run(make_runtime(), make_state("Quillfeather Biscuit Works", jurisdiction="GB"))
     assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")

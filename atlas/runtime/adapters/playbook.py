@@ -36,6 +36,7 @@ from atlas.runtime.state import HeldDirectorship, Signal, candidate_label
 from atlas.runtime.tools.builtin import STRONG_MATCH
 from atlas.runtime.tools.schemas import other_entity_type
 from atlas.runtime.wording import counted, listed, unresolved_conflict_gap
+from atlas.runtime.world import words_it_lacks
 from atlas.runtime.world.normalize import legal_forms
 
 # Of what people wrote (an answer, a reviewer's reason), as much as a question quotes: a
@@ -368,6 +369,14 @@ def _nearest_question(
         found = (
             f"No registry entity in {country}, the case's country, matches '{subject}' "
             f"closely; outside it, {outside} {candidate_label(nearest)}."
+        )
+    elif nearest["score"] >= STRONG_MATCH and (
+        lacking := words_it_lacks(case["subject"], nearest["name"])
+    ):
+        words = listed([f"'{_quoted(word)}'" for word in lacking], "and")
+        found = (
+            f"No registry entity is named '{subject}'; the nearest is "
+            f"{candidate_label(nearest)}, which lacks {words}."
         )
     elif nearest["score"] >= STRONG_MATCH and legal_forms(case["subject"]):
         found = (

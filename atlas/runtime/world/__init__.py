@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,40 @@ def name_score(query: str, candidate: str) -> float:
         ),
         1,
     )
+
+
+# A word of a name is the same as a word of another at this score or more ("Dmitry" and
+# "Dmitri", "Solbergh" and "Solberg"); an initial is the same as a word it starts.
+SAME_WORD = 85
+# Words that tell no company or person from another.
+FILLER_WORDS = frozenset({"the", "and", "of", "a"})
+
+
+def words_it_lacks(query: str, name: str) -> list[str]:
+    """The words of `query` that `name` has nothing for (neither the word, a spelling of
+    it, nor its initial), legal forms and titles aside, as `query` writes them:
+    "Acme Analytics Holdings" has "Holdings" that "Acme Analytics Ltd" lacks. Such a name
+    matches the other at a high score (the other is contained in it), yet may well be
+    another company or person."""
+    theirs = normalize_name(name).split()
+    lacking = []
+    for word in normalize_name(query).split():
+        if word in FILLER_WORDS or any(
+            word == other
+            or (len(word) == 1 and other.startswith(word))
+            or name_score(word, other) >= SAME_WORD
+            for other in theirs
+        ):
+            continue
+        lacking.append(_as_written(word, query))
+    return lacking
+
+
+def _as_written(word: str, text: str) -> str:
+    for token in re.split(r"[^\w']+", text):
+        if normalize_text(token) == word:
+            return token
+    return word
 
 
 def _contained_score(query: str, candidate: str) -> float:
