@@ -29,6 +29,7 @@ from runs.leases import (
     release_lease,
     was_waiting_for_model,
 )
+from runs.command_presence import CommandHeartbeat
 from runs.models import Run
 from runs.presence import WorkerPresence
 from runs.run_state import load_state
@@ -250,7 +251,8 @@ def run_headless(run: Run, scenario: Scenario | None, cancel: CancelSignal | Non
         if state.status == "queued":
             state = runtime.start(state)
         keep_going = LocalHold(run.pk, HEADLESS)
-        drive(runtime, state, scenario.human if scenario else None, keep_going=keep_going)
+        with CommandHeartbeat(run.pk, HEADLESS, presence):
+            drive(runtime, state, scenario.human if scenario else None, keep_going=keep_going)
     finally:
         release_lease(run.pk, HEADLESS)
         presence.withdraw()

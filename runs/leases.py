@@ -171,13 +171,22 @@ def claim_due_runs(owner: str, limit: int, exclude: Iterable[int] = ()) -> list[
 
 
 def claim_from_gone_holders(owner: str, limit: int, exclude: Iterable[int] = ()) -> list[int]:
-    """Up to `limit` runs that need work, held by headless commands that died (runs.presence):
-    a `run_case` killed mid-run holds its run for LOCAL_HOLD_LEASES leases, which no sweep
-    would otherwise take before they run out. Only PostgreSQL knows such a holder is gone."""
+    """Up to `limit` runs that need work, held by headless commands that died: a `run_case`
+    killed mid-run holds its run for LOCAL_HOLD_LEASES leases, which no sweep would
+    otherwise take before they run out. Died means its presence lock is gone (runs.presence;
+    only PostgreSQL knows) and its hold has not been renewed for a lease."""
     if limit <= 0 or connection.vendor != "postgresql":
         return []
+    # A live command renews its hold a few times a lease (runs.command_presence): one not
+    # renewed for a lease is a command that stopped, not one whose presence session the
+    # database dropped a moment ago.
+    not_renewed = lease_expiry(settings.ATLAS_LEASE_SECONDS * (LOCAL_HOLD_LEASES - 1))
     holders = (
-        Run.objects.filter(needs_work(), lease_owner__startswith=HEADLESS_PREFIX)
+        Run.objects.filter(
+            needs_work(),
+            lease_owner__startswith=HEADLESS_PREFIX,
+            lease_expires_at__lt=not_renewed,
+        )
         .exclude(pk__in=list(exclude))
         .values_list("pk", "lease_owner")
         .order_by("id")

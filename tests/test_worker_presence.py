@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
+from django.conf import settings
 from django.db import connection
 
 from runs.actions import do_start_run
-from runs.leases import claim_due_runs, claim_from_gone_holders, local_hold_expiry
+from runs.command_presence import CommandHeartbeat
+from runs.leases import LOCAL_HOLD_LEASES, claim_due_runs, claim_from_gone_holders, lease_expiry
 from runs.models import Run
 from runs.presence import WorkerPresence, lock_key, worker_is_gone
 from tests.worker_harness import WorkerThread, wait_for
@@ -78,19 +82,24 @@ def test_a_run_worker_is_present_from_its_start_to_its_stop():
 HEADLESS_OWNER = "headless:host-a:5151"
 
 
-def _held_by_a_command(case, analyst, owner: str) -> Run:
-    """A run a `run_case` process holds for the next ten minutes, as it does while it runs."""
+def _held_by_a_command(case, analyst, owner: str, renewed_leases_ago: int = 0) -> Run:
+    """A run a `run_case` process holds for the next ten minutes, as it does while it runs,
+    last renewed `renewed_leases_ago` leases ago."""
     run = do_start_run(case, analyst, wake=False)
+    lease = settings.ATLAS_LEASE_SECONDS
     Run.objects.filter(pk=run.pk).update(
-        status=Run.Status.RESEARCHING, lease_owner=owner, lease_expires_at=local_hold_expiry()
+        status=Run.Status.RESEARCHING,
+        lease_owner=owner,
+        lease_expires_at=lease_expiry(lease * (LOCAL_HOLD_LEASES - renewed_leases_ago)),
     )
     return run
 
 
 def test_the_sweep_takes_a_run_from_a_headless_command_that_died(case, analyst):
-    """A killed `run_case` held its run for ten minutes; its presence lock went with it, so
-    the sweep takes the run at once instead of waiting out the hold."""
-    run = _held_by_a_command(case, analyst, HEADLESS_OWNER)
+    """A killed `run_case` held its run for ten minutes; its presence lock went with it and
+    it stopped renewing its hold, so the sweep takes the run after a lease, not ten
+    minutes."""
+    run = _held_by_a_command(case, analyst, HEADLESS_OWNER, renewed_leases_ago=2)
     assert claim_due_runs("worker:host-b:1:aa", 5) == []  # the hold has not run out
 
     assert claim_from_gone_holders("worker:host-b:1:aa", 5) == [run.pk]
@@ -108,3 +117,34 @@ def test_the_sweep_leaves_a_run_whose_headless_command_is_alive(case, analyst):
         assert run.lease_owner == HEADLESS_OWNER
     finally:
         alive.withdraw()
+
+
+def test_the_sweep_leaves_a_run_whose_command_renews_its_hold_though_its_lock_is_gone(
+    case, analyst
+):
+    """The database dropped a live command's presence session (an idle timeout, a network
+    cut): its lock is gone until its next beat, but its hold is fresh, and the run stays
+    its own."""
+    run = _held_by_a_command(case, analyst, HEADLESS_OWNER, renewed_leases_ago=0)
+    assert worker_is_gone(HEADLESS_OWNER)
+    assert claim_from_gone_holders("worker:host-b:1:aa", 5) == []
+    run.refresh_from_db()
+    assert run.lease_owner == HEADLESS_OWNER
+
+
+def test_a_commands_heartbeat_keeps_its_lock_and_renews_its_hold(case, analyst, settings):
+    settings.ATLAS_LEASE_SECONDS = 0.6
+    run = _held_by_a_command(case, analyst, HEADLESS_OWNER, renewed_leases_ago=3)
+    stale_until = Run.objects.get(pk=run.pk).lease_expires_at
+    presence = WorkerPresence(HEADLESS_OWNER)
+    try:
+        with CommandHeartbeat(run.pk, HEADLESS_OWNER, presence):
+            time.sleep(0.5)
+            assert not worker_is_gone(HEADLESS_OWNER)
+            assert Run.objects.get(pk=run.pk).lease_expires_at > stale_until
+            assert claim_from_gone_holders("worker:host-b:1:aa", 5) == []
+            drop_presence_session(HEADLESS_OWNER)  # taken again on the next beat
+            wait_for(lambda: not worker_is_gone(HEADLESS_OWNER), timeout=5)
+    finally:
+        presence.withdraw()
+    assert Run.objects.get(pk=run.pk).lease_owner == HEADLESS_OWNER
