@@ -26,9 +26,7 @@ class CommandHeartbeat:
         self.owner = owner
         self.presence = presence
         self._stop = threading.Event()
-        self._thread = threading.Thread(
-            target=self._beat, name=f"presence-{run_id}", daemon=True
-        )
+        self._thread = threading.Thread(target=self._beat, name=f"presence-{run_id}", daemon=True)
 
     def __enter__(self) -> CommandHeartbeat:
         self._thread.start()

@@ -20,6 +20,7 @@ from atlas.runtime.ports import CancelSignal, StaleRunVersion
 from atlas.runtime.scenario import Scenario, parse_scenario
 from atlas.runtime.state import AtlasState
 from reviews.models import HumanDecision
+from runs.command_presence import CommandHeartbeat
 from runs.leases import (
     HEADLESS,
     THIS_PROCESS,
@@ -29,7 +30,6 @@ from runs.leases import (
     release_lease,
     was_waiting_for_model,
 )
-from runs.command_presence import CommandHeartbeat
 from runs.models import Run
 from runs.presence import WorkerPresence
 from runs.run_state import load_state
