@@ -11,7 +11,11 @@ read, and a chunked body is cut off with a 413 once it passes the limit. Both `d
 
 from __future__ import annotations
 
+import logging
+
 from daphne import http_protocol
+
+logger = logging.getLogger(__name__)
 
 REFUSAL = (
     "This request is larger than Atlas accepts ({limit:,} bytes); nothing was saved. "
@@ -45,15 +49,14 @@ class SizeLimitedRequest(http_protocol.WebRequest):
         if not self.refused:
             super().requestReceived(command, path, version)
 
-    def connectionLost(self, reason):  # noqa: N802 - Twisted's name
-        if self.refused:
-            # Never handed to the application, so daphne has no record of it to clear.
-            http_protocol.http.Request.connectionLost(self, reason)
-            return
-        super().connectionLost(reason)
-
     def _refuse(self) -> None:
         self.refused = True
+        # The method and path are not read yet when the declared length is refused.
+        logger.warning(
+            "Refused a request from %s: its body is over ATLAS_REQUEST_MAX_BYTES (%s bytes)",
+            getattr(self.getClientAddress(), "host", "an unknown address"),
+            f"{self.max_bytes:,}",
+        )
         body = REFUSAL.format(limit=self.max_bytes, upload_limit=self.max_upload_bytes).encode()
         self.channel.transport.write(
             b"HTTP/1.1 413 Content Too Large\r\n"

@@ -248,7 +248,10 @@ ATLAS_UPLOAD_MAX_BYTES = env_int("ATLAS_UPLOAD_MAX_BYTES", 5 * 1024 * 1024, mini
 # Any request body over this is refused by the server as it arrives (atlas/request_size.py);
 # a document somewhat over the upload limit still reaches the form and its message.
 ATLAS_REQUEST_MAX_BYTES = env_int(
-    "ATLAS_REQUEST_MAX_BYTES", ATLAS_UPLOAD_MAX_BYTES + 16 * 1024 * 1024, minimum=1024 * 1024
+    "ATLAS_REQUEST_MAX_BYTES",
+    ATLAS_UPLOAD_MAX_BYTES + 16 * 1024 * 1024,
+    # A document the upload limit allows, with the rest of its form.
+    minimum=ATLAS_UPLOAD_MAX_BYTES + 64 * 1024,
 )
 
 # OpenAI-compatible adapter: the standard variable names every client uses.

@@ -26,6 +26,7 @@ def daphne_port(tmp_path_factory):
         **os.environ,
         "DATABASE_URL": f"sqlite:///{tmp_path_factory.mktemp('size') / 'db.sqlite3'}",
         "ATLAS_REQUEST_MAX_BYTES": str(LIMIT),
+        "ATLAS_UPLOAD_MAX_BYTES": str(LIMIT // 2),
     }
     env.pop("REDIS_URL", None)
     daphne = subprocess.Popen(
@@ -86,6 +87,7 @@ def test_a_declared_length_over_the_limit_is_refused_before_the_body_is_sent(dap
     answer = _exchange(daphne_port, head)
     assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
     assert b"larger than Atlas accepts (1,048,576 bytes); nothing was saved" in answer
+    assert b"A document can be at most 524,288 bytes." in answer
     assert time.monotonic() - began < 5  # answered without waiting for 300 MB
 
 
@@ -111,3 +113,40 @@ def test_a_request_under_the_limit_reaches_the_application(daphne_port):
     answer = _exchange(daphne_port, head, [body])
     # Django's own answer: the form post has no CSRF token.
     assert answer.startswith(b"HTTP/1.1 403 "), answer[:200]
+
+
+class _Server:
+    """What daphne's server does with the requests it is told of."""
+
+    def __init__(self) -> None:
+        self.connections: dict = {}
+
+    def protocol_connected(self, protocol) -> None:
+        self.connections[protocol] = {}
+
+    def protocol_disconnected(self, protocol) -> None:
+        self.connections[protocol]["disconnected"] = True
+
+
+def test_a_refused_request_is_forgotten_once_its_connection_closes():
+    """Daphne reaps a connection only once it is told it closed: a refused request not
+    told so would stay in its memory for good, one per refusal."""
+    from types import SimpleNamespace
+
+    from twisted.internet.error import ConnectionDone
+    from twisted.python.failure import Failure
+    from twisted.web.test.requesthelper import DummyChannel
+
+    from atlas.request_size import SizeLimitedRequest
+
+    server = _Server()
+    channel = DummyChannel()
+    channel.factory = SimpleNamespace(server=server)
+    request = SizeLimitedRequest(channel)
+    request.gotLength(300_000_000)
+    assert request.refused
+    assert channel.transport.written.getvalue().startswith(b"HTTP/1.1 413 ")
+
+    request.connectionLost(Failure(ConnectionDone()))
+
+    assert server.connections[request] == {"disconnected": True}

@@ -194,3 +194,9 @@ def test_a_model_timeout_of_zero_fails_loudly():
     result = _check({"OPENAI_TIMEOUT_SECONDS": "0"})
     assert result.returncode != 0
     assert "OPENAI_TIMEOUT_SECONDS must be at least 1" in result.stderr
+
+
+def test_a_request_limit_that_would_refuse_an_allowed_document_fails_loudly():
+    result = _check({"ATLAS_UPLOAD_MAX_BYTES": "5242880", "ATLAS_REQUEST_MAX_BYTES": "1048576"})
+    assert result.returncode != 0
+    assert "ATLAS_REQUEST_MAX_BYTES must be at least 5308416" in result.stderr
