@@ -29,6 +29,7 @@ def paused_run(
     jurisdiction: str = "GB",
     subject_type: str = "company",
     budgets: dict | None = None,
+    notes: str = "",
 ) -> Run:
     case = do_open_case(
         tenant=tenant,
@@ -36,6 +37,7 @@ def paused_run(
         subject_name=subject,
         subject_type=subject_type,
         jurisdiction=jurisdiction,
+        notes=notes,
     )
     # Held by this process from the start: a live server's worker never takes it between.
     run = do_start_run(case, opened_by, budgets=budgets, wake=False, driven_here=True)
@@ -62,8 +64,9 @@ def approval_item(tenant, opened_by) -> ReviewItem:
     return open_item(run, ReviewItem.Kind.APPROVAL)
 
 
-def signoff_item(tenant, opened_by) -> ReviewItem:
-    return open_item(paused_run(tenant, opened_by, SIGNOFF_SUBJECT), ReviewItem.Kind.SIGNOFF)
+def signoff_item(tenant, opened_by, notes: str = "") -> ReviewItem:
+    run = paused_run(tenant, opened_by, SIGNOFF_SUBJECT, notes=notes)
+    return open_item(run, ReviewItem.Kind.SIGNOFF)
 
 
 def sanctioned_signoff_item(tenant, opened_by) -> ReviewItem:

@@ -154,10 +154,10 @@ def test_the_analysts_case_notes_reach_the_reviewer_who_signs_off(
 ):
     """What the analyst knew when opening the case (a referral, a suspected link) is read
     beside the packet it explains, and kept in the packet's record."""
-    item = signoff_item(tenant, analyst)
-    Case.objects.filter(pk=item.case_id).update(
-        notes="Referral from the Riga branch;\npossible link to <b>Volga Petrochem</b>."
-    )
+    notes = "Referral from the Riga branch;\npossible link to <b>Volga Petrochem</b>."
+    item = signoff_item(tenant, analyst, notes=notes)
+    # Notes corrected after the run are the next run's; this one was given the first.
+    Case.objects.filter(pk=item.case_id).update(notes="Corrected later: something else.")
     signing = client_for(client, reviewer)
     page = signing.get(reverse("reviews-item", args=[item.pk])).content.decode()
     shown = "Referral from the Riga branch;<br>possible link to &lt;b&gt;Volga Petrochem&lt;/b&gt;."
@@ -165,4 +165,5 @@ def test_the_analysts_case_notes_reach_the_reviewer_who_signs_off(
     packet = signing.get(reverse("runs-packet", args=[item.run_id])).content.decode()
     assert shown in packet
     record = signing.get(reverse("runs-packet-json", args=[item.run_id])).json()
-    assert record["case_notes"].startswith("Referral from the Riga branch;\npossible link")
+    assert record["case_notes"] == notes
+    assert "Corrected later" not in page + packet

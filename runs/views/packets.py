@@ -257,8 +257,8 @@ def packet_json(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
             if run.case.subject_name != run.subject_name
             else {}
         ),
-        # What the analyst wrote when opening the case, as they wrote it.
-        "case_notes": run.case.notes,
+        # What the analyst wrote on the case, as this run was given it.
+        "case_notes": (run.state.get("brief") or {}).get("notes", ""),
         "status": run.status,
         "termination_reason": run.termination_reason or None,
         "user_status": run.user_status,
