@@ -13,7 +13,8 @@ Definitions:
   validation (termination reason finish_proposed or packet_approved, but not a case a
   reviewer closed as it stood).
 - **repeated tool-call rate**: `duplicate_action_blocked` events / tool-call attempts, where
-  an attempt is a `model_decision` event whose `data.kind` is `call_tool`.
+  an attempt is a `model_decision` event whose `data.kind` is `call_tool` (not one that
+  came after a cancel and was not acted on).
 - **no-progress termination rate**: finished runs stopped with reason no_progress or
   repeated_action (both are "the loop went round without getting anywhere") / finished runs.
 - **average tool diversity**: mean, over runs with at least one tool call, of the number of
@@ -253,7 +254,11 @@ def tallies(runs: QuerySet[Run], names: Grouping) -> dict[tuple, Tally]:
     for row in _grouped(
         TraceEvent.objects.filter(in_runs, type__in=COUNTED_EVENTS).annotate(**related_keys),
         names,
-        attempts=Count("id", filter=Q(type="model_decision", data__kind="call_tool")),
+        attempts=Count(
+            "id",
+            filter=Q(type="model_decision", data__kind="call_tool")
+            & ~Q(data__has_key="not_acted_on"),
+        ),
         duplicates=Count("id", filter=Q(type="duplicate_action_blocked")),
         rejected=Count("id", filter=Q(type="final_rejected")),
         proposed=Count("id", filter=Q(type="finish_proposed")),

@@ -207,3 +207,9 @@ def test_a_reply_that_arrives_after_a_cancel_is_in_the_trace_with_what_it_cost(
     )
     assert charged == record["tokens"]
     assert [event["type"] for event in record["trace"]][-2:] == ["model_decision", "run_cancelled"]
+    # Not acted on, and so not an attempt the loop-health metrics count.
+    assert record["trace"][-2]["data"]["not_acted_on"] == "cancelled"
+    from runs.metrics import by_nothing, tallies
+
+    (tally,) = tallies(Run.objects.all(), by_nothing).values()
+    assert tally.attempts == 0

@@ -465,6 +465,7 @@ class Runtime:
             question=getattr(action, "question", None),
             usage=usage,
             **reply_notes,
+            **({"not_acted_on": "cancelled"} if cancel_requested else {}),
         )
         if cancel_requested:
             return cancelled(self.writer, s, buf)
