@@ -297,6 +297,7 @@ def _offer_linked_entity(state: AtlasState, result: dict[str, Any]) -> None:
             score=hit["score"],
             matched_on=hit.get("matched_query") or "",
             linked_by=f"sanctions:{hit['entry_id']}",
+            listed_as=(hit.get("aliases_matched") or [hit.get("listed_name") or ""])[0],
         )
     ]
 

@@ -170,6 +170,8 @@ class EntityCandidate(_Model):
     # Offered because a sanctions entry the subject's name hit is linked to it: that hit's
     # list entry ("sanctions:un-3301"); "" for a candidate the registry search found.
     linked_by: str = ""
+    # The list's own name or alias the subject's name hit, for such a candidate.
+    listed_as: str = ""
     # What tells same-name entities apart for the analyst: born, role, incorporated, status.
     details: str = ""
 

@@ -88,8 +88,8 @@ def test_a_no_keeps_the_subject_unmatched_and_says_which_entity_was_turned_down(
     packet = state.proposed_packet
     assert packet.risk_rating == "high"
     assert packet.open_gaps == [
-        "The analyst said the registry entity a sanctions list links 'Golden Gate Maritime' "
-        f"to as its alias, {LINKED}, is not the subject: the subject was researched by name only."
+        "The analyst said the registry entity a sanctions list links its alias 'Golden Gate "
+        f"Maritime' to, {LINKED}, is not the subject: the subject was researched by name only."
     ]
     assert not any(e.about for e in state.evidence)  # no director was screened
     assert len(state.answered_questions) == 1  # asked once
@@ -141,4 +141,23 @@ def test_an_entity_of_the_other_type_is_not_offered(make_state, world_tool_conte
     state = make_state("Golden Gate Maritime", subject_type="person", jurisdiction=None)
     assert (
         _screened_by_name(state, world_tool_context, "Golden Gate Maritime").entity_candidates == []
+    )
+
+
+def test_the_question_and_the_gap_quote_the_lists_alias_not_the_name_typed(
+    make_runtime, make_state
+):
+    """'Golden Gate Maritime Ltd' meets the listed alias 'Golden Gate Maritime' at 100 once
+    its legal form is set aside: what the list gives is the alias, not the name typed."""
+    runtime = make_runtime()
+    state = run(runtime, make_state("Golden Gate Maritime Ltd", jurisdiction=None))
+    question = state.pending_question.question
+    assert "gives 'Golden Gate Maritime' as an alias of its entry un-3301" in question
+    assert "gives 'Golden Gate Maritime Ltd'" not in question
+
+    state = answer(runtime, state, "no")
+    (gap,) = state.proposed_packet.open_gaps
+    assert gap.startswith(
+        "The analyst said the registry entity a sanctions list links its alias 'Golden Gate "
+        f"Maritime' to, {LINKED}, is not the subject"
     )

@@ -410,10 +410,11 @@ def _linked_question(p: dict[str, Any], linked: dict[str, Any], list_entry: str)
     the subject, when the registry matched nothing to the name: the analyst confirms it,
     once."""
     subject = _quoted(p["case"]["subject"])
+    alias = _quoted(linked.get("listed_as") or p["case"]["subject"])
     listed_as = (
-        f"'{subject}'"
+        f"'{alias}'"
         if linked["score"] >= 100
-        else f"a name matching '{subject}' (score {linked['score']:g} of 100)"
+        else f"'{alias}', a name matching '{subject}' (score {linked['score']:g} of 100),"
     )
     return (
         f"No registry entity matches '{subject}', but {_sanctions_list(p, list_entry)} gives "
@@ -459,10 +460,11 @@ def _unmatched_gap(
     ]
     linked = [c for c in candidates if linked_list_entry(c)]
     if turned_down and linked and turned_down[-1]["candidates"] == candidate_label(linked[0]):
+        alias = _quoted(linked[0].get("listed_as") or case["subject"])
         return (
-            f"The analyst said the registry entity a sanctions list links "
-            f"'{_quoted(case['subject'])}' to as its alias, {candidate_label(linked[0])}, is "
-            "not the subject: the subject was researched by name only."
+            f"The analyst said the registry entity a sanctions list links its alias "
+            f"'{alias}' to, {candidate_label(linked[0])}, is not the subject: the subject was "
+            "researched by name only."
         )
     if turned_down:
         offered = turned_down[-1]["candidates"]
