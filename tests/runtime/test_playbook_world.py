@@ -405,6 +405,23 @@ def test_near_duplicate_articles_collapse_into_one_piece_of_evidence(make_runtim
     assert {e.source_id for e in media} == {"article:art-crescent-001", "article:art-crescent-003"}
 
 
+def test_a_finding_citing_a_source_written_as_instructions_says_so(make_runtime, make_state):
+    """A reviewer reading the findings alone must not take it for plain adverse evidence:
+    the finding is marked as the media summary and the rating grounds mark it."""
+    state = run(make_runtime(), make_state("Crescent Minerals", jurisdiction=None))
+    evidence = state.evidence_by_id()
+    suspect = [
+        f
+        for f in state.proposed_packet.findings
+        if any("instructions" in evidence[i].signals for i in f.evidence_ids)
+    ]
+    assert suspect
+    for finding in suspect:
+        assert finding.claim.startswith(
+            "Suspect source, written as instructions to an AI agent (not followed): "
+        ), finding.claim
+
+
 def test_the_playbook_extracts_attached_documents_and_redacts_what_the_model_sees(
     make_runtime, make_state, store
 ):

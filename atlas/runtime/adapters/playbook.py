@@ -32,6 +32,7 @@ from atlas.runtime.directors import as_settled_by, screenable, searchable
 from atlas.runtime.directorships import directed_by_the_subject
 from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
 from atlas.runtime.reducer import linked_list_entry
+from atlas.runtime.result_words import SUSPECT_SOURCE
 from atlas.runtime.state import HeldDirectorship, Signal, candidate_label
 from atlas.runtime.tools.builtin import STRONG_MATCH
 from atlas.runtime.tools.schemas import other_entity_type
@@ -770,9 +771,13 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         risk = "low"
     findings = [
         Finding(
-            claim=f"{e['claim']} (about {elsewhere[e['evidence_id']]}: {ANOTHER_ENTITY})"
-            if e["evidence_id"] in elsewhere
-            else _claim(e, namesakes.get(e["evidence_id"], ""), _declined(p)),
+            # A source written as instructions to an AI agent says so wherever it is cited.
+            claim=(SUSPECT_SOURCE if Signal.INSTRUCTIONS in e["signals"] else "")
+            + (
+                f"{e['claim']} (about {elsewhere[e['evidence_id']]}: {ANOTHER_ENTITY})"
+                if e["evidence_id"] in elsewhere
+                else _claim(e, namesakes.get(e["evidence_id"], ""), _declined(p))
+            ),
             evidence_ids=[e["evidence_id"]],
         )
         for e in relevant
