@@ -14,6 +14,7 @@ from atlas.runtime.directorships import (
     unscreened_directorships,
     unsearched_directorships,
 )
+from atlas.runtime.owners import unscreened_owners
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import AtlasState, Signal, user_status_for
 from atlas.runtime.wording import listed, unresolved_conflict_gap
@@ -85,6 +86,10 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
     gaps = [
         *_unresearched_directors(s),
         *_unresearched_directorships(s),
+        *[
+            f"Beneficial owner {name} was not screened against the sanctions lists."
+            for name in unscreened_owners(s)
+        ],
         *_unread_documents(s),
         *_documents_about_others(s),
         *_documents_with_unread_directors(s),

@@ -34,7 +34,9 @@ from atlas.runtime.tools.base import ToolSpec
 # a director two sources spell apart but alike (Dmitri, Dmitry) is one, raising no conflict;
 # a packet with no PEP match says the register was checked.
 # 10: the registry entity a sanctions list links an unmatched subject's name to is offered.
-POLICY_VERSION = "atlas-policy/10"
+# 11: a subject with words a candidate's name lacks is not matched to it unasked; a
+# document's beneficial owners are screened, and an unscreened one rules out a low rating.
+POLICY_VERSION = "atlas-policy/11"
 
 
 class TenantPolicy(BaseModel):

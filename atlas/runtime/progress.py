@@ -17,6 +17,7 @@ from atlas.runtime.directorships import (
     unscreened_directorships,
     unsearched_directorships,
 )
+from atlas.runtime.owners import owner_step, unscreened_owners
 from atlas.runtime.state import AtlasState
 
 # A marker in decision_history that no cycle may span (a human decision, a resume).
@@ -36,6 +37,7 @@ def pending_requirements(state: AtlasState) -> list[str]:
     pending.extend(director_media_step(name) for name in unsearched_directors(state))
     pending.extend(directorship_step(c.entity_id) for c in unscreened_directorships(state))
     pending.extend(directorship_media_step(c.entity_id) for c in unsearched_directorships(state))
+    pending.extend(owner_step(name) for name in unscreened_owners(state))
     for document in state.brief.documents:
         if f"extract:{document.document_id}" not in state.completed_steps:
             pending.append(f"extract:{document.document_id}")

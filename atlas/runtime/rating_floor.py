@@ -13,6 +13,7 @@ from typing import NamedTuple
 from atlas.runtime.directors import unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
 from atlas.runtime.namesakes import turned_down
+from atlas.runtime.owners import unscreened_owners
 from atlas.runtime.state import AtlasState, EvidenceItem, Signal
 from atlas.runtime.wording import fact_words, listed
 
@@ -242,6 +243,13 @@ RULES = (
         "Adverse media has not been searched on every director of the subject (see "
         "directors_to_search): that rules out a low risk rating.",
         "directors not searched for adverse media",
+    ),
+    RatingRule(
+        "medium",
+        lambda s, _: bool(unscreened_owners(s)),
+        "Not every beneficial owner a document names has been screened against the "
+        "sanctions lists (see owners_to_screen): that rules out a low risk rating.",
+        "beneficial owners not screened",
     ),
     RatingRule(
         "medium",

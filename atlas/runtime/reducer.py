@@ -33,6 +33,8 @@ from atlas.runtime.directorships import (
 )
 from atlas.runtime.document_quotes import quoted_lines
 from atlas.runtime.injection import addresses_the_agent
+from atlas.runtime.owners import AS_OWNER, owner_step, screened_owner
+from atlas.runtime.owners import FACT as OWNERS_FACT
 from atlas.runtime.redaction import redacted_opening
 from atlas.runtime.result_words import searched_for
 from atlas.runtime.state import (
@@ -101,9 +103,13 @@ def apply_in_place(
     elif tool == "screen_sanctions":
         director = screened_director(new, args)
         company = directorship_named(new, args)
+        owner = screened_owner(new, args)
         if director:
             _apply_sanctions(new, result, step, now, about=f"director {director}")
             _complete(new, director_step(director))
+        elif owner:
+            _apply_sanctions(new, result, step, now, about=f"{AS_OWNER}{owner}")
+            _complete(new, owner_step(owner))
         elif company:
             _apply_sanctions(new, result, step, now, about=directed_by_the_subject(company))
             _complete(new, directorship_step(company.entity_id))
@@ -977,6 +983,25 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
                     result.get("text", ""),
                     fields["directors"],
                     "Directors: " + ", ".join(fields["directors"]),
+                ),
+                evidence_id=item.evidence_id,
+            ),
+        )
+    if fields.get(OWNERS_FACT):
+        _add_fact(
+            state,
+            Fact(
+                fact=OWNERS_FACT,
+                entity_id=entity.entity_id,
+                value=_directors_value(fields[OWNERS_FACT]),
+                display_value=DIRECTORS_SEPARATOR.join(fields[OWNERS_FACT]),
+                source_id=item.source_id,
+                source_label=item.source_label,
+                retrieved_at=now,
+                excerpt=quoted_lines(
+                    result.get("text", ""),
+                    fields[OWNERS_FACT],
+                    "Beneficial owners: " + ", ".join(fields[OWNERS_FACT]),
                 ),
                 evidence_id=item.evidence_id,
             ),

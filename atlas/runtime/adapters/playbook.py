@@ -31,6 +31,7 @@ from atlas.runtime.decisions import (
 from atlas.runtime.directors import as_settled_by, screenable, searchable
 from atlas.runtime.directorships import directed_by_the_subject
 from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
+from atlas.runtime.owners import AS_OWNER
 from atlas.runtime.reducer import linked_list_entry
 from atlas.runtime.result_words import SUSPECT_SOURCE
 from atlas.runtime.state import HeldDirectorship, Signal, candidate_label
@@ -253,6 +254,13 @@ DIRECTOR_STEPS = (
         "query",
         searchable,
         "Look for adverse media about {}, a director of the subject.",
+    ),
+    (
+        "owners_to_screen",
+        "screen_sanctions",
+        "name",
+        screenable,
+        "Screen {}, a beneficial owner of the subject, by name.",
     ),
 )
 
@@ -697,7 +705,7 @@ def sanctions_summary(screenings: list[dict[str, Any]], by_name: bool = False) -
             cleared.append(whom)
     if not hits:
         summary = screenings[0]["claim"]
-        directors = [whom for whom in cleared if whom.startswith("director ")]
+        directors = [whom for whom in cleared if whom.startswith(("director ", AS_OWNER))]
         companies = [whom for whom in cleared if whom not in directors and whom != "the subject"]
         if directors:
             summary += f" No hits either for {listed(directors, 'or')}, screened by name."

@@ -14,8 +14,9 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # alike match (x as ks, the French and German spellings of Russian names), and the
 # explanations say what that costs; 7: a company's registration number, however it is
 # written, resolves to the company; 8: a sanctions hit names the registry entity its list
-# entry is linked to; 9: a media search by a name finds the articles that write it
-TOOLSET_VERSION = "atlas-tools/9"
+# entry is linked to; 9: a media search by a name finds the articles that write it;
+# 10: a document's beneficial owners are read
+TOOLSET_VERSION = "atlas-tools/10"
 
 
 class ToolRegistry:

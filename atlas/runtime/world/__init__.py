@@ -213,6 +213,12 @@ def sample_documents() -> list[StoredDocument]:
             content_type="text/plain",
             content=(DOCUMENTS_DIR / "acme_onboarding_note.txt").read_bytes(),
         ),
+        StoredDocument(
+            document_id="doc-harrow-ownership",
+            name="harrow_ownership_declaration.txt",
+            content_type="text/plain",
+            content=(DOCUMENTS_DIR / "harrow_ownership_declaration.txt").read_bytes(),
+        ),
     ]
 
 

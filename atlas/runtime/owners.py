@@ -1,0 +1,54 @@
+"""The beneficial owners of the subject company that its documents name ("Ultimate
+beneficial owner: ..."), each screened against the sanctions lists by name, as a step of
+its own: a company owned by a listed person is exposed to the listing, whoever its
+directors are. Directors are screened as directors (runs.directors); the subject's own
+screening covers the subject's own name."""
+
+from __future__ import annotations
+
+import hashlib
+
+from atlas.runtime.directors import SEPARATOR, director_key, directors
+from atlas.runtime.state import AtlasState
+from atlas.runtime.world.normalize import normalize_person
+
+FACT = "beneficial_owners"
+# How a person screened as an owner is named in the evidence.
+AS_OWNER = "beneficial owner "
+
+
+def owner_step(name: str) -> str:
+    """The completed step for screening one owner (a hash: names come from documents)."""
+    digest = hashlib.sha256(normalize_person(name).encode()).hexdigest()[:10]
+    return f"screen_owner:{digest}"
+
+
+def owners(state: AtlasState) -> list[str]:
+    """The people or companies any document names as the selected company's beneficial
+    owners, each once, other than its directors and the subject itself."""
+    selected = state.selected_entity
+    if selected is None or selected.entity_type != "company":
+        return []
+    covered = {director_key(name) for name in directors(state)}
+    covered |= {director_key(state.brief.subject), director_key(selected.name)}
+    names: dict[str, str] = {}
+    for fact in state.facts:
+        if fact.fact != FACT or fact.entity_id != selected.entity_id:
+            continue
+        for name in fact.display_value.split(SEPARATOR):
+            names.setdefault(director_key(name), name.strip())
+    return [name for key, name in names.items() if key and key not in covered]
+
+
+def unscreened_owners(state: AtlasState) -> list[str]:
+    done = set(state.completed_steps)
+    return [name for name in owners(state) if owner_step(name) not in done]
+
+
+def screened_owner(state: AtlasState, arguments: dict) -> str | None:
+    """The owner a screen by name alone is for, if any."""
+    name = arguments.get("name")
+    if not name or arguments.get("entity_id"):
+        return None
+    key = director_key(name)
+    return next((owner for owner in owners(state) if director_key(owner) == key), None)
