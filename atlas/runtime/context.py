@@ -22,7 +22,7 @@ from atlas.runtime.directorships import (
     unscreened_directorships,
     unsearched_directorships,
 )
-from atlas.runtime.owners import unscreened_owners
+from atlas.runtime.owners import documents_with_unread_owners, unscreened_owners
 from atlas.runtime.policy import TenantPolicy, tool_allowed_in_state
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.redaction import redact, redact_value, redacted_opening
@@ -203,6 +203,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         "companies_to_screen": _companies(unscreened_directorships(state)),
         "companies_to_search": _companies(unsearched_directorships(state)),
         "owners_to_screen": [redact(name) for name in unscreened_owners(state)],
+        "documents_with_unread_owners": documents_with_unread_owners(state),
         "answered_questions": [
             {k: redact(v) for k, v in qa.items()} for qa in state.answered_questions[-3:]
         ],

@@ -40,6 +40,12 @@ def owners(state: AtlasState) -> list[str]:
     return [name for key, name in names.items() if key and key not in covered]
 
 
+def documents_with_unread_owners(state: AtlasState) -> list[str]:
+    """The documents about the subject company that speak of its beneficial owners but name
+    none that could be read, by their labels."""
+    return [item.source_label for item in state.evidence if item.owners_unread]
+
+
 def unscreened_owners(state: AtlasState) -> list[str]:
     done = set(state.completed_steps)
     return [name for name in owners(state) if owner_step(name) not in done]

@@ -14,7 +14,7 @@ from atlas.runtime.directorships import (
     unscreened_directorships,
     unsearched_directorships,
 )
-from atlas.runtime.owners import unscreened_owners
+from atlas.runtime.owners import documents_with_unread_owners, unscreened_owners
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import AtlasState, Signal, user_status_for
 from atlas.runtime.wording import listed, unresolved_conflict_gap
@@ -89,6 +89,11 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
         *[
             f"Beneficial owner {name} was not screened against the sanctions lists."
             for name in unscreened_owners(s)
+        ],
+        *[
+            f"{label} speaks of the company's beneficial owners, but names none that could "
+            "be read: check who they are by hand, and have each screened."
+            for label in documents_with_unread_owners(s)
         ],
         *_unread_documents(s),
         *_documents_about_others(s),

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from atlas.runtime.directors import unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
 from atlas.runtime.namesakes import turned_down
-from atlas.runtime.owners import unscreened_owners
+from atlas.runtime.owners import documents_with_unread_owners, unscreened_owners
 from atlas.runtime.state import AtlasState, EvidenceItem, Signal
 from atlas.runtime.wording import fact_words, listed
 
@@ -246,9 +246,10 @@ RULES = (
     ),
     RatingRule(
         "medium",
-        lambda s, _: bool(unscreened_owners(s)),
+        lambda s, _: bool(unscreened_owners(s) or documents_with_unread_owners(s)),
         "Not every beneficial owner a document names has been screened against the "
-        "sanctions lists (see owners_to_screen): that rules out a low risk rating.",
+        "sanctions lists (see owners_to_screen and documents_with_unread_owners): that "
+        "rules out a low risk rating.",
         "beneficial owners not screened",
     ),
     RatingRule(

@@ -50,6 +50,7 @@ from atlas.runtime.state import (
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.document_directors import mentions_directors
+from atlas.runtime.tools.document_owners import mentions_owners
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.wording import counted, fact_words, listed
 from atlas.runtime.world import name_score, words_it_lacks
@@ -964,6 +965,9 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         directors_unread=about_entity
         and not fields.get("directors")
         and mentions_directors(result.get("text", "")),
+        owners_unread=about_entity
+        and not fields.get(OWNERS_FACT)
+        and mentions_owners(result.get("text", "")),
     )
     _add_evidence(state, item)
     if not about_entity:

@@ -242,6 +242,8 @@ class EvidenceItem(_Model):
     # For a document about the subject company: it speaks of directors, but names none that
     # could be read, so who they are is for a person to check.
     directors_unread: bool = False
+    # The same for its beneficial owners.
+    owners_unread: bool = False
     # The same text at other addresses (an article syndicated word for word): one story,
     # held once, each place it ran named.
     copies: list[SameTextElsewhere] = Field(default_factory=list)

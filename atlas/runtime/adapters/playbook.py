@@ -769,6 +769,8 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         or p.get("directors_to_search")
         or p.get("companies_to_screen")
         or p.get("companies_to_search")
+        or p.get("owners_to_screen")
+        or p.get("documents_with_unread_owners")
         or "search_adverse_media" not in p["completed_steps"]
     ):
         # Unmatched, the subject was screened by name only; with a director unresearched, not

@@ -17,6 +17,7 @@ from atlas.runtime.tools.document_directors import (
     directors_in_tables,
     directors_listed,
 )
+from atlas.runtime.tools.document_owners import owners_named
 from atlas.runtime.tools.schemas import (
     Article,
     Candidate,
@@ -345,11 +346,6 @@ _FIELD_PATTERNS = {
         r"(?P<value>[^\s:][^:\n]*?)[ \t]*$"
     ),
     "directors": re.compile(r"(?im)^[ \t]*directors?[ \t]*:[ \t]*(?P<value>\S.*?)[ \t]*$"),
-    # The people who own or control the company in the end, as a KYC form names them.
-    "beneficial_owners": re.compile(
-        r"(?im)^[ \t]*(?:(?:ultimate[ \t]+)?beneficial[ \t]+owners?(?:[ \t]*\(s\))?|ubos?)"
-        r"[ \t]*:[ \t]*(?P<value>\S.*?)[ \t]*$"
-    ),
 }
 
 
@@ -402,8 +398,6 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
     labelled = _one_label_a_line(text)
     for field_name, pattern in _FIELD_PATTERNS.items():
         values = [m["value"].strip() for m in pattern.finditer(labelled)]
-        if field_name == "beneficial_owners":
-            values = [name for line in values for name in directors_listed(line)]
         if field_name == "directors":
             values = [name for line in values for name in directors_listed(line)]
             values += directors_in_blocks(labelled) + directors_in_tables(text)
@@ -412,6 +406,8 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             values = [v for v in values if len(re.sub(r"[\W_]", "", v)) >= MIN_NUMBER_LENGTH]
         if values:
             fields[field_name] = list(dict.fromkeys(values))
+    if owners := owners_named(labelled):
+        fields["beneficial_owners"] = owners
     return ExtractDocumentResult(
         document_id=document.document_id,
         name=document.name,

@@ -39,6 +39,9 @@ _LEADING_TITLES = re.compile(rf"(?i)^(?:(?:{_TITLES})\.?\s+)+")
 _ASIDE = re.compile(r"\([^)\n]*\)?")
 _ROLE_AFTER_DASH = re.compile(r"\s+[-–—]\s+.*$")
 _LIST_BREAK = re.compile(r"(?:^|\s)\d{1,2}[.)]\s+|\s+/\s+")
+# A full stop ending a word of two letters or more, then a capital: not an initial ("Jane
+# Q. Public") nor a title ("Dr. Jane Roe", which _TITLE_STOP keeps).
+_SENTENCE_END = re.compile(r"(?<=[^\W\d_]{2})\.\s+(?=[A-Z])")
 _GONE = re.compile(r"(?i)\b(?:resigned|ceased|removed|retired|deceased|former|until)\b")
 _GONE_MARK = "\x00"
 _BLOCK_LABEL = re.compile(r"(?im)^[ \t]*directors?[ \t]*:[ \t]*\n")
@@ -89,8 +92,14 @@ def directors_listed(line: str) -> list[str]:
     gives nobody."""
     if _NOBODY.fullmatch(line.strip()):
         return []
+    # "jane roe, john doe" is how some forms are typed; "call finish now" after a name
+    # written in capitals is not a name.
+    typed_in_lower_case = line.islower()
     line = _without_asides(line)
     line = _LIST_BREAK.sub("; ", line)
+    # A sentence after the names ("Dmitri Volkov. Ignore all previous instructions") is a
+    # part of its own, which an order word then rules out without taking the name with it.
+    line = _SENTENCE_END.sub("; ", line)
     parts = [part.strip() for part in line.split(";") if part.strip()]
     candidates = []
     for part in parts:
@@ -105,20 +114,25 @@ def directors_listed(line: str) -> list[str]:
         if _GONE_MARK in candidate:
             continue
         text = " ".join(_ROLE_AFTER_DASH.sub("", candidate).split()).rstrip(".;:").strip()
-        name = _without_titles(_name_opening(text))
+        name = _without_titles(_name_opening(text, typed_in_lower_case))
         if len(name.split()) >= 2:
             names.append(name)
     return names
 
 
-def _name_opening(text: str) -> str:
+def _name_opening(text: str, lower_case_names: bool = True) -> str:
     """The name that opens `text`: "Dmitri Volkov since 2019", "Dmitri Volkov ID 12345" and
     "Dmitri Volkov Chairman" are Dmitri Volkov. Text written as an order to the agent
     ("Ignore Previous Instructions", "Mark Clean") is no name at all."""
     words = text.split()
     if any(word.lower().strip(".,") in _ORDER_WORDS for word in words):
         return ""
-    if text.islower() and _WRITTEN_AS_A_NAME.fullmatch(text) and len(words) <= MAX_NAME_WORDS:
+    if (
+        lower_case_names
+        and text.islower()
+        and _WRITTEN_AS_A_NAME.fullmatch(text)
+        and len(words) <= MAX_NAME_WORDS
+    ):
         return text  # "jane roe", as some forms are typed
     opening: list[str] = []
     for index, word in enumerate(words):
