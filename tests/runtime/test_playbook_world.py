@@ -85,6 +85,15 @@ def test_a_name_with_words_the_registry_name_lacks_is_asked_about_not_matched(
         ("Henrik Solbergh", "person", "NO"),
         ("Acme Analytics Limited", "company", "GB"),
         ("The Acme Analytics Ltd", "company", "GB"),
+        ("Volga Petrochem Export PJSC", "company", "RU"),
+        ("Golden Gate Shipping Sociedad Anonima", "company", "PA"),
+        ("Zenith Motors K.K.", "company", "JP"),
+        ("Silver Line Fintech", "company", "SG"),
+        ("Fjordline Sea Food", "company", "NO"),
+        ("Helios Solar Werke", "company", "DE"),
+        ("Acme Analytics (UK) Ltd", "company", "GB"),
+        ("Colin D. Marsh", "person", "GB"),
+        ("Sarah Linden MBE", "person", "GB"),
     ],
 )
 def test_spellings_legal_forms_and_initials_are_not_words_a_name_lacks(

@@ -380,7 +380,14 @@ def _nearest_question(
             f"closely; outside it, {outside} {candidate_label(nearest)}."
         )
     elif nearest["score"] >= STRONG_MATCH and (
-        lacking := words_it_lacks(case["subject"], nearest["name"])
+        lacking := min(
+            (
+                words_it_lacks(case["subject"], name)
+                for name in (nearest["name"], nearest.get("matched_on"))
+                if name
+            ),
+            key=len,
+        )
     ):
         words = listed([f"'{_quoted(word)}'" for word in lacking], "and")
         found = (

@@ -11,7 +11,12 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from atlas.runtime.ports import StoredDocument
-from atlas.runtime.world.normalize import normalize_name, normalize_text, phonetic_readings
+from atlas.runtime.world.normalize import (
+    HONORIFICS,
+    normalize_name,
+    normalize_text,
+    phonetic_readings,
+)
 
 DATA_DIR = Path(__file__).parent / "data"
 DOCUMENTS_DIR = Path(__file__).parent / "documents"
@@ -51,30 +56,44 @@ def name_score(query: str, candidate: str) -> float:
 
 
 # A word of a name is the same as a word of another at this score or more ("Dmitry" and
-# "Dmitri", "Solbergh" and "Solberg"); an initial is the same as a word it starts.
+# "Dmitri", "Solbergh" and "Solberg").
 SAME_WORD = 85
-# Words that tell no company or person from another.
-FILLER_WORDS = frozenset({"the", "and", "of", "a"})
+# Words that tell no company or person from another: fillers, legal forms the normalized
+# names keep (LEGAL_SUFFIXES holds the common ones), letters after honours.
+NOT_TELLING = frozenset({
+    "the", "and", "of", "a",
+    "pjsc", "pao", "llp", "sarl", "srl", "sas", "sl", "nv", "se", "oy", "ab", "asa", "aps",
+    "sociedad", "anonima", "kabushiki", "kaisha", "gesellschaft", "mbh", "public",
+    "private", "free", "zone", "establishment", "teoranta", "sro", "kft", "zrt",
+    "mbe", "obe", "cbe", "kbe", "dbe", "phd", "med", "esq",
+})  # fmt: skip
 
 
 def words_it_lacks(query: str, name: str) -> list[str]:
     """The words of `query` that `name` has nothing for (neither the word, a spelling of
-    it, nor its initial), legal forms and titles aside, as `query` writes them:
-    "Acme Analytics Holdings" has "Holdings" that "Acme Analytics Ltd" lacks. Such a name
-    matches the other at a high score (the other is contained in it), yet may well be
-    another company or person."""
-    theirs = normalize_name(name).split()
+    it, nor the word written joined or apart: "Silver Line" is "Silverline"), initials,
+    legal forms, titles and fillers aside, as `query` writes them: "Acme Analytics
+    Holdings" has "Holdings" that "Acme Analytics Ltd" lacks. Such a name matches the
+    other at a high score (the other is contained in it), yet may well be another company
+    or person."""
+    words, theirs = normalize_name(query).split(), normalize_name(name).split()
+    if "".join(words) == "".join(theirs):
+        return []
     lacking = []
-    for word in normalize_name(query).split():
-        if word in FILLER_WORDS or any(
-            word == other
-            or (len(word) == 1 and other.startswith(word))
-            or name_score(word, other) >= SAME_WORD
-            for other in theirs
-        ):
+    for word in words:
+        if len(word) <= 2 or word in NOT_TELLING or word in HONORIFICS:
+            continue
+        if any(_same_word(word, other) for other in theirs):
             continue
         lacking.append(_as_written(word, query))
-    return lacking
+    return list(dict.fromkeys(lacking))
+
+
+def _same_word(word: str, other: str) -> bool:
+    if word == other or name_score(word, other) >= SAME_WORD:
+        return True
+    # Written joined in one and apart in the other ("Fjordline", "Fjord line").
+    return min(len(word), len(other)) >= 3 and (word in other or other in word)
 
 
 def _as_written(word: str, text: str) -> str:
