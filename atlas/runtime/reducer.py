@@ -935,7 +935,11 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         signals.append(Signal.ANOTHER_COMPANY)
         whose = f" It is about {other or names[0]}, not {entity.name}: its facts were not used."
     elif (
-        unnamed and about_entity and (fields.get("directors") or fields.get("registration_numbers"))
+        unnamed
+        and about_entity
+        and (
+            fields.get("directors") or fields.get("registration_numbers") or fields.get(OWNERS_FACT)
+        )
     ):
         whose = (
             f" It gives no company in a “Company:” line: its facts were read as about "

@@ -102,3 +102,22 @@ def test_a_packet_stopped_before_an_owner_was_screened_is_not_low(
         packet.open_gaps
     )
     assert packet.risk_rating != "low"
+
+
+def test_a_document_naming_owners_but_no_company_says_whose_it_was_read_as(
+    make_runtime, make_state, documents
+):
+    documents.add(
+        StoredDocument(
+            document_id="doc-kyc-note",
+            name="kyc_note.txt",
+            content_type="text/plain",
+            content=b"KYC note\nUltimate beneficial owner: Jane Roe (40%)\n",
+        )
+    )
+    doc = AttachedDocument(document_id="doc-kyc-note", name="kyc_note.txt")
+    state = run(make_runtime(), make_state("Acme Analytics", documents=[doc]))
+    (document,) = [e for e in state.evidence if e.evidence_class == "document"]
+    assert "It gives no company in a “Company:” line: its facts were read as about" in (
+        document.claim
+    )
