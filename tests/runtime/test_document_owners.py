@@ -14,6 +14,17 @@ from atlas.runtime.tools.document_owners import mentions_owners, owners_named
 HEAD = "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
 
 
+def attached(documents, name: str, text: str) -> AttachedDocument:
+    """A text document stored for the run and attached to its case."""
+    document_id = f"doc-{name}"
+    documents.add(
+        StoredDocument(
+            document_id=document_id, name=name, content_type="text/plain", content=text.encode()
+        )
+    )
+    return AttachedDocument(document_id=document_id, name=name)
+
+
 @pytest.mark.parametrize(
     ("text", "owners"),
     [
@@ -65,17 +76,8 @@ def test_mentions_of_owners_are_found_and_a_line_saying_none_is_not_one():
 def test_a_document_speaking_of_owners_it_names_none_of_readably_is_a_gap_not_low(
     make_runtime, make_state, documents
 ):
-    documents.add(
-        StoredDocument(
-            document_id="doc-ubo-table",
-            name="ubo_table.txt",
-            content_type="text/plain",
-            content=(
-                HEAD + "Beneficial ownership\n| Holder | Share |\n| see annex | 60 |\n"
-            ).encode(),
-        )
-    )
-    doc = AttachedDocument(document_id="doc-ubo-table", name="ubo_table.txt")
+    table = "Beneficial ownership\n| Holder | Share |\n| see annex | 60 |\n"
+    doc = attached(documents, "ubo_table.txt", HEAD + table)
     state = run(make_runtime(), make_state("Acme Analytics", documents=[doc]))
     packet = state.proposed_packet
     assert packet.risk_rating == "medium"
@@ -86,15 +88,7 @@ def test_a_packet_stopped_before_an_owner_was_screened_is_not_low(
     make_runtime, make_state, documents
 ):
     """Acme Analytics is clean: only the unscreened owner stands between it and low."""
-    documents.add(
-        StoredDocument(
-            document_id="doc-acme-ubo",
-            name="acme_ubo.txt",
-            content_type="text/plain",
-            content=(HEAD + "UBO: Dmitri Volkov\n").encode(),
-        )
-    )
-    doc = AttachedDocument(document_id="doc-acme-ubo", name="acme_ubo.txt")
+    doc = attached(documents, "acme_ubo.txt", HEAD + "UBO: Dmitri Volkov\n")
     state = run(make_runtime(), make_state("Acme Analytics", documents=[doc], max_iterations=8))
     packet = state.proposed_packet
     assert packet.partial
@@ -107,17 +101,24 @@ def test_a_packet_stopped_before_an_owner_was_screened_is_not_low(
 def test_a_document_naming_owners_but_no_company_says_whose_it_was_read_as(
     make_runtime, make_state, documents
 ):
-    documents.add(
-        StoredDocument(
-            document_id="doc-kyc-note",
-            name="kyc_note.txt",
-            content_type="text/plain",
-            content=b"KYC note\nUltimate beneficial owner: Jane Roe (40%)\n",
-        )
+    doc = attached(
+        documents, "kyc_note.txt", "KYC note\nUltimate beneficial owner: Jane Roe (40%)\n"
     )
-    doc = AttachedDocument(document_id="doc-kyc-note", name="kyc_note.txt")
     state = run(make_runtime(), make_state("Acme Analytics", documents=[doc]))
     (document,) = [e for e in state.evidence if e.evidence_class == "document"]
     assert "It gives no company in a “Company:” line: its facts were read as about" in (
         document.claim
     )
+
+
+def test_a_clean_beneficial_owner_is_screened_and_said_to_have_no_hits(
+    make_runtime, make_state, documents
+):
+    doc = attached(documents, "acme_ubo.txt", HEAD + "Beneficial owners: Jane Roe; Sarah Linden\n")
+    state = run(make_runtime(), make_state("Acme Analytics", documents=[doc]))
+    packet = state.proposed_packet
+    assert packet.risk_rating == "low"
+    # Sarah Linden is a director, screened as one; Jane Roe is screened as an owner.
+    assert "No hits either for director Sarah Linden" in packet.sanctions_result
+    assert "beneficial owner Jane Roe" in packet.sanctions_result
+    assert not packet.open_gaps

@@ -479,26 +479,3 @@ def test_a_beneficial_owner_a_document_names_is_screened_and_a_hit_rates_the_pac
     assert_every_finding_is_cited(state)
     screens = [a["arguments"] for a in state.executed_actions if a["tool"] == "screen_sanctions"]
     assert {"name": "Dmitri Volkov"} in screens
-
-
-def test_a_clean_beneficial_owner_is_screened_and_said_to_have_no_hits(
-    make_runtime, make_state, documents
-):
-    from atlas.runtime.ports import StoredDocument
-
-    documents.add(
-        StoredDocument(
-            document_id="doc-acme-ubo",
-            name="acme_ubo.txt",
-            content_type="text/plain",
-            content=b"Company: Acme Analytics Ltd\nBeneficial owners: Jane Roe; Sarah Linden\n",
-        )
-    )
-    doc = AttachedDocument(document_id="doc-acme-ubo", name="acme_ubo.txt")
-    state = run(make_runtime(), make_state("Acme Analytics", documents=[doc]))
-    packet = state.proposed_packet
-    assert packet.risk_rating == "low"
-    # Sarah Linden is a director, screened as one; Jane Roe is screened as an owner.
-    assert "No hits either for director Sarah Linden" in packet.sanctions_result
-    assert "beneficial owner Jane Roe" in packet.sanctions_result
-    assert not packet.open_gaps
