@@ -257,6 +257,15 @@ def test_an_answer_that_only_rules_out_some_of_three_is_asked_again(make_runtime
     assert state.selected_entity is None
 
 
+def test_a_bare_no_to_several_candidates_researches_the_subject_by_name(make_runtime, make_state):
+    runtime = make_runtime()
+    state = answer(runtime, run(runtime, make_state("Northwind Trading", jurisdiction=None)), "No")
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert state.selected_entity is None
+    assert state.proposed_packet.risk_rating == "medium"
+    assert len(state.answered_questions) == 1
+
+
 @pytest.mark.parametrize(
     ("text", "entity_id"),
     [

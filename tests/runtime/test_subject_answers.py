@@ -92,6 +92,20 @@ def test_none_of_them_rules_out_every_candidate_listed(text):
     assert candidates_ruled_out_by(text, northwind(), listed(northwind())) == northwind()
 
 
+@pytest.mark.parametrize("text", ["no", "No.", "nope", "no, sorry"])
+def test_a_bare_no_to_several_candidates_rules_them_all_out(text):
+    """ "Which one is the subject?" answered "no" says none of them is: asked again, the
+    analyst would only say it twice."""
+    assert candidates_ruled_out_by(text, northwind(), listed(northwind())) == northwind()
+
+
+@pytest.mark.parametrize(
+    "text", ["No, the second one", "no, it is the US one", "no idea", "not sure, no"]
+)
+def test_a_no_that_picks_or_doubts_rules_none_out(text):
+    assert candidates_ruled_out_by(text, northwind(), listed(northwind())) == []
+
+
 @pytest.mark.parametrize(
     "text",
     [

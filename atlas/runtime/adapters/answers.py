@@ -214,8 +214,9 @@ def candidates_ruled_out_by(
     answer: str, candidates: list[dict[str, Any]], listed: list[str]
 ) -> list[dict[str, Any]]:
     """The candidates a question of several listed, when the answer says none of them is
-    the subject and picks none: "none of them", "neither", "not any of these"."""
-    if len(listed) < 2 or not says_none_of_them(answer):
+    the subject and picks none: "none of them", "neither", "not any of these", or a bare
+    "no" to "which one is the subject?"."""
+    if len(listed) < 2 or not (says_none_of_them(answer) or _a_bare_no(answer)):
         return []
     if candidate_picked_by(answer, candidates, listed) is not None:
         return []  # "neither the UK one nor the US one", of three, is the third
@@ -228,6 +229,16 @@ def rules_out_the_one(answer: str, listed: list[str]) -> bool:
     if len(listed) != 1:
         return False
     return says_none_of_them(answer) or yes_or_no(answer.replace(listed[0], " ")) is False
+
+
+# A no and nothing else but courtesy: "no", "nope", "no, sorry". Any other word ("not
+# GB", "no, the second") may say which one, or which not.
+COURTESY = {"sorry", "thanks", "thank", "you", "please"}
+
+
+def _a_bare_no(answer: str) -> bool:
+    words = {word.lower() for _, word in _word_positions(answer)}
+    return bool(words & {"no", "nope", "nah"}) and words <= {"no", "nope", "nah", *COURTESY}
 
 
 def says_none_of_them(answer: str) -> bool:
