@@ -24,15 +24,17 @@ def director_key(name: str) -> str:
 def director_step(name: str) -> str:
     """The completed step for screening one director. A hash, not the name: names come
     from tools, and steps are shown to the model outside the untrusted-data fence."""
-    return _step("screen_director", name)
+    return named_step("screen_director", name)
 
 
 def director_media_step(name: str) -> str:
     """The completed step for searching adverse media on one director."""
-    return _step("search_director", name)
+    return named_step("search_director", name)
 
 
-def _step(kind: str, name: str) -> str:
+def named_step(kind: str, name: str) -> str:
+    """A completed step about one named person (`kind` says what was done): a hash of the
+    name, which comes from a tool."""
     return f"{kind}:{hashlib.sha256(normalize_person(name).encode()).hexdigest()[:10]}"
 
 
@@ -84,24 +86,23 @@ def _without(state: AtlasState, step: Callable[[str], str]) -> list[str]:
 def screened_director(state: AtlasState, arguments: dict) -> str | None:
     """The director a screen by name alone is for; None when the screen is of the subject
     itself (by entity id, or by a name no director has, such as the subject's own)."""
-    return _director_named(state, arguments, "name")
+    return named_in(directors(state), arguments, "name")
 
 
 def searched_director(state: AtlasState, arguments: dict) -> str | None:
     """The director a media search by query alone is for, as `screened_director` reads a
     screen."""
-    return _director_named(state, arguments, "query")
+    return named_in(directors(state), arguments, "query")
 
 
-def _director_named(state: AtlasState, arguments: dict, field: str) -> str | None:
+def named_in(names: list[str], arguments: dict, field: str) -> str | None:
+    """The one of `names` a call by name alone (`field` of `arguments`) is for, however it
+    is spelled; None for a call by entity id or by another name."""
     name = arguments.get(field)
-    if not name or arguments.get("entity_id"):
-        return None
-    named = directors(state)
-    if not named:
+    if not name or arguments.get("entity_id") or not names:
         return None
     key = director_key(name)
-    return next((d for d in named if director_key(d) == key), None)
+    return next((named for named in names if director_key(named) == key), None)
 
 
 # How a person screened or searched as a director is named in the evidence ("director

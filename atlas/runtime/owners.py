@@ -6,11 +6,8 @@ screening covers the subject's own name."""
 
 from __future__ import annotations
 
-import hashlib
-
-from atlas.runtime.directors import SEPARATOR, director_key, directors
+from atlas.runtime.directors import SEPARATOR, director_key, directors, named_in, named_step
 from atlas.runtime.state import AtlasState
-from atlas.runtime.world.normalize import normalize_person
 
 FACT = "beneficial_owners"
 # How a person screened as an owner is named in the evidence.
@@ -18,9 +15,8 @@ AS_OWNER = "beneficial owner "
 
 
 def owner_step(name: str) -> str:
-    """The completed step for screening one owner (a hash: names come from documents)."""
-    digest = hashlib.sha256(normalize_person(name).encode()).hexdigest()[:10]
-    return f"screen_owner:{digest}"
+    """The completed step for screening one owner."""
+    return named_step("screen_owner", name)
 
 
 def owners(state: AtlasState) -> list[str]:
@@ -53,8 +49,4 @@ def unscreened_owners(state: AtlasState) -> list[str]:
 
 def screened_owner(state: AtlasState, arguments: dict) -> str | None:
     """The owner a screen by name alone is for, if any."""
-    name = arguments.get("name")
-    if not name or arguments.get("entity_id"):
-        return None
-    key = director_key(name)
-    return next((owner for owner in owners(state) if director_key(owner) == key), None)
+    return named_in(owners(state), arguments, "name")

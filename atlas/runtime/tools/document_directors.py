@@ -45,7 +45,8 @@ _SENTENCE_END = re.compile(r"(?<=[^\W\d_]{2})\.\s+(?=[A-Z])")
 _GONE = re.compile(r"(?i)\b(?:resigned|ceased|removed|retired|deceased|former|until)\b")
 _GONE_MARK = "\x00"
 _BLOCK_LABEL = re.compile(r"(?im)^[ \t]*directors?[ \t]*:[ \t]*\n")
-_BULLET = re.compile(r"^\s*(?:[-–—•*·▪]|\d{1,2}[.)]|\(?[a-z]\))\s*")
+# A list item's mark before a name: a dash, a bullet, "1." or "(a)".
+BULLET = re.compile(r"^\s*(?:[-–—•*·▪]|\d{1,2}[.)]|\(?[a-z]\))\s*")
 MAX_BLOCK_LINES = 20
 # Words that name a role or a body, not a person: "Dmitri Volkov, CEO and Chairman".
 _ROLE_WORDS = frozenset((
@@ -157,7 +158,7 @@ def directors_in_blocks(text: str) -> list[str]:
     names: list[str] = []
     for label in _BLOCK_LABEL.finditer(text):
         for line in text[label.end() :].splitlines()[:MAX_BLOCK_LINES]:
-            line = _BULLET.sub("", line).strip()
+            line = BULLET.sub("", line).strip()
             if not line or ":" in line:
                 break
             found = directors_listed(_given_name_first(line) if _surname_first(line) else line)

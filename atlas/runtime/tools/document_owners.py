@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from atlas.runtime.tools.document_directors import directors_listed
+from atlas.runtime.tools.document_directors import BULLET, directors_listed
 
 _LABEL = (
     r"(?:(?:ultimate[ \t]+)?beneficial[ \t]+owners?(?:[ \t]*\(s\))?(?:[ \t]*\(ubos?\))?|ubos?)"
@@ -18,7 +18,6 @@ _ON_ITS_LINE = re.compile(
     rf"(?im)^[ \t]*{_LABEL}[ \t]*(?::|[ \t][-–—])[ \t]*(?P<value>\S.*?)[ \t]*$"
 )
 _OVER_A_LIST = re.compile(rf"(?im)^[ \t]*{_LABEL}[ \t]*:[ \t]*\n")
-_BULLET = re.compile(r"^\s*(?:[-–—•*·▪]|\d{1,2}[.)]|\(?[a-z]\))\s*")
 _SHARE = re.compile(r"\(?\b\d{1,3}(?:[.,]\d+)?[ \t]*(?:%|per[ \t]?cent)\)?", re.IGNORECASE)
 _MENTION = re.compile(r"(?i)\b(?:beneficial[ \t]+owner|ubos?\b)")
 MAX_LIST_LINES = 20
@@ -29,7 +28,7 @@ def owners_named(text: str) -> list[str]:
     names = [name for match in _ON_ITS_LINE.finditer(text) for name in _listed(match["value"])]
     for label in _OVER_A_LIST.finditer(text):
         for line in text[label.end() :].splitlines()[:MAX_LIST_LINES]:
-            line = _BULLET.sub("", line).strip()
+            line = BULLET.sub("", line).strip()
             found = _listed(line) if line and ":" not in line else []
             if not found:
                 break
