@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from atlas.runtime.adapters.playbook import Playbook
 from atlas.runtime.engine import Runtime
-from atlas.runtime.humans import ApprovalDecision, CloseCase
+from atlas.runtime.humans import CloseCase
 from atlas.runtime.memory import FakeClock, MemoryCancelSignal, MemoryDocumentSource, MemoryRunStore
 from atlas.runtime.policy import TenantPolicy
 from atlas.runtime.result_words import result_summary
@@ -31,6 +31,7 @@ from runs.models import Run, TraceEvent
 from runs.step_views import group_steps
 from runs.views.trace_steps import event_summary
 from tests.run_rows import T0, add_events, make_run
+from tests.runtime.runtime_helpers import decide
 
 RUNTIME_DIR = Path(__file__).resolve().parent.parent / "atlas" / "runtime"
 XSS = "<script>alert(1)</script>"
@@ -298,14 +299,14 @@ def test_a_meridian_run_a_reviewer_approved_and_closed_says_so_event_by_event():
     )
     state = runtime.run_until_pause(runtime.start(state))
     assert state.termination_reason == "awaiting_approval"
-    approve = ApprovalDecision(
-        decision_id="d-1",
-        actor="rita",
-        action_id=state.pending_approval.action_id,
+    state = decide(
+        runtime,
+        state,
         approved=True,
         reason="The KYC form is needed.",
+        actor="rita",
+        decision_id="d-1",
     )
-    state = runtime.run_until_pause(runtime.apply_human_input(state, approve))
     close = CloseCase(
         decision_id="d-2",
         actor="sam",

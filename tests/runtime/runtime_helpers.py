@@ -14,7 +14,7 @@ from atlas.runtime.adapters.scripted import ScriptedModel
 from atlas.runtime.context import ModelContext
 from atlas.runtime.decisions import Finish
 from atlas.runtime.engine import Runtime
-from atlas.runtime.humans import ClarificationAnswer
+from atlas.runtime.humans import ApprovalDecision, ClarificationAnswer
 from atlas.runtime.memory import MemoryRunStore
 from atlas.runtime.state import AtlasState
 
@@ -167,6 +167,26 @@ def answer(runtime: Runtime, state: AtlasState, text: str) -> AtlasState:
         text=text,
     )
     return runtime.run_until_pause(runtime.apply_human_input(state, given))
+
+
+def decide(
+    runtime: Runtime,
+    state: AtlasState,
+    *,
+    approved: bool,
+    reason: str = "",
+    actor: str = "reviewer-rita",
+    decision_id: str | None = None,
+) -> AtlasState:
+    """A reviewer decides the run's pending approval; the run goes on."""
+    decision = ApprovalDecision(
+        decision_id=decision_id or f"d-{state.step}",
+        actor=actor,
+        action_id=state.pending_approval.action_id,
+        approved=approved,
+        reason=reason,
+    )
+    return runtime.run_until_pause(runtime.apply_human_input(state, decision))
 
 
 # The standard clean trajectory of one playbook iteration that runs a tool.

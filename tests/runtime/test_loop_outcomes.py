@@ -16,6 +16,7 @@ from runtime_helpers import (
     FnModel,
     answer,
     call,
+    decide,
     events_of,
     one_sentence,
     run,
@@ -848,14 +849,7 @@ def test_a_sensitive_document_denied_by_the_reviewer_is_not_read(make_runtime, m
     state = run(runtime, make_state(documents=[doc]))
     assert_outcome(state, "awaiting_review", "awaiting_approval")
     assert "marked sensitive" in state.pending_approval.reasons[0]
-    deny = ApprovalDecision(
-        decision_id="d-1",
-        actor="reviewer-rita",
-        action_id=state.pending_approval.action_id,
-        approved=False,
-        reason="Not needed for this case.",
-    )
-    state = runtime.run_until_pause(runtime.apply_human_input(state, deny))
+    state = decide(runtime, state, approved=False, reason="Not needed for this case.")
     assert_outcome(state, "awaiting_review", "finish_proposed")
     assert "approval_denied" in types(store, state)
     assert not [
@@ -895,17 +889,7 @@ def test_an_approval_that_did_not_cover_a_later_sensitive_mark_is_asked_again(
     runtime = make_runtime(tenant_policy=policy)
     state = run(runtime, make_state(documents=[doc], max_iterations=30))
     while state.pending_approval.tool_name != "extract_uploaded_document":
-        state = runtime.run_until_pause(
-            runtime.apply_human_input(
-                state,
-                ApprovalDecision(
-                    decision_id=f"d-{state.step}",
-                    actor="reviewer-rita",
-                    action_id=state.pending_approval.action_id,
-                    approved=True,
-                ),
-            )
-        )
+        state = decide(runtime, state, approved=True)
     asked = state.pending_approval
     assert not any("sensitive" in reason for reason in asked.reasons)
     documents.mark_sensitive("doc-acme-onboarding")  # as the approval is being decided
@@ -1035,22 +1019,9 @@ def test_a_screen_a_reviewer_denies_hands_the_run_over_naming_the_reviewers_reas
     runtime = make_runtime(tenant_policy=TenantPolicy(approval_cost_threshold_usd=Decimal("0.02")))
     state = run(runtime, make_state())
     assert state.pending_approval.tool_name == "screen_sanctions"
-    deny = ApprovalDecision(
-        decision_id="d-1",
-        actor="reviewer-rita",
-        action_id=state.pending_approval.action_id,
-        approved=False,
-        reason="Not on this budget.",
-    )
-    state = runtime.run_until_pause(runtime.apply_human_input(state, deny))
+    state = decide(runtime, state, approved=False, reason="Not on this budget.")
     while state.termination_reason == "awaiting_approval":  # the media searches cost 0.02
-        approve = ApprovalDecision(
-            decision_id=f"d-{state.iteration}",
-            actor="reviewer-rita",
-            action_id=state.pending_approval.action_id,
-            approved=True,
-        )
-        state = runtime.run_until_pause(runtime.apply_human_input(state, approve))
+        state = decide(runtime, state, approved=True)
     assert (state.status, state.termination_reason) == ("awaiting_review", "policy_denied")
     assert state.user_status == SCREEN_NOT_ALLOWED
     assert (
