@@ -86,15 +86,7 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
     gaps = [
         *_unresearched_directors(s),
         *_unresearched_directorships(s),
-        *[
-            f"Beneficial owner {name} was not screened against the sanctions lists."
-            for name in unscreened_owners(s)
-        ],
-        *[
-            f"{label} speaks of the company's beneficial owners, but names none that could "
-            "be read: check who they are by hand, and have each screened."
-            for label in documents_with_unread_owners(s)
-        ],
+        *_unresearched_owners(s),
         *_unread_documents(s),
         *_documents_about_others(s),
         *_documents_with_unread_directors(s),
@@ -113,6 +105,17 @@ def _unresearched_directors(s: AtlasState) -> list[str]:
     not_done = [(name, "screened against the sanctions lists") for name in unscreened_directors(s)]
     not_done += [(name, "searched for adverse media") for name in unsearched_directors(s)]
     return [f"Director {name} was not {what}." for name, what in not_done]
+
+
+def _unresearched_owners(s: AtlasState) -> list[str]:
+    return [
+        f"Beneficial owner {name} was not screened against the sanctions lists."
+        for name in unscreened_owners(s)
+    ] + [
+        f"{label} speaks of the company's beneficial owners, but names none that could be "
+        "read: check who they are by hand, and have each screened."
+        for label in documents_with_unread_owners(s)
+    ]
 
 
 def _unresearched_directorships(s: AtlasState) -> list[str]:
