@@ -149,6 +149,25 @@ def test_sorts_by_cost_tokens_iterations_and_duration(client, admin_user, case):
     assert '<td class="num">1,234,567</td>' in client.get(URL).content.decode()
 
 
+def test_a_researching_run_sorts_as_if_it_had_spent_nothing_until_it_stops(
+    client, admin_user, case
+):
+    finished = make_run(case, cost_usd=Decimal("0.20"), tokens=500, iterations=5)
+    researching = make_run(
+        case, status=Run.Status.RESEARCHING, termination_reason="", cost_usd=Decimal("0.90")
+    )
+    client.force_login(admin_user)
+    page = client.get(URL, {"sort": "-cost"})
+    assert run_ids(page) == [finished.pk, researching.pk]
+    assert "$0.90" in page.content.decode()  # its live figure is shown all the same
+    assert "sort as if they had spent nothing" in page.content.decode()
+    assert run_ids(client.get(URL, {"sort": "cost"})) == [researching.pk, finished.pk]
+
+    Run.objects.filter(pk=researching.pk).update(status=Run.Status.AWAITING_REVIEW)
+    assert run_ids(client.get(URL, {"sort": "-cost"})) == [researching.pk, finished.pk]
+    assert "sort as if" not in client.get(URL).content.decode()
+
+
 def _walk(client, params) -> list[int]:
     seen, url = [], URL + "?" + "&".join(f"{k}={v}" for k, v in params.items())
     for _ in range(10):

@@ -30,12 +30,14 @@ from runs.search_text import matching_runs, search_text
 PAGE_SIZE = 50
 
 # sort key -> (column, python type of its values); every column is indexed with tenant and id.
+# A run's figures sort as they stand when it is not researching (Run.settled_*): a run still
+# researching sorts as if it had spent nothing yet.
 SORTS: dict[str, tuple[str, str]] = {
     "created": ("created_at", "datetime"),
-    "cost": ("cost_usd", "decimal"),
-    "tokens": ("tokens", "int"),
-    "iterations": ("iterations", "int"),
-    "duration": ("elapsed_seconds", "float"),
+    "cost": ("settled_cost_usd", "decimal"),
+    "tokens": ("settled_tokens", "int"),
+    "iterations": ("settled_iterations", "int"),
+    "duration": ("settled_elapsed_seconds", "float"),
 }
 SORT_LABELS = {
     "created": "Started (UTC)",

@@ -20,6 +20,7 @@ from runs.models import Run
 from runs.numbers import whole_number
 from runs.views.run_filters import (
     SORT_LABELS,
+    SORTS,
     BadCursor,
     RunFilters,
     page_of_runs,
@@ -45,7 +46,7 @@ LIST_FIELDS = (
     "tokens",
     "cost_usd",
     "elapsed_seconds",
-    "created_at",
+    *(column for column, _ in SORTS.values()),  # a page's cursors hold the sort column's
     "last_seq",
 )
 
