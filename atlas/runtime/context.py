@@ -123,12 +123,13 @@ def clipped(text: str, limit: int) -> str:
 
 def model_view(source: str, payload: Any, limit: int = MODEL_VIEW_LIMIT) -> tuple[str, bool]:
     """A redacted, bounded, fenced rendering of an observation; (text, truncated)."""
+    # Only what is shown is redacted: a 5 MB result is not redacted whole for 3,000
+    # characters. A structured payload is redacted value by value, keys included, before
+    # it is written out as JSON, whose escapes would hide a value from the patterns.
     if isinstance(payload, str):
-        text = payload
+        text = redacted_opening(payload, limit)
     else:
         text = json.dumps(redact_value(payload, chars_shown=limit), default=str)
-    # Only what is shown is redacted: a 5 MB result is not redacted whole for 3,000 characters.
-    text = redacted_opening(text, limit)
     truncated = len(text) > limit
     if truncated:
         whole = payload if isinstance(payload, str) else json.dumps(payload, default=str)

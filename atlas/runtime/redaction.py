@@ -177,25 +177,41 @@ _FULL_WIDTH = str.maketrans(
 SENSITIVE_FIELDS = LABELS
 
 
-def redact_value(
-    value: object, key: str | None = None, *, chars_shown: int | None = None
-) -> object:
-    """Redact every string inside a JSON-like value. With `chars_shown`, a long string is
-    redacted only as far as that many characters of it show (`redacted_opening`)."""
+def redact_value(value: object, key: object = None, *, chars_shown: int | None = None) -> object:
+    """Redact every string inside a JSON-like value, keys too. With `chars_shown`, a long
+    string is redacted only as far as that many characters of it show
+    (`redacted_opening`)."""
     if key in SENSITIVE_FIELDS:
         label = SENSITIVE_FIELDS[key]
         if isinstance(value, list):
             return [f"[REDACTED {label}]" for _ in value]
         return f"[REDACTED {label}]"
-    if key is not None and (named := field_named_by(key)):
+    if isinstance(key, str) and (named := field_named_by(key)):
         return _hidden(value, f"[REDACTED {LABELS[named]}]")
     if isinstance(value, str):
         return redact(value) if chars_shown is None else redacted_opening(value, chars_shown)
     if isinstance(value, list):
         return [redact_value(v, chars_shown=chars_shown) for v in value]
     if isinstance(value, dict):
-        return {k: redact_value(v, k, chars_shown=chars_shown) for k, v in value.items()}
+        shown: dict = {}
+        for k, v in value.items():
+            shown[_shown_key(k, shown)] = redact_value(v, k, chars_shown=chars_shown)
+        return shown
     return value
+
+
+def _shown_key(key: object, taken: dict) -> object:
+    """`key` redacted ({"jane@example.com": ...}), and told apart from a key already
+    redacted to the same mark, so that no value is lost."""
+    if not isinstance(key, str):
+        return key
+    shown = redact(key)
+    if shown == key or shown not in taken:
+        return shown
+    number = 2
+    while f"{shown} ({number})" in taken:
+        number += 1
+    return f"{shown} ({number})"
 
 
 def _hidden(value: object, mark: str) -> object:

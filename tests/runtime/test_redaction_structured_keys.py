@@ -55,3 +55,29 @@ def test_a_providers_record_shows_the_model_no_personal_data():
         "month": "[REDACTED DOB]",
         "year": "[REDACTED DOB]",
     }
+
+
+def test_personal_data_used_as_a_key_is_redacted_and_no_value_is_lost():
+    record = {
+        "contacts": {"jane@example.com": "director", "john@example.org": "secretary"},
+        "GB33BUKB20201555555555": {"holder": "Jane Roe"},
+        7: "a key that is not text",
+    }
+    view, _ = model_view("tool:contacts", record)
+    for value in ("jane@example.com", "john@example.org", "GB33BUKB20201555555555"):
+        assert value not in view
+    shown = redact_value(record)
+    assert shown["contacts"] == {
+        "[REDACTED EMAIL]": "director",
+        "[REDACTED EMAIL] (2)": "secretary",
+    }
+    assert shown["[REDACTED IBAN]"] == {"holder": "Jane Roe"}
+    assert shown[7] == "a key that is not text"
+
+
+def test_a_value_written_out_with_escapes_is_redacted_before_it_is_escaped():
+    # As JSON, the line break is "\n" and the Cyrillic label "\u043d...": the patterns see
+    # neither. Each value is redacted as the text it is.
+    record = {"note": "Паспорт номер 4509 123456", "wrapped": "Passport No.\nK7654321"}
+    view, _ = model_view("tool:notes", record)
+    assert "4509 123456" not in view and "K7654321" not in view
