@@ -206,7 +206,7 @@ def _shown_key(key: object, taken: dict) -> object:
     if not isinstance(key, str):
         return key
     shown = redact(key)
-    if shown == key or shown not in taken:
+    if shown not in taken:
         return shown
     number = 2
     while f"{shown} ({number})" in taken:

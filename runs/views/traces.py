@@ -46,7 +46,8 @@ LIST_FIELDS = (
     "tokens",
     "cost_usd",
     "elapsed_seconds",
-    *(column for column, _ in SORTS.values()),  # a page's cursors hold the sort column's
+    # The sort columns: a page's cursors hold the values of its sort's.
+    *(column for column, _ in SORTS.values()),
     "last_seq",
 )
 
