@@ -20,8 +20,11 @@ Each iteration is timed around `Runtime._step`, which every step runs (context, 
 decision, policy, the intent's commit carrying the previous step's outcome, tool, reducer,
 review-item sync, live announcements; with `--networked`, the outcome's own commit too),
 with the time of each phase shown, and the CPU time
-of the run's thread, which moves far less with the machine's load; `--sql` shows each
-statement's time. On PostgreSQL a step's write is one statement committed on its own (see
+of the run's thread, which moves far less with the machine's load. The runtime's own
+time is split into the time inside its statements (from the driver's execute call to its
+result: the parameters adapted, the round trip, the server's work and, for a statement
+committed on its own, the commit) and the rest, Python; `--sql` shows each statement's
+time. On PostgreSQL a step's write is one statement committed on its own (see
 runs/step_writes.py), so it shows as one `WITH updated AS (UPDATE ...` line. The baseline,
 measured in the same thread on the same connection, is one single-row INSERT + COMMIT
 through Django's connection into a small bench table (median of many, taken in batches
@@ -86,6 +89,9 @@ class Meter:
         self.step_cpu_times: list[float] = []
         self.step_commits: list[int] = []
         self.step_queries: list[int] = []
+        # Per iteration: the time spent inside its statements' execute calls.
+        self.step_statement_times: list[float] = []
+        self.statement_now = 0.0
         self.tool_times: list[float] = []
         self.profiler: cProfile.Profile | None = None
         self.sql: list[str] | None = None
@@ -121,13 +127,14 @@ class Meter:
             # A write outside a transaction is committed on its own (autocommit).
             if not connection.in_atomic_block and sql.lstrip().upper().startswith(WRITES):
                 self.commits += 1
-            if self.sql is None:
-                return execute(sql, params, many, context)
             began = time.perf_counter()
             try:
                 return execute(sql, params, many, context)
             finally:
-                self.sql.append(f"{ms(time.perf_counter() - began):>10}  {sql[:110]}")
+                took = time.perf_counter() - began
+                self.statement_now += took
+                if self.sql is not None:
+                    self.sql.append(f"{ms(took):>10}  {sql[:110]}")
 
         connection.execute_wrappers.append(count)
 
@@ -174,6 +181,7 @@ class Meter:
         def step(runtime, state, *args, **kwargs):
             commits, queries, tools = self.commits, self.queries, len(self.tool_times)
             self.phase_now = {}
+            self.statement_now = 0.0
             if self.sql is not None:
                 self.sql = []
             if self.profiler is not None:
@@ -194,6 +202,7 @@ class Meter:
             if new_state.status == "researching" and len(self.tool_times) > tools:
                 self.step_times.append(elapsed)
                 self.step_cpu_times.append(cpu)
+                self.step_statement_times.append(self.statement_now)
                 for label, seconds in self.phase_now.items():
                     self.phases.setdefault(label, []).append(seconds)
                 self.step_commits.append(self.commits - commits)
@@ -220,6 +229,7 @@ class Meter:
         self.step_cpu_times.clear()
         self.step_commits.clear()
         self.step_queries.clear()
+        self.step_statement_times.clear()
         self.tool_times.clear()
         self.phases.clear()
         self.interleaved[0].clear()
@@ -465,6 +475,17 @@ def measure(args) -> None:
         f"  CPU in the run's thread:          median {ms(statistics.median(meter.step_cpu_times))}"
     )
     print(f"  runtime's own (iteration - tool): median {ms(own_median)}")
+    # Where the runtime's own time goes: waiting on its statements, or working in Python.
+    statement_median = statistics.median(meter.step_statement_times)
+    print(
+        f"    of which in its statements:   median {ms(statement_median)} = "
+        f"{statement_median / one_trip_median:.2f}x the autocommit INSERT (adapting the "
+        f"parameters, the round trip, the server's work, the commit)"
+    )
+    print(
+        f"    the rest, Python:               {ms(max(own_median - statement_median, 0.0))} "
+        f"(context, decision, policy, gateway, reducer, serialization)"
+    )
     print(
         f"commits per iteration: {commits:.2f} (inherent: {inherent}), "
         f"queries per iteration: {queries:.1f}"
