@@ -21,9 +21,9 @@ decision, policy, the intent's commit carrying the previous step's outcome, tool
 review-item sync, live announcements; with `--networked`, the outcome's own commit too),
 with the time of each phase shown, and the CPU time
 of the run's thread, which moves far less with the machine's load. The runtime's own
-time is split into the time inside its statements (from the driver's execute call to its
-result: the parameters adapted, the round trip, the server's work and, for a statement
-committed on its own, the commit) and the rest, Python; `--sql` shows each statement's
+time is split into the time inside its statements and commits (from the driver's call to
+its return: the parameters adapted, the round trip, the server's work, the commit) and the
+rest, Python; `--sql` shows each statement's
 time. On PostgreSQL a step's write is one statement committed on its own (see
 runs/step_writes.py), so it shows as one `WITH updated AS (UPDATE ...` line. The baseline,
 measured in the same thread on the same connection, is one single-row INSERT + COMMIT
@@ -89,7 +89,7 @@ class Meter:
         self.step_cpu_times: list[float] = []
         self.step_commits: list[int] = []
         self.step_queries: list[int] = []
-        # Per iteration: the time spent inside its statements' execute calls.
+        # Per iteration: the time spent inside its statements' execute calls and its commits.
         self.step_statement_times: list[float] = []
         self.statement_now = 0.0
         self.tool_times: list[float] = []
@@ -117,8 +117,10 @@ class Meter:
             self.commits += 1
             began = time.perf_counter()
             original_commit()
+            took = time.perf_counter() - began
+            self.statement_now += took
             if self.sql is not None:
-                self.sql.append(f"{ms(time.perf_counter() - began):>10}  COMMIT")
+                self.sql.append(f"{ms(took):>10}  COMMIT")
 
         connection.commit = commit
 
