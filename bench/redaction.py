@@ -21,6 +21,7 @@ from atlas.runtime.redaction import personal_data_found, redact  # noqa: E402
 
 QUARTER = 250_000
 GOAL = 6.0
+ROUNDS = 5
 
 
 def _digits_and_separators(size: int) -> str:
@@ -58,9 +59,6 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
         ("iban:" + " " * 1000 + "passport" + "\n" * 1000) * (n // 2008)
     ),
 }
-
-
-ROUNDS = 5
 
 
 def _seconds(text: str) -> float:
