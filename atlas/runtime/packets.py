@@ -14,7 +14,11 @@ from atlas.runtime.directorships import (
     unscreened_directorships,
     unsearched_directorships,
 )
-from atlas.runtime.owners import documents_with_unread_owners, unscreened_owners
+from atlas.runtime.owners import (
+    documents_with_unread_owners,
+    ownership_by_listed_owners,
+    unscreened_owners,
+)
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import AtlasState, Signal, user_status_for
 from atlas.runtime.wording import listed, unresolved_conflict_gap
@@ -79,10 +83,11 @@ def stopped_early(reason: str, *, overspent: bool = False) -> str:
 
 def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePacket:
     """What every packet carries, whatever the model wrote: the conflicts nobody resolved,
-    with both sides; as open gaps, the directors and the subject's companies nobody
-    screened or searched, the attached documents the run did not read and those about
-    another company; and each time a reviewer sent a packet back, with the analyst's
-    reply."""
+    with both sides; in its sanctions result, how much of the company owners with sanctions
+    hits hold (OFAC's 50 Percent Rule); as open gaps, the directors and the subject's
+    companies nobody screened or searched, the attached documents the run did not read and
+    those about another company, and whatever keeps that holding from being told; and each
+    time a reviewer sent a packet back, with the analyst's reply."""
     gaps = [
         *_unresearched_directors(s),
         *_unresearched_directorships(s),
@@ -93,11 +98,20 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
         *_codirectors_unscreened(s),
         *_denied_research(s),
     ]
+    ownership, ownership_gap = ownership_by_listed_owners(s)
+    gaps += [ownership_gap] if ownership_gap else []
     packet = _with_conflicts(s, packet)
     open_gaps = list(packet.open_gaps)
     open_gaps += [line for line in dict.fromkeys(gaps) if line not in open_gaps]
+    sanctions_result = packet.sanctions_result
+    if ownership and ownership not in sanctions_result:
+        sanctions_result = f"{sanctions_result} {ownership}".strip()
     return packet.model_copy(
-        update={"open_gaps": open_gaps, "review_history": list(s.packet_reviews)}
+        update={
+            "open_gaps": open_gaps,
+            "sanctions_result": sanctions_result,
+            "review_history": list(s.packet_reviews),
+        }
     )
 
 

@@ -36,7 +36,9 @@ from atlas.runtime.tools.base import ToolSpec
 # 10: the registry entity a sanctions list links an unmatched subject's name to is offered.
 # 11: a subject with words a candidate's name lacks is not matched to it unasked; a
 # document's beneficial owners are screened, and an unscreened one rules out a low rating.
-POLICY_VERSION = "atlas-policy/11"
+# 12: a packet says how much of the company owners with sanctions hits hold (OFAC's 50
+# Percent Rule), or leaves a gap when their shares are not given or sources disagree.
+POLICY_VERSION = "atlas-policy/12"
 
 
 class TenantPolicy(BaseModel):

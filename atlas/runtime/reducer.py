@@ -33,7 +33,14 @@ from atlas.runtime.directorships import (
 )
 from atlas.runtime.document_quotes import quoted_lines
 from atlas.runtime.injection import addresses_the_agent
-from atlas.runtime.owners import AS_OWNER, owner_step, screened_owner
+from atlas.runtime.owners import (
+    AS_OWNER,
+    SHARES_FACT,
+    owner_step,
+    screened_owner,
+    shares_display,
+    shares_value,
+)
 from atlas.runtime.owners import FACT as OWNERS_FACT
 from atlas.runtime.redaction import redacted_opening
 from atlas.runtime.result_words import searched_for
@@ -50,7 +57,7 @@ from atlas.runtime.state import (
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.document_directors import mentions_directors
-from atlas.runtime.tools.document_owners import mentions_owners
+from atlas.runtime.tools.document_owners import is_share, mentions_owners
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.wording import counted, fact_words, listed
 from atlas.runtime.world import name_score, words_it_lacks
@@ -1014,6 +1021,25 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
                 evidence_id=item.evidence_id,
             ),
         )
+    if shares := _owner_shares(fields):
+        _add_fact(
+            state,
+            Fact(
+                fact=SHARES_FACT,
+                entity_id=entity.entity_id,
+                value=shares_value(shares),
+                display_value=shares_display(shares),
+                source_id=item.source_id,
+                source_label=item.source_label,
+                retrieved_at=now,
+                excerpt=quoted_lines(
+                    result.get("text", ""),
+                    list(shares),
+                    "Beneficial owners: " + ", ".join(f"{n} ({s})" for n, s in shares.items()),
+                ),
+                evidence_id=item.evidence_id,
+            ),
+        )
     if fields.get("registration_numbers"):
         number = fields["registration_numbers"][0]
         _add_fact(
@@ -1030,6 +1056,18 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
                 evidence_id=item.evidence_id,
             ),
         )
+
+
+def _owner_shares(fields: dict[str, list[str]]) -> dict[str, str]:
+    """The shares a document gives its beneficial owners, name -> share ("60%"): those of
+    the owners it names, as the extraction tool wrote them ("Dmitri Volkov: 60%")."""
+    owners = set(fields.get(OWNERS_FACT) or [])
+    shares: dict[str, str] = {}
+    for entry in fields.get(SHARES_FACT) or []:
+        name, _, share = str(entry).rpartition(": ")
+        if name in owners and is_share(share):
+            shares.setdefault(name, share)
+    return shares
 
 
 def _other_company_named(state: AtlasState, names: list[str], numbers: list[str]) -> str | None:

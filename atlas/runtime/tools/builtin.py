@@ -17,7 +17,7 @@ from atlas.runtime.tools.document_directors import (
     directors_in_tables,
     directors_listed,
 )
-from atlas.runtime.tools.document_owners import owners_named
+from atlas.runtime.tools.document_owners import owner_shares, owners_named
 from atlas.runtime.tools.schemas import (
     Article,
     Candidate,
@@ -408,6 +408,9 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             fields[field_name] = list(dict.fromkeys(values))
     if owners := owners_named(labelled):
         fields["beneficial_owners"] = owners
+        shares = owner_shares(labelled)
+        if shares := {name: shares[name] for name in owners if name in shares}:
+            fields["ownership_shares"] = [f"{name}: {share}" for name, share in shares.items()]
     return ExtractDocumentResult(
         document_id=document.document_id,
         name=document.name,

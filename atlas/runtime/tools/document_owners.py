@@ -1,12 +1,14 @@
 """Beneficial owners a document names: on a labelled line ("Beneficial owners: ...",
 "Ultimate beneficial owner (UBO): ...", "UBO 1 - ...") or one a line under such a label,
-their shares ("60%") set aside. Names are read as a directors line reads them
-(document_directors.directors_listed). A document that speaks of its owners but names none
-this way is told apart (mentions_owners), for a person to read."""
+with the share of each where the document gives one ("60%", "more than 25%"). Names are
+read as a directors line reads them (document_directors.directors_listed). A document that
+speaks of its owners but names none this way is told apart (mentions_owners), for a person
+to read."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from atlas.runtime.tools.document_directors import BULLET, directors_listed
 
@@ -18,27 +20,113 @@ _ON_ITS_LINE = re.compile(
     rf"(?im)^[ \t]*{_LABEL}[ \t]*(?::|[ \t][-–—])[ \t]*(?P<value>\S.*?)[ \t]*$"
 )
 _OVER_A_LIST = re.compile(rf"(?im)^[ \t]*{_LABEL}[ \t]*:[ \t]*\n")
-_SHARE = re.compile(r"\(?\b\d{1,3}(?:[.,]\d+)?[ \t]*(?:%|per[ \t]?cent)\)?", re.IGNORECASE)
+_SHARE = re.compile(
+    r"\(?\b(?P<bound>(?:more|less)[ \t]+than|over|under|below|at[ \t]+least|up[ \t]+to)?[ \t]*"
+    r"(?P<number>\d{1,3}(?:[.,]\d+)?)[ \t]*(?:%|per[ \t]?cent\b)\)?(?P<each>[ \t]+each\b)?",
+    re.IGNORECASE,
+)
+# A share said to be at most a number tells nothing of how much is held.
+UPPER_BOUNDS = ("less than", "under", "below", "up to")
+_WRITTEN = re.compile(
+    r"(?:(?:more than|less than|over|under|below|at least|up to) )?\d{1,3}(?:\.\d+)?%"
+)
 _MENTION = re.compile(r"(?i)\b(?:beneficial[ \t]+owner|ubos?\b)")
 MAX_LIST_LINES = 20
 
 
 def owners_named(text: str) -> list[str]:
     """The owners `text` names, each once, in order."""
-    names = [name for match in _ON_ITS_LINE.finditer(text) for name in _listed(match["value"])]
-    for label in _OVER_A_LIST.finditer(text):
-        for line in text[label.end() :].splitlines()[:MAX_LIST_LINES]:
-            line = BULLET.sub("", line).strip()
-            found = _listed(line) if line and ":" not in line else []
-            if not found:
-                break
-            names += found
+    names = [name for value in _owner_values(text) for name in _listed(value)]
     return list(dict.fromkeys(names))
+
+
+def owner_shares(text: str) -> dict[str, str]:
+    """Each owner's share as `text` gives it ("60%", "more than 25%"), by name, for the
+    owners whose share can be told: a share is the name's it follows ("Jane Roe (60%)"), or
+    the one it comes before when shares open the list ("60% Jane Roe; 40% John Doe"). A
+    list whose shares cannot be told apart gives none, rather than a guess."""
+    shares: dict[str, str] = {}
+    for value in _owner_values(text):
+        for name, share in _shares_in(value).items():
+            shares.setdefault(name, share)
+    return shares
+
+
+def is_share(text: str) -> bool:
+    """Whether `text` is a share as owner_shares writes one."""
+    return bool(_WRITTEN.fullmatch(text))
+
+
+def share_percent(share: str) -> str | None:
+    """The percentage a share written by owner_shares holds at least ("60", "25.5"); None
+    for a share said only to be under a number."""
+    bound, _, number = share.rstrip("%").rpartition(" ")
+    return None if bound in UPPER_BOUNDS else number
 
 
 def mentions_owners(text: str) -> bool:
     return bool(_MENTION.search(text))
 
 
+def _owner_values(text: str) -> Iterator[str]:
+    """The text after each owners label on its line, then each line of a list under one."""
+    for match in _ON_ITS_LINE.finditer(text):
+        yield match["value"]
+    for label in _OVER_A_LIST.finditer(text):
+        for line in text[label.end() :].splitlines()[:MAX_LIST_LINES]:
+            line = BULLET.sub("", line).strip()
+            if not line or ":" in line or not _listed(line):
+                break
+            yield line
+
+
 def _listed(value: str) -> list[str]:
     return directors_listed(_SHARE.sub(" ", value))
+
+
+def _shares_in(value: str) -> dict[str, str]:
+    names = _listed(value)
+    shares = list(_SHARE.finditer(value))
+    if not names or not shares:
+        return {}
+    if len(shares) == 1 and shares[0]["each"]:
+        return dict.fromkeys(names, _written(shares[0]))
+    places = _places(value, names)
+    if places is None:
+        return {}
+    placed = list(zip(names, places, strict=True))
+    shares_lead = shares[0].start() < places[0]
+    found: dict[str, str] = {}
+    for share in shares:
+        owner = _owner_of(share.start(), placed, shares_lead)
+        if owner is None or owner in found or float(share["number"].replace(",", ".")) > 100:
+            return {}
+        found[owner] = _written(share)
+    return found
+
+
+def _owner_of(share_at: int, placed: list[tuple[str, int]], shares_lead: bool) -> str | None:
+    """Whose share stands at `share_at`: the next name's, when shares open the items ("60%
+    Jane Roe; 40% John Doe"), else the name's it follows."""
+    if shares_lead:
+        return next((name for name, at in placed if at > share_at), None)
+    return next((name for name, at in reversed(placed) if at < share_at), None)
+
+
+def _places(value: str, names: list[str]) -> list[int] | None:
+    """Where each name stands in `value`, found by its surname in order ("ROE, Jane" holds
+    Jane Roe); None when one cannot be found."""
+    places, start = [], 0
+    for name in names:
+        found = re.compile(rf"(?i)\b{re.escape(name.split()[-1])}\b").search(value, start)
+        if found is None:
+            return None
+        places.append(found.start())
+        start = found.end()
+    return places
+
+
+def _written(share: re.Match) -> str:
+    bound = " ".join((share["bound"] or "").lower().split())
+    number = share["number"].replace(",", ".")
+    return f"{bound} {number}%".lstrip()

@@ -1,0 +1,143 @@
+"""How much of a company owners with sanctions hits hold, from the shares its documents
+give (OFAC's 50 Percent Rule): read from the owners line, added up, and said in the
+packet's sanctions result, or left as a gap when it cannot be told."""
+
+from __future__ import annotations
+
+import pytest
+from runtime_helpers import run
+from test_document_owners import HEAD, attached
+
+from atlas.runtime.tools.document_owners import owner_shares, owners_named
+
+
+@pytest.mark.parametrize(
+    ("text", "shares"),
+    [
+        ("UBO: Jane Roe (60%); John Doe (40%)", {"Jane Roe": "60%", "John Doe": "40%"}),
+        ("UBO: 60% Jane Roe; 40% John Doe", {"Jane Roe": "60%", "John Doe": "40%"}),
+        (
+            "UBO: Jane Roe 25,5 %, John Doe 74.5 per cent",
+            {"Jane Roe": "25.5%", "John Doe": "74.5%"},
+        ),
+        (
+            "Beneficial owner: Dmitri Volkov (passport 765432198), 60% via nominee",
+            {"Dmitri Volkov": "60%"},
+        ),
+        ("UBO: ROE, Jane (more than 25%)", {"Jane Roe": "more than 25%"}),
+        ("UBO: Jane Roe and John Doe, 50% each", {"Jane Roe": "50%", "John Doe": "50%"}),
+        ("Beneficial owners:\n- Jane Roe (60%)\n- John Doe\n\nSigned.", {"Jane Roe": "60%"}),
+        # Nothing to tell whose is whose, or a number no share can be: no guess.
+        ("UBO: Jane Roe 25% 30%", {}),
+        ("UBO: Jane Roe (150%)", {}),
+        ("UBO: Jane Roe", {}),
+    ],
+)
+def test_shares_are_read_beside_the_names_they_belong_to(text, shares):
+    assert owner_shares(text) == shares
+    assert owners_named(text) == list(dict.fromkeys([*shares, *owners_named(text)]))
+
+
+def test_the_sample_declaration_gives_a_listed_owner_sixty_percent_so_the_company_is_blocked(
+    make_runtime, make_state
+):
+    state = run(
+        make_runtime(),
+        make_state(
+            "Harrow Bay Freight",
+            documents=[{"document_id": "doc-harrow-ownership", "name": "ownership.txt"}],
+        ),
+    )
+    packet = state.proposed_packet
+    assert packet.risk_rating == "high"
+    assert (
+        "Owners with sanctions hits hold 60% of Harrow Bay Freight Ltd (Dmitri Volkov 60%, by "
+        "uploaded document harrow_ownership_declaration.txt): 50% or more, so under OFAC's 50 Percent Rule the "
+        "company is itself blocked while those hits stand."
+    ) in packet.sanctions_result
+    (document,) = [e for e in state.evidence if e.evidence_class == "document"]
+    assert "ownership shares" in document.claim
+
+
+def test_shares_of_listed_owners_add_up(make_runtime, make_state, documents):
+    """Neither holds half alone; together they do."""
+    doc = attached(
+        documents,
+        "ubo.txt",
+        HEAD + "Beneficial owners: Dmitri Volkov (30%); Golden Gate Shipping SA (25%); "
+        "Jane Roe (45%)\n",
+    )
+    packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
+    assert (
+        "Owners with sanctions hits hold 55% of Acme Analytics Ltd (Dmitri Volkov 30%, Golden "
+        "Gate Shipping SA 25%, by uploaded document ubo.txt): 50% or more"
+    ) in packet.sanctions_result
+
+
+def test_a_listed_minority_owner_is_said_not_to_block_the_company_by_ownership(
+    make_runtime, make_state, documents
+):
+    doc = attached(documents, "ubo.txt", HEAD + "UBO: Dmitri Volkov (30%); Jane Roe (70%)\n")
+    packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
+    assert packet.risk_rating == "high"  # the hit on an owner is high whatever the share
+    assert (
+        "Owners with sanctions hits hold 30% of Acme Analytics Ltd (Dmitri Volkov 30%, by "
+        "uploaded document ubo.txt): under 50%, so OFAC's 50 Percent Rule does not block the "
+        "company by ownership alone."
+    ) in packet.sanctions_result
+    assert not packet.open_gaps
+
+
+def test_a_listed_director_counts_with_the_share_they_own(make_runtime, make_state, documents):
+    """Screened as a director (once), owning as an owner."""
+    doc = attached(
+        documents, "ubo.txt", HEAD + "Directors: Dmitri Volkov\nUBO: Dmitri Volkov (51%)\n"
+    )
+    packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
+    assert "Owners with sanctions hits hold 51% of Acme Analytics Ltd" in packet.sanctions_result
+
+
+def test_a_listed_owner_of_unknown_share_is_a_gap(make_runtime, make_state, documents):
+    doc = attached(documents, "ubo.txt", HEAD + "UBO: Dmitri Volkov; Jane Roe (20%)\n")
+    packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
+    assert "Owners with sanctions hits hold" not in packet.sanctions_result
+    assert (
+        "No document gives the share of Dmitri Volkov, a beneficial owner with a sanctions "
+        "hit: whether owners on the lists hold 50% or more of Acme Analytics Ltd (OFAC's 50 "
+        "Percent Rule) is not known."
+    ) in packet.open_gaps
+
+
+def test_a_share_known_only_as_a_ceiling_is_not_counted(make_runtime, make_state, documents):
+    doc = attached(documents, "ubo.txt", HEAD + "UBO: Dmitri Volkov (less than 10%)\n")
+    packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
+    assert any(
+        gap.startswith("No document gives the share of Dmitri Volkov") for gap in packet.open_gaps
+    )
+
+
+def test_documents_disagreeing_on_shares_are_a_conflict_and_nothing_is_concluded(
+    make_runtime, make_state, documents
+):
+    first = attached(documents, "ubo_2023.txt", HEAD + "UBO: Dmitri Volkov (60%); Jane Roe (40%)\n")
+    second = attached(
+        documents, "ubo_2024.txt", HEAD + "UBO: Dmitri Volkov (40%); Jane Roe (60%)\n"
+    )
+    state = run(make_runtime(), make_state(documents=[first, second]))
+    packet = state.proposed_packet
+    assert [c.fact for c in state.conflicts] == ["ownership_shares"]
+    assert "Owners with sanctions hits hold" not in packet.sanctions_result
+    assert any(
+        gap.startswith("The documents disagree on the shares of Acme Analytics Ltd's owners")
+        for gap in packet.open_gaps
+    )
+    assert [c.fact for c in packet.unresolved_conflicts] == ["ownership_shares"]
+
+
+def test_a_clean_owners_share_adds_nothing_to_the_sanctions_result(
+    make_runtime, make_state, documents
+):
+    doc = attached(documents, "ubo.txt", HEAD + "UBO: Jane Roe (100%)\n")
+    packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
+    assert packet.risk_rating == "low"
+    assert "Owners with sanctions hits" not in packet.sanctions_result
