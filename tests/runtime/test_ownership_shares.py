@@ -141,3 +141,13 @@ def test_a_clean_owners_share_adds_nothing_to_the_sanctions_result(
     packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
     assert packet.risk_rating == "low"
     assert "Owners with sanctions hits" not in packet.sanctions_result
+
+
+def test_owners_beside_other_labels_on_one_line_are_read(make_runtime, make_state, documents):
+    """As a PDF's columns come out of it."""
+    form = "Company: Acme Analytics Ltd   Directors: Sarah Linden   UBO: Dmitri Volkov (60%)\n"
+    doc = attached(documents, "form.txt", form)
+    packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
+    assert "on beneficial owner Dmitri Volkov" in packet.sanctions_result
+    assert "Owners with sanctions hits hold 60% of Acme Analytics Ltd" in packet.sanctions_result
+    assert not any("names none that could be read" in gap for gap in packet.open_gaps)

@@ -17,7 +17,7 @@ from atlas.runtime.tools.document_directors import (
     directors_in_tables,
     directors_listed,
 )
-from atlas.runtime.tools.document_owners import owner_shares, owners_named
+from atlas.runtime.tools.document_owners import OWNERS_LABEL, owner_shares, owners_named
 from atlas.runtime.tools.schemas import (
     Article,
     Candidate,
@@ -350,12 +350,13 @@ _FIELD_PATTERNS = {
 
 
 # A form's labels side by side on one line, as a PDF's columns come out of it: "Company:
-# Harrow Bay Freight Ltd   Directors: Colin Marsh". A run of spaces, a tab or a bar before a
-# label of the fields above starts a line of its own.
+# Harrow Bay Freight Ltd   Directors: Colin Marsh   UBO: Dmitri Volkov". A run of spaces, a
+# tab or a bar before a label of the fields above, or of the beneficial owners, starts a
+# line of its own.
 _LABEL_BESIDE_ANOTHER = re.compile(
     r"(?i)(?:[ \t]{2,}|\t|[ \t]*\|[ \t]*)(?=(?:(?:registered[ \t]+)?company(?:'s)?(?:[ \t]+name)?"
     r"|name[ \t]+of[ \t]+(?:the[ \t]+)?company|directors?|(?:company[ \t]+)?registration"
-    r"[ \t]+(?:number|no\.?))[ \t]*:)"
+    rf"[ \t]+(?:number|no\.?)|{OWNERS_LABEL})[ \t]*:)"
 )
 
 

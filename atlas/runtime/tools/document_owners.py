@@ -12,14 +12,14 @@ from collections.abc import Iterator
 
 from atlas.runtime.tools.document_directors import BULLET, directors_listed
 
-_LABEL = (
+OWNERS_LABEL = (
     r"(?:(?:ultimate[ \t]+)?beneficial[ \t]+owners?(?:[ \t]*\(s\))?(?:[ \t]*\(ubos?\))?|ubos?)"
     r"(?:[ \t]+\d{1,2})?"
 )
 _ON_ITS_LINE = re.compile(
-    rf"(?im)^[ \t]*{_LABEL}[ \t]*(?::|[ \t][-–—])[ \t]*(?P<value>\S.*?)[ \t]*$"
+    rf"(?im)^[ \t]*{OWNERS_LABEL}[ \t]*(?::|[ \t][-–—])[ \t]*(?P<value>\S.*?)[ \t]*$"
 )
-_OVER_A_LIST = re.compile(rf"(?im)^[ \t]*{_LABEL}[ \t]*:[ \t]*\n")
+_OVER_A_LIST = re.compile(rf"(?im)^[ \t]*{OWNERS_LABEL}[ \t]*:[ \t]*\n")
 _SHARE = re.compile(
     r"\(?\b(?P<bound>(?:more|less)[ \t]+than|over|under|below|at[ \t]+least|up[ \t]+to)?[ \t]*"
     r"(?P<number>\d{1,3}(?:[.,]\d+)?)[ \t]*(?:%|per[ \t]?cent\b)\)?(?P<each>[ \t]+each\b)?",

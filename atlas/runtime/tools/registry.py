@@ -15,7 +15,8 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # explanations say what that costs; 7: a company's registration number, however it is
 # written, resolves to the company; 8: a sanctions hit names the registry entity its list
 # entry is linked to; 9: a media search by a name finds the articles that write it;
-# 10: a document's beneficial owners are read; 11: with their shares
+# 10: a document's beneficial owners are read; 11: with their shares, also beside other
+# labels on one line
 TOOLSET_VERSION = "atlas-tools/11"
 
 
