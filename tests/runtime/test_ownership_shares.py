@@ -5,9 +5,11 @@ packet's sanctions result, or left as a gap when it cannot be told."""
 from __future__ import annotations
 
 import pytest
-from runtime_helpers import run
+from runtime_helpers import minimal_pdf, run
 from test_document_owners import HEAD, attached
 
+from atlas.runtime.ports import StoredDocument
+from atlas.runtime.state import AttachedDocument
 from atlas.runtime.tools.document_owners import owner_shares, owners_named
 
 
@@ -151,3 +153,41 @@ def test_owners_beside_other_labels_on_one_line_are_read(make_runtime, make_stat
     assert "on beneficial owner Dmitri Volkov" in packet.sanctions_result
     assert "Owners with sanctions hits hold 60% of Acme Analytics Ltd" in packet.sanctions_result
     assert not any("names none that could be read" in gap for gap in packet.open_gaps)
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "Beneficial owners:\n| Name | Nationality | Share |\n|---|---|---|\n"
+        "| Dmitri Volkov | Russian | 60% |\n| Jane Roe | British | 40% |\n",
+        "Beneficial ownership\nName            Nationality   Share\n"
+        "Mr Dmitri Volkov   Russian       60%\nJane Roe        British       40%\n\n"
+        "Signed for the company  Tom Becker  100%\n",
+    ],
+)
+def test_owners_are_read_from_a_table_under_their_heading(table):
+    assert owner_shares(table) == {"Dmitri Volkov": "60%", "Jane Roe": "40%"}
+
+
+def test_a_band_with_no_ceiling_is_a_floor():
+    assert owner_shares("Persons with significant control\n\tDmitri Volkov\tRU\t75% or more\n") == {
+        "Dmitri Volkov": "at least 75%"
+    }
+
+
+def test_a_pdf_declarations_owners_table_blocks_the_company(make_runtime, make_state, documents):
+    pdf = minimal_pdf(
+        "OWNERSHIP DECLARATION\nCompany: Acme Analytics Ltd\nBeneficial ownership\n"
+        "Name    Nationality    Share\nDmitri Volkov    RU    50%\nJane Roe    GB    50%\n"
+    )
+    documents.add(
+        StoredDocument(
+            document_id="doc-pdf", name="ubo.pdf", content_type="application/pdf", content=pdf
+        )
+    )
+    doc = AttachedDocument(document_id="doc-pdf", name="ubo.pdf")
+    packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
+    assert (
+        "Owners with sanctions hits hold 50% of Acme Analytics Ltd (Dmitri Volkov 50%, by "
+        "uploaded document ubo.pdf): 50% or more, so under OFAC's 50 Percent Rule"
+    ) in packet.sanctions_result

@@ -22,9 +22,18 @@ _ON_ITS_LINE = re.compile(
 _OVER_A_LIST = re.compile(rf"(?im)^[ \t]*{OWNERS_LABEL}[ \t]*:[ \t]*\n")
 _SHARE = re.compile(
     r"\(?\b(?P<bound>(?:more|less)[ \t]+than|over|under|below|at[ \t]+least|up[ \t]+to)?[ \t]*"
-    r"(?P<number>\d{1,3}(?:[.,]\d+)?)[ \t]*(?:%|per[ \t]?cent\b)\)?(?P<each>[ \t]+each\b)?",
+    r"(?P<number>\d{1,3}(?:[.,]\d+)?)[ \t]*(?:%|per[ \t]?cent\b)\)?"
+    r"(?P<or_more>[ \t]+or[ \t]+more\b)?(?P<each>[ \t]+each\b)?",
     re.IGNORECASE,
 )
+# A heading over a table of the owners ("Beneficial ownership", "Persons with significant
+# control"): nothing but the heading on its line.
+_TABLE_HEADING = re.compile(
+    r"(?im)^[ \t]*(?:(?:ultimate[ \t]+)?beneficial[ \t]+own(?:ers?|ership)(?:[ \t]*\(ubos?\))?"
+    r"|persons?[ \t]+with[ \t]+significant[ \t]+control|ubos?)[ \t]*:?[ \t]*$"
+)
+# A table's cells: split by bars, tabs or runs of spaces.
+_CELL_BREAK = re.compile(r"[ \t]*\|[ \t]*|\t+|[ \t]{2,}")
 # A share said to be at most a number tells nothing of how much is held.
 UPPER_BOUNDS = ("less than", "under", "below", "up to")
 _WRITTEN = re.compile(
@@ -69,7 +78,8 @@ def mentions_owners(text: str) -> bool:
 
 
 def _owner_values(text: str) -> Iterator[str]:
-    """The text after each owners label on its line, then each line of a list under one."""
+    """The text after each owners label on its line, each line of a list under one, and
+    each row of a table under an owners heading, as "Jane Roe 60%"."""
     for match in _ON_ITS_LINE.finditer(text):
         yield match["value"]
     for label in _OVER_A_LIST.finditer(text):
@@ -78,6 +88,25 @@ def _owner_values(text: str) -> Iterator[str]:
             if not line or ":" in line or not _listed(line):
                 break
             yield line
+    yield from _table_rows(text)
+
+
+def _table_rows(text: str) -> Iterator[str]:
+    """The rows of a table of owners under its heading, each a name in its first cell and
+    one share in another ("| Jane Roe | British | 60% |"), up to a blank line after them;
+    the header row and rules are passed over."""
+    for heading in _TABLE_HEADING.finditer(text):
+        rows = 0
+        for line in text[heading.end() :].splitlines()[1 : MAX_LIST_LINES + 1]:
+            if not line.strip():
+                if rows:
+                    break
+                continue
+            first, *others = _CELL_BREAK.split(line.strip().strip("|").strip())
+            shares = [share for cell in others for share in _SHARE.finditer(cell)]
+            if len(shares) == 1 and len(_listed(first)) == 1:
+                rows += 1
+                yield f"{first} {shares[0][0]}"
 
 
 def _listed(value: str) -> list[str]:
@@ -127,6 +156,6 @@ def _places(value: str, names: list[str]) -> list[int] | None:
 
 
 def _written(share: re.Match) -> str:
-    bound = " ".join((share["bound"] or "").lower().split())
+    bound = " ".join((share["bound"] or ("at least" if share["or_more"] else "")).lower().split())
     number = share["number"].replace(",", ".")
     return f"{bound} {number}%".lstrip()
