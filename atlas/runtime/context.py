@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from atlas.runtime.codirectors import unscreened_codirectors
 from atlas.runtime.decisions import next_action_json_schema, next_action_json_schema_text
 from atlas.runtime.directors import unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import (
@@ -35,8 +36,9 @@ from atlas.runtime.tools.registry import ToolRegistry
 # companies the subject person directs, to screen and search; 6: the directors to search
 # adverse media on; 7: what rules out a low rating; 8: an answer that none of the
 # candidates is the subject leaves none; 9: a conflict on a company the subject person
-# directs says which company it is about; 10: the beneficial owners to screen
-PROMPT_VERSION = "atlas-prompt/10"
+# directs says which company it is about; 10: the beneficial owners to screen; 11: the
+# other directors of the companies the subject person directs, to screen
+PROMPT_VERSION = "atlas-prompt/11"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
 MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see
@@ -64,8 +66,8 @@ Rules (trusted, from the operator):
   directors_to_screen by name, and search adverse media on each in directors_to_search
   with the name as the query; screen each company in companies_to_screen and search
   adverse media on each in companies_to_search (companies the subject person directs) by
-  its entity_id; screen each beneficial owner in owners_to_screen by name; extract
-  attached documents.
+  its entity_id; screen each beneficial owner in owners_to_screen, and each other director
+  of those companies in codirectors_to_screen, by name; extract attached documents.
 - Every finding cites evidence ids you have been shown. A sanctions hit means high risk;
   adverse media, a politically exposed person or a conflict nobody settled rules out low.
 - Conflicting sources are reported as unresolved conflicts, not guessed away.
@@ -204,6 +206,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         "companies_to_screen": _companies(unscreened_directorships(state)),
         "companies_to_search": _companies(unsearched_directorships(state)),
         "owners_to_screen": [redact(name) for name in unscreened_owners(state)],
+        "codirectors_to_screen": [redact(name) for name in unscreened_codirectors(state)],
         "documents_with_unread_owners": documents_with_unread_owners(state),
         "answered_questions": [
             {k: redact(v) for k, v in qa.items()} for qa in state.answered_questions[-3:]

@@ -4,9 +4,15 @@ carries."""
 from __future__ import annotations
 
 from atlas.runtime.adapters.playbook import draft_packet
+from atlas.runtime.codirectors import codirectors_of, registry_directors, unscreened_codirectors
 from atlas.runtime.context import project_state
 from atlas.runtime.decisions import DueDiligencePacket, PacketConflict, PacketConflictValue
-from atlas.runtime.directors import SEPARATOR, unscreened_directors, unsearched_directors
+from atlas.runtime.directors import (
+    SEPARATOR,
+    director_key,
+    unscreened_directors,
+    unsearched_directors,
+)
 from atlas.runtime.directorships import (
     conflict_about,
     directed_by_the_subject,
@@ -139,30 +145,20 @@ def _unresearched_directorships(s: AtlasState) -> list[str]:
 
 
 def _codirectors_unscreened(s: AtlasState) -> list[str]:
-    """The other directors the registry, an article or a document lists for each company
-    the subject directs: the research screens the company, not them, and one of them may be
-    listed."""
+    """The other directors of each company the subject directs whom nobody screened: those
+    its registry record lists, while their screening is still to do, and those only an
+    article or a document names. One of them may be listed."""
     subject = [s.brief.subject] + ([s.selected_entity.name] if s.selected_entity else [])
     gaps = []
     unscreened = {c.entity_id for c in unscreened_directorships(s)}
+    not_screened = {director_key(name) for name in unscreened_codirectors(s)}
     for company in directorships(s):
-        listed_by_registry = [
-            name
-            for fact in s.facts
-            if fact.entity_id == company.entity_id
-            and fact.fact == "directors"
-            and fact.source_id == f"registry:{company.entity_id}"
-            for name in fact.display_value.split(SEPARATOR)
-        ]
-        others = [
-            name
-            for name in dict.fromkeys(listed_by_registry)
-            if not any(name_score(name, own) >= SPELLED_AS_ITS_NAME for own in subject)
-        ]
+        listed_by_registry = registry_directors(s, company.entity_id)
+        others = codirectors_of(s, company)
         about = directed_by_the_subject(company)
-        if others:
+        if left := [name for name in others if director_key(name) in not_screened]:
             gaps.append(
-                f"The other directors of {about}, were not screened: {listed(others, 'and')}."
+                f"The other directors of {about}, were not screened: {listed(left, 'and')}."
             )
         elif not listed_by_registry and company.entity_id not in unscreened:
             # Known from the subject's own record only: the company's was never read (a

@@ -37,7 +37,9 @@ from atlas.runtime.tools.base import ToolSpec
 # 11: a subject with words a candidate's name lacks is not matched to it unasked; a
 # document's beneficial owners are screened, and an unscreened one rules out a low rating.
 # 12: a packet says how much of the company owners with sanctions hits hold (OFAC's 50
-# Percent Rule), or leaves a gap when their shares are not given or sources disagree.
+# Percent Rule), or leaves a gap when their shares are not given or sources disagree; the
+# other directors the registry lists for a company the subject person directs are
+# screened, and an unscreened one rules out a low rating.
 POLICY_VERSION = "atlas-policy/12"
 
 

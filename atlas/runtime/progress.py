@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from atlas.runtime.codirectors import codirector_step, unscreened_codirectors
 from atlas.runtime.directors import (
     director_media_step,
     director_step,
@@ -38,6 +39,7 @@ def pending_requirements(state: AtlasState) -> list[str]:
     pending.extend(directorship_step(c.entity_id) for c in unscreened_directorships(state))
     pending.extend(directorship_media_step(c.entity_id) for c in unsearched_directorships(state))
     pending.extend(owner_step(name) for name in unscreened_owners(state))
+    pending.extend(codirector_step(name) for name in unscreened_codirectors(state))
     for document in state.brief.documents:
         if f"extract:{document.document_id}" not in state.completed_steps:
             pending.append(f"extract:{document.document_id}")

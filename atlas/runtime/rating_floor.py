@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import NamedTuple
 
+from atlas.runtime.codirectors import unscreened_codirectors
 from atlas.runtime.directors import unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
 from atlas.runtime.namesakes import turned_down
@@ -251,6 +252,14 @@ RULES = (
         "sanctions lists (see owners_to_screen and documents_with_unread_owners): that "
         "rules out a low risk rating.",
         "beneficial owners not screened",
+    ),
+    RatingRule(
+        "medium",
+        lambda s, _: bool(unscreened_codirectors(s)),
+        "Not every other director of the companies the subject directs has been screened "
+        "against the sanctions lists (see codirectors_to_screen): that rules out a low risk "
+        "rating.",
+        "co-directors not screened",
     ),
     RatingRule(
         "medium",

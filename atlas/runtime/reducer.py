@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from atlas.runtime.codirectors import AS_CODIRECTOR, codirector_step, screened_codirector
 from atlas.runtime.context import clipped
 from atlas.runtime.decisions import CallTool
 from atlas.runtime.directors import SEPARATOR as DIRECTORS_SEPARATOR
@@ -112,12 +113,16 @@ def apply_in_place(
         director = screened_director(new, args)
         company = directorship_named(new, args)
         owner = screened_owner(new, args)
+        codirector = screened_codirector(new, args)
         if director:
             _apply_sanctions(new, result, step, now, about=f"director {director}")
             _complete(new, director_step(director))
         elif owner:
             _apply_sanctions(new, result, step, now, about=f"{AS_OWNER}{owner}")
             _complete(new, owner_step(owner))
+        elif codirector:
+            _apply_sanctions(new, result, step, now, about=f"{AS_CODIRECTOR}{codirector}")
+            _complete(new, codirector_step(codirector))
         elif company:
             _apply_sanctions(new, result, step, now, about=directed_by_the_subject(company))
             _complete(new, directorship_step(company.entity_id))

@@ -133,8 +133,9 @@ NoProgressBudget = Annotated[int, Field(ge=1, le=10_000)]
 
 class Budgets(_Model):
     # A company with three directors and a document takes eleven iterations to research,
-    # and a question or a send-back from a reviewer two or three more.
-    max_iterations: IterationBudget = 16
+    # and a question or a send-back from a reviewer two or three more; a person directing
+    # three companies, with a co-director on each, seventeen, a question among them.
+    max_iterations: IterationBudget = 20
     # Room for every iteration: a model call's context grows to about 5,000 tokens by the
     # end of a company's research, and past 7,500 for a person directing three companies
     # (fourteen iterations, a question among them).

@@ -25,16 +25,19 @@ def test_a_person_who_directs_a_listed_company_gets_a_high_risk_packet_naming_it
         make_runtime(), make_state("Irina Sokolova", subject_type="person", jurisdiction=None)
     )
     assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    # The company, then the other director its record lists.
     assert tool_arguments(store, state, "screen_sanctions") == [
         {"entity_id": "pe-irina-sokolova"},
         {"entity_id": "co-volga-petrochem-ru"},
+        {"name": "Dmitri Volkov"},
     ]
     assert unscreened_directorships(state) == []
     packet = state.proposed_packet
     assert packet.risk_rating == "high"
     assert packet.sanctions_result == (
-        "1 sanctions hit: on Volga Petrochem Export JSC (RU), a company the subject directs "
-        "(Synthetic OFAC SDN). No hits for the subject."
+        "3 sanctions hits: on Volga Petrochem Export JSC (RU), a company the subject directs "
+        "(Synthetic OFAC SDN); on co-director Dmitri Volkov (Synthetic OFAC SDN, Synthetic UK "
+        "HMT Consolidated). No hits for the subject."
         " Nobody screened is on the register of politically exposed persons."
     )
     claims = [f.claim for f in packet.findings]
@@ -47,13 +50,11 @@ def test_a_person_who_directs_a_listed_company_gets_a_high_risk_packet_naming_it
         for c in claims
     )
     # The company's own record came with her resolution: it names who else directs it, the
-    # sanctioned Dmitri Volkov, whom the research did not screen.
+    # sanctioned Dmitri Volkov, whom the research screened by name.
     (record,) = [e for e in state.evidence if e.source_id == "registry:co-volga-petrochem-ru"]
     assert record.claim.endswith("directors: Dmitri Volkov, Irina Sokolova.")
-    assert packet.open_gaps == [
-        "The other directors of Volga Petrochem Export JSC (RU), a company the subject "
-        "directs, were not screened: Dmitri Volkov."
-    ]
+    assert any(c.startswith("Sanctions hit on co-director Dmitri Volkov:") for c in claims)
+    assert packet.open_gaps == []
 
 
 def test_a_companys_search_finding_only_held_articles_is_said_in_one_sentence(
@@ -78,17 +79,22 @@ def test_every_company_is_screened_and_a_clear_one_is_said_to_be_clear(
     state = run(
         make_runtime(), make_state("Dmitri Volkov", subject_type="person", jurisdiction=None)
     )
+    # Each company, then, last, the other directors their records list.
     assert tool_arguments(store, state, "screen_sanctions")[1:] == [
         {"entity_id": "co-volga-petrochem-ru"},
         {"entity_id": "co-golden-gate-shipping-pa"},
         {"entity_id": "co-amber-coast-freight-lt"},
+        {"name": "Irina Sokolova"},
+        {"name": "Luis Herrera"},
+        {"name": "Ieva Petraitytė"},
     ]
     packet = state.proposed_packet
     assert packet.sanctions_result.endswith(
         "; on Volga Petrochem Export JSC (RU), a company the subject directs (Synthetic OFAC "
         "SDN); on Golden Gate Shipping SA (PA), a company the subject directs (Synthetic UN "
-        "Consolidated). No hits for Amber Coast Freight UAB (LT), a company the subject directs."
-        " Nobody screened is on the register of politically exposed persons."
+        "Consolidated). No hits for Amber Coast Freight UAB (LT), a company the subject "
+        "directs; co-director Irina Sokolova; co-director Luis Herrera; or co-director Ieva "
+        "Petraitytė. Nobody screened is on the register of politically exposed persons."
     )
     claims = [f.claim for f in packet.findings]
     assert (
@@ -165,8 +171,6 @@ def test_unscreened_companies_rule_out_low_risk_and_are_named_in_the_packet(
         "the sanctions lists.",
         "Acme Analytics Ltd (GB), a company the subject directs, was not searched for adverse "
         "media.",
-        "The other directors of Acme Analytics Ltd (GB), a company the subject directs, were "
-        "not screened: Tom Becker.",
     ]
 
 
@@ -253,13 +257,15 @@ def test_a_person_found_abroad_who_directs_three_companies_is_researched_within_
 
 def test_a_codirector_only_an_article_names_is_a_gap_of_its_own(make_runtime, make_state):
     """The registry gives Meridian Shipping Helen Carter and James Whitfield; an article
-    says Viktor Petrenko replaced Whitfield. Neither man was screened, and the packet says
-    who names the one the registry does not."""
+    says Viktor Petrenko replaced Whitfield. Whitfield, whom the registry lists, is
+    screened; Petrenko is not, and the packet says who names him."""
     state = run(make_runtime(), make_state("Helen Carter", subject_type="person"))
     assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
     about = "Meridian Shipping Holdings Ltd (GB), a company the subject directs"
+    assert "No hits either for co-director James Whitfield, screened by name." in (
+        state.proposed_packet.sanctions_result
+    )
     assert state.proposed_packet.open_gaps == [
-        f"The other directors of {about}, were not screened: James Whitfield.",
         f"Example Business News names Viktor Petrenko a director of {about}; the registry "
         "record does not, and Viktor Petrenko was not screened.",
     ]

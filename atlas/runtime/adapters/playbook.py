@@ -16,6 +16,7 @@ from typing import Any
 from atlas.runtime.adapters.answers import candidate_from_answer
 from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.budgets import estimate_tokens
+from atlas.runtime.codirectors import AS_CODIRECTOR
 from atlas.runtime.context import ModelContext, clipped
 from atlas.runtime.decisions import (
     UNSAFE_CHARACTERS,
@@ -177,12 +178,8 @@ class Playbook:
             gaps.append("Adverse media search could not be completed.")
         elif by_name := _person_name_search(p, selected, subject_name, offered, failures):
             return by_name
-        for directors_key, tool, field, usable, why in DIRECTOR_STEPS:
-            for director in p.get(directors_key, []):
-                args = {field: director}
-                if not usable(director) or _ruled_out(p, offered, failures, tool, args):
-                    continue  # the runtime names each director left out in the packet's gaps
-                return _call(tool, args, why.format(director))
+        if by_name := _by_name(p, DIRECTOR_STEPS, offered, failures):
+            return by_name
         for company_key, tool, arguments, why in COMPANY_STEPS:
             for company in p.get(company_key, []):
                 args = arguments(company)
@@ -204,6 +201,8 @@ class Playbook:
                 {"document_id": document["document_id"]},
                 f"Read the attached document {document['name']}.",
             )
+        if by_name := _by_name(p, CODIRECTOR_STEPS, offered, failures):
+            return by_name
         reviews = p.get("packet_reviews", [])
         if reviews and not reviews[-1]["reply"]:
             # This question takes an iteration; reading a document and finishing, two more.
@@ -261,6 +260,18 @@ DIRECTOR_STEPS = (
         "name",
         screenable,
         "Screen {}, a beneficial owner of the subject, by name.",
+    ),
+)
+
+# Last of all, once the subject's own companies and documents are researched: the other
+# directors of the companies a person subject directs, by name.
+CODIRECTOR_STEPS = (
+    (
+        "codirectors_to_screen",
+        "screen_sanctions",
+        "name",
+        screenable,
+        "Screen {}, who sits on the board of a company the subject directs, by name.",
     ),
 )
 
@@ -513,6 +524,19 @@ def _quoted(text: str) -> str:
     return clipped(UNSAFE_CHARACTERS.sub("", text), MAX_QUOTED)
 
 
+def _by_name(
+    p: dict[str, Any], steps: tuple, offered: frozenset[str] | None, failures: dict[str, int]
+) -> CallTool | None:
+    """The first of `steps` still to do for someone by name (a director, an owner)."""
+    for names_key, tool, field, usable, why in steps:
+        for name in p.get(names_key, []):
+            args = {field: name}
+            if not usable(name) or _ruled_out(p, offered, failures, tool, args):
+                continue  # the runtime names each one left out in the packet's gaps
+            return _call(tool, args, why.format(name))
+    return None
+
+
 def _call(tool: str, arguments: dict[str, Any], why: str) -> CallTool:
     return CallTool(tool_name=tool, arguments=arguments, rationale_summary=why)
 
@@ -712,7 +736,9 @@ def sanctions_summary(screenings: list[dict[str, Any]], by_name: bool = False) -
             cleared.append(whom)
     if not hits:
         summary = screenings[0]["claim"]
-        directors = [whom for whom in cleared if whom.startswith(("director ", AS_OWNER))]
+        directors = [
+            whom for whom in cleared if whom.startswith(("director ", AS_OWNER, AS_CODIRECTOR))
+        ]
         companies = [whom for whom in cleared if whom not in directors and whom != "the subject"]
         if directors:
             summary += f" No hits either for {listed(directors, 'or')}, screened by name."
@@ -777,6 +803,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         or p.get("companies_to_screen")
         or p.get("companies_to_search")
         or p.get("owners_to_screen")
+        or p.get("codirectors_to_screen")
         or p.get("documents_with_unread_owners")
         or "search_adverse_media" not in p["completed_steps"]
     ):
