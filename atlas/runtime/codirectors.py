@@ -56,6 +56,18 @@ def codirectors(state: AtlasState) -> list[str]:
     return list(names.values())
 
 
+def as_codirector(state: AtlasState, name: str) -> str:
+    """How the evidence names a co-director: "co-director Dmitry Volkov at Amber Coast
+    Freight UAB (LT)", with each company the subject directs whose record lists them."""
+    key = director_key(name)
+    companies = [
+        company.label()
+        for company in directorships(state)
+        if any(director_key(other) == key for other in codirectors_of(state, company))
+    ]
+    return f"{AS_CODIRECTOR}{name} at {' and '.join(companies)}"
+
+
 def unscreened_codirectors(state: AtlasState) -> list[str]:
     done = set(state.completed_steps)
     return [name for name in codirectors(state) if codirector_step(name) not in done]

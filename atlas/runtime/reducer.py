@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from atlas.runtime.codirectors import AS_CODIRECTOR, codirector_step, screened_codirector
+from atlas.runtime.codirectors import as_codirector, codirector_step, screened_codirector
 from atlas.runtime.context import clipped
 from atlas.runtime.decisions import CallTool
 from atlas.runtime.directors import SEPARATOR as DIRECTORS_SEPARATOR
@@ -121,7 +121,7 @@ def apply_in_place(
             _apply_sanctions(new, result, step, now, about=f"{AS_OWNER}{owner}")
             _complete(new, owner_step(owner))
         elif codirector:
-            _apply_sanctions(new, result, step, now, about=f"{AS_CODIRECTOR}{codirector}")
+            _apply_sanctions(new, result, step, now, about=as_codirector(new, codirector))
             _complete(new, codirector_step(codirector))
         elif company:
             _apply_sanctions(new, result, step, now, about=directed_by_the_subject(company))

@@ -44,5 +44,6 @@ def listed(names: list[str], conjunction: str = "") -> str:
     separator = "; " if any("," in name for name in names) else ", "
     if not conjunction or len(names) < 2:
         return separator.join(names)
-    before_last = "; " if separator == "; " else " "  # "A, B or C"; "A; B; or C"
+    # "A, B or C"; "A; B; or C"; but two are "A or B", whatever they hold.
+    before_last = "; " if separator == "; " and len(names) > 2 else " "
     return separator.join(names[:-1]) + f"{before_last}{conjunction} {names[-1]}"

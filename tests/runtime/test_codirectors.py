@@ -27,9 +27,12 @@ def test_a_person_on_a_board_beside_a_listed_director_gets_a_high_risk_packet(
     )
     packet = state.proposed_packet
     assert packet.risk_rating == "high"
-    assert packet.sanctions_result.startswith("2 sanctions hits: on co-director Dmitry Volkov (")
+    assert packet.sanctions_result.startswith(
+        "2 sanctions hits: on co-director Dmitry Volkov at Amber Coast Freight UAB (LT) ("
+    )
     assert any(
-        f.claim.startswith("Sanctions hit on co-director Dmitry Volkov:") for f in packet.findings
+        f.claim.startswith("Sanctions hit on co-director Dmitry Volkov at Amber Coast Freight")
+        for f in packet.findings
     )
     assert not any("other directors" in gap for gap in packet.open_gaps)
 
@@ -38,8 +41,9 @@ def test_a_clean_codirector_is_said_to_have_no_hits(make_runtime, make_state):
     """Arthur Pembroke directs Crescent Minerals with Lucy Fenwick."""
     state = run(make_runtime(), make_state("Arthur Pembroke", subject_type="person"))
     packet = state.proposed_packet
-    assert "No hits either for co-director Lucy Fenwick, screened by name." in (
-        packet.sanctions_result
+    assert (
+        "No hits either for co-director Lucy Fenwick at Crescent Minerals PLC (GB), screened by name."
+        in (packet.sanctions_result)
     )
     assert unscreened_codirectors(state) == []
     assert not packet.open_gaps

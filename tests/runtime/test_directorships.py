@@ -36,8 +36,8 @@ def test_a_person_who_directs_a_listed_company_gets_a_high_risk_packet_naming_it
     assert packet.risk_rating == "high"
     assert packet.sanctions_result == (
         "3 sanctions hits: on Volga Petrochem Export JSC (RU), a company the subject directs "
-        "(Synthetic OFAC SDN); on co-director Dmitri Volkov (Synthetic OFAC SDN, Synthetic UK "
-        "HMT Consolidated). No hits for the subject."
+        "(Synthetic OFAC SDN); on co-director Dmitri Volkov at Volga Petrochem Export JSC (RU) "
+        "(Synthetic OFAC SDN, Synthetic UK HMT Consolidated). No hits for the subject."
         " Nobody screened is on the register of politically exposed persons."
     )
     claims = [f.claim for f in packet.findings]
@@ -53,7 +53,7 @@ def test_a_person_who_directs_a_listed_company_gets_a_high_risk_packet_naming_it
     # sanctioned Dmitri Volkov, whom the research screened by name.
     (record,) = [e for e in state.evidence if e.source_id == "registry:co-volga-petrochem-ru"]
     assert record.claim.endswith("directors: Dmitri Volkov, Irina Sokolova.")
-    assert any(c.startswith("Sanctions hit on co-director Dmitri Volkov:") for c in claims)
+    assert any(c.startswith("Sanctions hit on co-director Dmitri Volkov at Volga") for c in claims)
     assert packet.open_gaps == []
 
 
@@ -93,8 +93,10 @@ def test_every_company_is_screened_and_a_clear_one_is_said_to_be_clear(
         "; on Volga Petrochem Export JSC (RU), a company the subject directs (Synthetic OFAC "
         "SDN); on Golden Gate Shipping SA (PA), a company the subject directs (Synthetic UN "
         "Consolidated). No hits for Amber Coast Freight UAB (LT), a company the subject "
-        "directs; co-director Irina Sokolova; co-director Luis Herrera; or co-director Ieva "
-        "Petraitytė. Nobody screened is on the register of politically exposed persons."
+        "directs; co-director Irina Sokolova at Volga Petrochem Export JSC (RU); co-director "
+        "Luis Herrera at Golden Gate Shipping SA (PA); or co-director Ieva Petraitytė at Amber "
+        "Coast Freight UAB (LT). Nobody screened is on the register of politically exposed "
+        "persons."
     )
     claims = [f.claim for f in packet.findings]
     assert (
@@ -262,8 +264,9 @@ def test_a_codirector_only_an_article_names_is_a_gap_of_its_own(make_runtime, ma
     state = run(make_runtime(), make_state("Helen Carter", subject_type="person"))
     assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
     about = "Meridian Shipping Holdings Ltd (GB), a company the subject directs"
-    assert "No hits either for co-director James Whitfield, screened by name." in (
-        state.proposed_packet.sanctions_result
+    assert (
+        "No hits either for co-director James Whitfield at Meridian Shipping Holdings Ltd (GB), screened by name."
+        in (state.proposed_packet.sanctions_result)
     )
     assert state.proposed_packet.open_gaps == [
         f"Example Business News names Viktor Petrenko a director of {about}; the registry "
