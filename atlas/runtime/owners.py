@@ -118,13 +118,14 @@ def ownership_by_listed_owners(state: AtlasState) -> tuple[str, str]:
     held = {key: entry for key, entry in shares.items() if key in listed}
     counted_share = [share_percent(share) for _, share in held.values()]
     total = sum((Decimal(p) for p in counted_share if p is not None), Decimal(0))
+    # Not given, or said only to be under a number or over one ("more than 25%" counts as
+    # 25%): enough to reach 50% with the others, never to rule it out.
     unknown = [name for key, name in owners_listed.items() if key not in held]
-    unknown += [name for (name, share) in held.values() if share_percent(share) is None]
+    unknown += [name for (name, share) in held.values() if " " in share]
     holdings = ", ".join(f"{name} {share}" for name, share in held.values())
     sources = list(dict.fromkeys(f.source_label[:1].lower() + f.source_label[1:] for f in facts))
     per = f"by {listed_words(sources, 'and')}"
-    # "more than 25%" counts as 25%; an owner whose share is not given adds an unknown part.
-    at_least = "at least " if unknown or any(" " in s for _, s in held.values()) else ""
+    at_least = "at least " if unknown else ""
     percent = f"{total.normalize():f}%"
     if total >= BLOCKING_PERCENT:
         return (
@@ -138,9 +139,9 @@ def ownership_by_listed_owners(state: AtlasState) -> tuple[str, str]:
         if len(unknown) > 1:
             who = "beneficial owners with sanctions hits"
         return "", (
-            f"No document gives the share of {listed_words(unknown, 'and')}, {who}: whether "
-            f"owners on the lists hold 50% or more of {selected.name} (OFAC's 50 Percent "
-            "Rule) is not known."
+            f"The documents give no exact share for {listed_words(unknown, 'and')}, {who}: "
+            f"whether owners on the lists hold 50% or more of {selected.name} (OFAC's 50 "
+            "Percent Rule) is not known."
         )
     return (
         f"Owners with sanctions hits hold {percent} of {selected.name} ({holdings}, {per}): "

@@ -104,9 +104,9 @@ def test_a_listed_owner_of_unknown_share_is_a_gap(make_runtime, make_state, docu
     packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
     assert "Owners with sanctions hits hold" not in packet.sanctions_result
     assert (
-        "No document gives the share of Dmitri Volkov, a beneficial owner with a sanctions "
-        "hit: whether owners on the lists hold 50% or more of Acme Analytics Ltd (OFAC's 50 "
-        "Percent Rule) is not known."
+        "The documents give no exact share for Dmitri Volkov, a beneficial owner with a "
+        "sanctions hit: whether owners on the lists hold 50% or more of Acme Analytics Ltd "
+        "(OFAC's 50 Percent Rule) is not known."
     ) in packet.open_gaps
 
 
@@ -114,7 +114,8 @@ def test_a_share_known_only_as_a_ceiling_is_not_counted(make_runtime, make_state
     doc = attached(documents, "ubo.txt", HEAD + "UBO: Dmitri Volkov (less than 10%)\n")
     packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
     assert any(
-        gap.startswith("No document gives the share of Dmitri Volkov") for gap in packet.open_gaps
+        gap.startswith("The documents give no exact share for Dmitri Volkov")
+        for gap in packet.open_gaps
     )
 
 
@@ -190,4 +191,47 @@ def test_a_pdf_declarations_owners_table_blocks_the_company(make_runtime, make_s
     assert (
         "Owners with sanctions hits hold 50% of Acme Analytics Ltd (Dmitri Volkov 50%, by "
         "uploaded document ubo.pdf): 50% or more, so under OFAC's 50 Percent Rule"
+    ) in packet.sanctions_result
+
+
+@pytest.mark.parametrize(
+    ("text", "shares"),
+    [
+        (
+            "UBO: Dmitri Volkov (more than 25% but not more than 50%)",
+            {"Dmitri Volkov": "more than 25%"},
+        ),
+        ("UBO: Jane Roe 25-50%, John Doe 50%", {"Jane Roe": "at least 25%", "John Doe": "50%"}),
+        (
+            "Persons with significant control\nName   Nature of control\n"
+            "Dmitri Volkov   More than 25% but not more than 50% of shares\n",
+            {"Dmitri Volkov": "more than 25%"},
+        ),
+    ],
+)
+def test_a_band_is_read_as_its_floor(text, shares):
+    assert owner_shares(text) == shares
+
+
+def test_a_listed_owner_known_only_to_hold_more_than_a_quarter_is_a_gap_not_under_half(
+    make_runtime, make_state, documents
+):
+    """They may hold half: nothing rules the 50 Percent Rule out."""
+    doc = attached(
+        documents, "psc.txt", HEAD + "UBO: Dmitri Volkov (more than 25% but not more than 50%)\n"
+    )
+    packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
+    assert "under 50%" not in packet.sanctions_result
+    assert any(
+        gap.startswith("The documents give no exact share for Dmitri Volkov")
+        for gap in packet.open_gaps
+    )
+
+
+def test_a_floor_that_reaches_half_is_enough(make_runtime, make_state, documents):
+    doc = attached(documents, "psc.txt", HEAD + "UBO: Dmitri Volkov (75% or more)\n")
+    packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
+    assert (
+        "Owners with sanctions hits hold at least 75% of Acme Analytics Ltd (Dmitri Volkov at "
+        "least 75%, by uploaded document psc.txt): 50% or more"
     ) in packet.sanctions_result

@@ -26,6 +26,14 @@ _SHARE = re.compile(
     r"(?P<or_more>[ \t]+or[ \t]+more\b)?(?P<each>[ \t]+each\b)?",
     re.IGNORECASE,
 )
+# A share given as a band ("more than 25% but not more than 50%", as the UK's register of
+# persons with significant control writes it; "25-50%"): only its floor tells how much is
+# held at least.
+_BAND = re.compile(
+    r"(?i)\b(?P<more>(?:more[ \t]+than|over)[ \t]+)?(?P<low>\d{1,3}(?:[.,]\d+)?)[ \t]*"
+    r"(?:%|per[ \t]?cent\b)?[ \t]*(?:,?[ \t]*but[ \t]+not[ \t]+more[ \t]+than|to|[-–])[ \t]*"
+    r"\d{1,3}(?:[.,]\d+)?[ \t]*(?:%|per[ \t]?cent\b)"
+)
 # A heading over a table of the owners ("Beneficial ownership", "Persons with significant
 # control"): nothing but the heading on its line.
 _TABLE_HEADING = re.compile(
@@ -81,14 +89,20 @@ def _owner_values(text: str) -> Iterator[str]:
     """The text after each owners label on its line, each line of a list under one, and
     each row of a table under an owners heading, as "Jane Roe 60%"."""
     for match in _ON_ITS_LINE.finditer(text):
-        yield match["value"]
+        yield _floors(match["value"])
     for label in _OVER_A_LIST.finditer(text):
         for line in text[label.end() :].splitlines()[:MAX_LIST_LINES]:
             line = BULLET.sub("", line).strip()
             if not line or ":" in line or not _listed(line):
                 break
-            yield line
+            yield _floors(line)
     yield from _table_rows(text)
+
+
+def _floors(text: str) -> str:
+    """`text` with each band of shares written as its floor: "more than 25%", "at least
+    25%"."""
+    return _BAND.sub(lambda band: f"{band['more'] or 'at least '}{band['low']}%", text)
 
 
 def _table_rows(text: str) -> Iterator[str]:
@@ -103,7 +117,7 @@ def _table_rows(text: str) -> Iterator[str]:
                     break
                 continue
             first, *others = _CELL_BREAK.split(line.strip().strip("|").strip())
-            shares = [share for cell in others for share in _SHARE.finditer(cell)]
+            shares = [share for cell in others for share in _SHARE.finditer(_floors(cell))]
             if len(shares) == 1 and len(_listed(first)) == 1:
                 rows += 1
                 yield f"{first} {shares[0][0]}"
