@@ -25,6 +25,7 @@ from atlas.runtime.humans import (
     HumanInputRejected,
     PacketSignOff,
 )
+from atlas.runtime.owners import ownership_by_listed_owners
 from atlas.runtime.packets import partial_packet
 from atlas.runtime.progress import HISTORY_BREAK, progress_signature
 from atlas.runtime.rating_floor import rules_against, why_not
@@ -404,7 +405,11 @@ def _complete(
     each screening match, is the case's record."""
     dispositions = _hit_dispositions(s, decided)
     s.proposed_packet = s.proposed_packet.model_copy(
-        update={"hit_dispositions": dispositions, **_reviewers_rating(s, decided, dispositions)}
+        update={
+            "hit_dispositions": dispositions,
+            "sanctions_result": _ownership_as_marked(s, dispositions),
+            **_reviewers_rating(s, decided, dispositions),
+        }
     )
     writer.set_status(
         s, "completed", "packet_approved", CASE_CLOSED_USER_STATUS if closed else None
@@ -427,6 +432,21 @@ def _complete(
     )
     writer.terminal_event(s, buf, "run_completed")
     return s
+
+
+def _ownership_as_marked(s: AtlasState, dispositions: list[HitDisposition]) -> str:
+    """The sanctions result, its sentence on how much of the company owners with hits
+    hold (owners.ownership_by_listed_owners) said again without the hits the reviewer
+    marked false positives."""
+    result = s.proposed_packet.sanctions_result
+    set_aside = {d.evidence_id for d in dispositions if d.disposition == "false_positive"}
+    said, _ = ownership_by_listed_owners(s)
+    if not set_aside or not said or said not in result:
+        return result
+    marked, _ = ownership_by_listed_owners(s, set_aside)
+    if not marked:
+        marked = "The reviewer marked the sanctions hits on the company's owners false positives."
+    return result.replace(said, marked)
 
 
 def _reviewers_rating(

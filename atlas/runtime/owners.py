@@ -6,6 +6,7 @@ screening covers the subject's own name."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from decimal import Decimal
 
 from atlas.runtime.directors import (
@@ -93,16 +94,19 @@ def shares_value(shares: dict[str, str]) -> str:
     )
 
 
-def ownership_by_listed_owners(state: AtlasState) -> tuple[str, str]:
+def ownership_by_listed_owners(
+    state: AtlasState, set_aside: Collection[str] = ()
+) -> tuple[str, str]:
     """What the shares the documents give say of the selected company's ownership by
     owners with a sanctions hit: a sentence for the packet's sanctions result, or a gap
     when it cannot be told (a listed owner's share is not given, or the documents
     disagree on the shares and no reviewer settled which to take). ("", "") when no
-    beneficial owner has a hit."""
+    beneficial owner has a hit; hits whose evidence ids are in `set_aside` (marked false
+    positives) are none."""
     selected = state.selected_entity
     if selected is None or selected.entity_type != "company":
         return "", ""
-    listed = _people_with_hits(state)
+    listed = _people_with_hits(state, set_aside)
     owners_listed = {key: name for key, name in _named_owners(state).items() if key in listed}
     if not owners_listed:
         return "", ""
@@ -154,10 +158,12 @@ def _has(names: dict) -> str:
     return "has" if len(names) == 1 else "each have"
 
 
-def _people_with_hits(state: AtlasState) -> set[str]:
+def _people_with_hits(state: AtlasState, set_aside: Collection[str]) -> set[str]:
     """The directors and owners with a sanctions hit, by director_key."""
     keys = set()
     for item in state.sanctions_hits():
+        if item.evidence_id in set_aside:
+            continue
         for role in (AS_DIRECTOR, AS_OWNER):
             if item.about.startswith(role):
                 keys.add(director_key(item.about.removeprefix(role)))

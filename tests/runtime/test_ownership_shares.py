@@ -8,6 +8,7 @@ import pytest
 from runtime_helpers import minimal_pdf, run
 from test_document_owners import HEAD, attached
 
+from atlas.runtime.humans import PacketSignOff
 from atlas.runtime.ports import StoredDocument
 from atlas.runtime.state import AttachedDocument
 from atlas.runtime.tools.document_owners import owner_shares, owners_named
@@ -235,3 +236,61 @@ def test_a_floor_that_reaches_half_is_enough(make_runtime, make_state, documents
         "Owners with sanctions hits hold at least 75% of Acme Analytics Ltd (Dmitri Volkov at "
         "least 75%, by uploaded document psc.txt): 50% or more"
     ) in packet.sanctions_result
+
+
+def test_the_holding_is_said_again_without_the_hits_a_reviewer_marks_false_positives(
+    make_runtime, make_state, documents
+):
+    """Volkov's hits marked false positives leave Golden Gate Shipping's 25%: under half."""
+    doc = attached(
+        documents,
+        "ubo.txt",
+        HEAD + "Beneficial owners: Dmitri Volkov (30%); Golden Gate Shipping SA (25%); "
+        "Jane Roe (45%)\n",
+    )
+    runtime = make_runtime()
+    state = run(runtime, make_state(documents=[doc]))
+    marks = {
+        hit.evidence_id: "false_positive" if "Volkov" in hit.about else "confirmed_match"
+        for hit in state.screening_matches()
+    }
+    state = runtime.apply_human_input(
+        state,
+        PacketSignOff(
+            decision_id="d-1",
+            actor="rita",
+            approved=True,
+            reason="Weighed.",
+            hit_dispositions=marks,
+        ),
+    )
+    assert state.termination_reason == "packet_approved"
+    result = state.proposed_packet.sanctions_result
+    assert "hold 55%" not in result
+    assert (
+        "Owners with sanctions hits hold 25% of Acme Analytics Ltd (Golden Gate Shipping SA "
+        "25%, by uploaded document ubo.txt): under 50%"
+    ) in result
+
+
+def test_every_owners_hit_marked_false_leaves_no_holding_to_speak_of(
+    make_runtime, make_state, documents
+):
+    doc = attached(documents, "ubo.txt", HEAD + "UBO: Dmitri Volkov (60%); Jane Roe (40%)\n")
+    runtime = make_runtime()
+    state = run(runtime, make_state(documents=[doc]))
+    state = runtime.apply_human_input(
+        state,
+        PacketSignOff(
+            decision_id="d-1",
+            actor="rita",
+            approved=True,
+            reason="Not him: born 1988.",
+            hit_dispositions={m.evidence_id: "false_positive" for m in state.screening_matches()},
+        ),
+    )
+    result = state.proposed_packet.sanctions_result
+    assert "Owners with sanctions hits hold" not in result
+    assert result.endswith(
+        "The reviewer marked the sanctions hits on the company's owners false positives."
+    )
