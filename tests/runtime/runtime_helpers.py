@@ -14,7 +14,7 @@ from atlas.runtime.adapters.scripted import ScriptedModel
 from atlas.runtime.context import ModelContext
 from atlas.runtime.decisions import Finish
 from atlas.runtime.engine import Runtime
-from atlas.runtime.humans import ApprovalDecision, ClarificationAnswer
+from atlas.runtime.humans import ApprovalDecision, ClarificationAnswer, PacketSignOff
 from atlas.runtime.memory import MemoryRunStore
 from atlas.runtime.state import AtlasState
 
@@ -195,3 +195,29 @@ FINISH_TURN = ["model_requested", "model_decision", "finish_proposed"]
 # After its media search the playbook screens each director of the company by name, then
 # searches adverse media on each: Acme Analytics has two.
 ACME_DIRECTOR_STEPS = TOOL_TURN * 4
+
+
+def signed_off(
+    runtime: Runtime,
+    state: AtlasState,
+    rating: str | None,
+    disposition: str = "confirmed_match",
+    notes: dict[str, str] | None = None,
+    *,
+    marks: dict[str, str] | None = None,
+) -> AtlasState:
+    """A reviewer signs the packet off with `rating` (None: as proposed), marking every
+    screening match `disposition`, or each as `marks` says."""
+    return runtime.apply_human_input(
+        state,
+        PacketSignOff(
+            decision_id="d-1",
+            actor="rita",
+            approved=True,
+            reason="Weighed every match.",
+            hit_dispositions=marks
+            or {m.evidence_id: disposition for m in state.screening_matches()},
+            risk_rating=rating,
+            hit_notes=notes or {},
+        ),
+    )

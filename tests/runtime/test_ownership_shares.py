@@ -5,13 +5,16 @@ packet's sanctions result, or left as a gap when it cannot be told."""
 from __future__ import annotations
 
 import pytest
-from runtime_helpers import minimal_pdf, run
+from runtime_helpers import minimal_pdf, run, signed_off
 from test_document_owners import HEAD, attached
 
-from atlas.runtime.humans import PacketSignOff
 from atlas.runtime.ports import StoredDocument
 from atlas.runtime.state import AttachedDocument
 from atlas.runtime.tools.document_owners import owner_shares, owners_named
+
+TWO_LISTED_OWNERS = (
+    HEAD + "Beneficial owners: Dmitri Volkov (30%); Golden Gate Shipping SA (25%); Jane Roe (45%)\n"
+)
 
 
 @pytest.mark.parametrize(
@@ -64,12 +67,7 @@ def test_the_sample_declaration_gives_a_listed_owner_sixty_percent_so_the_compan
 
 def test_shares_of_listed_owners_add_up(make_runtime, make_state, documents):
     """Neither holds half alone; together they do."""
-    doc = attached(
-        documents,
-        "ubo.txt",
-        HEAD + "Beneficial owners: Dmitri Volkov (30%); Golden Gate Shipping SA (25%); "
-        "Jane Roe (45%)\n",
-    )
+    doc = attached(documents, "ubo.txt", TWO_LISTED_OWNERS)
     packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
     assert (
         "Owners with sanctions hits hold 55% of Acme Analytics Ltd (Dmitri Volkov 30%, Golden "
@@ -242,28 +240,14 @@ def test_the_holding_is_said_again_without_the_hits_a_reviewer_marks_false_posit
     make_runtime, make_state, documents
 ):
     """Volkov's hits marked false positives leave Golden Gate Shipping's 25%: under half."""
-    doc = attached(
-        documents,
-        "ubo.txt",
-        HEAD + "Beneficial owners: Dmitri Volkov (30%); Golden Gate Shipping SA (25%); "
-        "Jane Roe (45%)\n",
-    )
+    doc = attached(documents, "ubo.txt", TWO_LISTED_OWNERS)
     runtime = make_runtime()
     state = run(runtime, make_state(documents=[doc]))
     marks = {
         hit.evidence_id: "false_positive" if "Volkov" in hit.about else "confirmed_match"
         for hit in state.screening_matches()
     }
-    state = runtime.apply_human_input(
-        state,
-        PacketSignOff(
-            decision_id="d-1",
-            actor="rita",
-            approved=True,
-            reason="Weighed.",
-            hit_dispositions=marks,
-        ),
-    )
+    state = signed_off(runtime, state, None, marks=marks)
     assert state.termination_reason == "packet_approved"
     result = state.proposed_packet.sanctions_result
     assert "hold 55%" not in result
@@ -279,16 +263,7 @@ def test_every_owners_hit_marked_false_leaves_no_holding_to_speak_of(
     doc = attached(documents, "ubo.txt", HEAD + "UBO: Dmitri Volkov (60%); Jane Roe (40%)\n")
     runtime = make_runtime()
     state = run(runtime, make_state(documents=[doc]))
-    state = runtime.apply_human_input(
-        state,
-        PacketSignOff(
-            decision_id="d-1",
-            actor="rita",
-            approved=True,
-            reason="Not him: born 1988.",
-            hit_dispositions={m.evidence_id: "false_positive" for m in state.screening_matches()},
-        ),
-    )
+    state = signed_off(runtime, state, None, "false_positive")
     result = state.proposed_packet.sanctions_result
     assert "Owners with sanctions hits hold" not in result
     assert result.endswith(

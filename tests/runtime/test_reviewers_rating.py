@@ -5,9 +5,9 @@ aside."""
 from __future__ import annotations
 
 import pytest
-from runtime_helpers import events_of, run
+from runtime_helpers import events_of, run, signed_off
 
-from atlas.runtime.humans import ConflictResolution, HumanInputRejected, PacketSignOff
+from atlas.runtime.humans import ConflictResolution, HumanInputRejected
 from atlas.runtime.rating_floor import rules_against
 
 
@@ -16,23 +16,6 @@ def proposed(make_runtime, make_state, subject: str, **fields):
     state = run(runtime, make_state(subject, **fields))
     assert state.termination_reason == "finish_proposed"
     return runtime, state
-
-
-def signed_off(
-    runtime, state, rating: str | None, disposition: str = "confirmed_match", notes=None
-):
-    return runtime.apply_human_input(
-        state,
-        PacketSignOff(
-            decision_id="d-1",
-            actor="rita",
-            approved=True,
-            reason="Weighed every match.",
-            hit_dispositions={m.evidence_id: disposition for m in state.screening_matches()},
-            risk_rating=rating,
-            hit_notes=notes or {},
-        ),
-    )
 
 
 def test_matches_marked_false_positives_let_the_reviewer_lower_the_rating(
