@@ -18,7 +18,7 @@ from atlas.runtime.directors import (
     named_step,
 )
 from atlas.runtime.state import AtlasState, Fact
-from atlas.runtime.tools.document_owners import share_percent
+from atlas.runtime.tools.document_owners import read_share_entry, share_entry, share_percent
 from atlas.runtime.wording import listed as listed_words
 
 FACT = "beneficial_owners"
@@ -83,7 +83,7 @@ BLOCKING_PERCENT = Decimal(50)
 
 
 def shares_display(shares: dict[str, str]) -> str:
-    return SHARES_SEPARATOR.join(f"{name}: {share}" for name, share in shares.items())
+    return SHARES_SEPARATOR.join(share_entry(*owned) for owned in shares.items())
 
 
 def shares_value(shares: dict[str, str]) -> str:
@@ -186,7 +186,7 @@ def _shares(fact: Fact) -> dict[str, tuple[str, str]]:
     """director_key -> (name, share as written)."""
     shares = {}
     for entry in fact.display_value.split(SHARES_SEPARATOR):
-        name, _, share = entry.rpartition(": ")
-        if name.strip():
-            shares.setdefault(director_key(name), (name.strip(), share.strip()))
+        name, share = read_share_entry(entry)
+        if name:
+            shares.setdefault(director_key(name), (name, share))
     return shares

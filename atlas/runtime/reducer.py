@@ -58,7 +58,7 @@ from atlas.runtime.state import (
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.document_directors import mentions_directors
-from atlas.runtime.tools.document_owners import is_share, mentions_owners
+from atlas.runtime.tools.document_owners import is_share, mentions_owners, read_share_entry
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.wording import counted, fact_words, listed
 from atlas.runtime.world import name_score, words_it_lacks
@@ -1069,7 +1069,7 @@ def _owner_shares(fields: dict[str, list[str]]) -> dict[str, str]:
     owners = set(fields.get(OWNERS_FACT) or [])
     shares: dict[str, str] = {}
     for entry in fields.get(SHARES_FACT) or []:
-        name, _, share = str(entry).rpartition(": ")
+        name, share = read_share_entry(str(entry))
         if name in owners and is_share(share):
             shares.setdefault(name, share)
     return shares

@@ -29,7 +29,7 @@ from atlas.runtime.decisions import (
     PacketConflictValue,
     Usage,
 )
-from atlas.runtime.directors import as_settled_by, screenable, searchable
+from atlas.runtime.directors import AS_DIRECTOR, as_settled_by, screenable, searchable
 from atlas.runtime.directorships import directed_by_the_subject
 from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
 from atlas.runtime.owners import AS_OWNER
@@ -737,7 +737,7 @@ def sanctions_summary(screenings: list[dict[str, Any]], by_name: bool = False) -
     if not hits:
         summary = screenings[0]["claim"]
         directors = [
-            whom for whom in cleared if whom.startswith(("director ", AS_OWNER, AS_CODIRECTOR))
+            whom for whom in cleared if whom.startswith((AS_DIRECTOR, AS_OWNER, AS_CODIRECTOR))
         ]
         companies = [whom for whom in cleared if whom not in directors and whom != "the subject"]
         if directors:

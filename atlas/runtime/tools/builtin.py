@@ -17,7 +17,12 @@ from atlas.runtime.tools.document_directors import (
     directors_in_tables,
     directors_listed,
 )
-from atlas.runtime.tools.document_owners import OWNERS_LABEL, owner_shares, owners_named
+from atlas.runtime.tools.document_owners import (
+    OWNERS_LABEL,
+    owner_shares,
+    owners_named,
+    share_entry,
+)
 from atlas.runtime.tools.schemas import (
     Article,
     Candidate,
@@ -409,9 +414,8 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             fields[field_name] = list(dict.fromkeys(values))
     if owners := owners_named(labelled):
         fields["beneficial_owners"] = owners
-        shares = owner_shares(labelled)
-        if shares := {name: shares[name] for name in owners if name in shares}:
-            fields["ownership_shares"] = [f"{name}: {share}" for name, share in shares.items()]
+        if shares := owner_shares(labelled):
+            fields["ownership_shares"] = [share_entry(*owned) for owned in shares.items()]
     return ExtractDocumentResult(
         document_id=document.document_id,
         name=document.name,

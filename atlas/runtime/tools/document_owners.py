@@ -74,6 +74,18 @@ def is_share(text: str) -> bool:
     return bool(_WRITTEN.fullmatch(text))
 
 
+def share_entry(name: str, share: str) -> str:
+    """An owner's share as the extraction tool lists it, and packets show it: "Jane Roe:
+    60%"."""
+    return f"{name}: {share}"
+
+
+def read_share_entry(entry: str) -> tuple[str, str]:
+    """(name, share) of a share_entry; the share is "" when `entry` is none."""
+    name, _, share = entry.rpartition(": ")
+    return name.strip(), share.strip()
+
+
 def share_percent(share: str) -> str | None:
     """The percentage a share written by owner_shares holds at least ("60", "25.5"); None
     for a share said only to be under a number."""
