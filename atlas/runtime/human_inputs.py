@@ -30,6 +30,7 @@ from atlas.runtime.packets import partial_packet
 from atlas.runtime.progress import HISTORY_BREAK, progress_signature
 from atlas.runtime.rating_floor import rules_against, why_not
 from atlas.runtime.redaction import redact
+from atlas.runtime.source_of_wealth import source_of_wealth_gap
 from atlas.runtime.state import (
     CASE_CLOSED_USER_STATUS,
     EXTENDABLE_REASONS,
@@ -408,6 +409,7 @@ def _complete(
         update={
             "hit_dispositions": dispositions,
             "sanctions_result": _ownership_as_marked(s, dispositions),
+            "open_gaps": _diligence_as_marked(s, dispositions),
             **_reviewers_rating(s, decided, dispositions),
         }
     )
@@ -447,6 +449,19 @@ def _ownership_as_marked(s: AtlasState, dispositions: list[HitDisposition]) -> s
     if not marked:
         marked = "The reviewer marked the sanctions hits on the company's owners false positives."
     return result.replace(said, marked)
+
+
+def _diligence_as_marked(s: AtlasState, dispositions: list[HitDisposition]) -> list[str]:
+    """The packet's gaps, its gap on a politically exposed person's source of wealth
+    (source_of_wealth.source_of_wealth_gap) said again without the matches the reviewer
+    marked false positives, or dropped when none is left."""
+    gaps = list(s.proposed_packet.open_gaps)
+    set_aside = {d.evidence_id for d in dispositions if d.disposition == "false_positive"}
+    said = source_of_wealth_gap(s)
+    if not set_aside or said not in gaps:
+        return gaps
+    marked = source_of_wealth_gap(s, set_aside)
+    return [marked if gap == said else gap for gap in gaps if marked or gap != said]
 
 
 def _reviewers_rating(

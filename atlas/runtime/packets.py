@@ -26,6 +26,7 @@ from atlas.runtime.owners import (
     unscreened_owners,
 )
 from atlas.runtime.progress import pending_requirements
+from atlas.runtime.source_of_wealth import source_of_wealth_gap
 from atlas.runtime.state import AtlasState, Signal, user_status_for
 from atlas.runtime.wording import listed, unresolved_conflict_gap
 from atlas.runtime.world import SPELLED_AS_ITS_NAME, name_score
@@ -92,7 +93,8 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
     with both sides; in its sanctions result, how much of the company owners with sanctions
     hits hold (OFAC's 50 Percent Rule); as open gaps, the directors and the subject's
     companies nobody screened or searched, the attached documents the run did not read and
-    those about another company, and whatever keeps that holding from being told; and each
+    those about another company, whatever keeps that holding from being told, and the
+    source of wealth or of funds of a politically exposed person no document declares; and each
     time a reviewer sent a packet back, with the analyst's reply."""
     gaps = [
         *_unresearched_directors(s),
@@ -106,6 +108,7 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
     ]
     ownership, ownership_gap = ownership_by_listed_owners(s)
     gaps += [ownership_gap] if ownership_gap else []
+    gaps += [diligence_gap] if (diligence_gap := source_of_wealth_gap(s)) else []
     packet = _with_conflicts(s, packet)
     open_gaps = list(packet.open_gaps)
     open_gaps += [line for line in dict.fromkeys(gaps) if line not in open_gaps]

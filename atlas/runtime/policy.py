@@ -40,7 +40,9 @@ from atlas.runtime.tools.base import ToolSpec
 # Percent Rule), or leaves a gap when their shares are not given or sources disagree; the
 # other directors the registry lists for a company the subject person directs are
 # screened, and an unscreened one rules out a low rating.
-POLICY_VERSION = "atlas-policy/12"
+# 13: a packet about a politically exposed subject, or a company one directs or owns, says
+# which of its source of wealth and source of funds no document read declares.
+POLICY_VERSION = "atlas-policy/13"
 
 
 class TenantPolicy(BaseModel):

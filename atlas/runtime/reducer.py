@@ -45,6 +45,7 @@ from atlas.runtime.owners import (
 from atlas.runtime.owners import FACT as OWNERS_FACT
 from atlas.runtime.redaction import redacted_opening
 from atlas.runtime.result_words import searched_for
+from atlas.runtime.source_of_wealth import declaration_evidence
 from atlas.runtime.state import (
     AtlasState,
     Conflict,
@@ -986,6 +987,9 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         and mentions_owners(result.get("text", "")),
     )
     _add_evidence(state, item)
+    if Signal.ANOTHER_COMPANY not in signals:
+        for declared in declaration_evidence(item, fields, now):
+            _add_evidence(state, declared)
     if not about_entity:
         return
     if fields.get("directors"):

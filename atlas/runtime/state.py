@@ -245,6 +245,9 @@ class EvidenceItem(_Model):
     directors_unread: bool = False
     # The same for its beneficial owners.
     owners_unread: bool = False
+    # For what a document declares of where the money comes from: which source
+    # (document_declarations.SOURCE_OF_WEALTH or SOURCE_OF_FUNDS).
+    declares: str = ""
     # The same text at other addresses (an article syndicated word for word): one story,
     # held once, each place it ran named.
     copies: list[SameTextElsewhere] = Field(default_factory=list)

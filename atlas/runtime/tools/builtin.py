@@ -11,6 +11,7 @@ from pypdf.errors import LimitReachedError
 from atlas.runtime.ports import DocumentUnreadable
 from atlas.runtime.redaction import personal_data_found
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
+from atlas.runtime.tools.document_declarations import DECLARATION_LABEL, declarations
 from atlas.runtime.tools.document_directors import (
     directors_in_blocks,
     directors_in_prose,
@@ -356,12 +357,12 @@ _FIELD_PATTERNS = {
 
 # A form's labels side by side on one line, as a PDF's columns come out of it: "Company:
 # Harrow Bay Freight Ltd   Directors: Colin Marsh   UBO: Dmitri Volkov". A run of spaces, a
-# tab or a bar before a label of the fields above, or of the beneficial owners, starts a
-# line of its own.
+# tab or a bar before a label of the fields above, of the beneficial owners, or of where
+# the money comes from starts a line of its own.
 _LABEL_BESIDE_ANOTHER = re.compile(
     r"(?i)(?:[ \t]{2,}|\t|[ \t]*\|[ \t]*)(?=(?:(?:registered[ \t]+)?company(?:'s)?(?:[ \t]+name)?"
     r"|name[ \t]+of[ \t]+(?:the[ \t]+)?company|directors?|(?:company[ \t]+)?registration"
-    rf"[ \t]+(?:number|no\.?)|{OWNERS_LABEL})[ \t]*:)"
+    rf"[ \t]+(?:number|no\.?)|{OWNERS_LABEL}|{DECLARATION_LABEL})[ \t]*:)"
 )
 
 
@@ -416,6 +417,8 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         fields["beneficial_owners"] = owners
         if shares := owner_shares(labelled):
             fields["ownership_shares"] = [share_entry(*owned) for owned in shares.items()]
+    for field_name, declared in declarations(labelled).items():
+        fields[field_name] = [declared]
     return ExtractDocumentResult(
         document_id=document.document_id,
         name=document.name,
