@@ -50,6 +50,8 @@ class PacketExpectation(StrictModel):
     partial: bool | None = None
     sanctions_result_contains: str | None = None
     selected_entity_contains: str | None = None
+    open_gaps_contain: str | None = None
+    open_gaps_lack: str | None = None
 
 
 class Expectation(StrictModel):
@@ -233,6 +235,11 @@ def _check_packet(expected: PacketExpectation, packet: dict[str, Any] | None) ->
     ):
         if wanted and wanted.lower() not in str(packet.get(key) or "").lower():
             failures.append(f"packet {key} {packet.get(key)!r} does not mention {wanted!r}")
+    gaps = " ".join(packet.get("open_gaps") or []).lower()
+    if expected.open_gaps_contain and expected.open_gaps_contain.lower() not in gaps:
+        failures.append(f"no open gap of the packet mentions {expected.open_gaps_contain!r}")
+    if expected.open_gaps_lack and expected.open_gaps_lack.lower() in gaps:
+        failures.append(f"an open gap of the packet mentions {expected.open_gaps_lack!r}")
     return failures
 
 
@@ -245,6 +252,8 @@ def _asks_about_content(expected: PacketExpectation) -> bool:
             expected.partial,
             expected.sanctions_result_contains,
             expected.selected_entity_contains,
+            expected.open_gaps_contain,
+            expected.open_gaps_lack,
         )
     )
 
