@@ -43,6 +43,16 @@ NO_DECLARATION = (
             "Sources of the funds (declared by the client): rental income",
             {"source_of_funds": "rental income"},
         ),
+        # A line wrapped in a form or a PDF goes on until its sentence ends.
+        (
+            "Source of wealth: Salary as a minister, and a family property\nportfolio "
+            "inherited in 2015.\nThe client confirms the above.",
+            {
+                "source_of_wealth": "Salary as a minister, and a family property portfolio "
+                "inherited in 2015."
+            },
+        ),
+        ("Source of funds: Salary\nSigned: Amara Okafor", {"source_of_funds": "Salary"}),
         # A placeholder declares nothing; the first declaration that says something counts.
         ("Source of wealth: N/A\nSource of wealth: Salary", {"source_of_wealth": "Salary"}),
         ("Source of funds: to follow\nSource of wealth: see attached", {}),

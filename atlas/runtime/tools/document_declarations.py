@@ -1,7 +1,7 @@
 """Where a document says the money comes from: the source of wealth (how a person came by
 what they own) and the source of funds (where the money for this relationship comes
-from), each on a labelled line ("Source of wealth: salary and an inheritance") or on the
-lines under its label. Enhanced due diligence asks both of a politically exposed person.
+from), each on a labelled line ("Source of wealth: salary and an inheritance"), wrapped onto the
+next while its sentence runs on, or on the lines under its label. Enhanced due diligence asks both of a politically exposed person.
 A placeholder ("N/A", "to follow", "see attached") declares nothing."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def declarations(text: str) -> dict[str, str]:
     first declaration of it that says something, on one line, at most MAX_CHARS."""
     found: dict[str, str] = {}
     for match in _LABELLED.finditer(text):
-        value = match["value"].strip() or _under(text[match.end() :])
+        value = " ".join([match["value"], *_under(text[match.end() :], match["value"])]).strip()
         value = " ".join(value.split())
         if not value or _PLACEHOLDER.match(value):
             continue
@@ -52,15 +52,19 @@ def _declared_by(label: str) -> list[str]:
     ]
 
 
-def _under(rest: str) -> str:
-    """The lines under a label left empty on its own line, up to a blank line or the next
-    label."""
-    lines = []
+def _under(rest: str, on_the_label_line: str) -> list[str]:
+    """The lines a declaration goes on to: under a label left empty on its own line, up to a
+    blank line or the next label; after a value on the label's line, only while its
+    sentence is unfinished (a line wrapped in a form or a PDF)."""
+    lines: list[str] = []
     for line in rest.splitlines()[1 : MAX_LINES_UNDER + 1]:
+        so_far = (lines[-1] if lines else on_the_label_line).rstrip()
+        if on_the_label_line.strip() and so_far.endswith((".", "!", "?", ";")):
+            break
         if not line.strip() or _NEXT_LABEL.match(line):
             break
         lines.append(line.strip())
-    return " ".join(lines)
+    return lines
 
 
 def _clipped(value: str) -> str:
