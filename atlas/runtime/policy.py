@@ -42,7 +42,9 @@ from atlas.runtime.tools.base import ToolSpec
 # screened, and an unscreened one rules out a low rating.
 # 13: a packet about a politically exposed subject, or a company one directs or owns, says
 # which of its source of wealth and source of funds no document read declares.
-POLICY_VERSION = "atlas-policy/13"
+# 14: a hit on the subject whose list links the entry to another registry entity than the
+# subject's match says so, as a possible namesake for a reviewer to weigh.
+POLICY_VERSION = "atlas-policy/14"
 
 
 class TenantPolicy(BaseModel):

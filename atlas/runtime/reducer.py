@@ -314,6 +314,7 @@ def _offer_linked_entity(state: AtlasState, result: dict[str, Any]) -> None:
             entity_type=entity["entity_type"],
             jurisdiction=entity["jurisdiction"],
             registration_number=entity.get("registration_number"),
+            born_year=entity.get("born_year"),
             score=hit["score"],
             matched_on=hit.get("matched_query") or "",
             linked_by=f"sanctions:{hit['entry_id']}",
@@ -433,6 +434,7 @@ def _apply_resolve(
             matched_on=c.get("matched_on", ""),
             registration_number=c.get("registration_number"),
             details=facts,
+            born_year=(c.get("record") or {}).get("born_year"),
         )
         for c, facts in zip(found, details, strict=True)
     ]
@@ -622,6 +624,8 @@ def _apply_sanctions(
             f"{hit['list']} (score {hit['score']:g}{_scored_on_alias(hit)}, programs "
             f"{', '.join(hit['programs']) or 'n/a'}, listed {hit['listed_on']}{aliases})."
         )
+        if not about:
+            claim += _listed_as_another(state, hit)
         _add_evidence(
             state,
             EvidenceItem(
@@ -683,6 +687,29 @@ def _apply_sanctions(
                 evidence_id=state.evidence[-1].evidence_id,
             ),
         )
+
+
+def _listed_as_another(state: AtlasState, hit: dict[str, Any]) -> str:
+    """Said of a hit on the subject when its list links the entry to another registry
+    entity of the subject's kind than the one the subject was matched to: the hit may be
+    on a namesake, which only a person can rule on."""
+    linked, selected = hit.get("linked_entity"), state.selected_entity
+    if (
+        not linked
+        or selected is None
+        or linked["entity_id"] == selected.entity_id
+        or linked["entity_type"] != selected.entity_type
+    ):
+        return ""
+    listed_born = f", born {linked['born_year']}" if linked.get("born_year") else ""
+    born = f", born {selected.born_year}" if selected.born_year else ""
+    return (
+        f" The list links this entry to {linked['name']} ({linked['jurisdiction']}"
+        f"{listed_born}) [{linked['entity_id']}], not to {selected.name} "
+        f"({selected.jurisdiction}{born}) [{selected.entity_id}], the registry entity the "
+        "subject was matched to: the hit "
+        "may be on a namesake, for a reviewer to confirm or mark a false positive."
+    )
 
 
 def _screened_candidate(state: AtlasState, result: dict[str, Any]) -> str:

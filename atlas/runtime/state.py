@@ -175,6 +175,8 @@ class EntityCandidate(_Model):
     listed_as: str = ""
     # What tells same-name entities apart for the analyst: born, role, incorporated, status.
     details: str = ""
+    # A person's year of birth, as the registry or the list's linked entity gives it.
+    born_year: int | None = None
 
     def label(self) -> str:
         return candidate_label(self.model_dump())

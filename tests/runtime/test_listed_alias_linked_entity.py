@@ -24,6 +24,7 @@ def test_a_hit_names_the_registry_entity_its_list_entry_is_linked_to(world_tool_
         "entity_type": "company",
         "jurisdiction": "PA",
         "registration_number": "PA-155667788",
+        "born_year": None,
     }
 
 

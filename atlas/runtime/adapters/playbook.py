@@ -697,6 +697,30 @@ def _hits_linked_to_the_declined(p: dict[str, Any], hits: list[dict[str, Any]]) 
     )
 
 
+def _hits_linked_elsewhere(p: dict[str, Any], hits: list[dict[str, Any]]) -> str:
+    """Said of hits on the subject whose lists link their entries to another registry
+    entity than the one the subject was matched to: possibly a namesake's."""
+    selected = p["selected_entity"]
+    if selected is None:
+        return ""
+    linked = [
+        h
+        for h in hits
+        if not h.get("about") and h.get("linked_entity_id") not in ("", None, selected["entity_id"])
+    ]
+    if not linked:
+        return ""
+    ids = list(dict.fromkeys(h["linked_entity_id"] for h in linked))
+    one = len(linked) == 1
+    return (
+        f" The list{'' if one else 's'} link{'s' if one else ''} the "
+        f"{'entry' if one else 'entries'} hit to {listed(ids, 'and')}, not to "
+        f"{selected['entity_id']}, the registry entity the subject was matched to: "
+        f"{'it' if one else 'each'} may be a namesake's, for a reviewer to confirm or mark a "
+        "false positive."
+    )
+
+
 def _register_matches(
     relevant: list[dict[str, Any]], namesakes: dict[str, str], declined: bool = False
 ) -> str:
@@ -830,6 +854,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         [e for e in relevant if e["class"] == "sanctions"], by_name=selected is None
     )
     sanctions_result += _hits_linked_to_the_declined(p, hits)
+    sanctions_result += _hits_linked_elsewhere(p, hits)
     sanctions_result += _register_matches(relevant, namesakes, _declined(p))
     articles = [e for e in relevant if e["source_id"].startswith("article:")]
     media = [e for e in articles if e["evidence_id"] not in namesakes | elsewhere.keys()]

@@ -258,6 +258,7 @@ def _linked_entity(world: World, entity_id: str | None) -> LinkedEntity | None:
         entity_type=entity["entity_type"],
         jurisdiction=entity["jurisdiction"],
         registration_number=entity.get("registration_number"),
+        born_year=entity.get("born_year"),
     )
 
 

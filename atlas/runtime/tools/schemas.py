@@ -74,6 +74,7 @@ class LinkedEntity(BaseModel):
     entity_type: Literal["company", "person"]
     jurisdiction: str
     registration_number: str | None = None
+    born_year: int | None = None
 
 
 class RegistryRecord(LinkedEntity):
@@ -83,7 +84,6 @@ class RegistryRecord(LinkedEntity):
     aliases: list[str] = Field(default_factory=list)
     pep: bool = False
     role: str | None = None
-    born_year: int | None = None
     directorships: list[Directorship] = Field(default_factory=list)
 
 

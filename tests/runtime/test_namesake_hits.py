@@ -1,0 +1,53 @@
+"""A sanctions hit on the subject whose list links the entry to another registry entity
+than the one the subject was matched to: the hit is kept, and the packet says whom the
+list means, so a reviewer can weigh it as a possible namesake."""
+
+from __future__ import annotations
+
+from runtime_helpers import run, signed_off
+
+NAMESAKE = (
+    "The list links this entry to Sergei Markov (RU, born 1961) [pe-sergei-markov-ru], not "
+    "to Sergei Markov (GB, born 1990) [pe-sergei-markov-gb], the registry entity the subject "
+    "was matched to: the hit may be on a namesake, for a reviewer to confirm or mark a false "
+    "positive."
+)
+
+
+def _hits(state):
+    return [item for item in state.evidence if item.evidence_class == "sanctions" and item.signals]
+
+
+def test_a_hit_the_list_links_to_another_person_says_so(make_runtime, make_state):
+    state = run(make_runtime(), make_state("Sergei Markov", subject_type="person"))
+    (hit,) = _hits(state)
+    assert hit.claim.endswith(NAMESAKE)
+    packet = state.proposed_packet
+    # A hit is for a person to rule on: it still rates the packet high.
+    assert packet.risk_rating == "high"
+    assert any(NAMESAKE in finding.claim for finding in packet.findings)
+    assert (
+        "The list links the entry hit to pe-sergei-markov-ru, not to pe-sergei-markov-gb, the "
+        "registry entity the subject was matched to: it may be a namesake's"
+    ) in packet.sanctions_result
+
+
+def test_a_hit_on_the_listed_person_itself_says_nothing_of_namesakes(make_runtime, make_state):
+    state = run(
+        make_runtime(), make_state("Sergei Markov", subject_type="person", jurisdiction="RU")
+    )
+    (hit,) = _hits(state)
+    assert "namesake" not in hit.claim
+    assert "namesake" not in state.proposed_packet.sanctions_result
+    assert state.proposed_packet.risk_rating == "high"
+
+
+def test_a_reviewer_who_marks_the_namesake_a_false_positive_may_rate_it_low(
+    make_runtime, make_state
+):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Sergei Markov", subject_type="person"))
+    state = signed_off(runtime, state, "low", "false_positive")
+    assert state.status == "completed"
+    assert state.proposed_packet.risk_rating == "low"
+    assert state.proposed_packet.proposed_risk_rating == "high"
