@@ -27,8 +27,9 @@ def test_a_hit_the_list_links_to_another_person_says_so(make_runtime, make_state
     assert packet.risk_rating == "high"
     assert any(NAMESAKE in finding.claim for finding in packet.findings)
     assert (
-        "The list links the entry hit to pe-sergei-markov-ru, not to pe-sergei-markov-gb, the "
-        "registry entity the subject was matched to: it may be a namesake's"
+        "The list links the entry hit to another registry entity (pe-sergei-markov-ru) than "
+        "Sergei Markov (GB, born 1990), the one the subject was matched to: it may be a "
+        "namesake's"
     ) in packet.sanctions_result
 
 

@@ -712,10 +712,11 @@ def _hits_linked_elsewhere(p: dict[str, Any], hits: list[dict[str, Any]]) -> str
         return ""
     ids = list(dict.fromkeys(h["linked_entity_id"] for h in linked))
     one = len(linked) == 1
+    matched = candidate_words(selected["entity_id"], p["entity_candidates"], p["evidence"])
     return (
         f" The list{'' if one else 's'} link{'s' if one else ''} the "
-        f"{'entry' if one else 'entries'} hit to {listed(ids, 'and')}, not to "
-        f"{selected['entity_id']}, the registry entity the subject was matched to: "
+        f"{'entry' if one else 'entries'} hit to another registry entity "
+        f"({listed(ids, 'and')}) than {matched}, the one the subject was matched to: "
         f"{'it' if one else 'each'} may be a namesake's, for a reviewer to confirm or mark a "
         "false positive."
     )
