@@ -23,7 +23,7 @@ from atlas.runtime.directorships import (
     unscreened_directorships,
     unsearched_directorships,
 )
-from atlas.runtime.owners import documents_with_unread_owners, unscreened_owners
+from atlas.runtime.owners import documents_with_unread_owners, unscreened_owners, unsearched_owners
 from atlas.runtime.policy import TenantPolicy, tool_allowed_in_state
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.redaction import redact, redact_value, redacted_opening
@@ -37,8 +37,9 @@ from atlas.runtime.tools.registry import ToolRegistry
 # adverse media on; 7: what rules out a low rating; 8: an answer that none of the
 # candidates is the subject leaves none; 9: a conflict on a company the subject person
 # directs says which company it is about; 10: the beneficial owners to screen; 11: the
-# other directors of the companies the subject person directs, to screen
-PROMPT_VERSION = "atlas-prompt/11"
+# other directors of the companies the subject person directs, to screen; 12: the
+# beneficial owners to search adverse media on
+PROMPT_VERSION = "atlas-prompt/12"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
 MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see
@@ -66,8 +67,9 @@ Rules (trusted, from the operator):
   directors_to_screen by name, and search adverse media on each in directors_to_search
   with the name as the query; screen each company in companies_to_screen and search
   adverse media on each in companies_to_search (companies the subject person directs) by
-  its entity_id; screen each beneficial owner in owners_to_screen, and each other director
-  of those companies in codirectors_to_screen, by name; extract attached documents.
+  its entity_id; screen each beneficial owner in owners_to_screen and search adverse media
+  on each in owners_to_search, and screen each other director of those companies in
+  codirectors_to_screen, by name; extract attached documents.
 - Every finding cites evidence ids you have been shown. A sanctions hit means high risk;
   adverse media, a politically exposed person or a conflict nobody settled rules out low.
 - Conflicting sources are reported as unresolved conflicts, not guessed away.
@@ -206,6 +208,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         "companies_to_screen": _companies(unscreened_directorships(state)),
         "companies_to_search": _companies(unsearched_directorships(state)),
         "owners_to_screen": [redact(name) for name in unscreened_owners(state)],
+        "owners_to_search": [redact(name) for name in unsearched_owners(state)],
         "codirectors_to_screen": [redact(name) for name in unscreened_codirectors(state)],
         "documents_with_unread_owners": documents_with_unread_owners(state),
         "answered_questions": [

@@ -1,7 +1,7 @@
 """The beneficial owners of the subject company that its documents name ("Ultimate
-beneficial owner: ..."), each screened against the sanctions lists by name, as a step of
-its own: a company owned by a listed person is exposed to the listing, whoever its
-directors are. Directors are screened as directors (runs.directors); the subject's own
+beneficial owner: ..."), each screened against the sanctions lists and searched for in the
+news by name, each a step of its own: a company owned by a listed or notorious person is
+exposed to them, whoever its directors are. Directors are screened as directors (runs.directors); the subject's own
 screening covers the subject's own name."""
 
 from __future__ import annotations
@@ -29,6 +29,11 @@ AS_OWNER = "beneficial owner "
 def owner_step(name: str) -> str:
     """The completed step for screening one owner."""
     return named_step("screen_owner", name)
+
+
+def owner_media_step(name: str) -> str:
+    """The completed step for searching adverse media on one owner."""
+    return named_step("search_owner", name)
 
 
 def owners(state: AtlasState) -> list[str]:
@@ -67,9 +72,19 @@ def unscreened_owners(state: AtlasState) -> list[str]:
     return [name for name in owners(state) if owner_step(name) not in done]
 
 
+def unsearched_owners(state: AtlasState) -> list[str]:
+    done = set(state.completed_steps)
+    return [name for name in owners(state) if owner_media_step(name) not in done]
+
+
 def screened_owner(state: AtlasState, arguments: dict) -> str | None:
     """The owner a screen by name alone is for, if any."""
     return named_in(owners(state), arguments, "name")
+
+
+def searched_owner(state: AtlasState, arguments: dict) -> str | None:
+    """The owner a media search by query alone is for, if any."""
+    return named_in(owners(state), arguments, "query")
 
 
 # --- how much of the company owners on the lists hold ---

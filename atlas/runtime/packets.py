@@ -24,6 +24,7 @@ from atlas.runtime.owners import (
     documents_with_unread_owners,
     ownership_by_listed_owners,
     unscreened_owners,
+    unsearched_owners,
 )
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.source_of_wealth import source_of_wealth_gap
@@ -131,10 +132,9 @@ def _unresearched_directors(s: AtlasState) -> list[str]:
 
 
 def _unresearched_owners(s: AtlasState) -> list[str]:
-    return [
-        f"Beneficial owner {name} was not screened against the sanctions lists."
-        for name in unscreened_owners(s)
-    ] + [
+    not_done = [(name, "screened against the sanctions lists") for name in unscreened_owners(s)]
+    not_done += [(name, "searched for adverse media") for name in unsearched_owners(s)]
+    return [f"Beneficial owner {name} was not {what}." for name, what in not_done] + [
         f"{label} speaks of the company's beneficial owners, but names none that could be "
         "read: check who they are by hand, and have each screened."
         for label in documents_with_unread_owners(s)

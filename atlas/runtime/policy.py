@@ -44,7 +44,9 @@ from atlas.runtime.tools.base import ToolSpec
 # which of its source of wealth and source of funds no document read declares.
 # 14: a hit on the subject whose list links the entry to another registry entity than the
 # subject's match says so, as a possible namesake for a reviewer to weigh.
-POLICY_VERSION = "atlas-policy/14"
+# 15: each beneficial owner a document names is searched for adverse media too, and an
+# unsearched one rules out a low rating.
+POLICY_VERSION = "atlas-policy/15"
 
 
 class TenantPolicy(BaseModel):

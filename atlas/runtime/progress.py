@@ -18,7 +18,7 @@ from atlas.runtime.directorships import (
     unscreened_directorships,
     unsearched_directorships,
 )
-from atlas.runtime.owners import owner_step, unscreened_owners
+from atlas.runtime.owners import owner_media_step, owner_step, unscreened_owners, unsearched_owners
 from atlas.runtime.state import AtlasState
 
 # A marker in decision_history that no cycle may span (a human decision, a resume).
@@ -39,6 +39,7 @@ def pending_requirements(state: AtlasState) -> list[str]:
     pending.extend(directorship_step(c.entity_id) for c in unscreened_directorships(state))
     pending.extend(directorship_media_step(c.entity_id) for c in unsearched_directorships(state))
     pending.extend(owner_step(name) for name in unscreened_owners(state))
+    pending.extend(owner_media_step(name) for name in unsearched_owners(state))
     pending.extend(codirector_step(name) for name in unscreened_codirectors(state))
     for document in state.brief.documents:
         if f"extract:{document.document_id}" not in state.completed_steps:

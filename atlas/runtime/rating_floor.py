@@ -14,7 +14,7 @@ from atlas.runtime.codirectors import unscreened_codirectors
 from atlas.runtime.directors import unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
 from atlas.runtime.namesakes import turned_down
-from atlas.runtime.owners import documents_with_unread_owners, unscreened_owners
+from atlas.runtime.owners import documents_with_unread_owners, unscreened_owners, unsearched_owners
 from atlas.runtime.state import AtlasState, EvidenceItem, Signal
 from atlas.runtime.wording import fact_words, listed
 
@@ -252,6 +252,13 @@ RULES = (
         "sanctions lists (see owners_to_screen and documents_with_unread_owners): that "
         "rules out a low risk rating.",
         "beneficial owners not screened",
+    ),
+    RatingRule(
+        "medium",
+        lambda s, _: bool(unsearched_owners(s)),
+        "Adverse media has not been searched on every beneficial owner a document names "
+        "(see owners_to_search): that rules out a low risk rating.",
+        "beneficial owners not searched for adverse media",
     ),
     RatingRule(
         "medium",

@@ -37,8 +37,10 @@ from atlas.runtime.injection import addresses_the_agent
 from atlas.runtime.owners import (
     AS_OWNER,
     SHARES_FACT,
+    owner_media_step,
     owner_step,
     screened_owner,
+    searched_owner,
     shares_display,
     shares_value,
 )
@@ -134,10 +136,14 @@ def apply_in_place(
                 _offer_linked_entity(new, result)
     elif tool == "search_adverse_media":
         director = searched_director(new, args)
+        owner = searched_owner(new, args)
         company = directorship_named(new, args)
         if director:
             _apply_media(new, result, step, now, about=f"director {director}")
             _complete(new, director_media_step(director))
+        elif owner:
+            _apply_media(new, result, step, now, about=f"{AS_OWNER}{owner}")
+            _complete(new, owner_media_step(owner))
         elif company:
             _apply_media(new, result, step, now, about=directed_by_the_subject(company))
             _complete(new, directorship_media_step(company.entity_id))

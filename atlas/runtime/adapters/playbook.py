@@ -261,6 +261,13 @@ DIRECTOR_STEPS = (
         screenable,
         "Screen {}, a beneficial owner of the subject, by name.",
     ),
+    (
+        "owners_to_search",
+        "search_adverse_media",
+        "query",
+        searchable,
+        "Look for adverse media about {}, a beneficial owner of the subject.",
+    ),
 )
 
 # Last of all, once the subject's own companies and documents are researched: the other
@@ -828,6 +835,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         or p.get("companies_to_screen")
         or p.get("companies_to_search")
         or p.get("owners_to_screen")
+        or p.get("owners_to_search")
         or p.get("codirectors_to_screen")
         or p.get("documents_with_unread_owners")
         or "search_adverse_media" not in p["completed_steps"]
