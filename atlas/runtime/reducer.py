@@ -1021,7 +1021,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     )
     _add_evidence(state, item)
     if Signal.ANOTHER_COMPANY not in signals:
-        for declared in declaration_evidence(item, fields, now):
+        for declared in declaration_evidence(item, fields):
             _add_evidence(state, declared)
     if not about_entity:
         return

@@ -7,7 +7,6 @@ declares."""
 from __future__ import annotations
 
 from collections.abc import Collection
-from datetime import datetime
 
 from atlas.runtime.directors import AS_DIRECTOR
 from atlas.runtime.owners import AS_OWNER
@@ -24,7 +23,7 @@ IN_CONTROL = {AS_DIRECTOR: "a director of", AS_OWNER: "a beneficial owner of"}
 
 
 def declaration_evidence(
-    document: EvidenceItem, fields: dict[str, list[str]], now: datetime
+    document: EvidenceItem, fields: dict[str, list[str]]
 ) -> list[EvidenceItem]:
     """An evidence item for each source the document `document` was read from declares,
     its personal data redacted."""
@@ -39,7 +38,6 @@ def declaration_evidence(
                 update={
                     "evidence_id": f"ev-{fp[:10]}",
                     "fingerprint": fp,
-                    "retrieved_at": now,
                     "claim": (
                         f"{document.source_label} declares the {fact_words(field)}: "
                         f"“{redact(declared).rstrip('.')}”. Declared by the document, and "
@@ -64,8 +62,12 @@ def source_of_wealth_gap(s: AtlasState, set_aside: Collection[str] = ()) -> str:
     missing = [fact_words(field) for field in DECLARED_FIELDS if field not in declared]
     if not exposed or not missing:
         return ""
-    one = len(exposed) == 1
-    who = f"{listed(exposed, 'and')} {'is a politically exposed person' if one else 'are politically exposed persons'}"
+    exposed_words = (
+        "is a politically exposed person"
+        if len(exposed) == 1
+        else "are politically exposed persons"
+    )
+    who = f"{listed(exposed, 'and')} {exposed_words}"
     needs = "the source of wealth and the source of funds"
     if len(missing) == len(DECLARED_FIELDS):
         return (

@@ -1,8 +1,9 @@
 """Where a document says the money comes from: the source of wealth (how a person came by
 what they own) and the source of funds (where the money for this relationship comes
-from), each on a labelled line ("Source of wealth: salary and an inheritance"), wrapped onto the
-next while its sentence runs on, or on the lines under its label. Enhanced due diligence asks both of a politically exposed person.
-A placeholder ("N/A", "to follow", "see attached") declares nothing."""
+from), each on a labelled line ("Source of wealth: salary and an inheritance"), wrapped
+onto the next while its sentence runs on, or on the lines under its label. Enhanced due
+diligence asks both of a politically exposed person. A placeholder ("N/A", "to follow",
+"see attached") declares nothing."""
 
 from __future__ import annotations
 
