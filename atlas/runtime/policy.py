@@ -46,7 +46,9 @@ from atlas.runtime.tools.base import ToolSpec
 # subject's match says so, as a possible namesake for a reviewer to weigh.
 # 15: each beneficial owner a document names is searched for adverse media too, and an
 # unsearched one rules out a low rating.
-POLICY_VERSION = "atlas-policy/15"
+# 16: a match on the register of politically exposed persons whose person is another
+# registry entity than the subject's match says so, as a possible namesake.
+POLICY_VERSION = "atlas-policy/16"
 
 
 class TenantPolicy(BaseModel):

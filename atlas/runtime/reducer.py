@@ -697,24 +697,36 @@ def _apply_sanctions(
 
 def _listed_as_another(state: AtlasState, hit: dict[str, Any]) -> str:
     """Said of a hit on the subject when its list links the entry to another registry
-    entity of the subject's kind than the one the subject was matched to: the hit may be
-    on a namesake, which only a person can rule on."""
-    linked, selected = hit.get("linked_entity"), state.selected_entity
+    entity of the subject's kind than the one the subject was matched to."""
+    linked = hit.get("linked_entity")
+    return _namesake_note(state, linked, LINKED_ELSEWHERE) if linked else ""
+
+
+LINKED_ELSEWHERE = "The list links this entry to {entity}, not to {matched}"
+REGISTERED_ELSEWHERE = "The register's entry is {entity}, not {matched}"
+
+
+def _namesake_note(state: AtlasState, entity: dict[str, Any], sentence: str) -> str:
+    """That `entity`, which a list entry or the register of politically exposed persons
+    names (`sentence` says which), is another registry entity of the subject's kind than
+    the one the subject was matched to: the match may be on a namesake, which only a person
+    can rule on. "" when it is the subject's match, or when no entity is matched yet."""
+    selected = state.selected_entity
     if (
-        not linked
-        or selected is None
-        or linked["entity_id"] == selected.entity_id
-        or linked["entity_type"] != selected.entity_type
+        selected is None
+        or entity["entity_id"] == selected.entity_id
+        or entity.get("entity_type", selected.entity_type) != selected.entity_type
     ):
         return ""
-    listed_born = f", born {linked['born_year']}" if linked.get("born_year") else ""
+    listed_born = f", born {entity['born_year']}" if entity.get("born_year") else ""
     born = f", born {selected.born_year}" if selected.born_year else ""
+    said = sentence.format(
+        entity=f"{entity['name']} ({entity['jurisdiction']}{listed_born}) [{entity['entity_id']}]",
+        matched=f"{selected.name} ({selected.jurisdiction}{born}) [{selected.entity_id}]",
+    )
     return (
-        f" The list links this entry to {linked['name']} ({linked['jurisdiction']}"
-        f"{listed_born}) [{linked['entity_id']}], not to {selected.name} "
-        f"({selected.jurisdiction}{born}) [{selected.entity_id}], the registry entity the "
-        "subject was matched to: the hit "
-        "may be on a namesake, for a reviewer to confirm or mark a false positive."
+        f" {said}, the registry entity the subject was matched to: the match may be on a "
+        "namesake, for a reviewer to confirm or mark a false positive."
     )
 
 
@@ -772,11 +784,13 @@ def _apply_pep_matches(
                 claim=(
                     f"{label}: '{match['matched_query']}' matches {match['name']} "
                     f"({match['jurisdiction']}), {match['role']} (score {match['score']:g})."
+                    + ("" if about else _namesake_note(state, match, REGISTERED_ELSEWHERE))
                 ),
                 step=step,
                 signals=[Signal.PEP],
                 about=about,
                 candidate_id=_pep_match_candidate(match, candidate_ids, candidate_id),
+                linked_entity_id=match["entity_id"],
             ),
         )
 

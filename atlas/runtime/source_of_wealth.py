@@ -85,14 +85,20 @@ def politically_exposed(s: AtlasState, set_aside: Collection[str] = ()) -> list[
     """Who the diligence is on that a source names politically exposed, once each: the
     subject by name, a director or owner of a company subject as "Jane Roe (a director of
     Acme Ltd)"."""
-    subject = s.selected_entity.name if s.selected_entity else s.brief.subject
+    selected = s.selected_entity
+    subject = selected.name if selected else s.brief.subject
     people = []
     for item in about_the_subject(s):
         if Signal.PEP not in item.signals or item.evidence_id in set_aside:
             continue
         if not item.about:
-            people.append(subject)
+            namesake = selected and item.linked_entity_id not in ("", selected.entity_id)
+            people.append(
+                f"{subject} (if the register's match is not a namesake's)" if namesake else subject
+            )
         for role, words in IN_CONTROL.items():
             if item.about.startswith(role):
                 people.append(f"{item.about.removeprefix(role)} ({words} {subject})")
+    if subject in people:
+        people = [person for person in people if not person.startswith(f"{subject} (if ")]
     return list(dict.fromkeys(people))

@@ -1,6 +1,7 @@
-"""A sanctions hit on the subject whose list links the entry to another registry entity
-than the one the subject was matched to: the hit is kept, and the packet says whom the
-list means, so a reviewer can weigh it as a possible namesake."""
+"""A sanctions hit, or a match on the register of politically exposed persons, on the
+subject whose entry is another registry entity than the one the subject was matched to:
+the match is kept, and the packet says whom the entry means, so a reviewer can weigh it as
+a possible namesake."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from runtime_helpers import run, signed_off
 NAMESAKE = (
     "The list links this entry to Sergei Markov (RU, born 1961) [pe-sergei-markov-ru], not "
     "to Sergei Markov (GB, born 1990) [pe-sergei-markov-gb], the registry entity the subject "
-    "was matched to: the hit may be on a namesake, for a reviewer to confirm or mark a false "
+    "was matched to: the match may be on a namesake, for a reviewer to confirm or mark a false "
     "positive."
 )
 
@@ -52,3 +53,43 @@ def test_a_reviewer_who_marks_the_namesake_a_false_positive_may_rate_it_low(
     assert state.status == "completed"
     assert state.proposed_packet.risk_rating == "low"
     assert state.proposed_packet.proposed_risk_rating == "high"
+
+
+REGISTER_NAMESAKE = (
+    "The register's entry is Mateo Rojas (CL, born 1966) [pe-mateo-rojas-cl], not Mateo Rojas "
+    "(US, born 1988) [pe-mateo-rojas-us], the registry entity the subject was matched to: the "
+    "match may be on a namesake, for a reviewer to confirm or mark a false positive."
+)
+
+
+def test_a_register_match_on_another_person_says_so(make_runtime, make_state):
+    state = run(make_runtime(), make_state("Mateo Rojas", subject_type="person", jurisdiction="US"))
+    (match,) = [item for item in state.evidence if item.evidence_class == "pep"]
+    assert match.claim.endswith(REGISTER_NAMESAKE)
+    packet = state.proposed_packet
+    assert packet.risk_rating == "medium"
+    assert (
+        "The register's entry matched is another registry entity (pe-mateo-rojas-cl) than "
+        "Mateo Rojas (US, born 1988), the one the subject was matched to: it may be a "
+        "namesake's"
+    ) in packet.sanctions_result
+    assert (
+        "Mateo Rojas (if the register's match is not a namesake's) is a politically exposed "
+        "person: enhanced due diligence needs the source of wealth and the source of funds"
+    ) in packet.open_gaps[0]
+
+
+def test_a_register_match_on_the_subject_itself_is_no_namesake(make_runtime, make_state):
+    state = run(make_runtime(), make_state("Mateo Rojas", subject_type="person", jurisdiction="CL"))
+    packet = state.proposed_packet
+    assert "namesake" not in str(packet.model_dump())
+    assert packet.open_gaps[0].startswith("Mateo Rojas is a politically exposed person:")
+
+
+def test_marking_the_register_namesake_a_false_positive_clears_it(make_runtime, make_state):
+    runtime = make_runtime()
+    state = run(runtime, make_state("Mateo Rojas", subject_type="person", jurisdiction="US"))
+    state = signed_off(runtime, state, "low", "false_positive")
+    assert state.status == "completed"
+    assert state.proposed_packet.risk_rating == "low"
+    assert not [gap for gap in state.proposed_packet.open_gaps if "source of wealth" in gap]

@@ -707,26 +707,56 @@ def _hits_linked_to_the_declined(p: dict[str, Any], hits: list[dict[str, Any]]) 
 def _hits_linked_elsewhere(p: dict[str, Any], hits: list[dict[str, Any]]) -> str:
     """Said of hits on the subject whose lists link their entries to another registry
     entity than the one the subject was matched to: possibly a namesake's."""
-    selected = p["selected_entity"]
-    if selected is None:
+    elsewhere = _matched_elsewhere(p, hits)
+    if elsewhere is None:
         return ""
-    linked = [
-        h
-        for h in hits
-        if not h.get("about") and h.get("linked_entity_id") not in ("", None, selected["entity_id"])
-    ]
-    if not linked:
-        return ""
-    ids = list(dict.fromkeys(h["linked_entity_id"] for h in linked))
-    one = len(linked) == 1
-    matched = candidate_words(selected["entity_id"], p["entity_candidates"], p["evidence"])
+    ids, matched, one = elsewhere
     return (
         f" The list{'' if one else 's'} link{'s' if one else ''} the "
-        f"{'entry' if one else 'entries'} hit to another registry entity "
-        f"({listed(ids, 'and')}) than {matched}, the one the subject was matched to: "
+        f"{'entry' if one else 'entries'} hit to another registry entity ({ids}) than "
+        f"{matched}, the one the subject was matched to: {'it' if one else 'each'} may be a "
+        "namesake's, for a reviewer to confirm or mark a false positive."
+    )
+
+
+def _register_match_elsewhere(
+    p: dict[str, Any], relevant: list[dict[str, Any]], namesakes: dict[str, str]
+) -> str:
+    """Said of matches on the register of politically exposed persons about the subject
+    whose person is another registry entity than the subject's match (and no candidate
+    for the subject: those are named as namesakes already)."""
+    matches = [e for e in relevant if e["class"] == "pep" and e["evidence_id"] not in namesakes]
+    elsewhere = _matched_elsewhere(p, matches)
+    if elsewhere is None:
+        return ""
+    ids, matched, one = elsewhere
+    return (
+        f" The register's {'entry' if one else 'entries'} matched {'is' if one else 'are'} "
+        f"another registry entity ({ids}) than {matched}, the one the subject was matched to: "
         f"{'it' if one else 'each'} may be a namesake's, for a reviewer to confirm or mark a "
         "false positive."
     )
+
+
+def _matched_elsewhere(
+    p: dict[str, Any], matches: list[dict[str, Any]]
+) -> tuple[str, str, bool] | None:
+    """For screening matches on the subject that name another registry entity than the
+    subject's match: those entities' ids, the subject's match in words, and whether there
+    is one match; None when there are none."""
+    selected = p["selected_entity"]
+    if selected is None:
+        return None
+    elsewhere = [
+        e
+        for e in matches
+        if not e.get("about") and e.get("linked_entity_id") not in ("", None, selected["entity_id"])
+    ]
+    if not elsewhere:
+        return None
+    ids = listed(list(dict.fromkeys(e["linked_entity_id"] for e in elsewhere)), "and")
+    matched = candidate_words(selected["entity_id"], p["entity_candidates"], p["evidence"])
+    return ids, matched, len(elsewhere) == 1
 
 
 def _register_matches(
@@ -865,6 +895,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
     sanctions_result += _hits_linked_to_the_declined(p, hits)
     sanctions_result += _hits_linked_elsewhere(p, hits)
     sanctions_result += _register_matches(relevant, namesakes, _declined(p))
+    sanctions_result += _register_match_elsewhere(p, relevant, namesakes)
     articles = [e for e in relevant if e["source_id"].startswith("article:")]
     media = [e for e in articles if e["evidence_id"] not in namesakes | elsewhere.keys()]
     # A source written as instructions to an AI agent is named apart: it is weighed by a

@@ -277,6 +277,7 @@ def _pep_matches(world: World, names: list[str]) -> list[PepMatch]:
                     role=person.get("role") or "public office",
                     score=score,
                     matched_query=query,
+                    born_year=person.get("born_year"),
                 )
             )
     return sorted(matches, key=lambda m: (-m.score, m.entity_id))

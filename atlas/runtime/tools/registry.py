@@ -17,8 +17,9 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # entry is linked to; 9: a media search by a name finds the articles that write it;
 # 10: a document's beneficial owners are read; 11: with their shares, also beside other
 # labels on one line; 12: a document's declared source of wealth and source of funds;
-# 13: the registry entity a list entry is linked to gives a person's year of birth
-TOOLSET_VERSION = "atlas-tools/13"
+# 13: the registry entity a list entry is linked to gives a person's year of birth; 14: so
+# does a match on the register of politically exposed persons
+TOOLSET_VERSION = "atlas-tools/14"
 
 
 class ToolRegistry:

@@ -167,6 +167,7 @@ class PepMatch(BaseModel):
     role: str
     score: float = Field(ge=0, le=100)
     matched_query: str
+    born_year: int | None = None
 
 
 class ScreenSanctionsResult(_Result):
