@@ -181,6 +181,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
                 # The registry candidate it is about ("" for none): a namesake's record.
                 "candidate_id": e.candidate_id,
                 **({"linked_entity_id": e.linked_entity_id} if e.linked_entity_id else {}),
+                **({"possible_namesake": True} if e.possible_namesake else {}),
                 **(
                     {"about_another_entity": e.about_another_entity}
                     if e.about_another_entity

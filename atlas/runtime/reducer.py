@@ -34,6 +34,7 @@ from atlas.runtime.directorships import (
 )
 from atlas.runtime.document_quotes import quoted_lines
 from atlas.runtime.injection import addresses_the_agent
+from atlas.runtime.listed_namesakes import hit_note, register_note
 from atlas.runtime.owners import (
     AS_OWNER,
     SHARES_FACT,
@@ -630,8 +631,7 @@ def _apply_sanctions(
             f"{hit['list']} (score {hit['score']:g}{_scored_on_alias(hit)}, programs "
             f"{', '.join(hit['programs']) or 'n/a'}, listed {hit['listed_on']}{aliases})."
         )
-        if not about:
-            claim += _listed_as_another(state, hit)
+        note, namesake = hit_note(state, hit, about)
         _add_evidence(
             state,
             EvidenceItem(
@@ -642,11 +642,12 @@ def _apply_sanctions(
                 tool="screen_sanctions",
                 retrieved_at=now,
                 fingerprint=fp,
-                claim=claim,
+                claim=claim + note,
                 step=step,
                 signals=[Signal.SANCTIONS_HIT],
                 about=about,
                 candidate_id=candidate_id,
+                possible_namesake=namesake,
                 linked_entity_id=(hit.get("linked_entity") or {}).get("entity_id", ""),
             ),
         )
@@ -695,41 +696,6 @@ def _apply_sanctions(
         )
 
 
-def _listed_as_another(state: AtlasState, hit: dict[str, Any]) -> str:
-    """Said of a hit on the subject when its list links the entry to another registry
-    entity of the subject's kind than the one the subject was matched to."""
-    linked = hit.get("linked_entity")
-    return _namesake_note(state, linked, LINKED_ELSEWHERE) if linked else ""
-
-
-LINKED_ELSEWHERE = "The list links this entry to {entity}, not to {matched}"
-REGISTERED_ELSEWHERE = "The register's entry is {entity}, not {matched}"
-
-
-def _namesake_note(state: AtlasState, entity: dict[str, Any], sentence: str) -> str:
-    """That `entity`, which a list entry or the register of politically exposed persons
-    names (`sentence` says which), is another registry entity of the subject's kind than
-    the one the subject was matched to: the match may be on a namesake, which only a person
-    can rule on. "" when it is the subject's match, or when no entity is matched yet."""
-    selected = state.selected_entity
-    if (
-        selected is None
-        or entity["entity_id"] == selected.entity_id
-        or entity.get("entity_type", selected.entity_type) != selected.entity_type
-    ):
-        return ""
-    listed_born = f", born {entity['born_year']}" if entity.get("born_year") else ""
-    born = f", born {selected.born_year}" if selected.born_year else ""
-    said = sentence.format(
-        entity=f"{entity['name']} ({entity['jurisdiction']}{listed_born}) [{entity['entity_id']}]",
-        matched=f"{selected.name} ({selected.jurisdiction}{born}) [{selected.entity_id}]",
-    )
-    return (
-        f" {said}, the registry entity the subject was matched to: the match may be on a "
-        "namesake, for a reviewer to confirm or mark a false positive."
-    )
-
-
 def _screened_candidate(state: AtlasState, result: dict[str, Any]) -> str:
     """The registry candidate for the subject a screen was by the id of, or "" for a
     screen by name or by anyone else's id."""
@@ -771,6 +737,7 @@ def _apply_pep_matches(
     candidate_ids = set() if about else _candidate_ids(state)
     for match in result.get("pep_matches", []):
         fp = fingerprint({"pep_match": match["entity_id"], "subject": subject})[:20]
+        note, namesake = register_note(state, match, about)
         _add_evidence(
             state,
             EvidenceItem(
@@ -784,13 +751,14 @@ def _apply_pep_matches(
                 claim=(
                     f"{label}: '{match['matched_query']}' matches {match['name']} "
                     f"({match['jurisdiction']}), {match['role']} (score {match['score']:g})."
-                    + ("" if about else _namesake_note(state, match, REGISTERED_ELSEWHERE))
+                    f"{note}"
                 ),
                 step=step,
                 signals=[Signal.PEP],
                 about=about,
                 candidate_id=_pep_match_candidate(match, candidate_ids, candidate_id),
                 linked_entity_id=match["entity_id"],
+                possible_namesake=namesake,
             ),
         )
 

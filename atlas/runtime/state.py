@@ -236,8 +236,12 @@ class EvidenceItem(_Model):
     # registry record, a screen by its id); "" when it is about no candidate. Once another
     # entity is selected, it is about someone else than the subject.
     candidate_id: str = ""
-    # For a sanctions hit: the registry entity its list links the entry to, if one.
+    # For a sanctions hit: the registry entity its list links the entry to, if one; for a
+    # match on the register of politically exposed persons, the person it matched.
     linked_entity_id: str = ""
+    # For such a hit or match: that entity is not whom the subject (or the director) was
+    # found to be, so it may be a namesake's (listed_namesakes).
+    possible_namesake: bool = False
     # For an article found by the subject's name: the registry entity it is about instead,
     # when it is linked only to entities whose names the subject's only partly shares and
     # never names the subject ("Golden Gate Shipping SA (PA)" for "Golden Gate Logistics").

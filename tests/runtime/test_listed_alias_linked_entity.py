@@ -25,6 +25,7 @@ def test_a_hit_names_the_registry_entity_its_list_entry_is_linked_to(world_tool_
         "jurisdiction": "PA",
         "registration_number": "PA-155667788",
         "born_year": None,
+        "directs": [],
     }
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from runtime_helpers import run, signed_off
 
+from atlas.runtime.listed_namesakes import hit_note
+
 NAMESAKE = (
     "The list links this entry to Sergei Markov (RU, born 1961) [pe-sergei-markov-ru], not "
     "to Sergei Markov (GB, born 1990) [pe-sergei-markov-gb], the registry entity the subject "
@@ -93,3 +95,53 @@ def test_marking_the_register_namesake_a_false_positive_clears_it(make_runtime, 
     assert state.status == "completed"
     assert state.proposed_packet.risk_rating == "low"
     assert not [gap for gap in state.proposed_packet.open_gaps if "source of wealth" in gap]
+
+
+def test_a_director_hit_on_a_person_who_directs_another_company_may_be_a_namesake(
+    make_runtime, make_state
+):
+    """Calder Print Works' director Sergei Markov is the GB one; the list means the RU one,
+    whose registry record directs no such company."""
+    state = run(make_runtime(), make_state("Calder Print Works"))
+    (hit,) = _hits(state)
+    assert hit.possible_namesake
+    assert hit.claim.endswith(
+        "The list links this entry to Sergei Markov (RU, born 1961) [pe-sergei-markov-ru], "
+        "whose registry record does not list Calder Print Works Ltd among the companies they "
+        "direct: the hit may be on a namesake, for a reviewer to confirm or mark a false "
+        "positive."
+    )
+    packet = state.proposed_packet
+    assert packet.risk_rating == "high"
+    assert (
+        "The person the list means by the hit on director Sergei Markov is not recorded as a "
+        "director of Calder Print Works Ltd: it may be a namesake's"
+    ) in packet.sanctions_result
+
+
+def test_a_director_hit_on_the_listed_person_who_directs_the_company_says_so(
+    make_runtime, make_state
+):
+    state = run(make_runtime(), make_state("Amber Coast Freight", jurisdiction="LT"))
+    hits = _hits(state)
+    assert hits and not any(hit.possible_namesake for hit in hits)
+    assert all(
+        "whose registry record lists Amber Coast Freight UAB among the companies they direct: "
+        "the same person" in hit.claim
+        for hit in hits
+    )
+    assert "namesake" not in state.proposed_packet.sanctions_result
+
+
+def test_a_stored_hit_without_the_listed_persons_companies_says_nothing_of_them(
+    make_runtime, make_state
+):
+    state = run(make_runtime(), make_state("Calder Print Works"))
+    (hit,) = _hits(state)
+    old = {
+        "entity_id": "pe-sergei-markov-ru",
+        "name": "Sergei Markov",
+        "entity_type": "person",
+        "jurisdiction": "RU",
+    }
+    assert hit_note(state, {"linked_entity": old}, "director Sergei Markov") == ("", False)

@@ -719,6 +719,22 @@ def _hits_linked_elsewhere(p: dict[str, Any], hits: list[dict[str, Any]]) -> str
     )
 
 
+def _director_hits_elsewhere(p: dict[str, Any], hits: list[dict[str, Any]]) -> str:
+    """Said of hits on directors of the subject company whose listed person's registry
+    record does not list the company among those they direct: possibly a namesake's."""
+    flagged = [h for h in hits if h.get("about") and h.get("possible_namesake")]
+    if not flagged or p["selected_entity"] is None:
+        return ""
+    whom = listed(list(dict.fromkeys(h["about"] for h in flagged)), "and")
+    company = p["selected_entity"]["name"]
+    return (
+        f" The person the list means by the {'hit' if len(flagged) == 1 else 'hits'} on "
+        f"{whom} is not recorded as a director of "
+        f"{company}: it may be a namesake's, for a reviewer to confirm or mark a false "
+        "positive."
+    )
+
+
 def _register_match_elsewhere(
     p: dict[str, Any], relevant: list[dict[str, Any]], namesakes: dict[str, str]
 ) -> str:
@@ -747,11 +763,7 @@ def _matched_elsewhere(
     selected = p["selected_entity"]
     if selected is None:
         return None
-    elsewhere = [
-        e
-        for e in matches
-        if not e.get("about") and e.get("linked_entity_id") not in ("", None, selected["entity_id"])
-    ]
+    elsewhere = [e for e in matches if not e.get("about") and e.get("possible_namesake")]
     if not elsewhere:
         return None
     ids = listed(list(dict.fromkeys(e["linked_entity_id"] for e in elsewhere)), "and")
@@ -894,6 +906,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
     )
     sanctions_result += _hits_linked_to_the_declined(p, hits)
     sanctions_result += _hits_linked_elsewhere(p, hits)
+    sanctions_result += _director_hits_elsewhere(p, hits)
     sanctions_result += _register_matches(relevant, namesakes, _declined(p))
     sanctions_result += _register_match_elsewhere(p, relevant, namesakes)
     articles = [e for e in relevant if e["source_id"].startswith("article:")]

@@ -30,7 +30,7 @@ from atlas.runtime.tools.schemas import (
     DirectorListing,
     ExtractDocumentArgs,
     ExtractDocumentResult,
-    LinkedEntity,
+    ListedEntity,
     PepMatch,
     RegistryRecord,
     ResolveEntityArgs,
@@ -248,17 +248,18 @@ def screen_sanctions(args: ScreenSanctionsArgs, ctx: ToolContext) -> ScreenSanct
     )
 
 
-def _linked_entity(world: World, entity_id: str | None) -> LinkedEntity | None:
+def _linked_entity(world: World, entity_id: str | None) -> ListedEntity | None:
     entity = world.entities_by_id.get(entity_id) if entity_id else None
     if entity is None:
         return None
-    return LinkedEntity(
+    return ListedEntity(
         entity_id=entity["entity_id"],
         name=entity["name"],
         entity_type=entity["entity_type"],
         jurisdiction=entity["jurisdiction"],
         registration_number=entity.get("registration_number"),
         born_year=entity.get("born_year"),
+        directs=entity.get("directorships") or [],
     )
 
 

@@ -18,8 +18,9 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # 10: a document's beneficial owners are read; 11: with their shares, also beside other
 # labels on one line; 12: a document's declared source of wealth and source of funds;
 # 13: the registry entity a list entry is linked to gives a person's year of birth; 14: so
-# does a match on the register of politically exposed persons
-TOOLSET_VERSION = "atlas-tools/14"
+# does a match on the register of politically exposed persons; 15: a listed person's
+# entity gives the companies their registry record says they direct
+TOOLSET_VERSION = "atlas-tools/15"
 
 
 class ToolRegistry:

@@ -77,6 +77,14 @@ class LinkedEntity(BaseModel):
     born_year: int | None = None
 
 
+class ListedEntity(LinkedEntity):
+    """The registry entity a list entry is linked to, with, for a person, the companies
+    their registry record says they direct (entity ids): whether the listed person is the
+    director of the same name a company's record gives."""
+
+    directs: list[str] = Field(default_factory=list)
+
+
 class RegistryRecord(LinkedEntity):
     status: str | None = None
     incorporated: str | None = None
@@ -152,7 +160,7 @@ class SanctionsHit(BaseModel):
     listed_on: str
     # Results stored before hits carried the link, and entries linked to no registry
     # entity, have none.
-    linked_entity: LinkedEntity | None = None
+    linked_entity: ListedEntity | None = None
 
 
 class PepMatch(BaseModel):
