@@ -53,6 +53,7 @@ def _match(state: AtlasState, hit: EvidenceItem) -> dict:
         "candidate": _other_candidate(state, hit),
         "kind": hit.evidence_class,
         "url": web_link(hit.url),
+        "possible_namesake": hit.possible_namesake,
     }
 
 

@@ -402,3 +402,29 @@ def test_an_article_found_through_the_matched_entity_needs_no_disposition(tenant
         e for e in state["evidence"] if e["evidence_class"] == "adverse_media" and not e["about"]
     ]
     assert by_entity and not any(e["found_by_name"] for e in by_entity)
+
+
+def test_a_hit_that_may_be_a_namesakes_is_badged_on_the_sign_off_page(
+    client, tenant, analyst, reviewer
+):
+    item = open_item(
+        paused_run(tenant, analyst, "Calder Print Works", jurisdiction="GB"), "signoff"
+    )
+    (match,) = item.payload["screening_matches"]
+    assert match["possible_namesake"] is True
+    client_for(client, reviewer)
+    page = client.get(reverse("reviews-item", args=[item.pk])).content.decode()
+    hit = page[page.index(f'id="hit-{match["evidence_id"]}"') :].split("</fieldset>")[0]
+    assert "Possible namesake</span>" in hit
+    assert "does not list Calder Print Works Ltd among the companies they direct" in hit
+
+
+def test_a_hit_on_the_listed_person_itself_has_no_namesake_badge(client, tenant, analyst, reviewer):
+    item = open_item(
+        paused_run(tenant, analyst, "Amber Coast Freight", jurisdiction="LT"), "signoff"
+    )
+    assert item.payload["screening_matches"]
+    assert not any(m["possible_namesake"] for m in item.payload["screening_matches"])
+    client_for(client, reviewer)
+    page = client.get(reverse("reviews-item", args=[item.pk])).content.decode()
+    assert "Possible namesake" not in page
