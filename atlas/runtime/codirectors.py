@@ -59,13 +59,18 @@ def codirectors(state: AtlasState) -> list[str]:
 def as_codirector(state: AtlasState, name: str) -> str:
     """How the evidence names a co-director: "co-director Dmitry Volkov at Amber Coast
     Freight UAB (LT)", with each company the subject directs whose record lists them."""
+    companies = [company.label() for company in codirector_companies(state, name)]
+    return f"{AS_CODIRECTOR}{name} at {' and '.join(companies)}"
+
+
+def codirector_companies(state: AtlasState, name: str) -> list[HeldDirectorship]:
+    """The companies the subject directs whose registry records list `name` too."""
     key = director_key(name)
-    companies = [
-        company.label()
+    return [
+        company
         for company in directorships(state)
         if any(director_key(other) == key for other in codirectors_of(state, company))
     ]
-    return f"{AS_CODIRECTOR}{name} at {' and '.join(companies)}"
 
 
 def unscreened_codirectors(state: AtlasState) -> list[str]:

@@ -6,28 +6,32 @@ evidence says what the registry shows, so the ruling is quick."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from atlas.runtime.directors import AS_DIRECTOR
 from atlas.runtime.state import AtlasState
+from atlas.runtime.wording import listed
 
 LINKED_ELSEWHERE = "The list links this entry to {entity}, not to {matched}"
 REGISTERED_ELSEWHERE = "The register's entry is {entity}, not {matched}"
 FOR_A_REVIEWER = "for a reviewer to confirm or mark a false positive"
 
 
-def hit_note(state: AtlasState, hit: dict[str, Any], about: str) -> tuple[str, bool]:
+def hit_note(
+    state: AtlasState, hit: dict[str, Any], about: str, boards: Sequence[tuple[str, str]] = ()
+) -> tuple[str, bool]:
     """What a sanctions hit's claim adds, and whether the hit may be on a namesake: for a
     hit on the subject, when its list links the entry to another registry entity than the
-    subject's match; for one on a director of the subject company, whether the listed
-    person's record lists that company among those they direct."""
+    subject's match; for one on a person screened by name as a director of `boards` (the
+    companies, entity id and name, whose records list them), whether the listed person's
+    record lists one of those companies among the companies they direct."""
     linked = hit.get("linked_entity")
     if not linked:
         return "", False
     if not about:
         return _another_entity(state, linked, LINKED_ELSEWHERE)
-    if about.startswith(AS_DIRECTOR):
-        return _director_listed(state, linked)
+    if boards:
+        return _director_listed(linked, boards)
     return "", False
 
 
@@ -57,26 +61,23 @@ def _another_entity(state: AtlasState, entity: dict[str, Any], sentence: str) ->
     )
 
 
-def _director_listed(state: AtlasState, linked: dict[str, Any]) -> tuple[str, bool]:
+def _director_listed(linked: dict[str, Any], boards: Sequence[tuple[str, str]]) -> tuple[str, bool]:
     """Results stored before listed persons carried their companies say nothing here."""
-    company = state.selected_entity
-    if (
-        company is None
-        or company.entity_type != "company"
-        or linked["entity_type"] != "person"
-        or "directs" not in linked
-    ):
+    if linked["entity_type"] != "person" or "directs" not in linked:
         return "", False
-    if company.entity_id in linked["directs"]:
+    person = _named(linked)
+    directed = [name for entity_id, name in boards if entity_id in linked["directs"]]
+    if directed:
         return (
-            f" The list links this entry to {_named(linked)}, whose registry record lists "
-            f"{company.name} among the companies they direct: the same person, on the "
+            f" The list links this entry to {person}, whose registry record lists "
+            f"{directed[0]} among the companies they direct: the same person, on the "
             "registry's record.",
             False,
         )
+    companies = listed([name for _, name in boards], "or")
     return (
-        f" The list links this entry to {_named(linked)}, whose registry record does not list "
-        f"{company.name} among the companies they direct: the hit may be on a namesake, "
+        f" The list links this entry to {person}, whose registry record does not list "
+        f"{companies} among the companies they direct: the hit may be on a namesake, "
         f"{FOR_A_REVIEWER}.",
         True,
     )

@@ -48,8 +48,9 @@ from atlas.runtime.tools.base import ToolSpec
 # unsearched one rules out a low rating.
 # 16: a match on the register of politically exposed persons whose person is another
 # registry entity than the subject's match says so, as a possible namesake.
-# 17: a hit on a director of the subject company says whether the listed person's registry
-# record lists the company among those they direct: the same person, or a possible namesake.
+# 17: a hit on a director of the subject company, or on a co-director of a person subject,
+# says whether the listed person's registry record lists the company among those they
+# direct: the same person, or a possible namesake.
 POLICY_VERSION = "atlas-policy/17"
 
 

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from atlas.runtime.codirectors import as_codirector, codirector_step, screened_codirector
+from atlas.runtime.codirectors import (
+    as_codirector,
+    codirector_companies,
+    codirector_step,
+    screened_codirector,
+)
 from atlas.runtime.context import clipped
 from atlas.runtime.decisions import CallTool
 from atlas.runtime.directors import SEPARATOR as DIRECTORS_SEPARATOR
@@ -119,13 +124,16 @@ def apply_in_place(
         owner = screened_owner(new, args)
         codirector = screened_codirector(new, args)
         if director:
-            _apply_sanctions(new, result, step, now, about=f"director {director}")
+            board = [(new.selected_entity.entity_id, new.selected_entity.name)]
+            _apply_sanctions(new, result, step, now, about=f"director {director}", boards=board)
             _complete(new, director_step(director))
         elif owner:
             _apply_sanctions(new, result, step, now, about=f"{AS_OWNER}{owner}")
             _complete(new, owner_step(owner))
         elif codirector:
-            _apply_sanctions(new, result, step, now, about=as_codirector(new, codirector))
+            boards = [(c.entity_id, c.name) for c in codirector_companies(new, codirector)]
+            about = as_codirector(new, codirector)
+            _apply_sanctions(new, result, step, now, about=about, boards=boards)
             _complete(new, codirector_step(codirector))
         elif company:
             _apply_sanctions(new, result, step, now, about=directed_by_the_subject(company))
@@ -615,7 +623,10 @@ def _apply_sanctions(
     *,
     about: str = "",
     candidate_id: str = "",
+    boards: Sequence[tuple[str, str]] = (),
 ) -> None:
+    """`boards`: the companies (entity id, name) whose registry records list the person
+    screened by name as a director."""
     hits = result.get("hits", [])
     hit_label = f"Sanctions hit on {about}" if about else "Sanctions hit"
     subject = result.get("entity_id") or normalize_text(" ".join(result.get("screened_names", [])))
@@ -631,7 +642,7 @@ def _apply_sanctions(
             f"{hit['list']} (score {hit['score']:g}{_scored_on_alias(hit)}, programs "
             f"{', '.join(hit['programs']) or 'n/a'}, listed {hit['listed_on']}{aliases})."
         )
-        note, namesake = hit_note(state, hit, about)
+        note, namesake = hit_note(state, hit, about, boards)
         _add_evidence(
             state,
             EvidenceItem(

@@ -144,4 +144,39 @@ def test_a_stored_hit_without_the_listed_persons_companies_says_nothing_of_them(
         "entity_type": "person",
         "jurisdiction": "RU",
     }
-    assert hit_note(state, {"linked_entity": old}, "director Sergei Markov") == ("", False)
+    board = [("co-calder-print-works-gb", "Calder Print Works Ltd")]
+    assert hit_note(state, {"linked_entity": old}, "director Sergei Markov", board) == ("", False)
+    assert hit_note(
+        state, {"linked_entity": old | {"directs": []}}, "director Sergei Markov", board
+    )[1]
+
+
+def test_a_codirector_hit_on_the_listed_person_who_directs_the_company_says_so(
+    make_runtime, make_state
+):
+    state = run(
+        make_runtime(), make_state("Ieva Petraityte", subject_type="person", jurisdiction=None)
+    )
+    hits = [hit for hit in _hits(state) if hit.about.startswith("co-director")]
+    assert hits and not any(hit.possible_namesake for hit in hits)
+    assert all(
+        "whose registry record lists Amber Coast Freight UAB among the companies they direct"
+        in hit.claim
+        for hit in hits
+    )
+
+
+def test_a_codirector_hit_on_a_person_who_directs_no_such_company_may_be_a_namesake(
+    make_runtime, make_state
+):
+    """Emma Hale sits on Calder Print Works' board beside the GB Sergei Markov."""
+    state = run(make_runtime(), make_state("Emma Hale", subject_type="person", jurisdiction=None))
+    (hit,) = _hits(state)
+    assert hit.about == "co-director Sergei Markov at Calder Print Works Ltd (GB)"
+    assert hit.possible_namesake
+    packet = state.proposed_packet
+    assert packet.risk_rating == "high"
+    assert (
+        "The person the list means by the hit on co-director Sergei Markov at Calder Print "
+        "Works Ltd (GB) is not recorded as a director of that company: it may be a namesake's"
+    ) in packet.sanctions_result

@@ -723,15 +723,18 @@ def _director_hits_elsewhere(p: dict[str, Any], hits: list[dict[str, Any]]) -> s
     """Said of hits on directors of the subject company whose listed person's registry
     record does not list the company among those they direct: possibly a namesake's."""
     flagged = [h for h in hits if h.get("about") and h.get("possible_namesake")]
-    if not flagged or p["selected_entity"] is None:
+    if not flagged:
         return ""
     whom = listed(list(dict.fromkeys(h["about"] for h in flagged)), "and")
-    company = p["selected_entity"]["name"]
+    selected = p["selected_entity"]
+    # A co-director's hit names the company; a director's is the subject company's.
+    board = "that company"
+    if selected is not None and selected["entity_type"] == "company":
+        board = selected["name"]
     return (
         f" The person the list means by the {'hit' if len(flagged) == 1 else 'hits'} on "
-        f"{whom} is not recorded as a director of "
-        f"{company}: it may be a namesake's, for a reviewer to confirm or mark a false "
-        "positive."
+        f"{whom} is not recorded as a director of {board}: it may be a namesake's, for a "
+        "reviewer to confirm or mark a false positive."
     )
 
 
