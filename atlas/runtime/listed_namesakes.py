@@ -1,8 +1,8 @@
 """Whether a sanctions hit, or a match on the register of politically exposed persons, is
-on the person the subject (or a director of the subject company) was found to be, or may be
-on a namesake: the entry names a registry entity, and the registry says whom the subject
-was matched to and which companies a person directs. Only a reviewer rules on it; the
-evidence says what the registry shows, so the ruling is quick."""
+on the person the subject was matched to (or the director a company's record names), or
+may be on a namesake: the entry names a registry entity, and the registry says whom the
+subject was matched to and which companies a person directs. Only a reviewer rules on it;
+the evidence says what the registry shows, so the ruling is quick."""
 
 from __future__ import annotations
 
