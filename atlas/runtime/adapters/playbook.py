@@ -31,6 +31,7 @@ from atlas.runtime.decisions import (
 )
 from atlas.runtime.directors import AS_DIRECTOR, as_settled_by, screenable, searchable
 from atlas.runtime.directorships import directed_by_the_subject
+from atlas.runtime.listed_namesakes import FOR_A_REVIEWER
 from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
 from atlas.runtime.owners import AS_OWNER
 from atlas.runtime.reducer import linked_list_entry
@@ -707,21 +708,49 @@ def _hits_linked_to_the_declined(p: dict[str, Any], hits: list[dict[str, Any]]) 
 def _hits_linked_elsewhere(p: dict[str, Any], hits: list[dict[str, Any]]) -> str:
     """Said of hits on the subject whose lists link their entries to another registry
     entity than the one the subject was matched to: possibly a namesake's."""
-    elsewhere = _matched_elsewhere(p, hits)
+    return _subject_matches_elsewhere(
+        p,
+        hits,
+        lambda one: (
+            f"The list{'' if one else 's'} link{'s' if one else ''} the "
+            f"{'entry' if one else 'entries'} hit to"
+        ),
+    )
+
+
+def _register_match_elsewhere(
+    p: dict[str, Any], relevant: list[dict[str, Any]], namesakes: dict[str, str]
+) -> str:
+    """Said of matches on the register of politically exposed persons about the subject
+    whose person is another registry entity than the subject's match (and no candidate
+    for the subject: those are named as namesakes already)."""
+    matches = [e for e in relevant if e["class"] == "pep" and e["evidence_id"] not in namesakes]
+    return _subject_matches_elsewhere(
+        p,
+        matches,
+        lambda one: (
+            f"The register's {'entry' if one else 'entries'} matched {'is' if one else 'are'}"
+        ),
+    )
+
+
+def _subject_matches_elsewhere(
+    p: dict[str, Any], matches: list[dict[str, Any]], opening: Callable[[bool], str]
+) -> str:
+    elsewhere = _matched_elsewhere(p, matches)
     if elsewhere is None:
         return ""
     ids, matched, one = elsewhere
     return (
-        f" The list{'' if one else 's'} link{'s' if one else ''} the "
-        f"{'entry' if one else 'entries'} hit to another registry entity ({ids}) than "
-        f"{matched}, the one the subject was matched to: {'it' if one else 'each'} may be a "
-        "namesake's, for a reviewer to confirm or mark a false positive."
+        f" {opening(one)} another registry entity ({ids}) than {matched}, the one the subject "
+        f"was matched to: {'it' if one else 'each'} may be a namesake's, {FOR_A_REVIEWER}."
     )
 
 
 def _director_hits_elsewhere(p: dict[str, Any], hits: list[dict[str, Any]]) -> str:
-    """Said of hits on directors of the subject company whose listed person's registry
-    record does not list the company among those they direct: possibly a namesake's."""
+    """Said of hits on directors of the subject company, or co-directors of a person
+    subject, whose listed person's registry record does not list the company among those
+    they direct: possibly a namesake's."""
     flagged = [h for h in hits if h.get("about") and h.get("possible_namesake")]
     if not flagged:
         return ""
@@ -733,27 +762,8 @@ def _director_hits_elsewhere(p: dict[str, Any], hits: list[dict[str, Any]]) -> s
         board = selected["name"]
     return (
         f" The person the list means by the {'hit' if len(flagged) == 1 else 'hits'} on "
-        f"{whom} is not recorded as a director of {board}: it may be a namesake's, for a "
-        "reviewer to confirm or mark a false positive."
-    )
-
-
-def _register_match_elsewhere(
-    p: dict[str, Any], relevant: list[dict[str, Any]], namesakes: dict[str, str]
-) -> str:
-    """Said of matches on the register of politically exposed persons about the subject
-    whose person is another registry entity than the subject's match (and no candidate
-    for the subject: those are named as namesakes already)."""
-    matches = [e for e in relevant if e["class"] == "pep" and e["evidence_id"] not in namesakes]
-    elsewhere = _matched_elsewhere(p, matches)
-    if elsewhere is None:
-        return ""
-    ids, matched, one = elsewhere
-    return (
-        f" The register's {'entry' if one else 'entries'} matched {'is' if one else 'are'} "
-        f"another registry entity ({ids}) than {matched}, the one the subject was matched to: "
-        f"{'it' if one else 'each'} may be a namesake's, for a reviewer to confirm or mark a "
-        "false positive."
+        f"{whom} is not recorded as a director of {board}: it may be a namesake's, "
+        f"{FOR_A_REVIEWER}."
     )
 
 
