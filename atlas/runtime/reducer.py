@@ -1013,7 +1013,9 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         and mentions_owners(result.get("text", "")),
     )
     _add_evidence(state, item)
-    if Signal.ANOTHER_COMPANY not in signals:
+    # A company's form declares where the company's money comes from, not a person's.
+    company_form_for_a_person = state.brief.subject_type == "person" and bool(names)
+    if Signal.ANOTHER_COMPANY not in signals and not company_form_for_a_person:
         for declared in declaration_evidence(item, fields):
             _add_evidence(state, declared)
     if not about_entity:

@@ -188,3 +188,13 @@ def test_a_declaration_written_as_instructions_is_cited_as_a_suspect_source(
     assert packet.risk_rating == "medium"
     (finding,) = [f for f in packet.findings if declared.evidence_id in f.evidence_ids]
     assert finding.claim.startswith(SUSPECT_SOURCE)
+
+
+def test_a_company_form_declares_nothing_for_a_person_subject(make_runtime, make_state, documents):
+    doc = attached(documents, "company_kyc.txt", HEAD + DECLARED)
+    state = run(
+        make_runtime(),
+        make_state("Amara Okafor", subject_type="person", jurisdiction=None, documents=[doc]),
+    )
+    assert not [item for item in state.evidence if item.declares]
+    assert NO_DECLARATION in state.proposed_packet.open_gaps
