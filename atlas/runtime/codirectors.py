@@ -6,7 +6,7 @@ gap of the packet (packets.with_open_issues)."""
 
 from __future__ import annotations
 
-from atlas.runtime.directors import SEPARATOR, director_key, named_in, named_step
+from atlas.runtime.directors import SEPARATOR, director_key, named_in, named_step, not_done
 from atlas.runtime.directorships import directorships
 from atlas.runtime.state import AtlasState, HeldDirectorship
 from atlas.runtime.world import SPELLED_AS_ITS_NAME, name_score
@@ -74,8 +74,7 @@ def codirector_companies(state: AtlasState, name: str) -> list[HeldDirectorship]
 
 
 def unscreened_codirectors(state: AtlasState) -> list[str]:
-    done = set(state.completed_steps)
-    return [name for name in codirectors(state) if codirector_step(name) not in done]
+    return not_done(state, codirectors(state), codirector_step)
 
 
 def screened_codirector(state: AtlasState, arguments: dict) -> str | None:

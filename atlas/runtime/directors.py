@@ -70,17 +70,17 @@ def searchable(name: str) -> bool:
 
 
 def unscreened_directors(state: AtlasState) -> list[str]:
-    return _without(state, director_step)
+    return not_done(state, directors(state), director_step)
 
 
 def unsearched_directors(state: AtlasState) -> list[str]:
-    return _without(state, director_media_step)
+    return not_done(state, directors(state), director_media_step)
 
 
-def _without(state: AtlasState, step: Callable[[str], str]) -> list[str]:
-    """The directors whose `step` is not done yet."""
+def not_done(state: AtlasState, names: list[str], step: Callable[[str], str]) -> list[str]:
+    """The people of `names` whose `step` (director_step, ...) is not done yet."""
     done = set(state.completed_steps)
-    return [name for name in directors(state) if step(name) not in done]
+    return [name for name in names if step(name) not in done]
 
 
 def screened_director(state: AtlasState, arguments: dict) -> str | None:

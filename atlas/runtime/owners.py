@@ -1,8 +1,8 @@
 """The beneficial owners of the subject company that its documents name ("Ultimate
 beneficial owner: ..."), each screened against the sanctions lists and searched for in the
 news by name, each a step of its own: a company owned by a listed or notorious person is
-exposed to them, whoever its directors are. Directors are screened as directors (runs.directors); the subject's own
-screening covers the subject's own name."""
+exposed to them, whoever its directors are. Directors are researched as directors
+(atlas.runtime.directors); the subject's own screening covers the subject's own name."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from atlas.runtime.directors import (
     directors,
     named_in,
     named_step,
+    not_done,
 )
 from atlas.runtime.state import AtlasState, Fact
 from atlas.runtime.tools.document_owners import read_share_entry, share_entry, share_percent
@@ -68,13 +69,11 @@ def documents_with_unread_owners(state: AtlasState) -> list[str]:
 
 
 def unscreened_owners(state: AtlasState) -> list[str]:
-    done = set(state.completed_steps)
-    return [name for name in owners(state) if owner_step(name) not in done]
+    return not_done(state, owners(state), owner_step)
 
 
 def unsearched_owners(state: AtlasState) -> list[str]:
-    done = set(state.completed_steps)
-    return [name for name in owners(state) if owner_media_step(name) not in done]
+    return not_done(state, owners(state), owner_media_step)
 
 
 def screened_owner(state: AtlasState, arguments: dict) -> str | None:

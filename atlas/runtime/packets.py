@@ -95,8 +95,8 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
     hits hold (OFAC's 50 Percent Rule); as open gaps, the directors and the subject's
     companies nobody screened or searched, the attached documents the run did not read and
     those about another company, whatever keeps that holding from being told, and the
-    source of wealth or of funds of a politically exposed person no document declares; and each
-    time a reviewer sent a packet back, with the analyst's reply."""
+    source of wealth or of funds of a politically exposed person no document declares;
+    and each time a reviewer sent a packet back, with the analyst's reply."""
     gaps = [
         *_unresearched_directors(s),
         *_unresearched_directorships(s),

@@ -21,14 +21,15 @@ from atlas.runtime.codirectors import (
 )
 from atlas.runtime.context import clipped
 from atlas.runtime.decisions import CallTool
-from atlas.runtime.directors import SEPARATOR as DIRECTORS_SEPARATOR
 from atlas.runtime.directors import (
+    AS_DIRECTOR,
     director_key,
     director_media_step,
     director_step,
     screened_director,
     searched_director,
 )
+from atlas.runtime.directors import SEPARATOR as DIRECTORS_SEPARATOR
 from atlas.runtime.directorships import (
     BY_NAME,
     directed_by_the_subject,
@@ -64,6 +65,7 @@ from atlas.runtime.state import (
     HeldDirectorship,
     SameTextElsewhere,
     Signal,
+    evidence_id_for,
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.document_directors import mentions_directors
@@ -125,7 +127,7 @@ def apply_in_place(
         codirector = screened_codirector(new, args)
         if director:
             board = [(new.selected_entity.entity_id, new.selected_entity.name)]
-            _apply_sanctions(new, result, step, now, about=f"director {director}", boards=board)
+            _apply_sanctions(new, result, step, now, about=f"{AS_DIRECTOR}{director}", boards=board)
             _complete(new, director_step(director))
         elif owner:
             _apply_sanctions(new, result, step, now, about=f"{AS_OWNER}{owner}")
@@ -148,7 +150,7 @@ def apply_in_place(
         owner = searched_owner(new, args)
         company = directorship_named(new, args)
         if director:
-            _apply_media(new, result, step, now, about=f"director {director}")
+            _apply_media(new, result, step, now, about=f"{AS_DIRECTOR}{director}")
             _complete(new, director_media_step(director))
         elif owner:
             _apply_media(new, result, step, now, about=f"{AS_OWNER}{owner}")
@@ -216,10 +218,6 @@ def _about_the_subject(
 def _complete(state: AtlasState, step_name: str) -> None:
     if step_name not in state.completed_steps:
         state.completed_steps.append(step_name)
-
-
-def _evidence_id(fp: str) -> str:
-    return f"ev-{fp[:10]}"
 
 
 def _add_evidence(state: AtlasState, item: EvidenceItem) -> bool:
@@ -511,7 +509,7 @@ def _apply_resolve(
             claim += _how_it_matched(arguments.get("name") or "", candidate)
         source_id = f"registry:{record['entity_id']}"
         item = EvidenceItem(
-            evidence_id=_evidence_id(fp),
+            evidence_id=evidence_id_for(fp),
             evidence_class="registry",
             source_id=source_id,
             source_label=f"{REGISTRY_NAMES[record['entity_type']]} ({record['jurisdiction']})",
@@ -646,7 +644,7 @@ def _apply_sanctions(
         _add_evidence(
             state,
             EvidenceItem(
-                evidence_id=_evidence_id(fp),
+                evidence_id=evidence_id_for(fp),
                 evidence_class="sanctions",
                 source_id=f"sanctions:{hit['entry_id']}",
                 source_label=hit["list"],
@@ -672,7 +670,7 @@ def _apply_sanctions(
         _add_evidence(
             state,
             EvidenceItem(
-                evidence_id=_evidence_id(fp),
+                evidence_id=evidence_id_for(fp),
                 evidence_class="sanctions",
                 source_id=f"sanctions-screen:{subject}",
                 source_label=", ".join(result.get("lists_checked", [])),
@@ -752,7 +750,7 @@ def _apply_pep_matches(
         _add_evidence(
             state,
             EvidenceItem(
-                evidence_id=_evidence_id(fp),
+                evidence_id=evidence_id_for(fp),
                 evidence_class="pep",
                 source_id=f"pep:{match['entity_id']}",
                 source_label=PEP_REGISTER,
@@ -802,7 +800,7 @@ def _apply_media(
     for article in articles:
         fp = fingerprint_text(article["text"])
         item = EvidenceItem(
-            evidence_id=_evidence_id(fp),
+            evidence_id=evidence_id_for(fp),
             evidence_class="adverse_media",
             source_id=f"article:{article['article_id']}",
             source_label=article["outlet"],
@@ -926,7 +924,7 @@ def _add_search_record(
     _add_evidence(
         state,
         EvidenceItem(
-            evidence_id=_evidence_id(fp),
+            evidence_id=evidence_id_for(fp),
             evidence_class="adverse_media",
             source_id=f"media-search:{key}",
             source_label="News search",
@@ -991,7 +989,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     opening = clipped(" ".join(shown.split()), DOCUMENT_OPENING_CHARS)
     begins = f" It begins: “{opening}”" if opening else ""
     item = EvidenceItem(
-        evidence_id=_evidence_id(fp),
+        evidence_id=evidence_id_for(fp),
         evidence_class="document",
         source_id=f"document:{result['document_id']}",
         source_label=f"Uploaded document {_document_called(state, result)}",

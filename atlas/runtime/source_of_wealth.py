@@ -12,7 +12,7 @@ from atlas.runtime.directors import AS_DIRECTOR
 from atlas.runtime.owners import AS_OWNER
 from atlas.runtime.rating_floor import about_the_subject
 from atlas.runtime.redaction import redact
-from atlas.runtime.state import AtlasState, EvidenceItem, Signal
+from atlas.runtime.state import AtlasState, EvidenceItem, Signal, evidence_id_for
 from atlas.runtime.tools.document_declarations import DECLARED_FIELDS
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.wording import fact_words, listed
@@ -36,7 +36,7 @@ def declaration_evidence(
         items.append(
             document.model_copy(
                 update={
-                    "evidence_id": f"ev-{fp[:10]}",
+                    "evidence_id": evidence_id_for(fp),
                     "fingerprint": fp,
                     "claim": (
                         f"{document.source_label} declares the {fact_words(field)}: "

@@ -214,6 +214,11 @@ class SameTextElsewhere(_Model):
     url: str | None = None
 
 
+def evidence_id_for(fingerprint: str) -> str:
+    """An evidence item's id, from its fingerprint: the same finding keeps its id."""
+    return f"ev-{fingerprint[:10]}"
+
+
 class EvidenceItem(_Model):
     evidence_id: str
     evidence_class: str  # registry | sanctions | pep | adverse_media | document | human

@@ -737,10 +737,15 @@ def _register_match_elsewhere(
 def _subject_matches_elsewhere(
     p: dict[str, Any], matches: list[dict[str, Any]], opening: Callable[[bool], str]
 ) -> str:
-    elsewhere = _matched_elsewhere(p, matches)
-    if elsewhere is None:
+    """The sentence on those of `matches` on the subject that name another registry entity
+    than the subject's match, `opening(one)` naming what they are; "" for none."""
+    selected = p["selected_entity"]
+    elsewhere = [e for e in matches if not e.get("about") and e.get("possible_namesake")]
+    if selected is None or not elsewhere:
         return ""
-    ids, matched, one = elsewhere
+    ids = listed(list(dict.fromkeys(e["linked_entity_id"] for e in elsewhere)), "and")
+    matched = candidate_words(selected["entity_id"], p["entity_candidates"], p["evidence"])
+    one = len(elsewhere) == 1
     return (
         f" {opening(one)} another registry entity ({ids}) than {matched}, the one the subject "
         f"was matched to: {'it' if one else 'each'} may be a namesake's, {FOR_A_REVIEWER}."
@@ -765,23 +770,6 @@ def _director_hits_elsewhere(p: dict[str, Any], hits: list[dict[str, Any]]) -> s
         f"{whom} is not recorded as a director of {board}: it may be a namesake's, "
         f"{FOR_A_REVIEWER}."
     )
-
-
-def _matched_elsewhere(
-    p: dict[str, Any], matches: list[dict[str, Any]]
-) -> tuple[str, str, bool] | None:
-    """For screening matches on the subject that name another registry entity than the
-    subject's match: those entities' ids, the subject's match in words, and whether there
-    is one match; None when there are none."""
-    selected = p["selected_entity"]
-    if selected is None:
-        return None
-    elsewhere = [e for e in matches if not e.get("about") and e.get("possible_namesake")]
-    if not elsewhere:
-        return None
-    ids = listed(list(dict.fromkeys(e["linked_entity_id"] for e in elsewhere)), "and")
-    matched = candidate_words(selected["entity_id"], p["entity_candidates"], p["evidence"])
-    return ids, matched, len(elsewhere) == 1
 
 
 def _register_matches(
