@@ -7,6 +7,13 @@ from atlas.runtime.adapters.playbook import draft_packet
 from atlas.runtime.codirectors import codirectors_of, registry_directors, unscreened_codirectors
 from atlas.runtime.context import project_state
 from atlas.runtime.decisions import DueDiligencePacket, PacketConflict, PacketConflictValue
+from atlas.runtime.declared_businesses import (
+    MAX_RESEARCHED,
+    as_declared_business,
+    businesses_beyond_the_limit,
+    unscreened_businesses,
+    unsearched_businesses,
+)
 from atlas.runtime.directors import (
     SEPARATOR,
     director_key,
@@ -93,7 +100,8 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
     """What every packet carries, whatever the model wrote: the conflicts nobody resolved,
     with both sides; in its sanctions result, how much of the company owners with sanctions
     hits hold (OFAC's 50 Percent Rule); as open gaps, the directors and the subject's
-    companies nobody screened or searched, the attached documents the run did not read and
+    companies nobody screened or searched, and the businesses a declared source of wealth or
+    funds names that nobody did, the attached documents the run did not read and
     those about another company, whatever keeps that holding from being told, and the
     source of wealth or of funds of a politically exposed person no document declares;
     and each time a reviewer sent a packet back, with the analyst's reply."""
@@ -105,6 +113,7 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
         *_documents_about_others(s),
         *_documents_with_unread_directors(s),
         *_codirectors_unscreened(s),
+        *_unresearched_businesses(s),
         *_denied_research(s),
     ]
     ownership, ownership_gap = ownership_by_listed_owners(s)
@@ -139,6 +148,19 @@ def _unresearched_owners(s: AtlasState) -> list[str]:
         "read: check who they are by hand, and have each screened."
         for label in documents_with_unread_owners(s)
     ]
+
+
+def _unresearched_businesses(s: AtlasState) -> list[str]:
+    not_done = [(name, "screened against the sanctions lists") for name in unscreened_businesses(s)]
+    not_done += [(name, "searched for adverse media") for name in unsearched_businesses(s)]
+    gaps = [f"The {as_declared_business(s, name)} was not {what}." for name, what in not_done]
+    if beyond := businesses_beyond_the_limit(s):
+        gaps.append(
+            f"The declarations also name {listed(beyond, 'and')}: not researched in this run, "
+            f"which researches the first {MAX_RESEARCHED} businesses declared; have each "
+            "screened and searched for by hand."
+        )
+    return gaps
 
 
 def _unresearched_directorships(s: AtlasState) -> list[str]:

@@ -6,6 +6,12 @@ import hashlib
 import json
 
 from atlas.runtime.codirectors import codirector_step, unscreened_codirectors
+from atlas.runtime.declared_businesses import (
+    business_media_step,
+    business_step,
+    unscreened_businesses,
+    unsearched_businesses,
+)
 from atlas.runtime.directors import (
     director_media_step,
     director_step,
@@ -41,6 +47,8 @@ def pending_requirements(state: AtlasState) -> list[str]:
     pending.extend(owner_step(name) for name in unscreened_owners(state))
     pending.extend(owner_media_step(name) for name in unsearched_owners(state))
     pending.extend(codirector_step(name) for name in unscreened_codirectors(state))
+    pending.extend(business_step(name) for name in unscreened_businesses(state))
+    pending.extend(business_media_step(name) for name in unsearched_businesses(state))
     for document in state.brief.documents:
         if f"extract:{document.document_id}" not in state.completed_steps:
             pending.append(f"extract:{document.document_id}")

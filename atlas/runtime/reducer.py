@@ -21,6 +21,13 @@ from atlas.runtime.codirectors import (
 )
 from atlas.runtime.context import clipped
 from atlas.runtime.decisions import CallTool
+from atlas.runtime.declared_businesses import (
+    as_declared_business,
+    business_media_step,
+    business_step,
+    screened_business,
+    searched_business,
+)
 from atlas.runtime.directors import (
     AS_DIRECTOR,
     director_key,
@@ -125,6 +132,7 @@ def apply_in_place(
         company = directorship_named(new, args)
         owner = screened_owner(new, args)
         codirector = screened_codirector(new, args)
+        business = screened_business(new, args)
         if director:
             board = [(new.selected_entity.entity_id, new.selected_entity.name)]
             _apply_sanctions(new, result, step, now, about=f"{AS_DIRECTOR}{director}", boards=board)
@@ -140,6 +148,9 @@ def apply_in_place(
         elif company:
             _apply_sanctions(new, result, step, now, about=directed_by_the_subject(company))
             _complete(new, directorship_step(company.entity_id))
+        elif business:
+            _apply_sanctions(new, result, step, now, about=as_declared_business(new, business))
+            _complete(new, business_step(business))
         else:
             _apply_sanctions(new, result, step, now, candidate_id=_screened_candidate(new, result))
             if screens_the_subject(new, args):
@@ -149,6 +160,7 @@ def apply_in_place(
         director = searched_director(new, args)
         owner = searched_owner(new, args)
         company = directorship_named(new, args)
+        business = searched_business(new, args)
         if director:
             _apply_media(new, result, step, now, about=f"{AS_DIRECTOR}{director}")
             _complete(new, director_media_step(director))
@@ -158,6 +170,9 @@ def apply_in_place(
         elif company:
             _apply_media(new, result, step, now, about=directed_by_the_subject(company))
             _complete(new, directorship_media_step(company.entity_id))
+        elif business:
+            _apply_media(new, result, step, now, about=as_declared_business(new, business))
+            _complete(new, business_media_step(business))
         else:
             _apply_media(new, result, step, now)
             if searches_the_subject(new, args):

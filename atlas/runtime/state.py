@@ -259,6 +259,9 @@ class EvidenceItem(_Model):
     # For what a document declares of where the money comes from: which source
     # (document_declarations.SOURCE_OF_WEALTH or SOURCE_OF_FUNDS).
     declares: str = ""
+    # For such a declaration: the businesses it names (declared_businesses), each to be
+    # screened and searched for in the news.
+    businesses: list[str] = Field(default_factory=list)
     # The same text at other addresses (an article syndicated word for word): one story,
     # held once, each place it ran named.
     copies: list[SameTextElsewhere] = Field(default_factory=list)

@@ -202,6 +202,8 @@ class Playbook:
                 {"document_id": document["document_id"]},
                 f"Read the attached document {document['name']}.",
             )
+        if by_name := _by_name(p, DECLARED_BUSINESS_STEPS, offered, failures):
+            return by_name
         if by_name := _by_name(p, CODIRECTOR_STEPS, offered, failures):
             return by_name
         reviews = p.get("packet_reviews", [])
@@ -268,6 +270,26 @@ DIRECTOR_STEPS = (
         "query",
         searchable,
         "Look for adverse media about {}, a beneficial owner of the subject.",
+    ),
+)
+
+# Once the documents are read: the businesses their declared sources of wealth or funds
+# name, by name.
+DECLARED_BUSINESS_STEPS = (
+    (
+        "businesses_to_screen",
+        "screen_sanctions",
+        "name",
+        screenable,
+        "Screen {}, a business the subject's declared source of wealth or funds names.",
+    ),
+    (
+        "businesses_to_search",
+        "search_adverse_media",
+        "query",
+        searchable,
+        "Look for adverse media about {}, a business the subject's declared source of "
+        "wealth or funds names.",
     ),
 )
 
@@ -880,6 +902,8 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         or p.get("owners_to_screen")
         or p.get("owners_to_search")
         or p.get("codirectors_to_screen")
+        or p.get("businesses_to_screen")
+        or p.get("businesses_to_search")
         or p.get("documents_with_unread_owners")
         or "search_adverse_media" not in p["completed_steps"]
     ):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from atlas.runtime.world.normalize import LEGAL_SUFFIXES, normalize_text
+
 SOURCE_OF_WEALTH = "source_of_wealth"
 SOURCE_OF_FUNDS = "source_of_funds"
 DECLARED_FIELDS = (SOURCE_OF_WEALTH, SOURCE_OF_FUNDS)
@@ -28,6 +30,9 @@ _PLACEHOLDER = re.compile(
 )
 MAX_LINES_UNDER = 5
 MAX_CHARS = 300
+# A word of a business's name: capitalized ("Kestrel", "GmbH", "O'Neill", "3M"), or the
+# "&" of "Smith & Sons".
+_NAME_WORD = re.compile(r"[A-Z0-9][\w'’.-]*|&")
 
 
 def declarations(text: str) -> dict[str, str]:
@@ -72,3 +77,47 @@ def _clipped(value: str) -> str:
     if len(value) <= MAX_CHARS:
         return value
     return value[:MAX_CHARS].rsplit(" ", 1)[0] + "…"
+
+
+def businesses_named(declared: str) -> list[str]:
+    """The businesses a declaration names by a legal form ("dividends from Kestrel Foods
+    Ltd" names Kestrel Foods Ltd), each once, in the order named: a run of capitalized
+    words up to its last legal-form word (Ltd, GmbH, JSC, ...). A legal form written in
+    lower case ("as", "co") is a word of the sentence, not of a name."""
+    found: list[str] = []
+    for run in _capitalized_runs(declared):
+        ends = [i for i, word in enumerate(run) if i and _legal_form(word)]
+        if not ends or run[0] == "&":
+            continue
+        name = " ".join(run[: ends[-1] + 1])
+        if name.endswith(".") and "." not in name.rsplit(" ", 1)[-1][:-1]:
+            name = name[:-1]  # "Ltd." at a sentence's end; "S.A." keeps its own
+        # "... Kestrel Foods Ltd. Also Kestrel Foods Ltd": a sentence's first word is
+        # capitalized too.
+        if not any(name == known or name.endswith(f" {known}") for known in found):
+            found.append(name)
+    return found
+
+
+_OPENING = "(\"“'‘["
+_CLOSING = ")\"”'’],;:!?"
+
+
+def _capitalized_runs(text: str) -> list[list[str]]:
+    """The runs of name words in `text`; punctuation around a word ends a run."""
+    runs: list[list[str]] = [[]]
+    for word in text.split():
+        if word[0] in _OPENING:
+            runs.append([])
+        bare = word.strip(_OPENING + _CLOSING)
+        if not _NAME_WORD.fullmatch(bare):
+            runs.append([])
+            continue
+        runs[-1].append(bare)
+        if word[-1] in _CLOSING or word[-1] == ".":
+            runs.append([])
+    return [run for run in runs if run]
+
+
+def _legal_form(word: str) -> bool:
+    return normalize_text(word).replace(" ", "") in LEGAL_SUFFIXES
