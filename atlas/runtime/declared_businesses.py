@@ -6,8 +6,9 @@ the money comes from there is not checked by anything else."""
 
 from __future__ import annotations
 
-from atlas.runtime.directors import named_in, named_step, not_done
+from atlas.runtime.directors import directors, named_in, named_step, not_done
 from atlas.runtime.directorships import directorships
+from atlas.runtime.owners import owners
 from atlas.runtime.state import AtlasState
 from atlas.runtime.tools.document_declarations import SOURCE_OF_FUNDS, SOURCE_OF_WEALTH
 from atlas.runtime.world.normalize import normalize_name
@@ -34,8 +35,9 @@ def business_media_step(name: str) -> str:
 
 def named_businesses(state: AtlasState) -> dict[str, str]:
     """name -> the declared field first naming it, for every business the declarations
-    read in the run name, each once, but the subject itself and the companies it is
-    known to direct (researched as such, by their registry records)."""
+    read in the run name, each once, but the subject itself, the companies it is known to
+    direct (researched as such, by their registry records), and the subject company's
+    directors and owners (researched as such)."""
     named: dict[str, tuple[str, str]] = {}
     for item in state.evidence:
         for name in item.businesses if item.declares else ():
@@ -46,6 +48,7 @@ def named_businesses(state: AtlasState) -> dict[str, str]:
     if state.selected_entity is not None:
         covered.add(normalize_name(state.selected_entity.name))
     covered |= {normalize_name(company.name) for company in directorships(state)}
+    covered |= {normalize_name(name) for name in [*directors(state), *owners(state)]}
     named = {key: value for key, value in named.items() if key not in covered}
     return dict(named.values())
 

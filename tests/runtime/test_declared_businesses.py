@@ -233,3 +233,21 @@ def test_a_business_the_screening_refuses_is_a_gap_of_a_medium_packet(
         "The source-of-funds business Jane Roe Trading Ltd was not screened against the "
         "sanctions lists."
     ]
+
+
+def test_a_declared_business_that_owns_the_company_is_researched_once(
+    make_runtime, make_state, store, documents
+):
+    doc = attached(
+        documents,
+        "kyc.txt",
+        "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
+        "Beneficial owner: Jane Roe Holdings Ltd (100%)\n"
+        "Source of funds: Capital from Jane Roe Holdings Ltd\n",
+    )
+    state = run(make_runtime(), make_state(documents=[doc]))
+    screens = tool_arguments(store, state, "screen_sanctions")
+    assert screens.count({"name": "Jane Roe Holdings Ltd"}) == 1
+    assert state.status == "awaiting_review"
+    assert state.proposed_packet.risk_rating == "low"
+    assert not state.proposed_packet.open_gaps

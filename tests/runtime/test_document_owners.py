@@ -4,7 +4,7 @@ without any that can be read."""
 from __future__ import annotations
 
 import pytest
-from runtime_helpers import run
+from runtime_helpers import run, tool_arguments
 
 from atlas.runtime.ports import StoredDocument
 from atlas.runtime.state import AttachedDocument
@@ -45,6 +45,16 @@ def attached(documents, name: str, text: str) -> AttachedDocument:
             ["Dmitri Volkov"],
         ),
         ("UBO: None", []),
+        # A business is named whole, by its legal form, among the people.
+        ("Beneficial owner: Pinecrest Holdings Ltd (100%)", ["Pinecrest Holdings Ltd"]),
+        (
+            "Beneficial owners: ROE, Jane (40%); Jane Roe Holdings Ltd (60%)",
+            ["Jane Roe", "Jane Roe Holdings Ltd"],
+        ),
+        (
+            "Beneficial owners:\n- Orion Trust Company Limited (75%)\n- John Doe (25%)\n",
+            ["Orion Trust Company Limited", "John Doe"],
+        ),
     ],
 )
 def test_owners_are_read_as_forms_write_them(text, owners):
@@ -122,3 +132,18 @@ def test_a_clean_beneficial_owner_is_screened_and_said_to_have_no_hits(
     assert "No hits either for director Sarah Linden" in packet.sanctions_result
     assert "beneficial owner Jane Roe" in packet.sanctions_result
     assert not packet.open_gaps
+
+
+def test_a_business_that_owns_the_company_is_screened_by_its_whole_name(
+    make_runtime, make_state, store, documents
+):
+    doc = attached(
+        documents,
+        "acme_ubo.txt",
+        HEAD + "Beneficial owners: Pinecrest Holdings Ltd (60%), Jane Roe (40%)\n",
+    )
+    state = run(make_runtime(), make_state("Acme Analytics", documents=[doc]))
+    screened = tool_arguments(store, state, "screen_sanctions")
+    assert {"name": "Pinecrest Holdings Ltd"} in screened
+    assert {"name": "Pinecrest"} not in screened
+    assert "beneficial owner Pinecrest Holdings Ltd" in state.proposed_packet.sanctions_result
