@@ -47,6 +47,12 @@ LISTED_SOURCE = (
         ("Salary as a minister and a family property portfolio inherited in 2015.", []),
         ("Savings at Example Bank, and an inheritance from AS Holding's founder", []),
         ("Ltd", []),
+        # A word that opens a sentence is not a part of the name; nor is a year.
+        (
+            "From Kestrel Foods Ltd, and In 2019 Pinecrest Holdings Ltd",
+            ["Kestrel Foods Ltd", "Pinecrest Holdings Ltd"],
+        ),
+        ("Royalties from 3M Co", ["3M Co"]),
     ],
 )
 def test_businesses_are_named_by_a_legal_form(declared, named):

@@ -30,9 +30,13 @@ _PLACEHOLDER = re.compile(
 )
 MAX_LINES_UNDER = 5
 MAX_CHARS = 300
-# A word of a business's name: capitalized ("Kestrel", "GmbH", "O'Neill", "3M"), or the
-# "&" of "Smith & Sons".
-_NAME_WORD = re.compile(r"[A-Z0-9][\w'’.-]*|&")
+# A word of a business's name: capitalized ("Kestrel", "GmbH", "O'Neill"), a number with
+# letters ("3M", not "2018"), or the "&" of "Smith & Sons".
+_NAME_WORD = re.compile(r"[A-Z][\w'’.-]*|[0-9][\w'’.-]*[A-Za-z][\w'’.-]*|&")
+# Words a sentence or clause may open with before a name ("From Kestrel Foods Ltd").
+_LEAD_WORDS = frozenset(
+    ("and", "also", "at", "by", "for", "from", "in", "of", "since", "through", "via", "with")
+)
 
 
 def declarations(text: str) -> dict[str, str]:
@@ -79,13 +83,15 @@ def _clipped(value: str) -> str:
     return value[:MAX_CHARS].rsplit(" ", 1)[0] + "…"
 
 
-def businesses_named(declared: str) -> list[str]:
-    """The businesses a declaration names by a legal form ("dividends from Kestrel Foods
-    Ltd" names Kestrel Foods Ltd), each once, in the order named: a run of capitalized
-    words up to its last legal-form word (Ltd, GmbH, JSC, ...). A legal form written in
-    lower case ("as", "co") is a word of the sentence, not of a name."""
+def businesses_named(text: str) -> list[str]:
+    """The businesses `text` names by a legal form ("dividends from Kestrel Foods Ltd"
+    names Kestrel Foods Ltd), each once, in the order named: a run of capitalized words up
+    to its last legal-form word (Ltd, GmbH, JSC, ...). A legal form written in lower case
+    ("as", "co") is a word of the sentence, not of a name."""
     found: list[str] = []
-    for run in _capitalized_runs(declared):
+    for run in _capitalized_runs(text):
+        while len(run) > 2 and run[0].lower() in _LEAD_WORDS:
+            run = run[1:]
         ends = [i for i, word in enumerate(run) if i and _legal_form(word)]
         if not ends or run[0] == "&":
             continue
