@@ -11,7 +11,7 @@ from test_document_owners import attached
 from atlas.runtime.declared_businesses import business_media_step, business_step
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import Signal
-from atlas.runtime.tools.document_declarations import businesses_named
+from atlas.runtime.tools.business_names import businesses_named
 
 LISTED_SOURCE = (
     "Source of wealth: Dividends from Northern Star Trading FZE since 2016, and the 2018\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 
 from runtime_helpers import FnModel, events_of, playbook_skipping, run, tool_arguments
+from test_document_owners import HEAD, attached
 
 from atlas.runtime.adapters.base import ModelReply
 from atlas.runtime.adapters.playbook import Playbook, draft_packet
@@ -323,3 +324,19 @@ def test_the_packet_pages_evidence_lists_read_as_the_settled_packet_does(make_ru
     assert not any("director James Whitfield" in claim for claim in claims)
     assert sum("Whitfield (named a director only by a source" in claim for claim in claims) == 2
     assert sum("director Viktor Petrenko" in claim for claim in claims) >= 1
+
+
+def test_a_business_listed_as_a_director_is_screened_by_its_whole_name(
+    make_runtime, make_state, store, documents
+):
+    doc = attached(
+        documents,
+        "board.txt",
+        HEAD + "Directors: Sarah Linden, Tom Becker, Harbor Nominees Ltd\n",
+    )
+    state = run(make_runtime(), make_state(documents=[doc]))
+    assert "Harbor Nominees Ltd" in directors(state)
+    assert {"name": "Harbor Nominees Ltd"} in tool_arguments(store, state, "screen_sanctions")
+    assert {"query": "Harbor Nominees Ltd"} in tool_arguments(store, state, "search_adverse_media")
+    # The registry names only the two people: the sources disagree on who the directors are.
+    assert [c.fact for c in state.conflicts] == ["directors"]

@@ -55,6 +55,8 @@ def attached(documents, name: str, text: str) -> AttachedDocument:
             "Beneficial owners:\n- Orion Trust Company Limited (75%)\n- John Doe (25%)\n",
             ["Orion Trust Company Limited", "John Doe"],
         ),
+        # A business in an aside is how the person holds their share, not an owner.
+        ("Beneficial owner: Jane Roe (via Pinecrest Holdings Ltd) 60%", ["Jane Roe"]),
     ],
 )
 def test_owners_are_read_as_forms_write_them(text, owners):

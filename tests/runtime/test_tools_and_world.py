@@ -34,6 +34,7 @@ from atlas.runtime.tools.document_directors import (
     directors_in_blocks,
     directors_in_prose,
     directors_listed,
+    names_listed,
 )
 from atlas.runtime.tools.registry import ToolRegistry, default_registry
 from atlas.runtime.tools.schemas import (
@@ -309,6 +310,26 @@ def test_directors_named_in_a_sentence_are_read_and_nothing_else_is(sentence, na
 )
 def test_a_directors_line_gives_the_names_without_the_punctuation_between_them(line, names):
     assert directors_listed(line) == names
+    assert names_listed(line) == names
+
+
+@pytest.mark.parametrize(
+    "line, names",
+    [
+        ("Jane Roe, Acme Nominees Ltd", ["Jane Roe", "Acme Nominees Ltd"]),
+        ("Acme Nominees Ltd and Jane Roe", ["Acme Nominees Ltd", "Jane Roe"]),
+        ("DOE, Jane; Acme Nominees Limited", ["Jane Doe", "Acme Nominees Limited"]),
+        ("1. Acme Nominees Ltd 2. Jane Roe", ["Acme Nominees Ltd", "Jane Roe"]),
+        ("Jane Roe / Pinecrest Holdings Ltd", ["Jane Roe", "Pinecrest Holdings Ltd"]),
+        # A business within an item, or in an aside, is not one of the names.
+        ("Jane Roe, CEO of Acme Ltd", ["Jane Roe"]),
+        ("Jane Roe (Acme Ltd), Omar Haddad", ["Jane Roe", "Omar Haddad"]),
+        # One said to have gone is not a director, a business or a person.
+        ("Acme Nominees Ltd (resigned 2020), Jane Roe", ["Jane Roe"]),
+    ],
+)
+def test_a_business_listed_as_a_director_is_read_whole(line, names):
+    assert names_listed(line) == names
 
 
 @pytest.mark.parametrize(

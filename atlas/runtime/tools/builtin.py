@@ -16,7 +16,7 @@ from atlas.runtime.tools.document_directors import (
     directors_in_blocks,
     directors_in_prose,
     directors_in_tables,
-    directors_listed,
+    names_listed,
 )
 from atlas.runtime.tools.document_owners import (
     OWNERS_LABEL,
@@ -409,7 +409,7 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
     for field_name, pattern in _FIELD_PATTERNS.items():
         values = [m["value"].strip() for m in pattern.finditer(labelled)]
         if field_name == "directors":
-            values = [name for line in values for name in directors_listed(line)]
+            values = [name for line in values for name in names_listed(line)]
             values += directors_in_blocks(labelled) + directors_in_tables(text)
             values += directors_in_prose(text)
         if field_name == "registration_numbers":

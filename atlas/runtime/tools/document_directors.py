@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from atlas.runtime.tools.business_names import businesses_named
 from atlas.runtime.world.normalize import HONORIFICS
 
 _LEAD_IN = re.compile(
@@ -121,6 +122,45 @@ def directors_listed(line: str) -> list[str]:
     return names
 
 
+def names_listed(line: str) -> list[str]:
+    """The names a list gives, in order: people as directors_listed reads them, and a
+    business that is an item of the list of its own, whole, by its legal form ("Jane Roe;
+    Pinecrest Holdings Ltd"). A business within an item ("Jane Roe, CEO of Acme Ltd", "Jane
+    Roe (Acme Ltd)") is no name of the list."""
+    businesses = []
+    for name in businesses_named(line):
+        at = line.find(name)
+        if at >= 0 and _an_item(line[:at], line[at + len(name) :]):
+            businesses.append((at, name))
+            # Blanked out with the "and" after it, so each person is found where the line
+            # names them.
+            end = at + len(name)
+            end += len(joined[0]) if (joined := _AND_NEXT.match(line, end)) else 0
+            line = line[:at] + ";" + " " * (end - at - 1) + line[end:]
+    people = [(_place(line, person), person) for person in directors_listed(line)]
+    return [name for _, name in sorted(businesses + people)]
+
+
+_AND_NEXT = re.compile(r"(?i)[ \t]+and(?=[ \t])")
+
+
+def _an_item(before: str, after: str) -> bool:
+    """Whether text between `before` and `after` is an item of a list of its own."""
+    return bool(_ITEM_OPENS.search(before) and _ITEM_CLOSES.match(after))
+
+
+# What may come before an item of a list, and after it: a comma, semicolon, slash, "and",
+# the item's number ("1.", "2)"), or the line's start or end.
+_ITEM_OPENS = re.compile(r"(?i)(?:^|[,;:/]|(?:^|\s)and|(?:^|\s)\d{1,2}[.)])\s*$")
+_ITEM_CLOSES = re.compile(r"(?i)\s*(?:$|[,;./]|and\s|\d{1,2}[.)]\s)")
+
+
+def _place(line: str, person: str) -> int:
+    """Where `line` names `person`, by their surname ("ROE, Jane" holds Jane Roe)."""
+    found = re.search(rf"(?i)\b{re.escape(person.split()[-1])}\b", line)
+    return found.start() if found else len(line)
+
+
 def _name_opening(text: str, lower_case_names: bool = True) -> str:
     """The name that opens `text`: "Dmitri Volkov since 2019", "Dmitri Volkov ID 12345" and
     "Dmitri Volkov Chairman" are Dmitri Volkov. Text written as an order to the agent
@@ -161,7 +201,7 @@ def directors_in_blocks(text: str) -> list[str]:
             line = BULLET.sub("", line).strip()
             if not line or ":" in line:
                 break
-            found = directors_listed(_given_name_first(line) if _surname_first(line) else line)
+            found = names_listed(_given_name_first(line) if _surname_first(line) else line)
             # A line giving nobody, but for one said to have gone, is not a name.
             if not found and _GONE_MARK not in _without_asides(line):
                 break

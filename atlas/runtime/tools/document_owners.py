@@ -1,7 +1,7 @@
 """Beneficial owners a document names: on a labelled line ("Beneficial owners: ...",
 "Ultimate beneficial owner (UBO): ...", "UBO 1 - ...") or one a line under such a label,
 with the share of each where the document gives one ("60%", "more than 25%"). Names are
-read as a directors line reads them (document_directors.directors_listed). A document that
+read as a directors line reads them (document_directors.names_listed). A document that
 speaks of its owners but names none this way is told apart (mentions_owners), for a person
 to read. An owner may be a business named by its legal form ("Pinecrest Holdings Ltd"):
 its name is read whole."""
@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from atlas.runtime.tools.document_declarations import businesses_named
-from atlas.runtime.tools.document_directors import BULLET, directors_listed
+from atlas.runtime.tools.document_directors import BULLET, names_listed
 
 OWNERS_LABEL = (
     r"(?:(?:ultimate[ \t]+)?beneficial[ \t]+owners?(?:[ \t]*\(s\))?(?:[ \t]*\(ubos?\))?|ubos?)"
@@ -138,22 +137,7 @@ def _table_rows(text: str) -> Iterator[str]:
 
 
 def _listed(value: str) -> list[str]:
-    """The owners `value` names, in order: a business by its whole name ("Pinecrest
-    Holdings Ltd"), a person as a directors line reads them."""
-    value = _SHARE.sub(" ", value)
-    businesses = [(value.find(name), name) for name in businesses_named(value)]
-    # The businesses blanked out, so each person is found where the value names them.
-    rest = value
-    for at, name in businesses:
-        rest = rest[:at] + ";" + " " * (len(name) - 1) + rest[at + len(name) :]
-    people = [(_place(rest, name), name) for name in directors_listed(rest)]
-    return [name for _, name in sorted(businesses + people)]
-
-
-def _place(value: str, person: str) -> int:
-    """Where `value` names `person`, by their surname ("ROE, Jane" holds Jane Roe)."""
-    found = re.search(rf"(?i)\b{re.escape(person.split()[-1])}\b", value)
-    return found.start() if found else len(value)
+    return names_listed(_SHARE.sub(" ", value))
 
 
 def _shares_in(value: str) -> dict[str, str]:

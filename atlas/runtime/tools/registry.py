@@ -20,7 +20,7 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # 13: the registry entity a list entry is linked to gives a person's year of birth; 14: so
 # does a match on the register of politically exposed persons; 15: a listed person's
 # entity gives the companies their registry record says they direct; 16: a business
-# named as a beneficial owner is read whole, by its legal form
+# named as a beneficial owner, or listed as a director, is read whole, by its legal form
 TOOLSET_VERSION = "atlas-tools/16"
 
 

@@ -1,0 +1,62 @@
+"""Businesses a text names by their legal form ("Kestrel Foods Ltd", "Helios Solarwerke
+GmbH"): in a declared source of wealth, or as an owner or director in a list of names."""
+
+from __future__ import annotations
+
+import re
+
+from atlas.runtime.world.normalize import LEGAL_SUFFIXES, normalize_text
+
+# A word of a business's name: capitalized ("Kestrel", "GmbH", "O'Neill"), a number with
+# letters ("3M", not "2018"), or the "&" of "Smith & Sons".
+_NAME_WORD = re.compile(r"[A-Z][\w'’.-]*|[0-9][\w'’.-]*[A-Za-z][\w'’.-]*|&")
+# Words a sentence or clause may open with before a name ("From Kestrel Foods Ltd").
+_LEAD_WORDS = frozenset(
+    ("and", "also", "at", "by", "for", "from", "in", "of", "since", "through", "via", "with")
+)
+
+
+def businesses_named(text: str) -> list[str]:
+    """The businesses `text` names by a legal form ("dividends from Kestrel Foods Ltd"
+    names Kestrel Foods Ltd), each once, in the order named: a run of capitalized words up
+    to its last legal-form word (Ltd, GmbH, JSC, ...). A legal form written in lower case
+    ("as", "co") is a word of the sentence, not of a name."""
+    found: list[str] = []
+    for run in _capitalized_runs(text):
+        while len(run) > 2 and run[0].lower() in _LEAD_WORDS:
+            run = run[1:]
+        ends = [i for i, word in enumerate(run) if i and _legal_form(word)]
+        if not ends or run[0] == "&":
+            continue
+        name = " ".join(run[: ends[-1] + 1])
+        if name.endswith(".") and "." not in name.rsplit(" ", 1)[-1][:-1]:
+            name = name[:-1]  # "Ltd." at a sentence's end; "S.A." keeps its own
+        # "... Kestrel Foods Ltd. Also Kestrel Foods Ltd": a sentence's first word is
+        # capitalized too.
+        if not any(name == known or name.endswith(f" {known}") for known in found):
+            found.append(name)
+    return found
+
+
+_OPENING = "(\"“'‘["
+_CLOSING = ")\"”'’],;:!?"
+
+
+def _capitalized_runs(text: str) -> list[list[str]]:
+    """The runs of name words in `text`; punctuation around a word ends a run."""
+    runs: list[list[str]] = [[]]
+    for word in text.split():
+        if word[0] in _OPENING:
+            runs.append([])
+        bare = word.strip(_OPENING + _CLOSING)
+        if not _NAME_WORD.fullmatch(bare):
+            runs.append([])
+            continue
+        runs[-1].append(bare)
+        if word[-1] in _CLOSING or word[-1] == ".":
+            runs.append([])
+    return [run for run in runs if run]
+
+
+def _legal_form(word: str) -> bool:
+    return normalize_text(word).replace(" ", "") in LEGAL_SUFFIXES
