@@ -78,7 +78,7 @@ from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.document_directors import mentions_directors
 from atlas.runtime.tools.document_owners import is_share, mentions_owners, read_share_entry
 from atlas.runtime.tools.gateway import fingerprint
-from atlas.runtime.wording import counted, fact_words, listed
+from atlas.runtime.wording import counted, exposed_as, fact_words, listed
 from atlas.runtime.world import name_score, words_it_lacks
 from atlas.runtime.world.normalize import (
     fingerprint_text,
@@ -514,7 +514,8 @@ def _apply_resolve(
             if record.get("born_year"):
                 claim += f", born {record['born_year']}"
             if record.get("pep"):
-                claim += f"; politically exposed person: {record.get('role') or 'public office'}"
+                claim += f"; {exposed_as(record.get('pep_relation'))}: "
+                claim += record.get("role") or "public office"
             held = [HeldDirectorship.model_validate(d) for d in record.get("directorships", [])]
             if held:
                 state.directorships[record["entity_id"]] = held
@@ -534,6 +535,7 @@ def _apply_resolve(
             claim=claim,
             step=step,
             signals=[Signal.PEP] if record.get("pep") else [],
+            pep_relation=record.get("pep_relation") or "",
             candidate_id=record["entity_id"] if of_the_subject and listing is None else "",
             about=directed_by_the_subject(listing) if listing is not None else "",
         )
@@ -774,8 +776,8 @@ def _apply_pep_matches(
                 fingerprint=fp,
                 claim=(
                     f"{label}: '{match['matched_query']}' matches {match['name']} "
-                    f"({match['jurisdiction']}), {match['role']} (score {match['score']:g})."
-                    f"{note}"
+                    f"({match['jurisdiction']}), {_role_words(match)} (score "
+                    f"{match['score']:g}).{note}"
                 ),
                 step=step,
                 signals=[Signal.PEP],
@@ -783,8 +785,17 @@ def _apply_pep_matches(
                 candidate_id=_pep_match_candidate(match, candidate_ids, candidate_id),
                 linked_entity_id=match["entity_id"],
                 possible_namesake=namesake,
+                pep_relation=match.get("relation") or "",
             ),
         )
+
+
+def _role_words(match: dict[str, Any]) -> str:
+    """ "Minister of Culture"; for a relative or associate on the register, "a close family
+    member of a politically exposed person: spouse of ..."."""
+    if not match.get("relation"):
+        return match["role"]
+    return f"a {exposed_as(match['relation'])}: {match['role']}"
 
 
 def _pep_match_candidate(match: dict[str, Any], candidate_ids: set[str], screened: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 from atlas.runtime.injection import addresses_the_agent
 from atlas.runtime.redaction import PERSONAL_DATA_NAMES
-from atlas.runtime.wording import counted, fact_words
+from atlas.runtime.wording import counted, exposed_as, fact_words
 from atlas.runtime.world.normalize import fingerprint_text
 
 MAX_LINES = 5
@@ -110,7 +110,7 @@ def _lines(tool: str, result: dict[str, Any]) -> list[str]:
         ]
     if tool == "screen_sanctions":
         return [_hit_line(h) for h in result.get("hits", [])] + [
-            f"{m['name']} ({m['jurisdiction']}), politically exposed: {m['role']}, match score "
+            f"{m['name']} ({m['jurisdiction']}), {_exposed(m)}: {m['role']}, match score "
             f"{m['score']:g} (screened as '{m['matched_query']}')"
             for m in result.get("pep_matches", [])
         ]
@@ -163,3 +163,8 @@ def _document_lines(fields: dict[str, list[str]]) -> list[str]:
 def _shortened(line: str) -> str:
     line = " ".join(line.split())
     return line if len(line) <= MAX_LINE_CHARS else line[: MAX_LINE_CHARS - 1] + "…"
+
+
+def _exposed(match: dict[str, Any]) -> str:
+    """ "politically exposed", or how a relative or associate on the register is."""
+    return exposed_as(match["relation"]) if match.get("relation") else "politically exposed"

@@ -86,21 +86,25 @@ def source_of_wealth_gap(s: AtlasState, set_aside: Collection[str] = ()) -> str:
 def politically_exposed(s: AtlasState, set_aside: Collection[str] = ()) -> list[str]:
     """Who the diligence is on that a source names politically exposed, once each: the
     subject by name, a director or owner of a company subject as "Jane Roe (a director of
-    Acme Ltd)"."""
+    Acme Ltd)", a relative or associate of someone in office as "Jo Roe (as a close family
+    member of one)"."""
     selected = s.selected_entity
     subject = selected.name if selected else s.brief.subject
     people = []
     for item in about_the_subject(s):
         if Signal.PEP not in item.signals or item.evidence_id in set_aside:
             continue
+        related = f" (as a {item.pep_relation} of one)" if item.pep_relation else ""
         if not item.about:
             namesake = selected and item.linked_entity_id not in ("", selected.entity_id)
             people.append(
-                f"{subject} (if the register's match is not a namesake's)" if namesake else subject
+                f"{subject} (if the register's match is not a namesake's)"
+                if namesake
+                else f"{subject}{related}"
             )
         for role, words in IN_CONTROL.items():
             if item.about.startswith(role):
-                people.append(f"{item.about.removeprefix(role)} ({words} {subject})")
+                people.append(f"{item.about.removeprefix(role)} ({words} {subject}){related}")
     if subject in people:
         people = [person for person in people if not person.startswith(f"{subject} (if ")]
     return list(dict.fromkeys(people))

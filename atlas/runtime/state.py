@@ -256,6 +256,9 @@ class EvidenceItem(_Model):
     directors_unread: bool = False
     # The same for its beneficial owners.
     owners_unread: bool = False
+    # For a match on the register of politically exposed persons with a relative or
+    # associate of one: how they are related ("close family member", "close associate").
+    pep_relation: str = ""
     # For what a document declares of where the money comes from: which source
     # (document_declarations.SOURCE_OF_WEALTH or SOURCE_OF_FUNDS).
     declares: str = ""

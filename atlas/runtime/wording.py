@@ -47,3 +47,11 @@ def listed(names: list[str], conjunction: str = "") -> str:
     # "A, B or C"; "A; B; or C"; but two are "A or B", whatever they hold.
     before_last = "; " if separator == "; " and len(names) > 2 else " "
     return separator.join(names[:-1]) + f"{before_last}{conjunction} {names[-1]}"
+
+
+def exposed_as(relation: str | None) -> str:
+    """How a register entry is politically exposed: in office, or as a relative or
+    associate of someone who is ("close family member of a politically exposed person")."""
+    return (
+        f"{relation} of a politically exposed person" if relation else "politically exposed person"
+    )

@@ -279,6 +279,7 @@ def _pep_matches(world: World, names: list[str]) -> list[PepMatch]:
                     score=score,
                     matched_query=query,
                     born_year=person.get("born_year"),
+                    relation=person.get("pep_relation"),
                 )
             )
     return sorted(matches, key=lambda m: (-m.score, m.entity_id))

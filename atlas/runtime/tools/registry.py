@@ -20,8 +20,10 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # 13: the registry entity a list entry is linked to gives a person's year of birth; 14: so
 # does a match on the register of politically exposed persons; 15: a listed person's
 # entity gives the companies their registry record says they direct; 16: a business
-# named as a beneficial owner, or listed as a director, is read whole, by its legal form
-TOOLSET_VERSION = "atlas-tools/16"
+# named as a beneficial owner, or listed as a director, is read whole, by its legal form;
+# 17: the register of politically exposed persons lists their close family members and
+# close associates, and a match with one says so
+TOOLSET_VERSION = "atlas-tools/17"
 
 
 class ToolRegistry:

@@ -91,6 +91,9 @@ class RegistryRecord(LinkedEntity):
     directors: list[str] = Field(default_factory=list)
     aliases: list[str] = Field(default_factory=list)
     pep: bool = False
+    # For one on the register as a relative or associate of a politically exposed person
+    # ("close family member", "close associate"): `role` says whose.
+    pep_relation: str | None = None
     role: str | None = None
     directorships: list[Directorship] = Field(default_factory=list)
 
@@ -176,6 +179,8 @@ class PepMatch(BaseModel):
     score: float = Field(ge=0, le=100)
     matched_query: str
     born_year: int | None = None
+    # On the register as a relative or associate of a politically exposed person.
+    relation: str | None = None
 
 
 class ScreenSanctionsResult(_Result):
