@@ -17,7 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.runtime.codirectors import unscreened_codirectors
 from atlas.runtime.decisions import next_action_json_schema, next_action_json_schema_text
-from atlas.runtime.declared_businesses import unscreened_businesses, unsearched_businesses
+from atlas.runtime.declared_businesses import (
+    unlooked_businesses,
+    unscreened_businesses,
+    unsearched_businesses,
+)
 from atlas.runtime.directors import unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import (
     conflict_about,
@@ -40,7 +44,7 @@ from atlas.runtime.tools.registry import ToolRegistry
 # directs says which company it is about; 10: the beneficial owners to screen; 11: the
 # other directors of the companies the subject person directs, to screen; 12: the
 # beneficial owners to search adverse media on; 13: the businesses a declared source of
-# wealth or funds names, to screen and search
+# wealth or funds names, to screen, search and look up in the registry
 PROMPT_VERSION = "atlas-prompt/13"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
@@ -72,8 +76,9 @@ Rules (trusted, from the operator):
   its entity_id; screen each beneficial owner in owners_to_screen and search adverse media
   on each in owners_to_search, and screen each other director of those companies in
   codirectors_to_screen, by name; extract attached documents; screen each business a
-  declared source of wealth or funds names in businesses_to_screen and search adverse
-  media on each in businesses_to_search, by name.
+  declared source of wealth or funds names in businesses_to_screen, search adverse media
+  on each in businesses_to_search, and look up each in businesses_to_look_up with
+  resolve_entity, by name.
 - Every finding cites evidence ids you have been shown. A sanctions hit means high risk;
   adverse media, a politically exposed person or a conflict nobody settled rules out low.
 - Conflicting sources are reported as unresolved conflicts, not guessed away.
@@ -217,6 +222,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         "codirectors_to_screen": [redact(name) for name in unscreened_codirectors(state)],
         "businesses_to_screen": [redact(name) for name in unscreened_businesses(state)],
         "businesses_to_search": [redact(name) for name in unsearched_businesses(state)],
+        "businesses_to_look_up": [redact(name) for name in unlooked_businesses(state)],
         "documents_with_unread_owners": documents_with_unread_owners(state),
         "answered_questions": [
             {k: redact(v) for k, v in qa.items()} for qa in state.answered_questions[-3:]

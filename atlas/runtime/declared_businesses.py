@@ -1,17 +1,22 @@
 """The businesses a declared source of wealth or of funds names ("dividends from Kestrel
 Foods Ltd"): each is screened against the sanctions lists and searched for in the news by
-name, as a beneficial owner is. Money from a listed or notorious business is the
-subject's exposure to it, however the document describes it; the document's word that
-the money comes from there is not checked by anything else."""
+name, as a beneficial owner is, and looked up in the company registry. Money from a listed
+or notorious business is the subject's exposure to it, however the document describes it;
+a business no registry knows is the document's word alone."""
 
 from __future__ import annotations
 
-from atlas.runtime.directors import directors, named_in, named_step, not_done
+from datetime import datetime
+from typing import Any
+
+from atlas.runtime.directors import director_key, directors, named_in, named_step, not_done
 from atlas.runtime.directorships import directorships
 from atlas.runtime.owners import owners
-from atlas.runtime.state import AtlasState
+from atlas.runtime.state import AtlasState, EvidenceItem, evidence_id_for
+from atlas.runtime.tools.builtin import STRONG_MATCH
 from atlas.runtime.tools.document_declarations import SOURCE_OF_FUNDS, SOURCE_OF_WEALTH
-from atlas.runtime.world.normalize import normalize_name
+from atlas.runtime.tools.gateway import fingerprint
+from atlas.runtime.world.normalize import legal_forms, normalize_name
 
 # How a business screened or searched for this is named in the evidence, by the first
 # declaration that names it.
@@ -19,8 +24,10 @@ AS_SOURCE = {
     SOURCE_OF_WEALTH: "source-of-wealth business ",
     SOURCE_OF_FUNDS: "source-of-funds business ",
 }
-# Each is two steps: more would let one form spend the research budget.
+# Each is three steps: more would let one form spend the research budget.
 MAX_RESEARCHED = 3
+# The source of a look-up that found no one company: the registry's search itself.
+REGISTRY_SEARCH = "registry-search:"
 
 
 def business_step(name: str) -> str:
@@ -31,6 +38,11 @@ def business_step(name: str) -> str:
 def business_media_step(name: str) -> str:
     """The completed step for searching adverse media on one declared business."""
     return named_step("search_declared", name)
+
+
+def business_lookup_step(name: str) -> str:
+    """The completed step for looking one declared business up in the registry."""
+    return named_step("look_up_declared", name)
 
 
 def named_businesses(state: AtlasState) -> dict[str, str]:
@@ -75,6 +87,104 @@ def unscreened_businesses(state: AtlasState) -> list[str]:
 
 def unsearched_businesses(state: AtlasState) -> list[str]:
     return not_done(state, declared_businesses(state), business_media_step)
+
+
+def unlooked_businesses(state: AtlasState) -> list[str]:
+    return not_done(state, declared_businesses(state), business_lookup_step)
+
+
+def unregistered_businesses(state: AtlasState) -> list[str]:
+    """The declared businesses the registry found no one company for, as the evidence
+    names them ("source-of-wealth business Northern Star Trading FZE")."""
+    return [
+        item.about
+        for item in state.evidence
+        if item.source_id.startswith(REGISTRY_SEARCH) and item.about
+    ]
+
+
+def looked_up_business(state: AtlasState, arguments: dict) -> str | None:
+    """The declared business a registry look-up by name is for, if any."""
+    if arguments.get("entity_type") == "person":
+        return None
+    return named_in(declared_businesses(state), arguments, "name")
+
+
+def lookup_evidence(
+    state: AtlasState, business: str, result: dict[str, Any], step: int, now: datetime
+) -> EvidenceItem:
+    """What the registry says of a declared business: its record, with whether it lists a
+    person subject among its directors, when one company matches; else that none does, or
+    that several do."""
+    about = as_declared_business(state, business)
+    companies = [c for c in result.get("candidates", []) if c["entity_type"] == "company"]
+    strong = [c for c in companies if c["score"] >= STRONG_MATCH]
+    # "Northwind Trading Ltd" is the Ltd, not the Pte Ltd or the LLC of that name.
+    same_form = [c for c in strong if legal_forms(c["name"]) == legal_forms(business)]
+    strong = same_form if len(same_form) == 1 else strong
+    if len(strong) == 1:
+        record = strong[0]["record"]
+        source_id = f"registry:{record['entity_id']}"
+        claim = f"Registry record of the {about}: {_record_words(record)}{_subject_on_board(state, record)}"
+    else:
+        source_id = f"{REGISTRY_SEARCH}{normalize_name(business)}"
+        claim = _not_one_company(about, strong, companies)
+    fp = fingerprint({"declared_business": business, "registry": source_id})[:20]
+    return EvidenceItem(
+        evidence_id=evidence_id_for(fp),
+        evidence_class="registry",
+        source_id=source_id,
+        source_label="Company registry",
+        tool="resolve_entity",
+        retrieved_at=now,
+        fingerprint=fp,
+        claim=claim,
+        step=step,
+        about=about,
+    )
+
+
+def _record_words(record: dict[str, Any]) -> str:
+    number = f", no. {record['registration_number']}" if record.get("registration_number") else ""
+    board = ", ".join(record.get("directors") or []) or "none listed"
+    return (
+        f"{record['name']} ({record['jurisdiction']}{number}), status "
+        f"{record.get('status') or 'unknown'}; directors: {board}."
+    )
+
+
+def _subject_on_board(state: AtlasState, record: dict[str, Any]) -> str:
+    """For a person subject: whether the record lists them among its directors."""
+    if state.brief.subject_type != "person":
+        return ""
+    subject = state.selected_entity.name if state.selected_entity else state.brief.subject
+    listed = {director_key(name) for name in record.get("directors") or []}
+    if director_key(subject) in listed:
+        return f" It lists {subject} among its directors."
+    return f" It does not list {subject} among its directors."
+
+
+def _not_one_company(about: str, strong: list[dict], companies: list[dict]) -> str:
+    if strong:
+        named = "; ".join(_candidate_words(c) for c in strong)
+        return (
+            f"The registry has {len(strong)} companies named like the {about}: {named}. "
+            "Which one the document means, it does not say."
+        )
+    nearest = f" The nearest is {_candidate_words(companies[0])}." if companies else ""
+    return (
+        f"The registry has no company named like the {about}: that it exists is the "
+        f"document's word.{nearest}"
+    )
+
+
+def _candidate_words(candidate: dict[str, Any]) -> str:
+    number = (
+        f", no. {candidate['registration_number']}" if candidate.get("registration_number") else ""
+    )
+    return (
+        f"{candidate['name']} ({candidate['jurisdiction']}{number}, score {candidate['score']:g})"
+    )
 
 
 def screened_business(state: AtlasState, arguments: dict) -> str | None:

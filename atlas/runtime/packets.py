@@ -11,6 +11,8 @@ from atlas.runtime.declared_businesses import (
     MAX_RESEARCHED,
     as_declared_business,
     businesses_beyond_the_limit,
+    unlooked_businesses,
+    unregistered_businesses,
     unscreened_businesses,
     unsearched_businesses,
 )
@@ -153,7 +155,13 @@ def _unresearched_owners(s: AtlasState) -> list[str]:
 def _unresearched_businesses(s: AtlasState) -> list[str]:
     not_done = [(name, "screened against the sanctions lists") for name in unscreened_businesses(s)]
     not_done += [(name, "searched for adverse media") for name in unsearched_businesses(s)]
+    not_done += [(name, "looked up in the registry") for name in unlooked_businesses(s)]
     gaps = [f"The {as_declared_business(s, name)} was not {what}." for name, what in not_done]
+    gaps += [
+        f"The registry could not confirm the {about} (no company, or more than one, matches "
+        "its name): check that it exists, and the subject's part in it."
+        for about in unregistered_businesses(s)
+    ]
     if beyond := businesses_beyond_the_limit(s):
         gaps.append(
             f"The declarations also name {listed(beyond, 'and')}: not researched in this run, "

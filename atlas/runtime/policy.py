@@ -51,8 +51,9 @@ from atlas.runtime.tools.base import ToolSpec
 # 17: a hit on a director of the subject company, or on a co-director of a person subject,
 # says whether the listed person's registry record lists the company among those they
 # direct: the same person, or a possible namesake.
-# 18: each business a declared source of wealth or funds names is screened and searched
-# for adverse media, and an unresearched one rules out a low rating.
+# 18: each business a declared source of wealth or funds names is screened, searched for
+# adverse media and looked up in the registry, and an unresearched one rules out a low
+# rating.
 POLICY_VERSION = "atlas-policy/18"
 
 

@@ -7,8 +7,10 @@ import json
 
 from atlas.runtime.codirectors import codirector_step, unscreened_codirectors
 from atlas.runtime.declared_businesses import (
+    business_lookup_step,
     business_media_step,
     business_step,
+    unlooked_businesses,
     unscreened_businesses,
     unsearched_businesses,
 )
@@ -49,6 +51,7 @@ def pending_requirements(state: AtlasState) -> list[str]:
     pending.extend(codirector_step(name) for name in unscreened_codirectors(state))
     pending.extend(business_step(name) for name in unscreened_businesses(state))
     pending.extend(business_media_step(name) for name in unsearched_businesses(state))
+    pending.extend(business_lookup_step(name) for name in unlooked_businesses(state))
     for document in state.brief.documents:
         if f"extract:{document.document_id}" not in state.completed_steps:
             pending.append(f"extract:{document.document_id}")

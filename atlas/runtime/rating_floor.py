@@ -11,7 +11,11 @@ from collections.abc import Callable, Collection
 from typing import NamedTuple
 
 from atlas.runtime.codirectors import unscreened_codirectors
-from atlas.runtime.declared_businesses import unscreened_businesses, unsearched_businesses
+from atlas.runtime.declared_businesses import (
+    unlooked_businesses,
+    unscreened_businesses,
+    unsearched_businesses,
+)
 from atlas.runtime.directors import unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
 from atlas.runtime.namesakes import turned_down
@@ -271,10 +275,13 @@ RULES = (
     ),
     RatingRule(
         "medium",
-        lambda s, _: bool(unscreened_businesses(s) or unsearched_businesses(s)),
+        lambda s, _: bool(
+            unscreened_businesses(s) or unsearched_businesses(s) or unlooked_businesses(s)
+        ),
         "Not every business a declared source of wealth or funds names has been screened "
-        "against the sanctions lists and searched for adverse media (see "
-        "businesses_to_screen and businesses_to_search): that rules out a low risk rating.",
+        "against the sanctions lists, searched for adverse media and looked up in the "
+        "registry (see businesses_to_screen, businesses_to_search and businesses_to_look_up): "
+        "that rules out a low risk rating.",
         "declared businesses not researched",
     ),
     RatingRule(

@@ -23,8 +23,11 @@ from atlas.runtime.context import clipped
 from atlas.runtime.decisions import CallTool
 from atlas.runtime.declared_businesses import (
     as_declared_business,
+    business_lookup_step,
     business_media_step,
     business_step,
+    looked_up_business,
+    lookup_evidence,
     screened_business,
     searched_business,
 )
@@ -120,7 +123,10 @@ def apply_in_place(
     """`apply` on a state the caller owns (the engine's private working copy)."""
     args = arguments if arguments is not None else decision.arguments
     tool = decision.tool_name
-    if tool == "resolve_entity":
+    if tool == "resolve_entity" and (business := looked_up_business(new, args)):
+        _add_evidence(new, lookup_evidence(new, business, result, step, now))
+        _complete(new, business_lookup_step(business))
+    elif tool == "resolve_entity":
         args = _as_it_narrowed(args, result)
         _apply_resolve(new, result, step, now, args)
         if resolves_the_subject(new, args):

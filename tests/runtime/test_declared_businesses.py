@@ -8,7 +8,11 @@ import pytest
 from runtime_helpers import events_of, playbook_skipping, run, signed_off, tool_arguments
 from test_document_owners import attached
 
-from atlas.runtime.declared_businesses import business_media_step, business_step
+from atlas.runtime.declared_businesses import (
+    business_lookup_step,
+    business_media_step,
+    business_step,
+)
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import Signal
 from atlas.runtime.tools.business_names import businesses_named
@@ -89,7 +93,26 @@ def test_a_listed_source_of_wealth_is_a_hit_and_rates_the_packet_high(
         "Foods Ltd."
     )
     assert hit.evidence_id in {e for finding in packet.findings for e in finding.evidence_ids}
-    assert not packet.open_gaps
+    # Only one of the two is a company the registry knows.
+    records = {e.about: e.claim for e in state.evidence if e.tool == "resolve_entity" and e.about}
+    assert records == {
+        "source-of-wealth business Northern Star Trading FZE": (
+            "The registry has no company named like the source-of-wealth business Northern Star "
+            "Trading FZE: that it exists is the document's word."
+        ),
+        "source-of-wealth business Kestrel Foods Ltd": (
+            "Registry record of the source-of-wealth business Kestrel Foods Ltd: Kestrel Foods "
+            "Ltd (IE, no. IE-612345), status active; directors: Aoife Byrne, Conor Walsh. It "
+            "does not list Amara Okafor among its directors."
+        ),
+    }
+    cited = {e for finding in packet.findings for e in finding.evidence_ids}
+    assert {e.evidence_id for e in state.evidence if e.about in records} <= cited
+    assert packet.open_gaps == [
+        "The registry could not confirm the source-of-wealth business Northern Star Trading "
+        "FZE (no company, or more than one, matches its name): check that it exists, and the "
+        "subject's part in it."
+    ]
 
 
 def test_a_reviewer_may_clear_the_hit_as_a_false_positive(make_runtime, make_state, documents):
@@ -140,14 +163,19 @@ def test_unresearched_businesses_rule_out_low_and_are_named_in_the_packet(
         "Source of funds: A loan from Jane Roe Trading Ltd\n",
     )
     state = run(
-        make_runtime(playbook_skipping("businesses_to_screen", "businesses_to_search")),
+        make_runtime(
+            playbook_skipping(
+                "businesses_to_screen", "businesses_to_search", "businesses_to_look_up"
+            )
+        ),
         make_state(documents=[doc]),
     )
     (rejected,) = events_of(store, state, "final_rejected")
     assert rejected.data["errors"] == [
         "Not every business a declared source of wealth or funds names has been screened "
-        "against the sanctions lists and searched for adverse media (see businesses_to_screen "
-        "and businesses_to_search): that rules out a low risk rating."
+        "against the sanctions lists, searched for adverse media and looked up in the registry "
+        "(see businesses_to_screen, businesses_to_search and businesses_to_look_up): that "
+        "rules out a low risk rating."
     ]
     packet = state.proposed_packet
     assert packet.risk_rating == "medium"
@@ -155,10 +183,12 @@ def test_unresearched_businesses_rule_out_low_and_are_named_in_the_packet(
         "The source-of-funds business Jane Roe Trading Ltd was not screened against the "
         "sanctions lists.",
         "The source-of-funds business Jane Roe Trading Ltd was not searched for adverse media.",
+        "The source-of-funds business Jane Roe Trading Ltd was not looked up in the registry.",
     ]
-    assert pending_requirements(state)[-2:] == [
+    assert pending_requirements(state)[-3:] == [
         business_step("Jane Roe Trading Ltd"),
         business_media_step("Jane Roe Trading Ltd"),
+        business_lookup_step("Jane Roe Trading Ltd"),
     ]
 
 
@@ -169,12 +199,77 @@ def test_a_clean_business_researched_leaves_the_company_low(
         documents,
         "kyc.txt",
         "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
-        "Source of funds: A loan from Jane Roe Trading Ltd\n",
+        "Source of funds: A loan from Kestrel Foods Ltd\n",
     )
     state = run(make_runtime(), make_state(documents=[doc]))
-    assert {"name": "Jane Roe Trading Ltd"} in tool_arguments(store, state, "screen_sanctions")
+    assert {"name": "Kestrel Foods Ltd"} in tool_arguments(store, state, "screen_sanctions")
+    assert {"name": "Kestrel Foods Ltd"} in tool_arguments(store, state, "resolve_entity")
     assert state.proposed_packet.risk_rating == "low"
     assert not state.proposed_packet.open_gaps
+
+
+def test_a_business_no_registry_company_matches_is_a_gap_not_a_higher_rating(
+    make_runtime, make_state, documents
+):
+    doc = attached(
+        documents,
+        "kyc.txt",
+        "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
+        "Source of funds: A loan from Jane Roe Trading Ltd\n",
+    )
+    packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
+    assert packet.risk_rating == "low"
+    assert packet.open_gaps == [
+        "The registry could not confirm the source-of-funds business Jane Roe Trading Ltd (no "
+        "company, or more than one, matches its name): check that it exists, and the "
+        "subject's part in it."
+    ]
+
+
+def test_a_business_is_the_registry_company_of_its_legal_form(make_runtime, make_state, documents):
+    """Northwind Trading has a Ltd in GB, a Pte Ltd in SG and an LLC in the US."""
+    state = run(
+        make_runtime(),
+        okafor_declaring(
+            make_state,
+            documents,
+            "Source of wealth: Dividends from Northwind Trading Ltd.\nSource of funds: Savings.\n",
+        ),
+    )
+    (record,) = [e for e in state.evidence if e.tool == "resolve_entity" and e.about]
+    assert record.source_id == "registry:co-northwind-gb"
+    assert "Northwind Trading Ltd (GB, no." in record.claim
+
+
+def test_several_companies_of_the_name_are_named_and_the_document_asked_about():
+    from datetime import UTC, datetime
+
+    from atlas.runtime.declared_businesses import lookup_evidence
+    from atlas.runtime.state import Budgets, CaseBrief, new_state
+
+    state = new_state(
+        run_id="r", case_id="c", tenant_id="t", brief=CaseBrief(subject="Jo Roe"), budgets=Budgets()
+    )
+    found = [
+        {
+            "entity_id": f"co-harbor-{country.lower()}",
+            "name": "Harbor Trading Ltd",
+            "entity_type": "company",
+            "jurisdiction": country,
+            "registration_number": number,
+            "score": 100.0,
+        }
+        for country, number in (("GB", "0101"), ("IE", "IE-0202"))
+    ]
+    item = lookup_evidence(
+        state, "Harbor Trading Ltd", {"candidates": found}, 3, datetime(2026, 1, 1, tzinfo=UTC)
+    )
+    assert item.source_id.startswith("registry-search:")
+    assert item.claim == (
+        "The registry has 2 companies named like the source-of-wealth business Harbor Trading "
+        "Ltd: Harbor Trading Ltd (GB, no. 0101, score 100); Harbor Trading Ltd (IE, no. "
+        "IE-0202, score 100). Which one the document means, it does not say."
+    )
 
 
 def test_the_subject_and_the_companies_it_directs_are_not_researched_again(
@@ -229,14 +324,14 @@ def test_a_business_the_screening_refuses_is_a_gap_of_a_medium_packet(
         documents,
         "kyc.txt",
         "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
-        "Source of funds: A loan from Jane Roe Trading Ltd\n",
+        "Source of funds: A loan from Kestrel Foods Ltd\n",
     )
     faults = {"screen_sanctions": ["ok", "ok", "ok", "not_found", "not_found"]}
     state = run(make_runtime(), make_state(documents=[doc], faults=faults))
     assert not events_of(store, state, "final_rejected")
     assert state.proposed_packet.risk_rating == "medium"
     assert state.proposed_packet.open_gaps == [
-        "The source-of-funds business Jane Roe Trading Ltd was not screened against the "
+        "The source-of-funds business Kestrel Foods Ltd was not screened against the "
         "sanctions lists."
     ]
 
@@ -257,3 +352,48 @@ def test_a_declared_business_that_owns_the_company_is_researched_once(
     assert state.status == "awaiting_review"
     assert state.proposed_packet.risk_rating == "low"
     assert not state.proposed_packet.open_gaps
+
+
+def test_a_business_not_looked_up_rules_out_low(make_runtime, make_state, store, documents):
+    doc = attached(
+        documents,
+        "kyc.txt",
+        "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
+        "Source of funds: A loan from Kestrel Foods Ltd\n",
+    )
+    state = run(
+        make_runtime(playbook_skipping("businesses_to_look_up")), make_state(documents=[doc])
+    )
+    assert len(events_of(store, state, "final_rejected")) == 1
+    assert state.proposed_packet.risk_rating == "medium"
+    assert state.proposed_packet.open_gaps == [
+        "The source-of-funds business Kestrel Foods Ltd was not looked up in the registry."
+    ]
+
+
+def test_a_record_listing_a_person_subject_among_its_directors_says_so():
+    from datetime import UTC, datetime
+
+    from atlas.runtime.declared_businesses import lookup_evidence
+    from atlas.runtime.state import Budgets, CaseBrief, new_state
+
+    state = new_state(
+        run_id="r",
+        case_id="c",
+        tenant_id="t",
+        brief=CaseBrief(subject="AOIFE BYRNE", subject_type="person"),
+        budgets=Budgets(),
+    )
+    kestrel = {
+        "entity_id": "co-kestrel-foods-ie",
+        "name": "Kestrel Foods Ltd",
+        "entity_type": "company",
+        "jurisdiction": "IE",
+        "registration_number": "IE-612345",
+        "status": "active",
+        "directors": ["Aoife Byrne", "Conor Walsh"],
+    }
+    found = {"candidates": [{**kestrel, "score": 100.0, "record": kestrel}]}
+    item = lookup_evidence(state, "Kestrel Foods Ltd", found, 3, datetime(2026, 1, 1, tzinfo=UTC))
+    assert item.source_id == "registry:co-kestrel-foods-ie"
+    assert item.claim.endswith("It lists AOIFE BYRNE among its directors.")

@@ -29,6 +29,7 @@ from atlas.runtime.decisions import (
     PacketConflictValue,
     Usage,
 )
+from atlas.runtime.declared_businesses import AS_SOURCE
 from atlas.runtime.directors import AS_DIRECTOR, as_settled_by, screenable, searchable
 from atlas.runtime.directorships import directed_by_the_subject
 from atlas.runtime.listed_namesakes import FOR_A_REVIEWER
@@ -273,6 +274,8 @@ DIRECTOR_STEPS = (
     ),
 )
 
+DECLARED_ROLES = tuple(AS_SOURCE.values())
+
 # Once the documents are read: the businesses their declared sources of wealth or funds
 # name, by name.
 DECLARED_BUSINESS_STEPS = (
@@ -290,6 +293,14 @@ DECLARED_BUSINESS_STEPS = (
         searchable,
         "Look for adverse media about {}, a business the subject's declared source of "
         "wealth or funds names.",
+    ),
+    (
+        "businesses_to_look_up",
+        "resolve_entity",
+        "name",
+        screenable,
+        "Look up {}, a business the subject's declared source of wealth or funds names, in "
+        "the company registry.",
     ),
 )
 
@@ -866,6 +877,8 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         if e["class"] != "registry"
         or (entity_id is None and not other_candidate_id(e, selected, _declined(p)))
         or e["source_id"] == f"registry:{entity_id}"
+        # What the registry says of a business the subject's money is declared to come from.
+        or e.get("about", "").startswith(DECLARED_ROLES)
     ]
     namesakes = _namesake_candidates(p)
     # Articles found by the name about another registry entity: named so, not the subject's.
@@ -904,6 +917,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         or p.get("codirectors_to_screen")
         or p.get("businesses_to_screen")
         or p.get("businesses_to_search")
+        or p.get("businesses_to_look_up")
         or p.get("documents_with_unread_owners")
         or "search_adverse_media" not in p["completed_steps"]
     ):
