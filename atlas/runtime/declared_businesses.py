@@ -122,9 +122,11 @@ def lookup_evidence(
     # "Northwind Trading Ltd" is the Ltd, not the Pte Ltd or the LLC of that name.
     same_form = [c for c in strong if legal_forms(c["name"]) == legal_forms(business)]
     strong = same_form if len(same_form) == 1 else strong
+    label = "Company registry"
     if len(strong) == 1:
         record = strong[0]["record"]
         source_id = f"registry:{record['entity_id']}"
+        label = f"{label} ({record['jurisdiction']})"
         claim = f"Registry record of the {about}: {_record_words(record)}{_subject_on_board(state, record)}"
     else:
         source_id = f"{REGISTRY_SEARCH}{normalize_name(business)}"
@@ -134,7 +136,7 @@ def lookup_evidence(
         evidence_id=evidence_id_for(fp),
         evidence_class="registry",
         source_id=source_id,
-        source_label="Company registry",
+        source_label=label,
         tool="resolve_entity",
         retrieved_at=now,
         fingerprint=fp,
