@@ -12,6 +12,7 @@ from typing import Any
 from atlas.runtime.directors import director_key, directors, named_in, named_step, not_done
 from atlas.runtime.directorships import directorships
 from atlas.runtime.owners import owners
+from atlas.runtime.result_words import company_record_words
 from atlas.runtime.state import AtlasState, EvidenceItem, evidence_id_for
 from atlas.runtime.tools.builtin import STRONG_MATCH
 from atlas.runtime.tools.document_declarations import SOURCE_OF_FUNDS, SOURCE_OF_WEALTH
@@ -127,7 +128,7 @@ def lookup_evidence(
         record = strong[0]["record"]
         source_id = f"registry:{record['entity_id']}"
         label = f"{label} ({record['jurisdiction']})"
-        claim = f"Registry record of the {about}: {_record_words(record)}{_subject_on_board(state, record)}"
+        claim = f"Registry record of the {about}: {company_record_words(record)}{_subject_on_board(state, record)}"
     else:
         source_id = f"{REGISTRY_SEARCH}{normalize_name(business)}"
         claim = _not_one_company(about, strong, companies)
@@ -143,15 +144,6 @@ def lookup_evidence(
         claim=claim,
         step=step,
         about=about,
-    )
-
-
-def _record_words(record: dict[str, Any]) -> str:
-    number = f", no. {record['registration_number']}" if record.get("registration_number") else ""
-    board = ", ".join(record.get("directors") or []) or "none listed"
-    return (
-        f"{record['name']} ({record['jurisdiction']}{number}), status "
-        f"{record.get('status') or 'unknown'}; directors: {board}."
     )
 
 

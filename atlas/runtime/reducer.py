@@ -63,7 +63,7 @@ from atlas.runtime.owners import (
 )
 from atlas.runtime.owners import FACT as OWNERS_FACT
 from atlas.runtime.redaction import redacted_opening
-from atlas.runtime.result_words import searched_for
+from atlas.runtime.result_words import company_record_words, searched_for
 from atlas.runtime.source_of_wealth import declaration_evidence
 from atlas.runtime.state import (
     AtlasState,
@@ -508,13 +508,8 @@ def _apply_resolve(
         listing = listed.get(candidate["entity_id"]) if "listed_as" in candidate else None
         record = candidate["record"]
         fp = fingerprint({"registry": record})[:20]
-        reg = f", no. {record['registration_number']}" if record.get("registration_number") else ""
         if record["entity_type"] == "company":
-            claim = (
-                f"Registry record: {record['name']} ({record['jurisdiction']}{reg}), "
-                f"status {record.get('status') or 'unknown'}; directors: "
-                f"{', '.join(record.get('directors') or []) or 'none listed'}."
-            )
+            claim = f"Registry record: {company_record_words(record)}"
         else:
             claim = f"Registry record: {record['name']} ({record['jurisdiction']})"
             if record.get("born_year"):

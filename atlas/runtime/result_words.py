@@ -168,3 +168,14 @@ def _shortened(line: str) -> str:
 def _exposed(match: dict[str, Any]) -> str:
     """ "politically exposed", or how a relative or associate on the register is."""
     return exposed_as(match["relation"]) if match.get("relation") else "politically exposed"
+
+
+def company_record_words(record: dict[str, Any]) -> str:
+    """A company's registry record in a sentence: "Acme Ltd (GB, no. 0881), status
+    active; directors: Jane Roe, Omar Li."."""
+    number = f", no. {record['registration_number']}" if record.get("registration_number") else ""
+    board = ", ".join(record.get("directors") or []) or "none listed"
+    return (
+        f"{record['name']} ({record['jurisdiction']}{number}), status "
+        f"{record.get('status') or 'unknown'}; directors: {board}."
+    )
