@@ -12,7 +12,7 @@ from typing import Any
 from atlas.runtime.directors import director_key, directors, named_in, named_step, not_done
 from atlas.runtime.directorships import directorships
 from atlas.runtime.owners import owners
-from atlas.runtime.result_words import company_record_words
+from atlas.runtime.result_words import candidate_line, company_record_words
 from atlas.runtime.state import AtlasState, EvidenceItem, evidence_id_for
 from atlas.runtime.tools.builtin import STRONG_MATCH
 from atlas.runtime.tools.document_declarations import SOURCE_OF_FUNDS, SOURCE_OF_WEALTH
@@ -160,24 +160,15 @@ def _subject_on_board(state: AtlasState, record: dict[str, Any]) -> str:
 
 def _not_one_company(about: str, strong: list[dict], companies: list[dict]) -> str:
     if strong:
-        named = "; ".join(_candidate_words(c) for c in strong)
+        named = "; ".join(candidate_line(c) for c in strong)
         return (
             f"The registry has {len(strong)} companies named like the {about}: {named}. "
             "Which one the document means, it does not say."
         )
-    nearest = f" The nearest is {_candidate_words(companies[0])}." if companies else ""
+    nearest = f" The nearest is {candidate_line(companies[0])}." if companies else ""
     return (
         f"The registry has no company named like the {about}: that it exists is the "
         f"document's word.{nearest}"
-    )
-
-
-def _candidate_words(candidate: dict[str, Any]) -> str:
-    number = (
-        f", no. {candidate['registration_number']}" if candidate.get("registration_number") else ""
-    )
-    return (
-        f"{candidate['name']} ({candidate['jurisdiction']}{number}, score {candidate['score']:g})"
     )
 
 

@@ -103,7 +103,7 @@ def result_lines(tool: str, result: dict[str, Any]) -> list[str]:
 
 def _lines(tool: str, result: dict[str, Any]) -> list[str]:
     if tool == "resolve_entity":
-        return [_candidate_line(c) for c in result.get("candidates", [])] + [
+        return [candidate_line(c) for c in result.get("candidates", [])] + [
             f"a {result.get('other_type') or 'registry entity'} of that name, not searched for: "
             f"{match}"
             for match in result.get("other_type_matches", [])
@@ -131,7 +131,7 @@ def _article_line(article: dict[str, Any]) -> str:
     return SUSPECT_SOURCE + line if suspect else line
 
 
-def _candidate_line(candidate: dict[str, Any]) -> str:
+def candidate_line(candidate: dict[str, Any]) -> str:
     number = candidate.get("registration_number")
     where = candidate["jurisdiction"] + (f", no. {number}" if number else "")
     return f"{candidate['name']} ({where}), match score {candidate['score']:g}"

@@ -267,8 +267,8 @@ def test_several_companies_of_the_name_are_named_and_the_document_asked_about():
     assert item.source_id.startswith("registry-search:")
     assert item.claim == (
         "The registry has 2 companies named like the source-of-wealth business Harbor Trading "
-        "Ltd: Harbor Trading Ltd (GB, no. 0101, score 100); Harbor Trading Ltd (IE, no. "
-        "IE-0202, score 100). Which one the document means, it does not say."
+        "Ltd: Harbor Trading Ltd (GB, no. 0101), match score 100; Harbor Trading Ltd (IE, no. "
+        "IE-0202), match score 100. Which one the document means, it does not say."
     )
 
 
