@@ -128,7 +128,8 @@ def lookup_evidence(
         record = strong[0]["record"]
         source_id = f"registry:{record['entity_id']}"
         label = f"{label} ({record['jurisdiction']})"
-        claim = f"Registry record of the {about}: {company_record_words(record)}{_subject_on_board(state, record)}"
+        claim = f"Registry record of the {about}: {company_record_words(record)}"
+        claim += _subject_on_board(state, record)
     else:
         source_id = f"{REGISTRY_SEARCH}{normalize_name(business)}"
         claim = _not_one_company(about, strong, companies)
