@@ -94,17 +94,20 @@ def politically_exposed(s: AtlasState, set_aside: Collection[str] = ()) -> list[
     for item in about_the_subject(s):
         if Signal.PEP not in item.signals or item.evidence_id in set_aside:
             continue
-        related = f" (as a {item.pep_relation} of one)" if item.pep_relation else ""
+        related = f"a {item.pep_relation} of one" if item.pep_relation else ""
         if not item.about:
             namesake = selected and item.linked_entity_id not in ("", selected.entity_id)
             people.append(
                 f"{subject} (if the register's match is not a namesake's)"
                 if namesake
-                else f"{subject}{related}"
+                else f"{subject} (as {related})"
+                if related
+                else subject
             )
         for role, words in IN_CONTROL.items():
             if item.about.startswith(role):
-                people.append(f"{item.about.removeprefix(role)} ({words} {subject}){related}")
+                also = f", and {related}" if related else ""
+                people.append(f"{item.about.removeprefix(role)} ({words} {subject}{also})")
     if subject in people:
         people = [person for person in people if not person.startswith(f"{subject} (if ")]
     return list(dict.fromkeys(people))

@@ -70,3 +70,31 @@ def test_the_step_words_say_whose_relative_the_register_matched(world_tool_conte
         "Ngozi Okafor (NG), close family member of a politically exposed person: "
         f"{SPOUSE}, match score 100 (screened as 'Ngozi Okafor')"
     ]
+
+
+def test_a_director_on_the_register_as_a_relative_is_named_so_in_the_gap(make_state):
+    from datetime import UTC, datetime
+
+    from atlas.runtime.source_of_wealth import source_of_wealth_gap
+    from atlas.runtime.state import EvidenceItem
+
+    state = make_state()
+    state.evidence.append(
+        EvidenceItem(
+            evidence_id="ev-1",
+            evidence_class="pep",
+            source_id="pep:pe-ngozi-okafor",
+            tool="screen_sanctions",
+            retrieved_at=datetime(2026, 1, 1, tzinfo=UTC),
+            fingerprint="f1",
+            claim="Politically exposed person match on director Ngozi Okafor: ...",
+            step=4,
+            signals=[Signal.PEP],
+            about="director Ngozi Okafor",
+            pep_relation="close family member",
+        )
+    )
+    assert source_of_wealth_gap(state).startswith(
+        "Ngozi Okafor (a director of Acme Analytics, and a close family member of one) is a "
+        "politically exposed person: enhanced due diligence needs"
+    )
