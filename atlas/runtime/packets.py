@@ -166,7 +166,7 @@ def _unresearched_businesses(s: AtlasState) -> list[str]:
         gaps.append(
             f"The declarations also name {listed(beyond, 'and')}: not researched in this run, "
             f"which researches the first {MAX_RESEARCHED} businesses declared; have each "
-            "screened and searched for by hand."
+            "screened, searched for and looked up by hand."
         )
     return gaps
 

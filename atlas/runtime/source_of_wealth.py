@@ -95,15 +95,10 @@ def politically_exposed(s: AtlasState, set_aside: Collection[str] = ()) -> list[
         if Signal.PEP not in item.signals or item.evidence_id in set_aside:
             continue
         related = f"a {item.pep_relation} of one" if item.pep_relation else ""
-        if not item.about:
-            namesake = selected and item.linked_entity_id not in ("", selected.entity_id)
-            people.append(
-                f"{subject} (if the register's match is not a namesake's)"
-                if namesake
-                else f"{subject} (as {related})"
-                if related
-                else subject
-            )
+        if not item.about and selected and item.linked_entity_id not in ("", selected.entity_id):
+            people.append(f"{subject} (if the register's match is not a namesake's)")
+        elif not item.about:
+            people.append(f"{subject} (as {related})" if related else subject)
         for role, words in IN_CONTROL.items():
             if item.about.startswith(role):
                 also = f", and {related}" if related else ""

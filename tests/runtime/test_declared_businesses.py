@@ -310,8 +310,8 @@ def test_only_the_first_three_businesses_are_researched(make_runtime, make_state
     assert "Delta Four Ltd" not in screened
     assert (
         "The declarations also name Delta Four Ltd: not researched in this run, which "
-        "researches the first 3 businesses declared; have each screened and searched for by "
-        "hand."
+        "researches the first 3 businesses declared; have each screened, searched for and "
+        "looked up by hand."
     ) in state.proposed_packet.open_gaps
 
 
