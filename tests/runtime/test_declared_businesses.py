@@ -57,6 +57,9 @@ LISTED_SOURCE = (
             ["Kestrel Foods Ltd", "Pinecrest Holdings Ltd"],
         ),
         ("Royalties from 3M Co", ["3M Co"]),
+        # A form that is a word too is one in capitals only, in a text in title case.
+        ("Salary As Director, Dividends From Fjordline Seafood AS", ["Fjordline Seafood AS"]),
+        ("Dividends From Smith And Sons Ltd", ["Smith And Sons Ltd"]),
     ],
 )
 def test_businesses_are_named_by_a_legal_form(declared, named):

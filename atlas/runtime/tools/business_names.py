@@ -12,7 +12,7 @@ from atlas.runtime.world.normalize import LEGAL_SUFFIXES, normalize_text
 _NAME_WORD = re.compile(r"[A-Z][\w'’.-]*|[0-9][\w'’.-]*[A-Za-z][\w'’.-]*|&")
 # Words a sentence or clause may open with before a name ("From Kestrel Foods Ltd").
 _LEAD_WORDS = frozenset(
-    ("and", "also", "at", "by", "for", "from", "in", "of", "since", "through", "via", "with")
+    ("also", "at", "by", "for", "from", "in", "of", "since", "through", "via", "with")
 )
 
 
@@ -23,8 +23,13 @@ def businesses_named(text: str) -> list[str]:
     ("as", "co") is a word of the sentence, not of a name."""
     found: list[str] = []
     for run in _capitalized_runs(text):
-        while len(run) > 2 and run[0].lower() in _LEAD_WORDS:
-            run = run[1:]
+        ends = [i for i, word in enumerate(run) if i and _legal_form(word)]
+        if not ends:
+            continue
+        # A name starts after the last word of the sentence around it: "From Kestrel Foods
+        # Ltd", "Dividends From Kestrel Foods Ltd" in a text in title case.
+        leads = [i for i, word in enumerate(run[: ends[-1] - 1]) if word.lower() in _LEAD_WORDS]
+        run = run[leads[-1] + 1 :] if leads else run
         ends = [i for i, word in enumerate(run) if i and _legal_form(word)]
         if not ends or run[0] == "&":
             continue
@@ -59,4 +64,12 @@ def _capitalized_runs(text: str) -> list[list[str]]:
 
 
 def _legal_form(word: str) -> bool:
-    return normalize_text(word).replace(" ", "") in LEGAL_SUFFIXES
+    form = normalize_text(word).replace(" ", "")
+    if form in _ALSO_WORDS:
+        # "Kestrel AS", "Andino S.A.", but not the "As" of "Salary As Director".
+        return word.isupper() or "." in word
+    return form in LEGAL_SUFFIXES
+
+
+# Legal forms that are words too, in a text written in title case.
+_ALSO_WORDS = frozenset(("ag", "ao", "as", "sa"))
