@@ -1,6 +1,6 @@
-"""The register of politically exposed persons lists their close family members too: a
-match with one is a politically exposed person match that says how they are related, and
-calls for the same enhanced due diligence."""
+"""The register of politically exposed persons lists their close family members and close
+associates too: a match with one is a politically exposed person match that says how they
+are related, and calls for the same enhanced due diligence."""
 
 from __future__ import annotations
 
@@ -97,4 +97,19 @@ def test_a_director_on_the_register_as_a_relative_is_named_so_in_the_gap(make_st
     assert source_of_wealth_gap(state).startswith(
         "Ngozi Okafor (a director of Acme Analytics, and a close family member of one) is a "
         "politically exposed person: enhanced due diligence needs"
+    )
+
+
+def test_a_close_associate_is_one_too(make_runtime, make_state):
+    state = run(
+        make_runtime(), make_state("Tunde Bakare", subject_type="person", jurisdiction=None)
+    )
+    (match,) = [e for e in state.evidence if e.evidence_class == "pep"]
+    assert match.claim == (
+        "Politically exposed person match: 'Tunde Bakare' matches Tunde Bakare (NG), a close "
+        "associate of a politically exposed person: business partner of Amara Okafor, "
+        "Minister of Petroleum Resources (synthetic) (score 100)."
+    )
+    assert state.proposed_packet.open_gaps[0].startswith(
+        "Tunde Bakare (as a close associate of one) is a politically exposed person"
     )
