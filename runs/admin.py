@@ -17,10 +17,12 @@ each download is recorded (DocumentDownload).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from functools import reduce
 
+import pycountry
 from django import forms
 from django.contrib import admin
 from django.contrib.admin.views.main import SEARCH_VAR, ChangeList
@@ -336,13 +338,48 @@ class TenantPolicyForm(forms.ModelForm):
         error_messages={"invalid_choice": "%(value)s is not one of Atlas's tools."},
     )
 
+    high_risk_jurisdictions = forms.CharField(
+        label="High-risk jurisdictions",
+        required=False,
+        help_text=(
+            "ISO 3166 country codes, separated by commas or spaces (the default is FATF's "
+            "call for action: KP, IR, MM). A subject, or a company a person subject directs, "
+            "registered in one is not rated low, and its packet asks for enhanced due "
+            "diligence. Leave empty for none."
+        ),
+        widget=forms.TextInput(attrs={"size": "60", "autocapitalize": "characters"}),
+    )
+
     class Meta:
         model = Tenant
-        fields = ("name", "slug", "approval_cost_threshold_usd", "forbidden_tools")
+        fields = (
+            "name",
+            "slug",
+            "approval_cost_threshold_usd",
+            "forbidden_tools",
+            "high_risk_jurisdictions",
+        )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        codes = self.initial.get("high_risk_jurisdictions")
+        if isinstance(codes, list):
+            self.initial["high_risk_jurisdictions"] = ", ".join(codes)
 
     def clean_forbidden_tools(self) -> list[str]:
         ticked = set(self.cleaned_data["forbidden_tools"])
         return [tool.name for tool in TOOLS if tool.name in ticked]
+
+    def clean_high_risk_jurisdictions(self) -> list[str]:
+        codes = re.split(r"[\s,;]+", self.cleaned_data["high_risk_jurisdictions"].upper())
+        codes = list(dict.fromkeys(code for code in codes if code))
+        unknown = [code for code in codes if pycountry.countries.get(alpha_2=code) is None]
+        if unknown:
+            raise forms.ValidationError(
+                f"Not an ISO 3166 two-letter country code: {', '.join(unknown)}. Use codes such "
+                "as IR or MM."
+            )
+        return codes
 
 
 @admin.register(Tenant)
@@ -355,7 +392,11 @@ class TenantAdmin(TenantScopedAdmin):
         (
             "Policy",
             {
-                "fields": ("approval_cost_threshold_usd", "forbidden_tools"),
+                "fields": (
+                    "approval_cost_threshold_usd",
+                    "forbidden_tools",
+                    "high_risk_jurisdictions",
+                ),
                 "description": WHEN_A_POLICY_CHANGE_APPLIES,
             },
         ),

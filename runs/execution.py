@@ -76,6 +76,7 @@ def runtime_for(run: Run, cancel: CancelSignal) -> Runtime:
         tenant_policy=TenantPolicy(
             approval_cost_threshold_usd=tenant.approval_cost_threshold_usd,
             forbidden_tools=list(tenant.forbidden_tools or []),
+            high_risk_jurisdictions=list(tenant.high_risk_jurisdictions or []),
         ),
         openai_options=openai_options(),
     )

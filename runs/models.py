@@ -20,8 +20,13 @@ from django.db.models import Q
 from django.utils import timezone
 
 from atlas.runtime.decisions import RiskRating
+from atlas.runtime.policy import HIGH_RISK_JURISDICTIONS
 from atlas.runtime.state import USER_STATUS_MAX_LENGTH
 from runs.uploads import CheckedUpload, checked_upload_fields, saved_with_file, stored_file_name
+
+
+def default_high_risk_jurisdictions() -> list[str]:
+    return list(HIGH_RISK_JURISDICTIONS)
 
 
 class Tenant(models.Model):
@@ -31,6 +36,8 @@ class Tenant(models.Model):
         max_digits=10, decimal_places=4, default=Decimal("0.50")
     )
     forbidden_tools = models.JSONField(default=list, blank=True)
+    # ISO 3166 codes (atlas.runtime.policy.TenantPolicy.high_risk_jurisdictions).
+    high_risk_jurisdictions = models.JSONField(default=default_high_risk_jurisdictions, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -204,3 +204,35 @@ def test_a_tenant_admin_sees_their_tenants_policy_read_only(client, admin_user, 
     assert "screen_sanctions" in page
     assert 'name="forbidden_tools"' not in page and 'name="_save"' not in page
     assert save_tenant(client, tenant, approval_cost_threshold_usd="0").status_code == 403
+
+
+def test_high_risk_jurisdictions_are_saved_as_codes(client, root, tenant):
+    client.force_login(root)
+    assert save_tenant(client, tenant, high_risk_jurisdictions=" ir, mm  kp;IR").status_code == 302
+    tenant.refresh_from_db()
+    assert tenant.high_risk_jurisdictions == ["IR", "MM", "KP"]
+    page = client.get(reverse("admin:runs_tenant_change", args=[tenant.pk])).content.decode()
+    assert 'name="high_risk_jurisdictions" value="IR, MM, KP"' in page
+
+
+def test_a_code_that_is_no_country_is_refused(client, root, tenant):
+    client.force_login(root)
+    response = save_tenant(client, tenant, high_risk_jurisdictions="IR, XX, Iran")
+    assert response.status_code == 200
+    assert (
+        "Not an ISO 3166 two-letter country code: XX, IRAN. Use codes such as IR or MM."
+        in errors_of(response)
+    )
+    tenant.refresh_from_db()
+    assert tenant.high_risk_jurisdictions == ["KP", "IR", "MM"]
+
+
+def test_a_high_risk_jurisdiction_set_in_the_admin_counts_on_the_next_run(client, root, tenant):
+    client.force_login(root)
+    save_tenant(client, tenant, high_risk_jurisdictions="GB")
+    record = run_case(tenant)
+    assert record["packet"]["risk_rating"] == "medium"
+    assert record["packet"]["open_gaps"] == [
+        "The subject (United Kingdom, GB) is registered in one of the tenant's high-risk "
+        "jurisdictions: enhanced due diligence applies."
+    ]

@@ -28,6 +28,7 @@ from atlas.runtime.directorships import (
     unscreened_directorships,
     unsearched_directorships,
 )
+from atlas.runtime.jurisdiction_risk import in_high_risk_jurisdictions
 from atlas.runtime.owners import documents_with_unread_owners, unscreened_owners, unsearched_owners
 from atlas.runtime.policy import TenantPolicy, tool_allowed_in_state
 from atlas.runtime.progress import pending_requirements
@@ -44,7 +45,8 @@ from atlas.runtime.tools.registry import ToolRegistry
 # directs says which company it is about; 10: the beneficial owners to screen; 11: the
 # other directors of the companies the subject person directs, to screen; 12: the
 # beneficial owners to search adverse media on; 13: the businesses a declared source of
-# wealth or funds names, to screen, search and look up in the registry
+# wealth or funds names, to screen, search and look up in the registry, and who is in one
+# of the tenant's high-risk jurisdictions
 PROMPT_VERSION = "atlas-prompt/13"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
@@ -80,7 +82,8 @@ Rules (trusted, from the operator):
   on each in businesses_to_search, and look up each in businesses_to_look_up with
   resolve_entity, by name.
 - Every finding cites evidence ids you have been shown. A sanctions hit means high risk;
-  adverse media, a politically exposed person or a conflict nobody settled rules out low.
+  adverse media, a politically exposed person, a conflict nobody settled or anyone in
+  in_high_risk_jurisdictions rules out low.
 - Conflicting sources are reported as unresolved conflicts, not guessed away.
 - The runtime enforces budgets, policy and approvals; you cannot change them."""
 
@@ -223,6 +226,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         "businesses_to_screen": [redact(name) for name in unscreened_businesses(state)],
         "businesses_to_search": [redact(name) for name in unsearched_businesses(state)],
         "businesses_to_look_up": [redact(name) for name in unlooked_businesses(state)],
+        "in_high_risk_jurisdictions": in_high_risk_jurisdictions(state),
         "documents_with_unread_owners": documents_with_unread_owners(state),
         "answered_questions": [
             {k: redact(v) for k, v in qa.items()} for qa in state.answered_questions[-3:]

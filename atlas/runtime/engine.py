@@ -156,6 +156,7 @@ class Runtime:
         buf = StepBuffer()
         now = self.clock.now()
         s.versions = self.versions()
+        s.high_risk_jurisdictions = list(self.tenant_policy.high_risk_jurisdictions)
         s.started_at = now
         s.deadline_at = now + timedelta(seconds=s.budgets.deadline_seconds)
         self.writer.set_status(s, "researching", None)
@@ -226,6 +227,8 @@ class Runtime:
         in `buf` for the next step's first commit."""
         if s.approved_action is None or not s.approved_action.continues_step:
             s.step += 1
+        if s.high_risk_jurisdictions != self.tenant_policy.high_risk_jurisdictions:
+            s.high_risk_jurisdictions = list(self.tenant_policy.high_risk_jurisdictions)
         if self.cancel_signal.is_set():
             return self.writer.commit(cancelled(self.writer, s, buf), buf)
         if s.approved_action is not None:

@@ -53,8 +53,14 @@ from atlas.runtime.tools.base import ToolSpec
 # direct: the same person, or a possible namesake.
 # 18: each business a declared source of wealth or funds names is screened, searched for
 # adverse media and looked up in the registry, and an unresearched one rules out a low
-# rating.
+# rating; the tenant's high-risk jurisdictions rule out a low rating for a subject, or a
+# company a person subject directs, registered in one.
 POLICY_VERSION = "atlas-policy/18"
+
+
+# FATF's high-risk jurisdictions subject to a call for action (North Korea, Iran, Myanmar),
+# as its statements of 2025 list them: a tenant keeps its own list up to date.
+HIGH_RISK_JURISDICTIONS = ("KP", "IR", "MM")
 
 
 class TenantPolicy(BaseModel):
@@ -62,6 +68,9 @@ class TenantPolicy(BaseModel):
 
     approval_cost_threshold_usd: Decimal = Field(default=Decimal("0.50"), ge=0)
     forbidden_tools: list[str] = Field(default_factory=list)
+    # ISO 3166 codes: a subject, or a company a person subject directs, registered in one
+    # is not rated low, and its packet asks for enhanced due diligence.
+    high_risk_jurisdictions: list[str] = Field(default_factory=lambda: [*HIGH_RISK_JURISDICTIONS])
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from atlas.runtime.declared_businesses import (
 )
 from atlas.runtime.directors import unscreened_directors, unsearched_directors
 from atlas.runtime.directorships import unscreened_directorships, unsearched_directorships
+from atlas.runtime.jurisdiction_risk import in_high_risk_jurisdictions
 from atlas.runtime.namesakes import turned_down
 from atlas.runtime.owners import documents_with_unread_owners, unscreened_owners, unsearched_owners
 from atlas.runtime.state import AtlasState, EvidenceItem, Signal
@@ -272,6 +273,13 @@ RULES = (
         "against the sanctions lists (see codirectors_to_screen): that rules out a low risk "
         "rating.",
         "co-directors not screened",
+    ),
+    RatingRule(
+        "medium",
+        lambda s, _: bool(in_high_risk_jurisdictions(s)),
+        "The subject, or a company it directs, is registered in one of the tenant's high-risk "
+        "jurisdictions (see in_high_risk_jurisdictions): that rules out a low risk rating.",
+        "a high-risk jurisdiction",
     ),
     RatingRule(
         "medium",

@@ -424,6 +424,9 @@ class AtlasState(_Model):
     updated_at: datetime | None = None
 
     budgets: Budgets = Field(default_factory=Budgets)
+    # The tenant's high-risk jurisdictions (ISO 3166 codes), as its policy gave them when
+    # the run last took a step.
+    high_risk_jurisdictions: list[str] = Field(default_factory=list)
     versions: VersionBundle = Field(default_factory=VersionBundle)
 
     next_seq: int = 1

@@ -918,6 +918,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         or p.get("businesses_to_screen")
         or p.get("businesses_to_search")
         or p.get("businesses_to_look_up")
+        or p.get("in_high_risk_jurisdictions")
         or p.get("documents_with_unread_owners")
         or "search_adverse_media" not in p["completed_steps"]
     ):

@@ -1,0 +1,71 @@
+"""Country risk: a subject, or a company a person subject directs, registered in one of the
+tenant's high-risk jurisdictions is not rated low, and its packet asks for enhanced due
+diligence. The list is the tenant's policy (FATF's call for action by default)."""
+
+from __future__ import annotations
+
+from runtime_helpers import events_of, playbook_skipping, run
+
+from atlas.runtime.context import project_state
+from atlas.runtime.policy import HIGH_RISK_JURISDICTIONS, TenantPolicy
+
+IRRAWADDY = "Irrawaddy Jade Trading"
+
+
+def test_a_company_in_a_high_risk_jurisdiction_is_not_low(make_runtime, make_state):
+    state = run(make_runtime(), make_state(IRRAWADDY, jurisdiction="MM"))
+    assert state.high_risk_jurisdictions == list(HIGH_RISK_JURISDICTIONS)
+    packet = state.proposed_packet
+    assert packet.risk_rating == "medium"
+    assert packet.open_gaps == [
+        "The subject (Myanmar, MM) is registered in one of the tenant's high-risk "
+        "jurisdictions: enhanced due diligence applies."
+    ]
+    assert project_state(state)["in_high_risk_jurisdictions"] == ["the subject (Myanmar, MM)"]
+
+
+def test_a_tenant_without_the_list_rates_it_on_its_evidence(make_runtime, make_state):
+    runtime = make_runtime(tenant_policy=TenantPolicy(high_risk_jurisdictions=[]))
+    packet = run(runtime, make_state(IRRAWADDY, jurisdiction="MM")).proposed_packet
+    assert packet.risk_rating == "low"
+    assert not packet.open_gaps
+
+
+def test_a_tenants_own_list_counts(make_runtime, make_state):
+    runtime = make_runtime(tenant_policy=TenantPolicy(high_risk_jurisdictions=["GB"]))
+    packet = run(runtime, make_state()).proposed_packet
+    assert packet.risk_rating == "medium"
+    assert "The subject (United Kingdom, GB) is registered" in packet.open_gaps[0]
+
+
+def test_a_low_rating_is_refused_while_it_applies(make_runtime, make_state, store):
+    state = run(
+        make_runtime(playbook_skipping("in_high_risk_jurisdictions")),
+        make_state(IRRAWADDY, jurisdiction="MM"),
+    )
+    (rejected,) = events_of(store, state, "final_rejected")
+    assert rejected.data["errors"] == [
+        "The subject, or a company it directs, is registered in one of the tenant's high-risk "
+        "jurisdictions (see in_high_risk_jurisdictions): that rules out a low risk rating."
+    ]
+    assert state.proposed_packet.risk_rating == "medium"
+
+
+def test_a_company_a_person_subject_directs_counts(make_runtime, make_state):
+    """No registry person is Aung Kyaw Min, but Irrawaddy Jade's record lists a director of
+    that name."""
+    state = run(
+        make_runtime(), make_state("Aung Kyaw Min", subject_type="person", jurisdiction=None)
+    )
+    assert (
+        "Irrawaddy Jade Trading Co Ltd (Myanmar, MM), a company the subject directs, is "
+        "registered in one of the tenant's high-risk jurisdictions: enhanced due diligence "
+        "applies."
+    ) in state.proposed_packet.open_gaps
+
+
+def test_a_policy_changed_mid_run_applies_from_the_next_step(make_runtime, make_state):
+    state = make_runtime().start(make_state(IRRAWADDY, jurisdiction="MM"))
+    assert state.high_risk_jurisdictions == list(HIGH_RISK_JURISDICTIONS)
+    changed = make_runtime(tenant_policy=TenantPolicy(high_risk_jurisdictions=["IR"]))
+    assert changed.step(state).high_risk_jurisdictions == ["IR"]
