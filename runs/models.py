@@ -37,7 +37,9 @@ class Tenant(models.Model):
     )
     forbidden_tools = models.JSONField(default=list, blank=True)
     # ISO 3166 codes (atlas.runtime.policy.TenantPolicy.high_risk_jurisdictions).
-    high_risk_jurisdictions = models.JSONField(default=default_high_risk_jurisdictions, blank=True)
+    high_risk_jurisdictions = models.JSONField(
+        "high-risk jurisdictions", default=default_high_risk_jurisdictions, blank=True
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
