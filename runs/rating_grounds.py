@@ -10,7 +10,14 @@ from atlas.runtime.wording import fact_words, listed
 
 # The parts of a run's state the grounds are read from.
 STATE_FIELDS = frozenset(
-    {"evidence", "conflicts", "selected_entity", "proposed_packet", "answered_questions"}
+    {
+        "evidence",
+        "conflicts",
+        "selected_entity",
+        "proposed_packet",
+        "answered_questions",
+        "high_risk_registrations",
+    }
 )
 
 
@@ -22,7 +29,8 @@ def grounds_of(state: AtlasState) -> list[str]:
 def rating_grounds(state: dict) -> list[str]:
     """What in the evidence the risk rating stands on: the signals the runtime's finish
     checks hold a rating to (a sanctions hit, adverse media, a PEP link, a source trying to
-    instruct the agent) and conflicts nobody settled. Only the evidence about the subject
+    instruct the agent), conflicts nobody settled, and registration in one of the tenant's
+    high-risk jurisdictions. Only the evidence about the subject
     counts: a namesake candidate's record or register match is about someone else."""
     selected = state.get("selected_entity")
     declined = turned_down(selected, state.get("answered_questions") or [])
@@ -75,6 +83,8 @@ def rating_grounds(state: dict) -> list[str]:
             grounds.append(f"sources that disagree on {', '.join(facts)}{said}")
     if not state.get("selected_entity"):
         grounds.append("a subject not matched to a registry entity, so screened by name only")
+    if registered := state.get("high_risk_registrations"):
+        grounds.append(f"registration in a high-risk jurisdiction: {listed(registered, 'and')}")
     # A director a reviewer set aside is not called one.
     settled = as_settled_in(state)
     return [settled(ground) for ground in grounds]

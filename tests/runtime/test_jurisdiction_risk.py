@@ -69,3 +69,13 @@ def test_a_policy_changed_mid_run_applies_from_the_next_step(make_runtime, make_
     assert state.high_risk_jurisdictions == list(HIGH_RISK_JURISDICTIONS)
     changed = make_runtime(tenant_policy=TenantPolicy(high_risk_jurisdictions=["IR"]))
     assert changed.step(state).high_risk_jurisdictions == ["IR"]
+
+
+def test_the_rating_says_it_stands_on_the_registration(make_runtime, make_state):
+    from runs.rating_grounds import grounds_of
+
+    state = run(make_runtime(), make_state(IRRAWADDY, jurisdiction="MM"))
+    assert state.high_risk_registrations == ["the subject (Myanmar, MM)"]
+    assert grounds_of(state) == [
+        "registration in a high-risk jurisdiction: the subject (Myanmar, MM)"
+    ]
