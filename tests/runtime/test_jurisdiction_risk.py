@@ -62,6 +62,9 @@ def test_a_company_a_person_subject_directs_counts(make_runtime, make_state):
         "registered in one of the tenant's high-risk jurisdictions: enhanced due diligence "
         "applies."
     ) in state.proposed_packet.open_gaps
+    assert state.high_risk_registrations == [
+        "Irrawaddy Jade Trading Co Ltd (Myanmar, MM), a company the subject directs"
+    ]
 
 
 def test_a_policy_changed_mid_run_applies_from_the_next_step(make_runtime, make_state):
