@@ -92,6 +92,8 @@ class TenantScopedAdmin(admin.ModelAdmin):
     # Money columns a detail page shows as money where they cannot be edited, by field
     # name: an amount spent (atlas.runtime.money.dollars) or one someone set.
     money_fields: dict[str, Callable[[Decimal], str]] = {}
+    # Lists a detail page shows as words where they cannot be edited ("KP, IR, MM").
+    list_fields: tuple[str, ...] = ()
 
     def get_fields(self, request: HttpRequest, obj=None) -> list:
         # Django adds the read-only fields last; one shown instead of a field takes its place.
@@ -117,7 +119,7 @@ class TenantScopedAdmin(admin.ModelAdmin):
         shown |= self._redacted_shown
         if self.has_change_permission(request, obj):
             return shown
-        return shown | self._money_shown
+        return shown | self._money_shown | self._lists_shown
 
     @cached_property
     def _redacted_shown(self) -> dict[str, Callable]:
@@ -142,6 +144,10 @@ class TenantScopedAdmin(admin.ModelAdmin):
         # A row found would tell that the number searched for is in it.
         personal = {*self.redacted_fields, *self.redacted_in_name}
         return tuple(name for name in fields if name.lstrip("=^@") not in personal)
+
+    @cached_property
+    def _lists_shown(self) -> dict[str, Callable]:
+        return {name: _shown_as_list(self.model._meta.get_field(name)) for name in self.list_fields}
 
     @cached_property
     def _money_shown(self) -> dict[str, Callable]:
@@ -205,6 +211,15 @@ def _shown_as_money(field, words: Callable[[Decimal], str]) -> Callable:
     amount.__name__ = field.name
     amount.short_description = field.verbose_name
     return amount
+
+
+def _shown_as_list(field) -> Callable:
+    def items(obj) -> str:
+        return ", ".join(map(str, getattr(obj, field.name) or [])) or "none"
+
+    items.__name__ = field.name
+    items.short_description = field.verbose_name
+    return items
 
 
 def could_be_personal_data(term: str) -> bool:
@@ -403,6 +418,7 @@ class TenantAdmin(TenantScopedAdmin):
     )
     list_display = ("name", "slug", "approval_threshold", "forbidden_tools", "created_at")
     money_fields = {"approval_cost_threshold_usd": budget_dollars}
+    list_fields = ("forbidden_tools", "high_risk_jurisdictions")
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
 

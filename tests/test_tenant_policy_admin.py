@@ -201,7 +201,8 @@ def test_a_tenant_admin_sees_their_tenants_policy_read_only(client, admin_user, 
     Tenant.objects.filter(pk=tenant.pk).update(forbidden_tools=["screen_sanctions"])
     client.force_login(admin_user)
     page = client.get(reverse("admin:runs_tenant_change", args=[tenant.pk])).content.decode()
-    assert "screen_sanctions" in page
+    assert '<div class="readonly">screen_sanctions</div>' in page
+    assert '<div class="readonly">KP, IR, MM</div>' in page
     assert 'name="forbidden_tools"' not in page and 'name="_save"' not in page
     assert save_tenant(client, tenant, approval_cost_threshold_usd="0").status_code == 403
 
