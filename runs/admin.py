@@ -358,9 +358,9 @@ class TenantPolicyForm(forms.ModelForm):
         required=False,
         help_text=(
             "ISO 3166 country codes, separated by commas or spaces (the default is FATF's "
-            "call for action: KP, IR, MM). A subject, or a company a person subject directs, "
-            "registered in one is not rated low, and its packet asks for enhanced due "
-            "diligence. Leave empty for none."
+            "call for action: KP, IR, MM). A subject registered in one (or a company a person "
+            "subject directs, or a business a declared source of wealth or funds names) is not "
+            "rated low, and its packet asks for enhanced due diligence. Leave empty for none."
         ),
         widget=forms.TextInput(attrs={"size": "60", "autocapitalize": "characters"}),
     )

@@ -123,11 +123,12 @@ def lookup_evidence(
     # "Northwind Trading Ltd" is the Ltd, not the Pte Ltd or the LLC of that name.
     same_form = [c for c in strong if legal_forms(c["name"]) == legal_forms(business)]
     strong = same_form if len(same_form) == 1 else strong
-    label = "Company registry"
+    label, registered_in = "Company registry", ""
     if len(strong) == 1:
         record = strong[0]["record"]
         source_id = f"registry:{record['entity_id']}"
-        label = f"{label} ({record['jurisdiction']})"
+        registered_in = record["jurisdiction"]
+        label = f"{label} ({registered_in})"
         claim = f"Registry record of the {about}: {company_record_words(record)}"
         claim += _subject_on_board(state, record)
     else:
@@ -145,7 +146,18 @@ def lookup_evidence(
         claim=claim,
         step=step,
         about=about,
+        registered_in=registered_in,
     )
+
+
+def registered_businesses(state: AtlasState) -> list[tuple[str, str]]:
+    """(as the evidence names it, country code) of each declared business the registry
+    found one company for."""
+    return [
+        (item.about, item.registered_in)
+        for item in state.evidence
+        if item.registered_in and item.about.startswith(tuple(AS_SOURCE.values()))
+    ]
 
 
 def _subject_on_board(state: AtlasState, record: dict[str, Any]) -> str:

@@ -1,12 +1,13 @@
-"""Country risk: the subject, or a company a person subject directs, registered in one of
-the tenant's high-risk jurisdictions (its policy's list; FATF's call for action by
-default). That alone rules out a low rating, and the packet asks for enhanced due
-diligence."""
+"""Country risk: the subject, a company a person subject directs, or a business a declared
+source of wealth or funds names, registered in one of the tenant's high-risk jurisdictions
+(its policy's list; FATF's call for action by default). That alone rules out a low rating,
+and the packet asks for enhanced due diligence."""
 
 from __future__ import annotations
 
 import pycountry
 
+from atlas.runtime.declared_businesses import registered_businesses
 from atlas.runtime.directorships import directorships
 from atlas.runtime.state import AtlasState
 from atlas.runtime.wording import listed
@@ -28,6 +29,9 @@ def in_high_risk_jurisdictions(s: AtlasState) -> list[str]:
         if company.jurisdiction in high_risk:
             where = country_words(company.jurisdiction)
             found.append(f"{company.name} ({where}), {DIRECTED}")
+    for business, code in registered_businesses(s):
+        if code in high_risk:
+            found.append(f"the {business} ({country_words(code)})")
     return list(dict.fromkeys(found))
 
 

@@ -277,8 +277,9 @@ RULES = (
     RatingRule(
         "medium",
         lambda s, _: bool(in_high_risk_jurisdictions(s)),
-        "The subject, or a company it directs, is registered in one of the tenant's high-risk "
-        "jurisdictions (see in_high_risk_jurisdictions): that rules out a low risk rating.",
+        "The subject, a company it directs, or a business its declared source of wealth or "
+        "funds names, is registered in one of the tenant's high-risk jurisdictions (see "
+        "in_high_risk_jurisdictions): that rules out a low risk rating.",
         "a high-risk jurisdiction",
     ),
     RatingRule(

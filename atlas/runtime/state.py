@@ -265,6 +265,8 @@ class EvidenceItem(_Model):
     # For such a declaration: the businesses it names (declared_businesses), each to be
     # screened and searched for in the news.
     businesses: list[str] = Field(default_factory=list)
+    # For the registry record of such a business: the country it is registered in.
+    registered_in: str = ""
     # The same text at other addresses (an article syndicated word for word): one story,
     # held once, each place it ran named.
     copies: list[SameTextElsewhere] = Field(default_factory=list)

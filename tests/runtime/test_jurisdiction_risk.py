@@ -1,6 +1,7 @@
-"""Country risk: a subject, or a company a person subject directs, registered in one of the
-tenant's high-risk jurisdictions is not rated low, and its packet asks for enhanced due
-diligence. The list is the tenant's policy (FATF's call for action by default)."""
+"""Country risk: a subject, a company a person subject directs, or a business a declared
+source of wealth names, registered in one of the tenant's high-risk jurisdictions, is not
+rated low, and its packet asks for enhanced due diligence. The list is the tenant's policy
+(FATF's call for action by default)."""
 
 from __future__ import annotations
 
@@ -45,8 +46,9 @@ def test_a_low_rating_is_refused_while_it_applies(make_runtime, make_state, stor
     )
     (rejected,) = events_of(store, state, "final_rejected")
     assert rejected.data["errors"] == [
-        "The subject, or a company it directs, is registered in one of the tenant's high-risk "
-        "jurisdictions (see in_high_risk_jurisdictions): that rules out a low risk rating."
+        "The subject, a company it directs, or a business its declared source of wealth or "
+        "funds names, is registered in one of the tenant's high-risk jurisdictions (see "
+        "in_high_risk_jurisdictions): that rules out a low risk rating."
     ]
     assert state.proposed_packet.risk_rating == "medium"
 
@@ -81,4 +83,23 @@ def test_the_rating_says_it_stands_on_the_registration(make_runtime, make_state)
     assert state.high_risk_registrations == ["the subject (Myanmar, MM)"]
     assert grounds_of(state) == [
         "registration in a high-risk jurisdiction: the subject (Myanmar, MM)"
+    ]
+
+
+def test_a_declared_business_registered_there_counts(make_runtime, make_state, documents):
+    from test_document_owners import attached
+
+    doc = attached(
+        documents,
+        "kyc.txt",
+        "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
+        "Source of funds: A loan from Irrawaddy Jade Trading Co Ltd\n",
+    )
+    state = run(make_runtime(), make_state(documents=[doc]))
+    packet = state.proposed_packet
+    assert packet.risk_rating == "medium"
+    assert packet.open_gaps == [
+        "The source-of-funds business Irrawaddy Jade Trading Co Ltd (Myanmar, MM) is "
+        "registered in one of the tenant's high-risk jurisdictions: enhanced due diligence "
+        "applies."
     ]
