@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from runtime_helpers import events_of, playbook_skipping, run, signed_off, tool_arguments
-from test_document_owners import attached
+from test_document_owners import HEAD, attached
 
 from atlas.runtime.declared_businesses import (
     business_lookup_step,
@@ -162,8 +162,7 @@ def test_unresearched_businesses_rule_out_low_and_are_named_in_the_packet(
     doc = attached(
         documents,
         "kyc.txt",
-        "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
-        "Source of funds: A loan from Jane Roe Trading Ltd\n",
+        HEAD + "Source of funds: A loan from Jane Roe Trading Ltd\n",
     )
     state = run(
         make_runtime(
@@ -201,8 +200,7 @@ def test_a_clean_business_researched_leaves_the_company_low(
     doc = attached(
         documents,
         "kyc.txt",
-        "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
-        "Source of funds: A loan from Kestrel Foods Ltd\n",
+        HEAD + "Source of funds: A loan from Kestrel Foods Ltd\n",
     )
     state = run(make_runtime(), make_state(documents=[doc]))
     assert {"name": "Kestrel Foods Ltd"} in tool_arguments(store, state, "screen_sanctions")
@@ -217,8 +215,7 @@ def test_a_business_no_registry_company_matches_is_a_gap_not_a_higher_rating(
     doc = attached(
         documents,
         "kyc.txt",
-        "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
-        "Source of funds: A loan from Jane Roe Trading Ltd\n",
+        HEAD + "Source of funds: A loan from Jane Roe Trading Ltd\n",
     )
     packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
     assert packet.risk_rating == "low"
@@ -326,8 +323,7 @@ def test_a_business_the_screening_refuses_is_a_gap_of_a_medium_packet(
     doc = attached(
         documents,
         "kyc.txt",
-        "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
-        "Source of funds: A loan from Kestrel Foods Ltd\n",
+        HEAD + "Source of funds: A loan from Kestrel Foods Ltd\n",
     )
     faults = {"screen_sanctions": ["ok", "ok", "ok", "not_found", "not_found"]}
     state = run(make_runtime(), make_state(documents=[doc], faults=faults))
@@ -345,8 +341,7 @@ def test_a_declared_business_that_owns_the_company_is_researched_once(
     doc = attached(
         documents,
         "kyc.txt",
-        "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
-        "Beneficial owner: Jane Roe Holdings Ltd (100%)\n"
+        HEAD + "Beneficial owner: Jane Roe Holdings Ltd (100%)\n"
         "Source of funds: Capital from Jane Roe Holdings Ltd\n",
     )
     state = run(make_runtime(), make_state(documents=[doc]))
@@ -361,8 +356,7 @@ def test_a_business_not_looked_up_rules_out_low(make_runtime, make_state, store,
     doc = attached(
         documents,
         "kyc.txt",
-        "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
-        "Source of funds: A loan from Kestrel Foods Ltd\n",
+        HEAD + "Source of funds: A loan from Kestrel Foods Ltd\n",
     )
     state = run(
         make_runtime(playbook_skipping("businesses_to_look_up")), make_state(documents=[doc])

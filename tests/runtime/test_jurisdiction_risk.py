@@ -6,6 +6,7 @@ rated low, and its packet asks for enhanced due diligence. The list is the tenan
 from __future__ import annotations
 
 from runtime_helpers import events_of, playbook_skipping, run
+from test_document_owners import HEAD, attached
 
 from atlas.runtime.context import project_state
 from atlas.runtime.policy import HIGH_RISK_JURISDICTIONS, TenantPolicy
@@ -87,13 +88,10 @@ def test_the_rating_says_it_stands_on_the_registration(make_runtime, make_state)
 
 
 def test_a_declared_business_registered_there_counts(make_runtime, make_state, documents):
-    from test_document_owners import attached
-
     doc = attached(
         documents,
         "kyc.txt",
-        "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
-        "Source of funds: A loan from Irrawaddy Jade Trading Co Ltd\n",
+        HEAD + "Source of funds: A loan from Irrawaddy Jade Trading Co Ltd\n",
     )
     state = run(make_runtime(), make_state(documents=[doc]))
     packet = state.proposed_packet
