@@ -25,6 +25,7 @@ AS_SOURCE = {
     SOURCE_OF_WEALTH: "source-of-wealth business ",
     SOURCE_OF_FUNDS: "source-of-funds business ",
 }
+DECLARED_ROLES = tuple(AS_SOURCE.values())
 # Each is three steps: more would let one form spend the research budget.
 MAX_RESEARCHED = 3
 # The source of a look-up that found no one company: the registry's search itself.
@@ -156,7 +157,7 @@ def registered_businesses(state: AtlasState) -> list[tuple[str, str]]:
     return [
         (item.about, item.registered_in)
         for item in state.evidence
-        if item.registered_in and item.about.startswith(tuple(AS_SOURCE.values()))
+        if item.registered_in and item.about.startswith(DECLARED_ROLES)
     ]
 
 

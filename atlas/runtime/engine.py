@@ -59,7 +59,6 @@ from atlas.runtime.humans import (
     HumanInput,
     HumanInputRejected,
 )
-from atlas.runtime.jurisdiction_risk import in_high_risk_jurisdictions
 from atlas.runtime.memory import MemoryCancelSignal, MemoryRunStore, SystemClock
 from atlas.runtime.policy import POLICY_VERSION, TenantPolicy
 from atlas.runtime.ports import CancelSignal, Clock, DocumentSource, RunStore, TraceEventRecord
@@ -158,7 +157,6 @@ class Runtime:
         now = self.clock.now()
         s.versions = self.versions()
         s.high_risk_jurisdictions = list(self.tenant_policy.high_risk_jurisdictions)
-        s.high_risk_registrations = in_high_risk_jurisdictions(s)
         s.started_at = now
         s.deadline_at = now + timedelta(seconds=s.budgets.deadline_seconds)
         self.writer.set_status(s, "researching", None)
@@ -231,7 +229,6 @@ class Runtime:
             s.step += 1
         if s.high_risk_jurisdictions != self.tenant_policy.high_risk_jurisdictions:
             s.high_risk_jurisdictions = list(self.tenant_policy.high_risk_jurisdictions)
-        s.high_risk_registrations = in_high_risk_jurisdictions(s)
         if self.cancel_signal.is_set():
             return self.writer.commit(cancelled(self.writer, s, buf), buf)
         if s.approved_action is not None:

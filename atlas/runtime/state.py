@@ -429,8 +429,8 @@ class AtlasState(_Model):
     # The tenant's high-risk jurisdictions (ISO 3166 codes), as its policy gave them when
     # the run last took a step.
     high_risk_jurisdictions: list[str] = Field(default_factory=list)
-    # Who of the research is registered in one (jurisdiction_risk), as of the last step's
-    # start: for the pages, which read the stored state.
+    # Who of the research is registered in one (jurisdiction_risk), as of the last commit:
+    # for the pages, which read the stored state.
     high_risk_registrations: list[str] = Field(default_factory=list)
     versions: VersionBundle = Field(default_factory=VersionBundle)
 

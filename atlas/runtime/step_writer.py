@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from atlas.runtime.budgets import shift_deadline
 from atlas.runtime.context import MAX_EXECUTED_ACTIONS_SHOWN, MAX_OBSERVATIONS_SHOWN, model_view
+from atlas.runtime.jurisdiction_risk import in_high_risk_jurisdictions
 from atlas.runtime.ports import (
     Clock,
     ObservationRecord,
@@ -218,6 +219,8 @@ class StepWriter:
         del s.executed_actions[:-MAX_EXECUTED_ACTIONS_IN_STATE]
         del s.decision_history[:-MAX_DECISIONS_IN_STATE]
         del s.progress_history[: -(s.budgets.max_no_progress + 1)]
+        # Derived here, so what the pages read from the stored state is what was committed.
+        s.high_risk_registrations = in_high_risk_jurisdictions(s)
         expected = s.version
         s.version = expected + 1
         s.updated_at = self.clock.now()

@@ -29,7 +29,7 @@ from atlas.runtime.decisions import (
     PacketConflictValue,
     Usage,
 )
-from atlas.runtime.declared_businesses import AS_SOURCE
+from atlas.runtime.declared_businesses import DECLARED_ROLES
 from atlas.runtime.directors import AS_DIRECTOR, as_settled_by, screenable, searchable
 from atlas.runtime.directorships import directed_by_the_subject
 from atlas.runtime.listed_namesakes import FOR_A_REVIEWER
@@ -273,8 +273,6 @@ DIRECTOR_STEPS = (
         "Look for adverse media about {}, a beneficial owner of the subject.",
     ),
 )
-
-DECLARED_ROLES = tuple(AS_SOURCE.values())
 
 # Once the documents are read: the businesses their declared sources of wealth or funds
 # name, by name.
