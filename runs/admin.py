@@ -22,13 +22,13 @@ from collections.abc import Callable
 from decimal import Decimal
 from functools import reduce
 
-import pycountry
 from django import forms
 from django.contrib import admin
 from django.contrib.admin.views.main import SEARCH_VAR, ChangeList
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import QuerySet
 from django.db.models.fields.files import FieldFile
@@ -40,6 +40,7 @@ from atlas.runtime.money import budget_dollars, dollars
 from atlas.runtime.redaction import redact, redact_value
 from atlas.runtime.tools.registry import default_registry
 from runs.access import has_role, membership_of
+from runs.case_fields import clean_jurisdiction
 from runs.models import (
     Case,
     CaseEdit,
@@ -357,8 +358,8 @@ class TenantPolicyForm(forms.ModelForm):
         label="High-risk jurisdictions",
         required=False,
         help_text=(
-            "ISO 3166 country codes, separated by commas or spaces (the default is FATF's "
-            "call for action: KP, IR, MM). A subject registered in one (or a company a person "
+            "Countries, by ISO code or name, separated by commas (the default is FATF's call "
+            "for action: KP, IR, MM). A subject registered in one (or a company a person "
             "subject directs, or a business a declared source of wealth or funds names) is not "
             "rated low, and its packet asks for enhanced due diligence. Leave empty for none."
         ),
@@ -386,15 +387,27 @@ class TenantPolicyForm(forms.ModelForm):
         return [tool.name for tool in TOOLS if tool.name in ticked]
 
     def clean_high_risk_jurisdictions(self) -> list[str]:
-        codes = re.split(r"[\s,;]+", self.cleaned_data["high_risk_jurisdictions"].upper())
-        codes = list(dict.fromkeys(code for code in codes if code))
-        unknown = [code for code in codes if pycountry.countries.get(alpha_2=code) is None]
-        if unknown:
-            raise forms.ValidationError(
-                f"Not an ISO 3166 two-letter country code: {', '.join(unknown)}. Use codes such "
-                "as IR or MM."
-            )
-        return codes
+        """Each country read as the case form reads one (runs.case_fields), by its code or
+        its name: "ir, Myanmar; KP" is IR, MM and KP."""
+        codes, refused = [], []
+        for entry in _countries_listed(self.cleaned_data["high_risk_jurisdictions"]):
+            try:
+                codes.append(clean_jurisdiction(entry))
+            except ValidationError as error:
+                refused += error.messages
+        if refused:
+            raise forms.ValidationError(refused)
+        return list(dict.fromkeys(code for code in codes if code))
+
+
+def _countries_listed(text: str) -> list[str]:
+    """The countries a list gives, split at commas, semicolons and new lines; codes may also
+    be split at spaces ("IR MM KP"), names not ("United Kingdom")."""
+    entries = []
+    for entry in re.split(r"[,;\n]+", text):
+        words = entry.split()
+        entries += words if all(len(word) <= 3 for word in words) else [" ".join(words)]
+    return entries
 
 
 @admin.register(Tenant)

@@ -216,14 +216,20 @@ def test_high_risk_jurisdictions_are_saved_as_codes(client, root, tenant):
     assert 'name="high_risk_jurisdictions" value="IR, MM, KP"' in page
 
 
+def test_countries_may_be_named_as_on_the_case_form(client, root, tenant):
+    client.force_login(root)
+    saved = save_tenant(client, tenant, high_risk_jurisdictions="Iran, Myanmar; north korea")
+    assert saved.status_code == 302
+    tenant.refresh_from_db()
+    assert tenant.high_risk_jurisdictions == ["IR", "MM", "KP"]
+
+
 def test_a_code_that_is_no_country_is_refused(client, root, tenant):
     client.force_login(root)
-    response = save_tenant(client, tenant, high_risk_jurisdictions="IR, XX, Iran")
+    response = save_tenant(client, tenant, high_risk_jurisdictions="IR, XX, Atlantis")
     assert response.status_code == 200
-    assert (
-        "Not an ISO 3166 two-letter country code: XX, IRAN. Use codes such as IR or MM."
-        in errors_of(response)
-    )
+    assert "XX is not an ISO country code. Use one such as GB, US or SG." in errors_of(response)[0]
+    assert "Atlantis" in errors_of(response)[0]
     tenant.refresh_from_db()
     assert tenant.high_risk_jurisdictions == ["KP", "IR", "MM"]
 
