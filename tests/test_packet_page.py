@@ -302,6 +302,19 @@ def test_a_packet_on_a_person_names_the_listed_companies_they_direct(client, ten
     )
 
 
+def test_a_packet_names_a_director_living_in_a_high_risk_jurisdiction(
+    client, tenant, analyst, reviewer
+):
+    run = paused_run(tenant, analyst, "Gulfstar Marine Services", jurisdiction="GB")
+    ground = "a director living in a high-risk jurisdiction: Farhad Rahimi (Iran, IR)"
+    client_for(client, reviewer)
+    packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
+    assert f"On the evidence of {ground}." in packet
+    assert "Director Farhad Rahimi (Iran, IR) lives in one of the tenant&#x27;s high-risk" in packet
+    queue = client.get(reverse("reviews-queue")).content.decode()
+    assert "a director living in a high-risk jurisdiction" in queue
+
+
 def test_a_registry_candidate_that_is_not_the_match_is_marked_so(client, tenant, analyst):
     run = paused_run(tenant, analyst, "Acme Analytics", jurisdiction="")
     assert run.matched_entity == "Acme Analytics Ltd (GB)"

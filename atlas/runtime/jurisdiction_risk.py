@@ -1,13 +1,15 @@
 """Country risk: the subject, a company a person subject directs, or a business a declared
 source of wealth or funds names, registered in one of the tenant's high-risk jurisdictions
-(its policy's list; FATF's call for action by default). That alone rules out a low rating,
-and the packet asks for enhanced due diligence."""
+(its policy's list; FATF's call for action by default), or a director of the subject
+company living in one, as its registry record says. That alone rules out a low rating, and
+the packet asks for enhanced due diligence."""
 
 from __future__ import annotations
 
 import pycountry
 
 from atlas.runtime.declared_businesses import registered_businesses
+from atlas.runtime.directors import director_key, directors
 from atlas.runtime.directorships import directorships
 from atlas.runtime.state import AtlasState
 from atlas.runtime.wording import listed
@@ -16,6 +18,13 @@ DIRECTED = "a company the subject directs"
 
 
 def in_high_risk_jurisdictions(s: AtlasState) -> list[str]:
+    """Everyone the diligence is on with a tie to a high-risk jurisdiction: those registered
+    in one, then the directors living in one ("director Farhad Rahimi (Iran, IR)")."""
+    directors_there = [f"director {who}" for who in high_risk_residences(s)]
+    return high_risk_registrations(s) + directors_there
+
+
+def high_risk_registrations(s: AtlasState) -> list[str]:
     """Who the diligence is on that is registered in a high-risk jurisdiction: "the subject
     (Myanmar, MM)", "Acme Ltd (Myanmar, MM), a company the subject directs"."""
     high_risk = set(s.high_risk_jurisdictions)
@@ -35,9 +44,45 @@ def in_high_risk_jurisdictions(s: AtlasState) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def jurisdiction_gap(s: AtlasState) -> str:
-    """The packet's open item for them; "" for none."""
-    found = in_high_risk_jurisdictions(s)
+def high_risk_residences(s: AtlasState) -> list[str]:
+    """The subject company's directors who live in a high-risk jurisdiction, by its registry
+    record: "Farhad Rahimi (Iran, IR)". A director a reviewer set aside in a conflict is
+    not one (directors)."""
+    high_risk = set(s.high_risk_jurisdictions)
+    selected = s.selected_entity
+    if not high_risk or selected is None or selected.entity_type != "company":
+        return []
+    lives_in: dict[str, str] = {}
+    for item in s.evidence:
+        if item.evidence_class == "registry" and item.candidate_id == selected.entity_id:
+            lives_in |= {
+                director_key(name): code for name, code in item.director_residences.items()
+            }
+    return [
+        f"{name} ({country_words(lives_in[key])})"
+        for name in directors(s)
+        if lives_in.get(key := director_key(name)) in high_risk
+    ]
+
+
+def jurisdiction_gaps(s: AtlasState) -> list[str]:
+    """The packet's open items for them: one for registrations, one for residences."""
+    return [gap for gap in (_registration_gap(s), _residence_gap(s)) if gap]
+
+
+def _residence_gap(s: AtlasState) -> str:
+    found = high_risk_residences(s)
+    if not found:
+        return ""
+    if len(found) == 1:
+        who = f"Director {found[0]} lives in one of"
+    else:
+        who = f"Directors {listed(found, 'and')} live in"
+    return f"{who} the tenant's high-risk jurisdictions: enhanced due diligence applies."
+
+
+def _registration_gap(s: AtlasState) -> str:
+    found = high_risk_registrations(s)
     if not found:
         return ""
     who = listed(found, "and")

@@ -29,7 +29,7 @@ from atlas.runtime.directorships import (
     unscreened_directorships,
     unsearched_directorships,
 )
-from atlas.runtime.jurisdiction_risk import jurisdiction_gap
+from atlas.runtime.jurisdiction_risk import jurisdiction_gaps
 from atlas.runtime.owners import (
     documents_with_unread_owners,
     ownership_by_listed_owners,
@@ -122,7 +122,7 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
     ownership, ownership_gap = ownership_by_listed_owners(s)
     gaps += [ownership_gap] if ownership_gap else []
     gaps += [diligence_gap] if (diligence_gap := source_of_wealth_gap(s)) else []
-    gaps += [country_gap] if (country_gap := jurisdiction_gap(s)) else []
+    gaps += jurisdiction_gaps(s)
     packet = _with_conflicts(s, packet)
     open_gaps = list(packet.open_gaps)
     open_gaps += [line for line in dict.fromkeys(gaps) if line not in open_gaps]

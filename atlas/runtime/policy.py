@@ -55,7 +55,7 @@ from atlas.runtime.tools.base import ToolSpec
 # adverse media and looked up in the registry, and an unresearched one rules out a low
 # rating; the tenant's high-risk jurisdictions rule out a low rating for a subject, or a
 # company a person subject directs, registered in one.
-POLICY_VERSION = "atlas-policy/18"
+POLICY_VERSION = "atlas-policy/19"
 
 
 # FATF's high-risk jurisdictions subject to a call for action (North Korea, Iran, Myanmar),

@@ -537,6 +537,7 @@ def _apply_resolve(
             step=step,
             signals=[Signal.PEP] if record.get("pep") else [],
             pep_relation=record.get("pep_relation") or "",
+            director_residences=record.get("director_residences") or {},
             candidate_id=record["entity_id"] if of_the_subject and listing is None else "",
             about=directed_by_the_subject(listing) if listing is not None else "",
         )

@@ -172,9 +172,16 @@ def _exposed(match: dict[str, Any]) -> str:
 
 def company_record_words(record: dict[str, Any]) -> str:
     """A company's registry record in a sentence: "Acme Ltd (GB, no. 0881), status
-    active; directors: Jane Roe, Omar Li."."""
+    active; directors: Jane Roe, Omar Li (lives in SG)."."""
     number = f", no. {record['registration_number']}" if record.get("registration_number") else ""
-    board = ", ".join(record.get("directors") or []) or "none listed"
+    lives_in = record.get("director_residences") or {}
+    board = (
+        ", ".join(
+            f"{name} (lives in {lives_in[name]})" if name in lives_in else name
+            for name in record.get("directors") or []
+        )
+        or "none listed"
+    )
     return (
         f"{record['name']} ({record['jurisdiction']}{number}), status "
         f"{record.get('status') or 'unknown'}; directors: {board}."

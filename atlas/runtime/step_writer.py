@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from atlas.runtime.budgets import shift_deadline
 from atlas.runtime.context import MAX_EXECUTED_ACTIONS_SHOWN, MAX_OBSERVATIONS_SHOWN, model_view
-from atlas.runtime.jurisdiction_risk import in_high_risk_jurisdictions
+from atlas.runtime.jurisdiction_risk import high_risk_registrations, high_risk_residences
 from atlas.runtime.ports import (
     Clock,
     ObservationRecord,
@@ -220,7 +220,8 @@ class StepWriter:
         del s.decision_history[:-MAX_DECISIONS_IN_STATE]
         del s.progress_history[: -(s.budgets.max_no_progress + 1)]
         # Derived here, so what the pages read from the stored state is what was committed.
-        s.high_risk_registrations = in_high_risk_jurisdictions(s)
+        s.high_risk_registrations = high_risk_registrations(s)
+        s.high_risk_residences = high_risk_residences(s)
         expected = s.version
         s.version = expected + 1
         s.updated_at = self.clock.now()

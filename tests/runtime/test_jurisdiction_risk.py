@@ -1,7 +1,8 @@
 """Country risk: a subject, a company a person subject directs, or a business a declared
-source of wealth names, registered in one of the tenant's high-risk jurisdictions, is not
-rated low, and its packet asks for enhanced due diligence. The list is the tenant's policy
-(FATF's call for action by default)."""
+source of wealth names, registered in one of the tenant's high-risk jurisdictions, or a
+director of the subject company living in one, is not rated low, and its packet asks for
+enhanced due diligence. The list is the tenant's policy (FATF's call for action by
+default)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,16 @@ from runtime_helpers import events_of, playbook_skipping, run
 from test_document_owners import HEAD, attached
 
 from atlas.runtime.context import project_state
+from atlas.runtime.humans import ConflictResolution
 from atlas.runtime.policy import HIGH_RISK_JURISDICTIONS, TenantPolicy
 
 IRRAWADDY = "Irrawaddy Jade Trading"
+# A GB company whose registry record says its director Farhad Rahimi lives in Iran.
+GULFSTAR = "Gulfstar Marine Services"
+RAHIMI_IN_IRAN = (
+    "Director Farhad Rahimi (Iran, IR) lives in one of the tenant's high-risk jurisdictions: "
+    "enhanced due diligence applies."
+)
 
 
 def test_a_company_in_a_high_risk_jurisdiction_is_not_low(make_runtime, make_state):
@@ -48,8 +56,9 @@ def test_a_low_rating_is_refused_while_it_applies(make_runtime, make_state, stor
     (rejected,) = events_of(store, state, "final_rejected")
     assert rejected.data["errors"] == [
         "The subject, a company it directs, or a business its declared source of wealth or "
-        "funds names, is registered in one of the tenant's high-risk jurisdictions (see "
-        "in_high_risk_jurisdictions): that rules out a low risk rating."
+        "funds names, is registered in one of the tenant's high-risk jurisdictions, or a "
+        "director of the subject lives in one (see in_high_risk_jurisdictions): that rules "
+        "out a low risk rating."
     ]
     assert state.proposed_packet.risk_rating == "medium"
 
@@ -101,3 +110,78 @@ def test_a_declared_business_registered_there_counts(make_runtime, make_state, d
         "registered in one of the tenant's high-risk jurisdictions: enhanced due diligence "
         "applies."
     ]
+
+
+def test_a_director_living_in_a_high_risk_jurisdiction_counts(make_runtime, make_state):
+    from runs.rating_grounds import grounds_of
+
+    state = run(make_runtime(), make_state(GULFSTAR, jurisdiction="GB"))
+    packet = state.proposed_packet
+    assert (packet.risk_rating, packet.open_gaps) == ("medium", [RAHIMI_IN_IRAN])
+    assert (state.high_risk_registrations, state.high_risk_residences) == (
+        [],
+        ["Farhad Rahimi (Iran, IR)"],
+    )
+    assert project_state(state)["in_high_risk_jurisdictions"] == [
+        "director Farhad Rahimi (Iran, IR)"
+    ]
+    assert grounds_of(state) == [
+        "a director living in a high-risk jurisdiction: Farhad Rahimi (Iran, IR)"
+    ]
+    (record,) = [e for e in state.evidence if e.evidence_class == "registry"]
+    assert record.claim.startswith(
+        "Registry record: Gulfstar Marine Services Ltd (GB, no. 11847302), status active; "
+        "directors: Daniel Mercer (lives in GB), Farhad Rahimi (lives in IR)."
+    )
+
+
+def test_a_director_living_elsewhere_does_not(make_runtime, make_state):
+    runtime = make_runtime(tenant_policy=TenantPolicy(high_risk_jurisdictions=["KP", "MM"]))
+    state = run(runtime, make_state(GULFSTAR, jurisdiction="GB"))
+    assert (state.proposed_packet.risk_rating, state.proposed_packet.open_gaps) == ("low", [])
+    assert state.high_risk_residences == []
+
+
+def test_a_low_rating_is_refused_for_a_director_living_there(make_runtime, make_state, store):
+    state = run(
+        make_runtime(playbook_skipping("in_high_risk_jurisdictions")),
+        make_state(GULFSTAR, jurisdiction="GB"),
+    )
+    (rejected,) = events_of(store, state, "final_rejected")
+    assert "a director of the subject lives in one" in rejected.data["errors"][0]
+    assert state.proposed_packet.risk_rating == "medium"
+
+
+def test_registration_and_residence_each_have_their_gap(make_runtime, make_state):
+    runtime = make_runtime(tenant_policy=TenantPolicy(high_risk_jurisdictions=["GB", "IR"]))
+    packet = run(runtime, make_state(GULFSTAR, jurisdiction="GB")).proposed_packet
+    assert packet.open_gaps == [
+        "The subject (United Kingdom, GB) is registered in one of the tenant's high-risk "
+        "jurisdictions: enhanced due diligence applies.",
+        "Directors Daniel Mercer (United Kingdom, GB) and Farhad Rahimi (Iran, IR) live in "
+        "the tenant's high-risk jurisdictions: enhanced due diligence applies.",
+    ]
+
+
+def test_a_director_a_reviewer_set_aside_no_longer_counts(make_runtime, make_state, documents):
+    """The KYC form names other directors; the reviewer settles the conflict on the form's."""
+    doc = attached(
+        documents,
+        "kyc.txt",
+        "Company: Gulfstar Marine Services Ltd\nCompany number: 11847302\n"
+        "Directors: Daniel Mercer, Priya Nair\n",
+    )
+    runtime = make_runtime()
+    state = run(runtime, make_state(GULFSTAR, jurisdiction="GB", documents=[doc]))
+    assert RAHIMI_IN_IRAN in state.proposed_packet.open_gaps
+    (conflict,) = state.proposed_packet.unresolved_conflicts
+    resolution = ConflictResolution(
+        decision_id="d-1",
+        actor="reviewer-rita",
+        conflict_id=conflict.conflict_id,
+        value="Daniel Mercer, Priya Nair",
+        note="The KYC form is newer than the registry's filing.",
+    )
+    state = run(runtime, runtime.apply_human_input(state, resolution))
+    assert state.high_risk_residences == []
+    assert RAHIMI_IN_IRAN not in state.proposed_packet.open_gaps

@@ -23,7 +23,7 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # named as a beneficial owner, or listed as a director, is read whole, by its legal form;
 # 17: the register of politically exposed persons lists their close family members and
 # close associates, and a match with one says so
-TOOLSET_VERSION = "atlas-tools/17"
+TOOLSET_VERSION = "atlas-tools/18"
 
 
 class ToolRegistry:

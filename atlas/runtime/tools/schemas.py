@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import unicodedata
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from atlas.runtime.invisible import visible
 
@@ -40,6 +47,8 @@ class _Result(BaseModel):
 NAME_MAX_LENGTH = 200
 QUERY_MIN_LENGTH = 2
 QUERY_MAX_LENGTH = 300
+# An ISO 3166 alpha-2 code, as a tool gives a country.
+CountryCode = Annotated[str, StringConstraints(pattern=r"^[A-Z]{2}$")]
 
 
 class ResolveEntityArgs(_Args):
@@ -96,6 +105,9 @@ class RegistryRecord(LinkedEntity):
     pep_relation: str | None = None
     role: str | None = None
     directorships: list[Directorship] = Field(default_factory=list)
+    # The country each director lives in, by the name `directors` gives: only for a
+    # registry that publishes it, and only for the directors it does.
+    director_residences: dict[str, CountryCode] = Field(default_factory=dict)
 
 
 class Candidate(BaseModel):
