@@ -31,7 +31,7 @@ def rating_grounds(state: dict) -> list[str]:
     """What in the evidence the risk rating stands on: the signals the runtime's finish
     checks hold a rating to (a sanctions hit, adverse media, a PEP link, a source trying to
     instruct the agent), conflicts nobody settled, and registration in one of the tenant's
-    high-risk jurisdictions or a director living in one. Only the evidence about the subject
+    high-risk jurisdictions or residence in one. Only the evidence about the subject
     counts: a namesake candidate's record or register match is about someone else."""
     selected = state.get("selected_entity")
     declined = turned_down(selected, state.get("answered_questions") or [])
@@ -87,7 +87,7 @@ def rating_grounds(state: dict) -> list[str]:
     if registered := state.get("high_risk_registrations"):
         grounds.append(f"registration in a high-risk jurisdiction: {listed(registered, 'and')}")
     if residing := state.get("high_risk_residences"):
-        grounds.append(f"a director living in a high-risk jurisdiction: {listed(residing, 'and')}")
+        grounds.append(f"residence in a high-risk jurisdiction: {listed(residing, 'and')}")
     # A director a reviewer set aside is not called one.
     settled = as_settled_in(state)
     return [settled(ground) for ground in grounds]

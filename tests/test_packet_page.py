@@ -306,13 +306,13 @@ def test_a_packet_names_a_director_living_in_a_high_risk_jurisdiction(
     client, tenant, analyst, reviewer
 ):
     run = paused_run(tenant, analyst, "Gulfstar Marine Services", jurisdiction="GB")
-    ground = "a director living in a high-risk jurisdiction: Farhad Rahimi (Iran, IR)"
+    ground = "residence in a high-risk jurisdiction: director Farhad Rahimi (Iran, IR)"
     client_for(client, reviewer)
     packet = client.get(reverse("runs-packet", args=[run.pk])).content.decode()
     assert f"On the evidence of {ground}." in packet
     assert "Director Farhad Rahimi (Iran, IR) lives in one of the tenant&#x27;s high-risk" in packet
     queue = client.get(reverse("reviews-queue")).content.decode()
-    assert "a director living in a high-risk jurisdiction" in queue
+    assert "residence in a high-risk jurisdiction" in queue
 
 
 def test_a_registry_candidate_that_is_not_the_match_is_marked_so(client, tenant, analyst):

@@ -19,9 +19,8 @@ DIRECTED = "a company the subject directs"
 
 def in_high_risk_jurisdictions(s: AtlasState) -> list[str]:
     """Everyone the diligence is on with a tie to a high-risk jurisdiction: those registered
-    in one, then the directors living in one ("director Farhad Rahimi (Iran, IR)")."""
-    directors_there = [f"director {who}" for who in high_risk_residences(s)]
-    return high_risk_registrations(s) + directors_there
+    in one, then those living in one ("director Farhad Rahimi (Iran, IR)")."""
+    return high_risk_registrations(s) + high_risk_residences(s)
 
 
 def high_risk_registrations(s: AtlasState) -> list[str]:
@@ -45,24 +44,42 @@ def high_risk_registrations(s: AtlasState) -> list[str]:
 
 
 def high_risk_residences(s: AtlasState) -> list[str]:
-    """The subject company's directors who live in a high-risk jurisdiction, by its registry
-    record: "Farhad Rahimi (Iran, IR)". A director a reviewer set aside in a conflict is
-    not one (directors)."""
+    """Who lives in a high-risk jurisdiction, as a company's registry record says: a
+    director of the subject company ("director Farhad Rahimi (Iran, IR)"; not one a
+    reviewer set aside in a conflict), or a person subject, by the record of a company they
+    direct ("the subject (Iran, IR, by Gulfstar Marine Services Ltd's registry record)")."""
     high_risk = set(s.high_risk_jurisdictions)
-    selected = s.selected_entity
-    if not high_risk or selected is None or selected.entity_type != "company":
+    if not high_risk or (s.selected_entity is None and s.brief.subject_type != "person"):
         return []
-    lives_in: dict[str, str] = {}
-    for item in s.evidence:
-        if item.evidence_class == "registry" and item.candidate_id == selected.entity_id:
-            lives_in |= {
-                director_key(name): code for name, code in item.director_residences.items()
-            }
+    if s.brief.subject_type == "person":
+        return _subject_living_there(s, high_risk)
+    residences = _residences(s, f"registry:{s.selected_entity.entity_id}")
     return [
-        f"{name} ({country_words(lives_in[key])})"
+        f"director {name} ({country_words(residences[key])})"
         for name in directors(s)
-        if lives_in.get(key := director_key(name)) in high_risk
+        if residences.get(key := director_key(name)) in high_risk
     ]
+
+
+def _subject_living_there(s: AtlasState, high_risk: set[str]) -> list[str]:
+    names = {s.brief.subject, s.selected_entity.name if s.selected_entity else ""}
+    for company in directorships(s):
+        residences = _residences(s, f"registry:{company.entity_id}")
+        keys = {director_key(name) for name in {*names, company.listed_as} if name}
+        for code in {residences[key] for key in keys if key in residences}:
+            if code in high_risk:
+                return [f"the subject ({country_words(code)}, by {company.name}'s registry record)"]
+    return []
+
+
+def _residences(s: AtlasState, source_id: str) -> dict[str, str]:
+    """The country each director lives in, by the registry record read from `source_id`."""
+    return {
+        director_key(name): code
+        for item in s.evidence
+        if item.evidence_class == "registry" and item.source_id == source_id
+        for name, code in item.director_residences.items()
+    }
 
 
 def jurisdiction_gaps(s: AtlasState) -> list[str]:
@@ -74,11 +91,12 @@ def _residence_gap(s: AtlasState) -> str:
     found = high_risk_residences(s)
     if not found:
         return ""
-    if len(found) == 1:
-        who = f"Director {found[0]} lives in one of"
-    else:
-        who = f"Directors {listed(found, 'and')} live in"
-    return f"{who} the tenant's high-risk jurisdictions: enhanced due diligence applies."
+    who = listed(found, "and")
+    where = "lives in one of" if len(found) == 1 else "live in"
+    return (
+        f"{who[:1].upper()}{who[1:]} {where} the tenant's high-risk jurisdictions: enhanced due "
+        "diligence applies."
+    )
 
 
 def _registration_gap(s: AtlasState) -> str:

@@ -56,9 +56,9 @@ def test_a_low_rating_is_refused_while_it_applies(make_runtime, make_state, stor
     (rejected,) = events_of(store, state, "final_rejected")
     assert rejected.data["errors"] == [
         "The subject, a company it directs, or a business its declared source of wealth or "
-        "funds names, is registered in one of the tenant's high-risk jurisdictions, or a "
-        "director of the subject lives in one (see in_high_risk_jurisdictions): that rules "
-        "out a low risk rating."
+        "funds names, is registered in one of the tenant's high-risk jurisdictions, or the "
+        "subject or a director of it lives in one (see in_high_risk_jurisdictions): that "
+        "rules out a low risk rating."
     ]
     assert state.proposed_packet.risk_rating == "medium"
 
@@ -120,13 +120,13 @@ def test_a_director_living_in_a_high_risk_jurisdiction_counts(make_runtime, make
     assert (packet.risk_rating, packet.open_gaps) == ("medium", [RAHIMI_IN_IRAN])
     assert (state.high_risk_registrations, state.high_risk_residences) == (
         [],
-        ["Farhad Rahimi (Iran, IR)"],
+        ["director Farhad Rahimi (Iran, IR)"],
     )
     assert project_state(state)["in_high_risk_jurisdictions"] == [
         "director Farhad Rahimi (Iran, IR)"
     ]
     assert grounds_of(state) == [
-        "a director living in a high-risk jurisdiction: Farhad Rahimi (Iran, IR)"
+        "residence in a high-risk jurisdiction: director Farhad Rahimi (Iran, IR)"
     ]
     (record,) = [e for e in state.evidence if e.evidence_class == "registry"]
     assert record.claim.startswith(
@@ -148,7 +148,7 @@ def test_a_low_rating_is_refused_for_a_director_living_there(make_runtime, make_
         make_state(GULFSTAR, jurisdiction="GB"),
     )
     (rejected,) = events_of(store, state, "final_rejected")
-    assert "a director of the subject lives in one" in rejected.data["errors"][0]
+    assert "or the subject or a director of it lives in one" in rejected.data["errors"][0]
     assert state.proposed_packet.risk_rating == "medium"
 
 
@@ -158,8 +158,8 @@ def test_registration_and_residence_each_have_their_gap(make_runtime, make_state
     assert packet.open_gaps == [
         "The subject (United Kingdom, GB) is registered in one of the tenant's high-risk "
         "jurisdictions: enhanced due diligence applies.",
-        "Directors Daniel Mercer (United Kingdom, GB) and Farhad Rahimi (Iran, IR) live in "
-        "the tenant's high-risk jurisdictions: enhanced due diligence applies.",
+        "Director Daniel Mercer (United Kingdom, GB) and director Farhad Rahimi (Iran, IR) "
+        "live in the tenant's high-risk jurisdictions: enhanced due diligence applies.",
     ]
 
 
@@ -185,3 +185,23 @@ def test_a_director_a_reviewer_set_aside_no_longer_counts(make_runtime, make_sta
     state = run(runtime, runtime.apply_human_input(state, resolution))
     assert state.high_risk_residences == []
     assert RAHIMI_IN_IRAN not in state.proposed_packet.open_gaps
+
+
+def test_a_person_subject_a_company_record_says_lives_there_counts(make_runtime, make_state):
+    """No registry person is Farhad Rahimi; Gulfstar's record lists a director of that name
+    living in Iran. His fellow director living in GB is no tie of his."""
+    state = run(
+        make_runtime(), make_state("Farhad Rahimi", subject_type="person", jurisdiction=None)
+    )
+    assert state.high_risk_residences == [
+        "the subject (Iran, IR, by Gulfstar Marine Services Ltd's registry record)"
+    ]
+    assert (
+        "The subject (Iran, IR, by Gulfstar Marine Services Ltd's registry record) lives in one "
+        "of the tenant's high-risk jurisdictions: enhanced due diligence applies."
+    ) in state.proposed_packet.open_gaps
+    mercer = run(
+        make_runtime(), make_state("Daniel Mercer", subject_type="person", jurisdiction=None)
+    )
+    assert mercer.high_risk_residences == []
+    assert not any("high-risk" in gap for gap in mercer.proposed_packet.open_gaps)
