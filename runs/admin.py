@@ -360,8 +360,9 @@ class TenantPolicyForm(forms.ModelForm):
         help_text=(
             "Countries, by ISO code or name, separated by commas (the default is FATF's call "
             "for action: KP, IR, MM). A subject registered in one (or a company a person "
-            "subject directs, or a business a declared source of wealth or funds names) is not "
-            "rated low, and its packet asks for enhanced due diligence. Leave empty for none."
+            "subject directs, or a business a declared source of wealth or funds names), or "
+            "living in one or with a director living in one by a registry record, is not rated "
+            "low, and its packet asks for enhanced due diligence. Leave empty for none."
         ),
         widget=forms.TextInput(attrs={"size": "60", "autocapitalize": "characters"}),
     )
@@ -392,7 +393,7 @@ class TenantPolicyForm(forms.ModelForm):
         codes, refused = [], []
         for entry in _countries_listed(self.cleaned_data["high_risk_jurisdictions"]):
             try:
-                codes.append(clean_jurisdiction(entry))
+                codes.append(clean_jurisdiction(entry, in_a_list=True))
             except ValidationError as error:
                 refused += error.messages
         if refused:

@@ -79,30 +79,25 @@ def clean_notes(value: str) -> str:
     return notes
 
 
-def clean_jurisdiction(value: str) -> str:
+def clean_jurisdiction(value: str, *, in_a_list: bool = False) -> str:
     """Blank, or an ISO country code after upper-casing: "gb" is GB; "ßx" (SSX), "ÄÖ" and
-    "XQ" are not."""
+    "XQ" are not. `in_a_list`: one entry of a list of countries, which the error names, and
+    which is not left blank but taken out."""
     code = " ".join(value.split())
     if code.casefold() in COUNTRY_NAMES:
         return COUNTRY_NAMES[code.casefold()]
     if len(code) > 2:
-        return _code_of_country_named(code)
+        return _code_of_country_named(code, in_a_list)
     # Checked before upper-casing: "ß".upper() is "SS", a code the user never typed.
-    if code and not code.isascii():
-        raise ValidationError(
-            "Use a two-letter country code such as GB, US or SG, or leave it blank."
-        )
+    if code and (not code.isascii() or not _COUNTRY_CODE.fullmatch(code.upper())):
+        raise ValidationError(_use_a_code(code if in_a_list else "", in_a_list))
     code = code.upper()
-    if code and not _COUNTRY_CODE.fullmatch(code):
-        raise ValidationError(
-            "Use a two-letter country code such as GB, US or SG, or leave it blank."
-        )
     if code and pycountry.countries.get(alpha_2=code) is None:
         raise ValidationError(f"{code} is not an ISO country code. Use one such as GB, US or SG.")
     return code
 
 
-def _code_of_country_named(name: str) -> str:
+def _code_of_country_named(name: str, in_a_list: bool) -> str:
     """ "United Kingdom" is GB, "GBR" too (a three-letter code); a number (826), or a name
     nobody means one country by ("Korea"), is refused."""
     if codes := AMBIGUOUS_COUNTRY_NAMES.get(name.casefold()):
@@ -117,7 +112,10 @@ def _code_of_country_named(name: str) -> str:
         pass
     if name.casefold() in US_STATES:
         return "US"
-    raise ValidationError(
-        f"Use a two-letter country code such as GB, US or SG (“{name[:60]}” is not a "
-        "country Atlas knows), or leave it blank."
-    )
+    raise ValidationError(_use_a_code(name, in_a_list))
+
+
+def _use_a_code(entry: str, in_a_list: bool) -> str:
+    named = f" (“{entry[:60]}” is not a country Atlas knows)" if entry else ""
+    ending = "." if in_a_list else ", or leave it blank."
+    return f"Use a two-letter country code such as GB, US or SG{named}{ending}"

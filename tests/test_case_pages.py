@@ -386,7 +386,10 @@ def test_the_form_explains_a_bad_jurisdiction(client, analyst):
         {"subject_name": "Acme", "subject_type": "company", "jurisdiction": "G1"},
     )
     assert response.status_code == 400
-    assert "two-letter country code" in response.content.decode()
+    assert (
+        "Use a two-letter country code such as GB, US or SG, or leave it blank."
+        in response.content.decode()
+    )
     assert not Case.objects.exists()
 
 

@@ -229,9 +229,20 @@ def test_a_code_that_is_no_country_is_refused(client, root, tenant):
     response = save_tenant(client, tenant, high_risk_jurisdictions="IR, XX, Atlantis")
     assert response.status_code == 200
     assert "XX is not an ISO country code. Use one such as GB, US or SG." in errors_of(response)[0]
-    assert "Atlantis" in errors_of(response)[0]
+    assert (
+        "Use a two-letter country code such as GB, US or SG (“Atlantis” is not a country "
+        "Atlas knows)." in errors_of(response)[0]
+    )
     tenant.refresh_from_db()
     assert tenant.high_risk_jurisdictions == ["KP", "IR", "MM"]
+
+
+def test_an_entry_that_is_no_code_is_named_and_not_asked_to_be_left_blank(client, root, tenant):
+    client.force_login(root)
+    response = save_tenant(client, tenant, high_risk_jurisdictions="IR, 1X")
+    (error,) = errors_of(response)
+    assert "(“1X” is not a country Atlas knows)." in error
+    assert "leave it blank" not in error
 
 
 def test_a_high_risk_jurisdiction_set_in_the_admin_counts_on_the_next_run(client, root, tenant):

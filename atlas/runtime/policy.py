@@ -69,8 +69,9 @@ class TenantPolicy(BaseModel):
     approval_cost_threshold_usd: Decimal = Field(default=Decimal("0.50"), ge=0)
     forbidden_tools: list[str] = Field(default_factory=list)
     # ISO 3166 codes: a subject registered in one (or a company a person subject directs, or
-    # a business a declared source of wealth names) is not rated low, and its packet asks
-    # for enhanced due diligence.
+    # a business a declared source of wealth names), or living in one or with a director
+    # living in one (jurisdiction_risk), is not rated low, and its packet asks for enhanced
+    # due diligence.
     high_risk_jurisdictions: list[str] = Field(default_factory=lambda: [*HIGH_RISK_JURISDICTIONS])
 
 
