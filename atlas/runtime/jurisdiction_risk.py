@@ -1,8 +1,8 @@
 """Country risk: the subject, a company a person subject directs, or a business a declared
 source of wealth or funds names, registered in one of the tenant's high-risk jurisdictions
 (its policy's list; FATF's call for action by default), or a director of the subject
-company living in one, as its registry record says. That alone rules out a low rating, and
-the packet asks for enhanced due diligence."""
+company, or a person subject, living in one, as a company's registry record says. That
+alone rules out a low rating, and the packet asks for enhanced due diligence."""
 
 from __future__ import annotations
 

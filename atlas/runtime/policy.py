@@ -55,6 +55,8 @@ from atlas.runtime.tools.base import ToolSpec
 # adverse media and looked up in the registry, and an unresearched one rules out a low
 # rating; the tenant's high-risk jurisdictions rule out a low rating for a subject, or a
 # company a person subject directs, registered in one.
+# 19: and for a subject company a director of which, or a person subject, lives in one, by
+# a company's registry record.
 POLICY_VERSION = "atlas-policy/19"
 
 

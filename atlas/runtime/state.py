@@ -435,7 +435,7 @@ class AtlasState(_Model):
     # Who of the research is registered in one (jurisdiction_risk), as of the last commit:
     # for the pages, which read the stored state.
     high_risk_registrations: list[str] = Field(default_factory=list)
-    # The same for the subject company's directors who live in one.
+    # Who lives in one: a director of the subject company, or a person subject.
     high_risk_residences: list[str] = Field(default_factory=list)
     versions: VersionBundle = Field(default_factory=VersionBundle)
 

@@ -61,6 +61,15 @@ def test_the_world_is_big_enough_and_small():
     assert {e["entity_type"] for e in world.entities} == {"company", "person"}
 
 
+def test_a_record_gives_residences_only_of_its_own_directors():
+    from atlas.runtime.tools.builtin import _record
+
+    world = default_world()
+    for entity in world.entities:
+        residences = _record(entity, world).director_residences
+        assert set(residences) <= set(entity.get("directors") or []), entity["name"]
+
+
 @pytest.mark.parametrize(
     ("query", "listed"),
     [

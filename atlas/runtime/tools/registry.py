@@ -22,7 +22,8 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # entity gives the companies their registry record says they direct; 16: a business
 # named as a beneficial owner, or listed as a director, is read whole, by its legal form;
 # 17: the register of politically exposed persons lists their close family members and
-# close associates, and a match with one says so
+# close associates, and a match with one says so; 18: a company's registry record may give
+# the country each director lives in
 TOOLSET_VERSION = "atlas-tools/18"
 
 
