@@ -361,8 +361,9 @@ class TenantPolicyForm(forms.ModelForm):
             "Countries, by ISO code or name, separated by commas (the default is FATF's call "
             "for action: KP, IR, MM). A subject registered in one (or a company a person "
             "subject directs, or a business a declared source of wealth or funds names), or "
-            "living in one or with a director living in one by a registry record, is not rated "
-            "low, and its packet asks for enhanced due diligence. Leave empty for none."
+            "living in one or with a director or beneficial owner living in one, by a registry "
+            "record or a document, is not rated low, and its packet asks for enhanced due "
+            "diligence. Leave empty for none."
         ),
         widget=forms.TextInput(attrs={"size": "60", "autocapitalize": "characters"}),
     )

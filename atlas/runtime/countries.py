@@ -73,3 +73,17 @@ US_STATES = frozenset(
     for state in pycountry.subdivisions.get(country_code="US") or []
     if not _is_a_country(state.name)
 )
+
+
+def country_code(name: str) -> str | None:
+    """The ISO code of the one country `name` names ("Iran", "the UK", "IRN", "ir"); None
+    for a name of several ("Korea"), a number, or no country."""
+    key = " ".join(name.split()).casefold().removeprefix("the ")
+    if key in COUNTRY_NAMES:
+        return COUNTRY_NAMES[key]
+    if not key or key in AMBIGUOUS_COUNTRY_NAMES or key.isdigit():
+        return None
+    try:
+        return pycountry.countries.lookup(key).alpha_2
+    except LookupError:
+        return None

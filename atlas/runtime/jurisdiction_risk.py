@@ -1,17 +1,21 @@
 """Country risk: the subject, a company a person subject directs, or a business a declared
 source of wealth or funds names, registered in one of the tenant's high-risk jurisdictions
-(its policy's list; FATF's call for action by default), or a director of the subject
-company, or a person subject, living in one, as a company's registry record says. That
-alone rules out a low rating, and the packet asks for enhanced due diligence."""
+(its policy's list; FATF's call for action by default), or a director or beneficial owner
+of the subject company, or a person subject, living in one, as a registry record or a
+document says. That alone rules out a low rating, and the packet asks for enhanced due
+diligence."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import pycountry
 
 from atlas.runtime.declared_businesses import registered_businesses
 from atlas.runtime.directors import director_key, directors
 from atlas.runtime.directorships import directorships
-from atlas.runtime.state import AtlasState
+from atlas.runtime.owners import owners
+from atlas.runtime.state import AtlasState, EvidenceItem
 from atlas.runtime.wording import listed
 
 DIRECTED = "a company the subject directs"
@@ -44,42 +48,48 @@ def high_risk_registrations(s: AtlasState) -> list[str]:
 
 
 def high_risk_residences(s: AtlasState) -> list[str]:
-    """Who lives in a high-risk jurisdiction, as a company's registry record says: a
-    director of the subject company ("director Farhad Rahimi (Iran, IR)"; not one a
-    reviewer set aside in a conflict), or a person subject, by the record of a company they
-    direct ("the subject (Iran, IR, by Gulfstar Marine Services Ltd's registry record)")."""
+    """Who lives in a high-risk jurisdiction: a director or beneficial owner of the subject
+    company, as its registry record or a document about it says ("director Farhad Rahimi
+    (Iran, IR)"; not a director a reviewer set aside in a conflict), or a person subject,
+    by the record of a company they direct ("the subject (Iran, IR, by Gulfstar Marine
+    Services Ltd's registry record)")."""
     high_risk = set(s.high_risk_jurisdictions)
     if not high_risk or (s.selected_entity is None and s.brief.subject_type != "person"):
         return []
     if s.brief.subject_type == "person":
         return _subject_living_there(s, high_risk)
-    residences = _residences(s, f"registry:{s.selected_entity.entity_id}")
-    return [
-        f"director {name} ({country_words(residences[key])})"
-        for name in directors(s)
-        if residences.get(key := director_key(name)) in high_risk
-    ]
+    record = f"registry:{s.selected_entity.entity_id}"
+    lives_in = _residences(
+        item for item in s.evidence if item.source_id == record or item.evidence_class == "document"
+    )
+    found = []
+    for role, names in (("director", directors(s)), ("beneficial owner", owners(s))):
+        for name in names:
+            there = sorted(lives_in.get(director_key(name), set()) & high_risk)
+            if there:
+                found.append(f"{role} {name} ({', '.join(map(country_words, there))})")
+    return found
 
 
 def _subject_living_there(s: AtlasState, high_risk: set[str]) -> list[str]:
     names = {s.brief.subject, s.selected_entity.name if s.selected_entity else ""}
     for company in directorships(s):
-        residences = _residences(s, f"registry:{company.entity_id}")
+        record = f"registry:{company.entity_id}"
+        lives_in = _residences(item for item in s.evidence if item.source_id == record)
         keys = {director_key(name) for name in {*names, company.listed_as} if name}
-        for code in {residences[key] for key in keys if key in residences}:
-            if code in high_risk:
-                return [f"the subject ({country_words(code)}, by {company.name}'s registry record)"]
+        for code in sorted(set().union(*(lives_in.get(key, set()) for key in keys)) & high_risk):
+            return [f"the subject ({country_words(code)}, by {company.name}'s registry record)"]
     return []
 
 
-def _residences(s: AtlasState, source_id: str) -> dict[str, str]:
-    """The country each director lives in, by the registry record read from `source_id`."""
-    return {
-        director_key(name): code
-        for item in s.evidence
-        if item.evidence_class == "registry" and item.source_id == source_id
-        for name, code in item.director_residences.items()
-    }
+def _residences(items: Iterable[EvidenceItem]) -> dict[str, set[str]]:
+    """director_key -> the countries `items` (registry records, documents) say the person
+    lives in: two sources may disagree, and each is weighed."""
+    lives_in: dict[str, set[str]] = {}
+    for item in items:
+        for name, code in item.residences.items():
+            lives_in.setdefault(director_key(name), set()).add(code)
+    return lives_in
 
 
 def jurisdiction_gaps(s: AtlasState) -> list[str]:

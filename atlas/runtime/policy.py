@@ -55,8 +55,8 @@ from atlas.runtime.tools.base import ToolSpec
 # adverse media and looked up in the registry, and an unresearched one rules out a low
 # rating; the tenant's high-risk jurisdictions rule out a low rating for a subject, or a
 # company a person subject directs, registered in one.
-# 19: and for a subject company a director of which, or a person subject, lives in one, by
-# a company's registry record.
+# 19: and for a subject company a director or beneficial owner of which lives in one, by its
+# registry record or a document, or a person subject who does, by a company's record.
 POLICY_VERSION = "atlas-policy/19"
 
 
@@ -71,9 +71,9 @@ class TenantPolicy(BaseModel):
     approval_cost_threshold_usd: Decimal = Field(default=Decimal("0.50"), ge=0)
     forbidden_tools: list[str] = Field(default_factory=list)
     # ISO 3166 codes: a subject registered in one (or a company a person subject directs, or
-    # a business a declared source of wealth names), or living in one or with a director
-    # living in one (jurisdiction_risk), is not rated low, and its packet asks for enhanced
-    # due diligence.
+    # a business a declared source of wealth names), or living in one or with a director or
+    # owner living in one (jurisdiction_risk), is not rated low, and its packet asks for
+    # enhanced due diligence.
     high_risk_jurisdictions: list[str] = Field(default_factory=lambda: [*HIGH_RISK_JURISDICTIONS])
 
 

@@ -80,6 +80,7 @@ from atlas.runtime.state import (
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.document_directors import mentions_directors
 from atlas.runtime.tools.document_owners import is_share, mentions_owners, read_share_entry
+from atlas.runtime.tools.document_residences import read_residence_entry
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.wording import counted, exposed_as, fact_words, listed
 from atlas.runtime.world import name_score, words_it_lacks
@@ -537,7 +538,7 @@ def _apply_resolve(
             step=step,
             signals=[Signal.PEP] if record.get("pep") else [],
             pep_relation=record.get("pep_relation") or "",
-            director_residences=record.get("director_residences") or {},
+            residences=record.get("director_residences") or {},
             candidate_id=record["entity_id"] if of_the_subject and listing is None else "",
             about=directed_by_the_subject(listing) if listing is not None else "",
         )
@@ -1037,6 +1038,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         owners_unread=about_entity
         and not fields.get(OWNERS_FACT)
         and mentions_owners(result.get("text", "")),
+        residences=_residences_read(fields) if about_entity else {},
     )
     _add_evidence(state, item)
     # A company's form declares where the company's money comes from, not a person's.
@@ -1119,6 +1121,16 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
                 evidence_id=item.evidence_id,
             ),
         )
+
+
+def _residences_read(fields: dict[str, list[str]]) -> dict[str, str]:
+    """Where the people a document names live, name -> country code, as the extraction
+    tool wrote it ("Farhad Rahimi: IR")."""
+    residences: dict[str, str] = {}
+    for entry in fields.get("residences") or []:
+        name, code = read_residence_entry(str(entry))
+        residences.setdefault(name, code)
+    return residences
 
 
 def _owner_shares(fields: dict[str, list[str]]) -> dict[str, str]:

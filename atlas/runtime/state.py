@@ -267,9 +267,10 @@ class EvidenceItem(_Model):
     businesses: list[str] = Field(default_factory=list)
     # For the registry record of such a business: the country it is registered in.
     registered_in: str = ""
-    # For a company's registry record: the country each director lives in, where the
-    # registry says (tools.schemas.RegistryRecord).
-    director_residences: dict[str, str] = Field(default_factory=dict)
+    # For a company's registry record, or a document about the subject company: the
+    # country each person it lists (a director, a beneficial owner) lives in, by name,
+    # where it says.
+    residences: dict[str, str] = Field(default_factory=dict)
     # The same text at other addresses (an article syndicated word for word): one story,
     # held once, each place it ran named.
     copies: list[SameTextElsewhere] = Field(default_factory=list)
@@ -435,7 +436,7 @@ class AtlasState(_Model):
     # Who of the research is registered in one (jurisdiction_risk), as of the last commit:
     # for the pages, which read the stored state.
     high_risk_registrations: list[str] = Field(default_factory=list)
-    # Who lives in one: a director of the subject company, or a person subject.
+    # Who lives in one: a director or owner of the subject company, or a person subject.
     high_risk_residences: list[str] = Field(default_factory=list)
     versions: VersionBundle = Field(default_factory=VersionBundle)
 

@@ -9,6 +9,7 @@ FIELD_WORDS = {
     "card_numbers": "payment card numbers",
     "national_id_numbers": "national ID numbers",
     "phone_numbers": "personal phone numbers",
+    "residences": "countries of residence",
 }
 
 

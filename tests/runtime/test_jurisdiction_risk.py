@@ -57,8 +57,8 @@ def test_a_low_rating_is_refused_while_it_applies(make_runtime, make_state, stor
     assert rejected.data["errors"] == [
         "The subject, a company it directs, or a business its declared source of wealth or "
         "funds names, is registered in one of the tenant's high-risk jurisdictions, or the "
-        "subject or a director of it lives in one (see in_high_risk_jurisdictions): that "
-        "rules out a low risk rating."
+        "subject, a director or a beneficial owner of it lives in one (see "
+        "in_high_risk_jurisdictions): that rules out a low risk rating."
     ]
     assert state.proposed_packet.risk_rating == "medium"
 
@@ -148,7 +148,7 @@ def test_a_low_rating_is_refused_for_a_director_living_there(make_runtime, make_
         make_state(GULFSTAR, jurisdiction="GB"),
     )
     (rejected,) = events_of(store, state, "final_rejected")
-    assert "or the subject or a director of it lives in one" in rejected.data["errors"][0]
+    assert "a director or a beneficial owner of it lives in one" in rejected.data["errors"][0]
     assert state.proposed_packet.risk_rating == "medium"
 
 

@@ -13,6 +13,7 @@ from atlas.runtime.redaction import personal_data_found
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
 from atlas.runtime.tools.document_declarations import DECLARATION_LABEL, declarations
 from atlas.runtime.tools.document_directors import (
+    director_block_lines,
     directors_in_blocks,
     directors_in_prose,
     directors_in_tables,
@@ -20,10 +21,12 @@ from atlas.runtime.tools.document_directors import (
 )
 from atlas.runtime.tools.document_owners import (
     OWNERS_LABEL,
+    owner_residences,
     owner_shares,
     owners_named,
     share_entry,
 )
+from atlas.runtime.tools.document_residences import residence_entry, residences_listed
 from atlas.runtime.tools.schemas import (
     Article,
     Candidate,
@@ -387,6 +390,17 @@ def document_text(content: bytes, content_type: str) -> tuple[str, int]:
     return content.decode("utf-8-sig", errors="replace"), 1
 
 
+def _where_directors_live(lines: list[str], text: str) -> dict[str, str]:
+    """Where directors live, as a directors line, or a line of a list of them, says beside
+    a name (document_residences)."""
+    found: dict[str, str] = {}
+    listed = [(line, names_listed(line)) for line in lines]
+    for line, names in [*listed, *director_block_lines(text)]:
+        for name, code in residences_listed(line, names).items():
+            found.setdefault(name, code)
+    return found
+
+
 def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> ExtractDocumentResult:
     if ctx.documents is None:
         raise ToolNotFound("No document store is configured.")
@@ -407,9 +421,11 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         field: list(dict.fromkeys(values)) for field, values in personal_data_found(text).items()
     }
     labelled = _one_label_a_line(text)
+    lives_in: dict[str, str] = {}
     for field_name, pattern in _FIELD_PATTERNS.items():
         values = [m["value"].strip() for m in pattern.finditer(labelled)]
         if field_name == "directors":
+            lives_in = _where_directors_live(values, labelled)
             values = [name for line in values for name in names_listed(line)]
             values += directors_in_blocks(labelled) + directors_in_tables(text)
             values += directors_in_prose(text)
@@ -421,6 +437,10 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         fields["beneficial_owners"] = owners
         if shares := owner_shares(labelled):
             fields["ownership_shares"] = [share_entry(*owned) for owned in shares.items()]
+        for name, code in owner_residences(labelled).items():
+            lives_in.setdefault(name, code)
+    if lives_in:
+        fields["residences"] = [residence_entry(*lived) for lived in lives_in.items()]
     for field_name, declared in declarations(labelled).items():
         fields[field_name] = [declared]
     return ExtractDocumentResult(

@@ -13,6 +13,7 @@ without directors.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from atlas.runtime.tools.business_names import businesses_named
 from atlas.runtime.world.normalize import HONORIFICS
@@ -137,7 +138,7 @@ def names_listed(line: str) -> list[str]:
             end = at + len(name)
             end += len(joined[0]) if (joined := _AND_NEXT.match(line, end)) else 0
             line = line[:at] + ";" + " " * (end - at - 1) + line[end:]
-    people = [(_place(line, person), person) for person in directors_listed(line)]
+    people = [(place_named(line, person), person) for person in directors_listed(line)]
     return [name for _, name in sorted(businesses + people)]
 
 
@@ -155,7 +156,7 @@ _ITEM_OPENS = re.compile(r"(?i)(?:^|[,;:/]|(?:^|\s)and|(?:^|\s)\d{1,2}[.)])\s*$"
 _ITEM_CLOSES = re.compile(r"(?i)\s*(?:$|[,;./]|and\s|\d{1,2}[.)]\s)")
 
 
-def _place(line: str, person: str) -> int:
+def place_named(line: str, person: str) -> int:
     """Where `line` names `person`, by their surname ("ROE, Jane" holds Jane Roe)."""
     found = re.search(rf"(?i)\b{re.escape(person.split()[-1])}\b", line)
     return found.start() if found else len(line)
@@ -195,7 +196,11 @@ def directors_in_blocks(text: str) -> list[str]:
     """Directors listed one a line under a "Directors:" label with nothing after it,
     bulleted, numbered or not: up to a blank line, another label, or a line that is not a
     name ("The company was incorporated in 2015.")."""
-    names: list[str] = []
+    return [name for _, found in director_block_lines(text) for name in found]
+
+
+def director_block_lines(text: str) -> Iterator[tuple[str, list[str]]]:
+    """Each line of such a list, with the names it gives."""
     for label in _BLOCK_LABEL.finditer(text):
         for line in text[label.end() :].splitlines()[:MAX_BLOCK_LINES]:
             line = BULLET.sub("", line).strip()
@@ -207,8 +212,7 @@ def directors_in_blocks(text: str) -> list[str]:
                 break
             if not all(map(_looks_like_a_listed_name, found)):
                 break
-            names += found
-    return names
+            yield line, found
 
 
 # A heading over a table of the board: "Board of directors", "Directors and officers".

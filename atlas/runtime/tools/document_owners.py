@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from atlas.runtime.tools.document_directors import BULLET, names_listed
+from atlas.runtime.tools.document_residences import residences_listed
 
 OWNERS_LABEL = (
     r"(?:(?:ultimate[ \t]+)?beneficial[ \t]+owners?(?:[ \t]*\(s\))?(?:[ \t]*\(ubos?\))?|ubos?)"
@@ -68,6 +69,15 @@ def owner_shares(text: str) -> dict[str, str]:
         for name, share in _shares_in(value).items():
             shares.setdefault(name, share)
     return shares
+
+
+def owner_residences(text: str) -> dict[str, str]:
+    """Where each owner lives, as `text` says beside their name (document_residences)."""
+    found: dict[str, str] = {}
+    for value in _owner_values(text):
+        for name, code in residences_listed(value, _listed(value)).items():
+            found.setdefault(name, code)
+    return found
 
 
 def is_share(text: str) -> bool:

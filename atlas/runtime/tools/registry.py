@@ -23,7 +23,8 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # named as a beneficial owner, or listed as a director, is read whole, by its legal form;
 # 17: the register of politically exposed persons lists their close family members and
 # close associates, and a match with one says so; 18: a company's registry record may give
-# the country each director lives in
+# the country each director lives in, and a document's directors and owners lines where
+# each lives ("Jane Roe (resident in Iran)")
 TOOLSET_VERSION = "atlas-tools/18"
 
 

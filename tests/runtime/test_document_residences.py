@@ -1,0 +1,112 @@
+"""Where a document says its directors and beneficial owners live ("Farhad Rahimi
+(resident in Iran)"): read beside each name, by country code, and a director or owner of
+the subject company living in one of the tenant's high-risk jurisdictions rules out a low
+rating, with a gap naming them."""
+
+from __future__ import annotations
+
+import pytest
+from runtime_helpers import run
+from test_document_owners import HEAD, attached
+from test_documents_text import _extracted
+
+from atlas.runtime.directors import directors
+from atlas.runtime.tools.document_directors import names_listed
+from atlas.runtime.tools.document_residences import residences_listed
+
+
+@pytest.mark.parametrize(
+    ("line", "residences"),
+    [
+        (
+            "Jane Roe (resident in Iran), Omar Li (resident in the UK)",
+            {"Jane Roe": "IR", "Omar Li": "GB"},
+        ),
+        ("Jane Roe (Iran resident) 60%; Omar Li 40%", {"Jane Roe": "IR"}),
+        ("Jane Roe (country of residence: Myanmar), Omar Li", {"Jane Roe": "MM"}),
+        ("ROE, Jane (residing in Burma)", {"Jane Roe": "MM"}),
+        ("Jane Roe, resident in Iran; Omar Li", {"Jane Roe": "IR"}),
+        ("Jane Roe (British national, living in North Korea) and Omar Li", {"Jane Roe": "KP"}),
+        ("Jane Roe, lives in Iran since 2019", {"Jane Roe": "IR"}),
+        # A name of two countries, or of none, is no residence.
+        ("Jane Roe (resident in Korea)", {}),
+        ("Jane Roe (resident in Atlantis)", {}),
+        # A country without a word of living there is a nationality, or anything else.
+        ("Jane Roe (Iran), Omar Li (British)", {}),
+    ],
+)
+def test_a_residence_is_read_beside_the_name_it_follows(line, residences):
+    assert residences_listed(line, names_listed(line)) == residences
+
+
+def test_the_extraction_lists_residences_of_directors_and_owners():
+    result = _extracted(
+        (
+            HEAD + "Directors: Sarah Linden (resident in the UK), Tom Becker\n"
+            "Ultimate beneficial owner: Farhad Rahimi (resident in Iran), 60%\n"
+        ).encode()
+    )
+    assert result.fields["residences"] == ["Sarah Linden: GB", "Farhad Rahimi: IR"]
+
+
+def test_a_list_of_directors_one_a_line_gives_residences_too():
+    result = _extracted(
+        (HEAD + "Directors:\n- Sarah Linden\n- Tom Becker (residing in Myanmar)\n").encode()
+    )
+    assert result.fields["directors"] == ["Sarah Linden", "Tom Becker"]
+    assert result.fields["residences"] == ["Tom Becker: MM"]
+
+
+def test_an_owner_living_in_a_high_risk_jurisdiction_is_not_low(
+    make_runtime, make_state, documents
+):
+    doc = attached(
+        documents,
+        "kyc.txt",
+        HEAD + "Ultimate beneficial owner: Farhad Rahimi (resident in Iran), 60%\n",
+    )
+    state = run(make_runtime(), make_state(documents=[doc]))
+    packet = state.proposed_packet
+    assert packet.risk_rating == "medium"
+    assert (
+        "Beneficial owner Farhad Rahimi (Iran, IR) lives in one of the tenant's high-risk "
+        "jurisdictions: enhanced due diligence applies."
+    ) in packet.open_gaps
+    assert state.high_risk_residences == ["beneficial owner Farhad Rahimi (Iran, IR)"]
+    (read,) = [e for e in state.evidence if e.document_id == doc.document_id and not e.declares]
+    assert "ownership shares, registration numbers, countries of residence." in read.claim
+
+
+def test_a_director_the_document_says_lives_there_counts(make_runtime, make_state, documents):
+    doc = attached(
+        documents,
+        "kyc.txt",
+        HEAD + "Directors: Sarah Linden, Tom Becker (country of residence: North Korea)\n",
+    )
+    state = run(make_runtime(), make_state(documents=[doc]))
+    assert state.high_risk_residences == ["director Tom Becker (North Korea, KP)"]
+    assert state.proposed_packet.risk_rating == "medium"
+
+
+def test_residences_elsewhere_leave_the_rating_to_the_evidence(make_runtime, make_state, documents):
+    doc = attached(
+        documents,
+        "kyc.txt",
+        HEAD + "Directors: Sarah Linden (resident in the UK), Tom Becker (resident in Germany)\n",
+    )
+    state = run(make_runtime(), make_state(documents=[doc]))
+    assert state.high_risk_residences == []
+    assert state.proposed_packet.risk_rating == "low"
+
+
+def test_a_document_about_another_company_says_nothing_of_the_subjects_people(
+    make_runtime, make_state, documents
+):
+    doc = attached(
+        documents,
+        "kyc.txt",
+        "Company: Blue Harbor Logistics Inc\nDirectors: Sarah Linden (resident in Iran)\n",
+    )
+    state = run(make_runtime(), make_state(documents=[doc]))
+    assert "Sarah Linden" in directors(state)  # by the registry: her residence is not said
+    assert state.high_risk_residences == []
