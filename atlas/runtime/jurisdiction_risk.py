@@ -72,13 +72,24 @@ def high_risk_residences(s: AtlasState) -> list[str]:
 
 
 def _subject_living_there(s: AtlasState, high_risk: set[str]) -> list[str]:
+    """A person subject's residence, by a document of theirs (a form that is not a
+    company's) or the record of a company they direct."""
     names = {s.brief.subject, s.selected_entity.name if s.selected_entity else ""}
+    sources = [
+        (f"by {item.source_label[:1].lower()}{item.source_label[1:]}", [item], names)
+        for item in s.evidence
+        if item.evidence_class == "document"
+    ]
     for company in directorships(s):
-        record = f"registry:{company.entity_id}"
-        lives_in = _residences(item for item in s.evidence if item.source_id == record)
-        keys = {director_key(name) for name in {*names, company.listed_as} if name}
-        for code in sorted(set().union(*(lives_in.get(key, set()) for key in keys)) & high_risk):
-            return [f"the subject ({country_words(code)}, by {company.name}'s registry record)"]
+        record = [item for item in s.evidence if item.source_id == f"registry:{company.entity_id}"]
+        sources.append(
+            (f"by {company.name}'s registry record", record, {*names, company.listed_as})
+        )
+    for by, items, named in sources:
+        lives_in = _residences(items)
+        codes = set().union(*(lives_in.get(director_key(name), set()) for name in named if name))
+        if there := sorted(codes & high_risk):
+            return [f"the subject ({country_words(there[0])}, {by})"]
     return []
 
 

@@ -56,7 +56,8 @@ from atlas.runtime.tools.base import ToolSpec
 # rating; the tenant's high-risk jurisdictions rule out a low rating for a subject, or a
 # company a person subject directs, registered in one.
 # 19: and for a subject company a director or beneficial owner of which lives in one, by its
-# registry record or a document, or a person subject who does, by a company's record.
+# registry record or a document, or a person subject who does, by a document of theirs or
+# a company's record.
 POLICY_VERSION = "atlas-policy/19"
 
 

@@ -1040,9 +1040,12 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         and mentions_owners(result.get("text", "")),
         residences=_residences_read(fields) if about_entity else {},
     )
-    _add_evidence(state, item)
-    # A company's form declares where the company's money comes from, not a person's.
+    # A company's form declares where the company's money comes from, not a person's, nor
+    # where they live.
     company_form_for_a_person = state.brief.subject_type == "person" and bool(names)
+    if state.brief.subject_type == "person" and not names and fields.get("residence"):
+        item.residences = {state.brief.subject: fields["residence"][0]}
+    _add_evidence(state, item)
     if Signal.ANOTHER_COMPANY not in signals and not company_form_for_a_person:
         for declared in declaration_evidence(item, fields):
             _add_evidence(state, declared)

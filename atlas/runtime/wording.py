@@ -9,7 +9,8 @@ FIELD_WORDS = {
     "card_numbers": "payment card numbers",
     "national_id_numbers": "national ID numbers",
     "phone_numbers": "personal phone numbers",
-    "residences": "countries of residence",
+    "residences": "where its directors or owners live",
+    "residence": "a country of residence",
 }
 
 

@@ -74,7 +74,7 @@ def test_an_owner_living_in_a_high_risk_jurisdiction_is_not_low(
     ) in packet.open_gaps
     assert state.high_risk_residences == ["beneficial owner Farhad Rahimi (Iran, IR)"]
     (read,) = [e for e in state.evidence if e.document_id == doc.document_id and not e.declares]
-    assert "ownership shares, registration numbers, countries of residence." in read.claim
+    assert "registration numbers, where its directors or owners live." in read.claim
 
 
 def test_a_director_the_document_says_lives_there_counts(make_runtime, make_state, documents):
@@ -110,3 +110,51 @@ def test_a_document_about_another_company_says_nothing_of_the_subjects_people(
     state = run(make_runtime(), make_state(documents=[doc]))
     assert "Sarah Linden" in directors(state)  # by the registry: her residence is not said
     assert state.high_risk_residences == []
+
+
+@pytest.mark.parametrize(
+    ("line", "residence"),
+    [
+        ("Country of residence: Iran", ["IR"]),
+        ("Residential address: 14 Ferdowsi Avenue, Tehran, Iran", ["IR"]),
+        ("Home address: 2 Strand Road, Yangon, Burma", ["MM"]),
+        ("Residence: GB", ["GB"]),
+        # No country to read: a postcode ends the address, or a place nobody can name.
+        ("Residential address: 1 High Street, London SW1A 1AA", None),
+        ("Country of residence: Narnia", None),
+    ],
+)
+def test_a_forms_residence_is_read_as_a_country(line, residence):
+    result = _extracted(f"Name: Sarah Linden\n{line}\n".encode())
+    assert result.fields.get("residence") == residence
+
+
+def test_a_person_subject_living_in_a_high_risk_jurisdiction_is_not_low(
+    make_runtime, make_state, documents
+):
+    doc = attached(documents, "decl.txt", "Name: Sarah Linden\nCountry of residence: Iran\n")
+    state = run(make_runtime(), make_state("Sarah Linden", subject_type="person", documents=[doc]))
+    assert state.high_risk_residences == ["the subject (Iran, IR, by uploaded document decl.txt)"]
+    packet = state.proposed_packet
+    assert packet.risk_rating == "medium"
+    assert (
+        "The subject (Iran, IR, by uploaded document decl.txt) lives in one of the tenant's "
+        "high-risk jurisdictions: enhanced due diligence applies."
+    ) in packet.open_gaps
+
+
+def test_a_company_form_on_a_persons_case_says_nothing_of_where_they_live(
+    make_runtime, make_state, documents
+):
+    doc = attached(
+        documents, "form.txt", "Company: Acme Analytics Ltd\nCountry of residence: Iran\n"
+    )
+    state = run(make_runtime(), make_state("Sarah Linden", subject_type="person", documents=[doc]))
+    assert state.high_risk_residences == []
+
+
+def test_a_residence_line_on_a_company_form_is_nobodys(make_runtime, make_state, documents):
+    doc = attached(documents, "form.txt", HEAD + "Country of residence: Iran\n")
+    state = run(make_runtime(), make_state(documents=[doc]))
+    assert state.high_risk_residences == []
+    assert state.proposed_packet.risk_rating == "low"

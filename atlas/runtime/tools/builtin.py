@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from pypdf.errors import LimitReachedError
 
+from atlas.runtime.countries import country_code
 from atlas.runtime.ports import DocumentUnreadable
 from atlas.runtime.redaction import personal_data_found
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
@@ -359,6 +360,11 @@ _FIELD_PATTERNS = {
         r"(?P<value>[^\s:][^:\n]*?)[ \t]*$"
     ),
     "directors": re.compile(r"(?im)^[ \t]*directors?[ \t]*:[ \t]*(?P<value>\S.*?)[ \t]*$"),
+    # Where the person a form is about lives: a country, or an address ending in one.
+    "residence": re.compile(
+        r"(?im)^[ \t]*(?:country[ \t]+of[ \t]+residence|residence(?:[ \t]+country)?"
+        r"|(?:residential|home|permanent)[ \t]+address)[ \t]*:[ \t]*(?P<value>\S.*?)[ \t]*$"
+    ),
 }
 
 
@@ -369,7 +375,8 @@ _FIELD_PATTERNS = {
 _LABEL_BESIDE_ANOTHER = re.compile(
     r"(?i)(?:[ \t]{2,}|\t|[ \t]*\|[ \t]*)(?=(?:(?:registered[ \t]+)?company(?:'s)?(?:[ \t]+name)?"
     r"|name[ \t]+of[ \t]+(?:the[ \t]+)?company|directors?|(?:company[ \t]+)?registration"
-    rf"[ \t]+(?:number|no\.?)|{OWNERS_LABEL}|{DECLARATION_LABEL})[ \t]*:)"
+    rf"[ \t]+(?:number|no\.?)|country[ \t]+of[ \t]+residence|{OWNERS_LABEL}|{DECLARATION_LABEL})"
+    r"[ \t]*:)"
 )
 
 
@@ -388,6 +395,12 @@ def document_text(content: bytes, content_type: str) -> tuple[str, int]:
         return "\n".join(page.extract_text() or "" for page in reader.pages), len(reader.pages)
     # "utf-8-sig": a byte order mark (Windows Notepad writes one) is no part of the first line.
     return content.decode("utf-8-sig", errors="replace"), 1
+
+
+def _country_ending(value: str) -> str | None:
+    """The code of the country `value` names, or ends with, as an address does ("14 Palm
+    Road, Tehran, Iran")."""
+    return country_code(value) or country_code(value.rsplit(",", 1)[-1])
 
 
 def _where_directors_live(lines: list[str], text: str) -> dict[str, str]:
@@ -431,6 +444,8 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             values += directors_in_prose(text)
         if field_name == "registration_numbers":
             values = [v for v in values if len(re.sub(r"[\W_]", "", v)) >= MIN_NUMBER_LENGTH]
+        if field_name == "residence":
+            values = [code for value in values if (code := _country_ending(value))]
         if values:
             fields[field_name] = list(dict.fromkeys(values))
     if owners := owners_named(labelled):

@@ -24,7 +24,7 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # 17: the register of politically exposed persons lists their close family members and
 # close associates, and a match with one says so; 18: a company's registry record may give
 # the country each director lives in, and a document's directors and owners lines where
-# each lives ("Jane Roe (resident in Iran)")
+# each lives ("Jane Roe (resident in Iran)"), and a person's form their country of residence
 TOOLSET_VERSION = "atlas-tools/18"
 
 
