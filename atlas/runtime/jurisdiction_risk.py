@@ -65,9 +65,12 @@ def high_risk_residences(s: AtlasState) -> list[str]:
     found = []
     for role, names in (("director", directors(s)), ("beneficial owner", owners(s))):
         for name in names:
-            there = sorted(lives_in.get(director_key(name), set()) & high_risk)
-            if there:
-                found.append(f"{role} {name} ({', '.join(map(country_words, there))})")
+            said = lives_in.get(director_key(name), set())
+            if there := sorted(said & high_risk):
+                # Sources that disagree are both shown: the reviewer weighs them.
+                elsewhere = "; ".join(map(country_words, sorted(said - high_risk)))
+                also = f"; another source says {elsewhere}" if elsewhere else ""
+                found.append(f"{role} {name} ({'; '.join(map(country_words, there))}{also})")
     return found
 
 

@@ -205,3 +205,19 @@ def test_a_person_subject_a_company_record_says_lives_there_counts(make_runtime,
     )
     assert mercer.high_risk_residences == []
     assert not any("high-risk" in gap for gap in mercer.proposed_packet.open_gaps)
+
+
+def test_a_source_saying_they_live_elsewhere_is_shown_beside_it(
+    make_runtime, make_state, documents
+):
+    doc = attached(
+        documents,
+        "kyc.txt",
+        "Company: Gulfstar Marine Services Ltd\n"
+        "Directors: Daniel Mercer, Farhad Rahimi (resident in the United Kingdom)\n",
+    )
+    state = run(make_runtime(), make_state(GULFSTAR, jurisdiction="GB", documents=[doc]))
+    assert state.high_risk_residences == [
+        "director Farhad Rahimi (Iran, IR; another source says United Kingdom, GB)"
+    ]
+    assert state.proposed_packet.risk_rating == "medium"
