@@ -51,8 +51,8 @@ def high_risk_residences(s: AtlasState) -> list[str]:
     """Who lives in a high-risk jurisdiction: a director or beneficial owner of the subject
     company, as its registry record or a document about it says ("director Farhad Rahimi
     (Iran, IR)"; not a director a reviewer set aside in a conflict), or a person subject,
-    by the record of a company they direct ("the subject (Iran, IR, by Gulfstar Marine
-    Services Ltd's registry record)")."""
+    by a form of theirs or the record of a company they direct ("the subject (Iran, IR,
+    by Gulfstar Marine Services Ltd's registry record)")."""
     high_risk = set(s.high_risk_jurisdictions)
     if not high_risk or (s.selected_entity is None and s.brief.subject_type != "person"):
         return []
