@@ -12,6 +12,7 @@ from test_documents_text import _extracted
 
 from atlas.runtime.directors import directors
 from atlas.runtime.tools.document_directors import names_listed
+from atlas.runtime.tools.document_owners import owner_residences
 from atlas.runtime.tools.document_residences import residences_listed
 
 
@@ -158,3 +159,40 @@ def test_a_residence_line_on_a_company_form_is_nobodys(make_runtime, make_state,
     state = run(make_runtime(), make_state(documents=[doc]))
     assert state.high_risk_residences == []
     assert state.proposed_packet.risk_rating == "low"
+
+
+@pytest.mark.parametrize(
+    ("table", "residences"),
+    [
+        (
+            "Beneficial ownership\n| Name | Nationality | Country of residence | Share |\n"
+            "|---|---|---|---|\n| Farhad Rahimi | British | Iran | 60% |\n"
+            "| Jane Roe | British | United Kingdom | 40% |\n",
+            {"Farhad Rahimi": "IR", "Jane Roe": "GB"},
+        ),
+        (
+            "Persons with significant control\n"
+            "Name            Nationality   Country of residence   Nature of control\n"
+            "Farhad Rahimi   British       Iran                   75% or more\n",
+            {"Farhad Rahimi": "IR"},
+        ),
+        # A nationality column says nothing of where anyone lives.
+        (
+            "Beneficial ownership\n| Name | Nationality | Share |\n| Farhad Rahimi | Iran | 60% |\n",
+            {},
+        ),
+    ],
+)
+def test_a_table_of_owners_gives_residences_in_its_own_column(table, residences):
+    assert owner_residences(table) == residences
+
+
+def test_an_owner_a_table_says_lives_there_counts(make_runtime, make_state, documents):
+    table = (
+        "Persons with significant control\n"
+        "Name            Country of residence   Nature of control\n"
+        "Farhad Rahimi   Iran                   75% or more\n"
+    )
+    doc = attached(documents, "psc.txt", HEAD + table)
+    state = run(make_runtime(), make_state(documents=[doc]))
+    assert state.high_risk_residences == ["beneficial owner Farhad Rahimi (Iran, IR)"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from atlas.runtime.countries import country_code
 from atlas.runtime.tools.document_directors import BULLET, names_listed
 from atlas.runtime.tools.document_residences import residences_listed
 
@@ -42,6 +43,10 @@ _TABLE_HEADING = re.compile(
     r"(?im)^[ \t]*(?:(?:ultimate[ \t]+)?beneficial[ \t]+own(?:ers?|ership)(?:[ \t]*\(ubos?\))?"
     r"|persons?[ \t]+with[ \t]+significant[ \t]+control|ubos?)[ \t]*:?[ \t]*$"
 )
+# The header of a table's column saying where each owner lives.
+_RESIDENCE_HEADER = re.compile(
+    r"(?i)(?:usual[ \t]+)?(?:country[ \t]+of[ \t]+)?residence|resident[ \t]+in|lives[ \t]+in"
+)
 # A table's cells: split by bars, tabs or runs of spaces.
 _CELL_BREAK = re.compile(r"[ \t]*\|[ \t]*|\t+|[ \t]{2,}")
 # A share said to be at most a number tells nothing of how much is held.
@@ -72,11 +77,15 @@ def owner_shares(text: str) -> dict[str, str]:
 
 
 def owner_residences(text: str) -> dict[str, str]:
-    """Where each owner lives, as `text` says beside their name (document_residences)."""
+    """Where each owner lives, as `text` says beside their name (document_residences), or
+    in a table's "Country of residence" column."""
     found: dict[str, str] = {}
     for value in _owner_values(text):
         for name, code in residences_listed(value, _listed(value)).items():
             found.setdefault(name, code)
+    for name, _, where in _owner_table_rows(text):
+        if code := country_code(where):
+            found.setdefault(_listed(name)[0], code)
     return found
 
 
@@ -129,21 +138,33 @@ def _floors(text: str) -> str:
 
 
 def _table_rows(text: str) -> Iterator[str]:
-    """The rows of a table of owners under its heading, each a name in its first cell and
-    one share in another ("| Jane Roe | British | 60% |"), up to a blank line after them;
-    the header row and rules are passed over."""
+    """The rows of a table of owners under its heading, as "Jane Roe 60%"."""
+    for name, share, _ in _owner_table_rows(text):
+        yield f"{name} {share}"
+
+
+def _owner_table_rows(text: str) -> Iterator[tuple[str, str, str]]:
+    """(name, share, country of residence cell) of each row of a table of owners under its
+    heading, a name in its first cell and one share in another ("| Jane Roe | British | Iran
+    | 60% |"), up to a blank line after them; the header row and rules are passed over. The
+    residence is the cell under a "Country of residence" header, or ""."""
     for heading in _TABLE_HEADING.finditer(text):
-        rows = 0
+        rows, lives_at = 0, None
         for line in text[heading.end() :].splitlines()[1 : MAX_LIST_LINES + 1]:
             if not line.strip():
                 if rows:
                     break
                 continue
-            first, *others = _CELL_BREAK.split(line.strip().strip("|").strip())
+            cells = _CELL_BREAK.split(line.strip().strip("|").strip())
+            if lives_at is None and not rows:
+                headers = [at for at, cell in enumerate(cells) if _RESIDENCE_HEADER.fullmatch(cell)]
+                lives_at = headers[0] if headers else None
+            first, *others = cells
             shares = [share for cell in others for share in _SHARE.finditer(_floors(cell))]
             if len(shares) == 1 and len(_listed(first)) == 1:
                 rows += 1
-                yield f"{first} {shares[0][0]}"
+                where = cells[lives_at] if lives_at is not None and lives_at < len(cells) else ""
+                yield first, shares[0][0], where
 
 
 def _listed(value: str) -> list[str]:
