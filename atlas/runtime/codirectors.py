@@ -1,6 +1,7 @@
 """The other directors of the companies a person subject directs, as the companies'
-registry records list them: each screened against the sanctions lists by name, as a step
-of its own. Someone who sits on a board beside a listed person is exposed to them. The
+registry records list them: each screened against the sanctions lists and searched for
+adverse media by name, as steps of their own. Someone who sits on a board beside a listed
+person, or beside one convicted of fraud, is exposed to them. The
 directors only an article or a document gives such a company are left to a person, as a
 gap of the packet (packets.with_open_issues)."""
 
@@ -18,6 +19,11 @@ AS_CODIRECTOR = "co-director "
 def codirector_step(name: str) -> str:
     """The completed step for screening one co-director."""
     return named_step("screen_codirector", name)
+
+
+def codirector_media_step(name: str) -> str:
+    """The completed step for searching adverse media on one co-director."""
+    return named_step("search_codirector", name)
 
 
 def registry_directors(state: AtlasState, company_id: str) -> list[str]:
@@ -77,6 +83,15 @@ def unscreened_codirectors(state: AtlasState) -> list[str]:
     return not_done(state, codirectors(state), codirector_step)
 
 
+def unsearched_codirectors(state: AtlasState) -> list[str]:
+    return not_done(state, codirectors(state), codirector_media_step)
+
+
 def screened_codirector(state: AtlasState, arguments: dict) -> str | None:
     """The co-director a screen by name alone is for, if any."""
     return named_in(codirectors(state), arguments, "name")
+
+
+def searched_codirector(state: AtlasState, arguments: dict) -> str | None:
+    """The co-director a media search by query alone is for, if any."""
+    return named_in(codirectors(state), arguments, "query")

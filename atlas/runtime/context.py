@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from atlas.runtime.codirectors import unscreened_codirectors
+from atlas.runtime.codirectors import unscreened_codirectors, unsearched_codirectors
 from atlas.runtime.decisions import next_action_json_schema, next_action_json_schema_text
 from atlas.runtime.declared_businesses import (
     unlooked_businesses,
@@ -46,8 +46,9 @@ from atlas.runtime.tools.registry import ToolRegistry
 # other directors of the companies the subject person directs, to screen; 12: the
 # beneficial owners to search adverse media on; 13: the businesses a declared source of
 # wealth or funds names, to screen, search and look up in the registry, and who is in one
-# of the tenant's high-risk jurisdictions
-PROMPT_VERSION = "atlas-prompt/13"
+# of the tenant's high-risk jurisdictions; 14: the other directors of the companies the
+# subject person directs, to search adverse media on
+PROMPT_VERSION = "atlas-prompt/14"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
 MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see
@@ -77,7 +78,8 @@ Rules (trusted, from the operator):
   adverse media on each in companies_to_search (companies the subject person directs) by
   its entity_id; screen each beneficial owner in owners_to_screen and search adverse media
   on each in owners_to_search, and screen each other director of those companies in
-  codirectors_to_screen, by name; extract attached documents; screen each business a
+  codirectors_to_screen and search adverse media on each in codirectors_to_search, by
+  name; extract attached documents; screen each business a
   declared source of wealth or funds names in businesses_to_screen, search adverse media
   on each in businesses_to_search, and look up each in businesses_to_look_up with
   resolve_entity, by name.
@@ -223,6 +225,7 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         "owners_to_screen": [redact(name) for name in unscreened_owners(state)],
         "owners_to_search": [redact(name) for name in unsearched_owners(state)],
         "codirectors_to_screen": [redact(name) for name in unscreened_codirectors(state)],
+        "codirectors_to_search": [redact(name) for name in unsearched_codirectors(state)],
         "businesses_to_screen": [redact(name) for name in unscreened_businesses(state)],
         "businesses_to_search": [redact(name) for name in unsearched_businesses(state)],
         "businesses_to_look_up": [redact(name) for name in unlooked_businesses(state)],

@@ -4,7 +4,12 @@ carries."""
 from __future__ import annotations
 
 from atlas.runtime.adapters.playbook import draft_packet
-from atlas.runtime.codirectors import codirectors_of, registry_directors, unscreened_codirectors
+from atlas.runtime.codirectors import (
+    codirectors_of,
+    registry_directors,
+    unscreened_codirectors,
+    unsearched_codirectors,
+)
 from atlas.runtime.context import project_state
 from atlas.runtime.decisions import DueDiligencePacket, PacketConflict, PacketConflictValue
 from atlas.runtime.declared_businesses import (
@@ -180,22 +185,26 @@ def _unresearched_directorships(s: AtlasState) -> list[str]:
 
 
 def _codirectors_unscreened(s: AtlasState) -> list[str]:
-    """The other directors of each company the subject directs whom nobody screened: those
-    its registry record lists, while their screening is still to do, and those only an
-    article or a document names. One of them may be listed."""
+    """The other directors of each company the subject directs whom nobody screened or
+    searched media on: those its registry record lists, while that is still to do, and
+    those only an article or a document names. One of them may be listed."""
     subject = [s.brief.subject] + ([s.selected_entity.name] if s.selected_entity else [])
     gaps = []
     unscreened = {c.entity_id for c in unscreened_directorships(s)}
-    not_screened = {director_key(name) for name in unscreened_codirectors(s)}
+    not_done = (
+        ("screened", {director_key(name) for name in unscreened_codirectors(s)}),
+        ("searched for adverse media", {director_key(name) for name in unsearched_codirectors(s)}),
+    )
     for company in directorships(s):
         listed_by_registry = registry_directors(s, company.entity_id)
         others = codirectors_of(s, company)
         about = directed_by_the_subject(company)
-        if left := [name for name in others if director_key(name) in not_screened]:
-            gaps.append(
-                f"The other directors of {about}, were not screened: {listed(left, 'and')}."
-            )
-        elif not listed_by_registry and company.entity_id not in unscreened:
+        for what, names in not_done:
+            if left := [name for name in others if director_key(name) in names]:
+                gaps.append(
+                    f"The other directors of {about}, were not {what}: {listed(left, 'and')}."
+                )
+        if not listed_by_registry and company.entity_id not in unscreened:
             # Known from the subject's own record only: the company's was never read (a
             # company not screened at all has a gap of its own).
             gaps.append(

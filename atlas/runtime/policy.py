@@ -58,7 +58,9 @@ from atlas.runtime.tools.base import ToolSpec
 # 19: and for a subject company a director or beneficial owner of which lives in one, by its
 # registry record or a document, or a person subject who does, by a document of theirs or
 # a company's record.
-POLICY_VERSION = "atlas-policy/19"
+# 20: each other director of a company a person subject directs is searched for adverse
+# media too, and an unsearched one rules out a low rating.
+POLICY_VERSION = "atlas-policy/20"
 
 
 # FATF's high-risk jurisdictions subject to a call for action (North Korea, Iran, Myanmar),

@@ -5,7 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 
-from atlas.runtime.codirectors import codirector_step, unscreened_codirectors
+from atlas.runtime.codirectors import (
+    codirector_media_step,
+    codirector_step,
+    unscreened_codirectors,
+    unsearched_codirectors,
+)
 from atlas.runtime.declared_businesses import (
     business_lookup_step,
     business_media_step,
@@ -49,6 +54,7 @@ def pending_requirements(state: AtlasState) -> list[str]:
     pending.extend(owner_step(name) for name in unscreened_owners(state))
     pending.extend(owner_media_step(name) for name in unsearched_owners(state))
     pending.extend(codirector_step(name) for name in unscreened_codirectors(state))
+    pending.extend(codirector_media_step(name) for name in unsearched_codirectors(state))
     pending.extend(business_step(name) for name in unscreened_businesses(state))
     pending.extend(business_media_step(name) for name in unsearched_businesses(state))
     pending.extend(business_lookup_step(name) for name in unlooked_businesses(state))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import NamedTuple
 
-from atlas.runtime.codirectors import unscreened_codirectors
+from atlas.runtime.codirectors import unscreened_codirectors, unsearched_codirectors
 from atlas.runtime.declared_businesses import (
     unlooked_businesses,
     unscreened_businesses,
@@ -273,6 +273,13 @@ RULES = (
         "against the sanctions lists (see codirectors_to_screen): that rules out a low risk "
         "rating.",
         "co-directors not screened",
+    ),
+    RatingRule(
+        "medium",
+        lambda s, _: bool(unsearched_codirectors(s)),
+        "Adverse media has not been searched on every other director of the companies the "
+        "subject directs (see codirectors_to_search): that rules out a low risk rating.",
+        "co-directors not searched for adverse media",
     ),
     RatingRule(
         "medium",

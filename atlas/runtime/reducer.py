@@ -16,8 +16,10 @@ from typing import Any
 from atlas.runtime.codirectors import (
     as_codirector,
     codirector_companies,
+    codirector_media_step,
     codirector_step,
     screened_codirector,
+    searched_codirector,
 )
 from atlas.runtime.context import clipped
 from atlas.runtime.decisions import CallTool
@@ -166,6 +168,7 @@ def apply_in_place(
     elif tool == "search_adverse_media":
         director = searched_director(new, args)
         owner = searched_owner(new, args)
+        codirector = searched_codirector(new, args)
         company = directorship_named(new, args)
         business = searched_business(new, args)
         if director:
@@ -174,6 +177,9 @@ def apply_in_place(
         elif owner:
             _apply_media(new, result, step, now, about=f"{AS_OWNER}{owner}")
             _complete(new, owner_media_step(owner))
+        elif codirector:
+            _apply_media(new, result, step, now, about=as_codirector(new, codirector))
+            _complete(new, codirector_media_step(codirector))
         elif company:
             _apply_media(new, result, step, now, about=directed_by_the_subject(company))
             _complete(new, directorship_media_step(company.entity_id))

@@ -134,12 +134,12 @@ NoProgressBudget = Annotated[int, Field(ge=1, le=10_000)]
 class Budgets(_Model):
     # A company with three directors and a document takes eleven iterations to research,
     # and a question or a send-back from a reviewer two or three more; a person directing
-    # three companies, with a co-director on each, seventeen, a question among them.
-    max_iterations: IterationBudget = 20
+    # three companies, with a co-director on each, twenty, a question among them.
+    max_iterations: IterationBudget = 30
     # Room for every iteration: a model call's context grows to about 5,000 tokens by the
-    # end of a company's research, and past 7,500 for a person directing three companies
-    # (fourteen iterations, a question among them).
-    max_tokens: TokenBudget = 120000
+    # end of a company's research, and past 9,000 for a person directing three companies
+    # (131,000 tokens in all over twenty iterations, a question among them).
+    max_tokens: TokenBudget = 200000
     max_cost_usd: CostBudget = Decimal("1.00")
     deadline_seconds: DeadlineBudget = 120
     max_model_errors: ModelErrorBudget = 2

@@ -121,6 +121,8 @@ def test_adverse_media_on_a_company_the_person_directs_rules_out_low_risk(
         # By name too: an article naming him may be linked to a company, or to nothing.
         {"query": "Arthur Pembroke"},
         {"query": "Crescent Minerals PLC", "entity_id": "co-crescent-minerals-gb"},
+        # And the other director its record lists.
+        {"query": "Lucy Fenwick"},
     ]
     packet = state.proposed_packet
     assert packet.risk_rating == "medium"

@@ -312,6 +312,13 @@ CODIRECTOR_STEPS = (
         screenable,
         "Screen {}, who sits on the board of a company the subject directs, by name.",
     ),
+    (
+        "codirectors_to_search",
+        "search_adverse_media",
+        "query",
+        searchable,
+        "Look for adverse media about {}, who sits on the board of a company the subject directs.",
+    ),
 )
 
 # What is done for each company a person subject directs: (projection key, tool, its
@@ -913,6 +920,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         or p.get("owners_to_screen")
         or p.get("owners_to_search")
         or p.get("codirectors_to_screen")
+        or p.get("codirectors_to_search")
         or p.get("businesses_to_screen")
         or p.get("businesses_to_search")
         or p.get("businesses_to_look_up")
