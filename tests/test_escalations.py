@@ -32,7 +32,7 @@ def test_the_queue_lists_conflicts_and_stopped_runs(client, tenant, analyst, rev
     assert html.index(f"review-item-{conflict.pk}") < html.index(f"review-item-{stopped.pk}")
     assert "Unresolved conflict" in html and "Iteration limit" in html
     assert f"“{REGISTRY}” vs “{ARTICLE}”" in html
-    assert " / 120,000</td>" in html  # tokens used of the budget, in thousands
+    assert " / 200,000</td>" in html  # tokens used of the budget, in thousands
     only_budget = client.get(reverse("reviews-escalations"), {"reason": "max_iterations"})
     assert f"review-item-{conflict.pk}" not in only_budget.content.decode()
 
@@ -190,13 +190,13 @@ def test_the_extend_form_names_every_budget_nearly_used_up(client, tenant, analy
     from runs.models import Run
 
     item = budget_item(tenant, analyst)  # stopped on iterations (2 of 2)
-    Run.objects.filter(pk=item.run_id).update(tokens=118_672)  # and nearly out of tokens
+    Run.objects.filter(pk=item.run_id).update(tokens=198_672)  # and nearly out of tokens
     page = client_for(client, reviewer).get(url("reviews-conflict", item)).content.decode()
     form = page.split("Extend the budget")[1].split("Reason")[0]
     # The iteration limit the run stopped on is named once, by what to add to it.
     assert "has used its whole iteration limit (2 of 2): add at least 1 iteration" in form
     assert "Iterations: 2 of 2 used" not in form
-    assert "Tokens: 118,672 of 120,000 used. Extend it, or the run may stop on it" in form
+    assert "Tokens: 198,672 of 200,000 used. Extend it, or the run may stop on it" in form
     assert "Cost: " not in form
 
 
