@@ -291,6 +291,21 @@ def test_a_packet_with_a_listed_director_says_whom_the_hits_are_on(client, tenan
     )
 
 
+def test_an_article_found_by_a_directors_search_says_whose_search_found_it(client, tenant, analyst):
+    """Harrow Bay Freight is in no article; its director Colin Marsh is. The article's title
+    does not name the company, so its entries say whose search found it."""
+    run = paused_run(tenant, analyst, "Harrow Bay Freight", jurisdiction="GB")
+    packet = client_for(client, analyst).get(reverse("runs-packet", args=[run.pk])).content
+    media = packet.decode().split("<h2>Adverse media</h2>")[1].split("</section>")[0]
+    assert (
+        'convicted of customs fraud <span class="muted">(on director Colin Marsh)</span>' in media
+    )
+    assert "Found by the search for director Colin Marsh.</div>" in packet.decode()
+    # An entry whose claim names whom it is about already says nothing more.
+    assert "No adverse media found for director Anita Rao." in media
+    assert "Found by the search for director Anita Rao." not in packet.decode()
+
+
 def test_a_packet_on_a_person_names_the_listed_companies_they_direct(client, tenant, analyst):
     run = paused_run(tenant, analyst, "Dmitri Volkov", subject_type="person", jurisdiction="")
     client_for(client, analyst)

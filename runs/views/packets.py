@@ -72,6 +72,14 @@ def _versions(run: Run) -> dict[str, str]:
     }
 
 
+def _searched_for(item: dict) -> str:
+    """Whom the search that found an article was for, when not the subject ("co-director
+    Colin Marsh at Harrow Bay Freight Ltd (GB)"): an article's title does not say. (The
+    entry saying a search found nothing names whom it was for itself.)"""
+    is_article = str(item.get("source_id", "")).startswith("article:")
+    return (item.get("about") or "") if is_article else ""
+
+
 def _conflicts(state: dict, packet: dict) -> list[dict]:
     """Every conflict the run met, resolved or not; the packet's copy fills any gap."""
     by_id: dict[str, dict] = {}
@@ -126,6 +134,7 @@ def packet_context(run: Run) -> dict[str, Any]:
                 and str(item.get("source_id", "")).startswith("registry:")
                 and not item.get("about"),
                 "declined_candidate": declined and bool(item.get("candidate_id")),
+                "searched_for": _searched_for(item),
             }
         )
     findings = cited_findings(packet, {item["evidence_id"]: item for item in evidence})
