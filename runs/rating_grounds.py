@@ -51,6 +51,11 @@ def rating_grounds(state: dict) -> list[str]:
             "{} documents about other companies",
         ),
         (
+            Signal.ANOTHER_PERSON,
+            "a document about another person",
+            "{} documents about other people",
+        ),
+        (
             Signal.INSTRUCTIONS,
             "a source written as instructions to an AI agent",
             "{} sources written as instructions to an AI agent",

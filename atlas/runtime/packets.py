@@ -285,10 +285,12 @@ def _documents_with_unread_directors(s: AtlasState) -> list[str]:
 
 
 def _documents_about_others(s: AtlasState) -> list[str]:
+    kinds = ((Signal.ANOTHER_COMPANY, "company"), (Signal.ANOTHER_PERSON, "person"))
     return [
-        f"{item.source_label} is about another company: explain why it was supplied."
+        f"{item.source_label} is about another {kind}: explain why it was supplied."
         for item in s.evidence
-        if Signal.ANOTHER_COMPANY in item.signals
+        for signal, kind in kinds
+        if signal in item.signals
     ]
 
 

@@ -59,7 +59,8 @@ from atlas.runtime.tools.base import ToolSpec
 # registry record or a document, or a person subject who does, by a document of theirs or
 # a company's record.
 # 20: each other director of a company a person subject directs is searched for adverse
-# media too, and an unsearched one rules out a low rating.
+# media too, and an unsearched one rules out a low rating; a person subject's document
+# giving another person's name is not used, and rules out a low rating.
 POLICY_VERSION = "atlas-policy/20"
 
 

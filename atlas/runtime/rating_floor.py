@@ -217,6 +217,14 @@ RULES = (
     ),
     RatingRule(
         "medium",
+        _signal(Signal.ANOTHER_PERSON),
+        "An uploaded document gives another person's name than the subject's: that rules "
+        "out a low risk rating until someone explains it.",
+        "a document about another person",
+        _signal_grounds(Signal.ANOTHER_PERSON, "{sources} {is} about another person than {who}"),
+    ),
+    RatingRule(
+        "medium",
         _signal(Signal.INSTRUCTIONS),
         "A source holds text written as instructions to an AI agent: that rules out a "
         "low risk rating until a person has weighed it.",

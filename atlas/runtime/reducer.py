@@ -1006,6 +1006,9 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     if entity is not None and entity.entity_type == "company" and not about_entity:
         signals.append(Signal.ANOTHER_COMPANY)
         whose = f" It is about {other or names[0]}, not {entity.name}: its facts were not used."
+    elif someone_else := _another_person_named(state, fields):
+        signals.append(Signal.ANOTHER_PERSON)
+        whose = f" It is about {someone_else}, not {state.brief.subject}: its facts were not used."
     elif (
         unnamed
         and about_entity
@@ -1049,10 +1052,17 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     # A company's form declares where the company's money comes from, not a person's, nor
     # where they live.
     company_form_for_a_person = state.brief.subject_type == "person" and bool(names)
-    if state.brief.subject_type == "person" and not names and fields.get("residence"):
+    if (
+        state.brief.subject_type == "person"
+        and not names
+        and fields.get("residence")
+        and Signal.ANOTHER_PERSON not in signals
+    ):
         item.residences = {state.brief.subject: fields["residence"][0]}
     _add_evidence(state, item)
-    if Signal.ANOTHER_COMPANY not in signals and not company_form_for_a_person:
+    if not {Signal.ANOTHER_COMPANY, Signal.ANOTHER_PERSON} & set(signals) and not (
+        company_form_for_a_person
+    ):
         for declared in declaration_evidence(item, fields):
             _add_evidence(state, declared)
     if not about_entity:
@@ -1130,6 +1140,20 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
                 evidence_id=item.evidence_id,
             ),
         )
+
+
+def _another_person_named(state: AtlasState, fields: dict[str, list[str]]) -> str | None:
+    """The name a person subject's form gives, when it is none of the subject's: a form
+    with a company line is the company's, and one with no name line is taken as theirs."""
+    given = fields.get("person_names") or []
+    if state.brief.subject_type != "person" or fields.get("company_names") or not given:
+        return None
+    own = [state.brief.subject]
+    if state.selected_entity is not None:
+        own.append(state.selected_entity.name)
+    if any(name_score(name, mine) >= STRONG_MATCH for name in given for mine in own):
+        return None
+    return given[0]
 
 
 def _residences_read(fields: dict[str, list[str]]) -> dict[str, str]:

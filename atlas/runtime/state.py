@@ -290,6 +290,9 @@ class Signal(StrEnum):
     # the subject was matched to: its facts were not used, and a wrong file may have been
     # supplied for the subject.
     ANOTHER_COMPANY = "another_company"
+    # A person subject's uploaded document gives another person's name in its name line
+    # ("Name: Jane Doe" on a case about Sarah Linden): its facts were not used either.
+    ANOTHER_PERSON = "another_person"
 
 
 class Fact(_Model):

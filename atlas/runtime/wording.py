@@ -11,6 +11,7 @@ FIELD_WORDS = {
     "phone_numbers": "personal phone numbers",
     "residences": "where its directors or owners live",
     "residence": "a country of residence",
+    "person_names": "a person's name",
 }
 
 

@@ -909,6 +909,7 @@ def draft_packet(p: dict[str, Any], subject_name: str, gaps: list[str]) -> DueDi
         adverse
         or pep
         or any(Signal.ANOTHER_COMPANY in e["signals"] for e in relevant)
+        or any(Signal.ANOTHER_PERSON in e["signals"] for e in relevant)
         # Text trying to instruct the agent wants this very packet approved: a person weighs it.
         or any(Signal.INSTRUCTIONS in e["signals"] for e in evidence)
         or open_conflicts

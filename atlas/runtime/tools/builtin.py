@@ -365,7 +365,33 @@ _FIELD_PATTERNS = {
         r"(?im)^[ \t]*(?:country[ \t]+of[ \t]+residence|residence(?:[ \t]+country)?"
         r"|(?:residential|home|permanent)[ \t]+address)[ \t]*:[ \t]*(?P<value>\S.*?)[ \t]*$"
     ),
+    # Whom a person's form is about: its name label's value (person_name_given trims it).
+    "person_names": re.compile(
+        r"(?im)^[ \t]*(?:(?:full|client(?:'s)?|applicant(?:'s)?|declarant(?:'s)?)[ \t]+name"
+        r"|name[ \t]+of[ \t]+(?:the[ \t]+)?(?:client|applicant|declarant)|declarant|name)"
+        r"[ \t]*:[ \t]*(?P<value>\S[^\n]*)$"
+    ),
 }
+
+# A person's name as a form gives it: words of letters, with initials, titles, hyphens,
+# apostrophes and a comma ("LINDEN, Sarah"), six at most.
+_PERSON_NAME = re.compile(r"[^\W\d_][\w'’.-]*(?:,?[ ][^\W\d_][\w'’.-]*){0,5}")
+
+
+def person_name_given(value: str) -> str | None:
+    """The name a form's name label gives: up to a column gap ("Sarah Linden   Nationality:
+    British"), the next label's word ("Sarah Linden Nationality: British") or a comma
+    after a whole name ("Sarah Linden, Director"); None for a value that is not a name
+    ("(in capitals)", "________")."""
+    value = re.split(r"[ ]{2,}|\t|[ ]?\|", value, maxsplit=1)[0].strip()
+    if ":" in value:
+        before_label = value.split(":", 1)[0]
+        value = before_label.rsplit(" ", 1)[0] if " " in before_label else ""
+    name, comma, after = value.partition(",")
+    if comma and " " in name.strip():
+        value = name  # "Sarah Linden, Director"; not "LINDEN, Sarah"
+    value = value.strip(" ,;")
+    return value if _PERSON_NAME.fullmatch(value) else None
 
 
 # A form's labels side by side on one line, as a PDF's columns come out of it: "Company:
@@ -446,6 +472,8 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             values = [v for v in values if len(re.sub(r"[\W_]", "", v)) >= MIN_NUMBER_LENGTH]
         if field_name == "residence":
             values = [code for value in values if (code := _country_ending(value))]
+        if field_name == "person_names":
+            values = [name for value in values if (name := person_name_given(value))]
         if values:
             fields[field_name] = list(dict.fromkeys(values))
     if owners := owners_named(labelled):

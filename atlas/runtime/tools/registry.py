@@ -24,8 +24,9 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # 17: the register of politically exposed persons lists their close family members and
 # close associates, and a match with one says so; 18: a company's registry record may give
 # the country each director lives in, and a document's directors and owners lines where
-# each lives ("Jane Roe (resident in Iran)"), and a person's form their country of residence
-TOOLSET_VERSION = "atlas-tools/18"
+# each lives ("Jane Roe (resident in Iran)"), and a person's form their country of residence;
+# 19: and the name a person's form gives ("Name: Sarah Linden")
+TOOLSET_VERSION = "atlas-tools/19"
 
 
 class ToolRegistry:
