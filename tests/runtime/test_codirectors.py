@@ -5,6 +5,7 @@ names."""
 
 from __future__ import annotations
 
+import pytest
 from runtime_helpers import answer, events_of, playbook_skipping, run, tool_arguments
 
 from atlas.runtime.codirectors import (
@@ -60,21 +61,36 @@ def test_a_clean_codirector_is_said_to_have_no_hits(make_runtime, make_state):
     assert not packet.open_gaps
 
 
-def test_a_codirector_left_unscreened_is_a_gap_and_rules_out_low(make_runtime, make_state, store):
+@pytest.mark.parametrize(
+    ("skipped", "error", "gap"),
+    [
+        (
+            "codirectors_to_screen",
+            "Not every other director of the companies the subject directs has been screened "
+            "against the sanctions lists (see codirectors_to_screen): that rules out a low "
+            "risk rating.",
+            "were not screened: Tom Becker.",
+        ),
+        (
+            "codirectors_to_search",
+            "Adverse media has not been searched on every other director of the companies the "
+            "subject directs (see codirectors_to_search): that rules out a low risk rating.",
+            "were not searched for adverse media: Tom Becker.",
+        ),
+    ],
+)
+def test_a_codirector_left_unresearched_is_a_gap_and_rules_out_low(
+    make_runtime, make_state, store, skipped, error, gap
+):
     state = run(
-        make_runtime(playbook_skipping("codirectors_to_screen")),
+        make_runtime(playbook_skipping(skipped)),
         make_state("Sarah Linden", subject_type="person"),
     )
     (rejected,) = events_of(store, state, "final_rejected")
-    assert (
-        "Not every other director of the companies the subject directs has been screened "
-        "against the sanctions lists (see codirectors_to_screen): that rules out a low risk "
-        "rating."
-    ) in rejected.data["errors"]
-    assert (
-        "The other directors of Acme Analytics Ltd (GB), a company the subject directs, "
-        "were not screened: Tom Becker."
-    ) in state.proposed_packet.open_gaps
+    assert error in rejected.data["errors"]
+    assert state.proposed_packet.open_gaps == [
+        f"The other directors of Acme Analytics Ltd (GB), a company the subject directs, {gap}"
+    ]
     assert state.proposed_packet.risk_rating == "medium"
 
 
@@ -123,20 +139,3 @@ def test_the_model_is_asked_to_search_each_codirector_until_it_has(make_runtime,
     assert "search adverse media on each in codirectors_to_search" in " ".join(
         context.messages[0]["content"].split()
     )
-
-
-def test_a_codirector_left_unsearched_is_a_gap_and_rules_out_low(make_runtime, make_state, store):
-    state = run(
-        make_runtime(playbook_skipping("codirectors_to_search")),
-        make_state("Sarah Linden", subject_type="person"),
-    )
-    (rejected,) = events_of(store, state, "final_rejected")
-    assert (
-        "Adverse media has not been searched on every other director of the companies the "
-        "subject directs (see codirectors_to_search): that rules out a low risk rating."
-    ) in rejected.data["errors"]
-    assert state.proposed_packet.open_gaps == [
-        "The other directors of Acme Analytics Ltd (GB), a company the subject directs, "
-        "were not searched for adverse media: Tom Becker."
-    ]
-    assert state.proposed_packet.risk_rating == "medium"
