@@ -120,7 +120,7 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
         *_unread_documents(s),
         *_documents_about_others(s),
         *_documents_with_unread_directors(s),
-        *_codirectors_unscreened(s),
+        *_codirectors_unresearched(s),
         *_unresearched_businesses(s),
         *_denied_research(s),
     ]
@@ -184,7 +184,7 @@ def _unresearched_directorships(s: AtlasState) -> list[str]:
     return [f"{c.label()}, a company the subject directs, was not {what}." for c, what in not_done]
 
 
-def _codirectors_unscreened(s: AtlasState) -> list[str]:
+def _codirectors_unresearched(s: AtlasState) -> list[str]:
     """The other directors of each company the subject directs whom nobody screened or
     searched media on: those its registry record lists, while that is still to do, and
     those only an article or a document names. One of them may be listed."""

@@ -1050,19 +1050,14 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         residences=_residences_read(fields) if about_entity else {},
     )
     # A company's form declares where the company's money comes from, not a person's, nor
-    # where they live.
+    # where they live; another company's or person's says nothing of the subject.
     company_form_for_a_person = state.brief.subject_type == "person" and bool(names)
-    if (
-        state.brief.subject_type == "person"
-        and not names
-        and fields.get("residence")
-        and Signal.ANOTHER_PERSON not in signals
-    ):
+    someone_elses = Signal.ANOTHER_COMPANY in signals or Signal.ANOTHER_PERSON in signals
+    person_form = state.brief.subject_type == "person" and not names and not someone_elses
+    if person_form and fields.get("residence"):
         item.residences = {state.brief.subject: fields["residence"][0]}
     _add_evidence(state, item)
-    if not {Signal.ANOTHER_COMPANY, Signal.ANOTHER_PERSON} & set(signals) and not (
-        company_form_for_a_person
-    ):
+    if not someone_elses and not company_form_for_a_person:
         for declared in declaration_evidence(item, fields):
             _add_evidence(state, declared)
     if not about_entity:
