@@ -13,7 +13,7 @@ from atlas.runtime.owners import AS_OWNER
 from atlas.runtime.rating_floor import about_the_subject
 from atlas.runtime.redaction import redact
 from atlas.runtime.state import AtlasState, EvidenceItem, Signal, evidence_id_for
-from atlas.runtime.tools.business_names import businesses_named
+from atlas.runtime.tools.business_names import businesses_declared
 from atlas.runtime.tools.document_declarations import DECLARED_FIELDS
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.wording import fact_words, listed
@@ -45,7 +45,7 @@ def declaration_evidence(
                         "not verified against another source."
                     ),
                     "declares": field,
-                    "businesses": businesses_named(declared),
+                    "businesses": businesses_declared(declared),
                     "directors_unread": False,
                     "owners_unread": False,
                     "copies": [],

@@ -15,7 +15,7 @@ from atlas.runtime.declared_businesses import (
 )
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.state import Signal
-from atlas.runtime.tools.business_names import businesses_named
+from atlas.runtime.tools.business_names import businesses_declared, businesses_named
 
 LISTED_SOURCE = (
     "Source of wealth: Dividends from Northern Star Trading FZE since 2016, and the 2018\n"
@@ -64,6 +64,51 @@ LISTED_SOURCE = (
 )
 def test_businesses_are_named_by_a_legal_form(declared, named):
     assert businesses_named(declared) == named
+
+
+@pytest.mark.parametrize(
+    ("declared", "named"),
+    [
+        # Without a legal form, a name is a business's by what is said of it.
+        ("Dividends from Kestrel Foods since 2016", ["Kestrel Foods"]),
+        ("Salary and share options at Acme Analytics.", ["Acme Analytics"]),
+        ("A 40% shareholding in Helios Solar, held since 2011", ["Helios Solar"]),
+        ("Her stake in The Kestrel Group", ["Kestrel Group"]),
+        (
+            "Founder of Pinecrest Holdings; salary at Example Bank",
+            ["Pinecrest Holdings", "Example Bank"],
+        ),
+        ("Salary From Acme Analytics Since 2012", ["Acme Analytics"]),
+        # With one, it is read as businesses_named reads it, once.
+        (
+            "Dividends from Northern Star Trading FZE, and shares in Kestrel Foods",
+            ["Northern Star Trading FZE", "Kestrel Foods"],
+        ),
+        (
+            "Shares in Banco Andino S.A. and Lumen Health B.V.",
+            ["Banco Andino S.A.", "Lumen Health B.V."],
+        ),
+        # A person or a thing may follow other words; one word may be a place or a kind.
+        ("Inheritance from John Smith, and the sale of Harbour View House", []),
+        ("Salary from UK employers; savings from the salary above", []),
+    ],
+)
+def test_a_declared_business_may_be_named_without_a_legal_form(declared, named):
+    assert businesses_declared(declared) == named
+
+
+def test_a_listed_business_named_without_its_legal_form_is_a_hit(
+    make_runtime, make_state, store, documents
+):
+    declared = LISTED_SOURCE.replace("Trading FZE", "Trading").replace("Foods Ltd", "Foods")
+    state = run(make_runtime(), okafor_declaring(make_state, documents, declared))
+    assert {"name": "Northern Star Trading"} in tool_arguments(store, state, "screen_sanctions")
+    (hit,) = [e for e in state.evidence if Signal.SANCTIONS_HIT in e.signals]
+    assert hit.claim.startswith(
+        "Sanctions hit on source-of-wealth business Northern Star Trading: 'Northern Star "
+        "Trading' matches Northern Star Trading FZE on Synthetic OFAC SDN"
+    )
+    assert state.proposed_packet.risk_rating == "high"
 
 
 def okafor_declaring(make_state, documents, text: str):

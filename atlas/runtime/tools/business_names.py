@@ -1,5 +1,7 @@
 """Businesses a text names by their legal form ("Kestrel Foods Ltd", "Helios Solarwerke
-GmbH"): in a declared source of wealth, or as an owner or director in a list of names."""
+GmbH"): in a declared source of wealth, or as an owner or director in a list of names; and,
+in a declared source of wealth only, a name without one that what is said of it makes a
+business's ("dividends from Kestrel Foods", "her stake in Pinecrest Holdings")."""
 
 from __future__ import annotations
 
@@ -61,6 +63,54 @@ def _capitalized_runs(text: str) -> list[list[str]]:
         if word[-1] in _CLOSING or word[-1] == ".":
             runs.append([])
     return [run for run in runs if run]
+
+
+def businesses_declared(text: str) -> list[str]:
+    """The businesses a declared source of wealth or funds names: by a legal form, then
+    those only what is said of them makes businesses, each once."""
+    named = businesses_named(text)
+    return named + [
+        held
+        for held in businesses_held(text)
+        if not any(name == held or name.startswith(f"{held} ") for name in named)
+    ]
+
+
+# What only a business pays or is held in, before its name: "dividends from", "shares in",
+# "salary at", "employed by", "founder of". Not "inheritance from" or "sale of": a person
+# or a house may follow those.
+_HELD_IN = re.compile(
+    r"(?i)\b(?:(?:shares?|stake|shareholding|holding|interest|equity)[ \t]+in"
+    r"|dividends?[ \t]+(?:from|of|paid[ \t]+by)"
+    r"|(?:salary|wages|bonus(?:es)?|share[ \t]+options?|employment)[ \t]+(?:from|at|with)"
+    r"|employed[ \t]+by|(?:co-?)?founder[ \t]+of)[ \t]+(?:the[ \t]+)?(?=(?P<rest>[^\n]*))"
+)
+# Words that end a name run in a text in title case ("Dividends From Kestrel Foods Since
+# 2016").
+_AFTER_A_NAME = _LEAD_WORDS | frozenset(("and", "or", "since", "until", "between", "during"))
+
+
+def businesses_held(text: str) -> list[str]:
+    """The businesses `text` says something only a business has was from or in, by a name
+    of two words or more without a legal form ("dividends from Kestrel Foods since 2016"
+    names Kestrel Foods), each once. (businesses_named reads those with one.)"""
+    found: list[str] = []
+    for match in _HELD_IN.finditer(text):
+        run = _capitalized_runs(match["rest"])[:1]
+        words = run[0] if run and match["rest"].startswith(run[0][0]) else []
+        name: list[str] = []
+        for word in words:
+            if word.lower() in _AFTER_A_NAME or word == "&" and not name:
+                break
+            name.append(word)
+        while name and name[-1] == "&":
+            name.pop()
+        held = " ".join(name)
+        if held.endswith(".") and "." not in held.rsplit(" ", 1)[-1][:-1]:
+            held = held[:-1]  # a sentence's full stop; "S.A." keeps its own
+        if len(name) >= 2 and held not in found:
+            found.append(held)
+    return found
 
 
 def _legal_form(word: str) -> bool:
