@@ -60,7 +60,8 @@ from atlas.runtime.tools.base import ToolSpec
 # a company's record.
 # 20: each other director of a company a person subject directs is searched for adverse
 # media too, and an unsearched one rules out a low rating; a person subject's document
-# giving another person's name is not used, and rules out a low rating.
+# giving another person's name is not used, and rules out a low rating; a declared business
+# may be named without its legal form ("dividends from Northern Star Trading").
 POLICY_VERSION = "atlas-policy/20"
 
 
