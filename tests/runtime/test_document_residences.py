@@ -11,7 +11,7 @@ from test_document_owners import HEAD, attached
 from test_documents_text import _extracted
 
 from atlas.runtime.directors import directors
-from atlas.runtime.tools.document_directors import names_listed
+from atlas.runtime.tools.document_directors import board_table_rows, names_listed
 from atlas.runtime.tools.document_owners import owner_residences
 from atlas.runtime.tools.document_residences import residences_listed
 
@@ -196,3 +196,43 @@ def test_an_owner_a_table_says_lives_there_counts(make_runtime, make_state, docu
     doc = attached(documents, "psc.txt", HEAD + table)
     state = run(make_runtime(), make_state(documents=[doc]))
     assert state.high_risk_residences == ["beneficial owner Farhad Rahimi (Iran, IR)"]
+
+
+@pytest.mark.parametrize(
+    ("table", "rows"),
+    [
+        (
+            "Board of directors\n| Name | Role | Country of residence | Appointed |\n"
+            "|---|---|---|---|\n| Sarah Linden | Director | United Kingdom | 2015 |\n"
+            "| Farhad Rahimi | Non-executive director | Iran | 2018 |\n",
+            [("Sarah Linden", "United Kingdom"), ("Farhad Rahimi", "Iran")],
+        ),
+        (
+            "Directors\nName            Role        Residence     Nationality\n"
+            "Farhad Rahimi   Director    Iran          British\n",
+            [("Farhad Rahimi", "Iran")],
+        ),
+        # Without such a column, a row's cells say nothing of where anyone lives.
+        (
+            "Board of directors\n| Name | Role | Nationality |\n| Farhad Rahimi | Director | Iran |\n",
+            [("Farhad Rahimi", "")],
+        ),
+    ],
+)
+def test_a_board_table_gives_residences_in_its_own_column(table, rows):
+    assert list(board_table_rows(table)) == rows
+
+
+def test_a_director_a_board_table_says_lives_there_counts(make_runtime, make_state, documents):
+    table = (
+        "Board of directors\n"
+        "Name            Role        Country of residence\n"
+        "Sarah Linden    Director    United Kingdom\n"
+        "Tom Becker      Director    Iran\n"
+    )
+    result = _extracted((HEAD + table).encode())
+    assert result.fields["residences"] == ["Sarah Linden: GB", "Tom Becker: IR"]
+    doc = attached(documents, "board.txt", HEAD + table)
+    state = run(make_runtime(), make_state(documents=[doc]))
+    assert state.high_risk_residences == ["director Tom Becker (Iran, IR)"]
+    assert state.proposed_packet.risk_rating == "medium"

@@ -14,6 +14,7 @@ from atlas.runtime.redaction import personal_data_found
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
 from atlas.runtime.tools.document_declarations import DECLARATION_LABEL, declarations
 from atlas.runtime.tools.document_directors import (
+    board_table_rows,
     director_block_lines,
     directors_in_blocks,
     directors_in_prose,
@@ -429,13 +430,16 @@ def _country_ending(value: str) -> str | None:
     return country_code(value) or country_code(value.rsplit(",", 1)[-1])
 
 
-def _where_directors_live(lines: list[str], text: str) -> dict[str, str]:
+def _where_directors_live(lines: list[str], labelled: str, text: str) -> dict[str, str]:
     """Where directors live, as a directors line, or a line of a list of them, says beside
-    a name (document_residences)."""
+    a name (document_residences), or a board table's "Country of residence" column."""
     found: dict[str, str] = {}
     listed = [(line, names_listed(line)) for line in lines]
-    for line, names in [*listed, *director_block_lines(text)]:
+    for line, names in [*listed, *director_block_lines(labelled)]:
         for name, code in residences_listed(line, names).items():
+            found.setdefault(name, code)
+    for name, where in board_table_rows(text):
+        if code := country_code(where):
             found.setdefault(name, code)
     return found
 
@@ -464,7 +468,7 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
     for field_name, pattern in _FIELD_PATTERNS.items():
         values = [m["value"].strip() for m in pattern.finditer(labelled)]
         if field_name == "directors":
-            lives_in = _where_directors_live(values, labelled)
+            lives_in = _where_directors_live(values, labelled, text)
             values = [name for line in values for name in names_listed(line)]
             values += directors_in_blocks(labelled) + directors_in_tables(text)
             values += directors_in_prose(text)

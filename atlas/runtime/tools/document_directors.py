@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 
 from atlas.runtime.tools.business_names import businesses_named
+from atlas.runtime.tools.document_tables import cells, residence_column
 from atlas.runtime.world.normalize import HONORIFICS
 
 _LEAD_IN = re.compile(
@@ -245,9 +246,14 @@ def directors_in_tables(text: str) -> list[str]:
     """Directors in a table under a heading that names the board: rows whose role column
     says "Director", up to a blank line after them. A row for one said to have gone
     ("resigned 2021") is left out."""
-    names: list[str] = []
+    return list(dict.fromkeys(name for name, _ in board_table_rows(text)))
+
+
+def board_table_rows(text: str) -> Iterator[tuple[str, str]]:
+    """(name, country of residence cell) of each director's row of such a table; the cell
+    is the one under a "Country of residence" header, or ""."""
     for heading in _TABLE_HEADING.finditer(text):
-        rows = 0
+        rows, lives_at = 0, None
         for line in text[heading.end() :].splitlines()[1 : MAX_BLOCK_LINES + 1]:
             if not line.strip():
                 if rows:
@@ -255,14 +261,18 @@ def directors_in_tables(text: str) -> list[str]:
                 continue
             row = _TABLE_ROW.match(line)
             if row is None:
-                continue  # the table's header ("Name  Role  Appointed"), or a rule
+                # The table's header ("Name  Role  Country of residence"), or a rule.
+                if not rows and lives_at is None:
+                    lives_at = residence_column(cells(line))
+                continue
             rows += 1
             name = _without_titles(" ".join(row["name"].split()))
             if name.split()[-1].lower() in _FUNCTION_WORDS:
                 continue  # "Jane Roe  Finance Director": an officer's row
             if not _GONE.search(line[row.end() :]) and _looks_like_a_listed_name(name):
-                names.append(name)
-    return list(dict.fromkeys(names))
+                columns = cells(line)
+                lives = lives_at is not None and lives_at < len(columns)
+                yield name, columns[lives_at] if lives else ""
 
 
 # A mention of the board that names nobody (or says there is none): "Directors: None".

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from atlas.runtime.countries import country_code
 from atlas.runtime.tools.document_directors import BULLET, names_listed
 from atlas.runtime.tools.document_residences import residences_listed
+from atlas.runtime.tools.document_tables import cells, residence_column
 
 OWNERS_LABEL = (
     r"(?:(?:ultimate[ \t]+)?beneficial[ \t]+owners?(?:[ \t]*\(s\))?(?:[ \t]*\(ubos?\))?|ubos?)"
@@ -43,12 +44,6 @@ _TABLE_HEADING = re.compile(
     r"(?im)^[ \t]*(?:(?:ultimate[ \t]+)?beneficial[ \t]+own(?:ers?|ership)(?:[ \t]*\(ubos?\))?"
     r"|persons?[ \t]+with[ \t]+significant[ \t]+control|ubos?)[ \t]*:?[ \t]*$"
 )
-# The header of a table's column saying where each owner lives.
-_RESIDENCE_HEADER = re.compile(
-    r"(?i)(?:usual[ \t]+)?(?:country[ \t]+of[ \t]+)?residence|resident[ \t]+in|lives[ \t]+in"
-)
-# A table's cells: split by bars, tabs or runs of spaces.
-_CELL_BREAK = re.compile(r"[ \t]*\|[ \t]*|\t+|[ \t]{2,}")
 # A share said to be at most a number tells nothing of how much is held.
 UPPER_BOUNDS = ("less than", "under", "below", "up to")
 _WRITTEN = re.compile(
@@ -155,15 +150,14 @@ def _owner_table_rows(text: str) -> Iterator[tuple[str, str, str]]:
                 if rows:
                     break
                 continue
-            cells = _CELL_BREAK.split(line.strip().strip("|").strip())
+            row = cells(line)
             if lives_at is None and not rows:
-                headers = [at for at, cell in enumerate(cells) if _RESIDENCE_HEADER.fullmatch(cell)]
-                lives_at = headers[0] if headers else None
-            first, *others = cells
+                lives_at = residence_column(row)
+            first, *others = row
             shares = [share for cell in others for share in _SHARE.finditer(_floors(cell))]
             if len(shares) == 1 and len(_listed(first)) == 1:
                 rows += 1
-                where = cells[lives_at] if lives_at is not None and lives_at < len(cells) else ""
+                where = row[lives_at] if lives_at is not None and lives_at < len(row) else ""
                 yield first, shares[0][0], where
 
 

@@ -25,7 +25,8 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # close associates, and a match with one says so; 18: a company's registry record may give
 # the country each director lives in, and a document's directors and owners lines where
 # each lives ("Jane Roe (resident in Iran)"), and a person's form their country of residence;
-# 19: and the name a person's form gives ("Name: Sarah Linden")
+# 19: and the name a person's form gives ("Name: Sarah Linden"), and a board table where each
+# director lives
 TOOLSET_VERSION = "atlas-tools/19"
 
 

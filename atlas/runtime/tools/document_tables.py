@@ -1,0 +1,21 @@
+"""The cells of a table as a document's text gives it: split by bars, tabs or runs of
+spaces ("| Jane Roe | Director | Iran |", "Jane Roe   Director   Iran")."""
+
+from __future__ import annotations
+
+import re
+
+CELL_BREAK = re.compile(r"[ \t]*\|[ \t]*|\t+|[ \t]{2,}")
+# The header of a column saying where each person lives.
+RESIDENCE_HEADER = re.compile(
+    r"(?i)(?:usual[ \t]+)?(?:country[ \t]+of[ \t]+)?residence|resident[ \t]+in|lives[ \t]+in"
+)
+
+
+def cells(line: str) -> list[str]:
+    return CELL_BREAK.split(line.strip().strip("|").strip())
+
+
+def residence_column(header: list[str]) -> int | None:
+    """The index of the header's "Country of residence" column, if it has one."""
+    return next((at for at, cell in enumerate(header) if RESIDENCE_HEADER.fullmatch(cell)), None)
