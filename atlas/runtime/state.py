@@ -140,7 +140,9 @@ class Budgets(_Model):
     # end of a company's research, and past 9,000 for a person directing three companies
     # (131,000 tokens in all over twenty iterations, a question among them).
     max_tokens: TokenBudget = 200000
-    max_cost_usd: CostBudget = Decimal("1.00")
+    # Room for every iteration too: a call costs at most $0.05 (a screening), so thirty of
+    # them $1.50, with the model's calls besides.
+    max_cost_usd: CostBudget = Decimal("2.00")
     deadline_seconds: DeadlineBudget = 120
     max_model_errors: ModelErrorBudget = 2
     max_no_progress: NoProgressBudget = 3

@@ -153,7 +153,7 @@ def test_a_budget_extension_resumes_a_stopped_run(make_runtime, make_state, stor
         ),
     )
     assert state.budgets.max_iterations == 8
-    assert state.budgets.max_cost_usd == Decimal("1.50")
+    assert state.budgets.max_cost_usd == Decimal("2.50")
     state = runtime.run_until_pause(state)
     assert state.termination_reason == "finish_proposed"
     assert "budget_extended" in types(store, state)

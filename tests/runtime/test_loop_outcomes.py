@@ -491,7 +491,7 @@ def test_the_cost_budget_stops_before_overshooting(make_runtime, make_state, sto
         call("screen_sanctions", usage=usage, entity_id="co-acme-analytics-gb"),
         call("search_adverse_media", usage=usage, query="Acme Analytics"),
     ]
-    state = run(make_runtime(turns=turns), make_state())
+    state = run(make_runtime(turns=turns), make_state(max_cost_usd=Decimal("1.00")))
     assert_outcome(state, "awaiting_review", "cost_budget")
     assert_partial_packet(state)
     assert types(store, state) == ["run_started", *TOOL_TURN * 2, "budget_exhausted", "escalated"]
