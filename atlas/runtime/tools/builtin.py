@@ -29,6 +29,7 @@ from atlas.runtime.tools.document_owners import (
     share_entry,
 )
 from atlas.runtime.tools.document_residences import residence_entry, residences_listed
+from atlas.runtime.tools.document_tables import CELL_BREAK
 from atlas.runtime.tools.schemas import (
     Article,
     Candidate,
@@ -384,11 +385,11 @@ def person_name_given(value: str) -> str | None:
     British"), the next label's word ("Sarah Linden Nationality: British") or a comma
     after a whole name ("Sarah Linden, Director"); None for a value that is not a name
     ("(in capitals)", "________")."""
-    value = re.split(r"[ ]{2,}|\t|[ ]?\|", value, maxsplit=1)[0].strip()
+    value = CELL_BREAK.split(value, maxsplit=1)[0].strip()
     if ":" in value:
         before_label = value.split(":", 1)[0]
         value = before_label.rsplit(" ", 1)[0] if " " in before_label else ""
-    name, comma, after = value.partition(",")
+    name, comma, _ = value.partition(",")
     if comma and " " in name.strip():
         value = name  # "Sarah Linden, Director"; not "LINDEN, Sarah"
     value = value.strip(" ,;")

@@ -100,7 +100,7 @@ def businesses_held(text: str) -> list[str]:
         words = run[0] if run and match["rest"].startswith(run[0][0]) else []
         name: list[str] = []
         for word in words:
-            if word.lower() in _AFTER_A_NAME or word == "&" and not name:
+            if word.lower() in _AFTER_A_NAME or (word == "&" and not name):
                 break
             name.append(word)
         while name and name[-1] == "&":

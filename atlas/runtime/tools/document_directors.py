@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 
 from atlas.runtime.tools.business_names import businesses_named
-from atlas.runtime.tools.document_tables import cells, residence_column
+from atlas.runtime.tools.document_tables import cell_at, cells, residence_column
 from atlas.runtime.world.normalize import HONORIFICS
 
 _LEAD_IN = re.compile(
@@ -270,9 +270,7 @@ def board_table_rows(text: str) -> Iterator[tuple[str, str]]:
             if name.split()[-1].lower() in _FUNCTION_WORDS:
                 continue  # "Jane Roe  Finance Director": an officer's row
             if not _GONE.search(line[row.end() :]) and _looks_like_a_listed_name(name):
-                columns = cells(line)
-                lives = lives_at is not None and lives_at < len(columns)
-                yield name, columns[lives_at] if lives else ""
+                yield name, cell_at(cells(line), lives_at)
 
 
 # A mention of the board that names nobody (or says there is none): "Directors: None".

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from atlas.runtime.countries import country_code
 from atlas.runtime.tools.document_directors import BULLET, names_listed
 from atlas.runtime.tools.document_residences import residences_listed
-from atlas.runtime.tools.document_tables import cells, residence_column
+from atlas.runtime.tools.document_tables import cell_at, cells, residence_column
 
 OWNERS_LABEL = (
     r"(?:(?:ultimate[ \t]+)?beneficial[ \t]+owners?(?:[ \t]*\(s\))?(?:[ \t]*\(ubos?\))?|ubos?)"
@@ -157,8 +157,7 @@ def _owner_table_rows(text: str) -> Iterator[tuple[str, str, str]]:
             shares = [share for cell in others for share in _SHARE.finditer(_floors(cell))]
             if len(shares) == 1 and len(_listed(first)) == 1:
                 rows += 1
-                where = row[lives_at] if lives_at is not None and lives_at < len(row) else ""
-                yield first, shares[0][0], where
+                yield first, shares[0][0], cell_at(row, lives_at)
 
 
 def _listed(value: str) -> list[str]:

@@ -19,3 +19,8 @@ def cells(line: str) -> list[str]:
 def residence_column(header: list[str]) -> int | None:
     """The index of the header's "Country of residence" column, if it has one."""
     return next((at for at, cell in enumerate(header) if RESIDENCE_HEADER.fullmatch(cell)), None)
+
+
+def cell_at(row: list[str], column: int | None) -> str:
+    """The row's cell in `column`, or "" for no column or a row too short for it."""
+    return row[column] if column is not None and column < len(row) else ""
