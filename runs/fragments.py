@@ -17,7 +17,7 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
-from atlas.runtime.directorships import companies_directed
+from atlas.runtime.directorships import companies_directed, stored_conflict_about
 from atlas.runtime.money import budget_dollars, dollars
 from atlas.runtime.state import USER_STATUS, Budgets
 from atlas.runtime.wording import fact_words, listed
@@ -114,7 +114,7 @@ def banner_for(run: Run, clarification_item_id: int | None = None) -> dict[str, 
         if reason == Run.Reason.FINISH_PROPOSED:
             about = companies_directed(state.get("selected_entity"), state.get("directorships"))
             disputed = [
-                _disputed(c, about.get(c.get("entity_id", "")))
+                _disputed(c, stored_conflict_about(c, about))
                 for c in state.get("conflicts") or []
                 if c.get("status") == "open"
             ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 
+from atlas.runtime.residences import with_residence_facts
 from atlas.runtime.state import AtlasState, ObservationNote
 from atlas.runtime.step_writer import MAX_OBSERVATIONS_IN_STATE
 from runs.models import Observation, Run
@@ -74,7 +75,7 @@ def load_state(run: Run) -> AtlasState:
     # and one written before the counters moved there keeps those in the state.
     if run.loop_memory:
         data = {**data, **json.loads(run.loop_memory)}
-    state = AtlasState.from_json(data)
+    state = with_residence_facts(AtlasState.from_json(data))
     # A row written before the column left them out still carries its own.
     if "observations" not in run.state:
         state.observations = recent_observations(run.pk)

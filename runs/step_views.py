@@ -11,7 +11,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from atlas.runtime.money import budget_dollars, restate_approval_amounts
-from atlas.runtime.wording import fact_words
+from atlas.runtime.wording import fact_about
 from reviews.decision_details import BUDGET_UNITS, decision_details
 from runs.models import Run, TraceEvent
 
@@ -221,11 +221,11 @@ def _note_for(event: TraceEvent) -> Note | None:
         elif data.get("unclear"):
             text += " (read as singling out no candidate and not saying none is the subject)"
     elif kind == "conflict_detected":
-        fact = fact_words(str(data.get("fact") or "a fact"))
+        fact = fact_about(str(data.get("fact") or "a fact"), data.get("person") or "")
         text, tone = f"Conflicting values for {fact}", "warn"
         detail = data.get("values") or None
     elif kind == "conflict_resolved":
-        fact = fact_words(str(data.get("fact") or "a fact"))
+        fact = fact_about(str(data.get("fact") or "a fact"), data.get("person") or "")
         if data.get("status") == "unresolvable":
             text = f"A reviewer recorded the {fact} as unresolvable"
         else:

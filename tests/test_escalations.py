@@ -584,7 +584,7 @@ def test_the_values_are_one_group_each_radio_named_by_its_value_and_described_by
 
     item = conflict_item(tenant, analyst)
     html = client_for(client, reviewer).get(url("reviews-conflict", item)).content.decode()
-    assert '<legend class="values-legend">Which Directors value stands?</legend>' in html
+    assert '<legend class="values-legend">Which directors value stands?</legend>' in html
     labels = dict(re.findall(r'<label class="value" for="([^"]+)">([^<]*)</label>', html))
     radios = re.findall(r'<input type="radio" id="([^"]+)" aria-describedby="([^"]+)"', html)
     assert len(radios) == 3

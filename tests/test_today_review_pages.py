@@ -40,7 +40,7 @@ def test_a_conflict_on_a_company_the_person_directs_names_it_on_every_review_pag
     page = client.get(reverse("reviews-conflict", args=[item.pk])).content.decode()
     assert f"Sources disagree on directors of {COMPANY}." in page
     assert f"Conflict: Directors of {COMPANY}</h2>" in page
-    assert f"Which Directors value stands for {COMPANY}?" in page
+    assert f"Which directors value stands for {COMPANY}?" in page
     queue = client.get(reverse("reviews-escalations")).content.decode()
     assert f"<strong>Directors</strong> of {COMPANY}: “" in queue
     packet = client.get(reverse("runs-packet", args=[item.run_id])).content.decode()

@@ -87,3 +87,10 @@ def country_code(name: str) -> str | None:
         return pycountry.countries.lookup(key).alpha_2
     except LookupError:
         return None
+
+
+def country_words(code: str) -> str:
+    """A country as pages and packets write it: "Iran, IR"."""
+    country = pycountry.countries.get(alpha_2=code)
+    name = getattr(country, "common_name", None) or getattr(country, "name", None)
+    return f"{name}, {code}" if name else code

@@ -83,9 +83,18 @@ def directed_by_the_subject(company: HeldDirectorship) -> str:
 
 
 def conflict_about(state: AtlasState, conflict: Conflict) -> str:
-    """Whom a conflict is about, when not the subject: a company the subject directs."""
+    """Whom a conflict is about, when not the subject: one of its people ("director Farhad
+    Rahimi"), or a company the subject directs."""
+    if conflict.person:
+        return conflict.person
     company = next((c for c in directorships(state) if c.entity_id == conflict.entity_id), None)
     return directed_by_the_subject(company) if company is not None else ""
+
+
+def stored_conflict_about(conflict: dict, companies: dict[str, str]) -> str:
+    """`conflict_about` of a conflict as a stored state's JSON holds it, `companies` the
+    state's `companies_directed`."""
+    return conflict.get("person") or companies.get(str(conflict.get("entity_id", "")), "")
 
 
 def companies_directed(selected: dict | None, held: dict | None) -> dict[str, str]:

@@ -41,6 +41,7 @@ from atlas.runtime.state import (
     PendingQuestion,
 )
 from atlas.runtime.step_writer import StepBuffer, StepWriter
+from atlas.runtime.wording import fact_about
 
 
 def apply_human_input(
@@ -245,6 +246,7 @@ def _apply_conflict_resolution(
         "conflict_resolved",
         conflict_id=conflict.conflict_id,
         fact=conflict.fact,
+        **({"person": conflict.person} if conflict.person else {}),
         status=conflict.status,
         value=resolution.value,
         note=resolution.note,
@@ -265,7 +267,7 @@ def _apply_conflict_resolution(
         view=fence(
             "human:reviewer",
             redact(
-                f"Conflict on {conflict.fact}: {conflict.status}"
+                f"Conflict on {fact_about(conflict.fact, conflict.person)}: {conflict.status}"
                 + (f", correct value: {resolution.value}" if resolution.value else "")
                 + (f". Note: {resolution.note}" if resolution.note else "")
             ),

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import pycountry
-
+from atlas.runtime.countries import country_words
 from atlas.runtime.declared_businesses import registered_businesses
 from atlas.runtime.directors import director_key, directors
 from atlas.runtime.directorships import directorships
 from atlas.runtime.owners import owners
+from atlas.runtime.residences import countries_lived_in
 from atlas.runtime.state import AtlasState, EvidenceItem
 from atlas.runtime.wording import listed
 
@@ -50,18 +50,16 @@ def high_risk_registrations(s: AtlasState) -> list[str]:
 def high_risk_residences(s: AtlasState) -> list[str]:
     """Who lives in a high-risk jurisdiction: a director or beneficial owner of the subject
     company, as its registry record or a document about it says ("director Farhad Rahimi
-    (Iran, IR)"; not a director a reviewer set aside in a conflict), or a person subject,
-    by a form of theirs or the record of a company they direct ("the subject (Iran, IR,
-    by Gulfstar Marine Services Ltd's registry record)")."""
+    (Iran, IR)"; not a director a reviewer set aside in a conflict, nor a country a reviewer
+    ruled out where sources disagree), or a person subject, by a form of theirs or the
+    record of a company they direct ("the subject (Iran, IR, by Gulfstar Marine Services
+    Ltd's registry record)")."""
     high_risk = set(s.high_risk_jurisdictions)
     if not high_risk or (s.selected_entity is None and s.brief.subject_type != "person"):
         return []
     if s.brief.subject_type == "person":
         return _subject_living_there(s, high_risk)
-    record = f"registry:{s.selected_entity.entity_id}"
-    lives_in = _residences(
-        item for item in s.evidence if item.source_id == record or item.evidence_class == "document"
-    )
+    lives_in = countries_lived_in(s)
     found = []
     for role, names in (("director", directors(s)), ("beneficial owner", owners(s))):
         for name in names:
@@ -134,9 +132,3 @@ def _registration_gap(s: AtlasState) -> str:
         f"{who[:1].upper()}{who[1:]} {where} the tenant's high-risk jurisdictions: enhanced due "
         "diligence applies."
     )
-
-
-def country_words(code: str) -> str:
-    country = pycountry.countries.get(alpha_2=code)
-    name = getattr(country, "common_name", None) or getattr(country, "name", None)
-    return f"{name}, {code}" if name else code

@@ -8,7 +8,6 @@ URL) collapse into one item.
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
@@ -65,6 +64,7 @@ from atlas.runtime.owners import (
 )
 from atlas.runtime.owners import FACT as OWNERS_FACT
 from atlas.runtime.redaction import redacted_opening
+from atlas.runtime.residences import person_of_the_company, residence_fact
 from atlas.runtime.result_words import company_record_words, searched_for
 from atlas.runtime.source_of_wealth import declaration_evidence
 from atlas.runtime.state import (
@@ -77,12 +77,13 @@ from atlas.runtime.state import (
     HeldDirectorship,
     SameTextElsewhere,
     Signal,
+    conflict_id_for,
     evidence_id_for,
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
 from atlas.runtime.tools.document_directors import mentions_directors
 from atlas.runtime.tools.document_owners import is_share, mentions_owners, read_share_entry
-from atlas.runtime.tools.document_residences import read_residence_entry
+from atlas.runtime.tools.document_residences import read_residence_entry, residence_entry
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.wording import counted, exposed_as, fact_words, listed
 from atlas.runtime.world import name_score, words_it_lacks
@@ -256,12 +257,9 @@ def _add_evidence(state: AtlasState, item: EvidenceItem) -> bool:
 
 
 def _add_fact(state: AtlasState, fact: Fact) -> None:
+    said = (fact.fact, fact.entity_id, fact.person, fact.source_id)
     for existing in state.facts:
-        if (existing.fact, existing.entity_id, existing.source_id) == (
-            fact.fact,
-            fact.entity_id,
-            fact.source_id,
-        ):
+        if (existing.fact, existing.entity_id, existing.person, existing.source_id) == said:
             return
     state.facts.append(fact)
 
@@ -549,6 +547,8 @@ def _apply_resolve(
             about=directed_by_the_subject(listing) if listing is not None else "",
         )
         _add_evidence(state, item)
+        for name, code in item.residences.items():
+            _add_fact(state, residence_fact(record["entity_id"], name, code, item, claim))
         if record.get("directors"):
             _add_fact(
                 state,
@@ -1062,6 +1062,9 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
             _add_evidence(state, declared)
     if not about_entity:
         return
+    for name, code in item.residences.items():
+        quoted = quoted_lines(result.get("text", ""), [name], residence_entry(name, code))
+        _add_fact(state, residence_fact(entity.entity_id, name, code, item, quoted))
     if fields.get("directors"):
         _add_fact(
             state,
@@ -1239,19 +1242,12 @@ def _weigh_disputed_directorships(state: AtlasState) -> None:
         )
 
 
-def conflict_id_for(entity_id: str, fact: str) -> str:
-    return "cf-" + hashlib.sha256(f"{entity_id}|{fact}".encode()).hexdigest()[:10]
-
-
 def _detect_conflicts(state: AtlasState) -> None:
-    groups: dict[tuple[str, str], list[Fact]] = {}
-    for fact in state.facts:
-        groups.setdefault((fact.entity_id, fact.fact), []).append(fact)
     boards = _boards_naming_the_subject(state)
-    for (entity_id, fact_name), facts in groups.items():
+    for (entity_id, fact_name, person_key), facts in _fact_groups(state).items():
         if len({f.value for f in facts}) < 2:
             continue
-        conflict_id = conflict_id_for(entity_id, fact_name)
+        conflict_id = conflict_id_for(entity_id, fact_name, person_key)
         existing = next((c for c in state.conflicts if c.conflict_id == conflict_id), None)
         if existing is None and fact_name == "directors" and entity_id in boards:
             subject = boards[entity_id]
@@ -1270,7 +1266,11 @@ def _detect_conflicts(state: AtlasState) -> None:
         if existing is None:
             state.conflicts.append(
                 Conflict(
-                    conflict_id=conflict_id, fact=fact_name, entity_id=entity_id, values=values
+                    conflict_id=conflict_id,
+                    fact=fact_name,
+                    entity_id=entity_id,
+                    person=person_of_the_company(state, facts[0].person) if person_key else "",
+                    values=values,
                 )
             )
         else:
@@ -1279,6 +1279,16 @@ def _detect_conflicts(state: AtlasState) -> None:
                     existing.earlier_resolutions.append(existing.resolution)
                 existing.status, existing.resolution = "open", None
             existing.values = values
+
+
+def _fact_groups(state: AtlasState) -> dict[tuple[str, str, str], list[Fact]]:
+    """The sources' facts by what each is of: the entity, the fact and, for a fact about
+    one person of the entity, that person's director_key."""
+    groups: dict[tuple[str, str, str], list[Fact]] = {}
+    for fact in state.facts:
+        person_key = director_key(fact.person) if fact.person else ""
+        groups.setdefault((fact.entity_id, fact.fact, person_key), []).append(fact)
+    return groups
 
 
 def _boards_naming_the_subject(state: AtlasState) -> dict[str, set[str]]:

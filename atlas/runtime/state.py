@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
@@ -221,6 +222,13 @@ def evidence_id_for(fingerprint: str) -> str:
     return f"ev-{fingerprint[:10]}"
 
 
+def conflict_id_for(entity_id: str, fact: str, person_key: str = "") -> str:
+    """A conflict's id, from what it is over: sources disagreeing on that again reopen it.
+    `person_key`: whom of the entity a fact about one person is about."""
+    over = f"{entity_id}|{fact}" + (f"|{person_key}" if person_key else "")
+    return "cf-" + hashlib.sha256(over.encode()).hexdigest()[:10]
+
+
 class EvidenceItem(_Model):
     evidence_id: str
     evidence_class: str  # registry | sanctions | pep | adverse_media | document | human
@@ -298,8 +306,11 @@ class Signal(StrEnum):
 
 
 class Fact(_Model):
-    fact: str  # directors | registration_number | sanctions_status
+    fact: str  # directors | registration_number | sanctions_status | ...
     entity_id: str
+    # A fact about one person of the entity (where a director lives) names them, as the
+    # source spells them; "" for a fact about the entity itself.
+    person: str = ""
     value: str  # normalized, compared for conflicts
     display_value: str
     source_id: str
@@ -328,6 +339,8 @@ class Conflict(_Model):
     conflict_id: str
     fact: str
     entity_id: str
+    # Whom a conflict over a fact about one person is about ("director Farhad Rahimi").
+    person: str = ""
     values: list[ConflictValue]
     status: Literal["open", "resolved", "unresolvable"] = "open"
     resolution: ConflictResolutionRecord | None = None

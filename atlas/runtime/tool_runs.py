@@ -184,6 +184,7 @@ def absorb_outcome(
                     conflict_id=conflict.conflict_id,
                     fact=conflict.fact,
                     entity_id=conflict.entity_id,
+                    **({"person": conflict.person} if conflict.person else {}),
                     values=[v.model_dump(mode="json") for v in conflict.values],
                     **({"reopened_after": reopened.model_dump(mode="json")} if reopened else {}),
                 )

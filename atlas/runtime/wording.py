@@ -30,14 +30,19 @@ def fact_label(fact: str) -> str:
     return words[:1].upper() + words[1:]
 
 
+def fact_about(fact: str, about: str = "") -> str:
+    """A fact in words, of whom it is when not the subject: "directors", "country of
+    residence of director Farhad Rahimi"."""
+    return f"{fact_words(fact)} of {about}" if about else fact_words(fact)
+
+
 def unresolved_conflict_gap(fact: str, about: str = "", status: str = "open") -> str:
     """`about`: whom the conflict is about when not the subject ("X (GB), a company the
     subject directs"); `status` "unresolvable": a reviewer has ruled it cannot be settled."""
-    of = f" of {about}" if about else ""
     why = (
         "a reviewer recorded it as unresolvable" if status == "unresolvable" else "sources disagree"
     )
-    return f"Unresolved conflict on {fact_words(fact)}{of}: {why}."
+    return f"Unresolved conflict on {fact_about(fact, about)}: {why}."
 
 
 def listed(names: list[str], conjunction: str = "") -> str:

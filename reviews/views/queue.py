@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from atlas.runtime.directorships import companies_directed
+from atlas.runtime.directorships import companies_directed, stored_conflict_about
 from atlas.runtime.rating_floor import rules_against, why_not
 from atlas.runtime.state import AtlasState
 from reviews.actions import (
@@ -231,7 +231,7 @@ def _unresolved_conflicts(item: ReviewItem) -> list[dict]:
     return [
         {
             **c,
-            "about": companies.get(held.get(c.get("conflict_id"), {}).get("entity_id"), ""),
+            "about": stored_conflict_about(held.get(c.get("conflict_id"), {}), companies),
             "values": by_value(c.get("values") or []),
         }
         for c in conflicts

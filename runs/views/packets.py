@@ -13,7 +13,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.http import content_disposition_header
 
 from atlas.runtime.directors import as_settled_in
-from atlas.runtime.directorships import companies_directed
+from atlas.runtime.directorships import companies_directed, stored_conflict_about
 from atlas.runtime.namesakes import turned_down
 from atlas.runtime.wording import fact_label
 from reviews.models import HumanDecision, ReviewItem
@@ -90,7 +90,7 @@ def _conflicts(state: dict, packet: dict) -> list[dict]:
     about = companies_directed(state.get("selected_entity"), state.get("directorships"))
     for conflict in by_id.values():
         conflict["fact_label"] = fact_label(str(conflict.get("fact", "")))
-        conflict["about"] = about.get(str(conflict.get("entity_id", "")), "")
+        conflict["about"] = stored_conflict_about(conflict, about)
         conflict["values"] = [
             {**value, "retrieved": _when(value.get("retrieved_at"))}
             for value in conflict.get("values") or []

@@ -263,7 +263,8 @@ def _human_input_rejected(data: dict) -> str:
 
 def _conflict_detected(data: dict) -> str:
     values = " vs ".join(str(v.get("value")) for v in data.get("values") or [])
-    return f"{data.get('fact', '')}: {values}"
+    person = f" of {data['person']}" if data.get("person") else ""
+    return f"{data.get('fact', '')}{person}: {values}"
 
 
 def _budget_exhausted(data: dict) -> str:

@@ -1,0 +1,91 @@
+"""Where the subject company's directors and beneficial owners live, as each source says:
+its registry record and the documents about it. A source's word on one person is a fact of
+its own, so sources naming different people never disagree (each is weighed where it
+speaks); two giving one person different countries are a conflict for a reviewer, and once
+a reviewer settles it only the country they chose counts."""
+
+from __future__ import annotations
+
+from atlas.runtime.countries import country_words
+from atlas.runtime.directors import director_key, directors
+from atlas.runtime.owners import owners
+from atlas.runtime.state import AtlasState, EvidenceItem, Fact, conflict_id_for
+
+FACT = "country_of_residence"
+
+
+def residence_fact(entity_id: str, name: str, code: str, item: EvidenceItem, excerpt: str) -> Fact:
+    """`item`'s word that `name`, of the entity `entity_id`, lives in the country `code`."""
+    return Fact(
+        fact=FACT,
+        entity_id=entity_id,
+        person=name,
+        value=code,
+        display_value=country_words(code),
+        source_id=item.source_id,
+        source_label=item.source_label,
+        retrieved_at=item.retrieved_at,
+        excerpt=excerpt,
+        evidence_id=item.evidence_id,
+    )
+
+
+def people_of_the_company(state: AtlasState) -> dict[str, str]:
+    """director_key -> how a conflict over where one lives names them ("director Farhad
+    Rahimi", "beneficial owner Jane Roe"): the selected company's directors and owners."""
+    people: dict[str, str] = {}
+    for role, names in (("director", directors(state)), ("beneficial owner", owners(state))):
+        for name in names:
+            people.setdefault(director_key(name), f"{role} {name}")
+    return people
+
+
+def person_of_the_company(state: AtlasState, name: str) -> str:
+    """How a conflict over a fact about `name` names them: with their role, once the
+    research holds them a director or owner of the selected company."""
+    return people_of_the_company(state).get(director_key(name), name)
+
+
+def residence_facts(state: AtlasState) -> dict[str, list[Fact]]:
+    """director_key -> what the sources say of where each director or owner of the
+    selected company lives; once a reviewer settles a conflict over one, only the country
+    they chose."""
+    selected = state.selected_entity
+    if selected is None or selected.entity_type != "company":
+        return {}
+    people = people_of_the_company(state)
+    said: dict[str, list[Fact]] = {}
+    for fact in state.facts:
+        if fact.fact != FACT or fact.entity_id != selected.entity_id:
+            continue
+        if (key := director_key(fact.person)) in people:
+            said.setdefault(key, []).append(fact)
+    settled = {c.conflict_id: c.resolution.value for c in state.conflicts if c.resolution}
+    for key, facts in said.items():
+        if chosen := settled.get(conflict_id_for(selected.entity_id, FACT, key)):
+            said[key] = [fact for fact in facts if fact.display_value == chosen]
+    return said
+
+
+def countries_lived_in(state: AtlasState) -> dict[str, set[str]]:
+    """director_key -> the countries the selected company's directors and owners live in,
+    as the sources say and reviewers settled."""
+    return {key: {fact.value for fact in facts} for key, facts in residence_facts(state).items()}
+
+
+def with_residence_facts(state: AtlasState) -> AtlasState:
+    """A state written before residences were facts of their own holds them only on its
+    evidence: read from there, each with the source's claim as its excerpt."""
+    selected = state.selected_entity
+    if selected is None or any(fact.fact == FACT for fact in state.facts):
+        return state
+    for item in state.evidence:
+        if item.evidence_class == "document":
+            entity_id = selected.entity_id
+        elif item.source_id.startswith("registry:"):
+            entity_id = item.source_id.removeprefix("registry:")
+        else:
+            continue
+        for name, code in item.residences.items():
+            state.facts.append(residence_fact(entity_id, name, code, item, item.claim))
+    return state

@@ -1,0 +1,81 @@
+"""A director's residence the registry and a document disagree on, through the pages: the
+analyst's banner names whom it is about, the reviewer weighs the two countries side by side,
+and the country they choose is the one the packet counts."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from reviews.models import ReviewItem
+from runs.actions import do_open_case, do_start_run
+from runs.execution import run_inline
+from runs.models import Run
+from tests.conftest import client_for
+from tests.review_runs import advance, open_item
+
+# The document is read on a tool thread, through a connection of its own.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+KYC = (
+    b"KYC form\nCompany: Gulfstar Marine Services Ltd\n"
+    b"Directors: Daniel Mercer, Farhad Rahimi (resident in the United Kingdom)\n"
+)
+WHOM = "director Farhad Rahimi"
+
+
+def escalated(tenant, analyst) -> ReviewItem:
+    case = do_open_case(
+        tenant=tenant,
+        user=analyst,
+        subject_name="Gulfstar Marine Services",
+        subject_type="company",
+        jurisdiction="GB",
+        upload=SimpleUploadedFile("kyc.txt", KYC, content_type="text/plain"),
+    )
+    run = run_inline(do_start_run(case, analyst, wake=False))
+    return open_item(run, ReviewItem.Kind.ESCALATION)
+
+
+def test_the_pages_say_whose_residence_is_disputed(client, tenant, analyst, reviewer, admin_user):
+    item = escalated(tenant, analyst)
+    case_page = client_for(client, analyst).get(reverse("runs-case-detail", args=[item.case_id]))
+    assert f"The sources disagree on country of residence of {WHOM}" in case_page.text
+
+    client_for(client, reviewer)
+    queue = client.get(reverse("reviews-escalations")).text
+    assert (
+        f"<strong>Country of residence</strong> of {WHOM}: “Iran, IR” vs “United Kingdom, GB”"
+        in (queue)
+    )
+    page = client.get(reverse("reviews-conflict", args=[item.pk])).text
+    assert f"Conflict: Country of residence of {WHOM}" in page
+    assert f"Which country of residence value stands for {WHOM}?" in page
+    assert "Directors: Daniel Mercer, Farhad Rahimi (resident in the United Kingdom)" in page
+    trace = client_for(client, admin_user).get(reverse("runs-trace", args=[item.run_id]))
+    assert f"country_of_residence of {WHOM}: Iran, IR vs United Kingdom, GB" in trace.text
+
+
+def test_the_country_a_reviewer_picks_is_the_one_the_packet_counts(
+    client, tenant, analyst, reviewer
+):
+    item = escalated(tenant, analyst)
+    packet = Run.objects.get(pk=item.run_id).state["proposed_packet"]
+    assert packet["risk_rating"] == "medium"
+    client_for(client, reviewer).post(
+        reverse("reviews-resolve", args=[item.pk]),
+        {
+            "conflict_id": item.payload["conflicts"][0]["conflict_id"],
+            "choice": "United Kingdom, GB",
+            "note": "The passport copy on file gives a UK address.",
+        },
+    )
+    run = advance(item)
+    assert (run.status, run.termination_reason) == ("awaiting_review", "finish_proposed")
+    packet = run.state["proposed_packet"]
+    assert packet["risk_rating"] == "low"
+    assert not any("high-risk" in gap or "Farhad Rahimi" in gap for gap in packet["open_gaps"])
+    page = client.get(reverse("runs-packet", args=[run.pk])).text
+    assert f"<strong>Country of residence</strong> of {WHOM}" in page
+    assert "Resolved to <strong>United Kingdom, GB</strong> by Reviewer" in page
