@@ -7,15 +7,13 @@ diligence."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from atlas.runtime.countries import country_words
 from atlas.runtime.declared_businesses import registered_businesses
 from atlas.runtime.directors import director_key, directors
 from atlas.runtime.directorships import directorships
 from atlas.runtime.owners import owners
-from atlas.runtime.residences import countries_lived_in
-from atlas.runtime.state import AtlasState, EvidenceItem
+from atlas.runtime.residences import countries_lived_in, subject_residences
+from atlas.runtime.state import AtlasState
 from atlas.runtime.wording import listed
 
 DIRECTED = "a company the subject directs"
@@ -74,34 +72,18 @@ def high_risk_residences(s: AtlasState) -> list[str]:
 
 def _subject_living_there(s: AtlasState, high_risk: set[str]) -> list[str]:
     """A person subject's residence, by a document of theirs (a form that is not a
-    company's) or the record of a company they direct."""
-    names = {s.brief.subject, s.selected_entity.name if s.selected_entity else ""}
-    sources = [
-        (f"by {item.source_label[:1].lower()}{item.source_label[1:]}", [item], names)
-        for item in s.evidence
-        if item.evidence_class == "document"
-    ]
-    for company in directorships(s):
-        record = [item for item in s.evidence if item.source_id == f"registry:{company.entity_id}"]
-        sources.append(
-            (f"by {company.name}'s registry record", record, {*names, company.listed_as})
-        )
-    for by, items, named in sources:
-        lives_in = _residences(items)
-        codes = set().union(*(lives_in.get(director_key(name), set()) for name in named if name))
-        if there := sorted(codes & high_risk):
-            return [f"the subject ({country_words(there[0])}, {by})"]
+    company's) or the record of a company they direct, as a reviewer settled it."""
+    companies = {f"registry:{c.entity_id}": c.name for c in directorships(s)}
+    for fact in subject_residences(s):
+        if fact.value in high_risk:
+            label = fact.source_label[:1].lower() + fact.source_label[1:]
+            by = (
+                f"{companies[fact.source_id]}'s registry record"
+                if fact.source_id in companies
+                else label
+            )
+            return [f"the subject ({country_words(fact.value)}, by {by})"]
     return []
-
-
-def _residences(items: Iterable[EvidenceItem]) -> dict[str, set[str]]:
-    """director_key -> the countries `items` (registry records, documents) say the person
-    lives in: two sources may disagree, and each is weighed."""
-    lives_in: dict[str, set[str]] = {}
-    for item in items:
-        for name, code in item.residences.items():
-            lives_in.setdefault(director_key(name), set()).add(code)
-    return lives_in
 
 
 def jurisdiction_gaps(s: AtlasState) -> list[str]:

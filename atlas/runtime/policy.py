@@ -62,9 +62,9 @@ from atlas.runtime.tools.base import ToolSpec
 # media too, and an unsearched one rules out a low rating; a person subject's document
 # giving another person's name is not used, and rules out a low rating; a declared business
 # may be named without its legal form ("dividends from Northern Star Trading").
-# 21: sources giving a director or beneficial owner of the subject company different
-# countries of residence are a conflict for a reviewer; the country a reviewer chooses is
-# the one the high-risk rule counts.
+# 21: sources giving a director or beneficial owner of the subject company, or a person
+# subject, different countries of residence are a conflict for a reviewer; the country a
+# reviewer chooses is the one the high-risk rule counts.
 POLICY_VERSION = "atlas-policy/21"
 
 

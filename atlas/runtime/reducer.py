@@ -64,7 +64,12 @@ from atlas.runtime.owners import (
 )
 from atlas.runtime.owners import FACT as OWNERS_FACT
 from atlas.runtime.redaction import redacted_opening
-from atlas.runtime.residences import person_of_the_company, residence_fact
+from atlas.runtime.residences import FACT as RESIDENCE_FACT
+from atlas.runtime.residences import (
+    person_of_the_company,
+    residence_fact,
+    subject_residence_facts,
+)
 from atlas.runtime.result_words import company_record_words, searched_for
 from atlas.runtime.source_of_wealth import declaration_evidence
 from atlas.runtime.state import (
@@ -195,6 +200,7 @@ def apply_in_place(
         _apply_document(new, result, step, now)
         _complete(new, f"extract:{args.get('document_id', result.get('document_id'))}")
     _weigh_disputed_directorships(new)
+    _weigh_subject_residence(new)
     _detect_conflicts(new)
 
 
@@ -1279,6 +1285,15 @@ def _detect_conflicts(state: AtlasState) -> None:
                     existing.earlier_resolutions.append(existing.resolution)
                 existing.status, existing.resolution = "open", None
             existing.values = values
+
+
+def _weigh_subject_residence(state: AtlasState) -> None:
+    """A person subject's residence facts, derived afresh: sources that disagree on where
+    they live are weighed as a conflict."""
+    if state.brief.subject_type != "person":
+        return
+    others = [f for f in state.facts if not (f.fact == RESIDENCE_FACT and not f.person)]
+    state.facts = others + subject_residence_facts(state)
 
 
 def _fact_groups(state: AtlasState) -> dict[tuple[str, str, str], list[Fact]]:

@@ -1,13 +1,15 @@
 """Where the subject company's directors and beneficial owners live, as each source says:
-its registry record and the documents about it. A source's word on one person is a fact of
-its own, so sources naming different people never disagree (each is weighed where it
-speaks); two giving one person different countries are a conflict for a reviewer, and once
-a reviewer settles it only the country they chose counts."""
+its registry record and the documents about it; and where a person subject lives, as a form
+of theirs or the record of a company they direct says. A source's word on one person is a
+fact of its own, so sources naming different people never disagree (each is weighed where
+it speaks); two giving one person different countries are a conflict for a reviewer, and
+once a reviewer settles it only the country they chose counts."""
 
 from __future__ import annotations
 
 from atlas.runtime.countries import country_words
 from atlas.runtime.directors import director_key, directors
+from atlas.runtime.directorships import directorships
 from atlas.runtime.owners import owners
 from atlas.runtime.state import AtlasState, EvidenceItem, Fact, conflict_id_for
 
@@ -77,7 +79,9 @@ def with_residence_facts(state: AtlasState) -> AtlasState:
     """A state written before residences were facts of their own holds them only on its
     evidence: read from there, each with the source's claim as its excerpt."""
     selected = state.selected_entity
-    if selected is None or any(fact.fact == FACT for fact in state.facts):
+    if selected is None or selected.entity_type != "company":
+        return state  # a person subject's are derived with every step
+    if any(fact.fact == FACT for fact in state.facts):
         return state
     for item in state.evidence:
         if item.evidence_class == "document":
@@ -89,3 +93,41 @@ def with_residence_facts(state: AtlasState) -> AtlasState:
         for name, code in item.residences.items():
             state.facts.append(residence_fact(entity_id, name, code, item, item.claim))
     return state
+
+
+def subject_entity_id(state: AtlasState) -> str:
+    """What a person subject's own facts are of: their registry match, "" without one."""
+    return state.selected_entity.entity_id if state.selected_entity else ""
+
+
+def subject_residence_facts(state: AtlasState) -> list[Fact]:
+    """For a person subject, where they live as each source says: a form of theirs, then
+    the record of each company they direct (under the name it lists them by), one fact a
+    source. Derived afresh from the evidence with each step: which companies they direct
+    is only known once the subject is matched."""
+    if state.brief.subject_type != "person":
+        return []
+    names = {state.brief.subject, state.selected_entity.name if state.selected_entity else ""}
+    sources = [(item, names) for item in state.evidence if item.evidence_class == "document"]
+    by_source = {item.source_id: item for item in state.evidence}
+    for company in directorships(state):
+        if record := by_source.get(f"registry:{company.entity_id}"):
+            sources.append((record, {*names, company.listed_as}))
+    facts = []
+    for item, named in sources:
+        keys = {director_key(name) for name in named if name}
+        code = next((c for n, c in item.residences.items() if director_key(n) in keys), None)
+        if code:
+            facts.append(residence_fact(subject_entity_id(state), "", code, item, item.claim))
+    return facts
+
+
+def subject_residences(state: AtlasState) -> list[Fact]:
+    """`subject_residence_facts` as a reviewer settled them: once one settles a conflict
+    over where the subject lives, only the country they chose."""
+    facts = subject_residence_facts(state)
+    over = conflict_id_for(subject_entity_id(state), FACT)
+    for conflict in state.conflicts:
+        if conflict.conflict_id == over and conflict.resolution and conflict.resolution.value:
+            facts = [f for f in facts if f.display_value == conflict.resolution.value]
+    return facts

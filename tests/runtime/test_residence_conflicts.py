@@ -147,3 +147,48 @@ def test_a_state_from_before_residence_facts_reads_them_off_its_evidence(
     older.facts = [f for f in older.facts if f.fact != FACT]
     older = with_residence_facts(older)
     assert {(f.person, f.value, f.source_id) for f in older.facts if f.fact == FACT} == said
+
+
+# Farhad Rahimi matches no registry person; Gulfstar's record lists a director of that name
+# living in Iran. His own declaration gives a London address.
+RAHIMI_DECLARATION = (
+    "CLIENT DECLARATION\nName: Farhad Rahimi\n"
+    "Residential address: 4 Harbour Row, London, United Kingdom\n"
+)
+SUBJECT_IN_IRAN = "the subject (Iran, IR, by Gulfstar Marine Services Ltd's registry record)"
+
+
+def rahimi(make_runtime, make_state, documents):
+    runtime = make_runtime()
+    doc = attached(documents, "declaration.txt", RAHIMI_DECLARATION)
+    state = make_state("Farhad Rahimi", subject_type="person", jurisdiction=None, documents=[doc])
+    return runtime, run(runtime, state)
+
+
+def test_a_person_subjects_form_and_a_company_record_disagreeing_are_a_conflict(
+    make_runtime, make_state, documents
+):
+    _, state = rahimi(make_runtime, make_state, documents)
+    (conflict,) = state.conflicts
+    assert (conflict.fact, conflict.person, conflict.entity_id) == (FACT, "", "")
+    # One value a source, however many steps derived them again.
+    assert sorted((value.value, value.source_id) for value in conflict.values) == [
+        ("Iran, IR", "registry:co-gulfstar-marine-gb"),
+        ("United Kingdom, GB", "document:doc-declaration.txt"),
+    ]
+    packet = state.proposed_packet
+    assert "Unresolved conflict on country of residence: sources disagree." in packet.open_gaps
+    assert state.high_risk_residences == [SUBJECT_IN_IRAN]
+    assert packet.risk_rating == "medium"
+
+
+def test_a_person_subjects_residence_a_reviewer_settles_is_the_one_counted(
+    make_runtime, make_state, documents
+):
+    runtime, state = rahimi(make_runtime, make_state, documents)
+    state = resolved(runtime, state, "United Kingdom, GB")
+    assert state.high_risk_residences == []
+    assert not any("high-risk" in gap for gap in state.proposed_packet.open_gaps)
+    runtime, state = rahimi(make_runtime, make_state, documents)
+    state = resolved(runtime, state, "Iran, IR")
+    assert state.high_risk_residences == [SUBJECT_IN_IRAN]
