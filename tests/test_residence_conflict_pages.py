@@ -25,14 +25,16 @@ KYC = (
 WHOM = "director Farhad Rahimi"
 
 
-def escalated(tenant, analyst) -> ReviewItem:
+def escalated(
+    tenant, analyst, subject="Gulfstar Marine Services", kind="company", document=KYC
+) -> ReviewItem:
     case = do_open_case(
         tenant=tenant,
         user=analyst,
-        subject_name="Gulfstar Marine Services",
-        subject_type="company",
-        jurisdiction="GB",
-        upload=SimpleUploadedFile("kyc.txt", KYC, content_type="text/plain"),
+        subject_name=subject,
+        subject_type=kind,
+        jurisdiction="GB" if kind == "company" else "",
+        upload=SimpleUploadedFile("kyc.txt", document, content_type="text/plain"),
     )
     run = run_inline(do_start_run(case, analyst, wake=False))
     return open_item(run, ReviewItem.Kind.ESCALATION)
@@ -79,3 +81,19 @@ def test_the_country_a_reviewer_picks_is_the_one_the_packet_counts(
     page = client.get(reverse("runs-packet", args=[run.pk])).text
     assert f"<strong>Country of residence</strong> of {WHOM}" in page
     assert "Resolved to <strong>United Kingdom, GB</strong> by Reviewer" in page
+
+
+def test_a_form_is_shown_by_what_it_says_not_by_a_declaration_read_from_it(
+    client, tenant, analyst, reviewer
+):
+    declaration = (
+        b"CLIENT DECLARATION\nName: Farhad Rahimi\n"
+        b"Residential address: 4 Harbour Row, London, United Kingdom\n"
+        b"Source of wealth: Salary as a marine engineer since 2009.\n"
+    )
+    item = escalated(tenant, analyst, "Farhad Rahimi", "person", declaration)
+    page = client_for(client, reviewer).get(reverse("reviews-conflict", args=[item.pk])).text
+    assert "Conflict: Country of residence" in page
+    assert "Uploaded document kyc.txt (1 page) contains: a person&#x27;s name" in page
+    assert "declares the source of wealth" not in page
+    assert "Given by 2 sources" not in page

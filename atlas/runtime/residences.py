@@ -113,13 +113,15 @@ def subject_residence_facts(state: AtlasState) -> list[Fact]:
     for company in directorships(state):
         if record := by_source.get(f"registry:{company.entity_id}"):
             sources.append((record, {*names, company.listed_as}))
-    facts = []
+    facts: dict[str, Fact] = {}
     for item, named in sources:
         keys = {director_key(name) for name in named if name}
         code = next((c for n, c in item.residences.items() if director_key(n) in keys), None)
-        if code:
-            facts.append(residence_fact(subject_entity_id(state), "", code, item, item.claim))
-    return facts
+        # A declaration read from a form is the form's word again, not another source's.
+        if code and item.source_id not in facts:
+            fact = residence_fact(subject_entity_id(state), "", code, item, item.claim)
+            facts[item.source_id] = fact
+    return list(facts.values())
 
 
 def subject_residences(state: AtlasState) -> list[Fact]:

@@ -209,7 +209,9 @@ def conflict_views(item: ReviewItem) -> list[ConflictView]:
     if item.run.state:
         state = AtlasState.from_json(item.run.state)
         state_conflicts = {c.conflict_id: c for c in state.conflicts}
-        evidence = {e.source_id: e for e in state.evidence}
+        # A source's own entry: a document's, not a declaration read from it.
+        for e in state.evidence:
+            evidence.setdefault(e.source_id, e)
     decisions = {
         d.payload.get("conflict_id"): d
         for d in HumanDecision.objects.filter(run_id=item.run_id, kind__in=SETTLING_KINDS)

@@ -154,6 +154,7 @@ def test_a_state_from_before_residence_facts_reads_them_off_its_evidence(
 RAHIMI_DECLARATION = (
     "CLIENT DECLARATION\nName: Farhad Rahimi\n"
     "Residential address: 4 Harbour Row, London, United Kingdom\n"
+    "Source of wealth: Salary as a marine engineer since 2009.\n"
 )
 SUBJECT_IN_IRAN = "the subject (Iran, IR, by Gulfstar Marine Services Ltd's registry record)"
 
