@@ -30,7 +30,10 @@ def paused_run(
     subject_type: str = "company",
     budgets: dict | None = None,
     notes: str = "",
+    upload=None,
 ) -> Run:
+    """`upload`: a file the case is opened with (its test then needs a transactional
+    database: the document is read on a tool thread, through a connection of its own)."""
     case = do_open_case(
         tenant=tenant,
         user=opened_by,
@@ -38,6 +41,7 @@ def paused_run(
         subject_type=subject_type,
         jurisdiction=jurisdiction,
         notes=notes,
+        upload=upload,
     )
     # Held by this process from the start: a live server's worker never takes it between.
     run = do_start_run(case, opened_by, budgets=budgets, wake=False, driven_here=True)

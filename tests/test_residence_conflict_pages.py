@@ -9,11 +9,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from reviews.models import ReviewItem
-from runs.actions import do_open_case, do_start_run
-from runs.execution import run_inline
 from runs.models import Run
 from tests.conftest import client_for
-from tests.review_runs import advance, open_item
+from tests.review_runs import advance, open_item, paused_run
 
 # The document is read on a tool thread, through a connection of its own.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,15 +26,14 @@ WHOM = "director Farhad Rahimi"
 def escalated(
     tenant, analyst, subject="Gulfstar Marine Services", kind="company", document=KYC
 ) -> ReviewItem:
-    case = do_open_case(
-        tenant=tenant,
-        user=analyst,
-        subject_name=subject,
+    run = paused_run(
+        tenant,
+        analyst,
+        subject,
         subject_type=kind,
         jurisdiction="GB" if kind == "company" else "",
         upload=SimpleUploadedFile("kyc.txt", document, content_type="text/plain"),
     )
-    run = run_inline(do_start_run(case, analyst, wake=False))
     return open_item(run, ReviewItem.Kind.ESCALATION)
 
 
