@@ -14,7 +14,7 @@ from typing import Any
 
 from django.db.models import CharField, F, QuerySet, Value
 
-from atlas.runtime.wording import fact_words
+from atlas.runtime.wording import fact_about
 from reviews.decision_details import decision_details
 from reviews.models import HumanDecision
 from runs.case_corrections import changes_of
@@ -180,12 +180,14 @@ def _conflict_named(decision: HumanDecision) -> list[str]:
     item = decision.item
     if not conflict_id or item is None:
         return []
-    facts = [
-        c.get("fact")
+    settled = [
+        c
         for c in item.payload.get("conflicts") or []
-        if c.get("conflict_id") == conflict_id
+        if c.get("conflict_id") == conflict_id and c.get("fact")
     ]
-    return [f"Conflict on the {fact_words(facts[0])}"] if facts and facts[0] else []
+    if not settled:
+        return []
+    return [f"Conflict on the {fact_about(settled[0]['fact'], settled[0].get('about') or '')}"]
 
 
 def _shaped(

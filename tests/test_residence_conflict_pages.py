@@ -78,6 +78,8 @@ def test_the_country_a_reviewer_picks_is_the_one_the_packet_counts(
     page = client.get(reverse("runs-packet", args=[run.pk])).text
     assert f"<strong>Country of residence</strong> of {WHOM}" in page
     assert "Resolved to <strong>United Kingdom, GB</strong> by Reviewer" in page
+    audit = client.get(reverse("reviews-audit")).text
+    assert f"Conflict on the country of residence of {WHOM}" in audit
 
 
 def test_a_form_is_shown_by_what_it_says_not_by_a_declaration_read_from_it(
