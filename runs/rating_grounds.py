@@ -6,7 +6,7 @@ from __future__ import annotations
 from atlas.runtime.directors import as_settled_in
 from atlas.runtime.namesakes import about_the_subject, turned_down
 from atlas.runtime.state import AtlasState, Signal
-from atlas.runtime.wording import fact_words, listed
+from atlas.runtime.wording import fact_about, listed
 
 # The parts of a run's state the grounds are read from.
 STATE_FIELDS = frozenset(
@@ -84,7 +84,9 @@ def rating_grounds(state: dict) -> list[str]:
     conflicts = state.get("conflicts") or []
     for status, said in (("open", ""), ("unresolvable", ", marked unresolvable by a reviewer")):
         if facts := [
-            fact_words(c.get("fact", "a fact")) for c in conflicts if c.get("status") == status
+            fact_about(c.get("fact", "a fact"), c.get("person") or "")
+            for c in conflicts
+            if c.get("status") == status
         ]:
             grounds.append(f"sources that disagree on {', '.join(facts)}{said}")
     if not state.get("selected_entity"):

@@ -41,6 +41,7 @@ def test_the_pages_say_whose_residence_is_disputed(client, tenant, analyst, revi
     item = escalated(tenant, analyst)
     case_page = client_for(client, analyst).get(reverse("runs-case-detail", args=[item.case_id]))
     assert f"The sources disagree on country of residence of {WHOM}" in case_page.text
+    assert f"Conflicting values for country of residence of {WHOM}" in case_page.text
 
     client_for(client, reviewer)
     queue = client.get(reverse("reviews-escalations")).text
@@ -57,11 +58,13 @@ def test_the_pages_say_whose_residence_is_disputed(client, tenant, analyst, revi
 
 
 def test_the_country_a_reviewer_picks_is_the_one_the_packet_counts(
-    client, tenant, analyst, reviewer
+    client, tenant, analyst, reviewer, admin_user
 ):
     item = escalated(tenant, analyst)
     packet = Run.objects.get(pk=item.run_id).state["proposed_packet"]
     assert packet["risk_rating"] == "medium"
+    before = client_for(client, reviewer).get(reverse("runs-packet", args=[item.run_id])).text
+    assert f"sources that disagree on country of residence of {WHOM}" in before
     client_for(client, reviewer).post(
         reverse("reviews-resolve", args=[item.pk]),
         {
@@ -80,6 +83,9 @@ def test_the_country_a_reviewer_picks_is_the_one_the_packet_counts(
     assert "Resolved to <strong>United Kingdom, GB</strong> by Reviewer" in page
     audit = client.get(reverse("reviews-audit")).text
     assert f"Conflict on the country of residence of {WHOM}" in audit
+    trace = client_for(client, admin_user).get(reverse("runs-trace", args=[run.pk])).text
+    assert f"1 conflict met: country of residence of {WHOM} (resolved)" in trace
+    assert f"settled the country of residence of {WHOM}: “United Kingdom, GB” stands" in trace
 
 
 def test_a_form_is_shown_by_what_it_says_not_by_a_declaration_read_from_it(

@@ -20,7 +20,7 @@ from typing import Any
 from atlas.runtime.money import budget_dollars, dollars
 from atlas.runtime.redaction import redact, redact_value
 from atlas.runtime.state import USER_STATUS
-from atlas.runtime.wording import counted, fact_words
+from atlas.runtime.wording import counted, fact_about
 from reviews.decision_details import BUDGET_UNITS, decision_details
 from runs.models import Observation, Run, TraceEvent
 from runs.step_views import takeover_wait
@@ -230,7 +230,7 @@ def _packet_rejected(data: dict) -> str:
 
 
 def _conflict_resolved(data: dict) -> str:
-    fact = fact_words(str(data.get("fact") or "a fact"))
+    fact = fact_about(str(data.get("fact") or "a fact"), data.get("person") or "")
     if data.get("status") == "unresolvable":
         said = f"{_who(data)} recorded the {fact} as unresolvable"
     else:
