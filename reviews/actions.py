@@ -19,7 +19,7 @@ from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT, MAX_HIT_NOTE_CHARS
 from atlas.runtime.humans import parse_human_input
 from atlas.runtime.rating_floor import rules_against, why_not
 from atlas.runtime.state import AtlasState, Budgets
-from atlas.runtime.wording import fact_words
+from atlas.runtime.wording import fact_about
 from reviews.decision_details import BUDGET_UNITS
 from reviews.models import HumanDecision, ReviewItem
 from runs.actions import do_request_resume
@@ -311,8 +311,9 @@ def open_conflict_facts(item: ReviewItem, settled: set[str] | None = None) -> li
     disputed = [c for c in conflicts if c.get("status", "open") == "open"]
     if disputed and settled is None:
         settled = settled_conflict_ids([item.run_id]).get(item.run_id, set())
+    about = item.payload.get("conflicts_about") or {}
     return [
-        fact_words(c.get("fact", "a fact"))
+        fact_about(c.get("fact", "a fact"), about.get(c.get("conflict_id"), ""))
         for c in disputed
         if c.get("conflict_id") not in (settled or set())
     ]

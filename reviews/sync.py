@@ -107,6 +107,12 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
                 "screening_matches": matches_payload(state),
                 "suspect_sources": suspect_sources(state),
                 "rating_grounds": grounds_of(state),
+                # Whom each disputed fact is about, for the words that hold sign-off back.
+                "conflicts_about": {
+                    c.conflict_id: about
+                    for c in state.conflicts
+                    if c.status == "open" and (about := conflict_about(state, c))
+                },
             },
         }
     conflicts = _conflict_payload(state)

@@ -49,6 +49,8 @@ def test_the_pages_say_whose_residence_is_disputed(client, tenant, analyst, revi
         f"<strong>Country of residence</strong> of {WHOM}: “Iran, IR” vs “United Kingdom, GB”"
         in (queue)
     )
+    approvals = client.get(reverse("reviews-queue")).text
+    assert f"The sources still disagree on country of residence of {WHOM}: " in approvals
     page = client.get(reverse("reviews-conflict", args=[item.pk])).text
     assert f"Conflict: Country of residence of {WHOM}" in page
     assert f"Which country of residence value stands for {WHOM}?" in page
