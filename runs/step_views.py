@@ -226,11 +226,15 @@ def _note_for(event: TraceEvent) -> Note | None:
         detail = data.get("values") or None
     elif kind == "conflict_resolved":
         fact = fact_about(str(data.get("fact") or "a fact"), data.get("person") or "")
-        if data.get("status") == "unresolvable":
+        if data.get("status") == "withdrawn":
+            text = f"The conflict over the {fact} was withdrawn"
+        elif data.get("status") == "unresolvable":
             text = f"A reviewer recorded the {fact} as unresolvable"
         else:
             text = f"A reviewer settled the {fact}: “{data.get('value', '')}” stands"
-        if data.get("note"):
+        if data.get("status") == "withdrawn" and data.get("note"):
+            text += f": {data['note']}"
+        elif data.get("note"):
             text += f"; their note: “{data['note']}”"
         tone = "human"
     elif kind == "no_progress_detected":

@@ -9,7 +9,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from reviews.models import ReviewItem
-from runs.models import Run
+from runs.models import Run, TraceEvent
+from runs.step_views import _note_for
+from runs.views.trace_steps import event_summary
 from tests.conftest import client_for
 from tests.review_runs import advance, open_item, paused_run
 
@@ -104,3 +106,24 @@ def test_a_form_is_shown_by_what_it_says_not_by_a_declaration_read_from_it(
     assert "Uploaded document kyc.txt (1 page) contains: a person&#x27;s name" in page
     assert "declares the source of wealth" not in page
     assert "Given by 2 sources" not in page
+
+
+def test_a_withdrawn_conflict_says_so_on_the_case_page_and_the_trace():
+    withdrawn = TraceEvent(
+        type="conflict_resolved",
+        data={
+            "conflict_id": "cf-1",
+            "fact": "country_of_residence",
+            "person": "director Farhad Rahimi",
+            "status": "withdrawn",
+            "value": None,
+            "note": "No longer a director or owner of the company, as the reviewer settled it.",
+            "actor": "reviewer-rita",
+        },
+    )
+    said = (
+        "the conflict over the country of residence of director Farhad Rahimi was withdrawn: "
+        "No longer a director or owner of the company, as the reviewer settled it."
+    )
+    assert _note_for(withdrawn).text == said[:1].upper() + said[1:]
+    assert event_summary(withdrawn) == said

@@ -30,6 +30,7 @@ from atlas.runtime.packets import partial_packet
 from atlas.runtime.progress import HISTORY_BREAK, progress_signature
 from atlas.runtime.rating_floor import rules_against, why_not
 from atlas.runtime.redaction import redact
+from atlas.runtime.residences import moot_conflicts
 from atlas.runtime.source_of_wealth import source_of_wealth_gap
 from atlas.runtime.state import (
     CASE_CLOSED_USER_STATUS,
@@ -273,10 +274,32 @@ def _apply_conflict_resolution(
             ),
         ),
     )
+    _withdraw_moot_conflicts(writer, s, buf, resolution)
     if s.status == "awaiting_review" and s.termination_reason != "awaiting_approval":
         s.proposed_packet = None
         resume_research(writer, s, buf, resolution)
     return s
+
+
+def _withdraw_moot_conflicts(
+    writer: StepWriter, s: AtlasState, buf: StepBuffer, resolution: ConflictResolution
+) -> None:
+    """A conflict over where someone lives goes once the reviewer's settlement of the
+    directors leaves them none (the trace keeps both events)."""
+    for conflict in moot_conflicts(s):
+        s.conflicts.remove(conflict)
+        writer.emit(
+            s,
+            buf,
+            "conflict_resolved",
+            conflict_id=conflict.conflict_id,
+            fact=conflict.fact,
+            person=conflict.person,
+            status="withdrawn",
+            value=None,
+            note="No longer a director or owner of the company, as the reviewer settled it.",
+            actor=resolution.actor,
+        )
 
 
 def _apply_budget_extension(

@@ -11,7 +11,7 @@ from atlas.runtime.countries import country_words
 from atlas.runtime.directors import director_key, directors
 from atlas.runtime.directorships import directorships
 from atlas.runtime.owners import owners
-from atlas.runtime.state import AtlasState, EvidenceItem, Fact, conflict_id_for
+from atlas.runtime.state import AtlasState, Conflict, EvidenceItem, Fact, conflict_id_for
 
 FACT = "country_of_residence"
 
@@ -133,3 +133,20 @@ def subject_residences(state: AtlasState) -> list[Fact]:
         if conflict.conflict_id == over and conflict.resolution and conflict.resolution.value:
             facts = [f for f in facts if f.display_value == conflict.resolution.value]
     return facts
+
+
+def moot_conflicts(state: AtlasState) -> list[Conflict]:
+    """Open conflicts over where someone lives who is no longer a director or owner of the
+    selected company (a reviewer settled its directors without them): nothing the
+    diligence is on is in dispute there any more."""
+    selected = state.selected_entity
+    if selected is None or selected.entity_type != "company":
+        return []
+    standing = {
+        conflict_id_for(selected.entity_id, FACT, key) for key in people_of_the_company(state)
+    }
+    return [
+        c
+        for c in state.conflicts
+        if c.fact == FACT and c.person and c.status == "open" and c.conflict_id not in standing
+    ]

@@ -231,6 +231,8 @@ def _packet_rejected(data: dict) -> str:
 
 def _conflict_resolved(data: dict) -> str:
     fact = fact_about(str(data.get("fact") or "a fact"), data.get("person") or "")
+    if data.get("status") == "withdrawn":
+        return f"the conflict over the {fact} was withdrawn: {data.get('note', '')}"
     if data.get("status") == "unresolvable":
         said = f"{_who(data)} recorded the {fact} as unresolvable"
     else:
@@ -520,7 +522,8 @@ class StateTracker:
         elif kind == "conflict_detected":
             out.append(("+", f"conflict {data.get('conflict_id', '')} on {data.get('fact', '')}"))
         elif kind == "conflict_resolved":
-            out.append(("~", f"conflict {data.get('conflict_id', '')} resolved"))
+            done = "withdrawn" if data.get("status") == "withdrawn" else "resolved"
+            out.append(("~", f"conflict {data.get('conflict_id', '')} {done}"))
         elif kind == "clarification_requested":
             out.append(("+", f"pending question: {data.get('question', '')}"))
         elif kind == "clarification_received":

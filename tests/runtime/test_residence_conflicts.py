@@ -5,7 +5,7 @@ chooses is the one the country risk counts."""
 
 from __future__ import annotations
 
-from runtime_helpers import run
+from runtime_helpers import events_of, run
 from test_document_owners import attached
 
 from atlas.runtime.context import project_state
@@ -193,3 +193,59 @@ def test_a_person_subjects_residence_a_reviewer_settles_is_the_one_counted(
     runtime, state = rahimi(make_runtime, make_state, documents)
     state = resolved(runtime, state, "Iran, IR")
     assert state.high_risk_residences == [SUBJECT_IN_IRAN]
+
+
+def two_boards(make_runtime, make_state, documents):
+    """The registry and one form name Rahimi a director, living in Iran and in the UK;
+    another form names Priya Nair in his place."""
+    runtime = make_runtime()
+    board = attached(
+        documents,
+        "board.txt",
+        "Company: Gulfstar Marine Services Ltd\nDirectors: Daniel Mercer, Priya Nair\n",
+    )
+    kyc = attached(documents, "kyc.txt", RAHIMI_IN_THE_UK)
+    state = run(runtime, make_state(GULFSTAR, jurisdiction="GB", documents=[board, kyc]))
+    directors, residence = sorted(state.conflicts, key=lambda c: c.fact != "directors")
+    assert (directors.fact, residence.fact) == ("directors", FACT)
+    return runtime, state, directors, residence
+
+
+def settle(runtime, state, conflict, value: str):
+    resolution = ConflictResolution(
+        decision_id=f"d-{conflict.conflict_id}",
+        actor="reviewer-rita",
+        conflict_id=conflict.conflict_id,
+        value=value,
+        note="Checked against the board minutes.",
+    )
+    return run(runtime, runtime.apply_human_input(state, resolution))
+
+
+def test_a_conflict_over_someone_the_reviewer_rules_no_director_is_withdrawn(
+    make_runtime, make_state, documents, store
+):
+    """Once a reviewer takes the board without Rahimi, where he lives is nobody's concern."""
+    runtime, state, directors, residence = two_boards(make_runtime, make_state, documents)
+    state = settle(runtime, state, directors, "Daniel Mercer, Priya Nair")
+    assert [(c.fact, c.status) for c in state.conflicts] == [("directors", "resolved")]
+    assert state.high_risk_residences == []
+    withdrawn = [
+        e.data
+        for e in events_of(store, state, "conflict_resolved")
+        if e.data["status"] == "withdrawn"
+    ]
+    assert [(w["conflict_id"], w["person"]) for w in withdrawn] == [
+        (residence.conflict_id, "director Farhad Rahimi")
+    ]
+    assert UNRESOLVED not in state.proposed_packet.open_gaps
+
+
+def test_one_a_reviewer_settled_first_is_kept(make_runtime, make_state, documents):
+    runtime, state, directors, residence = two_boards(make_runtime, make_state, documents)
+    state = settle(runtime, state, residence, "United Kingdom, GB")
+    state = settle(runtime, state, directors, "Daniel Mercer, Priya Nair")
+    assert sorted((c.fact, c.status) for c in state.conflicts) == [
+        (FACT, "resolved"),
+        ("directors", "resolved"),
+    ]
