@@ -181,6 +181,21 @@ def login_in_browser(page, base_url: str, username: str, password: str = PASSWOR
     page.wait_for_load_state()
 
 
+EVAL_DOCUMENTS = Path(__file__).resolve().parent.parent / "evals/standard/documents"
+
+
+def open_case_in_browser(
+    page, base_url: str, subject: str, subject_type: str = "company", document: str = ""
+) -> None:
+    """Open a case from the new-case form, with `document` of the eval documents attached."""
+    page.goto(f"{base_url}/cases/new/")
+    page.fill("#id_subject_name", subject)
+    page.select_option("#id_subject_type", subject_type)
+    if document:
+        page.set_input_files("#id_document", str(EVAL_DOCUMENTS / document))
+    page.click("button[type=submit].primary")
+
+
 def pytest_collection_modifyitems(items):
     # Browser tests run last: Playwright's sync API leaves an event loop on the main thread,
     # and async_to_sync in any later test would refuse to run beside it.

@@ -5,10 +5,9 @@ man she sits on a board with."""
 from __future__ import annotations
 
 import pytest
-from django.urls import reverse
 
 from runs.models import Case, Run
-from tests.conftest import login_in_browser, screenshot
+from tests.conftest import login_in_browser, open_case_in_browser, screenshot
 from tests.live_server import atlas_server  # noqa: F401 (a fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -23,10 +22,7 @@ def test_a_codirectors_conviction_reaches_the_packet(
     analyst,
 ):
     login_in_browser(page, atlas_server.url, analyst.username)
-    page.goto(atlas_server.url + reverse("runs-case-new"))
-    page.fill("#id_subject_name", "Anita Rao")
-    page.select_option("#id_subject_type", "person")
-    page.click("button[type=submit].primary")
+    open_case_in_browser(page, atlas_server.url, "Anita Rao", "person")
     page.wait_for_selector("text=The agent needs your answer", timeout=15_000)
     assert "Harrow Bay Freight Ltd (GB)" in page.locator("main").inner_text()
 

@@ -4,22 +4,17 @@ on that match under the business it is about."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from reviews.models import ReviewItem
 from runs.models import Case, Run
-from tests.conftest import login_in_browser, screenshot
+from tests.conftest import login_in_browser, open_case_in_browser, screenshot
 from tests.live_server import atlas_server  # noqa: F401 (a fixture)
 from tests.test_review_browser import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-DECLARATION = (
-    Path(__file__).resolve().parent.parent
-    / "evals/standard/documents/okafor_declaration_listed_source.txt"
-)
+DECLARATION = "okafor_declaration_listed_source.txt"
 BUSINESS = "source-of-wealth business Northern Star Trading FZE"
 
 
@@ -31,11 +26,7 @@ def test_a_listed_source_of_wealth_is_found_and_ruled_on(
     reviewer,
 ):
     login_in_browser(page, atlas_server.url, analyst.username)
-    page.goto(f"{atlas_server.url}/cases/new/")
-    page.fill("#id_subject_name", "Amara Okafor")
-    page.select_option("#id_subject_type", "person")
-    page.set_input_files("#id_document", str(DECLARATION))
-    page.click("button[type=submit].primary")
+    open_case_in_browser(page, atlas_server.url, "Amara Okafor", "person", DECLARATION)
     page.wait_for_url("**/cases/*/")
     run = wait_for(
         lambda: Run.objects.filter(

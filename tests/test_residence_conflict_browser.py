@@ -4,22 +4,17 @@ he lives on the escalation, and the packet that comes back counts the country th
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from reviews.models import ReviewItem
 from runs.models import Case, Run
-from tests.conftest import login_in_browser, screenshot
+from tests.conftest import login_in_browser, open_case_in_browser, screenshot
 from tests.live_server import atlas_server  # noqa: F401 (a fixture)
 from tests.test_review_browser import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-KYC = (
-    Path(__file__).resolve().parent.parent
-    / "evals/standard/documents/gulfstar_kyc_director_residence.txt"
-)
+KYC = "gulfstar_kyc_director_residence.txt"
 DISPUTED = "country of residence of director Farhad Rahimi"
 
 
@@ -31,10 +26,7 @@ def test_a_reviewer_settles_where_a_director_lives(
     reviewer,
 ):
     login_in_browser(page, atlas_server.url, analyst.username)
-    page.goto(f"{atlas_server.url}/cases/new/")
-    page.fill("#id_subject_name", "Gulfstar Marine Services")
-    page.set_input_files("#id_document", str(KYC))
-    page.click("button[type=submit].primary")
+    open_case_in_browser(page, atlas_server.url, "Gulfstar Marine Services", document=KYC)
     page.wait_for_selector(f"text=The sources disagree on {DISPUTED}", timeout=15_000)
     assert f"Conflicting values for {DISPUTED}" in page.locator("main").inner_text()
     run = Run.objects.get(case=Case.objects.get())
