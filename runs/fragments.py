@@ -20,7 +20,7 @@ from django.template.loader import render_to_string
 from atlas.runtime.directorships import companies_directed, stored_conflict_about
 from atlas.runtime.money import budget_dollars, dollars
 from atlas.runtime.state import USER_STATUS, Budgets
-from atlas.runtime.wording import fact_words, listed
+from atlas.runtime.wording import fact_about, listed
 from reviews.decision_details import decision_details
 from reviews.models import HumanDecision
 from runs.models import Document, Run, TraceEvent
@@ -114,7 +114,7 @@ def banner_for(run: Run, clarification_item_id: int | None = None) -> dict[str, 
         if reason == Run.Reason.FINISH_PROPOSED:
             about = companies_directed(state.get("selected_entity"), state.get("directorships"))
             disputed = [
-                _disputed(c, stored_conflict_about(c, about))
+                fact_about(c.get("fact", "a fact"), stored_conflict_about(c, about))
                 for c in state.get("conflicts") or []
                 if c.get("status") == "open"
             ]
@@ -256,13 +256,6 @@ def announcement(context: dict[str, Any], steps: list[StepView] = ()) -> str:
     elif kind in BANNER_ANNOUNCEMENTS:
         parts.append(BANNER_ANNOUNCEMENTS[kind])
     return " ".join(parts)
-
-
-def _disputed(conflict: dict, about: str | None) -> str:
-    """What a banner says the sources disagree on: "directors", or "directors of X (GB), a
-    company the subject directs"."""
-    fact = fact_words(conflict.get("fact", "a fact"))
-    return f"{fact} of {about}" if about else fact
 
 
 def render_regions(context: dict[str, Any], *, oob: bool = False) -> str:

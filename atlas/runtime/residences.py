@@ -62,11 +62,10 @@ def residence_facts(state: AtlasState) -> dict[str, list[Fact]]:
             continue
         if (key := director_key(fact.person)) in people:
             said.setdefault(key, []).append(fact)
-    settled = {c.conflict_id: c.resolution.value for c in state.conflicts if c.resolution}
-    for key, facts in said.items():
-        if chosen := settled.get(conflict_id_for(selected.entity_id, FACT, key)):
-            said[key] = [fact for fact in facts if fact.display_value == chosen]
-    return said
+    return {
+        key: _as_settled(state, conflict_id_for(selected.entity_id, FACT, key), facts)
+        for key, facts in said.items()
+    }
 
 
 def countries_lived_in(state: AtlasState) -> dict[str, set[str]]:
@@ -127,12 +126,21 @@ def subject_residence_facts(state: AtlasState) -> list[Fact]:
 def subject_residences(state: AtlasState) -> list[Fact]:
     """`subject_residence_facts` as a reviewer settled them: once one settles a conflict
     over where the subject lives, only the country they chose."""
-    facts = subject_residence_facts(state)
     over = conflict_id_for(subject_entity_id(state), FACT)
-    for conflict in state.conflicts:
-        if conflict.conflict_id == over and conflict.resolution and conflict.resolution.value:
-            facts = [f for f in facts if f.display_value == conflict.resolution.value]
-    return facts
+    return _as_settled(state, over, subject_residence_facts(state))
+
+
+def _as_settled(state: AtlasState, conflict_id: str, facts: list[Fact]) -> list[Fact]:
+    """`facts`, or only those giving the value a reviewer chose in the conflict over them."""
+    chosen = next(
+        (
+            c.resolution.value
+            for c in state.conflicts
+            if c.conflict_id == conflict_id and c.resolution
+        ),
+        None,
+    )
+    return [fact for fact in facts if fact.display_value == chosen] if chosen else facts
 
 
 def moot_conflicts(state: AtlasState) -> list[Conflict]:

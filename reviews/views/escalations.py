@@ -16,7 +16,7 @@ from atlas.runtime.decisions import DISPOSE_OF_EVERY_HIT
 from atlas.runtime.directorships import conflict_about
 from atlas.runtime.rating_floor import RULED_OUT
 from atlas.runtime.state import USER_STATUS, AtlasState, EvidenceItem, Signal
-from atlas.runtime.wording import counted, fact_label, listed
+from atlas.runtime.wording import counted, fact_about, fact_label, listed
 from reviews.actions import (
     SETTLING_KINDS,
     AlreadyDecided,
@@ -310,11 +310,7 @@ def _conflict_page(
                 # form for it, and the escalation's own unsaved text is for a closed one.
                 conflict.unsaved_note = typed
     code = item.payload.get("reason", "")
-    open_facts = [
-        f"{c.fact_label.lower()} of {c.about}" if c.about else c.fact_label.lower()
-        for c in conflicts
-        if c.is_open
-    ]
+    open_facts = [fact_about(c.fact, c.about) for c in conflicts if c.is_open]
     meters = meters_for(item.run)
     extend_form = extend_form or _extend_form_for(item)
     return render(
