@@ -53,8 +53,12 @@ def test_the_pages_say_whose_residence_is_disputed(client, tenant, analyst, revi
     )
     approvals = client.get(reverse("reviews-queue")).text
     assert f"The sources still disagree on country of residence of {WHOM}: " in approvals
+    signoff = ReviewItem.objects.get(run_id=item.run_id, kind=ReviewItem.Kind.SIGNOFF)
+    signoff_page = client.get(reverse("reviews-item", args=[signoff.pk])).text
+    assert f"<strong>Country of residence</strong> of {WHOM}: “Iran, IR”" in signoff_page
     page = client.get(reverse("reviews-conflict", args=[item.pk])).text
     assert f"Conflict: Country of residence of {WHOM}" in page
+    assert f"Sources disagree on country of residence of {WHOM}." in page
     assert f"Which country of residence value stands for {WHOM}?" in page
     assert "Directors: Daniel Mercer, Farhad Rahimi (resident in the United Kingdom)" in page
     trace = client_for(client, admin_user).get(reverse("runs-trace", args=[item.run_id]))
