@@ -25,12 +25,12 @@ from atlas.runtime.humans import (
     HumanInputRejected,
     PacketSignOff,
 )
-from atlas.runtime.owners import ownership_by_listed_owners
 from atlas.runtime.packets import partial_packet
 from atlas.runtime.progress import HISTORY_BREAK, progress_signature
 from atlas.runtime.rating_floor import rules_against, why_not
 from atlas.runtime.redaction import redact
 from atlas.runtime.residences import moot_conflicts
+from atlas.runtime.shares import ownership_by_listed_owners
 from atlas.runtime.source_of_wealth import source_of_wealth_gap
 from atlas.runtime.state import (
     CASE_CLOSED_USER_STATUS,
@@ -463,7 +463,7 @@ def _complete(
 
 def _ownership_as_marked(s: AtlasState, dispositions: list[HitDisposition]) -> str:
     """The sanctions result, its sentence on how much of the company owners with hits
-    hold (owners.ownership_by_listed_owners) said again without the hits the reviewer
+    hold (shares.ownership_by_listed_owners) said again without the hits the reviewer
     marked false positives."""
     result = s.proposed_packet.sanctions_result
     set_aside = {d.evidence_id for d in dispositions if d.disposition == "false_positive"}

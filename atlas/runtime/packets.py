@@ -37,11 +37,11 @@ from atlas.runtime.directorships import (
 from atlas.runtime.jurisdiction_risk import jurisdiction_gaps
 from atlas.runtime.owners import (
     documents_with_unread_owners,
-    ownership_by_listed_owners,
     unscreened_owners,
     unsearched_owners,
 )
 from atlas.runtime.progress import pending_requirements
+from atlas.runtime.shares import ownership_by_listed_owners
 from atlas.runtime.source_of_wealth import source_of_wealth_gap
 from atlas.runtime.state import AtlasState, Signal, user_status_for
 from atlas.runtime.wording import listed, unresolved_conflict_gap

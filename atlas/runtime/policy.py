@@ -65,7 +65,10 @@ from atlas.runtime.tools.base import ToolSpec
 # 21: sources giving a director or beneficial owner of the subject company, or a person
 # subject, different countries of residence are a conflict for a reviewer; the country a
 # reviewer chooses is the one the high-risk rule counts.
-POLICY_VERSION = "atlas-policy/21"
+# 22: documents are weighed owner by owner on the shares they give: one giving fewer owners
+# disputes nothing, two giving one owner different shares are a conflict over that share,
+# and the 50 Percent Rule is said when it holds (or fails) whichever share stands.
+POLICY_VERSION = "atlas-policy/22"
 
 
 # FATF's high-risk jurisdictions subject to a call for action (North Korea, Iran, Myanmar),

@@ -54,13 +54,10 @@ from atlas.runtime.injection import addresses_the_agent
 from atlas.runtime.listed_namesakes import hit_note, register_note
 from atlas.runtime.owners import (
     AS_OWNER,
-    SHARES_FACT,
     owner_media_step,
     owner_step,
     screened_owner,
     searched_owner,
-    shares_display,
-    shares_value,
 )
 from atlas.runtime.owners import FACT as OWNERS_FACT
 from atlas.runtime.redaction import redacted_opening
@@ -71,6 +68,7 @@ from atlas.runtime.residences import (
     subject_residence_facts,
 )
 from atlas.runtime.result_words import company_record_words, searched_for
+from atlas.runtime.shares import share_fact
 from atlas.runtime.source_of_wealth import declaration_evidence
 from atlas.runtime.state import (
     AtlasState,
@@ -1109,25 +1107,10 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
                 evidence_id=item.evidence_id,
             ),
         )
-    if shares := _owner_shares(fields):
-        _add_fact(
-            state,
-            Fact(
-                fact=SHARES_FACT,
-                entity_id=entity.entity_id,
-                value=shares_value(shares),
-                display_value=shares_display(shares),
-                source_id=item.source_id,
-                source_label=item.source_label,
-                retrieved_at=now,
-                excerpt=quoted_lines(
-                    result.get("text", ""),
-                    list(shares),
-                    "Beneficial owners: " + ", ".join(f"{n} ({s})" for n, s in shares.items()),
-                ),
-                evidence_id=item.evidence_id,
-            ),
-        )
+    text = result.get("text", "")
+    for name, share in _owner_shares(fields).items():
+        excerpt = quoted_lines(text, [name], f"Beneficial owner: {name} ({share})")
+        _add_fact(state, share_fact(entity.entity_id, name, share, item, excerpt))
     if fields.get("registration_numbers"):
         number = fields["registration_numbers"][0]
         _add_fact(
@@ -1170,12 +1153,16 @@ def _residences_read(fields: dict[str, list[str]]) -> dict[str, str]:
     return residences
 
 
+# The extraction tool's field for the shares a document gives ("Dmitri Volkov: 60%").
+SHARE_FIELD = "ownership_shares"
+
+
 def _owner_shares(fields: dict[str, list[str]]) -> dict[str, str]:
     """The shares a document gives its beneficial owners, name -> share ("60%"): those of
     the owners it names, as the extraction tool wrote them ("Dmitri Volkov: 60%")."""
     owners = set(fields.get(OWNERS_FACT) or [])
     shares: dict[str, str] = {}
-    for entry in fields.get(SHARES_FACT) or []:
+    for entry in fields.get(SHARE_FIELD) or []:
         name, share = read_share_entry(str(entry))
         if name in owners and is_share(share):
             shares.setdefault(name, share)

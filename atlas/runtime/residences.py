@@ -63,7 +63,7 @@ def residence_facts(state: AtlasState) -> dict[str, list[Fact]]:
         if (key := director_key(fact.person)) in people:
             said.setdefault(key, []).append(fact)
     return {
-        key: _as_settled(state, conflict_id_for(selected.entity_id, FACT, key), facts)
+        key: state.settled_facts(conflict_id_for(selected.entity_id, FACT, key), facts)
         for key, facts in said.items()
     }
 
@@ -127,20 +127,7 @@ def subject_residences(state: AtlasState) -> list[Fact]:
     """`subject_residence_facts` as a reviewer settled them: once one settles a conflict
     over where the subject lives, only the country they chose."""
     over = conflict_id_for(subject_entity_id(state), FACT)
-    return _as_settled(state, over, subject_residence_facts(state))
-
-
-def _as_settled(state: AtlasState, conflict_id: str, facts: list[Fact]) -> list[Fact]:
-    """`facts`, or only those giving the value a reviewer chose in the conflict over them."""
-    chosen = next(
-        (
-            c.resolution.value
-            for c in state.conflicts
-            if c.conflict_id == conflict_id and c.resolution
-        ),
-        None,
-    )
-    return [fact for fact in facts if fact.display_value == chosen] if chosen else facts
+    return state.settled_facts(over, subject_residence_facts(state))
 
 
 def moot_conflicts(state: AtlasState) -> list[Conflict]:

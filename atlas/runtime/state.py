@@ -522,6 +522,19 @@ class AtlasState(_Model):
     def sanctions_hits(self) -> list[EvidenceItem]:
         return [item for item in self.evidence if Signal.SANCTIONS_HIT in item.signals]
 
+    def settled_facts(self, conflict_id: str, facts: list[Fact]) -> list[Fact]:
+        """`facts`, or only those giving the value a reviewer chose in the conflict
+        `conflict_id` over them."""
+        chosen = next(
+            (
+                c.resolution.value
+                for c in self.conflicts
+                if c.conflict_id == conflict_id and c.resolution
+            ),
+            None,
+        )
+        return [fact for fact in facts if fact.display_value == chosen] if chosen else facts
+
     def screening_matches(self) -> list[EvidenceItem]:
         """What matched by name, each for a reviewer to mark as a confirmed match or a
         false positive: sanctions hits, matches on the register of politically exposed

@@ -14,7 +14,12 @@ from atlas.runtime.adapters.scripted import ScriptedModel
 from atlas.runtime.context import ModelContext
 from atlas.runtime.decisions import Finish
 from atlas.runtime.engine import Runtime
-from atlas.runtime.humans import ApprovalDecision, ClarificationAnswer, PacketSignOff
+from atlas.runtime.humans import (
+    ApprovalDecision,
+    ClarificationAnswer,
+    ConflictResolution,
+    PacketSignOff,
+)
 from atlas.runtime.memory import MemoryRunStore
 from atlas.runtime.state import AtlasState
 
@@ -187,6 +192,26 @@ def decide(
         reason=reason,
     )
     return runtime.run_until_pause(runtime.apply_human_input(state, decision))
+
+
+def settled(
+    runtime: Runtime,
+    state: AtlasState,
+    conflict_id: str,
+    chosen: str | None,
+    decision_id: str = "d-settle",
+) -> AtlasState:
+    """A reviewer settles the conflict `conflict_id` on `chosen` (None: rules it
+    unresolvable); the run goes on until it pauses."""
+    resolution = ConflictResolution(
+        decision_id=decision_id,
+        actor="reviewer-rita",
+        conflict_id=conflict_id,
+        value=chosen,
+        unresolvable=chosen is None,
+        note="Settled on what was read so far.",
+    )
+    return run(runtime, runtime.apply_human_input(state, resolution))
 
 
 # The standard clean trajectory of one playbook iteration that runs a tool.

@@ -8,26 +8,14 @@ sides with the registry."""
 
 from __future__ import annotations
 
-from runtime_helpers import events_of, run
+from runtime_helpers import events_of, run, settled
 
-from atlas.runtime.humans import ClarificationAnswer, ConflictResolution, PacketSignOff
+from atlas.runtime.humans import ClarificationAnswer, PacketSignOff
 from atlas.runtime.world import sample_documents
 
 SUBJECT = "Meridian Shipping Holdings"
 THE_ARTICLES = "Helen Carter, Viktor Petrenko"
 THE_REGISTRY = "Helen Carter, James Whitfield"
-
-
-def settled(runtime, state, conflict_id: str, chosen: str, decision_id: str):
-    """The run with the reviewer's resolution applied, run until it pauses."""
-    resolution = ConflictResolution(
-        decision_id=decision_id,
-        actor="reviewer-rita",
-        conflict_id=conflict_id,
-        value=chosen,
-        note="Settled on what was read so far.",
-    )
-    return run(runtime, runtime.apply_human_input(state, resolution))
 
 
 def settled_then_given_the_kyc_form(runtime, state, documents, chosen: str):

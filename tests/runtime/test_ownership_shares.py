@@ -118,24 +118,6 @@ def test_a_share_known_only_as_a_ceiling_is_not_counted(make_runtime, make_state
     )
 
 
-def test_documents_disagreeing_on_shares_are_a_conflict_and_nothing_is_concluded(
-    make_runtime, make_state, documents
-):
-    first = attached(documents, "ubo_2023.txt", HEAD + "UBO: Dmitri Volkov (60%); Jane Roe (40%)\n")
-    second = attached(
-        documents, "ubo_2024.txt", HEAD + "UBO: Dmitri Volkov (40%); Jane Roe (60%)\n"
-    )
-    state = run(make_runtime(), make_state(documents=[first, second]))
-    packet = state.proposed_packet
-    assert [c.fact for c in state.conflicts] == ["ownership_shares"]
-    assert "Owners with sanctions hits hold" not in packet.sanctions_result
-    assert any(
-        gap.startswith("The documents disagree on the shares of Acme Analytics Ltd's owners")
-        for gap in packet.open_gaps
-    )
-    assert [c.fact for c in packet.unresolved_conflicts] == ["ownership_shares"]
-
-
 def test_a_clean_owners_share_adds_nothing_to_the_sanctions_result(
     make_runtime, make_state, documents
 ):

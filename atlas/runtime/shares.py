@@ -1,0 +1,166 @@
+"""How much of the subject company each beneficial owner holds, as each document says, and
+what that tells under OFAC's 50 Percent Rule.
+
+A document's word on one owner's share is a fact of its own, so documents are compared
+only where both give that owner a share: one that lists fewer owners disputes nothing. Two
+that give one owner different shares are a conflict for a reviewer, and once one settles it
+only the share they chose counts."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from decimal import Decimal
+
+from atlas.runtime.directors import AS_DIRECTOR, director_key
+from atlas.runtime.owners import AS_OWNER, named_owners
+from atlas.runtime.state import AtlasState, EvidenceItem, Fact, conflict_id_for
+from atlas.runtime.tools.document_owners import read_share_entry, share_percent
+from atlas.runtime.wording import listed
+
+FACT = "ownership_share"
+# A run stored before each owner's share was a fact of its own holds a document's shares as
+# one fact ("Dmitri Volkov: 60%; Irina Sokolova: 40%"), compared whole.
+WHOLE_MAP_FACT = "ownership_shares"
+WHOLE_MAP_SEPARATOR = "; "
+# OFAC's 50 Percent Rule: a company owned 50% or more, together, by blocked people is
+# itself blocked, listed or not.
+BLOCKING_PERCENT = Decimal(50)
+
+
+def share_fact(entity_id: str, name: str, share: str, item: EvidenceItem, excerpt: str) -> Fact:
+    """`item`'s word that `name` holds `share` ("60%", "more than 25%") of `entity_id`."""
+    return Fact(
+        fact=FACT,
+        entity_id=entity_id,
+        person=name,
+        value=share,
+        display_value=share,
+        source_id=item.source_id,
+        source_label=item.source_label,
+        retrieved_at=item.retrieved_at,
+        excerpt=excerpt,
+        evidence_id=item.evidence_id,
+    )
+
+
+def shares_held(state: AtlasState) -> dict[str, list[Fact]]:
+    """director_key -> what the documents say each owner holds of the selected company;
+    once a reviewer settles a conflict over one's share, only the share they chose."""
+    selected = state.selected_entity
+    said: dict[str, list[Fact]] = {}
+    for fact in state.facts:
+        if fact.fact == FACT and fact.entity_id == selected.entity_id:
+            said.setdefault(director_key(fact.person), []).append(fact)
+    held = {
+        key: state.settled_facts(conflict_id_for(selected.entity_id, FACT, key), facts)
+        for key, facts in said.items()
+    }
+    for key, facts in _whole_maps_by_owner(state).items():
+        held.setdefault(key, []).extend(facts)
+    return held
+
+
+def _whole_maps_by_owner(state: AtlasState) -> dict[str, list[Fact]]:
+    """A stored run's whole-map shares, as settled, split into each owner's share."""
+    selected = state.selected_entity
+    maps = [
+        f for f in state.facts if f.fact == WHOLE_MAP_FACT and f.entity_id == selected.entity_id
+    ]
+    said: dict[str, list[Fact]] = {}
+    for fact in state.settled_facts(conflict_id_for(selected.entity_id, WHOLE_MAP_FACT), maps):
+        for entry in fact.display_value.split(WHOLE_MAP_SEPARATOR):
+            name, share = read_share_entry(entry)
+            if name:
+                update = {"fact": FACT, "person": name, "value": share, "display_value": share}
+                said.setdefault(director_key(name), []).append(fact.model_copy(update=update))
+    return said
+
+
+def ownership_by_listed_owners(
+    state: AtlasState, set_aside: Collection[str] = ()
+) -> tuple[str, str]:
+    """What the documents' shares say of the selected company's ownership by owners with a
+    sanctions hit: a sentence for the packet's sanctions result, or a gap when it cannot be
+    told (a listed owner's exact share is not given, or the documents give one different
+    shares and the answer turns on which stands). ("", "") when no beneficial owner has a
+    hit; hits whose evidence ids are in `set_aside` (marked false positives) are none."""
+    selected = state.selected_entity
+    if selected is None or selected.entity_type != "company":
+        return "", ""
+    with_hits = _people_with_hits(state, set_aside)
+    owners_listed = {key: name for key, name in named_owners(state).items() if key in with_hits}
+    if not owners_listed:
+        return "", ""
+    held = shares_held(state)
+    least, most = Decimal(0), Decimal(0)
+    holdings, sources, disputed, unknown = [], [], [], []
+    for key, name in owners_listed.items():
+        facts = held.get(key, [])
+        shares = list(dict.fromkeys(fact.display_value for fact in facts))
+        if not shares:
+            unknown.append(name)
+            continue
+        # "more than 25%" holds at least 25%; "less than 10%", at least nothing.
+        floors = [Decimal(share_percent(share) or 0) for share in shares]
+        least, most = least + min(floors), most + max(floors)
+        if len(shares) > 1:
+            disputed.append(facts[0].person)
+        elif " " in shares[0]:
+            unknown.append(facts[0].person)
+        holdings.append(f"{facts[0].person} {' or '.join(shares)}")
+        sources += [f.source_label[:1].lower() + f.source_label[1:] for f in facts]
+    held_by = f"({', '.join(holdings)}, by {listed(list(dict.fromkeys(sources)), 'and')})"
+    who = "a beneficial owner with a sanctions hit"
+    if least >= BLOCKING_PERCENT:
+        at_least = "at least " if unknown or disputed else ""
+        return (
+            f"Owners with sanctions hits hold {at_least}{_percent(least)} of {selected.name} "
+            f"{held_by}: 50% or more, so under OFAC's 50 Percent Rule the company is itself "
+            "blocked while those hits stand.",
+            "",
+        )
+    if unknown:
+        if len(unknown) > 1:
+            who = "beneficial owners with sanctions hits"
+        return "", (
+            f"The documents give no exact share for {listed(unknown, 'and')}, {who}: whether "
+            f"owners on the lists hold 50% or more of {selected.name} (OFAC's 50 Percent Rule) "
+            "is not known."
+        )
+    if disputed and most >= BLOCKING_PERCENT:
+        if len(disputed) > 1:
+            who = "beneficial owners with sanctions hits"
+        return "", (
+            f"The documents disagree on the share of {selected.name} that "
+            f"{listed(disputed, 'and')}, {who}, {'holds' if len(disputed) == 1 else 'hold'}: "
+            "whether owners on the lists hold 50% or more of it (OFAC's 50 Percent Rule) is "
+            "not known until a reviewer settles which share stands."
+        )
+    if disputed:
+        return (
+            f"Owners with sanctions hits hold at most {_percent(most)} of {selected.name} "
+            f"{held_by}: under 50% whichever of the documents' shares stands, so OFAC's 50 "
+            "Percent Rule does not block the company by ownership alone.",
+            "",
+        )
+    return (
+        f"Owners with sanctions hits hold {_percent(least)} of {selected.name} {held_by}: "
+        "under 50%, so OFAC's 50 Percent Rule does not block the company by ownership alone.",
+        "",
+    )
+
+
+def _percent(number: Decimal) -> str:
+    return f"{number.normalize():f}%"
+
+
+def _people_with_hits(state: AtlasState, set_aside: Collection[str]) -> set[str]:
+    """The directors and owners with a sanctions hit, by director_key."""
+    keys = set()
+    for item in state.sanctions_hits():
+        if item.evidence_id in set_aside:
+            continue
+        for role in (AS_DIRECTOR, AS_OWNER):
+            if item.about.startswith(role):
+                keys.add(director_key(item.about.removeprefix(role)))
+    return keys
