@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -164,6 +165,19 @@ def test_run_case_prints_a_readable_summary_by_default(db, capsys):
     assert lines[3] == "  packet: risk medium, 9 findings"
     assert lines[4].startswith("  conflict [open] directors: Helen Carter, James Whitfield (")
     assert lines[5].startswith("  trace: run_started, model_requested, model_decision")
+
+
+def test_run_case_names_whom_a_conflict_is_about(transactional_db, capsys):
+    """Committed for real: the extraction tool reads the scenario's documents on a thread
+    of its own, which a test's open transaction would hide them from."""
+    scenario = Path(__file__).resolve().parent.parent / "evals/standard/disputed_owner_share.json"
+    call_command("run_case", "--scenario", str(scenario))
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if "conflict [" in line]
+    assert line == (
+        "  conflict [open] ownership share of beneficial owner Dmitri Volkov: 60% (Uploaded "
+        "document harrow_ownership_declaration.txt) vs 40% (Uploaded document "
+        "harrow_ownership_update_40.txt)"
+    )
 
 
 def test_run_case_runs_a_scenario_with_scripted_turns_and_answers(db, tmp_path, capsys):

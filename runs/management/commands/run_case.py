@@ -24,7 +24,7 @@ from django.core.management.base import BaseCommand, CommandError
 from atlas.runtime.memory import MemoryCancelSignal
 from atlas.runtime.money import dollars
 from atlas.runtime.scenario import Scenario, ScenarioError, load_scenario, load_turns
-from atlas.runtime.wording import counted
+from atlas.runtime.wording import counted, fact_about
 from runs.actions import (
     do_attach_document,
     do_open_case,
@@ -404,7 +404,8 @@ class Command(BaseCommand):
             values = " vs ".join(
                 f"{v['value']} ({v['source_label'] or v['source_id']})" for v in conflict["values"]
             )
-            self.stdout.write(f"  conflict [{conflict['status']}] {conflict['fact']}: {values}")
+            fact = fact_about(conflict["fact"], conflict.get("person", ""))
+            self.stdout.write(f"  conflict [{conflict['status']}] {fact}: {values}")
         self.stdout.write("  trace: " + ", ".join(event["type"] for event in record["trace"]))
 
 
