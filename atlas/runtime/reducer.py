@@ -83,7 +83,7 @@ from atlas.runtime.state import (
     conflict_id_for,
     evidence_id_for,
 )
-from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH
+from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH, residence_line
 from atlas.runtime.tools.document_directors import mentions_directors
 from atlas.runtime.tools.document_owners import is_share, mentions_owners, read_share_entry
 from atlas.runtime.tools.document_residences import read_residence_entry, residence_entry
@@ -1060,6 +1060,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     person_form = state.brief.subject_type == "person" and not names and not someone_elses
     if person_form and fields.get("residence"):
         item.residences = {state.brief.subject: fields["residence"][0]}
+        item.residence_line = residence_line(result.get("text", ""))
     _add_evidence(state, item)
     if not someone_elses and not company_form_for_a_person:
         for declared in declaration_evidence(item, fields):

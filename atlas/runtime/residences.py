@@ -118,7 +118,8 @@ def subject_residence_facts(state: AtlasState) -> list[Fact]:
         code = next((c for n, c in item.residences.items() if director_key(n) in keys), None)
         # A declaration read from a form is the form's word again, not another source's.
         if code and item.source_id not in facts:
-            fact = residence_fact(subject_entity_id(state), "", code, item, item.claim)
+            excerpt = item.residence_line or item.claim
+            fact = residence_fact(subject_entity_id(state), "", code, item, excerpt)
             facts[item.source_id] = fact
     return list(facts.values())
 

@@ -281,6 +281,8 @@ class EvidenceItem(_Model):
     # country each person it lists (a director, a beneficial owner) lives in, by name,
     # where it says.
     residences: dict[str, str] = Field(default_factory=dict)
+    # For a person's form: its line saying where they live, personal data redacted.
+    residence_line: str = ""
     # The same text at other addresses (an article syndicated word for word): one story,
     # held once, each place it ran named.
     copies: list[SameTextElsewhere] = Field(default_factory=list)

@@ -11,6 +11,7 @@ from test_document_owners import HEAD, attached
 from test_documents_text import _extracted
 
 from atlas.runtime.directors import directors
+from atlas.runtime.tools.builtin import residence_line
 from atlas.runtime.tools.document_directors import board_table_rows, names_listed
 from atlas.runtime.tools.document_owners import owner_residences
 from atlas.runtime.tools.document_residences import residences_listed
@@ -128,6 +129,16 @@ def test_a_document_about_another_company_says_nothing_of_the_subjects_people(
 def test_a_forms_residence_is_read_as_a_country(line, residence):
     result = _extracted(f"Name: Sarah Linden\n{line}\n".encode())
     assert result.fields.get("residence") == residence
+
+
+def test_the_line_read_for_a_forms_residence_is_the_one_quoted():
+    """The first residence label naming a country, as extraction reads it."""
+    form = (
+        "Name: Sarah Linden\nResidential address: 1 High Street, London SW1A 1AA\n"
+        "Country of residence:   Iran\n"
+    )
+    assert residence_line(form) == "Country of residence: Iran"
+    assert residence_line("Name: Sarah Linden\nNationality: British\n") == ""
 
 
 def test_a_person_subject_living_in_a_high_risk_jurisdiction_is_not_low(

@@ -177,6 +177,10 @@ def test_a_person_subjects_form_and_a_company_record_disagreeing_are_a_conflict(
         ("Iran, IR", "registry:co-gulfstar-marine-gb"),
         ("United Kingdom, GB", "document:doc-declaration.txt"),
     ]
+    by_value = {value.value: value for value in conflict.values}
+    assert by_value["United Kingdom, GB"].excerpt == (
+        "Residential address: 4 Harbour Row, London, United Kingdom"
+    )
     packet = state.proposed_packet
     assert "Unresolved conflict on country of residence: sources disagree." in packet.open_gaps
     assert state.high_risk_residences == [SUBJECT_IN_IRAN]

@@ -10,7 +10,7 @@ from pypdf.errors import LimitReachedError
 
 from atlas.runtime.countries import country_code
 from atlas.runtime.ports import DocumentUnreadable
-from atlas.runtime.redaction import personal_data_found
+from atlas.runtime.redaction import personal_data_found, redact
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
 from atlas.runtime.tools.document_declarations import DECLARATION_LABEL, declarations
 from atlas.runtime.tools.document_directors import (
@@ -423,6 +423,16 @@ def document_text(content: bytes, content_type: str) -> tuple[str, int]:
         return "\n".join(page.extract_text() or "" for page in reader.pages), len(reader.pages)
     # "utf-8-sig": a byte order mark (Windows Notepad writes one) is no part of the first line.
     return content.decode("utf-8-sig", errors="replace"), 1
+
+
+def residence_line(text: str) -> str:
+    """The line of a person's form that says where they live, as extraction reads it (its
+    first residence label whose value names a country), with personal data redacted; ""
+    when none does."""
+    for match in _FIELD_PATTERNS["residence"].finditer(_one_label_a_line(text)):
+        if _country_ending(match["value"].strip()):
+            return " ".join(redact(match.group(0)).split())
+    return ""
 
 
 def _country_ending(value: str) -> str | None:
