@@ -1,7 +1,8 @@
 """The beneficial owners of the subject company that its documents name ("Ultimate
 beneficial owner: ..."), each screened against the sanctions lists and searched for in the
 news by name, each a step of its own: a company owned by a listed or notorious person is
-exposed to them, whoever its directors are. Directors are researched as directors
+exposed to them, whoever its directors are. A registry that publishes the persons with
+significant control names owners too. Directors are researched as directors
 (atlas.runtime.directors); the subject's own screening covers the subject's own name."""
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from atlas.runtime.directors import (
 from atlas.runtime.state import AtlasState
 
 FACT = "beneficial_owners"
+# What one source says one owner holds (atlas.runtime.shares).
+SHARE_FACT = "ownership_share"
 # How a person screened as an owner is named in the evidence.
 AS_OWNER = "beneficial owner "
 
@@ -44,14 +47,18 @@ def owners(state: AtlasState) -> list[str]:
 
 def named_owners(state: AtlasState) -> dict[str, str]:
     """director_key -> name of everyone a document names as an owner of the selected
-    company, directors among them."""
+    company, or its registry record as a person with significant control, directors among
+    them."""
     selected = state.selected_entity
     names: dict[str, str] = {}
     for fact in state.facts:
-        if fact.fact != FACT or fact.entity_id != selected.entity_id:
+        if fact.entity_id != selected.entity_id:
             continue
-        for name in fact.display_value.split(SEPARATOR):
-            names.setdefault(director_key(name), name.strip())
+        if fact.fact == FACT:
+            for name in fact.display_value.split(SEPARATOR):
+                names.setdefault(director_key(name), name.strip())
+        elif fact.fact == SHARE_FACT:
+            names.setdefault(director_key(fact.person), fact.person)
     names.pop("", None)
     return names
 

@@ -65,9 +65,11 @@ from atlas.runtime.tools.base import ToolSpec
 # 21: sources giving a director or beneficial owner of the subject company, or a person
 # subject, different countries of residence are a conflict for a reviewer; the country a
 # reviewer chooses is the one the high-risk rule counts.
-# 22: documents are weighed owner by owner on the shares they give: one giving fewer owners
-# disputes nothing, two giving one owner different shares are a conflict over that share,
-# and the 50 Percent Rule is said when it holds (or fails) whichever share stands.
+# 22: sources are weighed owner by owner on the shares they give: one giving fewer owners
+# disputes nothing, a share inside another's band agrees with it, two that cannot both hold
+# are a conflict over that owner's share, and the 50 Percent Rule is said when it holds (or
+# fails) whichever share stands, a ceiling under half included; a registry's persons with
+# significant control are owners, researched and counted as a document's are.
 POLICY_VERSION = "atlas-policy/22"
 
 

@@ -68,7 +68,8 @@ from atlas.runtime.residences import (
     subject_residence_facts,
 )
 from atlas.runtime.result_words import company_record_words, searched_for
-from atlas.runtime.shares import share_fact
+from atlas.runtime.shares import FACT as SHARE_FACT
+from atlas.runtime.shares import share_fact, shares_agree
 from atlas.runtime.source_of_wealth import declaration_evidence
 from atlas.runtime.state import (
     AtlasState,
@@ -85,7 +86,12 @@ from atlas.runtime.state import (
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH, residence_line
 from atlas.runtime.tools.document_directors import mentions_directors
-from atlas.runtime.tools.document_owners import is_share, mentions_owners, read_share_entry
+from atlas.runtime.tools.document_owners import (
+    is_share,
+    mentions_owners,
+    read_share_entry,
+    share_written,
+)
 from atlas.runtime.tools.document_residences import read_residence_entry, residence_entry
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.wording import counted, exposed_as, fact_words, listed
@@ -553,6 +559,9 @@ def _apply_resolve(
         _add_evidence(state, item)
         for name, code in item.residences.items():
             _add_fact(state, residence_fact(record["entity_id"], name, code, item, claim))
+        for name, band in (record.get("significant_control") or {}).items():
+            if share := share_written(band):
+                _add_fact(state, share_fact(record["entity_id"], name, share, item, claim))
         if record.get("directors"):
             _add_fact(
                 state,
@@ -1240,6 +1249,8 @@ def _detect_conflicts(state: AtlasState) -> None:
     boards = _boards_naming_the_subject(state)
     for (entity_id, fact_name, person_key), facts in _fact_groups(state).items():
         if len({f.value for f in facts}) < 2:
+            continue
+        if fact_name == SHARE_FACT and shares_agree({f.value for f in facts}):
             continue
         conflict_id = conflict_id_for(entity_id, fact_name, person_key)
         existing = next((c for c in state.conflicts if c.conflict_id == conflict_id), None)

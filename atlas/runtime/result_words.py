@@ -172,7 +172,8 @@ def _exposed(match: dict[str, Any]) -> str:
 
 def company_record_words(record: dict[str, Any]) -> str:
     """A company's registry record in a sentence: "Acme Ltd (GB, no. 0881), status
-    active; directors: Jane Roe, Omar Li (lives in SG)."."""
+    active; directors: Jane Roe, Omar Li (lives in SG); persons with significant control:
+    Jane Roe (75% or more)."."""
     number = f", no. {record['registration_number']}" if record.get("registration_number") else ""
     lives_in = record.get("director_residences") or {}
     board = (
@@ -182,7 +183,9 @@ def company_record_words(record: dict[str, Any]) -> str:
         )
         or "none listed"
     )
+    held = [f"{name} ({band})" for name, band in (record.get("significant_control") or {}).items()]
+    control = f"; persons with significant control: {', '.join(held)}" if held else ""
     return (
         f"{record['name']} ({record['jurisdiction']}{number}), status "
-        f"{record.get('status') or 'unknown'}; directors: {board}."
+        f"{record.get('status') or 'unknown'}; directors: {board}{control}."
     )

@@ -13,11 +13,11 @@ from decimal import Decimal
 
 from atlas.runtime.directors import AS_DIRECTOR, director_key
 from atlas.runtime.owners import AS_OWNER, named_owners
+from atlas.runtime.owners import SHARE_FACT as FACT
 from atlas.runtime.state import AtlasState, EvidenceItem, Fact, conflict_id_for
-from atlas.runtime.tools.document_owners import read_share_entry, share_percent
+from atlas.runtime.tools.document_owners import UPPER_BOUNDS, read_share_entry
 from atlas.runtime.wording import listed
 
-FACT = "ownership_share"
 # A run stored before each owner's share was a fact of its own holds a document's shares as
 # one fact ("Dmitri Volkov: 60%; Irina Sokolova: 40%"), compared whole.
 WHOLE_MAP_FACT = "ownership_shares"
@@ -25,6 +25,7 @@ WHOLE_MAP_SEPARATOR = "; "
 # OFAC's 50 Percent Rule: a company owned 50% or more, together, by blocked people is
 # itself blocked, listed or not.
 BLOCKING_PERCENT = Decimal(50)
+HUNDRED = Decimal(100)
 
 
 def share_fact(entity_id: str, name: str, share: str, item: EvidenceItem, excerpt: str) -> Fact:
@@ -99,18 +100,23 @@ def ownership_by_listed_owners(
         shares = list(dict.fromkeys(fact.display_value for fact in facts))
         if not shares:
             unknown.append(name)
+            most += HUNDRED
             continue
-        # "more than 25%" holds at least 25%; "less than 10%", at least nothing.
-        floors = [Decimal(share_percent(share) or 0) for share in shares]
-        least, most = least + min(floors), most + max(floors)
-        if len(shares) > 1:
+        bounds = [share_bounds(share) for share in shares]
+        if shares_agree(shares):
+            low, high = max(lo for lo, _ in bounds), min(hi for _, hi in bounds)
+            # The share that says the most: an exact one, or the highest floor.
+            shown = max(shares, key=lambda share: (share_bounds(share)[0], " " not in share))
+            if low != high:
+                unknown.append(facts[0].person)
+        else:
+            low, high = min(lo for lo, _ in bounds), max(hi for _, hi in bounds)
+            shown = " or ".join(shares)
             disputed.append(facts[0].person)
-        elif " " in shares[0]:
-            unknown.append(facts[0].person)
-        holdings.append(f"{facts[0].person} {' or '.join(shares)}")
+        least, most = least + low, most + high
+        holdings.append(f"{facts[0].person} {shown}")
         sources += [f.source_label[:1].lower() + f.source_label[1:] for f in facts]
     held_by = f"({', '.join(holdings)}, by {listed(list(dict.fromkeys(sources)), 'and')})"
-    who = "a beneficial owner with a sanctions hit"
     if least >= BLOCKING_PERCENT:
         at_least = "at least " if unknown or disputed else ""
         return (
@@ -119,35 +125,51 @@ def ownership_by_listed_owners(
             "blocked while those hits stand.",
             "",
         )
-    if unknown:
-        if len(unknown) > 1:
-            who = "beneficial owners with sanctions hits"
-        return "", (
-            f"The documents give no exact share for {listed(unknown, 'and')}, {who}: whether "
-            f"owners on the lists hold 50% or more of {selected.name} (OFAC's 50 Percent Rule) "
-            "is not known."
-        )
-    if disputed and most >= BLOCKING_PERCENT:
-        if len(disputed) > 1:
-            who = "beneficial owners with sanctions hits"
-        return "", (
-            f"The documents disagree on the share of {selected.name} that "
-            f"{listed(disputed, 'and')}, {who}, {'holds' if len(disputed) == 1 else 'hold'}: "
-            "whether owners on the lists hold 50% or more of it (OFAC's 50 Percent Rule) is "
-            "not known until a reviewer settles which share stands."
-        )
-    if disputed:
+    if most < BLOCKING_PERCENT:
+        at_most = "at most " if unknown or disputed else ""
+        whichever = " whichever of the sources' shares stands" if disputed else ""
         return (
-            f"Owners with sanctions hits hold at most {_percent(most)} of {selected.name} "
-            f"{held_by}: under 50% whichever of the documents' shares stands, so OFAC's 50 "
-            "Percent Rule does not block the company by ownership alone.",
+            f"Owners with sanctions hits hold {at_most}{_percent(most if at_most else least)} "
+            f"of {selected.name} {held_by}: under 50%{whichever}, so OFAC's 50 Percent Rule "
+            "does not block the company by ownership alone.",
             "",
         )
-    return (
-        f"Owners with sanctions hits hold {_percent(least)} of {selected.name} {held_by}: "
-        "under 50%, so OFAC's 50 Percent Rule does not block the company by ownership alone.",
-        "",
+    if unknown:
+        return "", (
+            f"The sources give no exact share for {listed(unknown, 'and')}, {_with_hits(unknown)}: "
+            f"whether owners on the lists hold 50% or more of {selected.name} (OFAC's 50 "
+            "Percent Rule) is not known."
+        )
+    return "", (
+        f"The sources disagree on the share of {selected.name} that {listed(disputed, 'and')}, "
+        f"{_with_hits(disputed)}, {'holds' if len(disputed) == 1 else 'hold'}: whether owners "
+        "on the lists hold 50% or more of it (OFAC's 50 Percent Rule) is not known until a "
+        "reviewer settles which share stands."
     )
+
+
+def share_bounds(share: str) -> tuple[Decimal, Decimal]:
+    """The least and the most a share written as owner_shares writes one holds: "60%" 60
+    and 60, "more than 25%" 25 and 100, "less than 10%" 0 and 10."""
+    number = Decimal(share.rpartition(" ")[2].rstrip("%"))
+    if " " not in share:
+        return number, number
+    if share.startswith(UPPER_BOUNDS):
+        return Decimal(0), number
+    return number, HUNDRED
+
+
+def shares_agree(shares: Collection[str]) -> bool:
+    """Whether one owner could hold every share of `shares`: "60%" and the register's
+    "more than 50%" agree, "40%" and "more than 50%" do not."""
+    bounds = [share_bounds(share) for share in shares]
+    return max(lo for lo, _ in bounds) <= min(hi for _, hi in bounds)
+
+
+def _with_hits(names: list[str]) -> str:
+    if len(names) == 1:
+        return "a beneficial owner with a sanctions hit"
+    return "beneficial owners with sanctions hits"
 
 
 def _percent(number: Decimal) -> str:

@@ -31,6 +31,8 @@ TWO_LISTED_OWNERS = (
             {"Dmitri Volkov": "60%"},
         ),
         ("UBO: ROE, Jane (more than 25%)", {"Jane Roe": "more than 25%"}),
+        # A band as the UK's register of persons with significant control writes one.
+        ("UBO: Jane Roe (more than 50% but less than 75%)", {"Jane Roe": "more than 50%"}),
         ("UBO: Jane Roe and John Doe, 50% each", {"Jane Roe": "50%", "John Doe": "50%"}),
         ("Beneficial owners:\n- Jane Roe (60%)\n- John Doe\n\nSigned.", {"Jane Roe": "60%"}),
         # Nothing to tell whose is whose, or a number no share can be: no guess.
@@ -103,17 +105,32 @@ def test_a_listed_owner_of_unknown_share_is_a_gap(make_runtime, make_state, docu
     packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
     assert "Owners with sanctions hits hold" not in packet.sanctions_result
     assert (
-        "The documents give no exact share for Dmitri Volkov, a beneficial owner with a "
+        "The sources give no exact share for Dmitri Volkov, a beneficial owner with a "
         "sanctions hit: whether owners on the lists hold 50% or more of Acme Analytics Ltd "
         "(OFAC's 50 Percent Rule) is not known."
     ) in packet.open_gaps
 
 
-def test_a_share_known_only_as_a_ceiling_is_not_counted(make_runtime, make_state, documents):
+def test_a_share_known_only_as_a_ceiling_under_half_does_not_block(
+    make_runtime, make_state, documents
+):
     doc = attached(documents, "ubo.txt", HEAD + "UBO: Dmitri Volkov (less than 10%)\n")
     packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
+    assert (
+        "Owners with sanctions hits hold at most 10% of Acme Analytics Ltd (Dmitri Volkov less "
+        "than 10%, by uploaded document ubo.txt): under 50%, so OFAC's 50 Percent Rule does not "
+        "block the company by ownership alone."
+    ) in packet.sanctions_result
+    assert not any("exact share" in gap for gap in packet.open_gaps)
+
+
+def test_a_share_known_only_as_a_ceiling_of_half_or_more_is_a_gap(
+    make_runtime, make_state, documents
+):
+    doc = attached(documents, "ubo.txt", HEAD + "UBO: Dmitri Volkov (up to 60%)\n")
+    packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
     assert any(
-        gap.startswith("The documents give no exact share for Dmitri Volkov")
+        gap.startswith("The sources give no exact share for Dmitri Volkov")
         for gap in packet.open_gaps
     )
 
@@ -204,7 +221,7 @@ def test_a_listed_owner_known_only_to_hold_more_than_a_quarter_is_a_gap_not_unde
     packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
     assert "under 50%" not in packet.sanctions_result
     assert any(
-        gap.startswith("The documents give no exact share for Dmitri Volkov")
+        gap.startswith("The sources give no exact share for Dmitri Volkov")
         for gap in packet.open_gaps
     )
 

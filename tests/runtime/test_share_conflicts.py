@@ -58,7 +58,7 @@ def test_documents_giving_an_owner_different_shares_are_a_conflict_over_that_own
     packet = state.proposed_packet
     assert "Owners with sanctions hits hold" not in packet.sanctions_result
     assert (
-        "The documents disagree on the share of Acme Analytics Ltd that Dmitri Volkov, a "
+        "The sources disagree on the share of Acme Analytics Ltd that Dmitri Volkov, a "
         "beneficial owner with a sanctions hit, holds: whether owners on the lists hold 50% or "
         "more of it (OFAC's 50 Percent Rule) is not known until a reviewer settles which share "
         "stands."
@@ -101,9 +101,7 @@ def test_a_disputed_share_that_blocks_the_company_either_way_is_said_so(
         "Owners with sanctions hits hold at least 55% of Acme Analytics Ltd (Dmitri Volkov 60% "
         f"or 55%, by uploaded document ubo_2023.txt and uploaded document ubo_2024.txt): {BLOCKED}"
     ) in packet.sanctions_result
-    assert not any(
-        gap.startswith("The documents disagree on the share") for gap in packet.open_gaps
-    )
+    assert not any(gap.startswith("The sources disagree on the share") for gap in packet.open_gaps)
 
 
 def test_a_disputed_share_under_half_either_way_is_said_not_to_block(
@@ -119,7 +117,7 @@ def test_a_disputed_share_under_half_either_way_is_said_not_to_block(
     assert (
         "Owners with sanctions hits hold at most 20% of Acme Analytics Ltd (Dmitri Volkov 10% or "
         "20%, by uploaded document ubo_2023.txt and uploaded document ubo_2024.txt): under 50% "
-        "whichever of the documents' shares stands"
+        "whichever of the sources' shares stands"
     ) in state.proposed_packet.sanctions_result
 
 
@@ -138,9 +136,7 @@ def test_the_share_a_reviewer_settles_on_is_the_one_counted(make_runtime, make_s
         "Owners with sanctions hits hold 40% of Acme Analytics Ltd (Dmitri Volkov 40%, by "
         "uploaded document ubo_2024.txt): under 50%"
     ) in packet.sanctions_result
-    assert not any(
-        gap.startswith("The documents disagree on the share") for gap in packet.open_gaps
-    )
+    assert not any(gap.startswith("The sources disagree on the share") for gap in packet.open_gaps)
     # Jane Roe's share is still in dispute, and holds sign-off back.
     (open_conflict,) = packet.unresolved_conflicts
     assert open_conflict.conflict_id == conflicts["beneficial owner Jane Roe"].conflict_id
@@ -181,7 +177,7 @@ def test_a_run_stored_with_whole_maps_is_read_owner_by_owner(make_runtime, make_
     newer = whole_map("ubo_2024.txt", "Dmitri Volkov: 40%; Jane Roe: 60%", stored)
     state.facts = [f for f in state.facts if f.fact != FACT] + [older, newer]
     said, gap = ownership_by_listed_owners(state)
-    assert (said, gap.startswith("The documents disagree on the share")) == ("", True)
+    assert (said, gap.startswith("The sources disagree on the share")) == ("", True)
 
     state.conflicts.append(
         Conflict(

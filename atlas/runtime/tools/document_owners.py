@@ -30,12 +30,12 @@ _SHARE = re.compile(
     r"(?P<or_more>[ \t]+or[ \t]+more\b)?(?P<each>[ \t]+each\b)?",
     re.IGNORECASE,
 )
-# A share given as a band ("more than 25% but not more than 50%", as the UK's register of
-# persons with significant control writes it; "25-50%"): only its floor tells how much is
+# A share given as a band ("more than 25% but not more than 50%", "more than 50% but less
+# than 75%", as the UK's register of persons with significant control writes them; "25-50%"): only its floor tells how much is
 # held at least.
 _BAND = re.compile(
     r"(?i)\b(?P<more>(?:more[ \t]+than|over)[ \t]+)?(?P<low>\d{1,3}(?:[.,]\d+)?)[ \t]*"
-    r"(?:%|per[ \t]?cent\b)?[ \t]*(?:,?[ \t]*but[ \t]+not[ \t]+more[ \t]+than|to|[-–])[ \t]*"
+    r"(?:%|per[ \t]?cent\b)?[ \t]*(?:,?[ \t]*but[ \t]+(?:not[ \t]+more|less)[ \t]+than|to|[-–])[ \t]*"
     r"\d{1,3}(?:[.,]\d+)?[ \t]*(?:%|per[ \t]?cent\b)"
 )
 # A heading over a table of the owners ("Beneficial ownership", "Persons with significant
@@ -82,6 +82,15 @@ def owner_residences(text: str) -> dict[str, str]:
         if code := country_code(where):
             found.setdefault(_listed(name)[0], code)
     return found
+
+
+def share_written(text: str) -> str | None:
+    """The share `text` gives on its own ("more than 50% but less than 75%"), written as
+    owner_shares writes one ("more than 50%"); None when it gives none."""
+    share = _SHARE.search(_floors(text))
+    if share is None or float(share["number"].replace(",", ".")) > 100:
+        return None
+    return _written(share)
 
 
 def is_share(text: str) -> bool:

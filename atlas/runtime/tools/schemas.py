@@ -108,6 +108,10 @@ class RegistryRecord(LinkedEntity):
     # The country each director lives in, by the name `directors` gives: only for a
     # registry that publishes it, and only for the directors it does.
     director_residences: dict[str, CountryCode] = Field(default_factory=dict)
+    # The persons with significant control, by name, each with the band of shares the
+    # register gives ("more than 50% but less than 75%"): only for a registry that publishes
+    # them (the UK's does), and only for a company.
+    significant_control: dict[str, str] = Field(default_factory=dict)
 
 
 class Candidate(BaseModel):
