@@ -26,8 +26,10 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # the country each director lives in, and a document's directors and owners lines where
 # each lives ("Jane Roe (resident in Iran)"), and a person's form their country of residence;
 # 19: and the name a person's form gives ("Name: Sarah Linden"), and a board table where each
-# director lives
-TOOLSET_VERSION = "atlas-tools/19"
+# director lives; 20: a company's registry record may give its persons with significant
+# control, each with the register's band of shares, and a document's owners may be given
+# such a band ("more than 50% but less than 75%")
+TOOLSET_VERSION = "atlas-tools/20"
 
 
 class ToolRegistry:
