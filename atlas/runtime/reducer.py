@@ -565,31 +565,25 @@ def _apply_resolve(
         if record.get("directors"):
             _add_fact(
                 state,
-                Fact(
+                Fact.said_by(
+                    item,
                     fact="directors",
                     entity_id=record["entity_id"],
                     value=_directors_value(record["directors"]),
                     display_value=DIRECTORS_SEPARATOR.join(record["directors"]),
-                    source_id=source_id,
-                    source_label=item.source_label,
-                    retrieved_at=now,
                     excerpt=claim,
-                    evidence_id=item.evidence_id,
                 ),
             )
         if record.get("registration_number"):
             _add_fact(
                 state,
-                Fact(
+                Fact.said_by(
+                    item,
                     fact="registration_number",
                     entity_id=record["entity_id"],
                     value=normalize_registration_number(record["registration_number"]),
                     display_value=record["registration_number"],
-                    source_id=source_id,
-                    source_label=item.source_label,
-                    retrieved_at=now,
                     excerpt=claim,
-                    evidence_id=item.evidence_id,
                 ),
             )
     _attribute_listings(state)
@@ -883,16 +877,13 @@ def _apply_media(
             if directors:
                 _add_fact(
                     state,
-                    Fact(
+                    Fact.said_by(
+                        item,
                         fact="directors",
                         entity_id=entity_id,
                         value=_directors_value(directors),
                         display_value=DIRECTORS_SEPARATOR.join(directors),
-                        source_id=item.source_id,
-                        source_label=item.source_label,
-                        retrieved_at=now,
                         excerpt=article.get("snippet", "")[:240],
-                        evidence_id=item.evidence_id,
                     ),
                 )
     key = result.get("entity_id") or normalize_text(result.get("query", ""))
@@ -1082,39 +1073,33 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     if fields.get("directors"):
         _add_fact(
             state,
-            Fact(
+            Fact.said_by(
+                item,
                 fact="directors",
                 entity_id=entity.entity_id,
                 value=_directors_value(fields["directors"]),
                 display_value=DIRECTORS_SEPARATOR.join(fields["directors"]),
-                source_id=item.source_id,
-                source_label=item.source_label,
-                retrieved_at=now,
                 excerpt=quoted_lines(
                     result.get("text", ""),
                     fields["directors"],
                     "Directors: " + ", ".join(fields["directors"]),
                 ),
-                evidence_id=item.evidence_id,
             ),
         )
     if fields.get(OWNERS_FACT):
         _add_fact(
             state,
-            Fact(
+            Fact.said_by(
+                item,
                 fact=OWNERS_FACT,
                 entity_id=entity.entity_id,
                 value=_directors_value(fields[OWNERS_FACT]),
                 display_value=DIRECTORS_SEPARATOR.join(fields[OWNERS_FACT]),
-                source_id=item.source_id,
-                source_label=item.source_label,
-                retrieved_at=now,
                 excerpt=quoted_lines(
                     result.get("text", ""),
                     fields[OWNERS_FACT],
                     "Beneficial owners: " + ", ".join(fields[OWNERS_FACT]),
                 ),
-                evidence_id=item.evidence_id,
             ),
         )
     text = result.get("text", "")
@@ -1125,16 +1110,13 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         number = fields["registration_numbers"][0]
         _add_fact(
             state,
-            Fact(
+            Fact.said_by(
+                item,
                 fact="registration_number",
                 entity_id=entity.entity_id,
                 value=normalize_registration_number(number),
                 display_value=number,
-                source_id=item.source_id,
-                source_label=item.source_label,
-                retrieved_at=now,
                 excerpt=quoted_lines(result.get("text", ""), [number], f"Company number: {number}"),
-                evidence_id=item.evidence_id,
             ),
         )
 

@@ -18,17 +18,14 @@ FACT = "country_of_residence"
 
 def residence_fact(entity_id: str, name: str, code: str, item: EvidenceItem, excerpt: str) -> Fact:
     """`item`'s word that `name`, of the entity `entity_id`, lives in the country `code`."""
-    return Fact(
+    return Fact.said_by(
+        item,
         fact=FACT,
         entity_id=entity_id,
         person=name,
         value=code,
         display_value=country_words(code),
-        source_id=item.source_id,
-        source_label=item.source_label,
-        retrieved_at=item.retrieved_at,
         excerpt=excerpt,
-        evidence_id=item.evidence_id,
     )
 
 

@@ -30,17 +30,14 @@ HUNDRED = Decimal(100)
 
 def share_fact(entity_id: str, name: str, share: str, item: EvidenceItem, excerpt: str) -> Fact:
     """`item`'s word that `name` holds `share` ("60%", "more than 25%") of `entity_id`."""
-    return Fact(
+    return Fact.said_by(
+        item,
         fact=FACT,
         entity_id=entity_id,
         person=name,
         value=share,
         display_value=share,
-        source_id=item.source_id,
-        source_label=item.source_label,
-        retrieved_at=item.retrieved_at,
         excerpt=excerpt,
-        evidence_id=item.evidence_id,
     )
 
 

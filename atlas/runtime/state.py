@@ -321,6 +321,18 @@ class Fact(_Model):
     excerpt: str = ""
     evidence_id: str
 
+    @classmethod
+    def said_by(cls, item: EvidenceItem, **fields: str) -> Fact:
+        """The fact `fields` give (fact, entity_id, value, ...) as the source of `item`
+        says it."""
+        return cls(
+            source_id=item.source_id,
+            source_label=item.source_label,
+            retrieved_at=item.retrieved_at,
+            evidence_id=item.evidence_id,
+            **fields,
+        )
+
 
 class ConflictValue(_Model):
     value: str
