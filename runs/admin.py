@@ -376,6 +376,7 @@ class TenantPolicyForm(forms.ModelForm):
             "approval_cost_threshold_usd",
             "forbidden_tools",
             "high_risk_jurisdictions",
+            "nationality_counts",
         )
 
     def __init__(self, *args, **kwargs) -> None:
@@ -426,6 +427,7 @@ class TenantAdmin(TenantScopedAdmin):
                     "approval_cost_threshold_usd",
                     "forbidden_tools",
                     "high_risk_jurisdictions",
+                    "nationality_counts",
                 ),
                 "description": WHEN_A_POLICY_CHANGE_APPLIES,
             },

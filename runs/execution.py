@@ -77,6 +77,7 @@ def runtime_for(run: Run, cancel: CancelSignal) -> Runtime:
             approval_cost_threshold_usd=tenant.approval_cost_threshold_usd,
             forbidden_tools=list(tenant.forbidden_tools or []),
             high_risk_jurisdictions=list(tenant.high_risk_jurisdictions or []),
+            nationality_counts=tenant.nationality_counts,
         ),
         openai_options=openai_options(),
     )

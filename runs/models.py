@@ -40,6 +40,15 @@ class Tenant(models.Model):
     high_risk_jurisdictions = models.JSONField(
         "high-risk jurisdictions", default=default_high_risk_jurisdictions, blank=True
     )
+    nationality_counts = models.BooleanField(
+        "nationality counts",
+        default=False,
+        help_text=(
+            "A person subject whose own form gives a nationality of one of the high-risk "
+            "jurisdictions is treated as one living there: not rated low, and the packet asks "
+            "for enhanced due diligence."
+        ),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -18,6 +18,7 @@ STATE_FIELDS = frozenset(
         "answered_questions",
         "high_risk_registrations",
         "high_risk_residences",
+        "high_risk_nationalities",
     }
 )
 
@@ -95,6 +96,8 @@ def rating_grounds(state: dict) -> list[str]:
         grounds.append(f"registration in a high-risk jurisdiction: {listed(registered, 'and')}")
     if residing := state.get("high_risk_residences"):
         grounds.append(f"residence in a high-risk jurisdiction: {listed(residing, 'and')}")
+    if nationals := state.get("high_risk_nationalities"):
+        grounds.append(f"nationality of a high-risk jurisdiction: {listed(nationals, 'and')}")
     # A director a reviewer set aside is not called one.
     settled = as_settled_in(state)
     return [settled(ground) for ground in grounds]

@@ -254,3 +254,30 @@ def test_a_high_risk_jurisdiction_set_in_the_admin_counts_on_the_next_run(client
         "The subject (United Kingdom, GB) is registered in one of the tenant's high-risk "
         "jurisdictions: enhanced due diligence applies."
     ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_nationality_ticked_in_the_admin_counts_on_the_next_run(client, root, tenant, tmp_path):
+    """Committed for real: the extraction reads the document on a thread of its own."""
+    client.force_login(root)
+    form = tmp_path / "linden_form.txt"
+    form.write_text("CLIENT DECLARATION\nName: Sarah Linden\nNationality: Iranian\n")
+
+    def linden() -> dict:
+        out = io.StringIO()
+        arguments = ["--subject", "Sarah Linden", "--subject-type", "person"]
+        arguments += ["--document", str(form), "--tenant", tenant.slug, "--json"]
+        call_command("run_case", *arguments, stdout=out)
+        return json.loads(out.getvalue())["packet"]
+
+    assert linden()["risk_rating"] == "low"
+    assert save_tenant(client, tenant, nationality_counts="on").status_code == 302
+    tenant.refresh_from_db()
+    assert (tenant.nationality_counts, tenant.high_risk_jurisdictions) == (True, ["KP", "IR", "MM"])
+    packet = linden()
+    assert packet["risk_rating"] == "medium"
+    assert (
+        "The subject (a national of Iran, IR, by uploaded document linden_form.txt) is a national "
+        "of one of the tenant's high-risk jurisdictions, which its policy counts: enhanced due "
+        "diligence applies."
+    ) in packet["open_gaps"]

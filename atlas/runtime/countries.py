@@ -1,9 +1,14 @@
 """What people call countries besides their ISO codes and names: the case form's
-jurisdiction and the playbook's reading of an analyst's answer both go by these."""
+jurisdiction and the playbook's reading of an analyst's answer both go by these, and a
+form's nationality line by their demonyms too."""
 
 from __future__ import annotations
 
+import functools
+import re
+
 import pycountry
+from countryinfo import all_countries
 
 # Names ISO 3166 does not give, or gives only for a larger whole ("England").
 COUNTRY_NAMES = {
@@ -87,6 +92,40 @@ def country_code(name: str) -> str | None:
         return pycountry.countries.lookup(key).alpha_2
     except LookupError:
         return None
+
+
+# Demonyms several territories share, with the country a nationality of that name is; the
+# others ("Congolese", "Dominican", "Korean") are read as no country rather than guessed.
+NATIONALITY_OF = {
+    "american": "US",
+    "chinese": "CN",
+    "french": "FR",
+    "indian": "IN",
+    "norwegian": "NO",
+}
+# "British / Iranian", "Iranian and British", "dual: Iran, United Kingdom".
+_NATIONALITIES_APART = re.compile(r"(?i)\s*(?:/|,|;|&|\band\b|\bdual\b:?)\s*")
+
+
+def nationality_codes(text: str) -> list[str]:
+    """The countries a nationality line gives ("Iranian", "Iran", "British / Iranian"), by
+    ISO code, each once; a part naming no one country is left out."""
+    codes = []
+    for part in _NATIONALITIES_APART.split(text):
+        key = " ".join(part.split()).casefold()
+        if code := NATIONALITY_OF.get(key) or _demonyms().get(key) or country_code(part):
+            codes.append(code)
+    return list(dict.fromkeys(codes))
+
+
+@functools.cache
+def _demonyms() -> dict[str, str]:
+    """Every country's demonym ("iranian") -> its code, but for those several share."""
+    codes: dict[str, set[str]] = {}
+    for country in all_countries():
+        if demonym := country.demonym():
+            codes.setdefault(demonym.casefold(), set()).add(country.iso()["alpha2"])
+    return {demonym: next(iter(held)) for demonym, held in codes.items() if len(held) == 1}
 
 
 def country_words(code: str) -> str:

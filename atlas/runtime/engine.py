@@ -229,6 +229,7 @@ class Runtime:
             s.step += 1
         if s.high_risk_jurisdictions != self.tenant_policy.high_risk_jurisdictions:
             s.high_risk_jurisdictions = list(self.tenant_policy.high_risk_jurisdictions)
+        s.nationality_counts = self.tenant_policy.nationality_counts
         if self.cancel_signal.is_set():
             return self.writer.commit(cancelled(self.writer, s, buf), buf)
         if s.approved_action is not None:

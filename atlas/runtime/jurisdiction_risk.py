@@ -2,8 +2,9 @@
 source of wealth or funds names, registered in one of the tenant's high-risk jurisdictions
 (its policy's list; FATF's call for action by default), or a director or beneficial owner
 of the subject company, or a person subject, living in one, as a registry record or a
-document says. That alone rules out a low rating, and the packet asks for enhanced due
-diligence."""
+document says; or, where the tenant's policy counts nationality, a person subject who is a
+national of one, as a form of theirs says. That alone rules out a low rating, and the
+packet asks for enhanced due diligence."""
 
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ DIRECTED = "a company the subject directs"
 
 def in_high_risk_jurisdictions(s: AtlasState) -> list[str]:
     """Everyone the diligence is on with a tie to a high-risk jurisdiction: those registered
-    in one, then those living in one ("director Farhad Rahimi (Iran, IR)")."""
-    return high_risk_registrations(s) + high_risk_residences(s)
+    in one, those living in one ("director Farhad Rahimi (Iran, IR)"), then, where the
+    tenant's policy counts nationality, a person subject who is a national of one."""
+    return high_risk_registrations(s) + high_risk_residences(s) + high_risk_nationalities(s)
 
 
 def high_risk_registrations(s: AtlasState) -> list[str]:
@@ -86,9 +88,36 @@ def _subject_living_there(s: AtlasState, high_risk: set[str]) -> list[str]:
     return []
 
 
+def high_risk_nationalities(s: AtlasState) -> list[str]:
+    """A person subject who is a national of a high-risk jurisdiction, by a form of theirs,
+    where the tenant's policy counts nationality: "the subject (a national of Iran, IR, by
+    uploaded document declaration.txt)"."""
+    if not s.nationality_counts or s.brief.subject_type != "person":
+        return []
+    high_risk = set(s.high_risk_jurisdictions)
+    for item in s.evidence:
+        if there := [code for code in item.nationalities if code in high_risk]:
+            label = item.source_label[:1].lower() + item.source_label[1:]
+            countries = listed([country_words(code) for code in there], "and")
+            return [f"the subject (a national of {countries}, by {label})"]
+    return []
+
+
 def jurisdiction_gaps(s: AtlasState) -> list[str]:
-    """The packet's open items for them: one for registrations, one for residences."""
-    return [gap for gap in (_registration_gap(s), _residence_gap(s)) if gap]
+    """The packet's open items for them: one for registrations, one for residences, one
+    for nationality."""
+    gaps = (_registration_gap(s), _residence_gap(s), _nationality_gap(s))
+    return [gap for gap in gaps if gap]
+
+
+def _nationality_gap(s: AtlasState) -> str:
+    if not (found := high_risk_nationalities(s)):
+        return ""
+    who = found[0]
+    return (
+        f"{who[:1].upper()}{who[1:]} is a national of one of the tenant's high-risk "
+        "jurisdictions, which its policy counts: enhanced due diligence applies."
+    )
 
 
 def _residence_gap(s: AtlasState) -> str:

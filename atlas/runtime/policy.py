@@ -69,7 +69,9 @@ from atlas.runtime.tools.base import ToolSpec
 # disputes nothing, a share inside another's band agrees with it, two that cannot both hold
 # are a conflict over that owner's share, and the 50 Percent Rule is said when it holds (or
 # fails) whichever share stands, a ceiling under half included; a registry's persons with
-# significant control are owners, researched and counted as a document's are.
+# significant control are owners, researched and counted as a document's are; where the
+# tenant's policy counts nationality, a person subject's form giving a nationality of a
+# high-risk jurisdiction rules out a low rating as living there does.
 POLICY_VERSION = "atlas-policy/22"
 
 
@@ -88,6 +90,10 @@ class TenantPolicy(BaseModel):
     # owner living in one (jurisdiction_risk), is not rated low, and its packet asks for
     # enhanced due diligence.
     high_risk_jurisdictions: list[str] = Field(default_factory=lambda: [*HIGH_RISK_JURISDICTIONS])
+    # Whether a person subject who is a national of one of them, by a form of theirs, is
+    # treated as one living there is. Off unless the tenant's policy says so: institutions
+    # differ on whether nationality alone calls for enhanced due diligence.
+    nationality_counts: bool = False
 
 
 @dataclass(frozen=True)

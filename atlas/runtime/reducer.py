@@ -1061,6 +1061,8 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     if person_form and fields.get("residence"):
         item.residences = {state.brief.subject: fields["residence"][0]}
         item.residence_line = residence_line(result.get("text", ""))
+    if person_form:
+        item.nationalities = fields.get("nationality") or []
     _add_evidence(state, item)
     if not someone_elses and not company_form_for_a_person:
         for declared in declaration_evidence(item, fields):

@@ -283,6 +283,8 @@ class EvidenceItem(_Model):
     residences: dict[str, str] = Field(default_factory=dict)
     # For a person's form: its line saying where they live, personal data redacted.
     residence_line: str = ""
+    # For a person's form: the countries it says they are a national of (ISO codes).
+    nationalities: list[str] = Field(default_factory=list)
     # The same text at other addresses (an article syndicated word for word): one story,
     # held once, each place it ran named.
     copies: list[SameTextElsewhere] = Field(default_factory=list)
@@ -465,11 +467,16 @@ class AtlasState(_Model):
     # The tenant's high-risk jurisdictions (ISO 3166 codes), as its policy gave them when
     # the run last took a step.
     high_risk_jurisdictions: list[str] = Field(default_factory=list)
+    # Whether its policy counts a person subject's nationality as a tie to a country.
+    nationality_counts: bool = False
     # Who of the research is registered in one (jurisdiction_risk), as of the last commit:
     # for the pages, which read the stored state.
     high_risk_registrations: list[str] = Field(default_factory=list)
     # Who lives in one: a director or owner of the subject company, or a person subject.
     high_risk_residences: list[str] = Field(default_factory=list)
+    # Who is a national of one, where the tenant's policy counts nationality: a person
+    # subject, by a form of theirs.
+    high_risk_nationalities: list[str] = Field(default_factory=list)
     versions: VersionBundle = Field(default_factory=VersionBundle)
 
     next_seq: int = 1

@@ -18,7 +18,11 @@ from pydantic import BaseModel
 
 from atlas.runtime.budgets import shift_deadline
 from atlas.runtime.context import MAX_EXECUTED_ACTIONS_SHOWN, MAX_OBSERVATIONS_SHOWN, model_view
-from atlas.runtime.jurisdiction_risk import high_risk_registrations, high_risk_residences
+from atlas.runtime.jurisdiction_risk import (
+    high_risk_nationalities,
+    high_risk_registrations,
+    high_risk_residences,
+)
 from atlas.runtime.ports import (
     Clock,
     ObservationRecord,
@@ -222,6 +226,7 @@ class StepWriter:
         # Derived here, so what the pages read from the stored state is what was committed.
         s.high_risk_registrations = high_risk_registrations(s)
         s.high_risk_residences = high_risk_residences(s)
+        s.high_risk_nationalities = high_risk_nationalities(s)
         expected = s.version
         s.version = expected + 1
         s.updated_at = self.clock.now()

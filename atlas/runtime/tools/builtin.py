@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from pypdf.errors import LimitReachedError
 
-from atlas.runtime.countries import country_code
+from atlas.runtime.countries import country_code, nationality_codes
 from atlas.runtime.ports import DocumentUnreadable
 from atlas.runtime.redaction import personal_data_found, redact
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
@@ -367,6 +367,10 @@ _FIELD_PATTERNS = {
         r"(?im)^[ \t]*(?:country[ \t]+of[ \t]+residence|residence(?:[ \t]+country)?"
         r"|(?:residential|home|permanent)[ \t]+address)[ \t]*:[ \t]*(?P<value>\S.*?)[ \t]*$"
     ),
+    # The countries the person a form is about is a national of ("Nationality: Iranian").
+    "nationality": re.compile(
+        r"(?im)^[ \t]*(?:nationalit(?:y|ies)|citizenships?)[ \t]*:[ \t]*(?P<value>\S.*?)[ \t]*$"
+    ),
     # Whom a person's form is about: its name label's value (person_name_given trims it).
     "person_names": re.compile(
         r"(?im)^[ \t]*(?:(?:full|client(?:'s)?|applicant(?:'s)?|declarant(?:'s)?)[ \t]+name"
@@ -403,7 +407,8 @@ def person_name_given(value: str) -> str | None:
 _LABEL_BESIDE_ANOTHER = re.compile(
     r"(?i)(?:[ \t]{2,}|\t|[ \t]*\|[ \t]*)(?=(?:(?:registered[ \t]+)?company(?:'s)?(?:[ \t]+name)?"
     r"|name[ \t]+of[ \t]+(?:the[ \t]+)?company|directors?|(?:company[ \t]+)?registration"
-    rf"[ \t]+(?:number|no\.?)|country[ \t]+of[ \t]+residence|{OWNERS_LABEL}|{DECLARATION_LABEL})"
+    r"[ \t]+(?:number|no\.?)|country[ \t]+of[ \t]+residence|nationality|citizenship"
+    rf"|{OWNERS_LABEL}|{DECLARATION_LABEL})"
     r"[ \t]*:)"
 )
 
@@ -487,6 +492,8 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             values = [v for v in values if len(re.sub(r"[\W_]", "", v)) >= MIN_NUMBER_LENGTH]
         if field_name == "residence":
             values = [code for value in values if (code := _country_ending(value))]
+        if field_name == "nationality":
+            values = [code for value in values for code in nationality_codes(value)]
         if field_name == "person_names":
             values = [name for value in values if (name := person_name_given(value))]
         if values:

@@ -1,0 +1,99 @@
+"""A person's form gives their nationality ("Nationality: Iranian"); where the tenant's
+policy counts nationality, a person subject who is a national of one of its high-risk
+jurisdictions is not rated low, and the packet asks for enhanced due diligence. Where it
+does not (the default), nationality changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from runtime_helpers import run
+from test_document_owners import attached
+from test_documents_text import _extracted
+
+from atlas.runtime.countries import nationality_codes
+from atlas.runtime.policy import TenantPolicy
+from runs.rating_grounds import grounds_of
+
+# Sarah Linden: a GB person on no list and in no article, directing the clean Acme
+# Analytics Ltd.
+FORM = "CLIENT DECLARATION\nName: Sarah Linden\nNationality: {}\n"
+GAP = (
+    "The subject (a national of Iran, IR, by uploaded document form.txt) is a national of one "
+    "of the tenant's high-risk jurisdictions, which its policy counts: enhanced due diligence "
+    "applies."
+)
+
+
+def linden(make_runtime, make_state, documents, nationality: str, *, counts: bool):
+    doc = attached(documents, "form.txt", FORM.format(nationality))
+    runtime = make_runtime(tenant_policy=TenantPolicy(nationality_counts=counts))
+    state = make_state("Sarah Linden", subject_type="person", documents=[doc])
+    return run(runtime, state)
+
+
+def test_a_national_of_a_high_risk_jurisdiction_is_not_low_where_the_policy_counts_it(
+    make_runtime, make_state, documents
+):
+    state = linden(make_runtime, make_state, documents, "British / Iranian", counts=True)
+    packet = state.proposed_packet
+    assert packet.risk_rating == "medium"
+    assert GAP in packet.open_gaps
+    assert state.high_risk_nationalities == [
+        "the subject (a national of Iran, IR, by uploaded document form.txt)"
+    ]
+    assert (
+        "nationality of a high-risk jurisdiction: the subject (a national of Iran, IR, by "
+        "uploaded document form.txt)"
+    ) in grounds_of(state)
+
+
+def test_nationality_changes_nothing_where_the_policy_does_not_count_it(
+    make_runtime, make_state, documents
+):
+    state = linden(make_runtime, make_state, documents, "Iranian", counts=False)
+    (document,) = [e for e in state.evidence if e.evidence_class == "document"]
+    assert document.nationalities == ["IR"]
+    assert state.proposed_packet.risk_rating == "low"
+    assert state.high_risk_nationalities == []
+    assert not any("national" in gap for gap in state.proposed_packet.open_gaps)
+
+
+def test_a_nationality_outside_the_high_risk_list_changes_nothing(
+    make_runtime, make_state, documents
+):
+    state = linden(make_runtime, make_state, documents, "British", counts=True)
+    assert state.proposed_packet.risk_rating == "low"
+
+
+def test_a_companys_form_says_nothing_of_a_person_subjects_nationality(
+    make_runtime, make_state, documents
+):
+    doc = attached(documents, "form.txt", "Company: Crescent Minerals Ltd\nNationality: Iranian\n")
+    runtime = make_runtime(tenant_policy=TenantPolicy(nationality_counts=True))
+    state = run(runtime, make_state("Sarah Linden", subject_type="person", documents=[doc]))
+    assert state.high_risk_nationalities == []
+
+
+@pytest.mark.parametrize(
+    ("text", "codes"),
+    [
+        ("Iranian", ["IR"]),
+        ("Iran", ["IR"]),
+        ("North Korean", ["KP"]),
+        ("Burmese", ["MM"]),
+        ("British / Iranian", ["GB", "IR"]),
+        ("Iranian and British", ["IR", "GB"]),
+        ("American", ["US"]),
+        # Names several countries share are not guessed.
+        ("Congolese", []),
+        ("Korean", []),
+        ("n/a", []),
+    ],
+)
+def test_a_nationality_is_read_as_countries(text, codes):
+    assert nationality_codes(text) == codes
+
+
+def test_the_extraction_reads_a_nationality_beside_another_label():
+    fields = _extracted(b"Name: Sarah Linden    Nationality: Iranian\n").fields
+    assert fields["nationality"] == ["IR"]
