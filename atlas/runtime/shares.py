@@ -8,6 +8,7 @@ only the share they chose counts."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from decimal import Decimal
 
@@ -147,13 +148,16 @@ def ownership_by_listed_owners(
 
 def share_bounds(share: str) -> tuple[Decimal, Decimal]:
     """The least and the most a share written as owner_shares writes one holds: "60%" 60
-    and 60, "more than 25%" 25 and 100, "less than 10%" 0 and 10."""
-    number = Decimal(share.rpartition(" ")[2].rstrip("%"))
+    and 60, "more than 25%" 25 and 100, "less than 10%" 0 and 10, "more than 50% but less
+    than 75%" 50 and 75."""
+    numbers = [Decimal(number) for number in re.findall(r"\d+(?:\.\d+)?", share)]
+    if len(numbers) == 2:
+        return numbers[0], numbers[1]
     if " " not in share:
-        return number, number
+        return numbers[0], numbers[0]
     if share.startswith(UPPER_BOUNDS):
-        return Decimal(0), number
-    return number, HUNDRED
+        return Decimal(0), numbers[0]
+    return numbers[0], HUNDRED
 
 
 def shares_agree(shares: Collection[str]) -> bool:

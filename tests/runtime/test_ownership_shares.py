@@ -32,7 +32,10 @@ TWO_LISTED_OWNERS = (
         ),
         ("UBO: ROE, Jane (more than 25%)", {"Jane Roe": "more than 25%"}),
         # A band as the UK's register of persons with significant control writes one.
-        ("UBO: Jane Roe (more than 50% but less than 75%)", {"Jane Roe": "more than 50%"}),
+        (
+            "UBO: Jane Roe (more than 50% but less than 75%)",
+            {"Jane Roe": "more than 50% but less than 75%"},
+        ),
         ("UBO: Jane Roe and John Doe, 50% each", {"Jane Roe": "50%", "John Doe": "50%"}),
         ("Beneficial owners:\n- Jane Roe (60%)\n- John Doe\n\nSigned.", {"Jane Roe": "60%"}),
         # Nothing to tell whose is whose, or a number no share can be: no guess.
@@ -197,17 +200,20 @@ def test_a_pdf_declarations_owners_table_blocks_the_company(make_runtime, make_s
     [
         (
             "UBO: Dmitri Volkov (more than 25% but not more than 50%)",
-            {"Dmitri Volkov": "more than 25%"},
+            {"Dmitri Volkov": "more than 25% but not more than 50%"},
         ),
-        ("UBO: Jane Roe 25-50%, John Doe 50%", {"Jane Roe": "at least 25%", "John Doe": "50%"}),
+        (
+            "UBO: Jane Roe 25-50%, John Doe 50%",
+            {"Jane Roe": "at least 25% but not more than 50%", "John Doe": "50%"},
+        ),
         (
             "Persons with significant control\nName   Nature of control\n"
             "Dmitri Volkov   More than 25% but not more than 50% of shares\n",
-            {"Dmitri Volkov": "more than 25%"},
+            {"Dmitri Volkov": "more than 25% but not more than 50%"},
         ),
     ],
 )
-def test_a_band_is_read_as_its_floor(text, shares):
+def test_a_band_is_read_with_both_its_ends(text, shares):
     assert owner_shares(text) == shares
 
 
@@ -232,6 +238,15 @@ def test_a_floor_that_reaches_half_is_enough(make_runtime, make_state, documents
     assert (
         "Owners with sanctions hits hold at least 75% of Acme Analytics Ltd (Dmitri Volkov at "
         "least 75%, by uploaded document psc.txt): 50% or more"
+    ) in packet.sanctions_result
+
+
+def test_a_band_under_half_at_its_ceiling_does_not_block(make_runtime, make_state, documents):
+    doc = attached(documents, "psc.txt", HEAD + "UBO: Dmitri Volkov (10-25%)\n")
+    packet = run(make_runtime(), make_state(documents=[doc])).proposed_packet
+    assert (
+        "Owners with sanctions hits hold at most 25% of Acme Analytics Ltd (Dmitri Volkov at "
+        "least 10% but not more than 25%, by uploaded document psc.txt): under 50%"
     ) in packet.sanctions_result
 
 

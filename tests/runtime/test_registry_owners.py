@@ -1,7 +1,8 @@
 """A registry that publishes the persons with significant control names owners of the
 subject company, each with the band of shares it holds: they are screened and searched for
 as owners a document names are, their bands count under OFAC's 50 Percent Rule, and a
-document's share agrees with a band it falls in; one outside it is a conflict.
+document's share agrees with a band it falls in; one outside it, under its floor or over its
+ceiling, is a conflict.
 
 Kestrel Ridge Haulage Ltd (GB): the register gives Dmitri Volkov (sanctioned) more than 50%
 but less than 75%, and its director Owen Pryce more than 25% but not more than 50%."""
@@ -45,7 +46,7 @@ def test_the_registers_owners_are_researched_and_their_bands_counted(
     assert packet.risk_rating == "high"
     assert (
         "Owners with sanctions hits hold at least 50% of Kestrel Ridge Haulage Ltd (Dmitri "
-        f"Volkov more than 50%, by company registry (GB)): {BLOCKED}"
+        f"Volkov more than 50% but less than 75%, by company registry (GB)): {BLOCKED}"
     ) in packet.sanctions_result
     assert not state.conflicts
 
@@ -66,14 +67,22 @@ def test_a_documents_share_inside_the_registers_band_agrees_with_it(
 def test_a_documents_share_outside_the_registers_band_is_a_conflict(
     make_runtime, make_state, documents
 ):
+    """Under its floor (Volkov's 40% against more than 50%) or over its ceiling (Pryce's 60%
+    against not more than 50%)."""
     _, state = kestrel(
         make_runtime, make_state, documents, "UBO: Dmitri Volkov (40%); Owen Pryce (60%)\n"
     )
-    (conflict,) = [c for c in state.conflicts if c.fact == FACT]
-    assert conflict.person == "beneficial owner Dmitri Volkov"
-    assert {(v.value, v.source_label) for v in conflict.values} == {
-        ("more than 50%", "Company registry (GB)"),
+    conflicts = {c.person: c for c in state.conflicts if c.fact == FACT}
+    assert set(conflicts) == {"beneficial owner Dmitri Volkov", "director Owen Pryce"}
+    assert {
+        (v.value, v.source_label) for v in conflicts["beneficial owner Dmitri Volkov"].values
+    } == {
+        ("more than 50% but less than 75%", "Company registry (GB)"),
         ("40%", "Uploaded document ubo0.txt"),
+    }
+    assert {v.value for v in conflicts["director Owen Pryce"].values} == {
+        "more than 25% but not more than 50%",
+        "60%",
     }
     packet = state.proposed_packet
     assert "Owners with sanctions hits hold" not in packet.sanctions_result
@@ -94,6 +103,8 @@ def test_a_documents_share_outside_the_registers_band_is_a_conflict(
         ("at least 75%", (75, 100)),
         ("less than 10%", (0, 10)),
         ("up to 60%", (0, 60)),
+        ("more than 50% but less than 75%", (50, 75)),
+        ("at least 25% but not more than 50%", (25, 50)),
     ],
 )
 def test_a_share_holds_between_its_bounds(share, bounds):
@@ -108,6 +119,8 @@ def test_a_share_holds_between_its_bounds(share, bounds):
         ({"more than 25%", "less than 30%"}, True),
         ({"at least 75%", "less than 50%"}, False),
         ({"60%", "40%"}, False),
+        ({"80%", "more than 50% but less than 75%"}, False),
+        ({"60%", "more than 50% but less than 75%"}, True),
     ],
 )
 def test_shares_agree_when_one_owner_could_hold_them_all(shares, agree):

@@ -26,17 +26,18 @@ _ON_ITS_LINE = re.compile(
 _OVER_A_LIST = re.compile(rf"(?im)^[ \t]*{OWNERS_LABEL}[ \t]*:[ \t]*\n")
 _SHARE = re.compile(
     r"\(?\b(?P<bound>(?:more|less)[ \t]+than|over|under|below|at[ \t]+least|up[ \t]+to)?[ \t]*"
-    r"(?P<number>\d{1,3}(?:[.,]\d+)?)[ \t]*(?:%|per[ \t]?cent\b)\)?"
+    r"(?P<number>\d{1,3}(?:[.,]\d+)?)[ \t]*(?:%|per[ \t]?cent\b)"
+    r"(?P<ceiling>[ \t]+but[ \t]+(?:not[ \t]+more|less)[ \t]+than[ \t]+\d{1,3}(?:\.\d+)?%)?\)?"
     r"(?P<or_more>[ \t]+or[ \t]+more\b)?(?P<each>[ \t]+each\b)?",
     re.IGNORECASE,
 )
 # A share given as a band ("more than 25% but not more than 50%", "more than 50% but less
-# than 75%", as the UK's register of persons with significant control writes them; "25-50%"): only its floor tells how much is
-# held at least.
+# than 75%", as the UK's register of persons with significant control writes them; "25-50%",
+# "25 to 50%"), written one way (_as_band) so that _SHARE reads it as one share.
 _BAND = re.compile(
     r"(?i)\b(?P<more>(?:more[ \t]+than|over)[ \t]+)?(?P<low>\d{1,3}(?:[.,]\d+)?)[ \t]*"
-    r"(?:%|per[ \t]?cent\b)?[ \t]*(?:,?[ \t]*but[ \t]+(?:not[ \t]+more|less)[ \t]+than|to|[-–])[ \t]*"
-    r"\d{1,3}(?:[.,]\d+)?[ \t]*(?:%|per[ \t]?cent\b)"
+    r"(?:%|per[ \t]?cent\b)?[ \t]*(?:,?[ \t]*but[ \t]+(?:not[ \t]+more|(?P<less>less))[ \t]+than"
+    r"|to|[-–])[ \t]*(?P<high>\d{1,3}(?:[.,]\d+)?)[ \t]*(?:%|per[ \t]?cent\b)"
 )
 # A heading over a table of the owners ("Beneficial ownership", "Persons with significant
 # control"): nothing but the heading on its line.
@@ -44,10 +45,11 @@ _TABLE_HEADING = re.compile(
     r"(?im)^[ \t]*(?:(?:ultimate[ \t]+)?beneficial[ \t]+own(?:ers?|ership)(?:[ \t]*\(ubos?\))?"
     r"|persons?[ \t]+with[ \t]+significant[ \t]+control|ubos?)[ \t]*:?[ \t]*$"
 )
-# A share said to be at most a number tells nothing of how much is held.
+# The words of a share said only to be at most a number (atlas.runtime.shares).
 UPPER_BOUNDS = ("less than", "under", "below", "up to")
 _WRITTEN = re.compile(
     r"(?:(?:more than|less than|over|under|below|at least|up to) )?\d{1,3}(?:\.\d+)?%"
+    r"(?: but (?:not more|less) than \d{1,3}(?:\.\d+)?%)?"
 )
 _MENTION = re.compile(r"(?i)\b(?:beneficial[ \t]+owner|ubos?\b)")
 MAX_LIST_LINES = 20
@@ -85,9 +87,9 @@ def owner_residences(text: str) -> dict[str, str]:
 
 
 def share_written(text: str) -> str | None:
-    """The share `text` gives on its own ("more than 50% but less than 75%"), written as
-    owner_shares writes one ("more than 50%"); None when it gives none."""
-    share = _SHARE.search(_floors(text))
+    """The share `text` gives on its own ("More than 50% but less than 75%"), written as
+    owner_shares writes one ("more than 50% but less than 75%"); None when it gives none."""
+    share = _SHARE.search(_as_band(text))
     if share is None or float(share["number"].replace(",", ".")) > 100:
         return None
     return _written(share)
@@ -110,13 +112,6 @@ def read_share_entry(entry: str) -> tuple[str, str]:
     return name.strip(), share.strip()
 
 
-def share_percent(share: str) -> str | None:
-    """The percentage a share written by owner_shares holds at least ("60", "25.5"); None
-    for a share said only to be under a number."""
-    bound, _, number = share.rstrip("%").rpartition(" ")
-    return None if bound in UPPER_BOUNDS else number
-
-
 def mentions_owners(text: str) -> bool:
     return bool(_MENTION.search(text))
 
@@ -125,20 +120,27 @@ def _owner_values(text: str) -> Iterator[str]:
     """The text after each owners label on its line, each line of a list under one, and
     each row of a table under an owners heading, as "Jane Roe 60%"."""
     for match in _ON_ITS_LINE.finditer(text):
-        yield _floors(match["value"])
+        yield _as_band(match["value"])
     for label in _OVER_A_LIST.finditer(text):
         for line in text[label.end() :].splitlines()[:MAX_LIST_LINES]:
             line = BULLET.sub("", line).strip()
             if not line or ":" in line or not _listed(line):
                 break
-            yield _floors(line)
+            yield _as_band(line)
     yield from _table_rows(text)
 
 
-def _floors(text: str) -> str:
-    """`text` with each band of shares written as its floor: "more than 25%", "at least
-    25%"."""
-    return _BAND.sub(lambda band: f"{band['more'] or 'at least '}{band['low']}%", text)
+def _as_band(text: str) -> str:
+    """`text` with each band of shares written as owner_shares writes one: "more than 25%
+    but not more than 50%", "at least 25% but not more than 50%" ("25-50%")."""
+
+    def written(band: re.Match) -> str:
+        low, high = (band[end].replace(",", ".") for end in ("low", "high"))
+        above = "more than" if band["more"] else "at least"
+        below = "less than" if band["less"] else "not more than"
+        return f"{above} {low}% but {below} {high}%"
+
+    return _BAND.sub(written, text)
 
 
 def _table_rows(text: str) -> Iterator[str]:
@@ -163,7 +165,7 @@ def _owner_table_rows(text: str) -> Iterator[tuple[str, str, str]]:
             if lives_at is None and not rows:
                 lives_at = residence_column(row)
             first, *others = row
-            shares = [share for cell in others for share in _SHARE.finditer(_floors(cell))]
+            shares = [share for cell in others for share in _SHARE.finditer(_as_band(cell))]
             if len(shares) == 1 and len(_listed(first)) == 1:
                 rows += 1
                 yield first, shares[0][0], cell_at(row, lives_at)
@@ -218,4 +220,5 @@ def _places(value: str, names: list[str]) -> list[int] | None:
 def _written(share: re.Match) -> str:
     bound = " ".join((share["bound"] or ("at least" if share["or_more"] else "")).lower().split())
     number = share["number"].replace(",", ".")
-    return f"{bound} {number}%".lstrip()
+    ceiling = " ".join((share["ceiling"] or "").lower().split())
+    return f"{bound} {number}% {ceiling}".strip()
