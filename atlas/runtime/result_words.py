@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from atlas.runtime.countries import country_words
 from atlas.runtime.injection import addresses_the_agent
 from atlas.runtime.redaction import PERSONAL_DATA_NAMES
 from atlas.runtime.wording import counted, exposed_as, fact_words
@@ -144,9 +145,15 @@ def _hit_line(hit: dict[str, Any]) -> str:
     )
 
 
+# Document fields whose values are country codes, shown with the country's name.
+COUNTRY_FIELDS = frozenset({"residence", "nationality"})
+
+
 def _document_lines(fields: dict[str, list[str]]) -> list[str]:
     facts = [
-        f"{fact_words(kind)}: {', '.join(values)}"
+        f"{fact_words(kind)}: {'; '.join(map(country_words, values))}"
+        if kind in COUNTRY_FIELDS
+        else f"{fact_words(kind)}: {', '.join(values)}"
         for kind, values in fields.items()
         if kind not in PERSONAL_DATA_NAMES
     ]

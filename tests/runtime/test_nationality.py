@@ -12,6 +12,7 @@ from test_documents_text import _extracted
 
 from atlas.runtime.countries import nationality_codes
 from atlas.runtime.policy import TenantPolicy
+from atlas.runtime.result_words import result_lines
 from runs.rating_grounds import grounds_of
 
 # Sarah Linden: a GB person on no list and in no article, directing the clean Acme
@@ -97,3 +98,10 @@ def test_a_nationality_is_read_as_countries(text, codes):
 def test_the_extraction_reads_a_nationality_beside_another_label():
     fields = _extracted(b"Name: Sarah Linden    Nationality: Iranian\n").fields
     assert fields["nationality"] == ["IR"]
+
+
+def test_the_extraction_step_names_the_countries_it_read():
+    fields = {"residence": ["GB"], "nationality": ["GB", "IR"], "person_names": ["Sarah Linden"]}
+    lines = result_lines("extract_uploaded_document", {"fields": fields, "document_id": "d"})
+    assert "a country of residence: United Kingdom, GB" in lines
+    assert "nationality: United Kingdom, GB; Iran, IR" in lines
