@@ -1,10 +1,12 @@
-"""How much of the subject company each beneficial owner holds, as each document says, and
-what that tells under OFAC's 50 Percent Rule.
+"""How much of the subject company each beneficial owner holds, as each source says (a
+document, or a registry's persons with significant control), and what that tells under
+OFAC's 50 Percent Rule.
 
-A document's word on one owner's share is a fact of its own, so documents are compared
-only where both give that owner a share: one that lists fewer owners disputes nothing. Two
-that give one owner different shares are a conflict for a reviewer, and once one settles it
-only the share they chose counts."""
+A source's word on one owner's share is a fact of its own, so sources are compared only
+where both give that owner a share: one that lists fewer owners disputes nothing, and a
+share inside another's band ("60%" and "more than 50% but less than 75%") agrees with it.
+Two that cannot both hold are a conflict for a reviewer, and once one settles it only the
+share they chose counts."""
 
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ def share_fact(entity_id: str, name: str, share: str, item: EvidenceItem, excerp
 
 
 def shares_held(state: AtlasState) -> dict[str, list[Fact]]:
-    """director_key -> what the documents say each owner holds of the selected company;
+    """director_key -> what the sources say each owner holds of the selected company;
     once a reviewer settles a conflict over one's share, only the share they chose."""
     selected = state.selected_entity
     said: dict[str, list[Fact]] = {}
@@ -78,10 +80,10 @@ def _whole_maps_by_owner(state: AtlasState) -> dict[str, list[Fact]]:
 def ownership_by_listed_owners(
     state: AtlasState, set_aside: Collection[str] = ()
 ) -> tuple[str, str]:
-    """What the documents' shares say of the selected company's ownership by owners with a
+    """What the sources' shares say of the selected company's ownership by owners with a
     sanctions hit: a sentence for the packet's sanctions result, or a gap when it cannot be
-    told (a listed owner's exact share is not given, or the documents give one different
-    shares and the answer turns on which stands). ("", "") when no beneficial owner has a
+    told (a listed owner's exact share is not given, or the sources give one shares that
+    cannot both hold and the answer turns on which stands). ("", "") when no beneficial owner has a
     hit; hits whose evidence ids are in `set_aside` (marked false positives) are none."""
     selected = state.selected_entity
     if selected is None or selected.entity_type != "company":
