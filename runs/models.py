@@ -45,8 +45,9 @@ class Tenant(models.Model):
         default=False,
         help_text=(
             "A person subject whose own form gives a nationality of one of the high-risk "
-            "jurisdictions is treated as one living there: not rated low, and the packet asks "
-            "for enhanced due diligence."
+            "jurisdictions, or a director or beneficial owner a company's document gives one, "
+            "is treated as one living there: not rated low, and the packet asks for enhanced "
+            "due diligence."
         ),
     )
     created_at = models.DateTimeField(auto_now_add=True)

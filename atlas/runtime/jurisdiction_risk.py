@@ -13,7 +13,11 @@ from atlas.runtime.declared_businesses import registered_businesses
 from atlas.runtime.directors import director_key, directors
 from atlas.runtime.directorships import directorships
 from atlas.runtime.owners import owners
-from atlas.runtime.residences import countries_lived_in, subject_residences
+from atlas.runtime.residences import (
+    countries_lived_in,
+    people_of_the_company,
+    subject_residences,
+)
 from atlas.runtime.state import AtlasState
 from atlas.runtime.wording import listed
 
@@ -89,18 +93,33 @@ def _subject_living_there(s: AtlasState, high_risk: set[str]) -> list[str]:
 
 
 def high_risk_nationalities(s: AtlasState) -> list[str]:
-    """A person subject who is a national of a high-risk jurisdiction, by a form of theirs,
-    where the tenant's policy counts nationality: "the subject (a national of Iran, IR, by
-    uploaded document declaration.txt)"."""
-    if not s.nationality_counts or s.brief.subject_type != "person":
+    """Who is a national of a high-risk jurisdiction, where the tenant's policy counts
+    nationality: a person subject, by a form of theirs ("the subject (a national of Iran,
+    IR, by uploaded document declaration.txt)"), or a director or beneficial owner of the
+    subject company, by a document about it ("director Farhad Rahimi (a national of Iran,
+    IR, by uploaded document board.txt)")."""
+    if not s.nationality_counts:
         return []
     high_risk = set(s.high_risk_jurisdictions)
-    for item in s.evidence:
-        if there := [code for code in item.nationalities if code in high_risk]:
+    if s.brief.subject_type == "person":
+        said = [("the subject", item, item.nationalities) for item in s.evidence]
+    elif s.selected_entity is not None:
+        people = people_of_the_company(s)
+        said = [
+            (people[key], item, codes)
+            for item in s.evidence
+            for name, codes in item.nationalities_of.items()
+            if (key := director_key(name)) in people
+        ]
+    else:
+        return []
+    found: dict[str, str] = {}
+    for who, item, codes in said:
+        if there := [code for code in codes if code in high_risk]:
             label = item.source_label[:1].lower() + item.source_label[1:]
             countries = listed([country_words(code) for code in there], "and")
-            return [f"the subject (a national of {countries}, by {label})"]
-    return []
+            found.setdefault(who, f"{who} (a national of {countries}, by {label})")
+    return list(found.values())
 
 
 def jurisdiction_gaps(s: AtlasState) -> list[str]:
@@ -113,10 +132,11 @@ def jurisdiction_gaps(s: AtlasState) -> list[str]:
 def _nationality_gap(s: AtlasState) -> str:
     if not (found := high_risk_nationalities(s)):
         return ""
-    who = found[0]
+    who = listed(found, "and")
+    are = "is a national of one of" if len(found) == 1 else "are nationals of"
     return (
-        f"{who[:1].upper()}{who[1:]} is a national of one of the tenant's high-risk "
-        "jurisdictions, which its policy counts: enhanced due diligence applies."
+        f"{who[:1].upper()}{who[1:]} {are} the tenant's high-risk jurisdictions, which its "
+        "policy counts: enhanced due diligence applies."
     )
 
 

@@ -70,8 +70,9 @@ from atlas.runtime.tools.base import ToolSpec
 # are a conflict over that owner's share, and the 50 Percent Rule is said when it holds (or
 # fails) whichever share stands, a ceiling under half included; a registry's persons with
 # significant control are owners, researched and counted as a document's are; where the
-# tenant's policy counts nationality, a person subject's form giving a nationality of a
-# high-risk jurisdiction rules out a low rating as living there does.
+# tenant's policy counts nationality, a person subject's form, or a company document's
+# table of its directors or owners, giving a nationality of a high-risk jurisdiction rules
+# out a low rating as living there does.
 POLICY_VERSION = "atlas-policy/22"
 
 
@@ -90,8 +91,9 @@ class TenantPolicy(BaseModel):
     # owner living in one (jurisdiction_risk), is not rated low, and its packet asks for
     # enhanced due diligence.
     high_risk_jurisdictions: list[str] = Field(default_factory=lambda: [*HIGH_RISK_JURISDICTIONS])
-    # Whether a person subject who is a national of one of them, by a form of theirs, is
-    # treated as one living there is. Off unless the tenant's policy says so: institutions
+    # Whether a person subject who is a national of one of them, by a form of theirs, or a
+    # director or owner of a subject company who is, by a document's table, is treated as
+    # one living there is. Off unless the tenant's policy says so: institutions
     # differ on whether nationality alone calls for enhanced due diligence.
     nationality_counts: bool = False
 

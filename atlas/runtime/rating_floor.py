@@ -294,9 +294,9 @@ RULES = (
         lambda s, _: bool(in_high_risk_jurisdictions(s)),
         "The subject, a company it directs, or a business its declared source of wealth or "
         "funds names, is registered in one of the tenant's high-risk jurisdictions, or the "
-        "subject, a director or a beneficial owner of it lives in one, or the subject is a "
-        "national of one and the tenant's policy counts that (see "
-        "in_high_risk_jurisdictions): that rules out a low risk rating.",
+        "subject, a director or a beneficial owner of it lives in one or, where the tenant's "
+        "policy counts nationality, is a national of one (see in_high_risk_jurisdictions): "
+        "that rules out a low risk rating.",
         "a high-risk jurisdiction",
     ),
     RatingRule(

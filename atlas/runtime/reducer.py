@@ -92,7 +92,11 @@ from atlas.runtime.tools.document_owners import (
     read_share_entry,
     share_written,
 )
-from atlas.runtime.tools.document_residences import read_residence_entry, residence_entry
+from atlas.runtime.tools.document_residences import (
+    read_nationality_entry,
+    read_residence_entry,
+    residence_entry,
+)
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.wording import counted, exposed_as, fact_words, listed
 from atlas.runtime.world import name_score, words_it_lacks
@@ -1052,6 +1056,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         and not fields.get(OWNERS_FACT)
         and mentions_owners(result.get("text", "")),
         residences=_residences_read(fields) if about_entity else {},
+        nationalities_of=_nationalities_read(fields) if about_entity else {},
     )
     # A company's form declares where the company's money comes from, not a person's, nor
     # where they live; another company's or person's says nothing of the subject.
@@ -1149,6 +1154,17 @@ def _residences_read(fields: dict[str, list[str]]) -> dict[str, str]:
 
 # The extraction tool's field for the shares a document gives ("Dmitri Volkov: 60%").
 SHARE_FIELD = "ownership_shares"
+
+
+def _nationalities_read(fields: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The countries the people a document lists are nationals of, name -> codes, as the
+    extraction tool wrote them ("Farhad Rahimi: IR, GB")."""
+    nationals: dict[str, list[str]] = {}
+    for entry in fields.get("nationalities") or []:
+        name, codes = read_nationality_entry(str(entry))
+        if name and codes:
+            nationals.setdefault(name, codes)
+    return nationals
 
 
 def _owner_shares(fields: dict[str, list[str]]) -> dict[str, str]:

@@ -285,6 +285,9 @@ class EvidenceItem(_Model):
     residence_line: str = ""
     # For a person's form: the countries it says they are a national of (ISO codes).
     nationalities: list[str] = Field(default_factory=list)
+    # For a document about the subject company: the countries each director or owner it
+    # lists is a national of, by name, where its tables say.
+    nationalities_of: dict[str, list[str]] = Field(default_factory=dict)
     # The same text at other addresses (an article syndicated word for word): one story,
     # held once, each place it ran named.
     copies: list[SameTextElsewhere] = Field(default_factory=list)

@@ -11,7 +11,7 @@ from runtime_helpers import run, tool_arguments
 from atlas.runtime.memory import MemoryDocumentSource
 from atlas.runtime.ports import StoredDocument
 from atlas.runtime.state import AttachedDocument
-from atlas.runtime.tools.document_directors import directors_in_tables, mentions_directors
+from atlas.runtime.tools.document_directors import board_table_rows, mentions_directors
 
 ACME = "Company: Acme Analytics Ltd\nCompany number: 08812345\n\n"
 BOARD_TABLE = (
@@ -57,7 +57,7 @@ BOARD_TABLE = (
     ],
 )
 def test_the_rows_of_a_board_table_are_its_directors(table, names):
-    assert directors_in_tables(table) == names
+    assert [row.name for row in board_table_rows(table)] == names
 
 
 @pytest.mark.parametrize(

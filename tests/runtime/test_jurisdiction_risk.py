@@ -57,9 +57,9 @@ def test_a_low_rating_is_refused_while_it_applies(make_runtime, make_state, stor
     assert rejected.data["errors"] == [
         "The subject, a company it directs, or a business its declared source of wealth or "
         "funds names, is registered in one of the tenant's high-risk jurisdictions, or the "
-        "subject, a director or a beneficial owner of it lives in one, or the subject is a "
-        "national of one and the tenant's policy counts that (see "
-        "in_high_risk_jurisdictions): that rules out a low risk rating."
+        "subject, a director or a beneficial owner of it lives in one or, where the tenant's "
+        "policy counts nationality, is a national of one (see in_high_risk_jurisdictions): "
+        "that rules out a low risk rating."
     ]
     assert state.proposed_packet.risk_rating == "medium"
 

@@ -6,7 +6,7 @@ does not (the default), nationality changes nothing."""
 from __future__ import annotations
 
 import pytest
-from runtime_helpers import run
+from runtime_helpers import run, settled
 from test_document_owners import attached
 from test_documents_text import _extracted
 
@@ -105,3 +105,75 @@ def test_the_extraction_step_names_the_countries_it_read():
     lines = result_lines("extract_uploaded_document", {"fields": fields, "document_id": "d"})
     assert "a country of residence: United Kingdom, GB" in lines
     assert "nationality: United Kingdom, GB; Iran, IR" in lines
+
+
+OWNERS_TABLE = (
+    "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
+    "Beneficial ownership\n"
+    "| Name | Nationality | Share |\n|---|---|---|\n"
+    "| Jane Roe | Iranian | 60% |\n| John Doe | British | 40% |\n"
+)
+BOARD_TABLE = (
+    "Company: Acme Analytics Ltd\nCompany number: 08812345\n"
+    "Board of directors\n"
+    "Name            Role        Nationality\n"
+    "Sarah Linden    Director    British / Iranian\n"
+)
+
+
+def acme(make_runtime, make_state, documents, text: str, *, counts: bool):
+    doc = attached(documents, "acme.txt", text)
+    runtime = make_runtime(tenant_policy=TenantPolicy(nationality_counts=counts))
+    return run(runtime, make_state(documents=[doc]))
+
+
+def test_a_companys_owner_or_director_of_a_high_risk_nationality_counts_where_the_policy_says(
+    make_runtime, make_state, documents
+):
+    state = acme(
+        make_runtime, make_state, documents, OWNERS_TABLE + "\n" + BOARD_TABLE, counts=True
+    )
+    assert state.high_risk_nationalities == [
+        "director Sarah Linden (a national of Iran, IR, by uploaded document acme.txt)",
+        "beneficial owner Jane Roe (a national of Iran, IR, by uploaded document acme.txt)",
+    ]
+    packet = state.proposed_packet
+    assert packet.risk_rating == "medium"
+    assert any(
+        gap.endswith(
+            "are nationals of the tenant's high-risk jurisdictions, which its policy counts: "
+            "enhanced due diligence applies."
+        )
+        for gap in packet.open_gaps
+    )
+
+
+def test_a_companys_owners_nationality_changes_nothing_where_the_policy_does_not_count_it(
+    make_runtime, make_state, documents
+):
+    state = acme(make_runtime, make_state, documents, OWNERS_TABLE, counts=False)
+    (document,) = [e for e in state.evidence if e.evidence_class == "document"]
+    assert document.nationalities_of == {"Jane Roe": ["IR"], "John Doe": ["GB"]}
+    assert state.high_risk_nationalities == []
+    assert state.proposed_packet.risk_rating == "low"
+
+
+def test_a_director_the_reviewer_settles_out_of_the_board_no_longer_counts(
+    make_runtime, make_state, documents
+):
+    """The registry names Sarah Linden and Tom Becker; the document's board table names
+    Farhad Rahimi, an Iranian national, instead."""
+    board = (
+        "Company: Acme Analytics Ltd\nCompany number: 08812345\nBoard of directors\n"
+        "Name            Role        Nationality\nFarhad Rahimi   Director    Iranian\n"
+    )
+    doc = attached(documents, "board.txt", board)
+    runtime = make_runtime(tenant_policy=TenantPolicy(nationality_counts=True))
+    state = run(runtime, make_state(documents=[doc]))
+    assert state.high_risk_nationalities == [
+        "director Farhad Rahimi (a national of Iran, IR, by uploaded document board.txt)"
+    ]
+    (conflict,) = [c for c in state.conflicts if c.fact == "directors"]
+    state = settled(runtime, state, conflict.conflict_id, "Sarah Linden, Tom Becker")
+    assert state.high_risk_nationalities == []
+    assert not any("national" in gap for gap in state.proposed_packet.open_gaps)

@@ -14,21 +14,26 @@ from atlas.runtime.redaction import personal_data_found, redact
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
 from atlas.runtime.tools.document_declarations import DECLARATION_LABEL, declarations
 from atlas.runtime.tools.document_directors import (
+    BoardRow,
     board_table_rows,
     director_block_lines,
     directors_in_blocks,
     directors_in_prose,
-    directors_in_tables,
     names_listed,
 )
 from atlas.runtime.tools.document_owners import (
     OWNERS_LABEL,
+    owner_nationalities,
     owner_residences,
     owner_shares,
     owners_named,
     share_entry,
 )
-from atlas.runtime.tools.document_residences import residence_entry, residences_listed
+from atlas.runtime.tools.document_residences import (
+    nationality_entry,
+    residence_entry,
+    residences_listed,
+)
 from atlas.runtime.tools.document_tables import CELL_BREAK
 from atlas.runtime.tools.schemas import (
     Article,
@@ -446,7 +451,7 @@ def _country_ending(value: str) -> str | None:
     return country_code(value) or country_code(value.rsplit(",", 1)[-1])
 
 
-def _where_directors_live(lines: list[str], labelled: str, text: str) -> dict[str, str]:
+def _where_directors_live(lines: list[str], labelled: str, board: list[BoardRow]) -> dict:
     """Where directors live, as a directors line, or a line of a list of them, says beside
     a name (document_residences), or a board table's "Country of residence" column."""
     found: dict[str, str] = {}
@@ -454,9 +459,18 @@ def _where_directors_live(lines: list[str], labelled: str, text: str) -> dict[st
     for line, names in [*listed, *director_block_lines(labelled)]:
         for name, code in residences_listed(line, names).items():
             found.setdefault(name, code)
-    for name, where in board_table_rows(text):
-        if code := country_code(where):
-            found.setdefault(name, code)
+    for row in board:
+        if code := country_code(row.residence):
+            found.setdefault(row.name, code)
+    return found
+
+
+def _nationalities_of_people(board: list[BoardRow], labelled: str) -> dict[str, list[str]]:
+    """The countries each director or owner is a national of, as a board table's or an
+    owners table's "Nationality" column says."""
+    found = {row.name: codes for row in board if (codes := nationality_codes(row.nationality))}
+    for name, codes in owner_nationalities(labelled).items():
+        found.setdefault(name, codes)
     return found
 
 
@@ -480,13 +494,14 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         field: list(dict.fromkeys(values)) for field, values in personal_data_found(text).items()
     }
     labelled = _one_label_a_line(text)
+    board = list(board_table_rows(text))
     lives_in: dict[str, str] = {}
     for field_name, pattern in _FIELD_PATTERNS.items():
         values = [m["value"].strip() for m in pattern.finditer(labelled)]
         if field_name == "directors":
-            lives_in = _where_directors_live(values, labelled, text)
+            lives_in = _where_directors_live(values, labelled, board)
             values = [name for line in values for name in names_listed(line)]
-            values += directors_in_blocks(labelled) + directors_in_tables(text)
+            values += directors_in_blocks(labelled) + [row.name for row in board]
             values += directors_in_prose(text)
         if field_name == "registration_numbers":
             values = [v for v in values if len(re.sub(r"[\W_]", "", v)) >= MIN_NUMBER_LENGTH]
@@ -506,6 +521,8 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             lives_in.setdefault(name, code)
     if lives_in:
         fields["residences"] = [residence_entry(*lived) for lived in lives_in.items()]
+    if nationals := _nationalities_of_people(board, labelled):
+        fields["nationalities"] = [nationality_entry(*held) for held in nationals.items()]
     for field_name, declared in declarations(labelled).items():
         fields[field_name] = [declared]
     return ExtractDocumentResult(

@@ -14,9 +14,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from atlas.runtime.tools.business_names import businesses_named
-from atlas.runtime.tools.document_tables import cell_at, cells, residence_column
+from atlas.runtime.tools.document_tables import (
+    cell_at,
+    cells,
+    nationality_column,
+    residence_column,
+)
 from atlas.runtime.world.normalize import HONORIFICS
 
 _LEAD_IN = re.compile(
@@ -242,18 +248,21 @@ _TABLE_ROW = re.compile(
 )
 
 
-def directors_in_tables(text: str) -> list[str]:
-    """Directors in a table under a heading that names the board: rows whose role column
-    says "Director", up to a blank line after them. A row for one said to have gone
+class BoardRow(NamedTuple):
+    """A director's row of a board table: the name, and the cells under a "Country of
+    residence" and a "Nationality" header ("" where the table has none)."""
+
+    name: str
+    residence: str
+    nationality: str
+
+
+def board_table_rows(text: str) -> Iterator[BoardRow]:
+    """Each director's row of a table under a heading that names the board: rows whose role
+    column says "Director", up to a blank line after them. A row for one said to have gone
     ("resigned 2021") is left out."""
-    return list(dict.fromkeys(name for name, _ in board_table_rows(text)))
-
-
-def board_table_rows(text: str) -> Iterator[tuple[str, str]]:
-    """(name, country of residence cell) of each director's row of such a table; the cell
-    is the one under a "Country of residence" header, or ""."""
     for heading in _TABLE_HEADING.finditer(text):
-        rows, lives_at = 0, None
+        rows, lives_at, national_at = 0, None, None
         for line in text[heading.end() :].splitlines()[1 : MAX_BLOCK_LINES + 1]:
             if not line.strip():
                 if rows:
@@ -262,15 +271,18 @@ def board_table_rows(text: str) -> Iterator[tuple[str, str]]:
             row = _TABLE_ROW.match(line)
             if row is None:
                 # The table's header ("Name  Role  Country of residence"), or a rule.
-                if not rows and lives_at is None:
+                if not rows and lives_at is None and national_at is None:
                     lives_at = residence_column(cells(line))
+                    national_at = nationality_column(cells(line))
                 continue
             rows += 1
             name = _without_titles(" ".join(row["name"].split()))
             if name.split()[-1].lower() in _FUNCTION_WORDS:
                 continue  # "Jane Roe  Finance Director": an officer's row
             if not _GONE.search(line[row.end() :]) and _looks_like_a_listed_name(name):
-                yield name, cell_at(cells(line), lives_at)
+                yield BoardRow(
+                    name, cell_at(cells(line), lives_at), cell_at(cells(line), national_at)
+                )
 
 
 # A mention of the board that names nobody (or says there is none): "Directors: None".

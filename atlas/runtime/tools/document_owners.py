@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
-from atlas.runtime.countries import country_code
+from atlas.runtime.countries import country_code, nationality_codes
 from atlas.runtime.tools.document_directors import BULLET, names_listed
 from atlas.runtime.tools.document_residences import residences_listed
-from atlas.runtime.tools.document_tables import cell_at, cells, residence_column
+from atlas.runtime.tools.document_tables import (
+    cell_at,
+    cells,
+    nationality_column,
+    residence_column,
+)
 
 OWNERS_LABEL = (
     r"(?:(?:ultimate[ \t]+)?beneficial[ \t]+owners?(?:[ \t]*\(s\))?(?:[ \t]*\(ubos?\))?|ubos?)"
@@ -80,10 +86,19 @@ def owner_residences(text: str) -> dict[str, str]:
     for value in _owner_values(text):
         for name, code in residences_listed(value, _listed(value)).items():
             found.setdefault(name, code)
-    for name, _, where in _owner_table_rows(text):
-        if code := country_code(where):
-            found.setdefault(_listed(name)[0], code)
+    for row in _owner_table_rows(text):
+        if code := country_code(row.residence):
+            found.setdefault(_listed(row.name)[0], code)
     return found
+
+
+def owner_nationalities(text: str) -> dict[str, list[str]]:
+    """The countries each owner is a national of, as a table's "Nationality" column says."""
+    return {
+        _listed(row.name)[0]: codes
+        for row in _owner_table_rows(text)
+        if (codes := nationality_codes(row.nationality))
+    }
 
 
 def share_written(text: str) -> str | None:
@@ -145,30 +160,41 @@ def _as_band(text: str) -> str:
 
 def _table_rows(text: str) -> Iterator[str]:
     """The rows of a table of owners under its heading, as "Jane Roe 60%"."""
-    for name, share, _ in _owner_table_rows(text):
-        yield f"{name} {share}"
+    for row in _owner_table_rows(text):
+        yield f"{row.name} {row.share}"
 
 
-def _owner_table_rows(text: str) -> Iterator[tuple[str, str, str]]:
-    """(name, share, country of residence cell) of each row of a table of owners under its
-    heading, a name in its first cell and one share in another ("| Jane Roe | British | Iran
-    | 60% |"), up to a blank line after them; the header row and rules are passed over. The
-    residence is the cell under a "Country of residence" header, or ""."""
+class OwnerRow(NamedTuple):
+    """An owner's row of an owners table: the name as its cell gives it, the share, and the
+    cells under a "Country of residence" and a "Nationality" header ("" where none)."""
+
+    name: str
+    share: str
+    residence: str
+    nationality: str
+
+
+def _owner_table_rows(text: str) -> Iterator[OwnerRow]:
+    """Each row of a table of owners under its heading, a name in its first cell and one
+    share in another ("| Jane Roe | British | Iran | 60% |"), up to a blank line after them;
+    the header row and rules are passed over."""
     for heading in _TABLE_HEADING.finditer(text):
-        rows, lives_at = 0, None
+        rows, lives_at, national_at = 0, None, None
         for line in text[heading.end() :].splitlines()[1 : MAX_LIST_LINES + 1]:
             if not line.strip():
                 if rows:
                     break
                 continue
             row = cells(line)
-            if lives_at is None and not rows:
-                lives_at = residence_column(row)
+            if lives_at is None and national_at is None and not rows:
+                lives_at, national_at = residence_column(row), nationality_column(row)
             first, *others = row
             shares = [share for cell in others for share in _SHARE.finditer(_as_band(cell))]
             if len(shares) == 1 and len(_listed(first)) == 1:
                 rows += 1
-                yield first, shares[0][0], cell_at(row, lives_at)
+                yield OwnerRow(
+                    first, shares[0][0], cell_at(row, lives_at), cell_at(row, national_at)
+                )
 
 
 def _listed(value: str) -> list[str]:

@@ -41,3 +41,15 @@ def read_residence_entry(entry: str) -> tuple[str, str]:
     """(name, code) of a residence_entry."""
     name, _, code = entry.rpartition(": ")
     return name.strip(), code.strip()
+
+
+def nationality_entry(name: str, codes: list[str]) -> str:
+    """The countries a person is a national of, as the extraction tool lists them:
+    "Farhad Rahimi: IR, GB"."""
+    return f"{name}: {', '.join(codes)}"
+
+
+def read_nationality_entry(entry: str) -> tuple[str, list[str]]:
+    """(name, codes) of a nationality_entry."""
+    name, _, codes = entry.rpartition(": ")
+    return name.strip(), [code.strip() for code in codes.split(",") if code.strip()]

@@ -12,6 +12,10 @@ RESIDENCE_HEADER = re.compile(
 )
 
 
+# The header of a column giving each person's nationality.
+NATIONALITY_HEADER = re.compile(r"(?i)nationalit(?:y|ies)|citizenships?")
+
+
 def cells(line: str) -> list[str]:
     return CELL_BREAK.split(line.strip().strip("|").strip())
 
@@ -19,6 +23,11 @@ def cells(line: str) -> list[str]:
 def residence_column(header: list[str]) -> int | None:
     """The index of the header's "Country of residence" column, if it has one."""
     return next((at for at, cell in enumerate(header) if RESIDENCE_HEADER.fullmatch(cell)), None)
+
+
+def nationality_column(header: list[str]) -> int | None:
+    """The index of the header's "Nationality" column, if it has one."""
+    return next((at for at, cell in enumerate(header) if NATIONALITY_HEADER.fullmatch(cell)), None)
 
 
 def cell_at(row: list[str], column: int | None) -> str:
