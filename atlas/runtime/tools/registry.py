@@ -28,7 +28,8 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # 19: and the name a person's form gives ("Name: Sarah Linden"), and a board table where each
 # director lives; 20: a company's registry record may give its persons with significant
 # control, each with the register's band of shares, and a document's owners may be given
-# such a band ("more than 50% but less than 75%")
+# such a band ("more than 50% but less than 75%"); a person's form gives their nationality,
+# and a board or owners table its people's
 TOOLSET_VERSION = "atlas-tools/20"
 
 
