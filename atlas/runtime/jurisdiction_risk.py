@@ -130,36 +130,32 @@ def jurisdiction_gaps(s: AtlasState) -> list[str]:
 
 
 def _nationality_gap(s: AtlasState) -> str:
-    if not (found := high_risk_nationalities(s)):
-        return ""
-    who = listed(found, "and")
-    are = "is a national of one of" if len(found) == 1 else "are nationals of"
-    return (
-        f"{who[:1].upper()}{who[1:]} {are} the tenant's high-risk jurisdictions, which its "
-        "policy counts: enhanced due diligence applies."
+    return _gap(
+        high_risk_nationalities(s),
+        "is a national of one of",
+        "are nationals of",
+        ", which its policy counts",
     )
 
 
 def _residence_gap(s: AtlasState) -> str:
-    found = high_risk_residences(s)
-    if not found:
-        return ""
-    who = listed(found, "and")
-    where = "lives in one of" if len(found) == 1 else "live in"
-    return (
-        f"{who[:1].upper()}{who[1:]} {where} the tenant's high-risk jurisdictions: enhanced due "
-        "diligence applies."
-    )
+    return _gap(high_risk_residences(s), "lives in one of", "live in")
 
 
 def _registration_gap(s: AtlasState) -> str:
-    found = high_risk_registrations(s)
+    return _gap(high_risk_registrations(s), "is registered in one of", "are registered in")
+
+
+def _gap(found: list[str], one: str, many: str, counted: str = "") -> str:
+    """The packet's open item saying how `found` are tied to the tenant's high-risk
+    jurisdictions ("Director X lives in one of the tenant's high-risk jurisdictions:
+    enhanced due diligence applies."), or "" when nobody is found."""
     if not found:
         return ""
     who = listed(found, "and")
     who += "," if found[-1].endswith(DIRECTED) else ""  # the aside closes before the verb
-    where = "is registered in one of" if len(found) == 1 else "are registered in"
+    verb = one if len(found) == 1 else many
     return (
-        f"{who[:1].upper()}{who[1:]} {where} the tenant's high-risk jurisdictions: enhanced due "
-        "diligence applies."
+        f"{who[:1].upper()}{who[1:]} {verb} the tenant's high-risk jurisdictions{counted}: "
+        "enhanced due diligence applies."
     )
