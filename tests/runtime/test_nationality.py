@@ -13,6 +13,7 @@ from test_documents_text import _extracted
 from atlas.runtime.countries import nationality_codes
 from atlas.runtime.policy import TenantPolicy
 from atlas.runtime.result_words import result_lines
+from atlas.runtime.tools.document_residences import read_nationality_entry
 from runs.rating_grounds import grounds_of
 
 # Sarah Linden: a GB person on no list and in no article, directing the clean Acme
@@ -177,3 +178,27 @@ def test_a_director_the_reviewer_settles_out_of_the_board_no_longer_counts(
     state = settled(runtime, state, conflict.conflict_id, "Sarah Linden, Tom Becker")
     assert state.high_risk_nationalities == []
     assert not any("national" in gap for gap in state.proposed_packet.open_gaps)
+
+
+@pytest.mark.parametrize(
+    ("line", "nationals"),
+    [
+        ("Directors: Daniel Mercer, Farhad Rahimi (Iranian national)", {"Farhad Rahimi": ["IR"]}),
+        ("Directors: Farhad Rahimi (national of Iran), Daniel Mercer", {"Farhad Rahimi": ["IR"]}),
+        ("Directors: Farhad Rahimi, an Iranian citizen", {"Farhad Rahimi": ["IR"]}),
+        ("Directors: Omar Li, a citizen of Singapore", {"Omar Li": ["SG"]}),
+        ("UBO: Jane Roe (dual citizen of Iran), 60%", {"Jane Roe": ["IR"]}),
+        (
+            "UBO: Jane Roe (dual British and Iranian national), 60%",
+            {"Jane Roe": ["GB", "IR"]},
+        ),
+        ("UBO: Jane Roe (nationality: Singaporean), 60%", {"Jane Roe": ["SG"]}),
+        # Words that name no one country, or a bank's name, say nothing of anyone.
+        ("Directors: Farhad Rahimi (senior citizen)", {}),
+        ("Directors: Daniel Mercer\nBank: The National Bank", {}),
+    ],
+)
+def test_a_nationality_said_beside_a_name_is_read(line, nationals):
+    text = f"Company: Acme Analytics Ltd\n{line}\n"
+    entries = _extracted(text.encode()).fields.get("nationalities", [])
+    assert dict(map(read_nationality_entry, entries)) == nationals

@@ -30,6 +30,7 @@ from atlas.runtime.tools.document_owners import (
     share_entry,
 )
 from atlas.runtime.tools.document_residences import (
+    nationalities_listed,
     nationality_entry,
     residence_entry,
     residences_listed,
@@ -465,10 +466,20 @@ def _where_directors_live(lines: list[str], labelled: str, board: list[BoardRow]
     return found
 
 
-def _nationalities_of_people(board: list[BoardRow], labelled: str) -> dict[str, list[str]]:
-    """The countries each director or owner is a national of, as a board table's or an
-    owners table's "Nationality" column says."""
-    found = {row.name: codes for row in board if (codes := nationality_codes(row.nationality))}
+def _nationalities_of_people(
+    lines: list[str], labelled: str, board: list[BoardRow]
+) -> dict[str, list[str]]:
+    """The countries each director or owner is a national of, as a directors or owners line
+    says beside a name (document_residences), or a board or owners table's "Nationality"
+    column."""
+    found: dict[str, list[str]] = {}
+    listed = [(line, names_listed(line)) for line in lines]
+    for line, names in [*listed, *director_block_lines(labelled)]:
+        for name, codes in nationalities_listed(line, names).items():
+            found.setdefault(name, codes)
+    for row in board:
+        if codes := nationality_codes(row.nationality):
+            found.setdefault(row.name, codes)
     for name, codes in owner_nationalities(labelled).items():
         found.setdefault(name, codes)
     return found
@@ -496,10 +507,12 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
     labelled = _one_label_a_line(text)
     board = list(board_table_rows(text))
     lives_in: dict[str, str] = {}
+    nationals: dict[str, list[str]] = {}
     for field_name, pattern in _FIELD_PATTERNS.items():
         values = [m["value"].strip() for m in pattern.finditer(labelled)]
         if field_name == "directors":
             lives_in = _where_directors_live(values, labelled, board)
+            nationals = _nationalities_of_people(values, labelled, board)
             values = [name for line in values for name in names_listed(line)]
             values += directors_in_blocks(labelled) + [row.name for row in board]
             values += directors_in_prose(text)
@@ -521,7 +534,7 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             lives_in.setdefault(name, code)
     if lives_in:
         fields["residences"] = [residence_entry(*lived) for lived in lives_in.items()]
-    if nationals := _nationalities_of_people(board, labelled):
+    if nationals:
         fields["nationalities"] = [nationality_entry(*held) for held in nationals.items()]
     for field_name, declared in declarations(labelled).items():
         fields[field_name] = [declared]

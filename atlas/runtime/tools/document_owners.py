@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from atlas.runtime.countries import country_code, nationality_codes
 from atlas.runtime.tools.document_directors import BULLET, names_listed
-from atlas.runtime.tools.document_residences import residences_listed
+from atlas.runtime.tools.document_residences import nationalities_listed, residences_listed
 from atlas.runtime.tools.document_tables import (
     cell_at,
     cells,
@@ -93,12 +93,16 @@ def owner_residences(text: str) -> dict[str, str]:
 
 
 def owner_nationalities(text: str) -> dict[str, list[str]]:
-    """The countries each owner is a national of, as a table's "Nationality" column says."""
-    return {
-        _listed(row.name)[0]: codes
-        for row in _owner_table_rows(text)
-        if (codes := nationality_codes(row.nationality))
-    }
+    """The countries each owner is a national of, as `text` says beside their name
+    (document_residences), or in a table's "Nationality" column."""
+    found: dict[str, list[str]] = {}
+    for value in _owner_values(text):
+        for name, codes in nationalities_listed(value, _listed(value)).items():
+            found.setdefault(name, codes)
+    for row in _owner_table_rows(text):
+        if codes := nationality_codes(row.nationality):
+            found.setdefault(_listed(row.name)[0], codes)
+    return found
 
 
 def share_written(text: str) -> str | None:
