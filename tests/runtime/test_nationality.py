@@ -202,3 +202,7 @@ def test_a_nationality_said_beside_a_name_is_read(line, nationals):
     text = f"Company: Acme Analytics Ltd\n{line}\n"
     entries = _extracted(text.encode()).fields.get("nationalities", [])
     assert dict(map(read_nationality_entry, entries)) == nationals
+
+
+def test_a_nationality_line_of_any_length_is_read_only_as_far_as_nationalities_go():
+    assert nationality_codes("Iranian / " + "xx/" * 1_000_000 + "British") == ["IR"]
