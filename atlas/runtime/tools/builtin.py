@@ -452,12 +452,15 @@ def _country_ending(value: str) -> str | None:
     return country_code(value) or country_code(value.rsplit(",", 1)[-1])
 
 
-def _where_directors_live(lines: list[str], labelled: str, board: list[BoardRow]) -> dict:
-    """Where directors live, as a directors line, or a line of a list of them, says beside
-    a name (document_residences), or a board table's "Country of residence" column."""
+# A directors line, or a line of a list of them, with the names it lists.
+NamedLine = tuple[str, list[str]]
+
+
+def _where_directors_live(lines: list[NamedLine], board: list[BoardRow]) -> dict[str, str]:
+    """Where directors live, as a directors line says beside a name (document_residences),
+    or a board table's "Country of residence" column."""
     found: dict[str, str] = {}
-    listed = [(line, names_listed(line)) for line in lines]
-    for line, names in [*listed, *director_block_lines(labelled)]:
+    for line, names in lines:
         for name, code in residences_listed(line, names).items():
             found.setdefault(name, code)
     for row in board:
@@ -467,14 +470,13 @@ def _where_directors_live(lines: list[str], labelled: str, board: list[BoardRow]
 
 
 def _nationalities_of_people(
-    lines: list[str], labelled: str, board: list[BoardRow]
+    lines: list[NamedLine], labelled: str, board: list[BoardRow]
 ) -> dict[str, list[str]]:
     """The countries each director or owner is a national of, as a directors or owners line
     says beside a name (document_residences), or a board or owners table's "Nationality"
     column."""
     found: dict[str, list[str]] = {}
-    listed = [(line, names_listed(line)) for line in lines]
-    for line, names in [*listed, *director_block_lines(labelled)]:
+    for line, names in lines:
         for name, codes in nationalities_listed(line, names).items():
             found.setdefault(name, codes)
     for row in board:
@@ -511,8 +513,10 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
     for field_name, pattern in _FIELD_PATTERNS.items():
         values = [m["value"].strip() for m in pattern.finditer(labelled)]
         if field_name == "directors":
-            lives_in = _where_directors_live(values, labelled, board)
-            nationals = _nationalities_of_people(values, labelled, board)
+            lines = [(line, names_listed(line)) for line in values]
+            lines += director_block_lines(labelled)
+            lives_in = _where_directors_live(lines, board)
+            nationals = _nationalities_of_people(lines, labelled, board)
             values = [name for line in values for name in names_listed(line)]
             values += directors_in_blocks(labelled) + [row.name for row in board]
             values += directors_in_prose(text)
