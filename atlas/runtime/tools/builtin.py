@@ -34,6 +34,7 @@ from atlas.runtime.tools.document_residences import (
     nationality_entry,
     residence_entry,
     residences_listed,
+    said_beside_names,
 )
 from atlas.runtime.tools.document_tables import CELL_BREAK
 from atlas.runtime.tools.schemas import (
@@ -459,10 +460,7 @@ NamedLine = tuple[str, list[str]]
 def _where_directors_live(lines: list[NamedLine], board: list[BoardRow]) -> dict[str, str]:
     """Where directors live, as a directors line says beside a name (document_residences),
     or a board table's "Country of residence" column."""
-    found: dict[str, str] = {}
-    for line, names in lines:
-        for name, code in residences_listed(line, names).items():
-            found.setdefault(name, code)
+    found = said_beside_names(lines, residences_listed)
     for row in board:
         if code := country_code(row.residence):
             found.setdefault(row.name, code)
@@ -475,10 +473,7 @@ def _nationalities_of_people(
     """The countries each director or owner is a national of, as a directors or owners line
     says beside a name (document_residences), or a board or owners table's "Nationality"
     column."""
-    found: dict[str, list[str]] = {}
-    for line, names in lines:
-        for name, codes in nationalities_listed(line, names).items():
-            found.setdefault(name, codes)
+    found = said_beside_names(lines, nationalities_listed)
     for row in board:
         if codes := nationality_codes(row.nationality):
             found.setdefault(row.name, codes)

@@ -14,7 +14,11 @@ from typing import NamedTuple
 
 from atlas.runtime.countries import country_code, nationality_codes
 from atlas.runtime.tools.document_directors import BULLET, names_listed
-from atlas.runtime.tools.document_residences import nationalities_listed, residences_listed
+from atlas.runtime.tools.document_residences import (
+    nationalities_listed,
+    residences_listed,
+    said_beside_names,
+)
 from atlas.runtime.tools.document_tables import (
     cell_at,
     cells,
@@ -82,10 +86,7 @@ def owner_shares(text: str) -> dict[str, str]:
 def owner_residences(text: str) -> dict[str, str]:
     """Where each owner lives, as `text` says beside their name (document_residences), or
     in a table's "Country of residence" column."""
-    found: dict[str, str] = {}
-    for value in _owner_values(text):
-        for name, code in residences_listed(value, _listed(value)).items():
-            found.setdefault(name, code)
+    found = said_beside_names(_owner_lines(text), residences_listed)
     for row in _owner_table_rows(text):
         if code := country_code(row.residence):
             found.setdefault(_listed(row.name)[0], code)
@@ -95,14 +96,17 @@ def owner_residences(text: str) -> dict[str, str]:
 def owner_nationalities(text: str) -> dict[str, list[str]]:
     """The countries each owner is a national of, as `text` says beside their name
     (document_residences), or in a table's "Nationality" column."""
-    found: dict[str, list[str]] = {}
-    for value in _owner_values(text):
-        for name, codes in nationalities_listed(value, _listed(value)).items():
-            found.setdefault(name, codes)
+    found = said_beside_names(_owner_lines(text), nationalities_listed)
     for row in _owner_table_rows(text):
         if codes := nationality_codes(row.nationality):
             found.setdefault(_listed(row.name)[0], codes)
     return found
+
+
+def _owner_lines(text: str) -> Iterator[tuple[str, list[str]]]:
+    """Each owners line, with the names it lists."""
+    for value in _owner_values(text):
+        yield value, _listed(value)
 
 
 def share_written(text: str) -> str | None:

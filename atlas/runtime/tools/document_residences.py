@@ -8,9 +8,13 @@ country is not read."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from atlas.runtime.countries import country_code, nationality_codes
 from atlas.runtime.tools.document_directors import place_named
+
+T = TypeVar("T")
 
 _COUNTRY = r"([A-Za-z][A-Za-z .'-]{1,50}?)"
 _ENDS = r"(?=[ \t]*(?:[),;/]|\d|$|(?:and|since|from|until)\b))"
@@ -26,6 +30,18 @@ _NATIONAL_OF = re.compile(
     rf"|\b(?:nationality|citizenship)[ \t]*:[ \t]*{_COUNTRY}{_ENDS}"
     r"|\b([A-Za-z][A-Za-z -]{1,40}?)[ \t]+(?:national|citizen)\b(?![ \t]+of\b)"
 )
+
+
+def said_beside_names(
+    lines: Iterable[tuple[str, list[str]]], read: Callable[[str, list[str]], dict[str, T]]
+) -> dict[str, T]:
+    """What `read` (residences_listed, nationalities_listed) finds beside the names of each
+    line, by name, the first line's word on a name kept."""
+    found: dict[str, T] = {}
+    for line, names in lines:
+        for name, said in read(line, names).items():
+            found.setdefault(name, said)
+    return found
 
 
 def residences_listed(line: str, names: list[str]) -> dict[str, str]:
