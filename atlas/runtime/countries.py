@@ -103,8 +103,9 @@ NATIONALITY_OF = {
     "indian": "IN",
     "norwegian": "NO",
 }
-# "British / Iranian", "Iranian and British", "dual: Iran, United Kingdom".
+# How far a nationality line is read: several countries fit in it.
 NATIONALITY_CHARS = 200
+# "British / Iranian", "Iranian and British", "dual: Iran, United Kingdom".
 _NATIONALITIES_APART = re.compile(r"(?i)\s*(?:/|,|;|&|\band\b|\bdual\b:?)\s*")
 
 
@@ -112,7 +113,6 @@ def nationality_codes(text: str) -> list[str]:
     """The countries a nationality line gives ("Iranian", "Iran", "British / Iranian"), by
     ISO code, each once; a part naming no one country is left out."""
     codes = []
-    # A line of any length is read no further than several countries could be written.
     for part in _NATIONALITIES_APART.split(text[:NATIONALITY_CHARS]):
         key = " ".join(part.split()).casefold()
         if code := NATIONALITY_OF.get(key) or _demonyms().get(key) or country_code(part):

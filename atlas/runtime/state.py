@@ -286,7 +286,7 @@ class EvidenceItem(_Model):
     # For a person's form: the countries it says they are a national of (ISO codes).
     nationalities: list[str] = Field(default_factory=list)
     # For a document about the subject company: the countries each director or owner it
-    # lists is a national of, by name, where its tables say.
+    # lists is a national of, by name, where it says (beside the name, or in a table).
     nationalities_of: dict[str, list[str]] = Field(default_factory=dict)
     # The same text at other addresses (an article syndicated word for word): one story,
     # held once, each place it ran named.
@@ -470,7 +470,7 @@ class AtlasState(_Model):
     # The tenant's high-risk jurisdictions (ISO 3166 codes), as its policy gave them when
     # the run last took a step.
     high_risk_jurisdictions: list[str] = Field(default_factory=list)
-    # Whether its policy counts a person subject's nationality as a tie to a country.
+    # Whether its policy counts nationality as a tie to a country (jurisdiction_risk).
     nationality_counts: bool = False
     # Who of the research is registered in one (jurisdiction_risk), as of the last commit:
     # for the pages, which read the stored state.
@@ -478,7 +478,7 @@ class AtlasState(_Model):
     # Who lives in one: a director or owner of the subject company, or a person subject.
     high_risk_residences: list[str] = Field(default_factory=list)
     # Who is a national of one, where the tenant's policy counts nationality: a person
-    # subject, by a form of theirs.
+    # subject, or a director or owner of the subject company.
     high_risk_nationalities: list[str] = Field(default_factory=list)
     versions: VersionBundle = Field(default_factory=VersionBundle)
 

@@ -20,8 +20,7 @@ from atlas.runtime.tools.business_names import businesses_named
 from atlas.runtime.tools.document_tables import (
     cell_at,
     cells,
-    nationality_column,
-    residence_column,
+    person_columns,
 )
 from atlas.runtime.world.normalize import HONORIFICS
 
@@ -272,8 +271,7 @@ def board_table_rows(text: str) -> Iterator[BoardRow]:
             if row is None:
                 # The table's header ("Name  Role  Country of residence"), or a rule.
                 if not rows and lives_at is None and national_at is None:
-                    lives_at = residence_column(cells(line))
-                    national_at = nationality_column(cells(line))
+                    lives_at, national_at = person_columns(cells(line))
                 continue
             rows += 1
             name = _without_titles(" ".join(row["name"].split()))

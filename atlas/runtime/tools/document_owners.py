@@ -22,8 +22,7 @@ from atlas.runtime.tools.document_residences import (
 from atlas.runtime.tools.document_tables import (
     cell_at,
     cells,
-    nationality_column,
-    residence_column,
+    person_columns,
 )
 
 OWNERS_LABEL = (
@@ -195,7 +194,7 @@ def _owner_table_rows(text: str) -> Iterator[OwnerRow]:
                 continue
             row = cells(line)
             if lives_at is None and national_at is None and not rows:
-                lives_at, national_at = residence_column(row), nationality_column(row)
+                lives_at, national_at = person_columns(row)
             first, *others = row
             shares = [share for cell in others for share in _SHARE.finditer(_as_band(cell))]
             if len(shares) == 1 and len(_listed(first)) == 1:

@@ -10,8 +10,6 @@ CELL_BREAK = re.compile(r"[ \t]*\|[ \t]*|\t+|[ \t]{2,}")
 RESIDENCE_HEADER = re.compile(
     r"(?i)(?:usual[ \t]+)?(?:country[ \t]+of[ \t]+)?residence|resident[ \t]+in|lives[ \t]+in"
 )
-
-
 # The header of a column giving each person's nationality.
 NATIONALITY_HEADER = re.compile(r"(?i)nationalit(?:y|ies)|citizenships?")
 
@@ -20,14 +18,14 @@ def cells(line: str) -> list[str]:
     return CELL_BREAK.split(line.strip().strip("|").strip())
 
 
-def residence_column(header: list[str]) -> int | None:
-    """The index of the header's "Country of residence" column, if it has one."""
-    return next((at for at, cell in enumerate(header) if RESIDENCE_HEADER.fullmatch(cell)), None)
+def person_columns(header: list[str]) -> tuple[int | None, int | None]:
+    """The indexes of the header's "Country of residence" and "Nationality" columns, each
+    None where it has none."""
+    return _column(header, RESIDENCE_HEADER), _column(header, NATIONALITY_HEADER)
 
 
-def nationality_column(header: list[str]) -> int | None:
-    """The index of the header's "Nationality" column, if it has one."""
-    return next((at for at, cell in enumerate(header) if NATIONALITY_HEADER.fullmatch(cell)), None)
+def _column(header: list[str], heading: re.Pattern[str]) -> int | None:
+    return next((at for at, cell in enumerate(header) if heading.fullmatch(cell)), None)
 
 
 def cell_at(row: list[str], column: int | None) -> str:
