@@ -112,12 +112,25 @@ _NATIONALITIES_APART = re.compile(r"(?i)\s*(?:/|,|;|&|\band\b|\bdual\b:?)\s*")
 def nationality_codes(text: str) -> list[str]:
     """The countries a nationality line gives ("Iranian", "Iran", "British / Iranian"), by
     ISO code, each once; a part naming no one country is left out."""
-    codes = []
-    for part in _NATIONALITIES_APART.split(text[:NATIONALITY_CHARS]):
-        key = " ".join(part.split()).casefold()
-        if code := NATIONALITY_OF.get(key) or _demonyms().get(key) or country_code(part):
-            codes.append(code)
+    codes = [
+        code
+        for part in _NATIONALITIES_APART.split(text[:NATIONALITY_CHARS])
+        if (code := nationality_code(part))
+    ]
     return list(dict.fromkeys(codes))
+
+
+@functools.lru_cache(maxsize=1024)
+def nationality_code(name: str) -> str | None:
+    """The ISO code of the one country `name` names as a nationality ("Iranian") or as a
+    country ("Iran", "the UK"); None for anything else."""
+    if _DOTTED.fullmatch(name.strip()):  # "U.S.", "U.K."
+        name = name.replace(".", "")
+    key = " ".join(name.split()).casefold()
+    return NATIONALITY_OF.get(key) or _demonyms().get(key) or country_code(name)
+
+
+_DOTTED = re.compile(r"(?:[A-Za-z]\.){2,3}")
 
 
 @functools.cache

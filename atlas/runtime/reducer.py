@@ -86,17 +86,14 @@ from atlas.runtime.state import (
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH, residence_line
 from atlas.runtime.tools.document_directors import mentions_directors
+from atlas.runtime.tools.document_nationalities import read_nationality_entry
 from atlas.runtime.tools.document_owners import (
     is_share,
     mentions_owners,
     read_share_entry,
     share_written,
 )
-from atlas.runtime.tools.document_residences import (
-    read_nationality_entry,
-    read_residence_entry,
-    residence_entry,
-)
+from atlas.runtime.tools.document_residences import read_residence_entry, residence_entry
 from atlas.runtime.tools.gateway import fingerprint
 from atlas.runtime.wording import counted, exposed_as, fact_words, listed
 from atlas.runtime.world import name_score, words_it_lacks

@@ -13,7 +13,7 @@ from test_documents_text import _extracted
 from atlas.runtime.countries import nationality_codes
 from atlas.runtime.policy import TenantPolicy
 from atlas.runtime.result_words import result_lines
-from atlas.runtime.tools.document_residences import read_nationality_entry
+from atlas.runtime.tools.document_nationalities import nationalities_listed, read_nationality_entry
 from runs.rating_grounds import grounds_of
 
 # Sarah Linden: a GB person on no list and in no article, directing the clean Acme
@@ -193,6 +193,28 @@ def test_a_director_the_reviewer_settles_out_of_the_board_no_longer_counts(
             {"Jane Roe": ["GB", "IR"]},
         ),
         ("UBO: Jane Roe (nationality: Singaporean), 60%", {"Jane Roe": ["SG"]}),
+        # A list of countries is read whole, as far as its words name countries.
+        ("Directors: Farhad Rahimi, a citizen of Iran and the UK", {"Farhad Rahimi": ["IR", "GB"]}),
+        (
+            "Directors: Farhad Rahimi (nationality: Iranian/British)",
+            {"Farhad Rahimi": ["IR", "GB"]},
+        ),
+        ("Directors: Omar Li, a citizen of Trinidad and Tobago", {"Omar Li": ["TT"]}),
+        ("Directors: Omar Li, a citizen of both Iran and Canada", {"Omar Li": ["IR", "CA"]}),
+        ("Directors: Farhad Rahimi (North Korean national)", {"Farhad Rahimi": ["KP"]}),
+        # The name a nationality follows is the one it is said of, not the next one.
+        ("Directors: Farhad Rahimi (Iranian national), Daniel Mercer", {"Farhad Rahimi": ["IR"]}),
+        (
+            "Directors: Omar Li, a citizen of Iran and of the United Kingdom",
+            {"Omar Li": ["IR", "GB"]},
+        ),
+        ("Directors: Farhad Rahimi, a citizen of Iran since 2010", {"Farhad Rahimi": ["IR"]}),
+        ("Directors: Farhad Rahimi, an Iranian-born British citizen", {"Farhad Rahimi": ["GB"]}),
+        ("Directors: Jane Roe (a U.S. citizen)", {"Jane Roe": ["US"]}),
+        (
+            "Directors: Farhad Rahimi (holds Iranian and British passports)",
+            {"Farhad Rahimi": ["IR", "GB"]},
+        ),
         # Words that name no one country, or a bank's name, say nothing of anyone.
         ("Directors: Farhad Rahimi (senior citizen)", {}),
         ("Directors: Daniel Mercer\nBank: The National Bank", {}),
@@ -206,3 +228,71 @@ def test_a_nationality_said_beside_a_name_is_read(line, nationals):
 
 def test_a_nationality_line_of_any_length_is_read_only_as_far_as_nationalities_go():
     assert nationality_codes("Iranian / " + "xx/" * 1_000_000 + "British") == ["IR"]
+
+
+BOARD = "Company: Acme Analytics Ltd\nDirectors: Jane Roe, Farhad Rahimi\n"
+
+
+@pytest.mark.parametrize(
+    ("prose", "nationals"),
+    [
+        (
+            "Farhad Rahimi, appointed in 2021, is an Iranian national.",
+            {"Farhad Rahimi": ["IR"]},
+        ),
+        ("Mr Rahimi holds Iranian citizenship.", {"Farhad Rahimi": ["IR"]}),
+        (
+            "The board includes the Iranian national Farhad Rahimi and Jane Roe.",
+            {"Farhad Rahimi": ["IR"]},
+        ),
+        (
+            "Jane Roe is a citizen of the United Kingdom. Farhad Rahimi is a dual Iranian and "
+            "British national.",
+            {"Jane Roe": ["GB"], "Farhad Rahimi": ["IR", "GB"]},
+        ),
+        (
+            "Jane Roe, an Iranian national who hired Farhad Rahimi, chairs the board.",
+            {"Jane Roe": ["IR"]},
+        ),
+        # A nationality word that goes on about something else says nothing of anyone.
+        ("Jane Roe advises the Iranian National Oil Company.", {}),
+        ("Farhad Rahimi coached the Iranian national team.", {}),
+        # Someone the document does not list as a director or owner is not read.
+        ("Their lawyer, Omar Li, is a Singaporean national.", {}),
+    ],
+)
+def test_a_nationality_said_in_a_sentence_about_a_director_is_read(prose, nationals):
+    entries = _extracted((BOARD + prose + "\n").encode()).fields.get("nationalities", [])
+    assert dict(map(read_nationality_entry, entries)) == nationals
+
+
+def test_a_nationality_beside_a_name_comes_before_one_in_a_sentence():
+    text = BOARD.replace("Farhad Rahimi", "Farhad Rahimi (British national)")
+    text += "Farhad Rahimi is an Iranian national.\n"
+    entries = _extracted(text.encode()).fields["nationalities"]
+    assert dict(map(read_nationality_entry, entries)) == {"Farhad Rahimi": ["GB"]}
+
+
+def test_a_persons_form_gives_their_nationality_in_a_sentence(make_runtime, make_state, documents):
+    form = "CLIENT DECLARATION\nName: Sarah Linden\nSarah Linden is a citizen of the United "
+    form += "Kingdom and Iran.\n"
+    fields = _extracted(form.encode()).fields
+    assert fields["nationality"] == ["GB", "IR"]
+    assert "nationalities" not in fields  # those are a company's directors' and owners'
+    doc = attached(documents, "form.txt", form)
+    runtime = make_runtime(tenant_policy=TenantPolicy(nationality_counts=True))
+    state = run(runtime, make_state("Sarah Linden", subject_type="person", documents=[doc]))
+    assert state.proposed_packet.risk_rating == "medium"
+    assert GAP in state.proposed_packet.open_gaps
+
+
+def test_prose_of_any_length_is_read_only_a_sentence_at_a_time():
+    text = BOARD + ("Farhad Rahimi is an Iranian national " * 200_000) + "\n"
+    text += "Farhad Rahimi is a British national.\n"
+    entries = _extracted(text.encode()).fields["nationalities"]
+    assert dict(map(read_nationality_entry, entries)) == {"Farhad Rahimi": ["GB"]}
+
+
+def test_a_nationality_is_said_of_no_one_the_line_does_not_name():
+    assert nationalities_listed("a citizen of Iran", ["Omar Li"]) == {}
+    assert nationalities_listed("Hired by the Iranian national.", ["Omar Li"]) == {}

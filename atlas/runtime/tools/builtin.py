@@ -21,6 +21,11 @@ from atlas.runtime.tools.document_directors import (
     directors_in_prose,
     names_listed,
 )
+from atlas.runtime.tools.document_nationalities import (
+    nationalities_listed,
+    nationality_entry,
+    sentences_naming,
+)
 from atlas.runtime.tools.document_owners import (
     OWNERS_LABEL,
     owner_nationalities,
@@ -30,8 +35,6 @@ from atlas.runtime.tools.document_owners import (
     share_entry,
 )
 from atlas.runtime.tools.document_residences import (
-    nationalities_listed,
-    nationality_entry,
     residence_entry,
     residences_listed,
     said_beside_names,
@@ -482,6 +485,23 @@ def _nationalities_of_people(
     return found
 
 
+def _add_nationalities_in_prose(
+    text: str, fields: dict[str, list[str]], nationals: dict[str, list[str]]
+) -> None:
+    """What a sentence about a director, an owner or the person a form is about says they
+    are a national of ("Farhad Rahimi is an Iranian national"), where nothing beside their
+    name or in a table did; the form's person's countries join its "nationality" field."""
+    people = [*fields.get("directors", []), *fields.get("beneficial_owners", [])]
+    form_people = fields.get("person_names", [])
+    prose = said_beside_names(sentences_naming(text, [*people, *form_people]), nationalities_listed)
+    for name, codes in prose.items():
+        if name in people:
+            nationals.setdefault(name, codes)
+        if name in form_people:
+            held = fields.setdefault("nationality", [])
+            held += [code for code in codes if code not in held]
+
+
 def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> ExtractDocumentResult:
     if ctx.documents is None:
         raise ToolNotFound("No document store is configured.")
@@ -533,6 +553,7 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             lives_in.setdefault(name, code)
     if lives_in:
         fields["residences"] = [residence_entry(*lived) for lived in lives_in.items()]
+    _add_nationalities_in_prose(text, fields, nationals)
     if nationals:
         fields["nationalities"] = [nationality_entry(*held) for held in nationals.items()]
     for field_name, declared in declarations(labelled).items():

@@ -14,11 +14,8 @@ from typing import NamedTuple
 
 from atlas.runtime.countries import country_code, nationality_codes
 from atlas.runtime.tools.document_directors import BULLET, names_listed
-from atlas.runtime.tools.document_residences import (
-    nationalities_listed,
-    residences_listed,
-    said_beside_names,
-)
+from atlas.runtime.tools.document_nationalities import nationalities_listed
+from atlas.runtime.tools.document_residences import residences_listed, said_beside_names
 from atlas.runtime.tools.document_tables import (
     cell_at,
     cells,

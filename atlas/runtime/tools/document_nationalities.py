@@ -1,0 +1,152 @@
+"""What the people a document lists are nationals of, as it says beside their names or in
+a sentence about them: "Farhad Rahimi (Iranian national)", "Jane Roe, a citizen of Iran and
+the UK", "Omar Li (nationality: Singaporean/British)", "Farhad Rahimi is an Iranian
+national", "Jane Roe holds Iranian citizenship", "Omar Li holds Singaporean and British
+passports", "the Iranian national Farhad Rahimi".
+
+Countries are given by ISO code. A list of them is read for as long as its words name one
+country after another, joined by "and", "/" or "&": "a citizen of Iran since 2010" is
+Iran, and "senior citizen" or "Iranian-born" name none. A nationality word followed by
+another word that is not a listed name, or by more than the clause's ending, says nothing
+of anyone ("the Iranian National Oil Company", "national security")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from atlas.runtime.countries import nationality_code
+from atlas.runtime.tools.document_directors import place_named
+
+# How far from a nationality word its list of countries is looked for, and the most words
+# one country's name takes ("Saint Kitts and Nevis").
+WINDOW = 120
+MAX_COUNTRY_WORDS = 4
+
+# "a citizen of ...", "nationals of ...", "nationality: ...".
+_LIST_FOLLOWS = re.compile(
+    r"(?i)\b(?:nationals?|citizens?)[ \t]+of[ \t]+"
+    r"|\b(?:nationalit(?:y|ies)|citizenships?)[ \t]*:[ \t]*"
+)
+# "... national", "... citizenship", "... passports": the countries come before the word.
+_LIST_PRECEDES = re.compile(
+    r"(?i)(?<=[ \t])(?:nationals?|citizens?|citizenships?|passports?(?:[ \t]+holder)?)\b"
+    r"(?![ \t]+of\b|[ \t]*:)"
+)
+# What may follow such a word: the clause's end, or words that go on about the person.
+_GOES_ON = re.compile(
+    r"(?i)[ \t]*(?:$|[),.;/\n]|(?:and|who|with|since|living|residing|resident|based|born|"
+    r"by|from|in|at|holding|until)\b)"
+)
+# Prose is read a sentence at a time; a "sentence" longer than this is no prose.
+MAX_SENTENCE_CHARS = 1_000
+_SENTENCE_END = re.compile(r"(?<=[a-z)])\.\s+|\n")
+_NATIONALITY_WORD = re.compile(r"(?i)national|citizen|passport")
+_WORD = re.compile(r"/|&|[A-Za-z][A-Za-z.'-]*")
+_JOINS = frozenset({"/", "&", "and"})
+_OPENING = frozenset({"a", "an", "the", "dual", "both", "of"})
+_CLAUSE_MARK = re.compile(r"[()\[\];:,\n\d]")
+
+
+def nationalities_listed(line: str, names: list[str]) -> dict[str, list[str]]:
+    """The countries each of `names`, the names `line` lists, is said to be a national of,
+    in the order the line gives them."""
+    placed = sorted((place_named(line, name), name) for name in names)
+    found: dict[str, list[str]] = {}
+    for start, codes, end in _lists_of_countries(line):
+        whose = _named_right_after(line, end, placed)
+        if whose is None and _a_word_follows(line, end):
+            continue  # "the Iranian National Oil Company"
+        whose = whose or next((name for at, name in reversed(placed) if at < start), None)
+        if whose:
+            held = found.setdefault(whose, [])
+            held += [code for code in codes if code not in held]
+    return found
+
+
+def _lists_of_countries(line: str) -> Iterator[tuple[int, list[str], int]]:
+    """(where the phrase starts, the countries, where a word standing before a name would
+    end) for each list of countries `line` gives. A list after "citizen of" or
+    "nationality:" stands before no name, so its end is the line's."""
+    for word in _LIST_FOLLOWS.finditer(line):
+        mark = _CLAUSE_MARK.search(line, word.end(), word.end() + WINDOW)
+        end = mark.start() if mark else min(len(line), word.end() + WINDOW)
+        words = list(_WORD.finditer(line, word.end(), end))
+        while words and words[0].group(0).lower() in _OPENING:
+            del words[0]
+        codes, _ = _countries(words)
+        if codes:
+            yield word.start(), codes, len(line)
+    for word in _LIST_PRECEDES.finditer(line):
+        if not _GOES_ON.match(line, word.end()) and not _a_word_follows(line, word.end()):
+            continue
+        begin = max(0, word.start() - WINDOW)
+        marks = list(_CLAUSE_MARK.finditer(line, begin, word.start()))
+        words = list(_WORD.finditer(line, marks[-1].end() if marks else begin, word.start()))
+        codes, start = _countries(words[::-1], backwards=True)
+        if codes:
+            yield start, codes[::-1], word.end()
+
+
+def _countries(words: list[re.Match], *, backwards: bool = False) -> tuple[list[str], int]:
+    """The countries named one after another from the first of `words` (read from the
+    last back, `backwards`), and where the earliest of them starts in the line."""
+    codes: list[str] = []
+    start = -1
+    at = 0
+    while at < len(words):
+        for size in range(min(MAX_COUNTRY_WORDS, len(words) - at), 0, -1):
+            taken = words[at : at + size]
+            in_order = taken[::-1] if backwards else taken
+            if code := nationality_code(" ".join(match.group(0) for match in in_order)):
+                break
+        else:
+            break
+        codes.append(code)
+        start = min(match.start() for match in taken)
+        at += size
+        if at < len(words) and words[at].group(0).lower() in _JOINS:
+            at += 1
+        else:
+            break
+        # "Iran and of the United Kingdom"
+        while not backwards and at < len(words) and words[at].group(0).lower() in _OPENING:
+            at += 1
+    return list(dict.fromkeys(codes)), start
+
+
+def _named_right_after(line: str, end: int, placed: list[tuple[int, str]]) -> str | None:
+    """The listed name a phrase ending at `end` stands before: "the Iranian national Farhad
+    Rahimi" (placed by surname)."""
+    for start, name in placed:
+        gap = line[end:start]
+        named = end <= start < len(line)  # place_named gives len(line) for a name not there
+        if named and len(gap) <= len(name) + 1 and not _CLAUSE_MARK.search(gap):
+            return name
+    return None
+
+
+def _a_word_follows(line: str, end: int) -> bool:
+    return bool(re.match(r"[ \t]+[A-Z]", line[end : end + 3]))
+
+
+def sentences_naming(text: str, names: list[str]) -> Iterator[tuple[str, list[str]]]:
+    """Each sentence of `text` that has a nationality word and names some of `names`, with
+    those it names: "Farhad Rahimi, appointed in 2021, is an Iranian national."."""
+    for sentence in _SENTENCE_END.split(text):
+        if len(sentence) > MAX_SENTENCE_CHARS or not _NATIONALITY_WORD.search(sentence):
+            continue
+        if named := [name for name in names if place_named(sentence, name) < len(sentence)]:
+            yield sentence, named
+
+
+def nationality_entry(name: str, codes: list[str]) -> str:
+    """The countries a person is a national of, as the extraction tool lists them:
+    "Farhad Rahimi: IR, GB"."""
+    return f"{name}: {', '.join(codes)}"
+
+
+def read_nationality_entry(entry: str) -> tuple[str, list[str]]:
+    """(name, codes) of a nationality_entry."""
+    name, _, codes = entry.rpartition(": ")
+    return name.strip(), [code.strip() for code in codes.split(",") if code.strip()]
