@@ -30,6 +30,14 @@ from atlas.runtime.tools.document_residences import residences_listed
         ("Jane Roe, resident in Iran; Omar Li", {"Jane Roe": "IR"}),
         ("Jane Roe (British national, living in North Korea) and Omar Li", {"Jane Roe": "KP"}),
         ("Jane Roe, lives in Iran since 2019", {"Jane Roe": "IR"}),
+        ("Jane Roe, who has lived in Iran since 2019", {"Jane Roe": "IR"}),
+        ("Jane Roe (lives in Tehran, Iran), Omar Li", {"Jane Roe": "IR"}),
+        ("Jane Roe lives in Iran.", {"Jane Roe": "IR"}),
+        # Where someone lived once is not where they live.
+        ("Jane Roe (resident in Iran until 2019)", {}),
+        ("Jane Roe, formerly based in Iran", {}),
+        ("Jane Roe, who lived in Iran", {}),
+        ("Jane Roe was resident in Iran until 2019 and now lives in the UK", {"Jane Roe": "GB"}),
         # A name of two countries, or of none, is no residence.
         ("Jane Roe (resident in Korea)", {}),
         ("Jane Roe (resident in Atlantis)", {}),
@@ -247,3 +255,37 @@ def test_a_director_a_board_table_says_lives_there_counts(make_runtime, make_sta
     state = run(make_runtime(), make_state(documents=[doc]))
     assert state.high_risk_residences == ["director Tom Becker (Iran, IR)"]
     assert state.proposed_packet.risk_rating == "medium"
+
+
+def test_a_sentence_about_a_director_says_where_they_live(make_runtime, make_state, documents):
+    text = HEAD + "Directors: Sarah Linden, Tom Becker\n"
+    text += "Tom Becker, appointed in 2021, lives in Tehran, Iran. Sarah Linden lives in London.\n"
+    assert _extracted(text.encode()).fields["residences"] == ["Tom Becker: IR"]
+    doc = attached(documents, "board.txt", text)
+    state = run(make_runtime(), make_state(documents=[doc]))
+    assert state.high_risk_residences == ["director Tom Becker (Iran, IR)"]
+
+
+def test_a_residence_beside_a_name_comes_before_one_in_a_sentence():
+    text = HEAD + "Directors: Sarah Linden, Tom Becker (resident in the UK)\n"
+    text += "Tom Becker lives in Iran.\n"
+    assert _extracted(text.encode()).fields["residences"] == ["Tom Becker: GB"]
+
+
+def test_a_persons_form_says_where_they_live_in_a_sentence(make_runtime, make_state, documents):
+    form = "Name: Sarah Linden\nSarah Linden has lived in Iran since 2018.\n"
+    assert _extracted(form.encode()).fields["residence"] == ["IR"]
+    doc = attached(documents, "decl.txt", form)
+    state = run(make_runtime(), make_state("Sarah Linden", subject_type="person", documents=[doc]))
+    assert state.high_risk_residences == ["the subject (Iran, IR, by uploaded document decl.txt)"]
+    assert state.proposed_packet.risk_rating == "medium"
+
+
+def test_someone_a_document_does_not_list_is_not_placed_by_a_sentence():
+    text = HEAD + "Directors: Sarah Linden\nTheir lawyer, Omar Li, lives in Iran.\n"
+    assert "residences" not in _extracted(text.encode()).fields
+
+
+def test_a_residence_that_ended_is_not_read():
+    assert residences_listed("Jane Roe, resident in Iran until 2019", ["Jane Roe"]) == {}
+    assert residences_listed("Jane Roe lives in Tehran, Iran till May", ["Jane Roe"]) == {}

@@ -215,6 +215,13 @@ def test_a_director_the_reviewer_settles_out_of_the_board_no_longer_counts(
             "Directors: Farhad Rahimi (holds Iranian and British passports)",
             {"Farhad Rahimi": ["IR", "GB"]},
         ),
+        # A nationality someone had is not one they hold.
+        ("Directors: Farhad Rahimi, a former Iranian national", {}),
+        ("Directors: Farhad Rahimi (formerly a citizen of Iran)", {}),
+        (
+            "Directors: Farhad Rahimi, who renounced his Iranian citizenship, a British citizen",
+            {"Farhad Rahimi": ["GB"]},
+        ),
         # Words that name no one country, or a bank's name, say nothing of anyone.
         ("Directors: Farhad Rahimi (senior citizen)", {}),
         ("Directors: Daniel Mercer\nBank: The National Bank", {}),

@@ -22,9 +22,9 @@ from atlas.runtime.tools.document_directors import (
     names_listed,
 )
 from atlas.runtime.tools.document_nationalities import (
+    NATIONALITY_WORD,
     nationalities_listed,
     nationality_entry,
-    sentences_naming,
 )
 from atlas.runtime.tools.document_owners import (
     OWNERS_LABEL,
@@ -35,9 +35,11 @@ from atlas.runtime.tools.document_owners import (
     share_entry,
 )
 from atlas.runtime.tools.document_residences import (
+    RESIDENCE_WORD,
     residence_entry,
     residences_listed,
     said_beside_names,
+    sentences_naming,
 )
 from atlas.runtime.tools.document_tables import CELL_BREAK
 from atlas.runtime.tools.schemas import (
@@ -485,21 +487,31 @@ def _nationalities_of_people(
     return found
 
 
-def _add_nationalities_in_prose(
-    text: str, fields: dict[str, list[str]], nationals: dict[str, list[str]]
+def _add_what_prose_says(
+    text: str,
+    fields: dict[str, list[str]],
+    lives_in: dict[str, str],
+    nationals: dict[str, list[str]],
 ) -> None:
-    """What a sentence about a director, an owner or the person a form is about says they
-    are a national of ("Farhad Rahimi is an Iranian national"), where nothing beside their
-    name or in a table did; the form's person's countries join its "nationality" field."""
+    """Where a director, an owner or the person a form is about lives, and what they are a
+    national of, as a sentence about them says ("Farhad Rahimi, appointed in 2021, lives in
+    Iran and is an Iranian national"), where nothing beside their name or in a table did.
+    The form's person's countries join its "residence" and "nationality" fields."""
     people = [*fields.get("directors", []), *fields.get("beneficial_owners", [])]
     form_people = fields.get("person_names", [])
-    prose = said_beside_names(sentences_naming(text, [*people, *form_people]), nationalities_listed)
-    for name, codes in prose.items():
-        if name in people:
-            nationals.setdefault(name, codes)
-        if name in form_people:
-            held = fields.setdefault("nationality", [])
-            held += [code for code in codes if code not in held]
+    named = [*people, *form_people]
+    for read, mentions, by_name, field_name in (
+        (residences_listed, RESIDENCE_WORD, lives_in, "residence"),
+        (nationalities_listed, NATIONALITY_WORD, nationals, "nationality"),
+    ):
+        for name, said in said_beside_names(sentences_naming(text, named, mentions), read).items():
+            if name in people:
+                by_name.setdefault(name, said)
+            if name in form_people:
+                held = fields.setdefault(field_name, [])
+                held += [
+                    code for code in ([said] if isinstance(said, str) else said) if code not in held
+                ]
 
 
 def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> ExtractDocumentResult:
@@ -551,9 +563,9 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             fields["ownership_shares"] = [share_entry(*owned) for owned in shares.items()]
         for name, code in owner_residences(labelled).items():
             lives_in.setdefault(name, code)
+    _add_what_prose_says(text, fields, lives_in, nationals)
     if lives_in:
         fields["residences"] = [residence_entry(*lived) for lived in lives_in.items()]
-    _add_nationalities_in_prose(text, fields, nationals)
     if nationals:
         fields["nationalities"] = [nationality_entry(*held) for held in nationals.items()]
     for field_name, declared in declarations(labelled).items():

@@ -8,7 +8,8 @@ Countries are given by ISO code. A list of them is read for as long as its words
 country after another, joined by "and", "/" or "&": "a citizen of Iran since 2010" is
 Iran, and "senior citizen" or "Iranian-born" name none. A nationality word followed by
 another word that is not a listed name, or by more than the clause's ending, says nothing
-of anyone ("the Iranian National Oil Company", "national security")."""
+of anyone ("the Iranian National Oil Company", "national security"), and neither does a
+nationality someone no longer holds ("a former Iranian national")."""
 
 from __future__ import annotations
 
@@ -38,10 +39,14 @@ _GOES_ON = re.compile(
     r"(?i)[ \t]*(?:$|[),.;/\n]|(?:and|who|with|since|living|residing|resident|based|born|"
     r"by|from|in|at|holding|until)\b)"
 )
-# Prose is read a sentence at a time; a "sentence" longer than this is no prose.
-MAX_SENTENCE_CHARS = 1_000
-_SENTENCE_END = re.compile(r"(?<=[a-z)])\.\s+|\n")
-_NATIONALITY_WORD = re.compile(r"(?i)national|citizen|passport")
+# A sentence that may say what someone is a national of.
+NATIONALITY_WORD = re.compile(r"(?i)national|citizen|passport")
+# A nationality someone had is not one they hold: "a former Iranian national", "renounced
+# his Iranian citizenship", "formerly a citizen of Iran".
+_NO_LONGER = re.compile(
+    r"(?i)\b(?:former|formerly|previously|once|ex|renounced|gave[ \t]+up|lost)"
+    r"(?:[ \t]+(?:his|her|their|an?))?[ \t-]*$"
+)
 _WORD = re.compile(r"/|&|[A-Za-z][A-Za-z.'-]*")
 _JOINS = frozenset({"/", "&", "and"})
 _OPENING = frozenset({"a", "an", "the", "dual", "both", "of"})
@@ -75,7 +80,7 @@ def _lists_of_countries(line: str) -> Iterator[tuple[int, list[str], int]]:
         while words and words[0].group(0).lower() in _OPENING:
             del words[0]
         codes, _ = _countries(words)
-        if codes:
+        if codes and not _no_longer(line, word.start()):
             yield word.start(), codes, len(line)
     for word in _LIST_PRECEDES.finditer(line):
         if not _GOES_ON.match(line, word.end()) and not _a_word_follows(line, word.end()):
@@ -84,7 +89,7 @@ def _lists_of_countries(line: str) -> Iterator[tuple[int, list[str], int]]:
         marks = list(_CLAUSE_MARK.finditer(line, begin, word.start()))
         words = list(_WORD.finditer(line, marks[-1].end() if marks else begin, word.start()))
         codes, start = _countries(words[::-1], backwards=True)
-        if codes:
+        if codes and not _no_longer(line, start):
             yield start, codes[::-1], word.end()
 
 
@@ -115,6 +120,10 @@ def _countries(words: list[re.Match], *, backwards: bool = False) -> tuple[list[
     return list(dict.fromkeys(codes)), start
 
 
+def _no_longer(line: str, start: int) -> bool:
+    return bool(_NO_LONGER.search(line, max(0, start - 30), start))
+
+
 def _named_right_after(line: str, end: int, placed: list[tuple[int, str]]) -> str | None:
     """The listed name a phrase ending at `end` stands before: "the Iranian national Farhad
     Rahimi" (placed by surname)."""
@@ -128,16 +137,6 @@ def _named_right_after(line: str, end: int, placed: list[tuple[int, str]]) -> st
 
 def _a_word_follows(line: str, end: int) -> bool:
     return bool(re.match(r"[ \t]+[A-Z]", line[end : end + 3]))
-
-
-def sentences_naming(text: str, names: list[str]) -> Iterator[tuple[str, list[str]]]:
-    """Each sentence of `text` that has a nationality word and names some of `names`, with
-    those it names: "Farhad Rahimi, appointed in 2021, is an Iranian national."."""
-    for sentence in _SENTENCE_END.split(text):
-        if len(sentence) > MAX_SENTENCE_CHARS or not _NATIONALITY_WORD.search(sentence):
-            continue
-        if named := [name for name in names if place_named(sentence, name) < len(sentence)]:
-            yield sentence, named
 
 
 def nationality_entry(name: str, codes: list[str]) -> str:
