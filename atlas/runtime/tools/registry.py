@@ -29,8 +29,11 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # director lives; 20: a company's registry record may give its persons with significant
 # control, each with the register's band of shares, and a document's owners may be given
 # such a band ("more than 50% but less than 75%"); a person's form gives their nationality,
-# and a board or owners table its people's
-TOOLSET_VERSION = "atlas-tools/20"
+# and a board or owners table its people's; 21: a document's sentence about a director, an
+# owner or the form's person gives where they live and what they are a national of, a list
+# of countries is read whole ("a citizen of Iran and the UK"), and a residence that ended
+# or a nationality given up is not read
+TOOLSET_VERSION = "atlas-tools/21"
 
 
 class ToolRegistry:
