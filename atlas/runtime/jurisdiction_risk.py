@@ -96,8 +96,8 @@ def high_risk_nationalities(s: AtlasState) -> list[str]:
     """Who is a national of a high-risk jurisdiction, where the tenant's policy counts
     nationality: a person subject, by a form of theirs ("the subject (a national of Iran,
     IR, by uploaded document declaration.txt)"), or a director or beneficial owner of the
-    subject company, by a document about it ("director Farhad Rahimi (a national of Iran,
-    IR, by uploaded document board.txt)")."""
+    subject company, by a document about it or its registry record ("director Farhad
+    Rahimi (a national of Iran, IR, by uploaded document board.txt)")."""
     if not s.nationality_counts:
         return []
     high_risk = set(s.high_risk_jurisdictions)
@@ -105,9 +105,13 @@ def high_risk_nationalities(s: AtlasState) -> list[str]:
         said = [("the subject", item, item.nationalities) for item in s.evidence]
     elif s.selected_entity is not None:
         people = people_of_the_company(s)
+        # A registry record speaks for its own company's people only: a namesake's record
+        # lists its own.
+        records = {f"registry:{s.selected_entity.entity_id}"}
         said = [
             (people[key], item, codes)
             for item in s.evidence
+            if item.evidence_class != "registry" or item.source_id in records
             for name, codes in item.nationalities_of.items()
             if (key := director_key(name)) in people
         ]

@@ -554,6 +554,7 @@ def _apply_resolve(
             signals=[Signal.PEP] if record.get("pep") else [],
             pep_relation=record.get("pep_relation") or "",
             residences=record.get("director_residences") or {},
+            nationalities_of=record.get("nationalities") or {},
             candidate_id=record["entity_id"] if of_the_subject and listing is None else "",
             about=directed_by_the_subject(listing) if listing is not None else "",
         )

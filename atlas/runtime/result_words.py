@@ -183,14 +183,16 @@ def company_record_words(record: dict[str, Any]) -> str:
     Jane Roe (75% or more)."."""
     number = f", no. {record['registration_number']}" if record.get("registration_number") else ""
     lives_in = record.get("director_residences") or {}
-    board = (
-        ", ".join(
-            f"{name} (lives in {lives_in[name]})" if name in lives_in else name
-            for name in record.get("directors") or []
-        )
-        or "none listed"
-    )
-    held = [f"{name} ({band})" for name, band in (record.get("significant_control") or {}).items()]
+    nationals = record.get("nationalities") or {}
+
+    def person(name: str, *said: str) -> str:
+        said += (f"lives in {lives_in[name]}",) if name in lives_in else ()
+        said += (f"national of {', '.join(nationals[name])}",) if nationals.get(name) else ()
+        return f"{name} ({'; '.join(said)})" if said else name
+
+    board = ", ".join(person(name) for name in record.get("directors") or []) or "none listed"
+    bands = record.get("significant_control") or {}
+    held = [person(name, band) for name, band in bands.items()]
     control = f"; persons with significant control: {', '.join(held)}" if held else ""
     return (
         f"{record['name']} ({record['jurisdiction']}{number}), status "

@@ -11,6 +11,7 @@ from test_document_owners import attached
 from test_documents_text import _extracted
 
 from atlas.runtime.countries import nationality_codes
+from atlas.runtime.jurisdiction_risk import high_risk_nationalities
 from atlas.runtime.policy import TenantPolicy
 from atlas.runtime.result_words import result_lines
 from atlas.runtime.tools.document_nationalities import nationalities_listed, read_nationality_entry
@@ -303,3 +304,40 @@ def test_prose_of_any_length_is_read_only_a_sentence_at_a_time():
 def test_a_nationality_is_said_of_no_one_the_line_does_not_name():
     assert nationalities_listed("a citizen of Iran", ["Omar Li"]) == {}
     assert nationalities_listed("Hired by the Iranian national.", ["Omar Li"]) == {}
+
+
+# Caspian Bridge Logistics Ltd (GB): its registry record gives each director's nationality;
+# Reza Tehrani lives in the UK and is a national of Iran and the UK.
+CASPIAN = "Caspian Bridge Logistics"
+TEHRANI = "director Reza Tehrani (a national of Iran, IR, by company registry (GB))"
+
+
+def test_a_directors_nationality_on_the_registry_counts_where_the_policy_says(
+    make_runtime, make_state
+):
+    runtime = make_runtime(tenant_policy=TenantPolicy(nationality_counts=True))
+    state = run(runtime, make_state(CASPIAN))
+    assert state.high_risk_nationalities == [TEHRANI]
+    assert state.high_risk_residences == []
+    assert state.proposed_packet.risk_rating == "medium"
+    (registry,) = [e for e in state.evidence if e.evidence_class == "registry"]
+    assert "Reza Tehrani (lives in GB; national of IR, GB)" in registry.claim
+
+
+def test_a_directors_nationality_on_the_registry_changes_nothing_by_default(
+    make_runtime, make_state
+):
+    state = run(make_runtime(), make_state(CASPIAN))
+    assert state.high_risk_nationalities == []
+    assert state.proposed_packet.risk_rating == "low"
+
+
+def test_another_companys_registry_record_says_nothing_of_the_subjects_directors(
+    make_runtime, make_state
+):
+    runtime = make_runtime(tenant_policy=TenantPolicy(nationality_counts=True))
+    state = run(runtime, make_state(CASPIAN))
+    for item in state.evidence:
+        if item.evidence_class == "registry":
+            item.source_id = "registry:co-namesake-gb"
+    assert high_risk_nationalities(state) == []

@@ -32,8 +32,9 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # and a board or owners table its people's; 21: a document's sentence about a director, an
 # owner or the form's person gives where they live and what they are a national of, a list
 # of countries is read whole ("a citizen of Iran and the UK"), and a residence that ended
-# or a nationality given up is not read
-TOOLSET_VERSION = "atlas-tools/21"
+# or a nationality given up is not read; 22: a company's registry record may give the
+# nationality of each director and person with significant control
+TOOLSET_VERSION = "atlas-tools/22"
 
 
 class ToolRegistry:

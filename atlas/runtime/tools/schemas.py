@@ -112,6 +112,10 @@ class RegistryRecord(LinkedEntity):
     # register gives ("more than 50% but less than 75%"): only for a registry that publishes
     # them (the UK's does), and only for a company.
     significant_control: dict[str, str] = Field(default_factory=dict)
+    # The countries each director or person with significant control is a national of, by
+    # name: only for a registry that publishes it (the UK's does), and only for those it
+    # does.
+    nationalities: dict[str, list[CountryCode]] = Field(default_factory=dict)
 
 
 class Candidate(BaseModel):
