@@ -124,8 +124,8 @@ def nationality_codes(text: str) -> list[str]:
 def nationality_code(name: str) -> str | None:
     """The ISO code of the one country `name` names as a nationality ("Iranian") or as a
     country ("Iran", "the UK"); None for anything else."""
-    if _DOTTED.fullmatch(name.strip()):  # "U.S.", "U.K."
-        name = name.replace(".", "")
+    # "U.S." is the US; "Iran." at a sentence's end is Iran.
+    name = name.replace(".", "") if _DOTTED.fullmatch(name.strip()) else name.rstrip(".")
     key = " ".join(name.split()).casefold()
     return NATIONALITY_OF.get(key) or _demonyms().get(key) or country_code(name)
 

@@ -11,9 +11,9 @@ from atlas.runtime.tools.schemas import ExtractDocumentArgs, ExtractDocumentResu
 from atlas.runtime.world import default_world
 
 
-def _extracted(content: bytes) -> ExtractDocumentResult:
+def _extracted(content: bytes, content_type: str = "text/plain") -> ExtractDocumentResult:
     stored = StoredDocument(
-        document_id="doc-1", name="kyc.txt", content_type="text/plain", content=content
+        document_id="doc-1", name="kyc.txt", content_type=content_type, content=content
     )
     return extract_uploaded_document(
         ExtractDocumentArgs(document_id="doc-1"),

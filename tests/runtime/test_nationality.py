@@ -16,6 +16,7 @@ from atlas.runtime.policy import TenantPolicy
 from atlas.runtime.result_words import result_lines
 from atlas.runtime.tools.document_nationalities import nationalities_listed, read_nationality_entry
 from runs.rating_grounds import grounds_of
+from tests.pdfs import table_pdf
 
 # Sarah Linden: a GB person on no list and in no article, directing the clean Acme
 # Analytics Ltd.
@@ -294,8 +295,23 @@ def test_a_persons_form_gives_their_nationality_in_a_sentence(make_runtime, make
     assert GAP in state.proposed_packet.open_gaps
 
 
+def test_a_sentence_a_pdf_wraps_over_lines_is_read_whole():
+    pdf = table_pdf(
+        [["Company: Acme Analytics Ltd"], ["Directors: Jane Roe, Farhad Rahimi"]],
+        [40],
+        [
+            "The board met in March. Farhad Rahimi, appointed in 2021, is an",
+            "Iranian national and has lived in Tehran,",
+            "Iran since 2015.",
+        ],
+    )
+    fields = _extracted(pdf, "application/pdf").fields
+    assert fields["nationalities"] == ["Farhad Rahimi: IR"]
+    assert fields["residences"] == ["Farhad Rahimi: IR"]
+
+
 def test_prose_of_any_length_is_read_only_a_sentence_at_a_time():
-    text = BOARD + ("Farhad Rahimi is an Iranian national " * 200_000) + "\n"
+    text = BOARD + ("Farhad Rahimi is an Iranian national " * 200_000) + "\n\n"
     text += "Farhad Rahimi is a British national.\n"
     entries = _extracted(text.encode()).fields["nationalities"]
     assert dict(map(read_nationality_entry, entries)) == {"Farhad Rahimi": ["GB"]}

@@ -34,7 +34,9 @@ _THEN_COUNTRY = re.compile(rf",[ \t]*{_COUNTRY}{_ENDS}")
 RESIDENCE_WORD = re.compile(r"(?i)residen|living|lives|lived|based")
 # Prose is read a sentence at a time; a "sentence" longer than this is no prose.
 MAX_SENTENCE_CHARS = 1_000
-_SENTENCE_END = re.compile(r"(?<=[a-z)])\.\s+|\n")
+_SENTENCE_END = re.compile(r"(?<=[a-z)])\.\s+")
+# A line that stands on its own: a label's ("Directors: ...") or a bullet's.
+_LINE_OF_ITS_OWN = re.compile(r"[ \t]*(?:[-*\u2022]|[A-Z][\w ]{0,40}:)")
 
 
 def said_beside_names(
@@ -75,11 +77,27 @@ def sentences_naming(
     """Each sentence of `text` that `mentions` matches (RESIDENCE_WORD, NATIONALITY_WORD)
     and that names some of `names`, with those it names: "Farhad Rahimi, appointed in
     2021, lives in Iran."."""
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in _sentences(text):
         if len(sentence) > MAX_SENTENCE_CHARS or not mentions.search(sentence):
             continue
         if named := [name for name in names if place_named(sentence, name) < len(sentence)]:
             yield sentence, named
+
+
+def _sentences(text: str) -> Iterator[str]:
+    """The sentences of `text`, each on one line: a paragraph's lines are joined, as a
+    line break inside one is where the text wrapped (as a PDF's text does); a blank line,
+    a label's line or a bullet's ends one."""
+    paragraph: list[str] = []
+    for line in [*text.splitlines(), ""]:
+        if line.strip() and not _LINE_OF_ITS_OWN.match(line):
+            paragraph.append(line)
+            continue
+        for lines in (paragraph, [line]):
+            for sentence in _SENTENCE_END.split(" ".join(lines)):
+                if sentence := " ".join(sentence.split()):
+                    yield sentence
+        paragraph = []
 
 
 def residence_entry(name: str, code: str) -> str:
