@@ -55,6 +55,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "separated values": lambda n: "name,passport\n" + "x,1234567\n" * (n // 10),
     "a separated row of spaces": lambda n: "name,passport,dob\nx" + " " * n + "y",
     "a separated row of quotes": lambda n: "name;passport\n" + '"a"";' * (n // 5),
+    "lines shaped like a passport's zone": lambda n: ("P<" + "<" * 42 + "\n") * (n // 45),
     "labels with long gaps": lambda n: (
         ("iban:" + " " * 1000 + "passport" + "\n" * 1000) * (n // 2008)
     ),

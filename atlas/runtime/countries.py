@@ -109,13 +109,17 @@ NATIONALITY_CHARS = 200
 _NATIONALITIES_APART = re.compile(r"(?i)\s*(?:/|,|;|&|\band\b|\bdual\b:?)\s*")
 
 
+# "British citizen", "Iranian national": the word for the holder says nothing more.
+_HOLDER = re.compile(r"(?i)[ \t]+(?:citizen|national)s?[ \t]*$")
+
+
 def nationality_codes(text: str) -> list[str]:
     """The countries a nationality line gives ("Iranian", "Iran", "British / Iranian"), by
     ISO code, each once; a part naming no one country is left out."""
     codes = [
         code
         for part in _NATIONALITIES_APART.split(text[:NATIONALITY_CHARS])
-        if (code := nationality_code(part))
+        if (code := nationality_code(_HOLDER.sub("", part)))
     ]
     return list(dict.fromkeys(codes))
 

@@ -1,8 +1,9 @@
 """PII redaction for what the model sees (the store keeps the original).
 
 Each kind of personal data is found by a label before it (`redaction_labels`), by its own
-form (`redaction_numbers`: e-mail addresses, IBANs, card numbers) or by the table column it
-stands in (`redaction_tables`). All of them read the text once, in lower case; the spans
+form (`redaction_numbers`: e-mail addresses, IBANs, card numbers), by the table column it
+stands in (`redaction_tables`) or by its place in a passport's machine-readable zone
+(`redaction_mrz`). All of them read the text once, in lower case; the spans
 found are then replaced in one pass. Document extraction reads the same spans, so what is
 extracted is what is redacted.
 """
@@ -24,6 +25,7 @@ from atlas.runtime.redaction_labels import (
     listed_numbers,
     phones_beside_a_person,
 )
+from atlas.runtime.redaction_mrz import mrz_spans
 from atlas.runtime.redaction_tables import stacked_columns, table_columns
 
 # How each kind of personal data is marked in redacted text, in the order they are named.
@@ -140,6 +142,7 @@ def _spans(text: str) -> list[Found]:
     found += numbers.ibans(folded, skeleton, text)
     found += numbers.card_numbers(folded, skeleton)
     found += dates_beside_names(text, folded)
+    found += mrz_spans(folded)
     found += phones_beside_a_person(folded, found)
     found += table_columns(text, folded, bare_labels, sorted(found))
     kept: list[Found] = []

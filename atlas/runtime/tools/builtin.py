@@ -11,6 +11,7 @@ from pypdf.errors import LimitReachedError
 from atlas.runtime.countries import country_code, nationality_codes
 from atlas.runtime.ports import DocumentUnreadable
 from atlas.runtime.redaction import personal_data_found, redact
+from atlas.runtime.redaction_mrz import mrz_names, mrz_nationalities
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
 from atlas.runtime.tools.document_declarations import DECLARATION_LABEL, declarations
 from atlas.runtime.tools.document_directors import (
@@ -379,9 +380,11 @@ _FIELD_PATTERNS = {
         r"(?im)^[ \t]*(?:country[ \t]+of[ \t]+residence|residence(?:[ \t]+country)?"
         r"|(?:residential|home|permanent)[ \t]+address)[ \t]*:[ \t]*(?P<value>\S.*?)[ \t]*$"
     ),
-    # The countries the person a form is about is a national of ("Nationality: Iranian").
+    # The countries the person a form is about is a national of ("Nationality: Iranian"),
+    # in a passport's words too ("Nationality / Nationalité: BRITISH CITIZEN").
     "nationality": re.compile(
-        r"(?im)^[ \t]*(?:nationalit(?:y|ies)|citizenships?)[ \t]*:[ \t]*(?P<value>\S.*?)[ \t]*$"
+        r"(?im)^[ \t]*(?:nationalit(?:y|ies)|citizenships?)(?:[ \t]*/[ \t]*[^\W\d_]+)?[ \t]*:"
+        r"[ \t]*(?P<value>\S.*?)[ \t]*$"
     ),
     # Whom a person's form is about: its name label's value (person_name_given trims it).
     "person_names": re.compile(
@@ -553,8 +556,10 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             values = [code for value in values if (code := _country_ending(value))]
         if field_name == "nationality":
             values = [code for value in values for code in nationality_codes(value)]
+            values += [code for value in mrz_nationalities(text) if (code := country_code(value))]
         if field_name == "person_names":
             values = [name for value in values if (name := person_name_given(value))]
+            values += mrz_names(text)
         if values:
             fields[field_name] = list(dict.fromkeys(values))
     if owners := owners_named(labelled):

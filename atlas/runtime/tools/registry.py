@@ -33,8 +33,11 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # owner or the form's person gives where they live and what they are a national of, a list
 # of countries is read whole ("a citizen of Iran and the UK"), and a residence that ended
 # or a nationality given up is not read; 22: a company's registry record may give the
-# nationality of each director and person with significant control
-TOOLSET_VERSION = "atlas-tools/22"
+# nationality of each director and person with significant control; 23: a passport's or
+# identity card's machine-readable zone gives its holder's name and nationality (its
+# document number, date of birth and personal number are personal data), and a passport's
+# nationality label its words ("Nationality / Nationalité: BRITISH CITIZEN")
+TOOLSET_VERSION = "atlas-tools/23"
 
 
 class ToolRegistry:

@@ -1,0 +1,154 @@
+"""A passport's or identity card's machine-readable zone (ICAO Doc 9303): a passport's two
+lines of 44 characters ("P<IRNRAHIMI<<FARHAD<<<...", "K123456784IRN7903122M3001019<<<..."),
+a visa's or older card's two of 36, or an identity card's three of 30.
+
+A zone is read only where the check digit of its document number holds, so a line of
+filler characters that happens to be as long is not one. Its document number, date of
+birth and personal number are personal data (redaction hides them, as their labels would
+elsewhere); the holder's nationality and name are read by document extraction.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from atlas.runtime.redaction_labels import Found
+
+# One line of a zone on its own line, in folded (lower-case) text, or as written.
+_LINE = re.compile(r"(?im)^[ \t]*([a-z0-9<]{44}|[a-z0-9<]{36}|[a-z0-9<]{30})[ \t]*\r?$")
+_WEIGHTS = (7, 3, 1)
+# The codes of Doc 9303 that are no ISO code: Germany's "D", and the United Kingdom's
+# kinds of British national.
+_COUNTRY_OF = {"d": "DEU", "gbd": "GBR", "gbn": "GBR", "gbo": "GBR", "gbs": "GBR", "gbp": "GBR"}
+
+
+class Field(NamedTuple):
+    """Where a field of a zone's line starts, how long it is, and where its check digit
+    is (None for a field without one)."""
+
+    start: int
+    length: int
+    check: int | None
+
+
+# Per line length: (line, field) of the document number, date of birth, nationality and
+# personal number.
+_LAYOUTS = {
+    44: {
+        "document": (1, Field(0, 9, 9)),
+        "birth": (1, Field(13, 6, 19)),
+        "nationality": (1, Field(10, 3, None)),
+        "personal": (1, Field(28, 14, 42)),
+        "names": (0, Field(5, 39, None)),
+    },
+    36: {
+        "document": (1, Field(0, 9, 9)),
+        "birth": (1, Field(13, 6, 19)),
+        "nationality": (1, Field(10, 3, None)),
+        "personal": (1, Field(28, 7, None)),
+        "names": (0, Field(5, 31, None)),
+    },
+    30: {
+        "document": (0, Field(5, 9, 14)),
+        "birth": (1, Field(0, 6, 6)),
+        "nationality": (1, Field(15, 3, None)),
+        "personal": (0, Field(15, 15, None)),
+        "names": (2, Field(0, 30, None)),
+    },
+}
+_LINES_IN_A_ZONE = {44: 2, 36: 2, 30: 3}
+# Which kind of personal data each field is, for a passport (a zone of 44 characters) and
+# for any other document.
+_KINDS = {
+    "document": ("passport_numbers", "national_id_numbers"),
+    "birth": ("dates_of_birth", "dates_of_birth"),
+    "personal": ("national_id_numbers", "national_id_numbers"),
+}
+
+
+class Zone(NamedTuple):
+    """A zone's lines, each with where it starts in the text."""
+
+    lines: list[tuple[int, str]]
+
+    def field(self, name: str) -> tuple[int, str]:
+        """Where the field starts in the text, and what it holds, fillers left out."""
+        line, place = _LAYOUTS[len(self.lines[0][1])][name]
+        start, text = self.lines[line]
+        value = text[place.start : place.start + place.length]
+        return start + place.start, value.rstrip("<")
+
+    def holds(self, name: str) -> bool:
+        """Whether the field's check digit holds (a field without one holds when it holds
+        anything)."""
+        line, place = _LAYOUTS[len(self.lines[0][1])][name]
+        text = self.lines[line][1]
+        value = text[place.start : place.start + place.length]
+        if place.check is None:
+            return bool(value.strip("<"))
+        return value.strip("<") != "" and text[place.check] == check_digit(value)
+
+
+def check_digit(field: str) -> str:
+    """Doc 9303's check digit of `field`: each character's value (digits as themselves,
+    letters A=10 to Z=35, the filler "<" 0) times 7, 3, 1 in turn, summed, modulo 10."""
+    total = 0
+    for index, char in enumerate(field.upper()):
+        value = 0 if char == "<" else int(char) if char.isdigit() else ord(char) - 55
+        total += value * _WEIGHTS[index % 3]
+    return str(total % 10)
+
+
+def zones(text: str) -> Iterator[Zone]:
+    """The zones of `text` (folded or as written) whose document number's check holds."""
+    lines = list(_LINE.finditer(text))
+    index = 0
+    while index < len(lines):
+        length = len(lines[index].group(1))
+        count = _LINES_IN_A_ZONE[length]
+        run = lines[index : index + count]
+        if len(run) == count and all(len(line.group(1)) == length for line in run):
+            zone = Zone([(line.start(1), line.group(1)) for line in run])
+            if zone.holds("document"):
+                yield zone
+                index += count
+                continue
+        index += 1
+
+
+def mrz_spans(folded: str) -> list[Found]:
+    """The personal data of each zone: its document number, its holder's date of birth,
+    and a personal number where it gives one."""
+    found = []
+    for zone in zones(folded):
+        passport = len(zone.lines[0][1]) == 44
+        for name, kinds in _KINDS.items():
+            if zone.holds(name):
+                start, value = zone.field(name)
+                found.append(Found(start, start + len(value), kinds[0 if passport else 1]))
+    return found
+
+
+def mrz_nationalities(text: str) -> list[str]:
+    """The three-letter codes of the nationalities the zones of `text` give ("IRN")."""
+    codes = []
+    for zone in zones(text):
+        _, code = zone.field("nationality")
+        code = code.lower()
+        codes.append(_COUNTRY_OF.get(code, code).upper())
+    return list(dict.fromkeys(code for code in codes if len(code) == 3))
+
+
+def mrz_names(text: str) -> list[str]:
+    """The holders' names the zones of `text` give, as written on a form ("Farhad
+    Rahimi"): surname first in the zone, given names after a double filler."""
+    names = []
+    for zone in zones(text):
+        _, written = zone.field("names")
+        surname, _, given = written.partition("<<")
+        words = [*given.split("<"), *surname.split("<")]
+        if name := " ".join(word.capitalize() for word in words if word):
+            names.append(name)
+    return list(dict.fromkeys(names))

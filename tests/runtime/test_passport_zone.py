@@ -1,0 +1,102 @@
+"""A passport's machine-readable zone: its document number, date of birth and personal
+number are redacted before the model sees them, as their labels would have them elsewhere,
+and the holder's name and nationality are read from it."""
+
+from __future__ import annotations
+
+import pytest
+from runtime_helpers import run
+from test_document_owners import attached
+from test_documents_text import _extracted
+
+from atlas.runtime.policy import TenantPolicy
+from atlas.runtime.redaction import personal_data_in, redact
+from atlas.runtime.redaction_mrz import check_digit
+from tests.mrz import passport_zone
+
+# Doc 9303's own specimens: a passport (two lines of 44) and an identity card (three of 30).
+SPECIMEN_PASSPORT = (
+    "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10\n"
+)
+SPECIMEN_CARD = "I<UTOD231458907<<<<<<<<<<<<<<<\n7408122F1204159UTO<<<<<<<<<<<6\nERIKSSON<<ANNA<MARIA<<<<<<<<<<\n"
+RAHIMI = passport_zone("Rahimi", "Farhad", "IRN", "K12345678", "790312")
+
+
+@pytest.mark.parametrize(
+    ("field", "digit"),
+    [("L898902C3", "6"), ("740812", "2"), ("120415", "9"), ("ZE184226B<<<<<", "1")],
+)
+def test_check_digits_are_doc_9303s(field, digit):
+    assert check_digit(field) == digit
+
+
+def test_a_passports_zone_keeps_only_what_is_no_personal_data():
+    assert redact(SPECIMEN_PASSPORT) == (
+        "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\n"
+        "[REDACTED PASSPORT]6UTO[REDACTED DOB]2F1204159[REDACTED NATIONAL ID]<<<<<10\n"
+    )
+    assert personal_data_in(SPECIMEN_PASSPORT) == [
+        "passport number",
+        "national ID number",
+        "date of birth",
+    ]
+
+
+def test_an_identity_cards_zone_is_read_too():
+    assert redact(SPECIMEN_CARD) == (
+        "I<UTO[REDACTED NATIONAL ID]7<<<<<<<<<<<<<<<\n"
+        "[REDACTED DOB]2F1204159UTO<<<<<<<<<<<6\nERIKSSON<<ANNA<MARIA<<<<<<<<<<\n"
+    )
+
+
+def test_a_zone_in_a_windows_text_file_is_read():
+    assert "K12345678" not in redact(RAHIMI.replace("\n", "\r\n"))
+
+
+def test_a_line_whose_check_digit_does_not_hold_is_no_zone():
+    wrong = SPECIMEN_PASSPORT.replace("L898902C36", "L898902C35")
+    assert redact(wrong) == wrong
+
+
+def test_lines_of_two_kinds_of_zone_are_no_zone():
+    mixed = SPECIMEN_PASSPORT.splitlines()[0] + "\n" + SPECIMEN_CARD.splitlines()[1] + "\n"
+    assert redact(mixed) == mixed
+
+
+def test_the_holders_name_and_nationality_are_read_from_the_zone():
+    fields = _extracted(f"PASSPORT\n{RAHIMI}".encode()).fields
+    assert fields["person_names"] == ["Farhad Rahimi"]
+    assert fields["nationality"] == ["IR"]
+    assert fields["passport_numbers"] == ["K12345678"]
+    assert fields["dates_of_birth"] == ["790312"]
+
+
+def test_a_german_passports_nationality_is_read_from_its_own_code():
+    zone = passport_zone("Mustermann", "Erika", "D<<", "C01X00T47", "640812", "F")
+    assert _extracted(zone.encode()).fields["nationality"] == ["DE"]
+
+
+@pytest.mark.parametrize(
+    ("line", "codes"),
+    [
+        ("Nationality / Nationalité: ISLAMIC REPUBLIC OF IRAN", ["IR"]),
+        ("Nationality: BRITISH CITIZEN", ["GB"]),
+        ("Nationality/Nationalité: IRN", ["IR"]),
+    ],
+)
+def test_a_passports_nationality_label_is_read(line, codes):
+    assert _extracted(f"PASSPORT\n{line}\n".encode()).fields["nationality"] == codes
+
+
+def test_a_passport_of_a_national_of_a_high_risk_jurisdiction_counts_and_hides_its_numbers(
+    make_runtime, make_state, documents
+):
+    doc = attached(documents, "passport.txt", f"PASSPORT\n{RAHIMI}")
+    runtime = make_runtime(tenant_policy=TenantPolicy(nationality_counts=True))
+    state = run(runtime, make_state("Farhad Rahimi", subject_type="person", documents=[doc]))
+    assert state.high_risk_nationalities == [
+        "the subject (a national of Iran, IR, by uploaded document passport.txt)"
+    ]
+    (seen,) = [o.model_view for o in state.observations if o.name == "extract_uploaded_document"]
+    assert "K12345678" not in seen and "790312" not in seen
+    assert "[REDACTED PASSPORT]" in seen
