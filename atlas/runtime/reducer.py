@@ -1066,6 +1066,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         item.residence_line = residence_line(result.get("text", ""))
     if person_form:
         item.nationalities = fields.get("nationality") or []
+    _said_of_its_person(item, fields, about_entity and not names)
     _add_evidence(state, item)
     if not someone_elses and not company_form_for_a_person:
         for declared in declaration_evidence(item, fields):
@@ -1152,6 +1153,20 @@ def _residences_read(fields: dict[str, list[str]]) -> dict[str, str]:
 
 # The extraction tool's field for the shares a document gives ("Dmitri Volkov: 60%").
 SHARE_FIELD = "ownership_shares"
+
+
+def _said_of_its_person(item: EvidenceItem, fields: dict[str, list[str]], on_its_own: bool) -> None:
+    """On a company's case, a person's own document (a director's passport, an owner's
+    proof of address: one naming a person and no company) says where its person lives and
+    what they are a national of, by name. Only what is said of the company's directors and
+    owners is ever counted (jurisdiction_risk)."""
+    people = fields.get("person_names") or []
+    if not on_its_own or len(people) != 1:
+        return
+    if nationality := fields.get("nationality"):
+        item.nationalities_of.setdefault(people[0], nationality)
+    if residence := fields.get("residence"):
+        item.residences.setdefault(people[0], residence[0])
 
 
 def _nationalities_read(fields: dict[str, list[str]]) -> dict[str, list[str]]:

@@ -100,3 +100,41 @@ def test_a_passport_of_a_national_of_a_high_risk_jurisdiction_counts_and_hides_i
     (seen,) = [o.model_view for o in state.observations if o.name == "extract_uploaded_document"]
     assert "K12345678" not in seen and "790312" not in seen
     assert "[REDACTED PASSPORT]" in seen
+
+
+# Acme Analytics Ltd: directors Sarah Linden and Tom Becker.
+BECKER = passport_zone("Becker", "Tom", "IRN", "X98765432", "710203")
+
+
+def test_a_directors_passport_on_the_companys_case_gives_their_nationality(
+    make_runtime, make_state, documents
+):
+    doc = attached(documents, "becker_passport.txt", f"PASSPORT\n{BECKER}")
+    runtime = make_runtime(tenant_policy=TenantPolicy(nationality_counts=True))
+    state = run(runtime, make_state(documents=[doc]))
+    assert state.high_risk_nationalities == [
+        "director Tom Becker (a national of Iran, IR, by uploaded document becker_passport.txt)"
+    ]
+    assert state.proposed_packet.risk_rating == "medium"
+
+
+def test_a_directors_proof_of_address_on_the_companys_case_says_where_they_live(
+    make_runtime, make_state, documents
+):
+    proof = (
+        "PROOF OF ADDRESS\nName: Tom Becker\nResidential address: 12 Vali Asr Ave, Tehran, Iran\n"
+    )
+    doc = attached(documents, "becker_address.txt", proof)
+    state = run(make_runtime(), make_state(documents=[doc]))
+    assert state.high_risk_residences == ["director Tom Becker (Iran, IR)"]
+    assert state.proposed_packet.risk_rating == "medium"
+
+
+def test_the_passport_of_someone_the_company_does_not_name_counts_for_nothing(
+    make_runtime, make_state, documents
+):
+    doc = attached(documents, "passport.txt", f"PASSPORT\n{RAHIMI}")
+    runtime = make_runtime(tenant_policy=TenantPolicy(nationality_counts=True))
+    state = run(runtime, make_state(documents=[doc]))
+    assert state.high_risk_nationalities == []
+    assert state.proposed_packet.risk_rating == "low"
