@@ -138,3 +138,8 @@ def test_the_passport_of_someone_the_company_does_not_name_counts_for_nothing(
     state = run(runtime, make_state(documents=[doc]))
     assert state.high_risk_nationalities == []
     assert state.proposed_packet.risk_rating == "low"
+
+
+def test_a_name_the_zone_repeats_from_the_page_is_one_person():
+    fields = _extracted(f"PASSPORT\nName: FARHAD RAHIMI\n{RAHIMI}".encode()).fields
+    assert [name.casefold() for name in fields["person_names"]] == ["farhad rahimi"]

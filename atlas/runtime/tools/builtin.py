@@ -511,10 +511,9 @@ def _add_what_prose_says(
             if name in people:
                 by_name.setdefault(name, said)
             if name in form_people:
+                codes = [said] if isinstance(said, str) else said  # a residence is one country
                 held = fields.setdefault(field_name, [])
-                held += [
-                    code for code in ([said] if isinstance(said, str) else said) if code not in held
-                ]
+                held += [code for code in codes if code not in held]
 
 
 def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> ExtractDocumentResult:
@@ -559,7 +558,8 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             values += [code for value in mrz_nationalities(text) if (code := country_code(value))]
         if field_name == "person_names":
             values = [name for value in values if (name := person_name_given(value))]
-            values += mrz_names(text)
+            given = {name.casefold() for name in values}
+            values += [name for name in mrz_names(text) if name.casefold() not in given]
         if values:
             fields[field_name] = list(dict.fromkeys(values))
     if owners := owners_named(labelled):
