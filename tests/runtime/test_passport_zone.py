@@ -143,3 +143,14 @@ def test_the_passport_of_someone_the_company_does_not_name_counts_for_nothing(
 def test_a_name_the_zone_repeats_from_the_page_is_one_person():
     fields = _extracted(f"PASSPORT\nName: FARHAD RAHIMI\n{RAHIMI}".encode()).fields
     assert [name.casefold() for name in fields["person_names"]] == ["farhad rahimi"]
+
+
+def test_someone_elses_passport_on_a_persons_case_says_nothing_of_them(
+    make_runtime, make_state, documents
+):
+    doc = attached(documents, "passport.txt", f"PASSPORT\n{RAHIMI}")
+    runtime = make_runtime(tenant_policy=TenantPolicy(nationality_counts=True))
+    state = run(runtime, make_state("Sarah Linden", subject_type="person", documents=[doc]))
+    (document,) = [e for e in state.evidence if e.evidence_class == "document"]
+    assert "It is about Farhad Rahimi, not Sarah Linden" in document.claim
+    assert state.high_risk_nationalities == []
