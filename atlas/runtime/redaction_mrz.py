@@ -33,23 +33,19 @@ class Field(NamedTuple):
     check: int | None
 
 
-# Per line length: (line, field) of the document number, date of birth, nationality and
-# personal number.
+# Per line length: (line, field) of the document number, date of birth, nationality,
+# personal number and names (a names field runs to its line's end). A zone of two lines
+# of 36 is laid out as a passport's, but for a personal number without a check digit.
+_PASSPORT = {
+    "document": (1, Field(0, 9, 9)),
+    "birth": (1, Field(13, 6, 19)),
+    "nationality": (1, Field(10, 3, None)),
+    "personal": (1, Field(28, 14, 42)),
+    "names": (0, Field(5, 39, None)),
+}
 _LAYOUTS = {
-    44: {
-        "document": (1, Field(0, 9, 9)),
-        "birth": (1, Field(13, 6, 19)),
-        "nationality": (1, Field(10, 3, None)),
-        "personal": (1, Field(28, 14, 42)),
-        "names": (0, Field(5, 39, None)),
-    },
-    36: {
-        "document": (1, Field(0, 9, 9)),
-        "birth": (1, Field(13, 6, 19)),
-        "nationality": (1, Field(10, 3, None)),
-        "personal": (1, Field(28, 7, None)),
-        "names": (0, Field(5, 31, None)),
-    },
+    44: _PASSPORT,
+    36: {**_PASSPORT, "personal": (1, Field(28, 7, None))},
     30: {
         "document": (0, Field(5, 9, 14)),
         "birth": (1, Field(0, 6, 6)),

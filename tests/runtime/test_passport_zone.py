@@ -154,3 +154,12 @@ def test_someone_elses_passport_on_a_persons_case_says_nothing_of_them(
     (document,) = [e for e in state.evidence if e.evidence_class == "document"]
     assert "It is about Farhad Rahimi, not Sarah Linden" in document.claim
     assert state.high_risk_nationalities == []
+
+
+def test_a_zone_of_two_lines_of_36_is_read_too():
+    zone = "I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<\nD231458907UTO7408122F1204159<<<<<<<6\n"
+    assert redact(zone) == (
+        "I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<\n"
+        "[REDACTED NATIONAL ID]7UTO[REDACTED DOB]2F1204159<<<<<<<6\n"
+    )
+    assert _extracted(zone.encode()).fields["person_names"] == ["Anna Maria Eriksson"]
