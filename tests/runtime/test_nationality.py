@@ -217,6 +217,10 @@ def test_a_director_the_reviewer_settles_out_of_the_board_no_longer_counts(
             "Directors: Farhad Rahimi (holds Iranian and British passports)",
             {"Farhad Rahimi": ["IR", "GB"]},
         ),
+        (
+            "Directors: Farhad Rahimi (Iranian passport No. K12345678)",
+            {"Farhad Rahimi": ["IR"]},
+        ),
         # A nationality someone had is not one they hold.
         ("Directors: Farhad Rahimi, a former Iranian national", {}),
         ("Directors: Farhad Rahimi (formerly a citizen of Iran)", {}),

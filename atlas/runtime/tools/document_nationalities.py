@@ -37,7 +37,7 @@ _LIST_PRECEDES = re.compile(
 # What may follow such a word: the clause's end, or words that go on about the person.
 _GOES_ON = re.compile(
     r"(?i)[ \t]*(?:$|[),.;/\n]|(?:and|who|with|since|living|residing|resident|based|born|"
-    r"by|from|in|at|holding|until)\b)"
+    r"by|from|in|at|holding|until|no|number|nr)\b)"
 )
 # A sentence that may say what someone is a national of.
 NATIONALITY_WORD = re.compile(r"(?i)national|citizen|passport")
@@ -60,7 +60,7 @@ def nationalities_listed(line: str, names: list[str]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for start, codes, end in _lists_of_countries(line):
         whose = _named_right_after(line, end, placed)
-        if whose is None and _a_word_follows(line, end):
+        if whose is None and _a_word_follows(line, end) and not _GOES_ON.match(line, end):
             continue  # "the Iranian National Oil Company"
         whose = whose or next((name for at, name in reversed(placed) if at < start), None)
         if whose:
