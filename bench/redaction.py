@@ -56,6 +56,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "a separated row of spaces": lambda n: "name,passport,dob\nx" + " " * n + "y",
     "a separated row of quotes": lambda n: "name;passport\n" + '"a"";' * (n // 5),
     "lines shaped like a passport's zone": lambda n: ("P<" + "<" * 42 + "\n") * (n // 45),
+    "a line of characters spaced apart": lambda n: "p " * (n // 2),
     "labels with long gaps": lambda n: (
         ("iban:" + " " * 1000 + "passport" + "\n" * 1000) * (n // 2008)
     ),

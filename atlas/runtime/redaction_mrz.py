@@ -2,8 +2,9 @@
 lines of 44 characters ("P<IRNRAHIMI<<FARHAD<<<...", "K123456784IRN7903122M3001019<<<..."),
 a visa's or older card's two of 36, or an identity card's three of 30.
 
-A zone is read only where the check digit of its document number holds, so a line of
-filler characters that happens to be as long is not one. Its document number, date of
+A zone is read only where the check digits of its document number and date of birth
+hold, and it parts a name with a double filler, so a line of text that happens to be as
+long is not one; a zone an OCR spaced apart is read as well. Its document number, date of
 birth and personal number are personal data (redaction hides them, as their labels would
 elsewhere); the holder's nationality and name are read by document extraction.
 """
@@ -16,8 +17,9 @@ from typing import NamedTuple
 
 from atlas.runtime.redaction_labels import Found
 
-# One line of a zone on its own line, in folded (lower-case) text, or as written.
-_LINE = re.compile(r"(?im)^[ \t]*([a-z0-9<]{44}|[a-z0-9<]{36}|[a-z0-9<]{30})[ \t]*\r?$")
+# One line of a zone, on its own line: 30 to 44 characters, which an OCR'd text may have
+# spaced apart ("K123456784 IRN 7903122 M 3001019 ...").
+_LINE = re.compile(r"(?im)^[ \t]*([a-z0-9<](?:[ ]?[a-z0-9<]){29,43})[ \t]*\r?$")
 _WEIGHTS = (7, 3, 1)
 # The codes of Doc 9303 that are no ISO code: Germany's "D", and the United Kingdom's
 # kinds of British national.
@@ -64,23 +66,34 @@ _KINDS = {
 }
 
 
+class Line(NamedTuple):
+    """A zone's line: its characters, without any spaces between them, and where each of
+    them is in the text."""
+
+    text: str
+    at: list[int]
+
+
 class Zone(NamedTuple):
-    """A zone's lines, each with where it starts in the text."""
+    lines: list[Line]
 
-    lines: list[tuple[int, str]]
+    def field(self, name: str) -> tuple[int, int, str]:
+        """Where the field starts and ends in the text, and what it holds, fillers left
+        out."""
+        line, place = _LAYOUTS[len(self.lines[0].text)][name]
+        row = self.lines[line]
+        value = row.text[place.start : place.start + place.length].rstrip("<")
+        start = row.at[place.start]
+        return start, row.at[place.start + len(value) - 1] + 1 if value else start, value
 
-    def field(self, name: str) -> tuple[int, str]:
-        """Where the field starts in the text, and what it holds, fillers left out."""
-        line, place = _LAYOUTS[len(self.lines[0][1])][name]
-        start, text = self.lines[line]
-        value = text[place.start : place.start + place.length]
-        return start + place.start, value.rstrip("<")
-
-    def holds(self, name: str) -> bool:
-        """Whether the field's check digit holds (a field without one holds when it holds
+    def holds(self, *names: str) -> bool:
+        """Whether each field's check digit holds (a field without one holds when it holds
         anything)."""
-        line, place = _LAYOUTS[len(self.lines[0][1])][name]
-        text = self.lines[line][1]
+        return all(self._holds(name) for name in names)
+
+    def _holds(self, name: str) -> bool:
+        line, place = _LAYOUTS[len(self.lines[0].text)][name]
+        text = self.lines[line].text
         value = text[place.start : place.start + place.length]
         if place.check is None:
             return bool(value.strip("<"))
@@ -98,20 +111,28 @@ def check_digit(field: str) -> str:
 
 
 def zones(text: str) -> Iterator[Zone]:
-    """The zones of `text` (folded or as written) whose document number's check holds."""
-    lines = list(_LINE.finditer(text))
+    """The zones of `text` (folded or as written): lines of one length one after another,
+    with the double filler that parts a holder's names, whose document number's and date
+    of birth's check digits hold."""
+    lines = [_line(match) for match in _LINE.finditer(text)]
     index = 0
     while index < len(lines):
-        length = len(lines[index].group(1))
-        count = _LINES_IN_A_ZONE[length]
+        length = len(lines[index].text)
+        count = _LINES_IN_A_ZONE.get(length, 0)
         run = lines[index : index + count]
-        if len(run) == count and all(len(line.group(1)) == length for line in run):
-            zone = Zone([(line.start(1), line.group(1)) for line in run])
-            if zone.holds("document"):
+        if count and len(run) == count and all(len(line.text) == length for line in run):
+            zone = Zone(run)
+            if any("<<" in line.text for line in run) and zone.holds("document", "birth"):
                 yield zone
                 index += count
                 continue
         index += 1
+
+
+def _line(match: re.Match) -> Line:
+    start = match.start(1)
+    kept = [(start + offset, char) for offset, char in enumerate(match.group(1)) if char != " "]
+    return Line("".join(char for _, char in kept), [at for at, _ in kept])
 
 
 def mrz_spans(folded: str) -> list[Found]:
@@ -119,11 +140,11 @@ def mrz_spans(folded: str) -> list[Found]:
     and a personal number where it gives one."""
     found = []
     for zone in zones(folded):
-        passport = len(zone.lines[0][1]) == 44
+        passport = len(zone.lines[0].text) == 44
         for name, kinds in _KINDS.items():
             if zone.holds(name):
-                start, value = zone.field(name)
-                found.append(Found(start, start + len(value), kinds[0 if passport else 1]))
+                start, end, _ = zone.field(name)
+                found.append(Found(start, end, kinds[0 if passport else 1]))
     return found
 
 
@@ -131,7 +152,7 @@ def mrz_nationalities(text: str) -> list[str]:
     """The three-letter codes of the nationalities the zones of `text` give ("IRN")."""
     codes = []
     for zone in zones(text):
-        _, code = zone.field("nationality")
+        *_, code = zone.field("nationality")
         code = code.lower()
         codes.append(_COUNTRY_OF.get(code, code).upper())
     return list(dict.fromkeys(code for code in codes if len(code) == 3))
@@ -142,7 +163,7 @@ def mrz_names(text: str) -> list[str]:
     Rahimi"): surname first in the zone, given names after a double filler."""
     names = []
     for zone in zones(text):
-        _, written = zone.field("names")
+        *_, written = zone.field("names")
         surname, _, given = written.partition("<<")
         words = [*given.split("<"), *surname.split("<")]
         if name := " ".join(word.capitalize() for word in words if word):

@@ -163,3 +163,28 @@ def test_a_zone_of_two_lines_of_36_is_read_too():
         "[REDACTED NATIONAL ID]7UTO[REDACTED DOB]2F1204159<<<<<<<6\n"
     )
     assert _extracted(zone.encode()).fields["person_names"] == ["Anna Maria Eriksson"]
+
+
+def test_a_zone_an_ocr_spaced_apart_is_read_and_redacted():
+    spaced = (
+        "P<IRN RAHIMI<<FARHAD<<<<<<<<<<<<<<<<<<<<<<<<<\n"
+        "K12345678 4 IRN 7903122 M 3001019 <<<<<<<<<<<<<< 08\n"
+    )
+    assert redact(spaced) == (
+        "P<IRN RAHIMI<<FARHAD<<<<<<<<<<<<<<<<<<<<<<<<<\n"
+        "[REDACTED PASSPORT] 4 IRN [REDACTED DOB]2 M 3001019 <<<<<<<<<<<<<< 08\n"
+    )
+    assert _extracted(spaced.encode()).fields["nationality"] == ["IR"]
+
+
+@pytest.mark.parametrize(
+    "not_a_zone",
+    [
+        # The date of birth's check digit fails (2 is right).
+        SPECIMEN_PASSPORT.replace("7408122F", "7408123F"),
+        # No double filler parts a name: two lines of prose as long as a zone's.
+        "ABCDEFGHI6UTO7408122F1204159ZE184226B0000010\nL898902C36UTO7408122F1204159ZE184226B0000010\n",
+    ],
+)
+def test_lines_shaped_like_a_zone_are_not_one_unless_all_of_it_holds(not_a_zone):
+    assert redact(not_a_zone) == not_a_zone
