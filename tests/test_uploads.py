@@ -9,6 +9,7 @@ from runs.forms import CaseForm
 from runs.models import Case, Document
 from runs.uploads import stored_file_name
 from tests.case_rows import acme_case_with_document
+from tests.mrz import passport_zone
 from tests.runtime.runtime_helpers import minimal_pdf
 
 
@@ -193,6 +194,12 @@ def test_personal_data_is_found_in_a_pdfs_text_too(db, tenant, analyst):
     pdf = minimal_pdf("Passport number: X1234567")
     case = acme_case_with_document(tenant, analyst, "scan.pdf", pdf)
     assert case.documents.get().personal_data == ["passport number"]
+
+
+def test_a_passports_machine_readable_zone_is_found_as_personal_data(db, tenant, analyst):
+    zone = passport_zone("Rahimi", "Farhad", "IRN", "K12345678", "790312")
+    case = acme_case_with_document(tenant, analyst, "passport.txt", f"PASSPORT\n{zone}".encode())
+    assert case.documents.get().personal_data == ["passport number", "date of birth"]
 
 
 @pytest.mark.parametrize(
