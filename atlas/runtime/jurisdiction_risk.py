@@ -2,8 +2,9 @@
 source of wealth or funds names, registered in one of the tenant's high-risk jurisdictions
 (its policy's list; FATF's call for action by default), or a director or beneficial owner
 of the subject company, or a person subject, living in one, as a registry record or a
-document says; or, where the tenant's policy counts nationality, a person subject who is a
-national of one, as a form of theirs says. That alone rules out a low rating, and the
+document says; or, where the tenant's policy counts nationality, a person subject or a
+director or owner of the subject company who is a national of one, as a document or the
+company's registry record says. That alone rules out a low rating, and the
 packet asks for enhanced due diligence."""
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ DIRECTED = "a company the subject directs"
 def in_high_risk_jurisdictions(s: AtlasState) -> list[str]:
     """Everyone the diligence is on with a tie to a high-risk jurisdiction: those registered
     in one, those living in one ("director Farhad Rahimi (Iran, IR)"), then, where the
-    tenant's policy counts nationality, a person subject who is a national of one."""
+    tenant's policy counts nationality, those who are nationals of one."""
     return high_risk_registrations(s) + high_risk_residences(s) + high_risk_nationalities(s)
 
 

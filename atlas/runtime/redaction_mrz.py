@@ -148,24 +148,24 @@ def mrz_spans(folded: str) -> list[Found]:
     return found
 
 
-def mrz_nationalities(text: str) -> list[str]:
-    """The three-letter codes of the nationalities the zones of `text` give ("IRN")."""
-    codes = []
-    for zone in zones(text):
-        *_, code = zone.field("nationality")
-        code = code.lower()
-        codes.append(_COUNTRY_OF.get(code, code).upper())
-    return list(dict.fromkeys(code for code in codes if len(code) == 3))
+class Holder(NamedTuple):
+    """Whom a zone is of: their name as a form writes it ("Farhad Rahimi"), and the
+    code of their nationality ("IRN"; "" where the zone gives none)."""
+
+    name: str
+    nationality: str
 
 
-def mrz_names(text: str) -> list[str]:
-    """The holders' names the zones of `text` give, as written on a form ("Farhad
-    Rahimi"): surname first in the zone, given names after a double filler."""
-    names = []
+def mrz_holders(text: str) -> list[Holder]:
+    """The holder of each zone of `text`. The zone writes the surname first and the given
+    names after a double filler."""
+    holders = []
     for zone in zones(text):
         *_, written = zone.field("names")
         surname, _, given = written.partition("<<")
         words = [*given.split("<"), *surname.split("<")]
-        if name := " ".join(word.capitalize() for word in words if word):
-            names.append(name)
-    return list(dict.fromkeys(names))
+        name = " ".join(word.capitalize() for word in words if word)
+        *_, code = zone.field("nationality")
+        code = _COUNTRY_OF.get(code.lower(), code.lower()).upper()
+        holders.append(Holder(name, code))
+    return holders

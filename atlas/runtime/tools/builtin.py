@@ -11,7 +11,7 @@ from pypdf.errors import LimitReachedError
 from atlas.runtime.countries import country_code, nationality_codes
 from atlas.runtime.ports import DocumentUnreadable
 from atlas.runtime.redaction import personal_data_found, redact
-from atlas.runtime.redaction_mrz import mrz_names, mrz_nationalities
+from atlas.runtime.redaction_mrz import mrz_holders
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
 from atlas.runtime.tools.document_declarations import DECLARATION_LABEL, declarations
 from atlas.runtime.tools.document_directors import (
@@ -37,6 +37,7 @@ from atlas.runtime.tools.document_owners import (
 )
 from atlas.runtime.tools.document_residences import (
     RESIDENCE_WORD,
+    prose_sentences,
     residence_entry,
     residences_listed,
     said_beside_names,
@@ -503,11 +504,15 @@ def _add_what_prose_says(
     people = [*fields.get("directors", []), *fields.get("beneficial_owners", [])]
     form_people = fields.get("person_names", [])
     named = [*people, *form_people]
+    if not named:
+        return
+    sentences = list(prose_sentences(text))
     for read, mentions, by_name, field_name in (
         (residences_listed, RESIDENCE_WORD, lives_in, "residence"),
         (nationalities_listed, NATIONALITY_WORD, nationals, "nationality"),
     ):
-        for name, said in said_beside_names(sentences_naming(text, named, mentions), read).items():
+        about = sentences_naming(sentences, named, mentions)
+        for name, said in said_beside_names(about, read).items():
             if name in people:
                 by_name.setdefault(name, said)
             if name in form_people:
@@ -537,6 +542,7 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
     }
     labelled = _one_label_a_line(text)
     board = list(board_table_rows(text))
+    holders = mrz_holders(text)  # a passport's or identity card's zone
     lives_in: dict[str, str] = {}
     nationals: dict[str, list[str]] = {}
     for field_name, pattern in _FIELD_PATTERNS.items():
@@ -555,11 +561,11 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             values = [code for value in values if (code := _country_ending(value))]
         if field_name == "nationality":
             values = [code for value in values for code in nationality_codes(value)]
-            values += [code for value in mrz_nationalities(text) if (code := country_code(value))]
+            values += [code for holder in holders if (code := country_code(holder.nationality))]
         if field_name == "person_names":
             values = [name for value in values if (name := person_name_given(value))]
             given = {name.casefold() for name in values}
-            values += [name for name in mrz_names(text) if name.casefold() not in given]
+            values += [h.name for h in holders if h.name and h.name.casefold() not in given]
         if values:
             fields[field_name] = list(dict.fromkeys(values))
     if owners := owners_named(labelled):

@@ -76,10 +76,7 @@ def _lists_of_countries(line: str) -> Iterator[tuple[int, list[str], int]]:
     for word in _LIST_FOLLOWS.finditer(line):
         mark = _CLAUSE_MARK.search(line, word.end(), word.end() + WINDOW)
         end = mark.start() if mark else min(len(line), word.end() + WINDOW)
-        words = list(_WORD.finditer(line, word.end(), end))
-        while words and words[0].group(0).lower() in _OPENING:
-            del words[0]
-        codes, _ = _countries(words)
+        codes, _ = _countries(list(_WORD.finditer(line, word.end(), end)))
         if codes and not _no_longer(line, word.start()):
             yield word.start(), codes, len(line)
     for word in _LIST_PRECEDES.finditer(line):
@@ -100,6 +97,9 @@ def _countries(words: list[re.Match], *, backwards: bool = False) -> tuple[list[
     start = -1
     at = 0
     while at < len(words):
+        # "both Iran and of the United Kingdom": words that open a country, not name one
+        while not backwards and at < len(words) and words[at].group(0).lower() in _OPENING:
+            at += 1
         for size in range(min(MAX_COUNTRY_WORDS, len(words) - at), 0, -1):
             taken = words[at : at + size]
             in_order = taken[::-1] if backwards else taken
@@ -114,9 +114,6 @@ def _countries(words: list[re.Match], *, backwards: bool = False) -> tuple[list[
             at += 1
         else:
             break
-        # "Iran and of the United Kingdom"
-        while not backwards and at < len(words) and words[at].group(0).lower() in _OPENING:
-            at += 1
     return list(dict.fromkeys(codes)), start
 
 

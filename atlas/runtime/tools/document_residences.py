@@ -72,22 +72,23 @@ def residences_listed(line: str, names: list[str]) -> dict[str, str]:
 
 
 def sentences_naming(
-    text: str, names: list[str], mentions: re.Pattern
+    sentences: list[str], names: list[str], mentions: re.Pattern
 ) -> Iterator[tuple[str, list[str]]]:
-    """Each sentence of `text` that `mentions` matches (RESIDENCE_WORD, NATIONALITY_WORD)
-    and that names some of `names`, with those it names: "Farhad Rahimi, appointed in
-    2021, lives in Iran."."""
-    for sentence in _sentences(text):
-        if len(sentence) > MAX_SENTENCE_CHARS or not mentions.search(sentence):
+    """Each of `sentences` (prose_sentences) that `mentions` matches (RESIDENCE_WORD,
+    NATIONALITY_WORD) and that names some of `names`, with those it names: "Farhad Rahimi,
+    appointed in 2021, lives in Iran."."""
+    for sentence in sentences:
+        if not mentions.search(sentence):
             continue
         if named := [name for name in names if place_named(sentence, name) < len(sentence)]:
             yield sentence, named
 
 
-def _sentences(text: str) -> Iterator[str]:
+def prose_sentences(text: str) -> Iterator[str]:
     """The sentences of `text`, each on one line: a paragraph's lines are joined, as a
     line break inside one is where the text wrapped (as a PDF's text does); a blank line,
-    a label's line or a bullet's ends one."""
+    a label's line or a bullet's ends one. One longer than MAX_SENTENCE_CHARS is no prose
+    and is left out."""
     paragraph: list[str] = []
     for line in [*text.splitlines(), ""]:
         if line.strip() and not _LINE_OF_ITS_OWN.match(line):
@@ -95,7 +96,7 @@ def _sentences(text: str) -> Iterator[str]:
             continue
         for lines in (paragraph, [line]):
             for sentence in _SENTENCE_END.split(" ".join(lines)):
-                if sentence := " ".join(sentence.split()):
+                if len(sentence) <= MAX_SENTENCE_CHARS and (sentence := " ".join(sentence.split())):
                     yield sentence
         paragraph = []
 
