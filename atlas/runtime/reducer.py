@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
+from atlas.runtime.birth_years import FACT as BIRTH_YEAR_FACT
+from atlas.runtime.birth_years import subject_birth_year_facts, year_of_birth
 from atlas.runtime.codirectors import (
     as_codirector,
     codirector_companies,
@@ -206,6 +208,7 @@ def apply_in_place(
         _complete(new, f"extract:{args.get('document_id', result.get('document_id'))}")
     _weigh_disputed_directorships(new)
     _weigh_subject_residence(new)
+    _weigh_subject_birth_year(new)
     _detect_conflicts(new)
 
 
@@ -1066,6 +1069,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         item.residence_line = residence_line(result.get("text", ""))
     if person_form:
         item.nationalities = fields.get("nationality") or []
+        item.birth_year = year_of_birth(fields.get("dates_of_birth") or [], now.year)
     _said_of_its_person(item, fields, about_entity and not names)
     _add_evidence(state, item)
     if not someone_elses and not company_form_for_a_person:
@@ -1306,6 +1310,16 @@ def _weigh_subject_residence(state: AtlasState) -> None:
         return
     others = [f for f in state.facts if not (f.fact == RESIDENCE_FACT and not f.person)]
     state.facts = others + subject_residence_facts(state)
+
+
+def _weigh_subject_birth_year(state: AtlasState) -> None:
+    """A person subject's year of birth as each source gives it, derived afresh: a form of
+    theirs born in another year than the registry person they were matched to is weighed
+    as a conflict."""
+    if state.brief.subject_type != "person":
+        return
+    others = [f for f in state.facts if f.fact != BIRTH_YEAR_FACT]
+    state.facts = others + subject_birth_year_facts(state)
 
 
 def _fact_groups(state: AtlasState) -> dict[tuple[str, str, str], list[Fact]]:

@@ -285,6 +285,8 @@ class EvidenceItem(_Model):
     residence_line: str = ""
     # For a person's form: the countries it says they are a national of (ISO codes).
     nationalities: list[str] = Field(default_factory=list)
+    # For a person's form: the year its dates of birth give, where they all give one.
+    birth_year: int | None = None
     # For a document about the subject company: the countries each director or owner it
     # lists is a national of, by name, where it says (beside the name, or in a table).
     nationalities_of: dict[str, list[str]] = Field(default_factory=dict)

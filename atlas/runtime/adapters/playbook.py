@@ -15,6 +15,7 @@ from typing import Any
 
 from atlas.runtime.adapters.answers import candidate_from_answer
 from atlas.runtime.adapters.base import ModelReply
+from atlas.runtime.birth_years import FACT as BIRTH_YEAR_FACT
 from atlas.runtime.budgets import estimate_tokens
 from atlas.runtime.codirectors import AS_CODIRECTOR
 from atlas.runtime.context import ModelContext, clipped
@@ -203,6 +204,8 @@ class Playbook:
                 {"document_id": document["document_id"]},
                 f"Read the attached document {document['name']}.",
             )
+        if wider := _namesakes_born_when_documents_say(p, failures):
+            return wider
         if by_name := _by_name(p, DECLARED_BUSINESS_STEPS, offered, failures):
             return by_name
         if by_name := _by_name(p, CODIRECTOR_STEPS, offered, failures):
@@ -389,6 +392,31 @@ def _resolution_beyond_the_case_country(
         args,
         f"Nothing registered in {case['jurisdiction']} matches the subject closely: look "
         "for it in other countries.",
+    )
+
+
+def _namesakes_born_when_documents_say(
+    p: dict[str, Any], failures: dict[str, int]
+) -> CallTool | None:
+    """When the subject's own documents give another year of birth than the registry
+    person they were matched to in the case's country, the subject's name resolved in every
+    country: the packet then names the namesakes born in that year (birth_years). Not when
+    the search in the case's country left out no one registered elsewhere."""
+    case = p["case"]
+    if case["subject_type"] != "person" or not case["jurisdiction"]:
+        return None
+    if p.get("candidates_registered_elsewhere") == 0:
+        return None
+    if not any(c["fact"] == BIRTH_YEAR_FACT and c["status"] == "open" for c in p["conflicts"]):
+        return None
+    args = _without_none(name=case["subject"], entity_type="person")
+    if _already_tried(p, "resolve_entity", args) or failures.get("resolve_entity", 0) >= 2:
+        return None
+    return _call(
+        "resolve_entity",
+        args,
+        "The subject's documents give another year of birth than the registry person they "
+        "were matched to: look for namesakes registered in other countries.",
     )
 
 

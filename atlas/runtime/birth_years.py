@@ -1,0 +1,142 @@
+"""A person subject's year of birth as each source gives it: the registry record the subject
+was matched to, and each form of theirs (a passport, an identity card, a declaration) whose
+dates of birth all fall in one year. A form born in another year than the registry person
+is the mark of a match on a namesake, so sources that disagree are a conflict for a
+reviewer. Only the year is compared and shown: the date itself stays redacted."""
+
+from __future__ import annotations
+
+import re
+
+from atlas.runtime.namesakes import BORN, RECORD_NAME
+from atlas.runtime.residences import subject_entity_id
+from atlas.runtime.state import AtlasState, EvidenceItem, Fact, conflict_id_for
+from atlas.runtime.wording import listed
+
+FACT = "year_of_birth"
+# No one alive was born longer ago than this.
+OLDEST_AGE = 120
+
+# A year of four digits standing apart ("14.03.1975", "12 March 1968", "1970-01-02"), or
+# the first four of a date written whole ("19700102").
+_FULL_YEAR = re.compile(r"(?<![0-9])(1[89][0-9]{2}|20[0-9]{2})(?:(?![0-9])|(?=[0-9]{4}$))")
+# Two digits: a passport zone's date (YYMMDD) or a date ending in its year ("14.03.75").
+_ZONE_DATE = re.compile(r"[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])")
+_SHORT_YEAR = re.compile(r"[0-9]{1,2}[./-][0-9]{1,2}[./-]([0-9]{2})")
+
+
+def year_written(date: str, this_year: int) -> int | None:
+    """The year of a date of birth as a document wrote it; None where it gives none that a
+    living person could have been born in. A two-digit year is the latest such year
+    ("75" is 1975, "09" 2009 in 2026)."""
+    date = date.strip()
+    if match := _FULL_YEAR.search(date):
+        year = int(match.group(1))
+    elif _ZONE_DATE.fullmatch(zone_date := date.replace(" ", "")):  # an OCR spaces it out
+        year = _century(int(zone_date[:2]), this_year)
+    elif match := _SHORT_YEAR.fullmatch(date):
+        year = _century(int(match.group(1)), this_year)
+    else:
+        return None
+    return year if this_year - OLDEST_AGE <= year <= this_year else None
+
+
+def _century(two_digits: int, this_year: int) -> int:
+    year = this_year // 100 * 100 + two_digits
+    return year if year <= this_year else year - 100
+
+
+def year_of_birth(dates: list[str], this_year: int) -> int | None:
+    """The year every date of birth in `dates` gives, read as `year_written` reads them;
+    None when they give none, or more than one (a form that also gives a spouse's)."""
+    years = {year_written(date, this_year) for date in dates}
+    return years.pop() if len(years) == 1 and None not in years else None
+
+
+def subject_birth_year_facts(state: AtlasState) -> list[Fact]:
+    """For a person subject, the year they were born in as each source says: the record of
+    the registry person they were matched to, then each of their forms, one fact a source.
+    Derived afresh from the evidence with each step, like where they live: the match may
+    come after the forms were read, or change."""
+    if state.brief.subject_type != "person":
+        return []
+    entity_id = subject_entity_id(state)
+    facts = []
+    selected = state.selected_entity
+    if selected is not None and selected.born_year:
+        record = next((e for e in state.evidence if e.source_id == f"registry:{entity_id}"), None)
+        if record is not None:
+            facts.append(_said(record, entity_id, selected.born_year, record.claim))
+    forms: dict[str, EvidenceItem] = {}
+    for item in state.evidence:
+        if item.evidence_class == "document" and item.birth_year:
+            forms.setdefault(item.source_id, item)
+    for item in forms.values():
+        excerpt = f"A date of birth in {item.birth_year} (the date itself is redacted)."
+        facts.append(_said(item, entity_id, item.birth_year, excerpt))
+    return facts
+
+
+def _said(item: EvidenceItem, entity_id: str, year: int, excerpt: str) -> Fact:
+    return Fact.said_by(
+        item,
+        fact=FACT,
+        entity_id=entity_id,
+        value=str(year),
+        display_value=str(year),
+        excerpt=excerpt,
+    )
+
+
+def namesake_gaps(state: AtlasState) -> list[str]:
+    """While sources disagree on a person subject's year of birth, what that means for the
+    packet: the registry person they were matched to, and everything found on that match,
+    may be someone else of the same name. Names the registry persons of the subject's name
+    born in the year the subject's own documents give, where the research found any."""
+    selected = state.selected_entity
+    if state.brief.subject_type != "person" or selected is None:
+        return []
+    over = conflict_id_for(selected.entity_id, FACT)
+    conflict = next((c for c in state.conflicts if c.conflict_id == over), None)
+    record = f"registry:{selected.entity_id}"
+    if conflict is None or not any(value.source_id == record for value in conflict.values):
+        return []  # none, or the subject's documents disagree among themselves
+    born = str(selected.born_year)
+    matched = f"{selected.name} ({selected.jurisdiction}, born {born})"
+    if conflict.status == "resolved":
+        settled = conflict.resolution.value if conflict.resolution else None
+        if settled in (None, born):
+            return []
+        return [
+            f"A reviewer settled the subject's year of birth as {settled}, not that of "
+            f"{matched}, the registry person they were matched to: the match is on someone "
+            "else, and what was found on it is not about the subject."
+        ]
+    disagreeing = [value for value in conflict.values if value.value != born]
+    years = sorted({value.value for value in disagreeing})
+    documents = "A document of the subject's own gives"
+    if len(disagreeing) > 1:
+        documents = "Documents of the subject's own give"
+    gap = (
+        f"{documents} a year of birth ({listed(years, 'or')}) other than that of {matched}, "
+        "the registry person they were matched to: the match, and what was found on it, may "
+        "be on a namesake."
+    )
+    if namesakes := _born_in(state, years):
+        gap += f" Registry persons of the subject's name born then: {listed(namesakes)}."
+    return [gap]
+
+
+def _born_in(state: AtlasState, years: list[str]) -> list[str]:
+    """ "Sergei Markov (GB, born 1990) [pe-sergei-markov-gb]": the registry candidates for
+    the subject whose records the research read, born in one of `years`."""
+    found = []
+    for item in state.evidence:
+        if not item.candidate_id:
+            continue
+        named, born = RECORD_NAME.match(item.claim), BORN.search(item.claim)
+        if named and born and born["year"] in years:
+            found.append(
+                f"{named['name']} ({named['country']}, born {born['year']}) [{item.candidate_id}]"
+            )
+    return list(dict.fromkeys(found))

@@ -1,0 +1,255 @@
+"""A person subject's own documents give a date of birth; its year is weighed against the
+registry person the subject was matched to. A passport born in another year is a conflict
+for a reviewer, and the packet says the match may be on a namesake, naming the registry
+persons of that name born in the document's year."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from runtime_helpers import answer, run, settled, tool_arguments
+from test_document_owners import attached
+
+from atlas.runtime.adapters.playbook import _namesakes_born_when_documents_say
+from atlas.runtime.birth_years import FACT, namesake_gaps, year_of_birth, year_written
+from atlas.runtime.context import project_state
+from tests.mrz import passport_zone
+
+# Two registry persons named Sergei Markov: RU, born 1961 (on a sanctions list), and GB,
+# born 1990.
+FORM = "CLIENT IDENTIFICATION FORM\nFull name: Sergei Markov\nDate of birth: {}\n"
+NAMESAKE_GAP = (
+    "A document of the subject's own gives a year of birth (1990) other than that of Sergei "
+    "Markov (RU, born 1961), the registry person they were matched to: the match, and what "
+    "was found on it, may be on a namesake. Registry persons of the subject's name born "
+    "then: Sergei Markov (GB, born 1990) [pe-sergei-markov-gb]."
+)
+
+
+@pytest.mark.parametrize(
+    ("written", "year"),
+    [
+        ("14 March 1990", 1990),
+        ("14.03.1975", 1975),
+        ("1970-01-02", 1970),
+        ("19700102", 1970),
+        ("March 12, 1968", 1968),
+        ("3rd of May 1981", 1981),
+        ("14/03/75", 1975),
+        ("14/03/09", 2009),  # a two-digit year is the latest that has been
+        ("900314", 1990),  # a passport zone's YYMMDD
+        ("9 0 0 3 1 4", 1990),  # ... as an OCR spaced it out
+        ("200314", 2020),
+        ("1890-01-01", None),  # nobody alive was born then
+        ("2031-01-01", None),  # not yet
+        ("unknown", None),
+        ("14 March", None),
+    ],
+)
+def test_the_year_a_date_of_birth_gives(written, year):
+    assert year_written(written, 2026) == year
+
+
+def test_a_documents_dates_of_birth_give_a_year_when_they_agree():
+    assert year_of_birth(["14 March 1990", "900314"], 2026) == 1990
+    assert year_of_birth(["14 March 1990", "2 May 1985"], 2026) is None  # a spouse's too
+    assert year_of_birth(["14 March 1990", "unknown"], 2026) is None
+    assert year_of_birth([], 2026) is None
+
+
+def markov(make_runtime, make_state, documents, *texts: str, jurisdiction: str | None = "RU"):
+    runtime = make_runtime()
+    docs = [attached(documents, f"form{n}.txt", text) for n, text in enumerate(texts, start=1)]
+    state = make_state(
+        "Sergei Markov", subject_type="person", jurisdiction=jurisdiction, documents=docs
+    )
+    return runtime, run(runtime, state)
+
+
+def birth_conflict(state):
+    return next(c for c in state.conflicts if c.fact == FACT)
+
+
+def test_a_form_born_in_another_year_than_the_match_is_a_conflict_naming_the_namesake(
+    make_runtime, make_state, documents, store
+):
+    _, state = markov(make_runtime, make_state, documents, FORM.format("14 March 1990"))
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    conflict = birth_conflict(state)
+    assert conflict.status == "open"
+    assert [(v.value, v.source_id) for v in conflict.values] == [
+        ("1961", "registry:pe-sergei-markov-ru"),
+        ("1990", "document:doc-form1.txt"),
+    ]
+    assert conflict.values[1].excerpt == "A date of birth in 1990 (the date itself is redacted)."
+    packet = state.proposed_packet
+    assert "Unresolved conflict on year of birth: sources disagree." in packet.open_gaps
+    assert NAMESAKE_GAP in packet.open_gaps
+    # The match was made in the case's country: the subject's name was then looked up
+    # everywhere, which found the namesake born in 1990.
+    assert tool_arguments(store, state, "resolve_entity") == [
+        {"name": "Sergei Markov", "jurisdiction": "RU", "entity_type": "person"},
+        {"name": "Sergei Markov", "entity_type": "person"},
+    ]
+    # The namesake's record is no finding about the subject, and the date stays redacted.
+    assert not any("GB" in finding.claim for finding in packet.findings)
+    assert "14 March" not in json.dumps(project_state(state), default=str)
+
+
+def test_only_the_subjects_registry_candidates_are_named_as_namesakes(
+    make_runtime, make_state, documents
+):
+    _, state = markov(make_runtime, make_state, documents, FORM.format("14 March 1990"))
+    namesake = next(e for e in state.evidence if e.candidate_id == "pe-sergei-markov-gb")
+    someone_else = namesake.model_copy(
+        update={
+            "candidate_id": "",
+            "source_id": "registry:pe-anna-markova",
+            "claim": "Registry record: Anna Markova (GB), born 1990.",
+        }
+    )
+    state.evidence.append(someone_else)
+    assert namesake_gaps(state) == [NAMESAKE_GAP]
+
+
+def test_documents_agreeing_with_each_other_are_named_together(make_runtime, make_state, documents):
+    zone = passport_zone("Markov", "Sergei", "GBR", "533401927", "900314")
+    texts = (FORM.format("14 March 1990"), f"PASSPORT\n{zone}")
+    _, state = markov(make_runtime, make_state, documents, *texts)
+    assert [v.value for v in birth_conflict(state).values] == ["1961", "1990", "1990"]
+    plural = NAMESAKE_GAP.replace(
+        "A document of the subject's own gives", "Documents of the subject's own give"
+    )
+    assert plural in state.proposed_packet.open_gaps
+
+
+def test_a_form_born_in_the_matchs_year_raises_nothing(make_runtime, make_state, documents, store):
+    _, state = markov(make_runtime, make_state, documents, FORM.format("02.11.1961"))
+    assert not any(c.fact == FACT for c in state.conflicts)
+    assert not any("namesake" in gap for gap in state.proposed_packet.open_gaps)
+    assert len(tool_arguments(store, state, "resolve_entity")) == 1
+
+
+def test_a_passport_zone_gives_the_year_too(make_runtime, make_state, documents):
+    zone = passport_zone("Markov", "Sergei", "GBR", "533401927", "900314")
+    _, state = markov(make_runtime, make_state, documents, f"PASSPORT\n{zone}")
+    assert [v.value for v in birth_conflict(state).values] == ["1961", "1990"]
+
+
+def test_a_form_giving_two_years_says_nothing_of_the_subjects(make_runtime, make_state, documents):
+    text = FORM.format("14 March 1990") + "Spouse: Anna Markova\nDate of birth: 2 May 1985\n"
+    _, state = markov(make_runtime, make_state, documents, text)
+    assert not any(c.fact == FACT for c in state.conflicts)
+
+
+def test_another_persons_form_says_nothing_of_the_subjects_year(
+    make_runtime, make_state, documents
+):
+    text = "Full name: Anna Markova\nDate of birth: 2 May 1985\n"
+    _, state = markov(make_runtime, make_state, documents, text)
+    assert not any(c.fact == FACT for c in state.conflicts)
+
+
+def test_a_companys_form_on_a_persons_case_says_nothing_of_their_year(
+    make_runtime, make_state, documents
+):
+    text = "Company: Volga Petrochem Export JSC\nDate of birth: 14 March 1990\n"
+    _, state = markov(make_runtime, make_state, documents, text)
+    assert not any(c.fact == FACT for c in state.conflicts)
+
+
+def test_only_namesakes_born_in_the_documents_years_are_named(make_runtime, make_state, documents):
+    """John Smith: GB, born 1965, and US, born 1990. Two forms give 1972 and 1965."""
+    runtime = make_runtime()
+    docs = [
+        attached(documents, "a.txt", "Full name: John Smith\nDate of birth: 1 May 1972\n"),
+        attached(documents, "b.txt", "Full name: John Smith\nDate of birth: 1965-02-03\n"),
+    ]
+    state = make_state("John Smith", subject_type="person", jurisdiction="GB", documents=docs)
+    state = run(runtime, state)
+    assert [v.value for v in birth_conflict(state).values] == ["1965", "1972", "1965"]
+    assert (
+        "A document of the subject's own gives a year of birth (1972) other than that of John "
+        "Smith (GB, born 1965), the registry person they were matched to: the match, and what "
+        "was found on it, may be on a namesake."
+    ) in state.proposed_packet.open_gaps
+
+
+def test_two_forms_disagreeing_with_no_match_are_a_conflict_without_a_namesake(
+    make_runtime, make_state, documents
+):
+    """Noor Haddad is on no register: the forms still disagree with each other."""
+    runtime = make_runtime()
+    docs = [
+        attached(documents, "a.txt", "Full name: Noor Haddad\nDate of birth: 1 May 1980\n"),
+        attached(documents, "b.txt", "Full name: Noor Haddad\nDate of birth: 1 May 1981\n"),
+    ]
+    state = run(runtime, make_state("Noor Haddad", subject_type="person", documents=docs))
+    assert state.selected_entity is None
+    assert [v.value for v in birth_conflict(state).values] == ["1980", "1981"]
+    assert not any("namesake" in gap for gap in state.proposed_packet.open_gaps)
+
+
+def test_the_analysts_pick_is_weighed_against_the_forms_year(make_runtime, make_state, documents):
+    """Without a country the name is ambiguous: the analyst picks the Russian one, whose
+    year the form contradicts, and both records were read already."""
+    runtime, state = markov(
+        make_runtime, make_state, documents, FORM.format("14 March 1990"), jurisdiction=None
+    )
+    assert state.status == "waiting_for_input"
+    state = answer(runtime, state, "the Russian one")
+    assert state.selected_entity.entity_id == "pe-sergei-markov-ru"
+    assert NAMESAKE_GAP in state.proposed_packet.open_gaps
+
+
+def test_a_reviewer_settling_on_the_matchs_year_clears_the_namesake_gap(
+    make_runtime, make_state, documents
+):
+    runtime, state = markov(make_runtime, make_state, documents, FORM.format("14 March 1990"))
+    state = settled(runtime, state, birth_conflict(state).conflict_id, "1961")
+    assert not any("namesake" in gap for gap in state.proposed_packet.open_gaps)
+
+
+def test_a_reviewer_settling_on_the_forms_year_says_the_match_is_on_someone_else(
+    make_runtime, make_state, documents
+):
+    runtime, state = markov(make_runtime, make_state, documents, FORM.format("14 March 1990"))
+    state = settled(runtime, state, birth_conflict(state).conflict_id, "1990")
+    assert (
+        "A reviewer settled the subject's year of birth as 1990, not that of Sergei Markov "
+        "(RU, born 1961), the registry person they were matched to: the match is on someone "
+        "else, and what was found on it is not about the subject."
+    ) in state.proposed_packet.open_gaps
+
+
+def test_the_wider_search_is_made_once_and_only_after_a_search_in_one_country():
+    conflict = {"fact": FACT, "status": "open"}
+    base = {
+        "case": {"subject": "Sergei Markov", "subject_type": "person", "jurisdiction": "RU"},
+        "conflicts": [conflict],
+        "candidates_registered_elsewhere": 1,
+        "executed_actions": [],
+        "denied_actions": [],
+        "last_observations": [],
+    }
+    assert _namesakes_born_when_documents_say(base, {}).arguments == {
+        "name": "Sergei Markov",
+        "entity_type": "person",
+    }
+    done = {
+        **base,
+        "executed_actions": [
+            {
+                "tool": "resolve_entity",
+                "arguments": {"name": "Sergei Markov", "entity_type": "person"},
+            }
+        ],
+    }
+    assert _namesakes_born_when_documents_say(done, {}) is None
+    nowhere = {**base, "case": {**base["case"], "jurisdiction": None}}
+    assert _namesakes_born_when_documents_say(nowhere, {}) is None
+    none_left_out = {**base, "candidates_registered_elsewhere": 0}
+    assert _namesakes_born_when_documents_say(none_left_out, {}) is None
+    settled_conflict = {**base, "conflicts": [{**conflict, "status": "resolved"}]}
+    assert _namesakes_born_when_documents_say(settled_conflict, {}) is None
