@@ -77,6 +77,16 @@ def subject_birth_year_facts(state: AtlasState) -> list[Fact]:
     return facts
 
 
+def birth_years_in_documents(state: AtlasState) -> dict[str, list[str]]:
+    """year -> the names of the subject's own documents that give it."""
+    names = {f"document:{d.document_id}": d.name for d in state.brief.documents}
+    years: dict[str, list[str]] = {}
+    for fact in subject_birth_year_facts(state):
+        if fact.source_id in names:
+            years.setdefault(fact.value, []).append(names[fact.source_id])
+    return years
+
+
 def _said(item: EvidenceItem, entity_id: str, year: int, excerpt: str) -> Fact:
     return Fact.said_by(
         item,

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from atlas.runtime.birth_years import birth_years_in_documents
 from atlas.runtime.codirectors import unscreened_codirectors, unsearched_codirectors
 from atlas.runtime.decisions import next_action_json_schema, next_action_json_schema_text
 from atlas.runtime.declared_businesses import (
@@ -230,6 +231,11 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         "businesses_to_search": [redact(name) for name in unsearched_businesses(state)],
         "businesses_to_look_up": [redact(name) for name in unlooked_businesses(state)],
         "in_high_risk_jurisdictions": in_high_risk_jurisdictions(state),
+        # Only the year: the dates themselves are redacted.
+        "birth_years_in_documents": {
+            year: [redact(name) for name in names]
+            for year, names in birth_years_in_documents(state).items()
+        },
         "documents_with_unread_owners": documents_with_unread_owners(state),
         "answered_questions": [
             {k: redact(v) for k, v in qa.items()} for qa in state.answered_questions[-3:]

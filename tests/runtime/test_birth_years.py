@@ -11,7 +11,10 @@ import pytest
 from runtime_helpers import answer, run, settled, tool_arguments
 from test_document_owners import attached
 
-from atlas.runtime.adapters.playbook import _namesakes_born_when_documents_say
+from atlas.runtime.adapters.playbook import (
+    _born_as_documents_say,
+    _namesakes_born_when_documents_say,
+)
 from atlas.runtime.birth_years import FACT, namesake_gaps, year_of_birth, year_written
 from atlas.runtime.context import project_state
 from tests.mrz import passport_zone
@@ -253,3 +256,69 @@ def test_the_wider_search_is_made_once_and_only_after_a_search_in_one_country():
     assert _namesakes_born_when_documents_say(none_left_out, {}) is None
     settled_conflict = {**base, "conflicts": [{**conflict, "status": "resolved"}]}
     assert _namesakes_born_when_documents_say(settled_conflict, {}) is None
+
+
+def test_an_ambiguous_name_is_asked_about_after_the_forms_are_read(
+    make_runtime, make_state, documents, store
+):
+    _, state = markov(
+        make_runtime, make_state, documents, FORM.format("14 March 1990"), jurisdiction=None
+    )
+    assert state.status == "waiting_for_input"
+    assert [o.name for o in state.observations if o.source == "tool"] == [
+        "resolve_entity",
+        "extract_uploaded_document",
+    ]
+    question = state.pending_question.question
+    assert (
+        "Candidates: 1. Sergei Markov (GB, born 1990) [pe-sergei-markov-gb]; 2. Sergei Markov "
+        "(RU, born 1961) [pe-sergei-markov-ru]. The uploaded document “form1.txt” gives a date "
+        "of birth in 1990: only candidate 1 was born that year. If none of them is"
+    ) in question
+    assert "14 March" not in question
+
+
+def test_a_form_born_in_no_candidates_year_says_so(make_runtime, make_state, documents):
+    _, state = markov(
+        make_runtime, make_state, documents, FORM.format("1975-06-01"), jurisdiction=None
+    )
+    assert (
+        "The uploaded document “form1.txt” gives a date of birth in 1975: none of them was "
+        "born that year."
+    ) in state.pending_question.question
+
+
+def test_forms_that_disagree_tell_the_candidates_apart_by_nothing(
+    make_runtime, make_state, documents
+):
+    texts = (FORM.format("14 March 1990"), FORM.format("2 November 1961"))
+    _, state = markov(make_runtime, make_state, documents, *texts, jurisdiction=None)
+    question = state.pending_question.question
+    assert "date of birth" not in question
+    assert "Candidates: 1." in question
+
+
+def test_a_companys_ambiguous_name_is_asked_about_before_its_documents_are_read(
+    make_runtime, make_state, documents
+):
+    """A company's documents give no date of birth to tell registry companies apart."""
+    doc = attached(documents, "kyc.txt", "Company: Northwind Trading\nDirectors: Jane Roe\n")
+    state = run(make_runtime(), make_state("Northwind Trading", jurisdiction=None, documents=[doc]))
+    assert state.status == "waiting_for_input"
+    assert "extract_uploaded_document" not in [o.name for o in state.observations]
+
+
+@pytest.mark.parametrize(
+    ("said", "hint"),
+    [
+        ({}, ""),
+        (
+            {"1990": ["a.txt", "b.txt"]},
+            " The subject's own documents give a date of birth in 1990: candidates 1 and 3 "
+            "were born that year.",
+        ),
+    ],
+)
+def test_which_candidates_were_born_as_the_documents_say(said, hint):
+    candidates = [{"born_year": 1990}, {"born_year": 1961}, {"born_year": 1990}]
+    assert _born_as_documents_say({"birth_years_in_documents": said}, candidates) == hint

@@ -106,6 +106,10 @@ class Playbook:
             # unmatched name is refused anyway. An
             # answer that none of them is the subject leaves the run none (human_inputs): the
             # research goes on by name, as after a no to a single candidate.
+            # A date of birth in a person subject's own documents may tell them apart.
+            ambiguous_person = len(candidates) > 1 and case["subject_type"] == "person"
+            if ambiguous_person and (reading := _next_document(p, failures)):
+                return reading
             if len(candidates) > 1:
                 labels = [_labelled_for_the_analyst(p, c) for c in candidates]
                 elsewhere = _none_closely_in(case, candidates)
@@ -124,7 +128,9 @@ class Playbook:
                         f"'{_quoted(case['subject'])}'{elsewhere}. Which one is the subject? "
                         "Candidates: "
                         + "; ".join(f"{n}. {label}" for n, label in enumerate(labels, start=1))
-                        + ". If none of them is, say 'none of them': the research goes on "
+                        + "."
+                        + _born_as_documents_say(p, candidates)
+                        + " If none of them is, say 'none of them': the research goes on "
                         f"without a registry match. If the subject's {correctable} is wrong, "
                         "correct it with 'Correct the subject' on the case page."
                     ),
@@ -190,20 +196,8 @@ class Playbook:
                     continue  # the runtime names each company left out in the packet's gaps
                 held = HeldDirectorship.model_validate(company)
                 return _call(tool, args, why.format(directed_by_the_subject(held)))
-        for document in case["documents"]:
-            step = f"extract:{document['document_id']}"
-            if step in done:
-                continue
-            blocked = _denied(
-                p, "extract_uploaded_document", {"document_id": document["document_id"]}
-            )
-            if blocked or failures.get("extract_uploaded_document", 0) >= 2:
-                continue  # the runtime names every unread document in the packet's gaps
-            return _call(
-                "extract_uploaded_document",
-                {"document_id": document["document_id"]},
-                f"Read the attached document {document['name']}.",
-            )
+        if reading := _next_document(p, failures):
+            return reading
         if wider := _namesakes_born_when_documents_say(p, failures):
             return wider
         if by_name := _by_name(p, DECLARED_BUSINESS_STEPS, offered, failures):
@@ -217,6 +211,44 @@ class Playbook:
             question = _sent_back_question(reviews[-1]["reason"], left)
             return AskHuman(question=question, blocking=True)
         return Finish(packet=draft_packet(p, subject_name, gaps))
+
+
+def _next_document(p: dict[str, Any], failures: dict[str, int]) -> CallTool | None:
+    """The extraction of the next attached document nobody read, denied or failed twice
+    to read (the runtime names every unread document in the packet's gaps)."""
+    done = set(p["completed_steps"])
+    for document in p["case"]["documents"]:
+        if f"extract:{document['document_id']}" in done:
+            continue
+        blocked = _denied(p, "extract_uploaded_document", {"document_id": document["document_id"]})
+        if blocked or failures.get("extract_uploaded_document", 0) >= 2:
+            continue
+        return _call(
+            "extract_uploaded_document",
+            {"document_id": document["document_id"]},
+            f"Read the attached document {document['name']}.",
+        )
+    return None
+
+
+def _born_as_documents_say(p: dict[str, Any], candidates: list[dict[str, Any]]) -> str:
+    """Which of the numbered `candidates` was born in the year the subject's own documents
+    give, when they give one."""
+    said = p.get("birth_years_in_documents") or {}
+    if len(said) != 1:
+        return ""  # none, or they disagree: a conflict once the subject is matched
+    ((year, names),) = said.items()
+    given = f"The uploaded document “{_quoted(names[0])}” gives"
+    if len(names) > 1:
+        given = "The subject's own documents give"
+    born = [str(n) for n, c in enumerate(candidates, start=1) if str(c.get("born_year")) == year]
+    if not born:
+        then = "none of them was born that year"
+    elif len(born) == 1:
+        then = f"only candidate {born[0]} was born that year"
+    else:
+        then = f"candidates {listed(born, 'and')} were born that year"
+    return f" {given} a date of birth in {year}: {then}."
 
 
 def _person_name_search(
