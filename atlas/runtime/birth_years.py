@@ -6,51 +6,14 @@ reviewer. Only the year is compared and shown: the date itself stays redacted.""
 
 from __future__ import annotations
 
-import re
-
+from atlas.runtime.directors import AS_DIRECTOR, director_key
 from atlas.runtime.namesakes import BORN, RECORD_NAME
+from atlas.runtime.owners import AS_OWNER
 from atlas.runtime.residences import subject_entity_id
 from atlas.runtime.state import AtlasState, EvidenceItem, Fact, conflict_id_for
 from atlas.runtime.wording import listed
 
 FACT = "year_of_birth"
-# No one alive was born longer ago than this.
-OLDEST_AGE = 120
-
-# A year of four digits standing apart ("14.03.1975", "12 March 1968", "1970-01-02"), or
-# the first four of a date written whole ("19700102").
-_FULL_YEAR = re.compile(r"(?<![0-9])(1[89][0-9]{2}|20[0-9]{2})(?:(?![0-9])|(?=[0-9]{4}$))")
-# Two digits: a passport zone's date (YYMMDD) or a date ending in its year ("14.03.75").
-_ZONE_DATE = re.compile(r"[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])")
-_SHORT_YEAR = re.compile(r"[0-9]{1,2}[./-][0-9]{1,2}[./-]([0-9]{2})")
-
-
-def year_written(date: str, this_year: int) -> int | None:
-    """The year of a date of birth as a document wrote it; None where it gives none that a
-    living person could have been born in. A two-digit year is the latest such year
-    ("75" is 1975, "09" 2009 in 2026)."""
-    date = date.strip()
-    if match := _FULL_YEAR.search(date):
-        year = int(match.group(1))
-    elif _ZONE_DATE.fullmatch(zone_date := date.replace(" ", "")):  # an OCR spaces it out
-        year = _century(int(zone_date[:2]), this_year)
-    elif match := _SHORT_YEAR.fullmatch(date):
-        year = _century(int(match.group(1)), this_year)
-    else:
-        return None
-    return year if this_year - OLDEST_AGE <= year <= this_year else None
-
-
-def _century(two_digits: int, this_year: int) -> int:
-    year = this_year // 100 * 100 + two_digits
-    return year if year <= this_year else year - 100
-
-
-def year_of_birth(dates: list[str], this_year: int) -> int | None:
-    """The year every date of birth in `dates` gives, read as `year_written` reads them;
-    None when they give none, or more than one (a form that also gives a spouse's)."""
-    years = {year_written(date, this_year) for date in dates}
-    return years.pop() if len(years) == 1 and None not in years else None
 
 
 def subject_birth_year_facts(state: AtlasState) -> list[Fact]:
@@ -79,7 +42,7 @@ def subject_birth_year_facts(state: AtlasState) -> list[Fact]:
 
 def birth_years_in_documents(state: AtlasState) -> dict[str, list[str]]:
     """year -> the names of the subject's own documents that give it."""
-    names = {f"document:{d.document_id}": d.name for d in state.brief.documents}
+    names = _document_names(state)
     years: dict[str, list[str]] = {}
     for fact in subject_birth_year_facts(state):
         if fact.source_id in names:
@@ -150,3 +113,93 @@ def _born_in(state: AtlasState, years: list[str]) -> list[str]:
                 f"{named['name']} ({named['country']}, born {born['year']}) [{item.candidate_id}]"
             )
     return list(dict.fromkeys(found))
+
+
+def hits_born_in_other_years(state: AtlasState) -> list[str]:
+    """Sanctions hits and matches on the register of politically exposed persons on a
+    person whose entry is linked to a registry person born in another year than the case's
+    documents give that person: a director or owner a document about the subject company
+    names, or a person subject by their own documents (the entry not linked to the registry
+    person they were matched to: that is the namesake gap's). Such a hit may be on a
+    namesake, for a reviewer to confirm or mark a false positive; it counts until then."""
+    people = _years_said_of_people(state)
+    subject = _subject_year(state)
+    selected = state.selected_entity
+    # (kind, whom, linked entity, its year, the document's year, document) -> lists
+    grouped: dict[tuple[str, str, str, int, int, str], list[str]] = {}
+    for item in state.evidence:
+        if item.linked_born_year is None:
+            continue
+        role = next((r for r in (AS_DIRECTOR, AS_OWNER) if item.about.startswith(r)), None)
+        if role is not None:
+            said = people.get(director_key(item.about.removeprefix(role)))
+        elif item.about or (selected and item.linked_entity_id == selected.entity_id):
+            continue
+        else:
+            said = subject
+        if said is None or said[0] == item.linked_born_year:
+            continue
+        key = (
+            item.evidence_class,
+            item.about or "the subject",
+            item.linked_entity_id,
+            item.linked_born_year,
+            *said,
+        )
+        lists = grouped.setdefault(key, [])
+        if item.source_label not in lists:
+            lists.append(item.source_label)
+    gaps = []
+    for (kind, whom, linked, linked_year, year, document), lists in grouped.items():
+        one, many = HIT_WORDS[kind]
+        hits, entries, they = (
+            (f"{one} on {whom} ({lists[0]}) is", "an entry", "it")
+            if len(lists) == 1
+            else (f"{many} on {whom} ({', '.join(lists)}) are", "entries", "they")
+        )
+        gaps.append(
+            f"The {hits} on {entries} linked to a registry person born in {linked_year} "
+            f"[{linked}], but the uploaded document “{document}” gives {whom} a date of "
+            f"birth in {year}: {they} may be on a namesake, for a reviewer to confirm or "
+            "mark a false positive."
+        )
+    return gaps
+
+
+# What a hit of each evidence class is called, one and several.
+HIT_WORDS = {
+    "sanctions": ("sanctions hit", "sanctions hits"),
+    "pep": (
+        "match on the register of politically exposed persons",
+        "matches on the register of politically exposed persons",
+    ),
+}
+
+
+def _years_said_of_people(state: AtlasState) -> dict[str, tuple[int, str]]:
+    """director_key -> (the year a document about the subject company gives a person it
+    names as born in, that document's name); none for a person documents disagree on."""
+    names = _document_names(state)
+    said: dict[str, tuple[int, str]] = {}
+    disputed = set()
+    for item in state.evidence:
+        for name, year in item.birth_years_of.items():
+            key = director_key(name)
+            if key in said and said[key][0] != year:
+                disputed.add(key)
+            said.setdefault(key, (year, names.get(item.source_id, item.source_label)))
+    return {key: held for key, held in said.items() if key not in disputed}
+
+
+def _subject_year(state: AtlasState) -> tuple[int, str] | None:
+    """(the year a person subject's own documents give, the first of them) where they give
+    one."""
+    years = birth_years_in_documents(state)
+    if len(years) != 1:
+        return None
+    ((year, documents),) = years.items()
+    return int(year), documents[0]
+
+
+def _document_names(state: AtlasState) -> dict[str, str]:
+    return {f"document:{d.document_id}": d.name for d in state.brief.documents}

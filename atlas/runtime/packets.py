@@ -4,7 +4,7 @@ carries."""
 from __future__ import annotations
 
 from atlas.runtime.adapters.playbook import draft_packet
-from atlas.runtime.birth_years import namesake_gaps
+from atlas.runtime.birth_years import hits_born_in_other_years, namesake_gaps
 from atlas.runtime.codirectors import (
     codirectors_of,
     registry_directors,
@@ -129,7 +129,7 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
     gaps += [ownership_gap] if ownership_gap else []
     gaps += [diligence_gap] if (diligence_gap := source_of_wealth_gap(s)) else []
     gaps += jurisdiction_gaps(s)
-    gaps += namesake_gaps(s)
+    gaps += namesake_gaps(s) + hits_born_in_other_years(s)
     packet = _with_conflicts(s, packet)
     open_gaps = list(packet.open_gaps)
     open_gaps += [line for line in dict.fromkeys(gaps) if line not in open_gaps]

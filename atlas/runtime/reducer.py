@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from atlas.runtime.birth_years import FACT as BIRTH_YEAR_FACT
-from atlas.runtime.birth_years import subject_birth_year_facts, year_of_birth
+from atlas.runtime.birth_years import subject_birth_year_facts
 from atlas.runtime.codirectors import (
     as_codirector,
     codirector_companies,
@@ -87,6 +87,11 @@ from atlas.runtime.state import (
     evidence_id_for,
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH, residence_line
+from atlas.runtime.tools.document_birth_years import (
+    read_birth_year_entry,
+    year_of_birth,
+    year_written,
+)
 from atlas.runtime.tools.document_directors import mentions_directors
 from atlas.runtime.tools.document_nationalities import read_nationality_entry
 from atlas.runtime.tools.document_owners import (
@@ -696,6 +701,7 @@ def _apply_sanctions(
                 candidate_id=candidate_id,
                 possible_namesake=namesake,
                 linked_entity_id=(hit.get("linked_entity") or {}).get("entity_id", ""),
+                linked_born_year=(hit.get("linked_entity") or {}).get("born_year"),
             ),
         )
     _apply_pep_matches(
@@ -805,6 +811,7 @@ def _apply_pep_matches(
                 about=about,
                 candidate_id=_pep_match_candidate(match, candidate_ids, candidate_id),
                 linked_entity_id=match["entity_id"],
+                linked_born_year=match.get("born_year"),
                 possible_namesake=namesake,
                 pep_relation=match.get("relation") or "",
             ),
@@ -1058,6 +1065,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         and mentions_owners(result.get("text", "")),
         residences=_residences_read(fields) if about_entity else {},
         nationalities_of=_nationalities_read(fields) if about_entity else {},
+        birth_years_of=_birth_years_read(fields, now.year) if about_entity else {},
     )
     # A company's form declares where the company's money comes from, not a person's, nor
     # where they live; another company's or person's says nothing of the subject.
@@ -1070,7 +1078,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     if person_form:
         item.nationalities = fields.get("nationality") or []
         item.birth_year = year_of_birth(fields.get("dates_of_birth") or [], now.year)
-    _said_of_its_person(item, fields, about_entity and not names)
+    _said_of_its_person(item, fields, about_entity and not names, now.year)
     _add_evidence(state, item)
     if not someone_elses and not company_form_for_a_person:
         for declared in declaration_evidence(item, fields):
@@ -1159,14 +1167,18 @@ def _residences_read(fields: dict[str, list[str]]) -> dict[str, str]:
 SHARE_FIELD = "ownership_shares"
 
 
-def _said_of_its_person(item: EvidenceItem, fields: dict[str, list[str]], on_its_own: bool) -> None:
+def _said_of_its_person(
+    item: EvidenceItem, fields: dict[str, list[str]], on_its_own: bool, this_year: int
+) -> None:
     """On a company's case, a person's own document (a director's passport, an owner's
-    proof of address: one naming a person and no company) says where its person lives and
-    what they are a national of, by name. Only what is said of the company's directors and
-    owners is ever counted (jurisdiction_risk)."""
+    proof of address: one naming a person and no company) says where its person lives,
+    what they are a national of and when they were born, by name. Only what is said of the
+    company's directors and owners is ever counted (jurisdiction_risk, birth_years)."""
     people = fields.get("person_names") or []
     if not on_its_own or len(people) != 1:
         return
+    if born := year_of_birth(fields.get("dates_of_birth") or [], this_year):
+        item.birth_years_of.setdefault(people[0], born)
     if nationality := fields.get("nationality"):
         item.nationalities_of.setdefault(people[0], nationality)
     if residence := fields.get("residence"):
@@ -1182,6 +1194,17 @@ def _nationalities_read(fields: dict[str, list[str]]) -> dict[str, list[str]]:
         if name and codes:
             nationals.setdefault(name, codes)
     return nationals
+
+
+def _birth_years_read(fields: dict[str, list[str]], this_year: int) -> dict[str, int]:
+    """The years the people a document lists were born in, name -> year, as the extraction
+    tool wrote them ("Dmitri Volkov: 1985"), where a living person could have been."""
+    born: dict[str, int] = {}
+    for entry in fields.get("birth_years") or []:
+        name, year = read_birth_year_entry(str(entry))
+        if name and year and year_written(str(year), this_year):
+            born.setdefault(name, year)
+    return born
 
 
 def _owner_shares(fields: dict[str, list[str]]) -> dict[str, str]:

@@ -287,6 +287,12 @@ class EvidenceItem(_Model):
     nationalities: list[str] = Field(default_factory=list)
     # For a person's form: the year its dates of birth give, where they all give one.
     birth_year: int | None = None
+    # For a document about the subject company: the year each director or owner it
+    # names was born in, by name, as it says beside the name or in its own document.
+    birth_years_of: dict[str, int] = Field(default_factory=dict)
+    # For a sanctions hit or a match on the register: the year the registry person its
+    # entry is linked to was born in, where the registry gives one.
+    linked_born_year: int | None = None
     # For a document about the subject company: the countries each director or owner it
     # lists is a national of, by name, where it says (beside the name, or in a table).
     nationalities_of: dict[str, list[str]] = Field(default_factory=dict)

@@ -10,6 +10,7 @@ FIELD_WORDS = {
     "national_id_numbers": "national ID numbers",
     "phone_numbers": "personal phone numbers",
     "residences": "where its directors or owners live",
+    "birth_years": "the years its directors or owners were born in",
     "residence": "a country of residence",
     "person_names": "a person's name",
 }

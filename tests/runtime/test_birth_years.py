@@ -10,13 +10,15 @@ import json
 import pytest
 from runtime_helpers import answer, run, settled, tool_arguments
 from test_document_owners import attached
+from test_documents_text import _extracted
 
 from atlas.runtime.adapters.playbook import (
     _born_as_documents_say,
     _namesakes_born_when_documents_say,
 )
-from atlas.runtime.birth_years import FACT, namesake_gaps, year_of_birth, year_written
+from atlas.runtime.birth_years import FACT, hits_born_in_other_years, namesake_gaps
 from atlas.runtime.context import project_state
+from atlas.runtime.tools.document_birth_years import birth_years_listed, year_of_birth, year_written
 from tests.mrz import passport_zone
 
 # Two registry persons named Sergei Markov: RU, born 1961 (on a sanctions list), and GB,
@@ -322,3 +324,169 @@ def test_a_companys_ambiguous_name_is_asked_about_before_its_documents_are_read(
 def test_which_candidates_were_born_as_the_documents_say(said, hint):
     candidates = [{"born_year": 1990}, {"born_year": 1961}, {"born_year": 1990}]
     assert _born_as_documents_say({"birth_years_in_documents": said}, candidates) == hint
+
+
+# --- the people a document lists ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "names", "years"),
+    [
+        (
+            "Richard Miles 14.03.1975, Jane Roe 02.05.1980",
+            ["Richard Miles", "Jane Roe"],
+            {"Richard Miles": 1975, "Jane Roe": 1980},
+        ),
+        (
+            "Dmitri Volkov (born 12 May 1985), Colin Marsh (b. 1971)",
+            ["Dmitri Volkov", "Colin Marsh"],
+            {"Dmitri Volkov": 1985, "Colin Marsh": 1971},
+        ),
+        ("Jane Roe, British, DOB: 1980-05-02", ["Jane Roe"], {"Jane Roe": 1980}),
+        ("Jane Roe (born on March 3, 1966)", ["Jane Roe"], {"Jane Roe": 1966}),
+        ("VOLKOV, Dmitri 1985-05-12", ["Dmitri Volkov"], {"Dmitri Volkov": 1985}),
+        # Dates that are not births: after other words about the person, or a year alone.
+        ("Jane Roe, appointed 14.03.2019", ["Jane Roe"], {}),
+        ("Jane Roe since 2015, born 1970", ["Jane Roe"], {}),
+        ("Jane Roe 2019", ["Jane Roe"], {}),
+        # Only before the next name: Colin Marsh's date is not Jane Roe's.
+        ("Jane Roe, Colin Marsh 03.06.1971", ["Jane Roe", "Colin Marsh"], {"Colin Marsh": 1971}),
+        # Too far after the name to be of it.
+        ("Jane Roe " + "Xy " * 22 + "03.06.1971", ["Jane Roe"], {}),
+        # A name the line does not hold.
+        ("Colin Marsh 03.06.1971", ["Jane Roe"], {}),
+    ],
+)
+def test_a_birth_date_beside_a_name_gives_its_year(line, names, years):
+    assert birth_years_listed(line, names) == years
+
+
+def test_a_long_run_of_capitals_before_a_date_is_read_at_once():
+    line = "Jane Roe " + "A" * 50_000 + " 1"
+    assert birth_years_listed(line, ["Jane Roe"]) == {}
+
+
+def test_the_extraction_lists_the_years_its_directors_and_owners_were_born_in():
+    text = (
+        "Company: Harrow Bay Freight Ltd\n"
+        "Directors: Colin Marsh (born 3 June 1971), Anita Rao\n"
+        "UBO: Dmitri Volkov (DOB 1985-05-12)\n"
+    )
+    fields = _extracted(text).fields
+    assert fields["birth_years"] == ["Colin Marsh: 1971", "Dmitri Volkov: 1985"]
+    assert fields["dates_of_birth"] == ["3 June 1971", "1985-05-12"]
+
+
+def test_a_board_tables_birth_column_gives_the_years():
+    text = (
+        "Company: Fjordline Seafood AS\nBoard of directors\n"
+        "| Name | Role | Date of birth |\n| Henrik Solberg | Director | 04.02.1972 |\n"
+    )
+    assert _extracted(text).fields["birth_years"] == ["Henrik Solberg: 1972"]
+
+
+HARROW = "Company: Harrow Bay Freight Ltd\nDirectors: Colin Marsh, Anita Rao\n"
+VOLKOV_HITS = (
+    "The sanctions hits on beneficial owner Dmitri Volkov (Synthetic OFAC SDN, Synthetic UK "
+    "HMT Consolidated) are on entries linked to a registry person born in 1968 "
+    "[pe-dmitri-volkov], but the uploaded document “{}” gives beneficial owner Dmitri Volkov "
+    "a date of birth in 1985: they may be on a namesake, for a reviewer to confirm or mark a "
+    "false positive."
+)
+
+
+def harrow(make_runtime, make_state, documents, *texts: str):
+    docs = [attached(documents, f"doc{n}.txt", text) for n, text in enumerate(texts, start=1)]
+    state = make_state("Harrow Bay Freight Ltd", jurisdiction="GB", documents=docs)
+    return run(make_runtime(), state)
+
+
+def test_an_owner_born_in_another_year_than_the_listed_person_may_be_a_namesake(
+    make_runtime, make_state, documents
+):
+    state = harrow(make_runtime, make_state, documents, HARROW + "UBO: Dmitri Volkov (b. 1985)\n")
+    packet = state.proposed_packet
+    assert VOLKOV_HITS.format("doc1.txt") in packet.open_gaps
+    assert packet.risk_rating == "high"  # the hits count until a reviewer marks them
+
+
+def test_an_owner_born_in_the_listed_persons_year_raises_nothing(
+    make_runtime, make_state, documents
+):
+    state = harrow(make_runtime, make_state, documents, HARROW + "UBO: Dmitri Volkov (b. 1968)\n")
+    assert not any("date of birth in" in gap for gap in state.proposed_packet.open_gaps)
+
+
+def test_an_owners_own_passport_gives_their_year(make_runtime, make_state, documents):
+    passport = "PASSPORT\nName: Dmitri Volkov\nDate of birth: 12.05.1985\n"
+    state = harrow(make_runtime, make_state, documents, HARROW + "UBO: Dmitri Volkov\n", passport)
+    assert VOLKOV_HITS.format("doc2.txt") in state.proposed_packet.open_gaps
+
+
+def test_documents_disagreeing_on_a_persons_year_say_nothing_of_a_namesake(
+    make_runtime, make_state, documents
+):
+    texts = (HARROW + "UBO: Dmitri Volkov (b. 1985)\n", HARROW + "UBO: Dmitri Volkov (b. 1968)\n")
+    state = harrow(make_runtime, make_state, documents, *texts)
+    assert not any("date of birth in" in gap for gap in state.proposed_packet.open_gaps)
+
+
+def test_a_director_on_the_register_born_in_another_year_may_be_a_namesake(
+    make_runtime, make_state, documents
+):
+    text = "Company: Fjordline Seafood AS\nDirectors: Henrik Solberg (born 1972), Ingrid Berg\n"
+    doc = attached(documents, "board.txt", text)
+    state = run(
+        make_runtime(), make_state("Fjordline Seafood AS", jurisdiction="NO", documents=[doc])
+    )
+    assert (
+        "The match on the register of politically exposed persons on director Henrik Solberg "
+        "(Register of politically exposed persons) is on an entry linked to a registry person "
+        "born in 1966 [pe-henrik-solberg], but the uploaded document “board.txt” gives "
+        "director Henrik Solberg a date of birth in 1972: it may be on a namesake, for a "
+        "reviewer to confirm or mark a false positive."
+    ) in state.proposed_packet.open_gaps
+
+
+def test_a_hit_by_name_on_an_unmatched_person_is_weighed_against_their_documents(
+    make_runtime, make_state, documents
+):
+    runtime, state = markov(
+        make_runtime, make_state, documents, FORM.format("14 March 1990"), jurisdiction=None
+    )
+    state = answer(runtime, state, "none of them")
+    assert state.selected_entity is None
+    assert (
+        "The sanctions hit on the subject (Synthetic OFAC SDN) is on an entry linked to a "
+        "registry person born in 1961 [pe-sergei-markov-ru], but the uploaded document "
+        "“form1.txt” gives the subject a date of birth in 1990: it may be on a namesake, for "
+        "a reviewer to confirm or mark a false positive."
+    ) in state.proposed_packet.open_gaps
+
+
+def test_a_year_no_living_person_was_born_in_is_not_weighed(make_runtime, make_state, documents):
+    state = harrow(make_runtime, make_state, documents, HARROW + "UBO: Dmitri Volkov (b. 2031)\n")
+    assert not any("date of birth in" in gap for gap in state.proposed_packet.open_gaps)
+
+
+def test_a_hit_on_someone_else_of_the_subjects_is_not_weighed_against_the_subjects_year(
+    make_runtime, make_state, documents
+):
+    runtime, state = markov(
+        make_runtime, make_state, documents, FORM.format("14 March 1990"), jurisdiction=None
+    )
+    state = answer(runtime, state, "none of them")
+    hit = next(e for e in state.evidence if e.linked_born_year)
+    hit.about = "co-director Sergei Markov"
+    assert not any("date of birth in" in gap for gap in hits_born_in_other_years(state))
+
+
+def test_one_lists_entries_on_a_person_are_named_once(make_runtime, make_state, documents):
+    runtime, state = markov(
+        make_runtime, make_state, documents, FORM.format("14 March 1990"), jurisdiction=None
+    )
+    state = answer(runtime, state, "none of them")
+    hit = next(e for e in state.evidence if e.linked_born_year)
+    state.evidence.append(hit.model_copy(update={"source_id": "sanctions:sdn-99999"}))
+    (gap,) = hits_born_in_other_years(state)
+    assert "(Synthetic OFAC SDN) is on an entry" in gap

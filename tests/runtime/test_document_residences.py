@@ -224,21 +224,26 @@ def test_an_owner_a_table_says_lives_there_counts(make_runtime, make_state, docu
             "Board of directors\n| Name | Role | Country of residence | Appointed |\n"
             "|---|---|---|---|\n| Sarah Linden | Director | United Kingdom | 2015 |\n"
             "| Farhad Rahimi | Non-executive director | Iran | 2018 |\n",
-            [("Sarah Linden", "United Kingdom", ""), ("Farhad Rahimi", "Iran", "")],
+            [("Sarah Linden", "United Kingdom", "", ""), ("Farhad Rahimi", "Iran", "", "")],
         ),
         (
             "Directors\nName            Role        Residence     Nationality\n"
             "Farhad Rahimi   Director    Iran          British\n",
-            [("Farhad Rahimi", "Iran", "British")],
+            [("Farhad Rahimi", "Iran", "British", "")],
         ),
         # Without such a column, a row's cells say nothing of where anyone lives.
         (
             "Board of directors\n| Name | Role | Nationality |\n| Farhad Rahimi | Director | Iran |\n",
-            [("Farhad Rahimi", "", "Iran")],
+            [("Farhad Rahimi", "", "Iran", "")],
+        ),
+        (
+            "Board of directors\n| Name | Role | Date of birth | Nationality |\n"
+            "| Dmitri Volkov | Director | 12.05.1985 | Russian |\n",
+            [("Dmitri Volkov", "", "Russian", "12.05.1985")],
         ),
     ],
 )
-def test_a_board_table_gives_residences_and_nationalities_in_their_own_columns(table, rows):
+def test_a_board_table_gives_residences_nationalities_and_births_in_their_own_columns(table, rows):
     assert [tuple(row) for row in board_table_rows(table)] == rows
 
 

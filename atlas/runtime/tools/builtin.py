@@ -13,6 +13,11 @@ from atlas.runtime.ports import DocumentUnreadable
 from atlas.runtime.redaction import personal_data_found, redact
 from atlas.runtime.redaction_mrz import mrz_holders
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
+from atlas.runtime.tools.document_birth_years import (
+    birth_year_entry,
+    birth_years_listed,
+    written_year,
+)
 from atlas.runtime.tools.document_declarations import DECLARATION_LABEL, declarations
 from atlas.runtime.tools.document_directors import (
     BoardRow,
@@ -29,6 +34,7 @@ from atlas.runtime.tools.document_nationalities import (
 )
 from atlas.runtime.tools.document_owners import (
     OWNERS_LABEL,
+    owner_birth_years,
     owner_nationalities,
     owner_residences,
     owner_shares,
@@ -491,6 +497,20 @@ def _nationalities_of_people(
     return found
 
 
+def _birth_years_of_people(
+    lines: list[NamedLine], labelled: str, board: list[BoardRow]
+) -> dict[str, int]:
+    """The year each director or owner was born in, as a directors or owners line says
+    beside a name (document_birth_years), or a board table's "Date of birth" column."""
+    found = said_beside_names(lines, birth_years_listed)
+    for row in board:
+        if year := written_year(row.born):
+            found.setdefault(row.name, year)
+    for name, year in owner_birth_years(labelled).items():
+        found.setdefault(name, year)
+    return found
+
+
 def _add_what_prose_says(
     text: str,
     fields: dict[str, list[str]],
@@ -545,6 +565,7 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
     holders = mrz_holders(text)  # a passport's or identity card's zone
     lives_in: dict[str, str] = {}
     nationals: dict[str, list[str]] = {}
+    born_in: dict[str, int] = {}
     for field_name, pattern in _FIELD_PATTERNS.items():
         values = [m["value"].strip() for m in pattern.finditer(labelled)]
         if field_name == "directors":
@@ -552,6 +573,7 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
             lines += director_block_lines(labelled)
             lives_in = _where_directors_live(lines, board)
             nationals = _nationalities_of_people(lines, labelled, board)
+            born_in = _birth_years_of_people(lines, labelled, board)
             values = [name for line in values for name in names_listed(line)]
             values += directors_in_blocks(labelled) + [row.name for row in board]
             values += directors_in_prose(text)
@@ -579,6 +601,8 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         fields["residences"] = [residence_entry(*lived) for lived in lives_in.items()]
     if nationals:
         fields["nationalities"] = [nationality_entry(*held) for held in nationals.items()]
+    if born_in:
+        fields["birth_years"] = [birth_year_entry(*born) for born in born_in.items()]
     for field_name, declared in declarations(labelled).items():
         fields[field_name] = [declared]
     return ExtractDocumentResult(

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from atlas.runtime.tools.business_names import businesses_named
 from atlas.runtime.tools.document_tables import (
+    birth_column,
     cell_at,
     cells,
     person_columns,
@@ -249,11 +250,13 @@ _TABLE_ROW = re.compile(
 
 class BoardRow(NamedTuple):
     """A director's row of a board table: the name, and the cells under a "Country of
-    residence" and a "Nationality" header ("" where the table has none)."""
+    residence", a "Nationality" and a "Date of birth" header ("" where the table has
+    none)."""
 
     name: str
     residence: str
     nationality: str
+    born: str = ""
 
 
 def board_table_rows(text: str) -> Iterator[BoardRow]:
@@ -261,7 +264,7 @@ def board_table_rows(text: str) -> Iterator[BoardRow]:
     column says "Director", up to a blank line after them. A row for one said to have gone
     ("resigned 2021") is left out."""
     for heading in _TABLE_HEADING.finditer(text):
-        rows, lives_at, national_at = 0, None, None
+        rows, lives_at, national_at, born_at = 0, None, None, None
         for line in text[heading.end() :].splitlines()[1 : MAX_BLOCK_LINES + 1]:
             if not line.strip():
                 if rows:
@@ -270,16 +273,21 @@ def board_table_rows(text: str) -> Iterator[BoardRow]:
             row = _TABLE_ROW.match(line)
             if row is None:
                 # The table's header ("Name  Role  Country of residence"), or a rule.
-                if not rows and lives_at is None and national_at is None:
+                if not rows and lives_at is None and national_at is None and born_at is None:
                     lives_at, national_at = person_columns(cells(line))
+                    born_at = birth_column(cells(line))
                 continue
             rows += 1
             name = _without_titles(" ".join(row["name"].split()))
             if name.split()[-1].lower() in _FUNCTION_WORDS:
                 continue  # "Jane Roe  Finance Director": an officer's row
             if not _GONE.search(line[row.end() :]) and _looks_like_a_listed_name(name):
+                row_cells = cells(line)
                 yield BoardRow(
-                    name, cell_at(cells(line), lives_at), cell_at(cells(line), national_at)
+                    name,
+                    cell_at(row_cells, lives_at),
+                    cell_at(row_cells, national_at),
+                    cell_at(row_cells, born_at),
                 )
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from atlas.runtime.countries import country_code, nationality_codes
+from atlas.runtime.tools.document_birth_years import birth_years_listed
 from atlas.runtime.tools.document_directors import BULLET, names_listed
 from atlas.runtime.tools.document_nationalities import nationalities_listed
 from atlas.runtime.tools.document_residences import residences_listed, said_beside_names
@@ -97,6 +98,12 @@ def owner_nationalities(text: str) -> dict[str, list[str]]:
         if codes := nationality_codes(row.nationality):
             found.setdefault(_listed(row.name)[0], codes)
     return found
+
+
+def owner_birth_years(text: str) -> dict[str, int]:
+    """The year each owner was born in, as `text` says beside their name
+    (document_birth_years)."""
+    return said_beside_names(_owner_lines(text), birth_years_listed)
 
 
 def _owner_lines(text: str) -> Iterator[tuple[str, list[str]]]:

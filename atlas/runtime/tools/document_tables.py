@@ -12,6 +12,8 @@ RESIDENCE_HEADER = re.compile(
 )
 # The header of a column giving each person's nationality.
 NATIONALITY_HEADER = re.compile(r"(?i)nationalit(?:y|ies)|citizenships?")
+# The header of a column giving each person's date of birth.
+BIRTH_HEADER = re.compile(r"(?i)date[ \t]+of[ \t]+birth|birth[ \t]*date|d\.?o\.?b\.?|born")
 
 
 def cells(line: str) -> list[str]:
@@ -22,6 +24,11 @@ def person_columns(header: list[str]) -> tuple[int | None, int | None]:
     """The indexes of the header's "Country of residence" and "Nationality" columns, each
     None where it has none."""
     return _column(header, RESIDENCE_HEADER), _column(header, NATIONALITY_HEADER)
+
+
+def birth_column(header: list[str]) -> int | None:
+    """The index of the header's "Date of birth" column, None where it has none."""
+    return _column(header, BIRTH_HEADER)
 
 
 def _column(header: list[str], heading: re.Pattern[str]) -> int | None:

@@ -36,8 +36,10 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # nationality of each director and person with significant control; 23: a passport's or
 # identity card's machine-readable zone gives its holder's name and nationality (its
 # document number, date of birth and personal number are personal data), and a passport's
-# nationality label its words ("Nationality / Nationalité: BRITISH CITIZEN")
-TOOLSET_VERSION = "atlas-tools/23"
+# nationality label its words ("Nationality / Nationalité: BRITISH CITIZEN"); 24: a
+# document gives the year each director or owner it lists was born in, beside the name or
+# in a board table's "Date of birth" column ("birth_years": only the year)
+TOOLSET_VERSION = "atlas-tools/24"
 
 
 class ToolRegistry:
