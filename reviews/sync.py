@@ -12,6 +12,7 @@ import operator
 from django.db.models import Q
 from django.utils import timezone
 
+from atlas.runtime.birth_years import BirthYearDispute, birth_year_disputes
 from atlas.runtime.directorships import conflict_about
 from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
 from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, EvidenceItem, Signal
@@ -36,15 +37,18 @@ def matches_payload(state: AtlasState) -> list[dict]:
     case as it stands: each screening match, the list, register or outlet it is from, and
     whom it is about ("" for the subject itself), and the registry candidate for the subject
     it is about when that is not the entity the subject was matched to ("" otherwise)."""
-    return [_match(state, hit) for hit in state.screening_matches()]
+    disputes = birth_year_disputes(state)
+    return [_match(state, hit, disputes) for hit in state.screening_matches()]
 
 
 def hits_payload(state: AtlasState) -> list[dict]:
     """The sanctions hits alone, which the queues flag."""
-    return [_match(state, hit) for hit in state.sanctions_hits()]
+    disputes = birth_year_disputes(state)
+    return [_match(state, hit, disputes) for hit in state.sanctions_hits()]
 
 
-def _match(state: AtlasState, hit: EvidenceItem) -> dict:
+def _match(state: AtlasState, hit: EvidenceItem, disputes: dict[str, BirthYearDispute]) -> dict:
+    dispute = disputes.get(hit.evidence_id)
     return {
         "evidence_id": hit.evidence_id,
         "claim": hit.claim,
@@ -53,7 +57,9 @@ def _match(state: AtlasState, hit: EvidenceItem) -> dict:
         "candidate": _other_candidate(state, hit),
         "kind": hit.evidence_class,
         "url": web_link(hit.url),
-        "possible_namesake": hit.possible_namesake,
+        "possible_namesake": hit.possible_namesake or dispute is not None,
+        # Why it may be on a namesake, when a document gives another year of birth.
+        "born_elsewhere": dispute.words(hit.about or "the subject") if dispute else "",
     }
 
 

@@ -6,6 +6,8 @@ reviewer. Only the year is compared and shown: the date itself stays redacted.""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from atlas.runtime.directors import AS_DIRECTOR, director_key
 from atlas.runtime.namesakes import BORN, RECORD_NAME
 from atlas.runtime.owners import AS_OWNER
@@ -115,18 +117,34 @@ def _born_in(state: AtlasState, years: list[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def hits_born_in_other_years(state: AtlasState) -> list[str]:
-    """Sanctions hits and matches on the register of politically exposed persons on a
-    person whose entry is linked to a registry person born in another year than the case's
-    documents give that person: a director or owner a document about the subject company
-    names, or a person subject by their own documents (the entry not linked to the registry
-    person they were matched to: that is the namesake gap's). Such a hit may be on a
-    namesake, for a reviewer to confirm or mark a false positive; it counts until then."""
+class BirthYearDispute(NamedTuple):
+    """A screening match's entry is linked to a registry person born in `linked_year`; the
+    uploaded `document` gives the person screened a date of birth in `year`."""
+
+    linked_year: int
+    year: int
+    document: str
+
+    def words(self, whom: str) -> str:
+        """ "linked to a registry person born in 1968; the uploaded document “kyc.txt”
+        gives director Dmitri Volkov a date of birth in 1985" """
+        return (
+            f"linked to a registry person born in {self.linked_year}; the uploaded document "
+            f"“{self.document}” gives {whom} a date of birth in {self.year}"
+        )
+
+
+def birth_year_disputes(state: AtlasState) -> dict[str, BirthYearDispute]:
+    """evidence id -> the dispute, for each sanctions hit or match on the register of
+    politically exposed persons whose entry is linked to a registry person born in another
+    year than the case's documents give the person screened: a director or owner a document
+    about the subject company names, or a person subject by their own documents (the entry
+    not linked to the registry person they were matched to: that is the namesake gap's).
+    Such a match may be on a namesake; it counts until a reviewer marks it."""
     people = _years_said_of_people(state)
     subject = _subject_year(state)
     selected = state.selected_entity
-    # (kind, whom, linked entity, its year, the document's year, document) -> lists
-    grouped: dict[tuple[str, str, str, int, int, str], list[str]] = {}
+    disputes = {}
     for item in state.evidence:
         if item.linked_born_year is None:
             continue
@@ -137,20 +155,25 @@ def hits_born_in_other_years(state: AtlasState) -> list[str]:
             continue
         else:
             said = subject
-        if said is None or said[0] == item.linked_born_year:
-            continue
-        key = (
-            item.evidence_class,
-            item.about or "the subject",
-            item.linked_entity_id,
-            item.linked_born_year,
-            *said,
-        )
+        if said is not None and said[0] != item.linked_born_year:
+            disputes[item.evidence_id] = BirthYearDispute(item.linked_born_year, *said)
+    return disputes
+
+
+def hits_born_in_other_years(state: AtlasState) -> list[str]:
+    """The packet's gaps for birth_year_disputes: one for the matches of a kind on a person
+    that a document disputes alike, naming their lists."""
+    by_id = {item.evidence_id: item for item in state.evidence}
+    # (kind, whom, linked entity, dispute) -> lists
+    grouped: dict[tuple[str, str, str, BirthYearDispute], list[str]] = {}
+    for evidence_id, dispute in birth_year_disputes(state).items():
+        item = by_id[evidence_id]
+        key = (item.evidence_class, item.about or "the subject", item.linked_entity_id, dispute)
         lists = grouped.setdefault(key, [])
         if item.source_label not in lists:
             lists.append(item.source_label)
     gaps = []
-    for (kind, whom, linked, linked_year, year, document), lists in grouped.items():
+    for (kind, whom, linked, dispute), lists in grouped.items():
         one, many = HIT_WORDS[kind]
         hits, entries, they = (
             (f"{one} on {whom} ({lists[0]}) is", "an entry", "it")
@@ -158,10 +181,10 @@ def hits_born_in_other_years(state: AtlasState) -> list[str]:
             else (f"{many} on {whom} ({', '.join(lists)}) are", "entries", "they")
         )
         gaps.append(
-            f"The {hits} on {entries} linked to a registry person born in {linked_year} "
-            f"[{linked}], but the uploaded document “{document}” gives {whom} a date of "
-            f"birth in {year}: {they} may be on a namesake, for a reviewer to confirm or "
-            "mark a false positive."
+            f"The {hits} on {entries} linked to a registry person born in "
+            f"{dispute.linked_year} [{linked}], but the uploaded document “{dispute.document}” "
+            f"gives {whom} a date of birth in {dispute.year}: {they} may be on a namesake, "
+            "for a reviewer to confirm or mark a false positive."
         )
     return gaps
 

@@ -1,0 +1,69 @@
+"""Dates of birth in a case's documents, through the pages: a sanctions hit whose entry is
+linked to a registry person born in another year is badged on the sign-off page with why,
+and a person's passport born in another year than the registry person they were matched to
+is an escalation the reviewer settles by the year."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from reviews.models import ReviewItem
+from tests.conftest import client_for
+from tests.review_runs import advance, open_item, paused_run
+
+# The document is read on a tool thread, through a connection of its own.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+KYC = b"Company: Harrow Bay Freight Ltd\nDirectors: Colin Marsh, Anita Rao\nUBO: Dmitri Volkov (b. 1985)\n"
+FORM = b"CLIENT FORM\nFull name: Sergei Markov\nDate of birth: 14 March 1990\n"
+
+
+def test_a_hit_on_an_owner_born_in_another_year_is_badged_with_why(
+    client, tenant, analyst, reviewer
+):
+    upload = SimpleUploadedFile("kyc.txt", KYC, content_type="text/plain")
+    run = paused_run(tenant, analyst, "Harrow Bay Freight", upload=upload)
+    item = open_item(run, ReviewItem.Kind.SIGNOFF)
+    disputed = [m for m in item.payload["screening_matches"] if m["born_elsewhere"]]
+    assert {m["list"] for m in disputed} == {"Synthetic OFAC SDN", "Synthetic UK HMT Consolidated"}
+    client_for(client, reviewer)
+    page = client.get(reverse("reviews-item", args=[item.pk])).text
+    hit = page[page.index(f'id="hit-{disputed[0]["evidence_id"]}"') :].split("</fieldset>")[0]
+    assert "Possible namesake</span>" in hit
+    assert (
+        "Its entry is linked to a registry person born in 1968; the uploaded document "
+        "“kyc.txt” gives beneficial owner Dmitri Volkov a date of birth in 1985."
+    ) in hit
+
+
+def test_a_passport_born_in_another_year_is_settled_by_a_reviewer(
+    client, tenant, analyst, reviewer
+):
+    upload = SimpleUploadedFile("form.txt", FORM, content_type="text/plain")
+    run = paused_run(
+        tenant, analyst, "Sergei Markov", subject_type="person", jurisdiction="RU", upload=upload
+    )
+    item = open_item(run, ReviewItem.Kind.ESCALATION)
+    client_for(client, reviewer)
+    page = client.get(reverse("reviews-conflict", args=[item.pk])).text
+    assert "Which year of birth value stands?" in page
+    assert "A date of birth in 1990 (the date itself is redacted)." in page
+    assert "14 March 1990" not in page
+    assert "Sergei Markov (GB, born 1990) [pe-sergei-markov-gb]" in page
+
+    client.post(
+        reverse("reviews-resolve", args=[item.pk]),
+        {
+            "conflict_id": item.payload["conflicts"][0]["conflict_id"],
+            "choice": "1990",
+            "note": "The passport on file is the client's; the registry match is a namesake.",
+        },
+    )
+    run = advance(item)
+    assert (run.status, run.termination_reason) == ("awaiting_review", "finish_proposed")
+    gaps = run.state["proposed_packet"]["open_gaps"]
+    assert any(
+        gap.startswith("A reviewer settled the subject's year of birth as 1990") for gap in gaps
+    )
