@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from decimal import Decimal
+from typing import TypeVar
 
 from pypdf.errors import LimitReachedError
 
@@ -470,44 +472,26 @@ def _country_ending(value: str) -> str | None:
 
 # A directors line, or a line of a list of them, with the names it lists.
 NamedLine = tuple[str, list[str]]
+T = TypeVar("T")
 
 
-def _where_directors_live(lines: list[NamedLine], board: list[BoardRow]) -> dict[str, str]:
-    """Where directors live, as a directors line says beside a name (document_residences),
-    or a board table's "Country of residence" column."""
-    found = said_beside_names(lines, residences_listed)
+def _said_of_people(
+    lines: list[NamedLine],
+    board: list[BoardRow],
+    read_line: Callable[[str, list[str]], dict[str, T]],
+    read_row: Callable[[BoardRow], T | None],
+    owners: dict[str, T] | None = None,
+) -> dict[str, T]:
+    """What a document says of each director or owner, by name: what `read_line` finds
+    beside a name on a directors or owners line (document_residences), else what
+    `read_row` reads in the person's row of a board table, else `owners` (what an owners
+    table says); the first word on a name kept."""
+    found = said_beside_names(lines, read_line)
     for row in board:
-        if code := country_code(row.residence):
-            found.setdefault(row.name, code)
-    return found
-
-
-def _nationalities_of_people(
-    lines: list[NamedLine], labelled: str, board: list[BoardRow]
-) -> dict[str, list[str]]:
-    """The countries each director or owner is a national of, as a directors or owners line
-    says beside a name (document_residences), or a board or owners table's "Nationality"
-    column."""
-    found = said_beside_names(lines, nationalities_listed)
-    for row in board:
-        if codes := nationality_codes(row.nationality):
-            found.setdefault(row.name, codes)
-    for name, codes in owner_nationalities(labelled).items():
-        found.setdefault(name, codes)
-    return found
-
-
-def _birth_years_of_people(
-    lines: list[NamedLine], labelled: str, board: list[BoardRow]
-) -> dict[str, int]:
-    """The year each director or owner was born in, as a directors or owners line says
-    beside a name (document_birth_years), or a board table's "Date of birth" column."""
-    found = said_beside_names(lines, birth_years_listed)
-    for row in board:
-        if year := written_year(row.born):
-            found.setdefault(row.name, year)
-    for name, year in owner_birth_years(labelled).items():
-        found.setdefault(name, year)
+        if (said := read_row(row)) is not None:
+            found.setdefault(row.name, said)
+    for name, said in (owners or {}).items():
+        found.setdefault(name, said)
     return found
 
 
@@ -571,9 +555,23 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         if field_name == "directors":
             lines = [(line, names_listed(line)) for line in values]
             lines += director_block_lines(labelled)
-            lives_in = _where_directors_live(lines, board)
-            nationals = _nationalities_of_people(lines, labelled, board)
-            born_in = _birth_years_of_people(lines, labelled, board)
+            lives_in = _said_of_people(
+                lines, board, residences_listed, lambda row: country_code(row.residence)
+            )
+            nationals = _said_of_people(
+                lines,
+                board,
+                nationalities_listed,
+                lambda row: nationality_codes(row.nationality) or None,
+                owner_nationalities(labelled),
+            )
+            born_in = _said_of_people(
+                lines,
+                board,
+                birth_years_listed,
+                lambda row: written_year(row.born),
+                owner_birth_years(labelled),
+            )
             values = [name for line in values for name in names_listed(line)]
             values += directors_in_blocks(labelled) + [row.name for row in board]
             values += directors_in_prose(text)
