@@ -267,6 +267,22 @@ BOARD = "Company: Acme Analytics Ltd\nDirectors: Jane Roe, Farhad Rahimi\n"
             "Jane Roe, an Iranian national who hired Farhad Rahimi, chairs the board.",
             {"Jane Roe": ["IR"]},
         ),
+        # Adjectives alone, right after the name and to the clause's end.
+        ("Farhad Rahimi is Iranian.", {"Farhad Rahimi": ["IR"]}),
+        (
+            "Jane Roe is British and Iranian, and Farhad Rahimi is also British.",
+            {"Jane Roe": ["GB", "IR"], "Farhad Rahimi": ["GB"]},
+        ),
+        ("Jane Roe is both British and Iranian; she chairs the board.", {"Jane Roe": ["GB", "IR"]}),
+        # Not where anything else follows or stands between.
+        ("Jane Roe is British-born.", {}),
+        ("Jane Roe is Iranian by birth.", {}),
+        ("Jane Roe is British Petroleum's chief financial officer.", {}),
+        ("Jane Roe is not British.", {}),
+        ("Jane Roe was Iranian.", {}),
+        ("Jane Roe is the Iranian partner of the firm.", {}),
+        ("Jane Roe, the chair, is British.", {}),
+        ("The company is British.", {}),
         # A nationality word that goes on about something else says nothing of anyone.
         ("Jane Roe advises the Iranian National Oil Company.", {}),
         ("Farhad Rahimi coached the Iranian national team.", {}),
@@ -284,6 +300,11 @@ def test_a_nationality_beside_a_name_comes_before_one_in_a_sentence():
     text += "Farhad Rahimi is an Iranian national.\n"
     entries = _extracted(text.encode()).fields["nationalities"]
     assert dict(map(read_nationality_entry, entries)) == {"Farhad Rahimi": ["GB"]}
+
+
+def test_a_persons_form_gives_their_nationality_by_an_adjective():
+    form = "CLIENT DECLARATION\nName: Sarah Linden\nSarah Linden is British and Iranian.\n"
+    assert _extracted(form.encode()).fields["nationality"] == ["GB", "IR"]
 
 
 def test_a_persons_form_gives_their_nationality_in_a_sentence(make_runtime, make_state, documents):

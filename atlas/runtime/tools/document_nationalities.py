@@ -2,7 +2,8 @@
 a sentence about them: "Farhad Rahimi (Iranian national)", "Jane Roe, a citizen of Iran and
 the UK", "Omar Li (nationality: Singaporean/British)", "Farhad Rahimi is an Iranian
 national", "Jane Roe holds Iranian citizenship", "Omar Li holds Singaporean and British
-passports", "the Iranian national Farhad Rahimi".
+passports", "the Iranian national Farhad Rahimi"; and by adjectives alone, right after a
+name and to the clause's end: "Farhad Rahimi is Iranian and British."
 
 Countries are given by ISO code. A list of them is read for as long as its words name one
 country after another, joined by "and", "/" or "&": "a citizen of Iran since 2010" is
@@ -40,7 +41,7 @@ _GOES_ON = re.compile(
     r"by|from|in|at|holding|until|no|number|nr)\b)"
 )
 # A sentence that may say what someone is a national of.
-NATIONALITY_WORD = re.compile(r"(?i)national|citizen|passport")
+NATIONALITY_WORD = re.compile(r"(?i)national|citizen|passport|\b(?:is|are)\b")
 # A nationality someone had is not one they hold: "a former Iranian national", "renounced
 # his Iranian citizenship", "formerly a citizen of Iran".
 _NO_LONGER = re.compile(
@@ -51,13 +52,16 @@ _WORD = re.compile(r"/|&|[A-Za-z][A-Za-z.'-]*")
 _JOINS = frozenset({"/", "&", "and"})
 _OPENING = frozenset({"a", "an", "the", "dual", "both", "of"})
 _CLAUSE_MARK = re.compile(r"[()\[\];:,\n\d]")
+# A name's verb, when their adjectives follow ("Farhad Rahimi is Iranian").
+_IS = re.compile(r"(?i)[ \t]+(?:is|are)[ \t]+(?:also[ \t]+)?")
+_CLAUSE_END = re.compile(r"[ \t]*(?:$|[.,;)])")
 
 
 def nationalities_listed(line: str, names: list[str]) -> dict[str, list[str]]:
     """The countries each of `names`, the names `line` lists, is said to be a national of,
     in the order the line gives them."""
     placed = sorted((place_named(line, name), name) for name in names)
-    found: dict[str, list[str]] = {}
+    found: dict[str, list[str]] = _said_to_be(line, placed)
     for start, codes, end in _lists_of_countries(line):
         whose = _named_right_after(line, end, placed)
         if whose is None and _a_word_follows(line, end) and not _GOES_ON.match(line, end):
@@ -69,6 +73,25 @@ def nationalities_listed(line: str, names: list[str]) -> dict[str, list[str]]:
     return found
 
 
+def _said_to_be(line: str, placed: list[tuple[int, str]]) -> dict[str, list[str]]:
+    """The countries a name is said to be of by their adjectives alone, right after it and
+    to the clause's end: "Farhad Rahimi is Iranian.", "Jane Roe is British and Iranian,
+    and ...". Not where anything else follows ("is British-born", "is Iranian by birth",
+    "is British Petroleum's CFO") or stands between ("is not British", "was Iranian")."""
+    found: dict[str, list[str]] = {}
+    for start, name in placed:
+        after = start + len(name.split()[-1])
+        said = _IS.match(line, after)
+        if said is None:
+            continue
+        mark = _CLAUSE_MARK.search(line, said.end(), said.end() + WINDOW)
+        stop = mark.start() if mark else min(len(line), said.end() + WINDOW)
+        codes, _, end = _countries(list(_WORD.finditer(line, said.end(), stop)))
+        if codes and _CLAUSE_END.match(line, end):
+            found[name] = codes
+    return found
+
+
 def _lists_of_countries(line: str) -> Iterator[tuple[int, list[str], int]]:
     """(where the phrase starts, the countries, where a word standing before a name would
     end) for each list of countries `line` gives. A list after "citizen of" or
@@ -76,7 +99,7 @@ def _lists_of_countries(line: str) -> Iterator[tuple[int, list[str], int]]:
     for word in _LIST_FOLLOWS.finditer(line):
         mark = _CLAUSE_MARK.search(line, word.end(), word.end() + WINDOW)
         end = mark.start() if mark else min(len(line), word.end() + WINDOW)
-        codes, _ = _countries(list(_WORD.finditer(line, word.end(), end)))
+        codes, _, _ = _countries(list(_WORD.finditer(line, word.end(), end)))
         if codes and not _no_longer(line, word.start()):
             yield word.start(), codes, len(line)
     for word in _LIST_PRECEDES.finditer(line):
@@ -85,16 +108,17 @@ def _lists_of_countries(line: str) -> Iterator[tuple[int, list[str], int]]:
         begin = max(0, word.start() - WINDOW)
         marks = list(_CLAUSE_MARK.finditer(line, begin, word.start()))
         words = list(_WORD.finditer(line, marks[-1].end() if marks else begin, word.start()))
-        codes, start = _countries(words[::-1], backwards=True)
+        codes, start, _ = _countries(words[::-1], backwards=True)
         if codes and not _no_longer(line, start):
             yield start, codes[::-1], word.end()
 
 
-def _countries(words: list[re.Match], *, backwards: bool = False) -> tuple[list[str], int]:
+def _countries(words: list[re.Match], *, backwards: bool = False) -> tuple[list[str], int, int]:
     """The countries named one after another from the first of `words` (read from the
-    last back, `backwards`), and where the earliest of them starts in the line."""
+    last back, `backwards`), and where the earliest of them starts and the latest ends in
+    the line."""
     codes: list[str] = []
-    start = -1
+    start = end = -1
     at = 0
     while at < len(words):
         # "both Iran and of the United Kingdom": words that open a country, not name one
@@ -109,12 +133,13 @@ def _countries(words: list[re.Match], *, backwards: bool = False) -> tuple[list[
             break
         codes.append(code)
         start = min(match.start() for match in taken)
+        end = max(end, *(match.end() for match in taken))
         at += size
         if at < len(words) and words[at].group(0).lower() in _JOINS:
             at += 1
         else:
             break
-    return list(dict.fromkeys(codes)), start
+    return list(dict.fromkeys(codes)), start, end
 
 
 def _no_longer(line: str, start: int) -> bool:
