@@ -12,7 +12,7 @@ import operator
 from django.db.models import Q
 from django.utils import timezone
 
-from atlas.runtime.birth_years import BirthYearDispute, birth_year_disputes
+from atlas.runtime.birth_year_disputes import BirthYearDispute, birth_year_disputes
 from atlas.runtime.directorships import conflict_about
 from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
 from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, EvidenceItem, Signal

@@ -4,7 +4,8 @@ carries."""
 from __future__ import annotations
 
 from atlas.runtime.adapters.playbook import draft_packet
-from atlas.runtime.birth_years import hits_born_in_other_years, namesake_gaps
+from atlas.runtime.birth_year_disputes import hits_born_in_other_years
+from atlas.runtime.birth_years import namesake_gaps
 from atlas.runtime.codirectors import (
     codirectors_of,
     registry_directors,

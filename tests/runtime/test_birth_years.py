@@ -16,7 +16,8 @@ from atlas.runtime.adapters.playbook import (
     _born_as_documents_say,
     _namesakes_born_when_documents_say,
 )
-from atlas.runtime.birth_years import FACT, hits_born_in_other_years, namesake_gaps
+from atlas.runtime.birth_year_disputes import hits_born_in_other_years
+from atlas.runtime.birth_years import FACT, namesake_gaps
 from atlas.runtime.context import project_state
 from atlas.runtime.tools.document_birth_years import birth_years_listed, year_of_birth, year_written
 from tests.mrz import passport_zone
