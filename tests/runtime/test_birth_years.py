@@ -386,6 +386,15 @@ def test_a_board_tables_birth_column_gives_the_years():
     assert _extracted(text).fields["birth_years"] == ["Henrik Solberg: 1972"]
 
 
+def test_an_owners_tables_birth_column_gives_the_years():
+    text = (
+        "Company: Harrow Bay Freight Ltd\nBeneficial ownership\n"
+        "| Name | Date of birth | Share |\n|---|---|---|\n"
+        "| Dmitri Volkov | 12.05.1985 | 60% |\n| Jane Roe | unknown | 40% |\n"
+    )
+    assert _extracted(text).fields["birth_years"] == ["Dmitri Volkov: 1985"]
+
+
 HARROW = "Company: Harrow Bay Freight Ltd\nDirectors: Colin Marsh, Anita Rao\n"
 VOLKOV_HITS = (
     "The sanctions hits on beneficial owner Dmitri Volkov (Synthetic OFAC SDN, Synthetic UK "

@@ -13,11 +13,12 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from atlas.runtime.countries import country_code, nationality_codes
-from atlas.runtime.tools.document_birth_years import birth_years_listed
+from atlas.runtime.tools.document_birth_years import birth_years_listed, written_year
 from atlas.runtime.tools.document_directors import BULLET, names_listed
 from atlas.runtime.tools.document_nationalities import nationalities_listed
 from atlas.runtime.tools.document_residences import residences_listed, said_beside_names
 from atlas.runtime.tools.document_tables import (
+    birth_column,
     cell_at,
     cells,
     person_columns,
@@ -102,8 +103,12 @@ def owner_nationalities(text: str) -> dict[str, list[str]]:
 
 def owner_birth_years(text: str) -> dict[str, int]:
     """The year each owner was born in, as `text` says beside their name
-    (document_birth_years)."""
-    return said_beside_names(_owner_lines(text), birth_years_listed)
+    (document_birth_years), or in a table's "Date of birth" column."""
+    found = said_beside_names(_owner_lines(text), birth_years_listed)
+    for row in _owner_table_rows(text):
+        if year := written_year(row.born):
+            found.setdefault(_listed(row.name)[0], year)
+    return found
 
 
 def _owner_lines(text: str) -> Iterator[tuple[str, list[str]]]:
@@ -177,12 +182,14 @@ def _table_rows(text: str) -> Iterator[str]:
 
 class OwnerRow(NamedTuple):
     """An owner's row of an owners table: the name as its cell gives it, the share, and the
-    cells under a "Country of residence" and a "Nationality" header ("" where none)."""
+    cells under a "Country of residence", a "Nationality" and a "Date of birth" header (""
+    where none)."""
 
     name: str
     share: str
     residence: str
     nationality: str
+    born: str = ""
 
 
 def _owner_table_rows(text: str) -> Iterator[OwnerRow]:
@@ -190,21 +197,26 @@ def _owner_table_rows(text: str) -> Iterator[OwnerRow]:
     share in another ("| Jane Roe | British | Iran | 60% |"), up to a blank line after them;
     the header row and rules are passed over."""
     for heading in _TABLE_HEADING.finditer(text):
-        rows, lives_at, national_at = 0, None, None
+        rows, lives_at, national_at, born_at = 0, None, None, None
         for line in text[heading.end() :].splitlines()[1 : MAX_LIST_LINES + 1]:
             if not line.strip():
                 if rows:
                     break
                 continue
             row = cells(line)
-            if lives_at is None and national_at is None and not rows:
+            if lives_at is None and national_at is None and born_at is None and not rows:
                 lives_at, national_at = person_columns(row)
+                born_at = birth_column(row)
             first, *others = row
             shares = [share for cell in others for share in _SHARE.finditer(_as_band(cell))]
             if len(shares) == 1 and len(_listed(first)) == 1:
                 rows += 1
                 yield OwnerRow(
-                    first, shares[0][0], cell_at(row, lives_at), cell_at(row, national_at)
+                    first,
+                    shares[0][0],
+                    cell_at(row, lives_at),
+                    cell_at(row, national_at),
+                    cell_at(row, born_at),
                 )
 
 
