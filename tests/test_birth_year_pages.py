@@ -10,6 +10,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from reviews.models import ReviewItem
+from runs.execution import run_inline
+from runs.models import Run
 from tests.conftest import client_for
 from tests.review_runs import advance, open_item, paused_run
 
@@ -67,3 +69,50 @@ def test_a_passport_born_in_another_year_is_settled_by_a_reviewer(
     assert any(
         gap.startswith("A reviewer settled the subject's year of birth as 1990") for gap in gaps
     )
+
+
+def test_a_match_a_reviewer_rules_a_namesake_is_corrected_by_the_analyst(
+    client, tenant, analyst, reviewer
+):
+    """The reviewer settles on the passport's year, sends the packet back, and the analyst
+    corrects the subject's country: the next run matches the person born that year."""
+    upload = SimpleUploadedFile("form.txt", FORM, content_type="text/plain")
+    run = paused_run(
+        tenant, analyst, "Sergei Markov", subject_type="person", jurisdiction="RU", upload=upload
+    )
+    escalation = open_item(run, ReviewItem.Kind.ESCALATION)
+    client_for(client, reviewer)
+    client.post(
+        reverse("reviews-resolve", args=[escalation.pk]),
+        {
+            "conflict_id": escalation.payload["conflicts"][0]["conflict_id"],
+            "choice": "1990",
+            "note": "The passport is the client's.",
+        },
+    )
+    signoff = open_item(advance(escalation), ReviewItem.Kind.SIGNOFF)
+    sent = client.post(
+        reverse("reviews-decide", args=[signoff.pk]),
+        {"decision": "deny", "reason": "The match is on a namesake: correct the subject."},
+    )
+    assert sent.status_code == 302
+    run = advance(signoff)
+    assert run.status == "waiting_for_input"
+
+    client_for(client, analyst)
+    corrected = client.post(
+        reverse("runs-case-correct", args=[run.case_id]),
+        {
+            "subject_name": "Sergei Markov",
+            "subject_type": "person",
+            "jurisdiction": "GB",
+            "notes": "",
+            "reason": "The client's passport is British; the reviewer ruled the match a namesake.",
+            "run_again": "1",
+            "cancel_run": str(run.pk),
+        },
+    )
+    assert corrected.status_code == 302
+    rerun = run_inline(Run.objects.filter(case_id=run.case_id).latest("id"))
+    assert rerun.state["selected_entity"]["entity_id"] == "pe-sergei-markov-gb"
+    assert not [c for c in rerun.state["conflicts"] if c["fact"] == "year_of_birth"]

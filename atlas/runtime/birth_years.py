@@ -81,7 +81,9 @@ def namesake_gaps(state: AtlasState) -> list[str]:
         return [
             f"A reviewer settled the subject's year of birth as {settled}, not that of "
             f"{matched}, the registry person they were matched to: the match is on someone "
-            "else, and what was found on it is not about the subject."
+            "else, and what was found on it is not about the subject. Send the packet back: "
+            "the analyst corrects the subject ('Correct the subject' on the case page, with "
+            "the country of the right person) and the research starts afresh."
         ]
     disagreeing = [value for value in conflict.values if value.value != born]
     years = sorted({value.value for value in disagreeing})

@@ -225,7 +225,9 @@ def test_a_reviewer_settling_on_the_forms_year_says_the_match_is_on_someone_else
     assert (
         "A reviewer settled the subject's year of birth as 1990, not that of Sergei Markov "
         "(RU, born 1961), the registry person they were matched to: the match is on someone "
-        "else, and what was found on it is not about the subject."
+        "else, and what was found on it is not about the subject. Send the packet back: the "
+        "analyst corrects the subject ('Correct the subject' on the case page, with the "
+        "country of the right person) and the research starts afresh."
     ) in state.proposed_packet.open_gaps
 
 
