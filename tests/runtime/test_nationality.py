@@ -228,6 +228,18 @@ def test_a_director_the_reviewer_settles_out_of_the_board_no_longer_counts(
             "Directors: Farhad Rahimi, who renounced his Iranian citizenship, a British citizen",
             {"Farhad Rahimi": ["GB"]},
         ),
+        # Adjectives alone in brackets after the name; not a country's name, which may be
+        # where they live, nor a name that only begins with an adjective.
+        (
+            "Directors: Farhad Rahimi (Iranian), Jane Roe (British)",
+            {"Farhad Rahimi": ["IR"], "Jane Roe": ["GB"]},
+        ),
+        ("Directors: Jane Roe (British/Iranian, CEO)", {"Jane Roe": ["GB", "IR"]}),
+        ("Directors: Jane Roe (dual British and Iranian)", {"Jane Roe": ["GB", "IR"]}),
+        ("Directors: Farhad Rahimi (Iran), Jane Roe (UK)", {}),
+        ("Directors: Jane Roe (British Petroleum)", {}),
+        ("Directors: Jane Roe (Iranian-born)", {}),
+        ("Directors: Jane Roe (CEO; Iranian)", {}),
         # Words that name no one country, or a bank's name, say nothing of anyone.
         ("Directors: Farhad Rahimi (senior citizen)", {}),
         ("Directors: Daniel Mercer\nBank: The National Bank", {}),

@@ -3,7 +3,8 @@ a sentence about them: "Farhad Rahimi (Iranian national)", "Jane Roe, a citizen 
 the UK", "Omar Li (nationality: Singaporean/British)", "Farhad Rahimi is an Iranian
 national", "Jane Roe holds Iranian citizenship", "Omar Li holds Singaporean and British
 passports", "the Iranian national Farhad Rahimi"; and by adjectives alone, right after a
-name and to the clause's end: "Farhad Rahimi is Iranian and British."
+name: "Farhad Rahimi is Iranian and British." (to the clause's end), "Farhad Rahimi
+(Iranian)".
 
 Countries are given by ISO code. A list of them is read for as long as its words name one
 country after another, joined by "and", "/" or "&": "a citizen of Iran since 2010" is
@@ -17,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from atlas.runtime.countries import nationality_code
+from atlas.runtime.countries import country_code, nationality_code
 from atlas.runtime.tools.document_directors import place_named
 
 # How far from a nationality word its list of countries is looked for, and the most words
@@ -55,6 +56,12 @@ _CLAUSE_MARK = re.compile(r"[()\[\];:,\n\d]")
 # A name's verb, when their adjectives follow ("Farhad Rahimi is Iranian").
 _IS = re.compile(r"(?i)[ \t]+(?:is|are)[ \t]+(?:also[ \t]+)?")
 _CLAUSE_END = re.compile(r"[ \t]*(?:$|[.,;)])")
+# Brackets right after a name, and what parts their first item from the rest.
+_BRACKETED = re.compile(r"[ \t]*\(([^()\n]{1,80})\)")
+_ASIDE = re.compile(r"[,;:]")
+# What joins adjectives ("British/Iranian", "British and Iranian"), and may open them.
+_JOINED = re.compile(r"(?i)[ \t]*(?:/|&|\band\b)[ \t]*")
+_DUAL = re.compile(r"(?i)^dual[ \t]+")
 
 
 def nationalities_listed(line: str, names: list[str]) -> dict[str, list[str]]:
@@ -81,6 +88,9 @@ def _said_to_be(line: str, placed: list[tuple[int, str]]) -> dict[str, list[str]
     found: dict[str, list[str]] = {}
     for start, name in placed:
         after = start + len(name.split()[-1])
+        if codes := _in_brackets(line, after):
+            found[name] = codes
+            continue
         said = _IS.match(line, after)
         if said is None:
             continue
@@ -90,6 +100,21 @@ def _said_to_be(line: str, placed: list[tuple[int, str]]) -> dict[str, list[str]
         if codes and _CLAUSE_END.match(line, end):
             found[name] = codes
     return found
+
+
+def _in_brackets(line: str, after: int) -> list[str]:
+    """The countries whose adjectives open the brackets right after a name: "Farhad
+    Rahimi (Iranian)", "Jane Roe (British/Iranian, CEO)". A country's name there may be
+    where they live as well ("Farhad Rahimi (Iran)"): it says nothing of a nationality."""
+    bracketed = _BRACKETED.match(line, after)
+    if bracketed is None:
+        return []
+    opening = _DUAL.sub("", _ASIDE.split(bracketed.group(1), maxsplit=1)[0].strip())
+    adjectives = [word for word in _JOINED.split(opening) if word]
+    codes = [nationality_code(word) for word in adjectives]
+    if not codes or None in codes or any(country_code(word) for word in adjectives):
+        return []
+    return codes
 
 
 def _lists_of_countries(line: str) -> Iterator[tuple[int, list[str], int]]:

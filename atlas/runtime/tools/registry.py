@@ -39,7 +39,8 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # nationality label its words ("Nationality / Nationalité: BRITISH CITIZEN"); 24: a
 # document gives the year each director or owner it lists was born in, beside the name or
 # in a board table's "Date of birth" column ("birth_years": only the year), and a
-# sentence may give a nationality by adjectives alone ("Farhad Rahimi is Iranian.")
+# sentence or a list may give a nationality by adjectives alone ("Farhad Rahimi is
+# Iranian.", "Directors: Farhad Rahimi (Iranian)")
 TOOLSET_VERSION = "atlas-tools/24"
 
 
