@@ -2,11 +2,12 @@
 lines of 44 characters ("P<IRNRAHIMI<<FARHAD<<<...", "K123456784IRN7903122M3001019<<<..."),
 a visa's or older card's two of 36, or an identity card's three of 30.
 
-A zone is read only where the check digits of its document number and date of birth
-hold, and it parts a name with a double filler, so a line of text that happens to be as
-long is not one; a zone an OCR spaced apart is read as well. Its document number, date of
-birth and personal number are personal data (redaction hides them, as their labels would
-elsewhere); the holder's nationality and name are read by document extraction.
+A zone parts a name with a double filler, so a line of text that happens to be as long is
+not one; a zone an OCR spaced apart is read as well. Its document number, date of birth
+and personal number are personal data: redaction hides them, as their labels would
+elsewhere, wherever lines are laid out as a zone, even where an OCR misread a check digit.
+Its holder's name and nationality are read by document extraction only where the check
+digits of its document number and date of birth hold.
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ from atlas.runtime.redaction_labels import Found
 # spaced apart ("K123456784 IRN 7903122 M 3001019 ...").
 _LINE = re.compile(r"(?im)^[ \t]*([a-z0-9<](?:[ ]?[a-z0-9<]){29,43})[ \t]*\r?$")
 _WEIGHTS = (7, 3, 1)
+# What opens a zone (a passport, a visa, an identity card), a date as a zone writes it
+# (YYMMDD), and a nationality's code.
+_DOCUMENT_CODE = re.compile(r"(?i)[pvaci][a-z<]")
+_DATE = re.compile(r"[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])")
+_LETTERS = re.compile(r"(?i)[a-z][a-z<]{2}")
 # The codes of Doc 9303 that are no ISO code: Germany's "D", and the United Kingdom's
 # kinds of British national.
 _COUNTRY_OF = {"d": "DEU", "gbd": "GBR", "gbn": "GBR", "gbo": "GBR", "gbs": "GBR", "gbp": "GBR"}
@@ -91,6 +97,19 @@ class Zone(NamedTuple):
         anything)."""
         return all(self._holds(name) for name in names)
 
+    def laid_out(self) -> bool:
+        """Whether the zone opens with a document's code ("P<", "I<", "V<"), and gives a
+        date of birth that is a date and a nationality of letters where Doc 9303 puts
+        them."""
+        *_, birth = self.field("birth")
+        line, place = _LAYOUTS[len(self.lines[0].text)]["nationality"]
+        nationality = self.lines[line].text[place.start : place.start + place.length]
+        return bool(
+            _DOCUMENT_CODE.match(self.lines[0].text)
+            and _DATE.fullmatch(birth)
+            and _LETTERS.fullmatch(nationality)
+        )
+
     def _holds(self, name: str) -> bool:
         line, place = _LAYOUTS[len(self.lines[0].text)][name]
         text = self.lines[line].text
@@ -110,10 +129,12 @@ def check_digit(field: str) -> str:
     return str(total % 10)
 
 
-def zones(text: str) -> Iterator[Zone]:
+def zones(text: str, *, checked: bool = True) -> Iterator[Zone]:
     """The zones of `text` (folded or as written): lines of one length one after another,
     with the double filler that parts a holder's names, whose document number's and date
-    of birth's check digits hold."""
+    of birth's check digits hold; or, not `checked`, also those laid out as a zone is,
+    whatever an OCR made of their check digits (what redaction hides: a zone misread is
+    still one)."""
     lines = [_line(match) for match in _LINE.finditer(text)]
     index = 0
     while index < len(lines):
@@ -122,7 +143,8 @@ def zones(text: str) -> Iterator[Zone]:
         run = lines[index : index + count]
         if count and len(run) == count and all(len(line.text) == length for line in run):
             zone = Zone(run)
-            if any("<<" in line.text for line in run) and zone.holds("document", "birth"):
+            held = zone.holds("document", "birth") or (not checked and zone.laid_out())
+            if any("<<" in line.text for line in run) and held:
                 yield zone
                 index += count
                 continue
@@ -136,14 +158,15 @@ def _line(match: re.Match) -> Line:
 
 
 def mrz_spans(folded: str) -> list[Found]:
-    """The personal data of each zone: its document number, its holder's date of birth,
-    and a personal number where it gives one."""
+    """The personal data of each zone, its check digits held or not (an OCR's misreading
+    makes it no less personal): its document number, its holder's date of birth, and a
+    personal number where it gives one."""
     found = []
-    for zone in zones(folded):
+    for zone in zones(folded, checked=False):
         passport = len(zone.lines[0].text) == 44
         for name, kinds in _KINDS.items():
-            if zone.holds(name):
-                start, end, _ = zone.field(name)
+            start, end, value = zone.field(name)
+            if value:
                 found.append(Found(start, end, kinds[0 if passport else 1]))
     return found
 
