@@ -9,8 +9,8 @@ its name is read whole."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import NamedTuple
+from collections.abc import Callable, Iterator
+from typing import NamedTuple, TypeVar
 
 from atlas.runtime.countries import country_code, nationality_codes
 from atlas.runtime.tools.document_birth_years import birth_years_listed, written_year
@@ -23,6 +23,8 @@ from atlas.runtime.tools.document_tables import (
     cells,
     person_columns,
 )
+
+T = TypeVar("T")
 
 OWNERS_LABEL = (
     r"(?:(?:ultimate[ \t]+)?beneficial[ \t]+owners?(?:[ \t]*\(s\))?(?:[ \t]*\(ubos?\))?|ubos?)"
@@ -84,30 +86,34 @@ def owner_shares(text: str) -> dict[str, str]:
 def owner_residences(text: str) -> dict[str, str]:
     """Where each owner lives, as `text` says beside their name (document_residences), or
     in a table's "Country of residence" column."""
-    found = said_beside_names(_owner_lines(text), residences_listed)
-    for row in _owner_table_rows(text):
-        if code := country_code(row.residence):
-            found.setdefault(_listed(row.name)[0], code)
-    return found
+    return _said_of_owners(text, residences_listed, lambda row: country_code(row.residence))
 
 
 def owner_nationalities(text: str) -> dict[str, list[str]]:
     """The countries each owner is a national of, as `text` says beside their name
-    (document_residences), or in a table's "Nationality" column."""
-    found = said_beside_names(_owner_lines(text), nationalities_listed)
-    for row in _owner_table_rows(text):
-        if codes := nationality_codes(row.nationality):
-            found.setdefault(_listed(row.name)[0], codes)
-    return found
+    (document_nationalities), or in a table's "Nationality" column."""
+    return _said_of_owners(
+        text, nationalities_listed, lambda row: nationality_codes(row.nationality) or None
+    )
 
 
 def owner_birth_years(text: str) -> dict[str, int]:
     """The year each owner was born in, as `text` says beside their name
     (document_birth_years), or in a table's "Date of birth" column."""
-    found = said_beside_names(_owner_lines(text), birth_years_listed)
+    return _said_of_owners(text, birth_years_listed, lambda row: written_year(row.born))
+
+
+def _said_of_owners(
+    text: str,
+    read_line: Callable[[str, list[str]], dict[str, T]],
+    read_row: Callable[[OwnerRow], T | None],
+) -> dict[str, T]:
+    """What `read_line` finds beside an owner's name on an owners line, else what
+    `read_row` reads in their row of an owners table; the first word on a name kept."""
+    found = said_beside_names(_owner_lines(text), read_line)
     for row in _owner_table_rows(text):
-        if year := written_year(row.born):
-            found.setdefault(_listed(row.name)[0], year)
+        if (said := read_row(row)) is not None:
+            found.setdefault(_listed(row.name)[0], said)
     return found
 
 
