@@ -19,7 +19,12 @@ from atlas.runtime.adapters.playbook import (
 from atlas.runtime.birth_year_disputes import hits_born_in_other_years
 from atlas.runtime.birth_years import FACT, namesake_gaps
 from atlas.runtime.context import project_state
-from atlas.runtime.tools.document_birth_years import birth_years_listed, year_of_birth, year_written
+from atlas.runtime.tools.document_birth_years import (
+    birth_years_labelled,
+    birth_years_listed,
+    year_of_birth,
+    year_written,
+)
 from tests.mrz import passport_zone
 
 # Two registry persons named Sergei Markov: RU, born 1961 (on a sanctions list), and GB,
@@ -502,3 +507,41 @@ def test_one_lists_entries_on_a_person_are_named_once(make_runtime, make_state, 
     state.evidence.append(hit.model_copy(update={"source_id": "sanctions:sdn-99999"}))
     (gap,) = hits_born_in_other_years(state)
     assert "(Synthetic OFAC SDN) is on an entry" in gap
+
+
+@pytest.mark.parametrize(
+    ("text", "years"),
+    [
+        ("Signatory: Helen Carter\nDate of birth: 14/03/1975\n", {"Helen Carter": 1975}),
+        (
+            "Director: Colin Marsh\nNationality: British\nDate of birth: 03.06.1971\n\n"
+            "Director: Anita Rao\nDOB: 1980-01-02\n",
+            {"Colin Marsh": 1971, "Anita Rao": 1980},
+        ),
+        # A line naming several people says whose it is of none.
+        ("Directors: Helen Carter, Colin Marsh\nDate of birth: 14/03/1975\n", {}),
+        ("Signatory: Helen Carter and Jane Doe\nDate of birth: 14/03/1975\n", {}),
+        # Not across a blank line, nor from further above than a few lines.
+        ("Signatory: Helen Carter\n\nDate of birth: 14/03/1975\n", {}),
+        ("Signatory: Helen Carter\na\nb\nc\nDate of birth: 14/03/1975\n", {}),
+        # Someone the document does not list as a director or owner, even below one it does.
+        ("Name: Jane Doe\nDate of birth: 14/03/1975\n", {}),
+        ("Director: Colin Marsh\nName: Jane Doe\nDate of birth: 14/03/1975\n", {}),
+    ],
+)
+def test_a_date_of_birth_line_below_a_line_naming_one_person_is_theirs(text, years):
+    assert birth_years_labelled(text, ["Helen Carter", "Colin Marsh", "Anita Rao"]) == years
+
+
+def test_a_signatorys_date_of_birth_line_gives_their_year():
+    text = (
+        "Company: Meridian Shipping Holdings Ltd\nDirectors: Helen Carter, James Whitfield\n"
+        "Signatory: Helen Carter\nDate of birth: 14/03/1975\n"
+    )
+    assert _extracted(text).fields["birth_years"] == ["Helen Carter: 1975"]
+
+
+def test_an_owners_date_of_birth_line_disputes_the_hits_on_him(make_runtime, make_state, documents):
+    text = HARROW + "UBO: Dmitri Volkov\nDate of birth: 12.05.1985\n"
+    state = harrow(make_runtime, make_state, documents, text)
+    assert VOLKOV_HITS.format("doc1.txt") in state.proposed_packet.open_gaps

@@ -17,6 +17,7 @@ from atlas.runtime.redaction_mrz import mrz_holders
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
 from atlas.runtime.tools.document_birth_years import (
     birth_year_entry,
+    birth_years_labelled,
     birth_years_listed,
     written_year,
 )
@@ -599,6 +600,9 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         fields["residences"] = [residence_entry(*lived) for lived in lives_in.items()]
     if nationals:
         fields["nationalities"] = [nationality_entry(*held) for held in nationals.items()]
+    people = [*fields.get("directors", []), *fields.get("beneficial_owners", [])]
+    for name, year in birth_years_labelled(labelled, people).items():
+        born_in.setdefault(name, year)
     if born_in:
         fields["birth_years"] = [birth_year_entry(*born) for born in born_in.items()]
     for field_name, declared in declarations(labelled).items():

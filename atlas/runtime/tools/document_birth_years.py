@@ -2,10 +2,11 @@
 
 Beside the names a document lists: "Richard Miles 14.03.1975", "Dmitri Volkov (born 12
 May 1985)", "Colin Marsh (b. 1971)", "Jane Roe, DOB: 1980-05-02" (a board table's "Date
-of birth" column is read with the table, document_directors.board_table_rows). A date
-after other words about the person ("appointed 14.03.2019", "resident since 2015") is not
-a birth date. Only the year is given, never the date: it is personal data, redacted for
-the model.
+of birth" column is read with the table, document_directors.board_table_rows); or a
+form's "Date of birth" line a few lines below one naming that person alone ("Signatory:
+Helen Carter"). A date after other words about the person ("appointed 14.03.2019",
+"resident since 2015") is not a birth date. Only the year is given, never the date: it is
+personal data, redacted for the model.
 
 The extraction tool reads four-digit years as written; the runtime, which knows the year
 it is, also reads a two-digit one (a passport zone's "900314") and judges whether a living
@@ -113,3 +114,42 @@ def read_birth_year_entry(entry: str) -> tuple[str, int | None]:
     """(name, year) of a birth_year_entry; the year None where it is not one."""
     name, _, year = entry.rpartition(": ")
     return name.strip(), int(year) if year.strip().isdigit() else None
+
+
+# A form's line naming one person ("Signatory: Helen Carter"), and its line giving a date
+# of birth ("Date of birth: 14/03/1975").
+_PERSON_LABEL = re.compile(
+    r"(?i)^[ \t]*(?:signator(?:y|ies)|directors?|(?:full[ \t]+)?name|beneficial[ \t]+owners?"
+    r"|ubos?)[ \t]*:[ \t]*(?P<value>\S[^\n]*)$"
+)
+_BIRTH_LABEL = re.compile(rf"(?i)^[ \t]*(?:{_BIRTH_WORD})[ \t]*:[ \t]*(?P<date>\S[^\n]*)$")
+# What parts people on such a line: someone it names besides a listed person.
+_SEVERAL = re.compile(r"[,;&]|\band\b")
+# How many lines above a date of birth the line naming its person may be.
+LINES_ABOVE = 3
+
+
+def birth_years_labelled(text: str, names: list[str]) -> dict[str, int]:
+    """The year each of `names` was born in, where a form's "Date of birth" line follows,
+    in the same block and a few lines below, a line naming that one person ("Signatory:
+    Helen Carter"). A line naming several people ("Directors: Helen Carter, James
+    Whitfield") says whose it is of none."""
+    found: dict[str, int] = {}
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        born = _BIRTH_LABEL.match(line)
+        if born is None or (year := written_year(born["date"])) is None:
+            continue
+        for above in reversed(lines[max(0, index - LINES_ABOVE) : index]):
+            if not above.strip():
+                break
+            if person := _PERSON_LABEL.match(above):
+                named = [
+                    name
+                    for name in names
+                    if place_named(person["value"], name) < len(person["value"])
+                ]
+                if len(named) == 1 and not _SEVERAL.search(person["value"]):
+                    found.setdefault(named[0], year)
+                break
+    return found

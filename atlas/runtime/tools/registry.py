@@ -37,10 +37,11 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # identity card's machine-readable zone gives its holder's name and nationality (its
 # document number, date of birth and personal number are personal data), and a passport's
 # nationality label its words ("Nationality / Nationalité: BRITISH CITIZEN"); 24: a
-# document gives the year each director or owner it lists was born in, beside the name or
-# in a board table's "Date of birth" column ("birth_years": only the year), and a
-# sentence or a list may give a nationality by adjectives alone ("Farhad Rahimi is
-# Iranian.", "Directors: Farhad Rahimi (Iranian)")
+# document gives the year each director or owner it lists was born in, beside the name, in
+# a board or owners table's "Date of birth" column, or on a "Date of birth" line below one
+# naming them alone ("birth_years": only the year), and a sentence or a list may give a
+# nationality by adjectives alone ("Farhad Rahimi is Iranian.", "Directors: Farhad Rahimi
+# (Iranian)")
 TOOLSET_VERSION = "atlas-tools/24"
 
 
