@@ -476,22 +476,52 @@ NamedLine = tuple[str, list[str]]
 T = TypeVar("T")
 
 
+def _said_of_each_person(
+    labelled: str, director_lines: list[NamedLine], board: list[BoardRow]
+) -> tuple[dict[str, str], dict[str, list[str]], dict[str, int]]:
+    """Where each director and owner lives, what they are a national of and the year they
+    were born in, by name, as the document says beside their names or in its tables."""
+    return (
+        _said_of_people(
+            director_lines,
+            board,
+            residences_listed,
+            lambda row: country_code(row.residence),
+            owner_residences(labelled),
+        ),
+        _said_of_people(
+            director_lines,
+            board,
+            nationalities_listed,
+            lambda row: nationality_codes(row.nationality) or None,
+            owner_nationalities(labelled),
+        ),
+        _said_of_people(
+            director_lines,
+            board,
+            birth_years_listed,
+            lambda row: written_year(row.born),
+            owner_birth_years(labelled),
+        ),
+    )
+
+
 def _said_of_people(
-    lines: list[NamedLine],
+    director_lines: list[NamedLine],
     board: list[BoardRow],
     read_line: Callable[[str, list[str]], dict[str, T]],
     read_row: Callable[[BoardRow], T | None],
-    owners: dict[str, T] | None = None,
+    owners: dict[str, T],
 ) -> dict[str, T]:
     """What a document says of each director or owner, by name: what `read_line` finds
-    beside a name on a directors or owners line (document_residences), else what
-    `read_row` reads in the person's row of a board table, else `owners` (what an owners
-    table says); the first word on a name kept."""
-    found = said_beside_names(lines, read_line)
+    beside a name on a directors line (document_residences), else what `read_row` reads in
+    the person's row of a board table, else `owners` (what the owners lines and tables
+    say); the first word on a name kept."""
+    found = said_beside_names(director_lines, read_line)
     for row in board:
         if (said := read_row(row)) is not None:
             found.setdefault(row.name, said)
-    for name, said in (owners or {}).items():
+    for name, said in owners.items():
         found.setdefault(name, said)
     return found
 
@@ -548,32 +578,13 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
     labelled = _one_label_a_line(text)
     board = list(board_table_rows(text))
     holders = mrz_holders(text)  # a passport's or identity card's zone
-    lives_in: dict[str, str] = {}
-    nationals: dict[str, list[str]] = {}
-    born_in: dict[str, int] = {}
+    director_lines: list[NamedLine] = []
     for field_name, pattern in _FIELD_PATTERNS.items():
         values = [m["value"].strip() for m in pattern.finditer(labelled)]
         if field_name == "directors":
-            lines = [(line, names_listed(line)) for line in values]
-            lines += director_block_lines(labelled)
-            lives_in = _said_of_people(
-                lines, board, residences_listed, lambda row: country_code(row.residence)
-            )
-            nationals = _said_of_people(
-                lines,
-                board,
-                nationalities_listed,
-                lambda row: nationality_codes(row.nationality) or None,
-                owner_nationalities(labelled),
-            )
-            born_in = _said_of_people(
-                lines,
-                board,
-                birth_years_listed,
-                lambda row: written_year(row.born),
-                owner_birth_years(labelled),
-            )
-            values = [name for line in values for name in names_listed(line)]
+            listed = [(line, names_listed(line)) for line in values]
+            director_lines = [*listed, *director_block_lines(labelled)]
+            values = [name for _, names in listed for name in names]
             values += directors_in_blocks(labelled) + [row.name for row in board]
             values += directors_in_prose(text)
         if field_name == "registration_numbers":
@@ -593,8 +604,7 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
         fields["beneficial_owners"] = owners
         if shares := owner_shares(labelled):
             fields["ownership_shares"] = [share_entry(*owned) for owned in shares.items()]
-        for name, code in owner_residences(labelled).items():
-            lives_in.setdefault(name, code)
+    lives_in, nationals, born_in = _said_of_each_person(labelled, director_lines, board)
     _add_what_prose_says(text, fields, lives_in, nationals)
     if lives_in:
         fields["residences"] = [residence_entry(*lived) for lived in lives_in.items()]
