@@ -40,9 +40,10 @@ def subject_birth_year_facts(state: AtlasState) -> list[Fact]:
 
 def birth_years_in_documents(state: AtlasState) -> dict[str, list[str]]:
     """year -> the names of the subject's own documents that give it."""
-    names = document_names(state)
+    facts = subject_birth_year_facts(state)
+    names = document_names(state) if facts else {}
     years: dict[str, list[str]] = {}
-    for fact in subject_birth_year_facts(state):
+    for fact in facts:
         if fact.source_id in names:
             years.setdefault(fact.value, []).append(names[fact.source_id])
     return years

@@ -88,9 +88,9 @@ from atlas.runtime.state import (
 )
 from atlas.runtime.tools.builtin import AMBIGUITY_MARGIN, STRONG_MATCH, residence_line
 from atlas.runtime.tools.document_birth_years import (
+    living_born_in,
     read_birth_year_entry,
     year_of_birth,
-    year_written,
 )
 from atlas.runtime.tools.document_directors import mentions_directors
 from atlas.runtime.tools.document_nationalities import read_nationality_entry
@@ -1202,7 +1202,7 @@ def _birth_years_read(fields: dict[str, list[str]], this_year: int) -> dict[str,
     born: dict[str, int] = {}
     for entry in fields.get("birth_years") or []:
         name, year = read_birth_year_entry(str(entry))
-        if name and year and year_written(str(year), this_year):
+        if name and year and living_born_in(year, this_year):
             born.setdefault(name, year)
     return born
 

@@ -101,15 +101,15 @@ class Playbook:
                     return _call(
                         "resolve_entity", args, "Resolve the candidate the analyst picked."
                     )
+            # A date of birth in a person subject's own documents may tell them apart.
+            ambiguous_person = len(candidates) > 1 and case["subject_type"] == "person"
+            if ambiguous_person and (reading := _next_document(p, failures)):
+                return reading
             # Asked again after every answer that fits no candidate, until the runtime hands
             # the run to a reviewer (questions.MAX_SAME_QUESTION_ANSWERED); a packet for an
             # unmatched name is refused anyway. An
             # answer that none of them is the subject leaves the run none (human_inputs): the
             # research goes on by name, as after a no to a single candidate.
-            # A date of birth in a person subject's own documents may tell them apart.
-            ambiguous_person = len(candidates) > 1 and case["subject_type"] == "person"
-            if ambiguous_person and (reading := _next_document(p, failures)):
-                return reading
             if len(candidates) > 1:
                 labels = [_labelled_for_the_analyst(p, c) for c in candidates]
                 elsewhere = _none_closely_in(case, candidates)

@@ -68,9 +68,12 @@ def year_written(date: str, this_year: int) -> int | None:
         year = _century(int(zone_date[:2]), this_year)
     elif year is None and (short := _SHORT_YEAR.fullmatch(date)):
         year = _century(int(short.group(1)), this_year)
-    if year is None or not this_year - OLDEST_AGE <= year <= this_year:
-        return None
-    return year
+    return year if year is not None and living_born_in(year, this_year) else None
+
+
+def living_born_in(year: int, this_year: int) -> bool:
+    """Whether someone alive in `this_year` could have been born in `year`."""
+    return this_year - OLDEST_AGE <= year <= this_year
 
 
 def _century(two_digits: int, this_year: int) -> int:
