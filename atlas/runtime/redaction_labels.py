@@ -513,13 +513,14 @@ _PEOPLE_LINE = re.compile(
     r"|beneficial[ \t]+owners?|ubos?|persons?[ \t]+with[ \t]+significant[ \t]+control)"
     r"[ \t]*:[^\n]*"
 )
-_MONTH = (
+# A month's name or its abbreviation, in lower case (as the text is folded).
+MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
 _DATE_BESIDE_A_NAME = re.compile(
     r"(?<![\w/.-])(?:[0-9]{1,2}([./-])[0-9]{1,2}\1(?:19|20)[0-9]{2}|(?:19|20)[0-9]{2}-[0-9]{2}-[0-9]{2}"
-    rf"|[0-9]{{1,2}}(?:st|nd|rd|th)?[ ]+(?:of[ ]+)?{_MONTH}\.?,?[ ]+(?:19|20)[0-9]{{2}})"
+    rf"|[0-9]{{1,2}}(?:st|nd|rd|th)?[ ]+(?:of[ ]+)?{MONTH}\.?,?[ ]+(?:19|20)[0-9]{{2}})"
     r"(?![\w/-])(?!\s*(?:to|until|till|[–—-])\s*[0-9])"
 )
 # A name's word: capitalised, letters with an apostrophe or hyphen, or an initial ("J.").

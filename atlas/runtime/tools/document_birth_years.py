@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from atlas.runtime.redaction_labels import MONTH
 from atlas.runtime.tools.document_directors import place_named
 
 # No one alive was born longer ago than this.
@@ -28,15 +29,11 @@ _FULL_YEAR = re.compile(r"(?<![0-9])(1[89][0-9]{2}|20[0-9]{2})(?:(?![0-9])|(?=[0
 _ZONE_DATE = re.compile(r"[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])")
 _SHORT_YEAR = re.compile(r"[0-9]{1,2}[./-][0-9]{1,2}[./-]([0-9]{2})")
 
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
 _DATE = (
     r"[0-9]{1,2}[./-][0-9]{1,2}[./-](?:19|20)[0-9]{2}"
     r"|(?:19|20)[0-9]{2}-[0-9]{2}-[0-9]{2}"
-    rf"|[0-9]{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTH}\.?,?[ \t]+(?:19|20)[0-9]{{2}}"
-    rf"|{_MONTH}\.?[ \t]+[0-9]{{1,2}}(?:st|nd|rd|th)?,?[ \t]+(?:19|20)[0-9]{{2}}"
+    rf"|[0-9]{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{MONTH}\.?,?[ \t]+(?:19|20)[0-9]{{2}}"
+    rf"|{MONTH}\.?[ \t]+[0-9]{{1,2}}(?:st|nd|rd|th)?,?[ \t]+(?:19|20)[0-9]{{2}}"
 )
 _BIRTH_WORD = r"born(?:[ \t]+on)?|b\.|d\.?o\.?b\.?|date[ \t]+of[ \t]+birth|birth[ \t]*date"
 # A date, or a year alone after a word saying it is a birth's ("born 1975").
