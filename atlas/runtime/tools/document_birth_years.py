@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from atlas.runtime.redaction_labels import MONTH
-from atlas.runtime.tools.document_directors import place_named
+from atlas.runtime.tools.document_directors import after_surname, place_named, places_named
 
 # No one alive was born longer ago than this.
 OLDEST_AGE = 120
@@ -88,10 +88,10 @@ def year_of_birth(dates: list[str], this_year: int) -> int | None:
 def birth_years_listed(line: str, names: list[str]) -> dict[str, int]:
     """The year each of `names`, the names `line` lists, was born in, where a birth date
     follows the name before the next one."""
-    placed = sorted((place_named(line, name), name) for name in names)
+    placed = places_named(line, names)
     found: dict[str, int] = {}
     for index, (start, name) in enumerate(placed):
-        after = start + len(name.split()[-1])
+        after = after_surname(start, name)
         end = placed[index + 1][0] if index + 1 < len(placed) else len(line)
         born = _BORN.search(line, after, min(end, after + WINDOW + 40))
         if born is None or born.start() > after + WINDOW:

@@ -169,6 +169,17 @@ def place_named(line: str, person: str) -> int:
     return found.start() if found else len(line)
 
 
+def places_named(line: str, names: list[str]) -> list[tuple[int, str]]:
+    """(where `line` names each of `names`, the name), in the order the line names them;
+    a name it does not hold last, at the line's length."""
+    return sorted((place_named(line, name), name) for name in names)
+
+
+def after_surname(place: int, person: str) -> int:
+    """Where the surname place_named found at `place` ends."""
+    return place + len(person.split()[-1])
+
+
 def _name_opening(text: str, lower_case_names: bool = True) -> str:
     """The name that opens `text`: "Dmitri Volkov since 2019", "Dmitri Volkov ID 12345" and
     "Dmitri Volkov Chairman" are Dmitri Volkov. Text written as an order to the agent

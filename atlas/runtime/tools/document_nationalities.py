@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 
 from atlas.runtime.countries import country_code, nationality_code
-from atlas.runtime.tools.document_directors import place_named
+from atlas.runtime.tools.document_directors import after_surname, places_named
 
 # How far from a nationality word its list of countries is looked for, and the most words
 # one country's name takes ("Saint Kitts and Nevis").
@@ -67,7 +67,7 @@ _DUAL = re.compile(r"(?i)^dual[ \t]+")
 def nationalities_listed(line: str, names: list[str]) -> dict[str, list[str]]:
     """The countries each of `names`, the names `line` lists, is said to be a national of,
     in the order the line gives them."""
-    placed = sorted((place_named(line, name), name) for name in names)
+    placed = places_named(line, names)
     found: dict[str, list[str]] = _said_to_be(line, placed)
     for start, codes, end in _lists_of_countries(line):
         whose = _named_right_after(line, end, placed)
@@ -81,13 +81,13 @@ def nationalities_listed(line: str, names: list[str]) -> dict[str, list[str]]:
 
 
 def _said_to_be(line: str, placed: list[tuple[int, str]]) -> dict[str, list[str]]:
-    """The countries a name is said to be of by their adjectives alone, right after it and
-    to the clause's end: "Farhad Rahimi is Iranian.", "Jane Roe is British and Iranian,
-    and ...". Not where anything else follows ("is British-born", "is Iranian by birth",
+    """The countries a name is said to be of by their adjectives alone, right after it: in
+    brackets (_in_brackets), or to the clause's end: "Farhad Rahimi is Iranian.", "Jane Roe
+    is British and Iranian, and ...". Not where anything else follows ("is British-born", "is Iranian by birth",
     "is British Petroleum's CFO") or stands between ("is not British", "was Iranian")."""
     found: dict[str, list[str]] = {}
     for start, name in placed:
-        after = start + len(name.split()[-1])
+        after = after_surname(start, name)
         if codes := _in_brackets(line, after):
             found[name] = codes
             continue

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
 from atlas.runtime.countries import country_code
-from atlas.runtime.tools.document_directors import place_named
+from atlas.runtime.tools.document_directors import place_named, places_named
 
 T = TypeVar("T")
 
@@ -54,7 +54,7 @@ def said_beside_names(
 def residences_listed(line: str, names: list[str]) -> dict[str, str]:
     """The country code of each of `names`, the names `line` lists, that it says lives
     somewhere."""
-    placed = sorted((place_named(line, name), name) for name in names)
+    placed = places_named(line, names)
     found: dict[str, str] = {}
     for phrase in _LIVES_IN.finditer(line):
         if _BEFORE_NOW.search(line, max(0, phrase.start() - 20), phrase.start()):
