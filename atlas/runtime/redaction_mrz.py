@@ -25,7 +25,7 @@ _WEIGHTS = (7, 3, 1)
 # What opens a zone (a passport, a visa, an identity card), a date as a zone writes it
 # (YYMMDD), and a nationality's code.
 _DOCUMENT_CODE = re.compile(r"(?i)[pvaci][a-z<]")
-_DATE = re.compile(r"[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])")
+ZONE_DATE = re.compile(r"[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])")
 _LETTERS = re.compile(r"(?i)[a-z][a-z<]{2}")
 # The codes of Doc 9303 that are no ISO code: Germany's "D", and the United Kingdom's
 # kinds of British national.
@@ -101,19 +101,20 @@ class Zone(NamedTuple):
         """Whether the zone opens with a document's code ("P<", "I<", "V<"), and gives a
         date of birth that is a date and a nationality of letters where Doc 9303 puts
         them."""
-        *_, birth = self.field("birth")
-        line, place = _LAYOUTS[len(self.lines[0].text)]["nationality"]
-        nationality = self.lines[line].text[place.start : place.start + place.length]
         return bool(
             _DOCUMENT_CODE.match(self.lines[0].text)
-            and _DATE.fullmatch(birth)
-            and _LETTERS.fullmatch(nationality)
+            and ZONE_DATE.fullmatch(self._written("birth")[0])
+            and _LETTERS.fullmatch(self._written("nationality")[0])
         )
 
-    def _holds(self, name: str) -> bool:
+    def _written(self, name: str) -> tuple[str, str, Field]:
+        """The field as written, fillers and all; its line's text; where it is."""
         line, place = _LAYOUTS[len(self.lines[0].text)][name]
         text = self.lines[line].text
-        value = text[place.start : place.start + place.length]
+        return text[place.start : place.start + place.length], text, place
+
+    def _holds(self, name: str) -> bool:
+        value, text, place = self._written(name)
         if place.check is None:
             return bool(value.strip("<"))
         return value.strip("<") != "" and text[place.check] == check_digit(value)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from atlas.runtime.redaction_labels import MONTH
+from atlas.runtime.redaction_mrz import ZONE_DATE
 from atlas.runtime.tools.document_directors import after_surname, place_named, places_named
 
 # No one alive was born longer ago than this.
@@ -25,8 +26,8 @@ OLDEST_AGE = 120
 # A year of four digits standing apart ("14.03.1975", "12 March 1968", "1970-01-02"), or
 # the first four of a date written whole ("19700102").
 _FULL_YEAR = re.compile(r"(?<![0-9])(1[89][0-9]{2}|20[0-9]{2})(?:(?![0-9])|(?=[0-9]{4}$))")
-# Two digits: a passport zone's date (YYMMDD) or a date ending in its year ("14.03.75").
-_ZONE_DATE = re.compile(r"[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])")
+# Two digits: a passport zone's date (YYMMDD, redaction_mrz.ZONE_DATE) or a date ending in
+# its year ("14.03.75").
 _SHORT_YEAR = re.compile(r"[0-9]{1,2}[./-][0-9]{1,2}[./-]([0-9]{2})")
 
 _DATE = (
@@ -61,7 +62,7 @@ def year_written(date: str, this_year: int) -> int | None:
     date = date.strip()
     year = written_year(date)
     zone_date = date.replace(" ", "")  # an OCR may space a zone's characters apart
-    if year is None and _ZONE_DATE.fullmatch(zone_date):
+    if year is None and ZONE_DATE.fullmatch(zone_date):
         year = _century(int(zone_date[:2]), this_year)
     elif year is None and (short := _SHORT_YEAR.fullmatch(date)):
         year = _century(int(short.group(1)), this_year)
