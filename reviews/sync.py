@@ -41,10 +41,9 @@ def matches_payload(state: AtlasState) -> list[dict]:
     return [_match(state, hit, disputes) for hit in state.screening_matches()]
 
 
-def hits_payload(state: AtlasState) -> list[dict]:
-    """The sanctions hits alone, which the queues flag."""
-    disputes = birth_year_disputes(state)
-    return [_match(state, hit, disputes) for hit in state.sanctions_hits()]
+def hits_among(matches: list[dict]) -> list[dict]:
+    """The sanctions hits among `matches` (matches_payload), which the queues flag."""
+    return [match for match in matches if match["kind"] == "sanctions"]
 
 
 def _match(state: AtlasState, hit: EvidenceItem, disputes: dict[str, BirthYearDispute]) -> dict:
@@ -102,6 +101,12 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
             "summary": f"{subject}: run {action.tool_name}",
             "payload": action.model_dump(mode="json"),
         }
+    # What a sign-off or an escalation asks a disposition of.
+    matches = (
+        matches_payload(state)
+        if reason == "finish_proposed" or reason in EXTENDABLE_REASONS
+        else []
+    )
     if reason == "finish_proposed" and state.proposed_packet:
         packet = state.proposed_packet
         wanted[(ReviewItem.Kind.SIGNOFF, f"packet-{state.step}")] = {
@@ -109,8 +114,8 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
             "payload": {
                 "packet": packet.model_dump(mode="json"),
                 "step": state.step,
-                "sanctions_hits": hits_payload(state),
-                "screening_matches": matches_payload(state),
+                "sanctions_hits": hits_among(matches),
+                "screening_matches": matches,
                 "suspect_sources": suspect_sources(state),
                 "rating_grounds": grounds_of(state),
                 # Whom each disputed fact is about, for the words that hold sign-off back.
@@ -137,8 +142,8 @@ def desired_items(state: AtlasState) -> dict[tuple[str, str], dict]:
                     "cost_usd": str(state.cost_usd),
                 },
                 "budgets": state.budgets.model_dump(mode="json"),
-                "sanctions_hits": hits_payload(state),
-                "screening_matches": matches_payload(state),
+                "sanctions_hits": hits_among(matches),
+                "screening_matches": matches,
             },
         }
     return wanted
