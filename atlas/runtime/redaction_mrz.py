@@ -7,7 +7,8 @@ not one; a zone an OCR spaced apart is read as well. Its document number, date o
 and personal number are personal data: redaction hides them, as their labels would
 elsewhere, wherever lines are laid out as a zone, even where an OCR misread a check digit.
 Its holder's name and nationality are read by document extraction only where the check
-digits of its document number and date of birth hold.
+digits of its document number and date of birth hold, and its date of birth gives a year
+only where its own check digit does.
 """
 
 from __future__ import annotations
@@ -170,6 +171,15 @@ def mrz_spans(folded: str) -> list[Found]:
             if value:
                 found.append(Found(start, end, kinds[0 if passport else 1]))
     return found
+
+
+def misread_birth_dates(text: str) -> list[str]:
+    """The dates of birth, as zones write them ("740812"), whose check digit does not hold:
+    an OCR misread the date or its digit, so the date, redacted all the same, tells no
+    year."""
+    return [
+        zone.field("birth")[2] for zone in zones(text, checked=False) if not zone.holds("birth")
+    ]
 
 
 class Holder(NamedTuple):

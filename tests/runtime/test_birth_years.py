@@ -148,6 +148,18 @@ def test_a_passport_zone_gives_the_year_too(make_runtime, make_state, documents)
     assert [v.value for v in birth_conflict(state).values] == ["1961", "1990"]
 
 
+def test_a_zones_misread_date_of_birth_gives_no_year(make_runtime, make_state, documents):
+    zone = passport_zone("Markov", "Sergei", "GBR", "533401927", "900314")
+    misread = zone.replace("9003141", "9003142")  # the date's check digit, misread
+    assert misread != zone
+    _, state = markov(make_runtime, make_state, documents, f"PASSPORT\n{misread}")
+    assert not any(c.fact == FACT for c in state.conflicts)
+    # The date printed above the zone still gives it.
+    printed = f"PASSPORT\nDate of birth: 14 MAR 1990\n{misread}"
+    _, state = markov(make_runtime, make_state, documents, printed)
+    assert [v.value for v in birth_conflict(state).values] == ["1961", "1990"]
+
+
 def test_a_form_giving_two_years_says_nothing_of_the_subjects(make_runtime, make_state, documents):
     text = FORM.format("14 March 1990") + "Spouse: Anna Markova\nDate of birth: 2 May 1985\n"
     _, state = markov(make_runtime, make_state, documents, text)

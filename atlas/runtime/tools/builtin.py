@@ -13,7 +13,7 @@ from pypdf.errors import LimitReachedError
 from atlas.runtime.countries import country_code, nationality_codes
 from atlas.runtime.ports import DocumentUnreadable
 from atlas.runtime.redaction import personal_data_found, redact
-from atlas.runtime.redaction_mrz import mrz_holders
+from atlas.runtime.redaction_mrz import misread_birth_dates, mrz_holders
 from atlas.runtime.tools.base import DocumentUnavailable, ToolContext, ToolNotFound, ToolSpec
 from atlas.runtime.tools.document_birth_years import (
     birth_year_entry,
@@ -438,6 +438,15 @@ _LABEL_BESIDE_ANOTHER = re.compile(
 )
 
 
+def _drop_misread_birth_dates(fields: dict[str, list[str]], text: str) -> None:
+    """A zone's date of birth whose check digit fails is redacted, but is not listed among
+    the dates of birth whose year counts: its year may be the misread digit."""
+    if misread := set(misread_birth_dates(text)):
+        dates = fields.pop("dates_of_birth", [])
+        if kept := [date for date in dates if date.replace(" ", "") not in misread]:
+            fields["dates_of_birth"] = kept
+
+
 def _one_label_a_line(text: str) -> str:
     return _LABEL_BESIDE_ANOTHER.sub("\n", text)
 
@@ -575,6 +584,7 @@ def extract_uploaded_document(args: ExtractDocumentArgs, ctx: ToolContext) -> Ex
     fields = {
         field: list(dict.fromkeys(values)) for field, values in personal_data_found(text).items()
     }
+    _drop_misread_birth_dates(fields, text)
     labelled = _one_label_a_line(text)
     board = list(board_table_rows(text))
     holders = mrz_holders(text)  # a passport's or identity card's zone
