@@ -12,7 +12,11 @@ import operator
 from django.db.models import Q
 from django.utils import timezone
 
-from atlas.runtime.birth_year_disputes import BirthYearDispute, birth_year_disputes
+from atlas.runtime.birth_year_disputes import (
+    BirthYearDispute,
+    birth_year_disputes,
+    dispute_words,
+)
 from atlas.runtime.directorships import conflict_about
 from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
 from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, EvidenceItem, Signal
@@ -58,7 +62,9 @@ def _match(state: AtlasState, hit: EvidenceItem, disputes: dict[str, BirthYearDi
         "url": web_link(hit.url),
         "possible_namesake": hit.possible_namesake or dispute is not None,
         # Why it may be on a namesake, when a document gives another year of birth.
-        "born_elsewhere": dispute.words(hit.about or "the subject") if dispute else "",
+        "born_elsewhere": dispute_words(state, dispute, hit.about or "the subject")
+        if dispute
+        else "",
     }
 
 

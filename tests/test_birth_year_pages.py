@@ -1,5 +1,5 @@
-"""Dates of birth in a case's documents, through the pages: a sanctions hit whose entry is
-linked to a registry person born in another year is badged on the sign-off page with why,
+"""Dates of birth in a case's documents, through the pages: a sanctions hit whose entry
+gives another year of birth than the case does is badged on the sign-off page with why,
 and a person's passport born in another year than the registry person they were matched to
 is an escalation the reviewer settles by the year."""
 
@@ -35,9 +35,25 @@ def test_a_hit_on_an_owner_born_in_another_year_is_badged_with_why(
     hit = page[page.index(f'id="hit-{disputed[0]["evidence_id"]}"') :].split("</fieldset>")[0]
     assert "Possible namesake</span>" in hit
     assert (
-        "Its entry is linked to a registry person born in 1968; the uploaded document "
+        "Its entry lists a date of birth in 1968; the uploaded document "
         "“kyc.txt” gives beneficial owner Dmitri Volkov a date of birth in 1985."
     ) in hit
+
+
+def test_a_hit_listing_another_year_than_the_matched_person_is_badged_with_why(
+    client, tenant, analyst, reviewer
+):
+    run = paused_run(tenant, analyst, "Oleg Danilov", subject_type="person")
+    item = open_item(run, ReviewItem.Kind.SIGNOFF)
+    (hit,) = item.payload["screening_matches"]
+    client_for(client, reviewer)
+    page = client.get(reverse("reviews-item", args=[item.pk])).text
+    shown = page[page.index(f'id="hit-{hit["evidence_id"]}"') :].split("</fieldset>")[0]
+    assert "Possible namesake</span>" in shown
+    assert (
+        "Its entry lists a date of birth in 1959 or 1960; the subject was matched to Oleg "
+        "Danilov (GB), born in 1987."
+    ) in shown
 
 
 def test_a_passport_born_in_another_year_is_settled_by_a_reviewer(

@@ -1,8 +1,9 @@
-"""Screening matches a case's documents dispute by a year of birth: a sanctions hit, or a
-match on the register of politically exposed persons, whose entry is linked to a registry
-person born in another year than a document gives the person screened. Such a match may be
-on a namesake: the reviewer is told so beside it and in the packet's gaps, and it counts
-until they mark it."""
+"""Screening matches a case disputes by a year of birth: a sanctions hit whose list entry
+gives its person other years of birth, or a sanctions hit or a match on the register of
+politically exposed persons whose entry is linked to a registry person born in another
+year, than a document gives the person screened, or than the registry record a person
+subject was matched to. Such a match may be on a namesake: the reviewer is told so beside
+it and in the packet's gaps, and it counts until they mark it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import NamedTuple
 from atlas.runtime.birth_years import birth_years_in_documents, document_names
 from atlas.runtime.directors import AS_DIRECTOR, director_key
 from atlas.runtime.owners import AS_OWNER
-from atlas.runtime.state import AtlasState
+from atlas.runtime.state import AtlasState, EvidenceItem
+from atlas.runtime.wording import listed
 
 # What a hit of each evidence class is called, one and several.
 HIT_WORDS = {
@@ -24,51 +26,87 @@ HIT_WORDS = {
 
 
 class BirthYearDispute(NamedTuple):
-    """A screening match's entry is linked to a registry person born in `linked_year`; the
-    uploaded `document` gives the person screened a date of birth in `year`."""
+    """A screening match's entry gives its person's years of birth (`entry_years`; where it
+    gives none, the year of the registry person it is linked to, and `listed` is False);
+    the case gives the person screened another, `year`: an uploaded `document` (its name),
+    or ("") the registry record the subject was matched to."""
 
-    linked_year: int
+    entry_years: tuple[int, ...]
+    listed: bool
     year: int
     document: str
 
-    def words(self, whom: str) -> str:
-        """ "linked to a registry person born in 1968; the uploaded document “kyc.txt”
-        gives director Dmitri Volkov a date of birth in 1985" """
-        return (
-            f"linked to a registry person born in {self.linked_year}; the uploaded document "
-            f"“{self.document}” gives {whom} a date of birth in {self.year}"
-        )
+    def entry_words(self, *, sentence: bool = False) -> str:
+        """ "listing a date of birth in 1959 or 1960", "linked to a registry person born in
+        1968"; in a `sentence` "lists ...", "is linked ..." """
+        years = listed([str(year) for year in self.entry_years], "or")
+        if self.listed:
+            return f"{'lists' if sentence else 'listing'} a date of birth in {years}"
+        return f"{'is ' if sentence else ''}linked to a registry person born in {years}"
+
+    def source_words(self, whom: str, matched: str) -> str:
+        """ "the uploaded document “kyc.txt” gives director Dmitri Volkov a date of birth in
+        1985", "the subject was matched to Oleg Danilov (GB), born in 1987" """
+        if self.document:
+            return (
+                f"the uploaded document “{self.document}” gives {whom} a date of birth in "
+                f"{self.year}"
+            )
+        return f"the subject was matched to {matched}, born in {self.year}"
 
 
 def birth_year_disputes(state: AtlasState) -> dict[str, BirthYearDispute]:
     """evidence id -> the dispute, for each sanctions hit or match on the register of
-    politically exposed persons whose entry is linked to a registry person born in another
-    year than the case's documents give the person screened: a director or owner a document
-    about the subject company names, or a person subject by their own documents (the entry
-    not linked to the registry person they were matched to: that is the namesake gap's).
-    Such a match may be on a namesake; it counts until a reviewer marks it."""
+    politically exposed persons whose entry gives its person other years of birth (or is
+    linked to a registry person born in another year) than the case gives the person
+    screened: a document about the subject company, of a director or owner it names; a
+    person subject's own documents, or else the registry record they were matched to (for
+    an entry not linked to that record: that is the namesake gap's, and one linked to
+    another record says so in its claim). Such a match may be on a namesake; it counts
+    until a reviewer marks it."""
     people = _years_said_of_people(state)
     subject = _subject_year(state)
-    selected = state.selected_entity
     disputes = {}
     for item in state.evidence:
-        if item.linked_born_year is None:
+        entry_years = tuple(item.listed_born_years) or (
+            (item.linked_born_year,) if item.linked_born_year is not None else ()
+        )
+        if not entry_years:
             continue
-        role = next((r for r in (AS_DIRECTOR, AS_OWNER) if item.about.startswith(r)), None)
-        if role is not None:
-            said = people.get(director_key(item.about.removeprefix(role)))
-        elif item.about or (selected and item.linked_entity_id == selected.entity_id):
-            continue
-        else:
-            said = subject
-        if said is not None and said[0] != item.linked_born_year:
-            disputes[item.evidence_id] = BirthYearDispute(item.linked_born_year, *said)
+        said = _year_of_whom_screened(state, item, people, subject)
+        if said is not None and said[0] not in entry_years:
+            listed_itself = bool(item.listed_born_years)
+            disputes[item.evidence_id] = BirthYearDispute(entry_years, listed_itself, *said)
     return disputes
+
+
+def _year_of_whom_screened(
+    state: AtlasState,
+    item: EvidenceItem,
+    people: dict[str, tuple[int, str]],
+    subject: tuple[int, str] | None,
+) -> tuple[int, str] | None:
+    """(the year the case gives the person a match is on, the document giving it or "")."""
+    role = next((r for r in (AS_DIRECTOR, AS_OWNER) if item.about.startswith(r)), None)
+    if role is not None:
+        return people.get(director_key(item.about.removeprefix(role)))
+    selected = state.selected_entity
+    if item.about or (selected and item.linked_entity_id == selected.entity_id):
+        return None
+    if subject is None and item.linked_entity_id:
+        return None  # linked to another registry person: its claim says so
+    return subject or _matched_year(state)
+
+
+def dispute_words(state: AtlasState, dispute: BirthYearDispute, whom: str) -> str:
+    """The sign-off page's sentence for a match `dispute` is of, on `whom`."""
+    entry = dispute.entry_words(sentence=True)
+    return f"Its entry {entry}; {dispute.source_words(whom, _matched(state))}."
 
 
 def hits_born_in_other_years(state: AtlasState) -> list[str]:
     """The packet's gaps for birth_year_disputes: one for the matches of a kind on a person
-    that a document disputes alike, naming their lists."""
+    that the case disputes alike, naming their lists."""
     by_id = {item.evidence_id: item for item in state.evidence}
     # (kind, whom, linked entity, dispute) -> lists
     grouped: dict[tuple[str, str, str, BirthYearDispute], list[str]] = {}
@@ -86,11 +124,10 @@ def hits_born_in_other_years(state: AtlasState) -> list[str]:
             if len(lists) == 1
             else (f"{many} on {whom} ({', '.join(lists)}) are", "entries", "they")
         )
+        entry = dispute.entry_words() + ("" if dispute.listed else f" [{linked}]")
         gaps.append(
-            f"The {hits} on {entries} linked to a registry person born in "
-            f"{dispute.linked_year} [{linked}], but the uploaded document “{dispute.document}” "
-            f"gives {whom} a date of birth in {dispute.year}: {they} may be on a namesake, "
-            "for a reviewer to confirm or mark a false positive."
+            f"The {hits} on {entries} {entry}, but {dispute.source_words(whom, _matched(state))}"
+            f": {they} may be on a namesake, for a reviewer to confirm or mark a false positive."
         )
     return gaps
 
@@ -118,3 +155,17 @@ def _subject_year(state: AtlasState) -> tuple[int, str] | None:
         return None
     ((year, documents),) = years.items()
     return int(year), documents[0]
+
+
+def _matched_year(state: AtlasState) -> tuple[int, str] | None:
+    """(the year the registry person a person subject was matched to was born in, "")."""
+    selected = state.selected_entity
+    if selected is None or not selected.born_year:
+        return None
+    return selected.born_year, ""
+
+
+def _matched(state: AtlasState) -> str:
+    """ "Oleg Danilov (GB)": the registry entity the subject was matched to."""
+    selected = state.selected_entity
+    return f"{selected.name} ({selected.jurisdiction})" if selected else ""

@@ -678,10 +678,12 @@ def _apply_sanctions(
             if hit["aliases_matched"]
             else ""
         )
+        born_years = hit.get("born_years") or []
+        born = f", born {listed([str(y) for y in born_years], 'or')}" if born_years else ""
         claim = (
             f"{hit_label}: '{hit['matched_query']}' matches {hit['listed_name']} on "
             f"{hit['list']} (score {hit['score']:g}{_scored_on_alias(hit)}, programs "
-            f"{', '.join(hit['programs']) or 'n/a'}, listed {hit['listed_on']}{aliases})."
+            f"{', '.join(hit['programs']) or 'n/a'}, listed {hit['listed_on']}{born}{aliases})."
         )
         note, namesake = hit_note(state, hit, about, boards)
         _add_evidence(
@@ -702,6 +704,7 @@ def _apply_sanctions(
                 possible_namesake=namesake,
                 linked_entity_id=(hit.get("linked_entity") or {}).get("entity_id", ""),
                 linked_born_year=(hit.get("linked_entity") or {}).get("born_year"),
+                listed_born_years=born_years,
             ),
         )
     _apply_pep_matches(

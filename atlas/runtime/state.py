@@ -293,6 +293,8 @@ class EvidenceItem(_Model):
     # For a sanctions hit or a match on the register: the year the registry person its
     # entry is linked to was born in, where the registry gives one.
     linked_born_year: int | None = None
+    # For a sanctions hit: the years of birth its entry gives, where the list gives any.
+    listed_born_years: list[int] = Field(default_factory=list)
     # For a document about the subject company: the countries each director or owner it
     # lists is a national of, by name, where it says (beside the name, or in a table).
     nationalities_of: dict[str, list[str]] = Field(default_factory=dict)

@@ -417,8 +417,8 @@ def test_an_owners_tables_birth_column_gives_the_years():
 HARROW = "Company: Harrow Bay Freight Ltd\nDirectors: Colin Marsh, Anita Rao\n"
 VOLKOV_HITS = (
     "The sanctions hits on beneficial owner Dmitri Volkov (Synthetic OFAC SDN, Synthetic UK "
-    "HMT Consolidated) are on entries linked to a registry person born in 1968 "
-    "[pe-dmitri-volkov], but the uploaded document “{}” gives beneficial owner Dmitri Volkov "
+    "HMT Consolidated) are on entries listing a date of birth in 1968, but the uploaded "
+    "document “{}” gives beneficial owner Dmitri Volkov "
     "a date of birth in 1985: they may be on a namesake, for a reviewer to confirm or mark a "
     "false positive."
 )
@@ -486,9 +486,8 @@ def test_a_hit_by_name_on_an_unmatched_person_is_weighed_against_their_documents
     state = answer(runtime, state, "none of them")
     assert state.selected_entity is None
     assert (
-        "The sanctions hit on the subject (Synthetic OFAC SDN) is on an entry linked to a "
-        "registry person born in 1961 [pe-sergei-markov-ru], but the uploaded document "
-        "“form1.txt” gives the subject a date of birth in 1990: it may be on a namesake, for "
+        "The sanctions hit on the subject (Synthetic OFAC SDN) is on an entry listing a date "
+        "of birth in 1961, but the uploaded document “form1.txt” gives the subject a date of birth in 1990: it may be on a namesake, for "
         "a reviewer to confirm or mark a false positive."
     ) in state.proposed_packet.open_gaps
 
@@ -557,3 +556,65 @@ def test_an_owners_date_of_birth_line_disputes_the_hits_on_him(make_runtime, mak
     text = HARROW + "UBO: Dmitri Volkov\nDate of birth: 12.05.1985\n"
     state = harrow(make_runtime, make_state, documents, text)
     assert VOLKOV_HITS.format("doc1.txt") in state.proposed_packet.open_gaps
+
+
+# The GB registry's Oleg Danilov, born 1987, has the name of a person on the Synthetic UK
+# HMT list (hmt-8124) born in 1959 or 1960, an entry linked to no registry person.
+DANILOV_HIT = (
+    "The sanctions hit on the subject (Synthetic UK HMT Consolidated) is on an entry listing a "
+    "date of birth in 1959 or 1960, but {}: it may be on a namesake, for a reviewer to confirm "
+    "or mark a false positive."
+)
+
+
+DANILOV_FORM = FORM.replace("Sergei Markov", "Oleg Danilov")
+
+
+def danilov(make_runtime, make_state, documents, *texts: str, jurisdiction: str | None = "GB"):
+    docs = [attached(documents, f"form{n}.txt", text) for n, text in enumerate(texts, start=1)]
+    state = make_state(
+        "Oleg Danilov", subject_type="person", jurisdiction=jurisdiction, documents=docs
+    )
+    return run(make_runtime(), state)
+
+
+def test_a_hit_listing_other_years_than_the_matched_persons_may_be_a_namesake(
+    make_runtime, make_state, documents
+):
+    state = danilov(make_runtime, make_state, documents)
+    assert state.selected_entity.entity_id == "pe-oleg-danilov-gb"
+    (hit,) = [e for e in state.evidence if e.source_id == "sanctions:hmt-8124"]
+    assert "listed 2022-05-04, born 1959 or 1960;" in hit.claim
+    gap = DANILOV_HIT.format("the subject was matched to Oleg Danilov (GB), born in 1987")
+    assert gap in state.proposed_packet.open_gaps
+    # The hit still counts until a reviewer marks it.
+    assert state.proposed_packet.risk_rating == "high"
+    assert hits_born_in_other_years(state) == [gap]
+
+
+def test_the_subjects_own_document_is_weighed_before_the_registrys_year(
+    make_runtime, make_state, documents
+):
+    state = danilov(make_runtime, make_state, documents, DANILOV_FORM.format("01.02.1988"))
+    gap = DANILOV_HIT.format(
+        "the uploaded document “form1.txt” gives the subject a date of birth in 1988"
+    )
+    assert gap in state.proposed_packet.open_gaps
+
+
+@pytest.mark.parametrize("born", ["1959", "1960"])
+def test_a_document_born_in_a_year_the_entry_lists_disputes_nothing(
+    make_runtime, make_state, documents, born
+):
+    state = danilov(make_runtime, make_state, documents, DANILOV_FORM.format(f"01.02.{born}"))
+    assert hits_born_in_other_years(state) == []
+    # ... though the registry person matched was born in another year: a namesake gap.
+    assert birth_conflict(state).status == "open"
+
+
+def test_a_hit_linked_to_another_registry_person_is_not_weighed_against_the_registrys_year(
+    make_runtime, make_state, documents
+):
+    # The GB Sergei Markov (born 1990) hits an entry linked to the RU one: its claim says so.
+    _, state = markov(make_runtime, make_state, documents, jurisdiction="GB")
+    assert hits_born_in_other_years(state) == []

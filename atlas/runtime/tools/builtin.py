@@ -256,6 +256,7 @@ def screen_sanctions(args: ScreenSanctionsArgs, ctx: ToolContext) -> ScreenSanct
                     programs=entry.get("programs", []),
                     listed_on=entry.get("listed_on", ""),
                     linked_entity=_linked_entity(world, entry.get("entity_id")),
+                    born_years=entry.get("born_years") or [],
                 )
             )
     hits.sort(key=lambda h: (-h.score, h.entry_id))

@@ -41,8 +41,9 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # a board or owners table's "Date of birth" column, or on a "Date of birth" line below one
 # naming them alone ("birth_years": only the year), and a sentence or a list may give a
 # nationality by adjectives alone ("Farhad Rahimi is Iranian.", "Directors: Farhad Rahimi
-# (Iranian)")
-TOOLSET_VERSION = "atlas-tools/24"
+# (Iranian)"); 25: a sanctions hit on a person's entry gives the years of birth the entry
+# lists ("born_years")
+TOOLSET_VERSION = "atlas-tools/25"
 
 
 class ToolRegistry:

@@ -184,6 +184,9 @@ class SanctionsHit(BaseModel):
     # Results stored before hits carried the link, and entries linked to no registry
     # entity, have none.
     linked_entity: ListedEntity | None = None
+    # The years of birth a person's entry gives (a list gives several when it is unsure);
+    # none for a company's entry, one that gives none, or a result stored before.
+    born_years: list[int] = Field(default_factory=list)
 
 
 class PepMatch(BaseModel):
