@@ -16,7 +16,7 @@ from typing import Any
 from atlas.runtime.countries import country_words
 from atlas.runtime.injection import addresses_the_agent
 from atlas.runtime.redaction import PERSONAL_DATA_NAMES
-from atlas.runtime.wording import counted, exposed_as, fact_words
+from atlas.runtime.wording import counted, exposed_as, fact_words, listed
 from atlas.runtime.world.normalize import fingerprint_text
 
 MAX_LINES = 5
@@ -111,7 +111,7 @@ def _lines(tool: str, result: dict[str, Any]) -> list[str]:
         ]
     if tool == "screen_sanctions":
         return [_hit_line(h) for h in result.get("hits", [])] + [
-            f"{m['name']} ({m['jurisdiction']}), {_exposed(m)}: {m['role']}, match score "
+            f"{m['name']} ({_born_in(m)}), {_exposed(m)}: {m['role']}, match score "
             f"{m['score']:g} (screened as '{m['matched_query']}')"
             for m in result.get("pep_matches", [])
         ]
@@ -135,12 +135,23 @@ def _article_line(article: dict[str, Any]) -> str:
 def candidate_line(candidate: dict[str, Any]) -> str:
     number = candidate.get("registration_number")
     where = candidate["jurisdiction"] + (f", no. {number}" if number else "")
+    if born := (candidate.get("record") or {}).get("born_year"):
+        where += f", born {born}"
     return f"{candidate['name']} ({where}), match score {candidate['score']:g}"
 
 
+def _born_in(match: dict[str, Any]) -> str:
+    """ "CL, born 1966": a registry person's country, and the year they were born in where
+    the registry gives it."""
+    born = match.get("born_year")
+    return f"{match['jurisdiction']}, born {born}" if born else match["jurisdiction"]
+
+
 def _hit_line(hit: dict[str, Any]) -> str:
+    years = [str(year) for year in hit.get("born_years") or []]
+    born = f" (born {listed(years, 'or')})" if years else ""
     return (
-        f"{hit['listed_name']} on {hit['list']}, match score {hit['score']:g}"
+        f"{hit['listed_name']}{born} on {hit['list']}, match score {hit['score']:g}"
         f" (screened as '{hit['matched_query']}')"
     )
 

@@ -67,7 +67,7 @@ def test_her_declarations_close_the_gap(make_runtime, make_state, documents):
 def test_the_step_words_say_whose_relative_the_register_matched(world_tool_context):
     result = screen_sanctions(ScreenSanctionsArgs(name="Ngozi Okafor"), world_tool_context)
     assert result_lines("screen_sanctions", result.model_dump(mode="json")) == [
-        "Ngozi Okafor (NG), close family member of a politically exposed person: "
+        "Ngozi Okafor (NG, born 1968), close family member of a politically exposed person: "
         f"{SPOUSE}, match score 100 (screened as 'Ngozi Okafor')"
     ]
 

@@ -44,7 +44,7 @@ def test_a_screen_says_in_its_step_words_whom_the_register_matched(world_tool_co
         "Sanctions screening found 0 hits across 3 lists, and 1 politically exposed person match."
     )
     assert result_lines("screen_sanctions", data) == [
-        f"Henrik Solberg (NO), politically exposed: {STATE_SECRETARY}, match score 100 "
+        f"Henrik Solberg (NO, born 1966), politically exposed: {STATE_SECRETARY}, match score 100 "
         "(screened as 'Henrik Solberg')"
     ]
 

@@ -12,8 +12,12 @@ from atlas.runtime.result_words import (
     result_lines,
     result_summary,
 )
-from atlas.runtime.tools.builtin import search_adverse_media
-from atlas.runtime.tools.schemas import SearchAdverseMediaArgs
+from atlas.runtime.tools.builtin import resolve_entity, screen_sanctions, search_adverse_media
+from atlas.runtime.tools.schemas import (
+    ResolveEntityArgs,
+    ScreenSanctionsArgs,
+    SearchAdverseMediaArgs,
+)
 from atlas.runtime.world.normalize import fingerprint_text
 
 
@@ -171,3 +175,19 @@ def test_a_documents_summary_counts_its_facts_apart_from_its_personal_data():
     assert result_summary("extract_uploaded_document", result) == (
         "Extracted 1 kind of fact from kyc.txt."
     )
+
+
+def test_a_persons_year_of_birth_is_shown_beside_their_candidate_and_their_hits(
+    world_tool_context,
+):
+    found = resolve_entity(
+        ResolveEntityArgs(name="Oleg Danilov", entity_type="person"), world_tool_context
+    )
+    assert result_lines("resolve_entity", found.model_dump()) == [
+        "Oleg Danilov (GB, born 1987), match score 100"
+    ]
+    screened = screen_sanctions(ScreenSanctionsArgs(name="Oleg Danilov"), world_tool_context)
+    assert result_lines("screen_sanctions", screened.model_dump()) == [
+        "DANILOV, Oleg Petrovich (born 1959 or 1960) on Synthetic UK HMT Consolidated, match "
+        "score 100 (screened as 'Oleg Danilov')"
+    ]
