@@ -28,13 +28,14 @@ HIT_WORDS = {
 class BirthYearDispute(NamedTuple):
     """A screening match's entry gives its person's years of birth (`entry_years`; where it
     gives none, the year of the registry person it is linked to, and `listed` is False);
-    the case gives the person screened another, `year`: an uploaded `document` (its name),
-    or ("") the registry record the subject was matched to."""
+    the case gives the person screened another, `year`: its `source` ("the uploaded
+    document “kyc.txt”", "the registry record of Calder Print Works Ltd (GB)"), or ("") the
+    registry person the subject was matched to."""
 
     entry_years: tuple[int, ...]
     listed: bool
     year: int
-    document: str
+    source: str
 
     def entry_words(self, *, sentence: bool = False) -> str:
         """ "listing a date of birth in 1959 or 1960", "linked to a registry person born in
@@ -47,11 +48,8 @@ class BirthYearDispute(NamedTuple):
     def source_words(self, whom: str, matched: str) -> str:
         """ "the uploaded document “kyc.txt” gives director Dmitri Volkov a date of birth in
         1985", "the subject was matched to Oleg Danilov (GB), born in 1987" """
-        if self.document:
-            return (
-                f"the uploaded document “{self.document}” gives {whom} a date of birth in "
-                f"{self.year}"
-            )
+        if self.source:
+            return f"{self.source} gives {whom} a date of birth in {self.year}"
         return f"the subject was matched to {matched}, born in {self.year}"
 
 
@@ -133,18 +131,31 @@ def hits_born_in_other_years(state: AtlasState) -> list[str]:
 
 
 def _years_said_of_people(state: AtlasState) -> dict[str, tuple[int, str]]:
-    """director_key -> (the year a document about the subject company gives a person it
-    names as born in, that document's name); none for a person documents disagree on."""
+    """director_key -> (the year the subject company's registry record, or a document about
+    it, gives a person it names as born in; that source, in words); none for a person
+    sources disagree on."""
     names = document_names(state)
+    selected = state.selected_entity
+    record = f"registry:{selected.entity_id}" if selected else None
     said: dict[str, tuple[int, str]] = {}
     disputed = set()
     for item in state.evidence:
+        if item.source_id in names:
+            source = _document_words(names[item.source_id])
+        elif item.source_id == record:
+            source = f"the registry record of {_matched(state)}"
+        else:
+            continue  # another company's record: a namesake of its directors is not ours
         for name, year in item.birth_years_of.items():
             key = director_key(name)
             if key in said and said[key][0] != year:
                 disputed.add(key)
-            said.setdefault(key, (year, names.get(item.source_id, item.source_label)))
+            said.setdefault(key, (year, source))
     return {key: held for key, held in said.items() if key not in disputed}
+
+
+def _document_words(name: str) -> str:
+    return f"the uploaded document “{name}”"
 
 
 def _subject_year(state: AtlasState) -> tuple[int, str] | None:
@@ -154,7 +165,7 @@ def _subject_year(state: AtlasState) -> tuple[int, str] | None:
     if len(years) != 1:
         return None
     ((year, documents),) = years.items()
-    return int(year), documents[0]
+    return int(year), _document_words(documents[0])
 
 
 def _matched_year(state: AtlasState) -> tuple[int, str] | None:

@@ -6,7 +6,7 @@ reviewer. Only the year is compared and shown: the date itself stays redacted.""
 
 from __future__ import annotations
 
-from atlas.runtime.namesakes import BORN, RECORD_NAME
+from atlas.runtime.namesakes import RECORD_BORN, RECORD_NAME
 from atlas.runtime.residences import subject_entity_id
 from atlas.runtime.state import AtlasState, EvidenceItem, Fact, conflict_id_for
 from atlas.runtime.wording import listed
@@ -108,7 +108,7 @@ def _born_in(state: AtlasState, years: list[str]) -> list[str]:
     for item in state.evidence:
         if not item.candidate_id:
             continue
-        named, born = RECORD_NAME.match(item.claim), BORN.search(item.claim)
+        named, born = RECORD_NAME.match(item.claim), RECORD_BORN.match(item.claim)
         if named and born and born["year"] in years:
             found.append(
                 f"{named['name']} ({named['country']}, born {born['year']}) [{item.candidate_id}]"

@@ -11,6 +11,9 @@ from typing import Any
 # "Registry record: Maria Lindqvist (FI), born 1958; …", as the reducer writes a person's.
 RECORD_NAME = re.compile(r"^Registry record: (?P<name>.+?) \((?P<country>[A-Z]{2})[,)]")
 BORN = re.compile(r"\bborn (?P<year>\d{4})\b")
+# A person's record gives their year right after their name and country; a company's may
+# give its directors' further on.
+RECORD_BORN = re.compile(r"^Registry record: [^\n]+? \([A-Z]{2}\), born (?P<year>\d{4})\b")
 
 
 def turned_down(selected: dict[str, Any] | None, answered: list[dict[str, Any]]) -> bool:
@@ -66,6 +69,6 @@ def candidate_words(
         name, country = named["name"], named["country"]
     else:
         return candidate_id
-    born = BORN.search((candidate or {}).get("details") or "") or BORN.search(record)
+    born = BORN.search((candidate or {}).get("details") or "") or RECORD_BORN.match(record)
     facts = [country, *([f"born {born['year']}"] if born else [])]
     return f"{name} ({', '.join(facts)})"

@@ -563,6 +563,7 @@ def _apply_resolve(
             pep_relation=record.get("pep_relation") or "",
             residences=record.get("director_residences") or {},
             nationalities_of=record.get("nationalities") or {},
+            birth_years_of=record.get("director_birth_years") or {},
             candidate_id=record["entity_id"] if of_the_subject and listing is None else "",
             about=directed_by_the_subject(listing) if listing is not None else "",
         )

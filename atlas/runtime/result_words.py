@@ -195,8 +195,10 @@ def company_record_words(record: dict[str, Any]) -> str:
     number = f", no. {record['registration_number']}" if record.get("registration_number") else ""
     lives_in = record.get("director_residences") or {}
     nationals = record.get("nationalities") or {}
+    born = record.get("director_birth_years") or {}
 
     def person(name: str, *said: str) -> str:
+        said += (f"born {born[name]}",) if name in born else ()
         said += (f"lives in {lives_in[name]}",) if name in lives_in else ()
         said += (f"national of {', '.join(nationals[name])}",) if nationals.get(name) else ()
         return f"{name} ({'; '.join(said)})" if said else name

@@ -19,6 +19,7 @@ from atlas.runtime.adapters.playbook import (
 from atlas.runtime.birth_year_disputes import hits_born_in_other_years
 from atlas.runtime.birth_years import FACT, namesake_gaps
 from atlas.runtime.context import project_state
+from atlas.runtime.namesakes import candidate_words
 from atlas.runtime.tools.document_birth_years import (
     birth_years_labelled,
     birth_years_listed,
@@ -618,3 +619,62 @@ def test_a_hit_linked_to_another_registry_person_is_not_weighed_against_the_regi
     # The GB Sergei Markov (born 1990) hits an entry linked to the RU one: its claim says so.
     _, state = markov(make_runtime, make_state, documents, jurisdiction="GB")
     assert hits_born_in_other_years(state) == []
+
+
+# Calder Print Works Ltd's registry record gives its director Sergei Markov's year of birth
+# (1990); his name hits the list entry of the Sergei Markov born in 1961.
+CALDER_HIT = (
+    "The sanctions hit on director Sergei Markov (Synthetic OFAC SDN) is on an entry listing a "
+    "date of birth in 1961, but the registry record of Calder Print Works Ltd (GB) gives "
+    "director Sergei Markov a date of birth in 1990: it may be on a namesake, for a reviewer "
+    "to confirm or mark a false positive."
+)
+
+
+def test_a_directors_hit_listing_another_year_than_the_registry_gives_may_be_a_namesake(
+    make_runtime, make_state
+):
+    state = run(make_runtime(), make_state("Calder Print Works", jurisdiction="GB"))
+    record = next(e for e in state.evidence if e.source_id == "registry:co-calder-print-works-gb")
+    assert "directors: Sergei Markov (born 1990), Emma Hale (born 1984)" in record.claim
+    assert hits_born_in_other_years(state) == [CALDER_HIT]
+    assert CALDER_HIT in state.proposed_packet.open_gaps
+    assert state.proposed_packet.risk_rating == "high"
+
+
+def test_another_companys_record_says_nothing_of_the_subjects_directors(make_runtime, make_state):
+    state = run(make_runtime(), make_state("Calder Print Works", jurisdiction="GB"))
+    record = next(e for e in state.evidence if e.source_id == "registry:co-calder-print-works-gb")
+    elsewhere = record.model_copy(
+        update={
+            "evidence_id": "ev-elsewhere",
+            "source_id": "registry:co-elsewhere-gb",
+            "birth_years_of": {"Sergei Markov": 1961},
+        }
+    )
+    state.evidence.append(elsewhere)
+    assert hits_born_in_other_years(state) == [CALDER_HIT]
+
+
+def test_an_owners_hits_listing_the_year_the_register_gives_dispute_nothing(
+    make_runtime, make_state
+):
+    state = run(make_runtime(), make_state("Kestrel Ridge Haulage", jurisdiction="GB"))
+    assert any(e.listed_born_years == [1968] for e in state.evidence)
+    assert hits_born_in_other_years(state) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "words"),
+    [
+        ("Registry record: Sergei Markov (GB), born 1990.", "Sergei Markov (GB, born 1990)"),
+        (
+            "Registry record: Calder Print Works Ltd (GB, no. 11472093), status active; "
+            "directors: Sergei Markov (born 1990), Emma Hale (born 1984).",
+            "Calder Print Works Ltd (GB)",
+        ),
+    ],
+)
+def test_a_candidate_is_described_with_its_own_year_of_birth_only(claim, words):
+    evidence = [{"source_id": "registry:the-candidate", "claim": claim}]
+    assert candidate_words("the-candidate", [], evidence) == words

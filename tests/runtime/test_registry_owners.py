@@ -39,8 +39,9 @@ def test_the_registers_owners_are_researched_and_their_bands_counted(
     assert tool_arguments(store, state, "screen_sanctions").count({"name": "Owen Pryce"}) == 1
     (record,) = [e for e in state.evidence if e.source_id == "registry:co-kestrel-ridge-haulage-gb"]
     assert record.claim.endswith(
-        "persons with significant control: Dmitri Volkov (more than 50% but less than 75%), "
-        "Owen Pryce (more than 25% but not more than 50%)."
+        "directors: Owen Pryce (born 1979); persons with significant control: Dmitri Volkov "
+        "(more than 50% but less than 75%; born 1968), Owen Pryce (more than 25% but not more "
+        "than 50%; born 1979)."
     )
     packet = state.proposed_packet
     assert packet.risk_rating == "high"

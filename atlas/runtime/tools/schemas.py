@@ -116,6 +116,10 @@ class RegistryRecord(LinkedEntity):
     # name: only for a registry that publishes it (the UK's does), and only for those it
     # does.
     nationalities: dict[str, list[CountryCode]] = Field(default_factory=dict)
+    # The year each director or person with significant control was born in, by name: only
+    # for a registry that publishes it (the UK's gives the month and year), and only for
+    # those it does.
+    director_birth_years: dict[str, int] = Field(default_factory=dict)
 
 
 class Candidate(BaseModel):
