@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from atlas.runtime.article_ages import born_years_at
 from atlas.runtime.birth_years import birth_years_in_documents, document_names
 from atlas.runtime.directors import AS_DIRECTOR, director_key
 from atlas.runtime.owners import AS_OWNER
@@ -26,23 +27,28 @@ HIT_WORDS = {
 
 
 class BirthYearDispute(NamedTuple):
-    """A screening match's entry gives its person's years of birth (`entry_years`; where it
-    gives none, the year of the registry person it is linked to, and `listed` is False);
-    the case gives the person screened another, `year`: its `source` ("the uploaded
-    document “kyc.txt”", "the registry record of Calder Print Works Ltd (GB)"), or ("") the
-    registry person the subject was matched to."""
+    """A screening match gives its person's years of birth (`entry_years`): as its list
+    entry lists them (`kind` "listed"), as the registry person its entry is linked to was
+    born ("linked"), or as an article found by the name gives their `age` ("aged"). The
+    case gives the person screened another, `year`: its `source` ("the uploaded document
+    “kyc.txt”", "the registry record of Calder Print Works Ltd (GB)"), or ("") the registry
+    person the subject was matched to."""
 
     entry_years: tuple[int, ...]
-    listed: bool
+    kind: str
     year: int
     source: str
+    age: str = ""
 
     def entry_words(self, *, sentence: bool = False) -> str:
         """ "listing a date of birth in 1959 or 1960", "linked to a registry person born in
-        1968"; in a `sentence` "lists ...", "is linked ..." """
+        1968", "giving an age of 62 on 2022-05-05, so born in 1959 or 1960"; in a
+        `sentence` "lists ...", "is linked ...", "gives ..." """
         years = listed([str(year) for year in self.entry_years], "or")
-        if self.listed:
+        if self.kind == "listed":
             return f"{'lists' if sentence else 'listing'} a date of birth in {years}"
+        if self.kind == "aged":
+            return f"{'gives' if sentence else 'giving'} an age of {self.age}, so born in {years}"
         return f"{'is ' if sentence else ''}linked to a registry person born in {years}"
 
     def source_words(self, whom: str, matched: str) -> str:
@@ -54,10 +60,10 @@ class BirthYearDispute(NamedTuple):
 
 
 def birth_year_disputes(state: AtlasState) -> dict[str, BirthYearDispute]:
-    """evidence id -> the dispute, for each sanctions hit or match on the register of
-    politically exposed persons whose entry gives its person other years of birth (or is
-    linked to a registry person born in another year) than the case gives the person
-    screened: a document about the subject company, of a director or owner it names; a
+    """evidence id -> the dispute, for each screening match (a sanctions hit, a match on
+    the register of politically exposed persons, an article found by a name) that gives
+    its person other years of birth than the case gives the person screened: a document
+    about the subject company, or its registry record, of a director or owner it names; a
     person subject's own documents, or else the registry record they were matched to (for
     an entry not linked to that record: that is the namesake gap's, and one linked to
     another record says so in its claim). Such a match may be on a namesake; it counts
@@ -66,16 +72,29 @@ def birth_year_disputes(state: AtlasState) -> dict[str, BirthYearDispute]:
     subject = _subject_year(state)
     disputes = {}
     for item in state.evidence:
-        entry_years = tuple(item.listed_born_years) or (
-            (item.linked_born_year,) if item.linked_born_year is not None else ()
-        )
-        if not entry_years:
+        given = _years_given(item)
+        if given is None:
             continue
         said = _year_of_whom_screened(state, item, people, subject)
-        if said is not None and said[0] not in entry_years:
-            listed_itself = bool(item.listed_born_years)
-            disputes[item.evidence_id] = BirthYearDispute(entry_years, listed_itself, *said)
+        if said is not None and said[0] not in given[1]:
+            kind, entry_years = given
+            age = f"{item.age_given} on {item.published}" if kind == "aged" else ""
+            disputes[item.evidence_id] = BirthYearDispute(entry_years, kind, *said, age)
     return disputes
+
+
+def _years_given(item: EvidenceItem) -> tuple[str, tuple[int, ...]] | None:
+    """(how, the years of birth) a screening match gives its person, where it gives any."""
+    if item.listed_born_years:
+        return "listed", tuple(item.listed_born_years)
+    if item.linked_born_year is not None:
+        return "linked", (item.linked_born_year,)
+    # An article linked to a registry entity is said to be about it already.
+    about_an_entity = item.candidate_id or item.about_another_entity
+    if item.age_given is None or not item.found_by_name or about_an_entity:
+        return None
+    years = born_years_at(item.age_given, item.published)
+    return ("aged", years) if years else None
 
 
 def _year_of_whom_screened(
@@ -98,19 +117,29 @@ def _year_of_whom_screened(
 
 def dispute_words(state: AtlasState, dispute: BirthYearDispute, whom: str) -> str:
     """The sign-off page's sentence for a match `dispute` is of, on `whom`."""
+    match = "It" if dispute.kind == "aged" else "Its entry"
     entry = dispute.entry_words(sentence=True)
-    return f"Its entry {entry}; {dispute.source_words(whom, _matched(state))}."
+    return f"{match} {entry}; {dispute.source_words(whom, _matched(state))}."
 
 
 def hits_born_in_other_years(state: AtlasState) -> list[str]:
-    """The packet's gaps for birth_year_disputes: one for the matches of a kind on a person
-    that the case disputes alike, naming their lists."""
+    """The packet's gaps for birth_year_disputes: one for the list or register matches on a
+    person that the case disputes alike, naming their lists; one for each article."""
     by_id = {item.evidence_id: item for item in state.evidence}
     # (kind, whom, linked entity, dispute) -> lists
     grouped: dict[tuple[str, str, str, BirthYearDispute], list[str]] = {}
+    articles = []
     for evidence_id, dispute in birth_year_disputes(state).items():
         item = by_id[evidence_id]
-        key = (item.evidence_class, item.about or "the subject", item.linked_entity_id, dispute)
+        whom = item.about or "the subject"
+        if dispute.kind == "aged":
+            articles.append(
+                f"The article on {whom} ({item.claim}) {dispute.entry_words(sentence=True)}, "
+                f"but {dispute.source_words(whom, _matched(state))}: it may be about a "
+                "namesake, for a reviewer to confirm or mark a false positive."
+            )
+            continue
+        key = (item.evidence_class, whom, item.linked_entity_id, dispute)
         lists = grouped.setdefault(key, [])
         if item.source_label not in lists:
             lists.append(item.source_label)
@@ -122,12 +151,12 @@ def hits_born_in_other_years(state: AtlasState) -> list[str]:
             if len(lists) == 1
             else (f"{many} on {whom} ({', '.join(lists)}) are", "entries", "they")
         )
-        entry = dispute.entry_words() + ("" if dispute.listed else f" [{linked}]")
+        entry = dispute.entry_words() + (f" [{linked}]" if dispute.kind == "linked" else "")
         gaps.append(
             f"The {hits} on {entries} {entry}, but {dispute.source_words(whom, _matched(state))}"
             f": {they} may be on a namesake, for a reviewer to confirm or mark a false positive."
         )
-    return gaps
+    return gaps + articles
 
 
 def _years_said_of_people(state: AtlasState) -> dict[str, tuple[int, str]]:

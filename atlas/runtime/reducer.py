@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
+from atlas.runtime.article_ages import age_given
 from atlas.runtime.birth_years import FACT as BIRTH_YEAR_FACT
 from atlas.runtime.birth_years import subject_birth_year_facts
 from atlas.runtime.codirectors import (
@@ -874,6 +875,8 @@ def _apply_media(
             ),
             about=about,
             found_by_name=not result.get("entity_id"),
+            age_given=age_given(article["text"], result.get("query", "")),
+            published=article.get("date", ""),
             candidate_id="" if about else _candidate_linked(candidates, result, article),
             about_another_entity=""
             if about

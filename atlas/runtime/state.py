@@ -295,6 +295,10 @@ class EvidenceItem(_Model):
     linked_born_year: int | None = None
     # For a sanctions hit: the years of birth its entry gives, where the list gives any.
     listed_born_years: list[int] = Field(default_factory=list)
+    # For an article found by a person's name: the age it gives them, where it gives one,
+    # on the date it was published.
+    age_given: int | None = None
+    published: str = ""
     # For a document about the subject company: the countries each director or owner it
     # lists is a national of, by name, where it says (beside the name, or in a table).
     nationalities_of: dict[str, list[str]] = Field(default_factory=dict)
