@@ -717,3 +717,21 @@ def test_an_article_said_to_be_about_an_entity_is_not_weighed_by_its_age(
     for field, value in said_to_be_about.items():
         setattr(article, field, value)
     assert not any("article" in gap for gap in hits_born_in_other_years(state))
+
+
+def test_an_article_on_a_director_giving_another_age_than_a_document_may_be_a_namesakes(
+    make_runtime, make_state, documents
+):
+    # The article on Colin Marsh's conviction calls him 58 in March 2025.
+    born_1990 = "Company: Harrow Bay Freight Ltd\nDirectors: Colin Marsh (born 1990), Anita Rao\n"
+    state = harrow(make_runtime, make_state, documents, born_1990)
+    assert (
+        "The article on director Colin Marsh (Example Business News, 2025-03-18: Haulage director "
+        "Colin Marsh convicted of customs fraud) gives an age of 58 on 2025-03-18, so born in "
+        "1966 or 1967, but the uploaded document “doc1.txt” gives director Colin Marsh a date "
+        "of birth in 1990: it may be about a namesake, for a reviewer to confirm or mark a "
+        "false positive."
+    ) in state.proposed_packet.open_gaps
+    born_1967 = born_1990.replace("1990", "1967")
+    state = harrow(make_runtime, make_state, documents, born_1967)
+    assert hits_born_in_other_years(state) == []
