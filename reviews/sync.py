@@ -12,13 +12,11 @@ import operator
 from django.db.models import Q
 from django.utils import timezone
 
-from atlas.runtime.birth_year_disputes import (
-    BirthYearDispute,
-    birth_year_disputes,
-    dispute_words,
-)
+from atlas.runtime.birth_year_disputes import birth_year_disputes
 from atlas.runtime.directorships import conflict_about
+from atlas.runtime.namesake_disputes import Dispute, dispute_sentence
 from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
+from atlas.runtime.nationality_disputes import nationality_disputes
 from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, EvidenceItem, Signal
 from reviews.models import HumanDecision, ReviewItem
 from runs.evidence_links import web_link
@@ -41,8 +39,8 @@ def matches_payload(state: AtlasState) -> list[dict]:
     case as it stands: each screening match, the list, register or outlet it is from, and
     whom it is about ("" for the subject itself), and the registry candidate for the subject
     it is about when that is not the entity the subject was matched to ("" otherwise)."""
-    disputes = birth_year_disputes(state)
-    return [_match(state, hit, disputes) for hit in state.screening_matches()]
+    disputes = (birth_year_disputes(state), nationality_disputes(state))
+    return [_match(state, hit, *disputes) for hit in state.screening_matches()]
 
 
 def hits_among(matches: list[dict]) -> list[dict]:
@@ -50,8 +48,14 @@ def hits_among(matches: list[dict]) -> list[dict]:
     return [match for match in matches if match["kind"] == "sanctions"]
 
 
-def _match(state: AtlasState, hit: EvidenceItem, disputes: dict[str, BirthYearDispute]) -> dict:
-    dispute = disputes.get(hit.evidence_id)
+def _match(
+    state: AtlasState,
+    hit: EvidenceItem,
+    by_year: dict[str, Dispute],
+    by_nationality: dict[str, Dispute],
+) -> dict:
+    born, national = by_year.get(hit.evidence_id), by_nationality.get(hit.evidence_id)
+    whom = hit.about or "the subject"
     return {
         "evidence_id": hit.evidence_id,
         "claim": hit.claim,
@@ -60,11 +64,11 @@ def _match(state: AtlasState, hit: EvidenceItem, disputes: dict[str, BirthYearDi
         "candidate": _other_candidate(state, hit),
         "kind": hit.evidence_class,
         "url": web_link(hit.url),
-        "possible_namesake": hit.possible_namesake or dispute is not None,
-        # Why it may be on a namesake, when a document gives another year of birth.
-        "born_elsewhere": dispute_words(state, dispute, hit.about or "the subject")
-        if dispute
-        else "",
+        "possible_namesake": hit.possible_namesake or bool(born or national),
+        # Why it may be on a namesake, when the case gives another year of birth, or other
+        # nationalities.
+        "born_elsewhere": dispute_sentence(state, born, whom) if born else "",
+        "other_nationality": dispute_sentence(state, national, whom) if national else "",
     }
 
 

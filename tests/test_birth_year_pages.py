@@ -1,5 +1,6 @@
 """Dates of birth in a case's documents, through the pages: a sanctions hit whose entry
-gives another year of birth than the case does is badged on the sign-off page with why,
+gives another year of birth (or nationality) than the case does is badged on the sign-off
+page with why,
 and a person's passport born in another year than the registry person they were matched to
 is an escalation the reviewer settles by the year."""
 
@@ -55,6 +56,26 @@ def test_matches_giving_another_year_than_the_matched_person_are_badged_with_why
         shown = page[page.index(f'id="hit-{match["evidence_id"]}"') :].split("</fieldset>")[0]
         assert "Possible namesake</span>" in shown
         assert f"{why}; the subject was matched to Oleg Danilov (GB), born in 1987." in shown
+
+
+def test_a_directors_hit_gives_both_reasons_it_may_be_a_namesakes(
+    client, tenant, analyst, reviewer
+):
+    run = paused_run(tenant, analyst, "Calder Print Works")
+    item = open_item(run, ReviewItem.Kind.SIGNOFF)
+    (hit,) = [m for m in item.payload["screening_matches"] if m["kind"] == "sanctions"]
+    client_for(client, reviewer)
+    page = client.get(reverse("reviews-item", args=[item.pk])).text
+    shown = page[page.index(f'id="hit-{hit["evidence_id"]}"') :].split("</fieldset>")[0]
+    assert (
+        "Its entry lists a date of birth in 1961; the registry record of Calder Print Works "
+        "Ltd (GB) gives director Sergei Markov a date of birth in 1990."
+    ) in shown
+    assert (
+        "Its entry lists a national of Russian Federation, RU; the registry record of Calder "
+        "Print Works Ltd (GB) gives director Sergei Markov only the nationality of United "
+        "Kingdom, GB."
+    ) in shown
 
 
 def test_a_passport_born_in_another_year_is_settled_by_a_reviewer(

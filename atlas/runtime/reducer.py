@@ -682,6 +682,8 @@ def _apply_sanctions(
         )
         born_years = hit.get("born_years") or []
         born = f", born {listed([str(y) for y in born_years], 'or')}" if born_years else ""
+        if nationals := hit.get("nationalities"):
+            born += f", national of {', '.join(nationals)}"
         claim = (
             f"{hit_label}: '{hit['matched_query']}' matches {hit['listed_name']} on "
             f"{hit['list']} (score {hit['score']:g}{_scored_on_alias(hit)}, programs "
@@ -707,6 +709,7 @@ def _apply_sanctions(
                 linked_entity_id=(hit.get("linked_entity") or {}).get("entity_id", ""),
                 linked_born_year=(hit.get("linked_entity") or {}).get("born_year"),
                 listed_born_years=born_years,
+                listed_nationalities=hit.get("nationalities") or [],
             ),
         )
     _apply_pep_matches(

@@ -149,7 +149,11 @@ def _born_in(match: dict[str, Any]) -> str:
 
 def _hit_line(hit: dict[str, Any]) -> str:
     years = [str(year) for year in hit.get("born_years") or []]
-    born = f" (born {listed(years, 'or')})" if years else ""
+    said = [f"born {listed(years, 'or')}"] if years else []
+    said += (
+        [f"national of {', '.join(nationals)}"] if (nationals := hit.get("nationalities")) else []
+    )
+    born = f" ({'; '.join(said)})" if said else ""
     return (
         f"{hit['listed_name']}{born} on {hit['list']}, match score {hit['score']:g}"
         f" (screened as '{hit['matched_query']}')"

@@ -585,7 +585,7 @@ def test_a_hit_listing_other_years_than_the_matched_persons_may_be_a_namesake(
     state = danilov(make_runtime, make_state, documents)
     assert state.selected_entity.entity_id == "pe-oleg-danilov-gb"
     (hit,) = [e for e in state.evidence if e.source_id == "sanctions:hmt-8124"]
-    assert "listed 2022-05-04, born 1959 or 1960;" in hit.claim
+    assert "listed 2022-05-04, born 1959 or 1960, national of RU;" in hit.claim
     gap = DANILOV_HIT.format("the subject was matched to Oleg Danilov (GB), born in 1987")
     assert gap in state.proposed_packet.open_gaps
     # The hit still counts until a reviewer marks it.
@@ -636,7 +636,10 @@ def test_a_directors_hit_listing_another_year_than_the_registry_gives_may_be_a_n
 ):
     state = run(make_runtime(), make_state("Calder Print Works", jurisdiction="GB"))
     record = next(e for e in state.evidence if e.source_id == "registry:co-calder-print-works-gb")
-    assert "directors: Sergei Markov (born 1990), Emma Hale (born 1984)" in record.claim
+    assert (
+        "directors: Sergei Markov (born 1990; national of GB), Emma Hale (born 1984; national of GB)"
+        in record.claim
+    )
     assert hits_born_in_other_years(state) == [CALDER_HIT]
     assert CALDER_HIT in state.proposed_packet.open_gaps
     assert state.proposed_packet.risk_rating == "high"

@@ -384,8 +384,8 @@ def test_a_screening_names_each_hit_for_the_people_watching(make_runtime, make_s
     ]
     assert screening["summary"] == "Sanctions screening found 2 hits across 3 lists."
     assert screening["found"] == [
-        "Dmitri Volkov (born 1968) on Synthetic OFAC SDN, match score 100 (screened as 'Dmitry Wolkow')",
-        "VOLKOV, Dmitri Sergeyevich (born 1968) on Synthetic UK HMT Consolidated, match score 98"
+        "Dmitri Volkov (born 1968; national of RU) on Synthetic OFAC SDN, match score 100 (screened as 'Dmitry Wolkow')",
+        "VOLKOV, Dmitri Sergeyevich (born 1968; national of RU) on Synthetic UK HMT Consolidated, match score 98"
         " (screened as 'Dmitry Wolkow')",
     ]
 

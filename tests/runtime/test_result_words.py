@@ -188,6 +188,6 @@ def test_a_persons_year_of_birth_is_shown_beside_their_candidate_and_their_hits(
     ]
     screened = screen_sanctions(ScreenSanctionsArgs(name="Oleg Danilov"), world_tool_context)
     assert result_lines("screen_sanctions", screened.model_dump()) == [
-        "DANILOV, Oleg Petrovich (born 1959 or 1960) on Synthetic UK HMT Consolidated, match "
+        "DANILOV, Oleg Petrovich (born 1959 or 1960; national of RU) on Synthetic UK HMT Consolidated, match "
         "score 100 (screened as 'Oleg Danilov')"
     ]

@@ -257,6 +257,7 @@ def screen_sanctions(args: ScreenSanctionsArgs, ctx: ToolContext) -> ScreenSanct
                     listed_on=entry.get("listed_on", ""),
                     linked_entity=_linked_entity(world, entry.get("entity_id")),
                     born_years=entry.get("born_years") or [],
+                    nationalities=entry.get("nationalities") or [],
                 )
             )
     hits.sort(key=lambda h: (-h.score, h.entry_id))

@@ -42,8 +42,9 @@ from atlas.runtime.tools.builtin import BUILTIN_TOOLS
 # naming them alone ("birth_years": only the year), and a sentence or a list may give a
 # nationality by adjectives alone ("Farhad Rahimi is Iranian.", "Directors: Farhad Rahimi
 # (Iranian)"); 25: a sanctions hit on a person's entry gives the years of birth the entry
-# lists ("born_years"), and a company's registry record may give the year each director
-# and person with significant control was born in ("director_birth_years")
+# lists ("born_years") and the countries it lists them a national of ("nationalities"),
+# and a company's registry record may give the year each director and person with
+# significant control was born in ("director_birth_years")
 TOOLSET_VERSION = "atlas-tools/25"
 
 

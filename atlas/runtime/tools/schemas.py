@@ -191,6 +191,8 @@ class SanctionsHit(BaseModel):
     # The years of birth a person's entry gives (a list gives several when it is unsure);
     # none for a company's entry, one that gives none, or a result stored before.
     born_years: list[int] = Field(default_factory=list)
+    # The countries a person's entry lists them a national of.
+    nationalities: list[CountryCode] = Field(default_factory=list)
 
 
 class PepMatch(BaseModel):
