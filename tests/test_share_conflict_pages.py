@@ -44,7 +44,9 @@ def test_the_reviewer_weighs_the_registers_band_against_the_documents_share(
     page = client.get(reverse("reviews-conflict", args=[item.pk])).text
     assert f"Which ownership share value stands for {WHOM}?" in page
     assert "UBO: Dmitri Volkov (40%); Owen Pryce (45%)" in page
-    assert f"Dmitri Volkov ({BAND})" in page  # the registry record, as its claim gives it
+    assert (
+        f"Dmitri Volkov ({BAND}; born 1968)" in page
+    )  # the registry record, as its claim gives it
 
     client.post(
         reverse("reviews-resolve", args=[item.pk]),
