@@ -70,7 +70,7 @@ from atlas.runtime.residences import (
     residence_fact,
     subject_residence_facts,
 )
-from atlas.runtime.result_words import company_record_words, searched_for
+from atlas.runtime.result_words import company_record_words, listed_particulars, searched_for
 from atlas.runtime.shares import FACT as SHARE_FACT
 from atlas.runtime.shares import share_fact, shares_agree
 from atlas.runtime.source_of_wealth import declaration_evidence
@@ -680,14 +680,11 @@ def _apply_sanctions(
             if hit["aliases_matched"]
             else ""
         )
-        born_years = hit.get("born_years") or []
-        born = f", born {listed([str(y) for y in born_years], 'or')}" if born_years else ""
-        if nationals := hit.get("nationalities"):
-            born += f", national of {', '.join(nationals)}"
+        particulars = "".join(f", {said}" for said in listed_particulars(hit))
         claim = (
             f"{hit_label}: '{hit['matched_query']}' matches {hit['listed_name']} on "
             f"{hit['list']} (score {hit['score']:g}{_scored_on_alias(hit)}, programs "
-            f"{', '.join(hit['programs']) or 'n/a'}, listed {hit['listed_on']}{born}{aliases})."
+            f"{', '.join(hit['programs']) or 'n/a'}, listed {hit['listed_on']}{particulars}{aliases})."
         )
         note, namesake = hit_note(state, hit, about, boards)
         _add_evidence(
@@ -708,7 +705,7 @@ def _apply_sanctions(
                 possible_namesake=namesake,
                 linked_entity_id=(hit.get("linked_entity") or {}).get("entity_id", ""),
                 linked_born_year=(hit.get("linked_entity") or {}).get("born_year"),
-                listed_born_years=born_years,
+                listed_born_years=hit.get("born_years") or [],
                 listed_nationalities=hit.get("nationalities") or [],
             ),
         )
@@ -878,7 +875,6 @@ def _apply_media(
             ),
             about=about,
             found_by_name=not result.get("entity_id"),
-            age_given=age_given(article["text"], result.get("query", "")),
             published=article.get("date", ""),
             candidate_id="" if about else _candidate_linked(candidates, result, article),
             about_another_entity=""
@@ -894,6 +890,7 @@ def _apply_media(
                 already_held.append(held.claim)
             continue  # same story as an item already held: no new facts either
         added += 1
+        item.age_given = age_given(article["text"], result.get("query", ""))
         for entity_id, facts in (article.get("facts") or {}).items():
             directors = facts.get("directors")
             if directors:

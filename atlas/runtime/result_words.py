@@ -134,9 +134,8 @@ def _article_line(article: dict[str, Any]) -> str:
 
 def candidate_line(candidate: dict[str, Any]) -> str:
     number = candidate.get("registration_number")
-    where = candidate["jurisdiction"] + (f", no. {number}" if number else "")
-    if born := (candidate.get("record") or {}).get("born_year"):
-        where += f", born {born}"
+    where = _born_in({**candidate, **(candidate.get("record") or {})})
+    where += f", no. {number}" if number else ""
     return f"{candidate['name']} ({where}), match score {candidate['score']:g}"
 
 
@@ -147,15 +146,21 @@ def _born_in(match: dict[str, Any]) -> str:
     return f"{match['jurisdiction']}, born {born}" if born else match["jurisdiction"]
 
 
-def _hit_line(hit: dict[str, Any]) -> str:
+def listed_particulars(hit: dict[str, Any]) -> list[str]:
+    """What a sanctions hit's entry says of its person: ["born 1959 or 1960", "national of
+    RU"], as far as it says."""
     years = [str(year) for year in hit.get("born_years") or []]
     said = [f"born {listed(years, 'or')}"] if years else []
-    said += (
-        [f"national of {', '.join(nationals)}"] if (nationals := hit.get("nationalities")) else []
-    )
-    born = f" ({'; '.join(said)})" if said else ""
+    if nationals := hit.get("nationalities"):
+        said.append(f"national of {', '.join(nationals)}")
+    return said
+
+
+def _hit_line(hit: dict[str, Any]) -> str:
+    said = listed_particulars(hit)
+    particulars = f" ({'; '.join(said)})" if said else ""
     return (
-        f"{hit['listed_name']}{born} on {hit['list']}, match score {hit['score']:g}"
+        f"{hit['listed_name']}{particulars} on {hit['list']}, match score {hit['score']:g}"
         f" (screened as '{hit['matched_query']}')"
     )
 
