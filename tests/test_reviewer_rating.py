@@ -8,9 +8,11 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from reviews.actions import screening_matches_of
+from reviews.earlier_marks import earlier_marks
 from reviews.models import HumanDecision, ReviewItem
 from runs.actions import do_start_run
 from runs.execution import run_inline
+from runs.models import Run
 from tests.conftest import client_for
 from tests.review_runs import advance, open_item, paused_run, sanctioned_escalation_item
 
@@ -311,3 +313,35 @@ def test_marks_sent_back_are_refused_on_anything_but_the_runs_matches(client, re
     )
     assert response.status_code == 409
     assert not HumanDecision.objects.exists()
+
+
+def test_a_mark_on_another_case_on_the_same_entity_is_shown_in_its_tenant_only(
+    client, tenant, other_tenant, analyst, outsider, reviewer, harrow_bay
+):
+    """A customer screened again, on a case of its own: the reviewer sees how the same match
+    was marked on the earlier case, and which case that was."""
+    sign_off(client_for(client, reviewer), harrow_bay, "false_positive", "low", "Born 1958.")
+    first = advance(harrow_bay)
+    again = paused_run(tenant, analyst, "Harrow Bay Freight", jurisdiction="GB")
+    assert again.case_id != first.case_id
+    item = open_item(again, ReviewItem.Kind.SIGNOFF)
+    page = client.get(reverse("reviews-item", args=[item.pk])).content.decode()
+    assert (
+        f'by Reviewer on <a href="/runs/{first.pk}/packet/">run {first.pk}</a> of case '
+        f"{first.case_id}, another case on the same registry entity ("
+    ) in page
+    # Another tenant's case on the same entity knows nothing of it.
+    elsewhere = paused_run(other_tenant, outsider, "Harrow Bay Freight", jurisdiction="GB")
+    assert earlier_marks(open_item(elsewhere, ReviewItem.Kind.SIGNOFF)) == {}
+
+
+def test_a_mark_on_a_namesake_entity_of_the_same_name_and_country_is_not_shown(
+    client, tenant, analyst, reviewer, harrow_bay
+):
+    sign_off(client_for(client, reviewer), harrow_bay, "false_positive", "low", "Born 1958.")
+    first = advance(harrow_bay)
+    # Another company registered under the same name in the same country.
+    first.state["selected_entity"]["entity_id"] = "co-another-harrow-bay-freight-gb"
+    Run.objects.filter(pk=first.pk).update(state=first.state)
+    again = paused_run(tenant, analyst, "Harrow Bay Freight", jurisdiction="GB")
+    assert earlier_marks(open_item(again, ReviewItem.Kind.SIGNOFF)) == {}
