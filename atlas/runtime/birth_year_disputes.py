@@ -60,8 +60,9 @@ def birth_year_disputes(state: AtlasState) -> dict[str, BirthYearDispute]:
     the register of politically exposed persons, an article found by a name) that gives
     its person other years of birth than the case gives the person screened: a document
     about the subject company, or its registry record, of a director or owner it names; a
-    person subject's own documents, or else the registry record they were matched to (for
-    a match not linked to another registry person: one that is, says so in its claim).
+    person subject's own documents, or else the registry record they were matched to (not
+    weighed against the year of another registry person a match's entry is linked to: its
+    claim says already that it is linked to someone else).
     Such a match may be on a namesake; it counts until a reviewer marks it."""
     people = _years_said_of_people(state)
     subject = _subject_year(state)
@@ -70,9 +71,9 @@ def birth_year_disputes(state: AtlasState) -> dict[str, BirthYearDispute]:
         given = _years_given(item)
         if given is None:
             continue
-        said = _year_of_whom_screened(state, item, people, subject)
-        if said is not None and said[0] not in given[1]:
-            kind, entry_years = given
+        kind, entry_years = given
+        said = _year_of_whom_screened(state, item, kind, people, subject)
+        if said is not None and said[0] not in entry_years:
             age = f"{item.age_given} on {item.published}" if kind == "aged" else ""
             disputes[item.evidence_id] = BirthYearDispute(entry_years, kind, *said, age)
     return disputes
@@ -100,15 +101,19 @@ def _years_given(item: EvidenceItem) -> tuple[str, tuple[int, ...]] | None:
 def _year_of_whom_screened(
     state: AtlasState,
     item: EvidenceItem,
+    kind: str,
     people: dict[str, tuple[int, str]],
     subject: tuple[int, str] | None,
 ) -> tuple[int, str] | None:
-    """(the year the case gives the person a match is on, its source in words or "")."""
+    """(the year the case gives the person a match of `kind` is on, its source in words or
+    "")."""
     person = person_screened(state, item)
     if person:
         return people.get(person)
-    if person is None or (subject is None and item.linked_entity_id):
-        return None  # linked to another registry person: its claim says so
+    if person is None or (subject is None and kind == "linked"):
+        # Two registry persons' years: that the entry is linked to another than the
+        # subject's match, its claim says already.
+        return None
     return subject or _matched_year(state)
 
 

@@ -613,11 +613,21 @@ def test_a_document_born_in_a_year_the_entry_lists_disputes_nothing(
     assert birth_conflict(state).status == "open"
 
 
-def test_a_hit_linked_to_another_registry_person_is_not_weighed_against_the_registrys_year(
+def test_a_hit_linked_to_another_registry_person_is_weighed_by_the_years_it_lists(
     make_runtime, make_state, documents
 ):
-    # The GB Sergei Markov (born 1990) hits an entry linked to the RU one: its claim says so.
+    # The GB Sergei Markov (born 1990) hits an entry linked to the RU one (its claim says
+    # so), which lists his date of birth in 1961.
     _, state = markov(make_runtime, make_state, documents, jurisdiction="GB")
+    assert hits_born_in_other_years(state) == [
+        "The sanctions hit on the subject (Synthetic OFAC SDN) is on an entry listing a date "
+        "of birth in 1961, but the subject was matched to Sergei Markov (GB), born in 1990: it "
+        "may be on a namesake, for a reviewer to confirm or mark a false positive."
+    ]
+    # An entry that lists none is not weighed by the year of the registry person it is
+    # linked to: two registry persons' years.
+    for item in state.evidence:
+        item.listed_born_years = []
     assert hits_born_in_other_years(state) == []
 
 
