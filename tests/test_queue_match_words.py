@@ -18,6 +18,18 @@ def test_matches_of_several_kinds_are_counted_by_kind():
     assert screening_matches_words([{"kind": "pep"}]) == "1 screening match"
 
 
+def test_the_matches_that_may_be_on_a_namesake_are_counted():
+    sanctions, namesake = {"kind": "sanctions"}, {"kind": "sanctions", "possible_namesake": True}
+    assert screening_matches_words([sanctions, namesake, {**namesake, "kind": "pep"}]) == (
+        "3 screening matches (2 sanctions hits, 1 politically exposed person match; 2 possibly "
+        "a namesake's)"
+    )
+    assert screening_matches_words([namesake]) == "1 screening match (possibly a namesake's)"
+    assert screening_matches_words([namesake, namesake]) == (
+        "2 screening matches (all possibly a namesake's)"
+    )
+
+
 def test_a_high_risk_rows_matches_read_as_its_summary_counts_them(
     client, tenant, analyst, reviewer
 ):

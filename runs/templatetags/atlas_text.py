@@ -33,14 +33,19 @@ MATCH_WORDS = {
 
 @register.filter
 def screening_matches_words(matches) -> str:
-    """ "4 screening matches (2 sanctions hits, 2 articles found by a name alone)": the
-    kinds are named when there are several, as a queue row's summary counts them."""
+    """ "4 screening matches (2 sanctions hits, 2 articles found by a name alone; 1 possibly
+    a namesake's)": the kinds are named when there are several, as a queue row's summary
+    counts them, and how many may be on a namesake, for a reviewer to read first."""
     by_kind: dict[str, int] = {}
     for match in matches:
         kind = match.get("kind") if match.get("kind") in MATCH_WORDS else "other"
         by_kind[kind] = by_kind.get(kind, 0) + 1
     whole = counted(len(matches), "screening match", "screening matches")
     parts = [counted(n, *MATCH_WORDS[kind]) for kind, n in by_kind.items() if kind in MATCH_WORDS]
-    if len(by_kind) < 2:
-        return whole
-    return f"{whole} ({', '.join(parts)})"
+    said = [", ".join(parts)] if len(by_kind) > 1 else []
+    namesakes = sum(1 for match in matches if match.get("possible_namesake"))
+    if namesakes and namesakes == len(matches):
+        said.append("all possibly a namesake's" if namesakes > 1 else "possibly a namesake's")
+    elif namesakes:
+        said.append(f"{namesakes} possibly a namesake's")
+    return f"{whole} ({'; '.join(said)})" if said else whole
