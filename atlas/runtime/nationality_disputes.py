@@ -23,12 +23,12 @@ from atlas.runtime.wording import listed
 
 
 class NationalityDispute(NamedTuple):
-    """A sanctions hit's entry lists its person a national of `listed_codes`; `source` gives
-    the person screened the nationalities `held`, none of those."""
+    """A sanctions hit's entry lists its person a national of `listed_codes`; the `sources`
+    (in words) give the person screened the nationalities `held`, none of those."""
 
     listed_codes: tuple[str, ...]
     held: tuple[str, ...]
-    source: str
+    sources: tuple[str, ...]
     kind: str = "listed"
 
     def entry_words(self, *, sentence: bool = False) -> str:
@@ -39,7 +39,9 @@ class NationalityDispute(NamedTuple):
         """ "the uploaded document “passport.txt” gives the subject only the nationality of
         United Kingdom, GB" """
         many = "nationalities" if len(self.held) > 1 else "nationality"
-        return f"{self.source} gives {whom} only the {many} of {_countries(self.held)}"
+        give = "give" if len(self.sources) > 1 else "gives"
+        sources = listed(list(self.sources), "and")
+        return f"{sources} {give} {whom} only the {many} of {_countries(self.held)}"
 
 
 def nationality_disputes(state: AtlasState) -> dict[str, NationalityDispute]:
@@ -52,7 +54,9 @@ def nationality_disputes(state: AtlasState) -> dict[str, NationalityDispute]:
         if not item.listed_nationalities:
             continue
         person = person_screened(state, item)
-        said = people.get(person) if person else subject if person == "" else None
+        if person is None:
+            continue
+        said = people.get(person) if person else subject
         if said is not None and not set(item.listed_nationalities) & set(said[0]):
             disputes[item.evidence_id] = NationalityDispute(
                 tuple(item.listed_nationalities), said[0], said[1]
@@ -65,32 +69,38 @@ def hits_of_other_nationalities(state: AtlasState) -> list[str]:
     return dispute_gaps(state, nationality_disputes(state))
 
 
-def _nationalities_said_of_people(state: AtlasState) -> dict[str, tuple[tuple[str, ...], str]]:
+Said = tuple[tuple[str, ...], tuple[str, ...]]
+
+
+def _nationalities_said_of_people(state: AtlasState) -> dict[str, Said]:
     """director_key -> (the nationalities the subject company's registry record and the
-    documents about it give a person they name, all together; the first source, in
-    words)."""
+    documents about it give a person they name, all together; those sources, in words)."""
     codes: dict[str, list[str]] = {}
-    first: dict[str, str] = {}
+    sources: dict[str, list[str]] = {}
     for item, source in company_sources(state):
         for name, held in item.nationalities_of.items():
             key = director_key(name)
             known = codes.setdefault(key, [])
             known += [code for code in held if code not in known]
-            first.setdefault(key, source)
-    return {key: (tuple(held), first[key]) for key, held in codes.items() if held}
+            sources.setdefault(key, []).append(source)
+    return {
+        key: (tuple(held), tuple(dict.fromkeys(sources[key])))
+        for key, held in codes.items()
+        if held
+    }
 
 
-def _subject_nationalities(state: AtlasState) -> tuple[tuple[str, ...], str] | None:
-    """(the nationalities a person subject's own documents give, all together; the first of
-    those documents, in words), where they give any."""
+def _subject_nationalities(state: AtlasState) -> Said | None:
+    """(the nationalities a person subject's own documents give, all together; those
+    documents, in words), where they give any."""
     names = document_names(state)
     codes: list[str] = []
-    source = ""
+    sources: list[str] = []
     for item in state.evidence:
         if item.nationalities:  # a person's own form's
             codes += [code for code in item.nationalities if code not in codes]
-            source = source or document_words(names.get(item.source_id, item.source_label))
-    return (tuple(codes), source) if codes else None
+            sources.append(document_words(names.get(item.source_id, item.source_label)))
+    return (tuple(codes), tuple(dict.fromkeys(sources))) if codes else None
 
 
 def _countries(codes: tuple[str, ...]) -> str:
