@@ -102,3 +102,10 @@ def test_a_hit_on_the_listed_person_the_subject_was_matched_to_is_theirs(
     state = run(make_runtime(), state)
     assert state.selected_entity.entity_id == "pe-dmitri-volkov"
     assert hits_of_other_nationalities(state) == []
+
+
+def test_a_source_naming_a_person_twice_is_named_once(make_runtime, make_state):
+    state = run(make_runtime(), make_state("Calder Print Works", jurisdiction="GB"))
+    record = next(e for e in state.evidence if e.source_id == "registry:co-calder-print-works-gb")
+    record.nationalities_of["SERGEI MARKOV"] = ["GB"]
+    assert hits_of_other_nationalities(state) == [CALDER_GAP]
