@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from atlas.runtime.article_ages import born_years_at
-from atlas.runtime.birth_years import birth_years_in_documents
+from atlas.runtime.birth_years import FACT, birth_years_in_documents
 from atlas.runtime.directors import director_key
 from atlas.runtime.namesake_disputes import (
     company_sources,
@@ -18,7 +18,7 @@ from atlas.runtime.namesake_disputes import (
     document_words,
     person_screened,
 )
-from atlas.runtime.state import AtlasState, EvidenceItem
+from atlas.runtime.state import AtlasState, EvidenceItem, conflict_id_for
 from atlas.runtime.wording import listed
 
 
@@ -119,8 +119,9 @@ def _year_of_whom_screened(
 
 def _years_said_of_people(state: AtlasState) -> dict[str, tuple[int, str]]:
     """director_key -> (the year the subject company's registry record, or a document about
-    it, gives a person it names as born in; that source, in words); none for a person
-    sources disagree on."""
+    it, gives a person it names as born in; that source, in words); for a person sources
+    disagree on, the year a reviewer settled on, if one did (until then, none: the
+    disagreement is a conflict of its own)."""
     said: dict[str, tuple[int, str]] = {}
     disputed = set()
     for item, source in company_sources(state):
@@ -129,7 +130,24 @@ def _years_said_of_people(state: AtlasState) -> dict[str, tuple[int, str]]:
             if key in said and said[key][0] != year:
                 disputed.add(key)
             said.setdefault(key, (year, source))
-    return {key: held for key, held in said.items() if key not in disputed}
+    for key in disputed:
+        del said[key]
+        if settled := _settled_year(state, key):
+            said[key] = (settled, "the year a reviewer settled on")
+    return said
+
+
+def _settled_year(state: AtlasState, person_key: str) -> int | None:
+    """The year a reviewer settled the sources' disagreement over the year of birth of the
+    subject company's person `person_key` on, if one did."""
+    selected = state.selected_entity
+    if selected is None:
+        return None
+    over = conflict_id_for(selected.entity_id, FACT, person_key)
+    conflict = next((c for c in state.conflicts if c.conflict_id == over), None)
+    if conflict is None or conflict.status != "resolved" or conflict.resolution is None:
+        return None  # none, not yet settled, or ruled unresolvable
+    return int(conflict.resolution.value)
 
 
 def _subject_year(state: AtlasState) -> tuple[int, str] | None:

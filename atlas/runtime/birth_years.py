@@ -38,6 +38,23 @@ def subject_birth_year_facts(state: AtlasState) -> list[Fact]:
     return facts
 
 
+def person_birth_year_fact(
+    entity_id: str, name: str, year: int, item: EvidenceItem, excerpt: str
+) -> Fact:
+    """`item`'s word that `name`, a director or owner of the company `entity_id`, was born
+    in `year`: sources giving one person different years are a conflict for a reviewer (a
+    slip, or someone else of that name)."""
+    return Fact.said_by(
+        item,
+        fact=FACT,
+        entity_id=entity_id,
+        person=name,
+        value=str(year),
+        display_value=str(year),
+        excerpt=excerpt,
+    )
+
+
 def birth_years_in_documents(state: AtlasState) -> dict[str, list[str]]:
     """year -> the names of the subject's own documents that give it."""
     facts = subject_birth_year_facts(state)

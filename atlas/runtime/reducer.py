@@ -14,7 +14,7 @@ from typing import Any
 
 from atlas.runtime.article_ages import age_given
 from atlas.runtime.birth_years import FACT as BIRTH_YEAR_FACT
-from atlas.runtime.birth_years import subject_birth_year_facts
+from atlas.runtime.birth_years import person_birth_year_fact, subject_birth_year_facts
 from atlas.runtime.codirectors import (
     as_codirector,
     codirector_companies,
@@ -571,6 +571,8 @@ def _apply_resolve(
         _add_evidence(state, item)
         for name, code in item.residences.items():
             _add_fact(state, residence_fact(record["entity_id"], name, code, item, claim))
+        for name, year in item.birth_years_of.items():
+            _add_fact(state, person_birth_year_fact(record["entity_id"], name, year, item, claim))
         for name, band in (record.get("significant_control") or {}).items():
             if share := share_written(band):
                 _add_fact(state, share_fact(record["entity_id"], name, share, item, claim))
@@ -1095,6 +1097,10 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     for name, code in item.residences.items():
         quoted = quoted_lines(result.get("text", ""), [name], residence_entry(name, code))
         _add_fact(state, residence_fact(entity.entity_id, name, code, item, quoted))
+    for name, year in item.birth_years_of.items():
+        # Not quoted: the document writes the date, which is redacted.
+        said = f"{name}: a date of birth in {year} (the date itself is redacted)."
+        _add_fact(state, person_birth_year_fact(entity.entity_id, name, year, item, said))
     if fields.get("directors"):
         _add_fact(
             state,

@@ -748,3 +748,53 @@ def test_an_article_on_a_director_giving_another_age_than_a_document_may_be_a_na
     born_1967 = born_1990.replace("1990", "1967")
     state = harrow(make_runtime, make_state, documents, born_1967)
     assert hits_born_in_other_years(state) == []
+
+
+def calder_with(make_runtime, make_state, documents, board: str):
+    runtime = make_runtime()
+    doc = attached(documents, "board.txt", f"Company: Calder Print Works Ltd\n{board}")
+    state = make_state("Calder Print Works", jurisdiction="GB", documents=[doc])
+    return runtime, run(runtime, state)
+
+
+def test_a_document_giving_a_director_another_year_than_the_registry_is_a_conflict(
+    make_runtime, make_state, documents
+):
+    runtime, state = calder_with(
+        make_runtime, make_state, documents, "Directors: Sergei Markov (b. 12.05.1985), Emma Hale\n"
+    )
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    conflict = next(c for c in state.conflicts if c.fact == FACT)
+    assert conflict.person == "director Sergei Markov"
+    assert [(v.value, v.source_id) for v in conflict.values] == [
+        ("1990", "registry:co-calder-print-works-gb"),
+        ("1985", "document:doc-board.txt"),
+    ]
+    # The date itself is not quoted, only its year.
+    assert "12.05" not in conflict.values[1].excerpt
+    # Until a reviewer settles it, neither year is weighed against the list entry's.
+    assert hits_born_in_other_years(state) == []
+    state = settled(runtime, state, conflict.conflict_id, "1990")
+    assert CALDER_HIT.replace(
+        "the registry record of Calder Print Works Ltd (GB) gives",
+        "the year a reviewer settled on gives",
+    ) in hits_born_in_other_years(state)
+
+
+def test_a_director_whose_year_is_ruled_unresolvable_is_not_weighed_by_it(
+    make_runtime, make_state, documents
+):
+    runtime, state = calder_with(
+        make_runtime, make_state, documents, "Directors: Sergei Markov (b. 12.05.1985), Emma Hale\n"
+    )
+    conflict = next(c for c in state.conflicts if c.fact == FACT)
+    state = settled(runtime, state, conflict.conflict_id, None)
+    assert hits_born_in_other_years(state) == []
+
+
+def test_sources_giving_a_director_one_year_agree(make_runtime, make_state, documents):
+    _, state = calder_with(
+        make_runtime, make_state, documents, "Directors: Sergei Markov (born 1990), Emma Hale\n"
+    )
+    assert not any(c.fact == FACT for c in state.conflicts)
+    assert hits_born_in_other_years(state) == [CALDER_HIT]
