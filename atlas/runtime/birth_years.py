@@ -6,9 +6,18 @@ reviewer. Only the year is compared and shown: the date itself stays redacted.""
 
 from __future__ import annotations
 
+from atlas.runtime.directors import director_key
+from atlas.runtime.directorships import directorships
 from atlas.runtime.namesakes import RECORD_BORN, RECORD_NAME
 from atlas.runtime.residences import subject_entity_id
-from atlas.runtime.state import AtlasState, EvidenceItem, Fact, conflict_id_for
+from atlas.runtime.state import (
+    AtlasState,
+    Conflict,
+    ConflictValue,
+    EvidenceItem,
+    Fact,
+    conflict_id_for,
+)
 from atlas.runtime.wording import listed
 
 FACT = "year_of_birth"
@@ -28,6 +37,7 @@ def subject_birth_year_facts(state: AtlasState) -> list[Fact]:
         record = next((e for e in state.evidence if e.source_id == f"registry:{entity_id}"), None)
         if record is not None:
             facts.append(_said(record, entity_id, selected.born_year, record.claim))
+    facts += _listed_as_director(state, entity_id)
     forms: dict[str, EvidenceItem] = {}
     for item in state.evidence:
         if item.evidence_class == "document" and item.birth_year:
@@ -35,6 +45,27 @@ def subject_birth_year_facts(state: AtlasState) -> list[Fact]:
     for item in forms.values():
         excerpt = f"A date of birth in {item.birth_year} (the date itself is redacted)."
         facts.append(_said(item, entity_id, item.birth_year, excerpt))
+    return facts
+
+
+def _listed_as_director(state: AtlasState, entity_id: str) -> list[Fact]:
+    """The year the registry record of each company the subject is found to direct gives
+    its director of the subject's name, where it gives one (as the UK register does)."""
+    names = [state.brief.subject]
+    if state.selected_entity is not None:
+        names.append(state.selected_entity.name)
+    by_source = {item.source_id: item for item in state.evidence}
+    facts = []
+    for company in directorships(state):
+        record = by_source.get(f"registry:{company.entity_id}")
+        if record is None:
+            continue
+        keys = {director_key(name) for name in [*names, company.listed_as] if name}
+        listed = [(n, y) for n, y in record.birth_years_of.items() if director_key(n) in keys]
+        if listed:
+            name, year = listed[0]
+            excerpt = f"{company.label()}'s registry record lists its director {name}, born {year}."
+            facts.append(_said(record, entity_id, year, excerpt))
     return facts
 
 
@@ -80,16 +111,24 @@ def _said(item: EvidenceItem, entity_id: str, year: int, excerpt: str) -> Fact:
 def namesake_gaps(state: AtlasState) -> list[str]:
     """While sources disagree on a person subject's year of birth, what that means for the
     packet: the registry person they were matched to, and everything found on that match,
-    may be someone else of the same name. Names the registry persons of the subject's name
-    born in the year the subject's own documents give, where the research found any."""
-    selected = state.selected_entity
-    if state.brief.subject_type != "person" or selected is None:
+    may be someone else of the same name (naming the registry persons of the subject's name
+    born in the year the subject's own documents give, where the research found any); so
+    may a company whose record lists a director of the subject's name born in another year,
+    and what was found through it."""
+    if state.brief.subject_type != "person":
         return []
-    over = conflict_id_for(selected.entity_id, FACT)
+    over = conflict_id_for(subject_entity_id(state), FACT)
     conflict = next((c for c in state.conflicts if c.conflict_id == over), None)
-    record = f"registry:{selected.entity_id}"
-    if conflict is None or not any(value.source_id == record for value in conflict.values):
-        return []  # none, or the subject's documents disagree among themselves
+    if conflict is None:
+        return []
+    return _match_gaps(state, conflict) + _directorship_gaps(state, conflict)
+
+
+def _match_gaps(state: AtlasState, conflict: Conflict) -> list[str]:
+    selected = state.selected_entity
+    record = f"registry:{selected.entity_id}" if selected else None
+    if selected is None or not any(value.source_id == record for value in conflict.values):
+        return []  # the subject's documents disagree among themselves, or with a company's
     born = str(selected.born_year)
     matched = f"{selected.name} ({selected.jurisdiction}, born {born})"
     if conflict.status == "resolved":
@@ -103,7 +142,7 @@ def namesake_gaps(state: AtlasState) -> list[str]:
             "the analyst corrects the subject ('Correct the subject' on the case page, with "
             "the country of the right person) and the research starts afresh."
         ]
-    disagreeing = [value for value in conflict.values if value.value != born]
+    disagreeing = _documents_saying_otherwise(conflict, born)
     years = sorted({value.value for value in disagreeing})
     documents = "A document of the subject's own gives"
     if len(disagreeing) > 1:
@@ -116,6 +155,48 @@ def namesake_gaps(state: AtlasState) -> list[str]:
     if namesakes := _born_in(state, years):
         gap += f" Registry persons of the subject's name born then: {listed(namesakes)}."
     return [gap]
+
+
+def _directorship_gaps(state: AtlasState, conflict: Conflict) -> list[str]:
+    """For each company the subject is found to direct whose record lists its director of
+    the subject's name born in another year than the subject's own documents give."""
+    gaps = []
+    for company in directorships(state):
+        value = next(
+            (v for v in conflict.values if v.source_id == f"registry:{company.entity_id}"), None
+        )
+        if value is None:
+            continue
+        lists = (
+            f"the registry record of {company.label()}, a company the subject is found to direct"
+        )
+        if conflict.status == "resolved":
+            settled = conflict.resolution.value if conflict.resolution else None
+            if settled not in (None, value.value):
+                gaps.append(
+                    f"A reviewer settled the subject's year of birth as {settled}, not the "
+                    f"{value.value} {lists}, gives its director of that name: that directorship "
+                    "is a namesake's, and what was found through it is not about the subject."
+                )
+            continue
+        if disagreeing := _documents_saying_otherwise(conflict, value.value):
+            years = sorted({said.value for said in disagreeing})
+            gaps.append(
+                f"{lists[:1].upper()}{lists[1:]}, gives its director of the subject's name a "
+                f"year of birth ({value.value}) other than a document of the subject's own "
+                f"({listed(years, 'or')}): that directorship, and what was found through it, "
+                "may be a namesake's."
+            )
+    return gaps
+
+
+def _documents_saying_otherwise(conflict: Conflict, year: str) -> list[ConflictValue]:
+    """What the subject's own documents say in `conflict`, where it is not `year`."""
+    return [
+        value
+        for value in conflict.values
+        if value.source_id.startswith("document:") and value.value != year
+    ]
 
 
 def _born_in(state: AtlasState, years: list[str]) -> list[str]:

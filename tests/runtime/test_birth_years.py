@@ -17,7 +17,7 @@ from atlas.runtime.adapters.playbook import (
     _namesakes_born_when_documents_say,
 )
 from atlas.runtime.birth_year_disputes import hits_born_in_other_years
-from atlas.runtime.birth_years import FACT, namesake_gaps
+from atlas.runtime.birth_years import FACT, namesake_gaps, subject_birth_year_facts
 from atlas.runtime.context import project_state
 from atlas.runtime.namesakes import candidate_words
 from atlas.runtime.tools.document_birth_years import (
@@ -798,3 +798,68 @@ def test_sources_giving_a_director_one_year_agree(make_runtime, make_state, docu
     )
     assert not any(c.fact == FACT for c in state.conflicts)
     assert hits_born_in_other_years(state) == [CALDER_HIT]
+
+
+# Emma Hale has no registry person: Calder Print Works Ltd's record lists a director of
+# her name, born in 1984, and is researched as a company she directs.
+HALE_FORM = "CLIENT FORM\nFull name: Emma Hale\nDate of birth: {}\n"
+HALE_GAP = (
+    "The registry record of Calder Print Works Ltd (GB), a company the subject is found to "
+    "direct, gives its director of the subject's name a year of birth (1984) other than a "
+    "document of the subject's own (1990): that directorship, and what was found through it, "
+    "may be a namesake's."
+)
+
+
+def hale(make_runtime, make_state, documents, born: str):
+    runtime = make_runtime()
+    doc = attached(documents, "form.txt", HALE_FORM.format(born))
+    state = make_state("Emma Hale", subject_type="person", jurisdiction="GB", documents=[doc])
+    return runtime, run(runtime, state)
+
+
+def test_a_directorship_whose_record_gives_another_year_may_be_a_namesakes(
+    make_runtime, make_state, documents
+):
+    runtime, state = hale(make_runtime, make_state, documents, "14 March 1990")
+    conflict = birth_conflict(state)
+    assert [(v.value, v.source_id) for v in conflict.values] == [
+        ("1984", "registry:co-calder-print-works-gb"),
+        ("1990", "document:doc-form.txt"),
+    ]
+    assert HALE_GAP in state.proposed_packet.open_gaps
+    state = settled(runtime, state, conflict.conflict_id, "1990")
+    assert (
+        "A reviewer settled the subject's year of birth as 1990, not the 1984 the registry "
+        "record of Calder Print Works Ltd (GB), a company the subject is found to direct, gives "
+        "its director of that name: that directorship is a namesake's, and what was found "
+        "through it is not about the subject."
+    ) in state.proposed_packet.open_gaps
+
+
+def test_a_directorship_whose_record_gives_the_documents_year_raises_nothing(
+    make_runtime, make_state, documents
+):
+    _, state = hale(make_runtime, make_state, documents, "3 September 1984")
+    assert not any(c.fact == FACT for c in state.conflicts)
+    assert namesake_gaps(state) == []
+
+
+def test_a_reviewer_settling_on_the_directorships_year_leaves_no_gap(
+    make_runtime, make_state, documents
+):
+    runtime, state = hale(make_runtime, make_state, documents, "14 March 1990")
+    state = settled(runtime, state, birth_conflict(state).conflict_id, "1984")
+    assert namesake_gaps(state) == []
+
+
+def test_a_directorship_record_listing_the_subject_by_another_spelling_gives_their_year(
+    make_runtime, make_state, documents
+):
+    _, state = hale(make_runtime, make_state, documents, "14 March 1990")
+    record = next(e for e in state.evidence if e.source_id == "registry:co-calder-print-works-gb")
+    record.birth_years_of = {"HALE, Emma J.": 1984}
+    for held in state.directorships.values():
+        for company in held:
+            company.listed_as = "HALE, Emma J."
+    assert [f.value for f in subject_birth_year_facts(state)] == ["1984", "1990"]
