@@ -12,7 +12,9 @@ from collections.abc import Iterator, Mapping
 from typing import Protocol
 
 from atlas.runtime.birth_years import document_names
+from atlas.runtime.codirectors import AS_CODIRECTOR, as_codirector, codirectors
 from atlas.runtime.directors import AS_DIRECTOR, director_key
+from atlas.runtime.directorships import directorships
 from atlas.runtime.listed_namesakes import FOR_A_REVIEWER
 from atlas.runtime.owners import AS_OWNER
 from atlas.runtime.state import AtlasState, EvidenceItem
@@ -36,12 +38,16 @@ class Dispute(Protocol):
 
 
 def person_screened(state: AtlasState, item: EvidenceItem) -> str | None:
-    """The director_key of the subject company's director or owner a match is on; "" for
-    a match on the subject that is not linked to the registry person they were matched to
-    (one that is, is theirs); None for a match on anyone else."""
+    """The director_key of the subject company's director or owner, or of a person subject's
+    co-director, a match is on; "" for a match on the subject that is not linked to the
+    registry person they were matched to (one that is, is theirs); None for a match on
+    anyone else."""
     role = next((r for r in (AS_DIRECTOR, AS_OWNER) if item.about.startswith(r)), None)
     if role is not None:
         return director_key(item.about.removeprefix(role))
+    if item.about.startswith(AS_CODIRECTOR):
+        named = (name for name in codirectors(state) if as_codirector(state, name) == item.about)
+        return director_key(next(named, "")) or None
     selected = state.selected_entity
     if item.about or (selected and item.linked_entity_id == selected.entity_id):
         return None
@@ -49,18 +55,21 @@ def person_screened(state: AtlasState, item: EvidenceItem) -> str | None:
 
 
 def company_sources(state: AtlasState) -> Iterator[tuple[EvidenceItem, str]]:
-    """The evidence that speaks for the subject company's people, each with its words: the
-    documents (what they say of people is read only from those about the company) and the
-    company's own registry record. Another company's record is left out: a namesake of its
-    people is not the subject's."""
+    """The evidence that speaks for the people of the subject company, or of the companies
+    a person subject directs, each with its words: the documents (what they say of people
+    is read only from those about the subject company) and those companies' own registry
+    records. Any other company's record is left out: a namesake of its people is not
+    theirs."""
     names = document_names(state)
+    records = {f"registry:{c.entity_id}": c.label() for c in directorships(state)}
     selected = state.selected_entity
-    record = f"registry:{selected.entity_id}" if selected else None
+    if selected is not None:
+        records[f"registry:{selected.entity_id}"] = matched_words(state)
     for item in state.evidence:
         if item.source_id in names:
             yield item, document_words(names[item.source_id])
-        elif item.source_id == record:
-            yield item, f"the registry record of {matched_words(state)}"
+        elif item.source_id in records:
+            yield item, f"the registry record of {records[item.source_id]}"
 
 
 def document_words(name: str) -> str:

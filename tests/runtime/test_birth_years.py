@@ -863,3 +863,16 @@ def test_a_directorship_record_listing_the_subject_by_another_spelling_gives_the
         for company in held:
             company.listed_as = "HALE, Emma J."
     assert [f.value for f in subject_birth_year_facts(state)] == ["1984", "1990"]
+
+
+def test_a_codirectors_hit_is_weighed_by_the_year_their_companys_record_gives(
+    make_runtime, make_state
+):
+    state = run(make_runtime(), make_state("Emma Hale", subject_type="person", jurisdiction="GB"))
+    assert hits_born_in_other_years(state) == [
+        "The sanctions hit on co-director Sergei Markov at Calder Print Works Ltd (GB) "
+        "(Synthetic OFAC SDN) is on an entry listing a date of birth in 1961, but the registry "
+        "record of Calder Print Works Ltd (GB) gives co-director Sergei Markov at Calder Print "
+        "Works Ltd (GB) a date of birth in 1990: it may be on a namesake, for a reviewer to "
+        "confirm or mark a false positive."
+    ]

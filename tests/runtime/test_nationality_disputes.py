@@ -109,3 +109,12 @@ def test_a_source_naming_a_person_twice_is_named_once(make_runtime, make_state):
     record = next(e for e in state.evidence if e.source_id == "registry:co-calder-print-works-gb")
     record.nationalities_of["SERGEI MARKOV"] = ["GB"]
     assert hits_of_other_nationalities(state) == [CALDER_GAP]
+
+
+def test_a_codirectors_hit_is_weighed_by_the_nationality_their_companys_record_gives(
+    make_runtime, make_state
+):
+    state = run(make_runtime(), make_state("Emma Hale", subject_type="person", jurisdiction="GB"))
+    (gap,) = hits_of_other_nationalities(state)
+    assert gap.startswith("The sanctions hit on co-director Sergei Markov at Calder Print Works")
+    assert "gives co-director Sergei Markov at Calder Print Works Ltd (GB) only the " in gap
