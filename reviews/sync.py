@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from atlas.runtime.birth_year_disputes import birth_year_disputes
 from atlas.runtime.directorships import conflict_about
+from atlas.runtime.middle_name_disputes import middle_name_disputes
 from atlas.runtime.namesake_disputes import Dispute, dispute_sentence
 from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
 from atlas.runtime.nationality_disputes import nationality_disputes
@@ -39,8 +40,12 @@ def matches_payload(state: AtlasState) -> list[dict]:
     case as it stands: each screening match, the list, register or outlet it is from, and
     whom it is about ("" for the subject itself), and the registry candidate for the subject
     it is about when that is not the entity the subject was matched to ("" otherwise)."""
-    disputes = (birth_year_disputes(state), nationality_disputes(state))
-    return [_match(state, hit, *disputes) for hit in state.screening_matches()]
+    disputes = [
+        birth_year_disputes(state),
+        nationality_disputes(state),
+        middle_name_disputes(state),
+    ]
+    return [_match(state, hit, disputes) for hit in state.screening_matches()]
 
 
 def hits_among(matches: list[dict]) -> list[dict]:
@@ -48,14 +53,13 @@ def hits_among(matches: list[dict]) -> list[dict]:
     return [match for match in matches if match["kind"] == "sanctions"]
 
 
-def _match(
-    state: AtlasState,
-    hit: EvidenceItem,
-    by_year: dict[str, Dispute],
-    by_nationality: dict[str, Dispute],
-) -> dict:
-    born, national = by_year.get(hit.evidence_id), by_nationality.get(hit.evidence_id)
+def _match(state: AtlasState, hit: EvidenceItem, disputes: list[dict[str, Dispute]]) -> dict:
     whom = hit.about or "the subject"
+    reasons = [
+        dispute_sentence(state, found, whom)
+        for by_kind in disputes
+        if (found := by_kind.get(hit.evidence_id))
+    ]
     return {
         "evidence_id": hit.evidence_id,
         "claim": hit.claim,
@@ -64,11 +68,10 @@ def _match(
         "candidate": _other_candidate(state, hit),
         "kind": hit.evidence_class,
         "url": web_link(hit.url),
-        "possible_namesake": hit.possible_namesake or bool(born or national),
-        # Why it may be on a namesake, when the case gives another year of birth, or other
-        # nationalities.
-        "born_elsewhere": dispute_sentence(state, born, whom) if born else "",
-        "other_nationality": dispute_sentence(state, national, whom) if national else "",
+        "possible_namesake": hit.possible_namesake or bool(reasons),
+        # Why it may be on a namesake: the case gives the person screened another year of
+        # birth, other nationalities or another middle name.
+        "namesake_reasons": reasons,
     }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from reviews.models import ReviewItem
@@ -29,7 +30,7 @@ def test_a_hit_on_an_owner_born_in_another_year_is_badged_with_why(
     upload = SimpleUploadedFile("kyc.txt", KYC, content_type="text/plain")
     run = paused_run(tenant, analyst, "Harrow Bay Freight", upload=upload)
     item = open_item(run, ReviewItem.Kind.SIGNOFF)
-    disputed = [m for m in item.payload["screening_matches"] if m["born_elsewhere"]]
+    disputed = [m for m in item.payload["screening_matches"] if m["namesake_reasons"]]
     assert {m["list"] for m in disputed} == {"Synthetic OFAC SDN", "Synthetic UK HMT Consolidated"}
     client_for(client, reviewer)
     page = client.get(reverse("reviews-item", args=[item.pk])).text
@@ -154,3 +155,11 @@ def test_a_match_a_reviewer_rules_a_namesake_is_corrected_by_the_analyst(
     rerun = run_inline(Run.objects.filter(case_id=run.case_id).latest("id"))
     assert rerun.state["selected_entity"]["entity_id"] == "pe-sergei-markov-gb"
     assert not [c for c in rerun.state["conflicts"] if c["fact"] == "year_of_birth"]
+
+
+def test_a_reason_listed_on_an_item_requested_before_reasons_were_a_list_is_shown():
+    hit = {"evidence_id": "ev-1", "about": "", "list": "Synthetic OFAC SDN", "claim": "A hit."}
+    hit["born_elsewhere"] = "Its entry is linked to a registry person born in 1968; ..."
+    row = {"hits": [hit], "hits_to_mark": [hit]}
+    page = render_to_string("reviews/_hit_dispositions.html", {"row": row})
+    assert "Its entry is linked to a registry person born in 1968; ...</p>" in page

@@ -42,12 +42,19 @@ def person_screened(state: AtlasState, item: EvidenceItem) -> str | None:
     co-director, a match is on; "" for a match on the subject that is not linked to the
     registry person they were matched to (one that is, is theirs); None for a match on
     anyone else."""
+    name = name_screened(state, item)
+    return director_key(name) if name else name
+
+
+def name_screened(state: AtlasState, item: EvidenceItem) -> str | None:
+    """The name of the person a match is on as person_screened tells them: "Dmitri Volkov"
+    for a director, owner or co-director; "" for the subject; None for anyone else."""
     role = next((r for r in (AS_DIRECTOR, AS_OWNER) if item.about.startswith(r)), None)
     if role is not None:
-        return director_key(item.about.removeprefix(role))
+        return item.about.removeprefix(role)
     if item.about.startswith(AS_CODIRECTOR):
         named = (name for name in codirectors(state) if as_codirector(state, name) == item.about)
-        return director_key(next(named, "")) or None
+        return next(named, None)
     selected = state.selected_entity
     if item.about or (selected and item.linked_entity_id == selected.entity_id):
         return None

@@ -37,6 +37,7 @@ from atlas.runtime.directorships import (
     unsearched_directorships,
 )
 from atlas.runtime.jurisdiction_risk import jurisdiction_gaps
+from atlas.runtime.middle_name_disputes import hits_of_other_middle_names
 from atlas.runtime.nationality_disputes import hits_of_other_nationalities
 from atlas.runtime.owners import (
     documents_with_unread_owners,
@@ -132,6 +133,7 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
     gaps += [diligence_gap] if (diligence_gap := source_of_wealth_gap(s)) else []
     gaps += jurisdiction_gaps(s)
     gaps += namesake_gaps(s) + hits_born_in_other_years(s) + hits_of_other_nationalities(s)
+    gaps += hits_of_other_middle_names(s)
     packet = _with_conflicts(s, packet)
     open_gaps = list(packet.open_gaps)
     open_gaps += [line for line in dict.fromkeys(gaps) if line not in open_gaps]

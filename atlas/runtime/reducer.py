@@ -709,6 +709,7 @@ def _apply_sanctions(
                 linked_born_year=(hit.get("linked_entity") or {}).get("born_year"),
                 listed_born_years=hit.get("born_years") or [],
                 listed_nationalities=hit.get("nationalities") or [],
+                listed_name=hit["listed_name"],
             ),
         )
     _apply_pep_matches(
@@ -1085,6 +1086,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         item.residences = {state.brief.subject: fields["residence"][0]}
         item.residence_line = residence_line(result.get("text", ""))
     if person_form:
+        item.full_name = (fields.get("person_names") or [""])[0]
         item.nationalities = fields.get("nationality") or []
         item.birth_year = year_of_birth(fields.get("dates_of_birth") or [], now.year)
     _said_of_its_person(item, fields, about_entity and not names, now.year)

@@ -295,8 +295,11 @@ class EvidenceItem(_Model):
     linked_born_year: int | None = None
     # For a sanctions hit: the years of birth its entry gives, where the list gives any.
     listed_born_years: list[int] = Field(default_factory=list)
-    # ... and the countries it lists its person a national of.
+    # ... the countries it lists its person a national of, and the entry's name.
     listed_nationalities: list[str] = Field(default_factory=list)
+    listed_name: str = ""
+    # For a person's own form: the name it gives them, in full (middle names too).
+    full_name: str = ""
     # For an article found by a person's name: the age it gives them, where it gives one,
     # on the date it was published.
     age_given: int | None = None
