@@ -163,3 +163,5 @@ def test_a_reason_listed_on_an_item_requested_before_reasons_were_a_list_is_show
     row = {"hits": [hit], "hits_to_mark": [hit]}
     page = render_to_string("reviews/_hit_dispositions.html", {"row": row})
     assert "Its entry is linked to a registry person born in 1968; ...</p>" in page
+    # Read out with the choice, as the claim is.
+    assert 'aria-describedby="hit-ev-1-claim hit-ev-1-why"' in page
