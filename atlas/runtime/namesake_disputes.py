@@ -1,7 +1,8 @@
 """What the disputes of a screening match by a person's particulars share (their year of
-birth, birth_year_disputes; their nationality, nationality_disputes): whom a match is on,
-which sources speak for the subject company's people, and how a dispute is put to the
-reviewer, beside the match on the sign-off page and in the packet's gaps.
+birth, birth_year_disputes; their nationality, nationality_disputes; their middle name,
+middle_name_disputes): whom a match is on, which sources speak for the people of the
+companies the research is on, and how a dispute is put to the reviewer, beside the match
+on the sign-off page and in the packet's gaps.
 
 A dispute gives its `kind` ("listed", "linked" or "aged"), and words for what the match
 says (`entry_words`) and what the case says (`source_words`)."""
