@@ -25,7 +25,7 @@ from atlas.runtime.humans import (
     HumanInputRejected,
     PacketSignOff,
 )
-from atlas.runtime.packets import partial_packet
+from atlas.runtime.packets import namesake_match_gaps, partial_packet
 from atlas.runtime.progress import HISTORY_BREAK, progress_signature
 from atlas.runtime.rating_floor import rules_against, why_not
 from atlas.runtime.redaction import redact
@@ -477,10 +477,13 @@ def _ownership_as_marked(s: AtlasState, dispositions: list[HitDisposition]) -> s
 
 
 def _diligence_as_marked(s: AtlasState, dispositions: list[HitDisposition]) -> list[str]:
-    """The packet's gaps, its gap on a politically exposed person's source of wealth
+    """The packet's gaps: without those asking a reviewer to rule on a match that may be
+    on a namesake (packets.namesake_match_gaps), as they marked every match, their mark
+    recorded beside it; its gap on a politically exposed person's source of wealth
     (source_of_wealth.source_of_wealth_gap) said again without the matches the reviewer
     marked false positives, or dropped when none is left."""
-    gaps = list(s.proposed_packet.open_gaps)
+    ruled_on = namesake_match_gaps(s)
+    gaps = [gap for gap in s.proposed_packet.open_gaps if gap not in ruled_on]
     set_aside = {d.evidence_id for d in dispositions if d.disposition == "false_positive"}
     said = source_of_wealth_gap(s)
     if not set_aside or said not in gaps:

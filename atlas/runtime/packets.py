@@ -132,8 +132,7 @@ def with_open_issues(s: AtlasState, packet: DueDiligencePacket) -> DueDiligenceP
     gaps += [ownership_gap] if ownership_gap else []
     gaps += [diligence_gap] if (diligence_gap := source_of_wealth_gap(s)) else []
     gaps += jurisdiction_gaps(s)
-    gaps += namesake_gaps(s) + hits_born_in_other_years(s) + hits_of_other_nationalities(s)
-    gaps += hits_of_other_middle_names(s)
+    gaps += namesake_gaps(s) + namesake_match_gaps(s)
     packet = _with_conflicts(s, packet)
     open_gaps = list(packet.open_gaps)
     open_gaps += [line for line in dict.fromkeys(gaps) if line not in open_gaps]
@@ -336,3 +335,13 @@ def _with_conflicts(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePa
         if c.status != "resolved" and line not in gaps:
             gaps.append(line)
     return packet.model_copy(update={"unresolved_conflicts": conflicts, "open_gaps": gaps})
+
+
+def namesake_match_gaps(s: AtlasState) -> list[str]:
+    """The gaps asking a reviewer to rule on the screening matches the case disputes by a
+    person's particulars (a year of birth, nationalities, a middle name)."""
+    return [
+        *hits_born_in_other_years(s),
+        *hits_of_other_nationalities(s),
+        *hits_of_other_middle_names(s),
+    ]

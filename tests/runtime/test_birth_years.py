@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from runtime_helpers import answer, run, settled, tool_arguments
+from runtime_helpers import answer, run, settled, signed_off, tool_arguments
 from test_document_owners import attached
 from test_documents_text import _extracted
 
@@ -720,6 +720,7 @@ def test_an_article_giving_an_age_the_documents_year_fits_disputes_nothing(
         {"found_by_name": False},  # found by the subject's registry record: theirs
         {"candidate_id": "pe-someone"},  # linked to a candidate for the subject
         {"about_another_entity": "Someone Else (GB)"},  # linked to someone else
+        {"signals": []},  # not adverse: no match for a reviewer to mark
     ],
 )
 def test_an_article_said_to_be_about_an_entity_is_not_weighed_by_its_age(
@@ -876,3 +877,17 @@ def test_a_codirectors_hit_is_weighed_by_the_year_their_companys_record_gives(
         "Works Ltd (GB) a date of birth in 1990: it may be on a namesake, for a reviewer to "
         "confirm or mark a false positive."
     ]
+
+
+def test_a_signed_off_packet_keeps_no_gap_asking_to_rule_on_a_match_the_reviewer_marked(
+    make_runtime, make_state, documents
+):
+    runtime = make_runtime()
+    state = make_state("Oleg Danilov", subject_type="person", jurisdiction="GB")
+    state = run(runtime, state)
+    gaps = hits_born_in_other_years(state)
+    assert len(gaps) == 2 and all(gap in state.proposed_packet.open_gaps for gap in gaps)
+    state = signed_off(runtime, state, "low", "false_positive")
+    assert state.termination_reason == "packet_approved"
+    assert not any(gap in state.proposed_packet.open_gaps for gap in gaps)
+    assert {d.disposition for d in state.proposed_packet.hit_dispositions} == {"false_positive"}
