@@ -1,8 +1,11 @@
 """A person subject's year of birth as each source gives it: the registry record the subject
-was matched to, and each form of theirs (a passport, an identity card, a declaration) whose
-dates of birth all fall in one year. A form born in another year than the registry person
-is the mark of a match on a namesake, so sources that disagree are a conflict for a
-reviewer. Only the year is compared and shown: the date itself stays redacted."""
+was matched to, the record of each company they are found to direct (where it gives its
+directors' years), and each form of theirs (a passport, an identity card, a declaration)
+whose dates of birth all fall in one year. A form born in another year than the registry
+person, or than a company's director of their name, is the mark of a namesake, so sources
+that disagree are a conflict for a reviewer. A company's director's or owner's year, as
+its record and the documents about it give it, is a fact of its own. Only the year is
+compared and shown: the date itself stays redacted."""
 
 from __future__ import annotations
 
