@@ -12,12 +12,9 @@ import operator
 from django.db.models import Q
 from django.utils import timezone
 
-from atlas.runtime.birth_year_disputes import birth_year_disputes
 from atlas.runtime.directorships import conflict_about
-from atlas.runtime.middle_name_disputes import middle_name_disputes
-from atlas.runtime.namesake_disputes import Dispute, dispute_sentence
 from atlas.runtime.namesakes import candidate_words, other_candidate_id, turned_down
-from atlas.runtime.nationality_disputes import nationality_disputes
+from atlas.runtime.packets import namesake_reasons
 from atlas.runtime.state import EXTENDABLE_REASONS, AtlasState, EvidenceItem, Signal
 from reviews.models import HumanDecision, ReviewItem
 from runs.evidence_links import web_link
@@ -40,12 +37,8 @@ def matches_payload(state: AtlasState) -> list[dict]:
     case as it stands: each screening match, the list, register or outlet it is from, and
     whom it is about ("" for the subject itself), and the registry candidate for the subject
     it is about when that is not the entity the subject was matched to ("" otherwise)."""
-    disputes = [
-        birth_year_disputes(state),
-        nationality_disputes(state),
-        middle_name_disputes(state),
-    ]
-    return [_match(state, hit, disputes) for hit in state.screening_matches()]
+    reasons = namesake_reasons(state)
+    return [_match(state, hit, reasons) for hit in state.screening_matches()]
 
 
 def hits_among(matches: list[dict]) -> list[dict]:
@@ -53,13 +46,8 @@ def hits_among(matches: list[dict]) -> list[dict]:
     return [match for match in matches if match["kind"] == "sanctions"]
 
 
-def _match(state: AtlasState, hit: EvidenceItem, disputes: list[dict[str, Dispute]]) -> dict:
-    whom = hit.about or "the subject"
-    reasons = [
-        dispute_sentence(state, found, whom)
-        for by_kind in disputes
-        if (found := by_kind.get(hit.evidence_id))
-    ]
+def _match(state: AtlasState, hit: EvidenceItem, reasons_by_match: dict[str, list[str]]) -> dict:
+    reasons = reasons_by_match.get(hit.evidence_id, [])
     return {
         "evidence_id": hit.evidence_id,
         "claim": hit.claim,

@@ -165,3 +165,28 @@ def test_a_reason_listed_on_an_item_requested_before_reasons_were_a_list_is_show
     assert "Its entry is linked to a registry person born in 1968; ...</p>" in page
     # Read out with the choice, as the claim is.
     assert 'aria-describedby="hit-ev-1-claim hit-ev-1-why"' in page
+
+
+def test_a_signed_off_packet_shows_why_each_match_might_have_been_a_namesakes(
+    client, tenant, analyst, reviewer
+):
+    run = paused_run(tenant, analyst, "Oleg Danilov", subject_type="person")
+    item = open_item(run, ReviewItem.Kind.SIGNOFF)
+    marks = {f"hit-{m['evidence_id']}": "false_positive" for m in item.payload["screening_matches"]}
+    response = client_for(client, reviewer).post(
+        reverse("reviews-decide", args=[item.pk]),
+        {
+            "decision": "approve",
+            "reason": "Our client was born in 1987.",
+            "risk_rating": "low",
+            **marks,
+        },
+    )
+    assert response.status_code == 302
+    run = advance(item)
+    page = client.get(reverse("runs-packet", args=[run.pk])).text
+    assert (
+        '<div class="small muted namesake-reason">Its entry lists a date of birth in 1959 or '
+        "1960; the subject was matched to Oleg Danilov (GB), born in 1987.</div>"
+    ) in page
+    assert "for a reviewer to confirm or mark a false positive" not in page

@@ -99,6 +99,8 @@ class HitDisposition(BaseModel):
     disposition: HitDispositionValue
     decided_by: str
     note: str = ""  # why, in the reviewer's words ("date of birth differs")
+    # Why the match might be on a namesake, as the case showed it when they marked it.
+    namesake_reasons: list[str] = Field(default_factory=list)
 
 
 class ReviewRound(BaseModel):

@@ -25,7 +25,7 @@ from atlas.runtime.humans import (
     HumanInputRejected,
     PacketSignOff,
 )
-from atlas.runtime.packets import namesake_match_gaps, partial_packet
+from atlas.runtime.packets import namesake_match_gaps, namesake_reasons, partial_packet
 from atlas.runtime.progress import HISTORY_BREAK, progress_signature
 from atlas.runtime.rating_floor import rules_against, why_not
 from atlas.runtime.redaction import redact
@@ -393,6 +393,7 @@ def _hit_dispositions(s: AtlasState, decided: PacketSignOff | CloseCase) -> list
     missing = [hit.claim for hit in hits if hit.evidence_id not in decided.hit_dispositions]
     if missing:
         raise HumanInputRejected(f"{DISPOSE_OF_EVERY_HIT}: " + "; ".join(missing))
+    reasons = namesake_reasons(s)
     return [
         HitDisposition(
             evidence_id=hit.evidence_id,
@@ -400,6 +401,7 @@ def _hit_dispositions(s: AtlasState, decided: PacketSignOff | CloseCase) -> list
             disposition=decided.hit_dispositions[hit.evidence_id],
             decided_by=decided.actor,
             note=decided.hit_notes.get(hit.evidence_id, ""),
+            namesake_reasons=reasons.get(hit.evidence_id, []),
         )
         for hit in hits
     ]

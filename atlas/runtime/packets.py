@@ -4,7 +4,7 @@ carries."""
 from __future__ import annotations
 
 from atlas.runtime.adapters.playbook import draft_packet
-from atlas.runtime.birth_year_disputes import hits_born_in_other_years
+from atlas.runtime.birth_year_disputes import birth_year_disputes, hits_born_in_other_years
 from atlas.runtime.birth_years import namesake_gaps
 from atlas.runtime.codirectors import (
     codirectors_of,
@@ -37,8 +37,9 @@ from atlas.runtime.directorships import (
     unsearched_directorships,
 )
 from atlas.runtime.jurisdiction_risk import jurisdiction_gaps
-from atlas.runtime.middle_name_disputes import hits_of_other_middle_names
-from atlas.runtime.nationality_disputes import hits_of_other_nationalities
+from atlas.runtime.middle_name_disputes import hits_of_other_middle_names, middle_name_disputes
+from atlas.runtime.namesake_disputes import dispute_sentence
+from atlas.runtime.nationality_disputes import hits_of_other_nationalities, nationality_disputes
 from atlas.runtime.owners import (
     documents_with_unread_owners,
     unscreened_owners,
@@ -335,6 +336,19 @@ def _with_conflicts(s: AtlasState, packet: DueDiligencePacket) -> DueDiligencePa
         if c.status != "resolved" and line not in gaps:
             gaps.append(line)
     return packet.model_copy(update={"unresolved_conflicts": conflicts, "open_gaps": gaps})
+
+
+def namesake_reasons(s: AtlasState) -> dict[str, list[str]]:
+    """evidence id -> why the screening match may be on a namesake, one sentence for each
+    of the person's particulars the case gives otherwise (a year of birth, nationalities, a
+    middle name), as the sign-off page shows them beside the match."""
+    reasons: dict[str, list[str]] = {}
+    by_id = {item.evidence_id: item for item in s.evidence}
+    for disputes in (birth_year_disputes(s), nationality_disputes(s), middle_name_disputes(s)):
+        for evidence_id, dispute in disputes.items():
+            whom = by_id[evidence_id].about or "the subject"
+            reasons.setdefault(evidence_id, []).append(dispute_sentence(s, dispute, whom))
+    return reasons
 
 
 def namesake_match_gaps(s: AtlasState) -> list[str]:

@@ -890,4 +890,16 @@ def test_a_signed_off_packet_keeps_no_gap_asking_to_rule_on_a_match_the_reviewer
     state = signed_off(runtime, state, "low", "false_positive")
     assert state.termination_reason == "packet_approved"
     assert not any(gap in state.proposed_packet.open_gaps for gap in gaps)
-    assert {d.disposition for d in state.proposed_packet.hit_dispositions} == {"false_positive"}
+    dispositions = state.proposed_packet.hit_dispositions
+    assert {d.disposition for d in dispositions} == {"false_positive"}
+    # Why each might have been on a namesake stays in the record, with the reviewer's mark.
+    assert [d.namesake_reasons for d in dispositions] == [
+        [
+            "Its entry lists a date of birth in 1959 or 1960; the subject was matched to Oleg "
+            "Danilov (GB), born in 1987."
+        ],
+        [
+            "It gives an age of 62 on 2022-05-05, so born in 1959 or 1960; the subject was "
+            "matched to Oleg Danilov (GB), born in 1987."
+        ],
+    ]
