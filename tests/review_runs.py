@@ -108,13 +108,18 @@ def advance(item: ReviewItem) -> Run:
     return run_inline(Run.objects.get(pk=item.run_id))
 
 
-def mark_unresolvable(client, escalation: ReviewItem, note: str = "Filing pending."):
-    """A reviewer records the escalation's first conflict as unresolvable, through its page."""
+def settle_through_page(client, escalation: ReviewItem, choice: str, note: str):
+    """A reviewer settles the escalation's first conflict on `choice`, through its page."""
     return client.post(
         reverse("reviews-resolve", args=[escalation.pk]),
         {
             "conflict_id": escalation.payload["conflicts"][0]["conflict_id"],
-            "choice": "__unresolvable__",
+            "choice": choice,
             "note": note,
         },
     )
+
+
+def mark_unresolvable(client, escalation: ReviewItem, note: str = "Filing pending."):
+    """A reviewer records the escalation's first conflict as unresolvable, through its page."""
+    return settle_through_page(client, escalation, "__unresolvable__", note)

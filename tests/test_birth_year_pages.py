@@ -15,7 +15,7 @@ from reviews.models import ReviewItem
 from runs.execution import run_inline
 from runs.models import Run
 from tests.conftest import client_for
-from tests.review_runs import advance, open_item, paused_run
+from tests.review_runs import advance, open_item, paused_run, settle_through_page
 
 # The document is read on a tool thread, through a connection of its own.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -94,13 +94,11 @@ def test_a_passport_born_in_another_year_is_settled_by_a_reviewer(
     assert "14 March 1990" not in page
     assert "Sergei Markov (GB, born 1990) [pe-sergei-markov-gb]" in page
 
-    client.post(
-        reverse("reviews-resolve", args=[item.pk]),
-        {
-            "conflict_id": item.payload["conflicts"][0]["conflict_id"],
-            "choice": "1990",
-            "note": "The passport on file is the client's; the registry match is a namesake.",
-        },
+    settle_through_page(
+        client,
+        item,
+        "1990",
+        "The passport on file is the client's; the registry match is a namesake.",
     )
     run = advance(item)
     assert (run.status, run.termination_reason) == ("awaiting_review", "finish_proposed")
@@ -121,14 +119,7 @@ def test_a_match_a_reviewer_rules_a_namesake_is_corrected_by_the_analyst(
     )
     escalation = open_item(run, ReviewItem.Kind.ESCALATION)
     client_for(client, reviewer)
-    client.post(
-        reverse("reviews-resolve", args=[escalation.pk]),
-        {
-            "conflict_id": escalation.payload["conflicts"][0]["conflict_id"],
-            "choice": "1990",
-            "note": "The passport is the client's.",
-        },
-    )
+    settle_through_page(client, escalation, "1990", "The passport is the client's.")
     signoff = open_item(advance(escalation), ReviewItem.Kind.SIGNOFF)
     sent = client.post(
         reverse("reviews-decide", args=[signoff.pk]),

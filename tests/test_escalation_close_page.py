@@ -11,7 +11,14 @@ from django.urls import reverse
 from reviews.models import ReviewItem
 from runs.models import Run
 from tests.conftest import client_for
-from tests.review_runs import CONFLICT_SUBJECT, advance, conflict_item, open_item, paused_run
+from tests.review_runs import (
+    CONFLICT_SUBJECT,
+    advance,
+    conflict_item,
+    mark_unresolvable,
+    open_item,
+    paused_run,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -90,14 +97,7 @@ def test_a_resolution_a_worker_has_taken_up_still_says_it_is_being_picked_up(
 ):
     item = conflict_item(tenant, analyst)
     client_for(client, reviewer)
-    client.post(
-        reverse("reviews-resolve", args=[item.pk]),
-        {
-            "conflict_id": item.payload["conflicts"][0]["conflict_id"],
-            "choice": "__unresolvable__",
-            "note": "Filing pending.",
-        },
-    )
+    mark_unresolvable(client, item)
     worker_took_the_run_up(item)
     page = escalation_page(client, item)
     assert run_badge(page) == "Resuming"

@@ -13,7 +13,7 @@ from runs.models import Run, TraceEvent
 from runs.step_views import _note_for
 from runs.views.trace_steps import event_summary
 from tests.conftest import client_for
-from tests.review_runs import advance, open_item, paused_run
+from tests.review_runs import advance, open_item, paused_run, settle_through_page
 
 # The document is read on a tool thread, through a connection of its own.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -73,13 +73,11 @@ def test_the_country_a_reviewer_picks_is_the_one_the_packet_counts(
     assert packet["risk_rating"] == "medium"
     before = client_for(client, reviewer).get(reverse("runs-packet", args=[item.run_id])).text
     assert f"sources that disagree on country of residence of {WHOM}" in before
-    client_for(client, reviewer).post(
-        reverse("reviews-resolve", args=[item.pk]),
-        {
-            "conflict_id": item.payload["conflicts"][0]["conflict_id"],
-            "choice": "United Kingdom, GB",
-            "note": "The passport copy on file gives a UK address.",
-        },
+    settle_through_page(
+        client_for(client, reviewer),
+        item,
+        "United Kingdom, GB",
+        "The passport copy on file gives a UK address.",
     )
     run = advance(item)
     assert (run.status, run.termination_reason) == ("awaiting_review", "finish_proposed")

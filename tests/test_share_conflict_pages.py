@@ -12,7 +12,7 @@ from django.urls import reverse
 from reviews.models import ReviewItem
 from runs.models import Run
 from tests.conftest import client_for
-from tests.review_runs import advance, open_item, paused_run
+from tests.review_runs import advance, open_item, paused_run, settle_through_page
 
 # The document is read on a tool thread, through a connection of its own.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -48,13 +48,8 @@ def test_the_reviewer_weighs_the_registers_band_against_the_documents_share(
         f"Dmitri Volkov ({BAND}; born 1968)" in page
     )  # the registry record, as its claim gives it
 
-    client.post(
-        reverse("reviews-resolve", args=[item.pk]),
-        {
-            "conflict_id": item.payload["conflicts"][0]["conflict_id"],
-            "choice": "40%",
-            "note": "The share register on file is newer than the registry's filing.",
-        },
+    settle_through_page(
+        client, item, "40%", "The share register on file is newer than the registry's filing."
     )
     run = advance(item)
     assert (run.status, run.termination_reason) == ("awaiting_review", "finish_proposed")
