@@ -18,7 +18,7 @@ from atlas.runtime.namesake_disputes import (
     document_words,
     person_screened,
 )
-from atlas.runtime.state import AtlasState, EvidenceItem, Signal, conflict_id_for
+from atlas.runtime.state import AtlasState, EvidenceItem, conflict_id_for
 from atlas.runtime.wording import listed
 
 
@@ -67,7 +67,7 @@ def birth_year_disputes(state: AtlasState) -> dict[str, BirthYearDispute]:
     people = _years_said_of_people(state)
     subject = _subject_year(state)
     disputes = {}
-    for item in state.evidence:
+    for item in state.screening_matches():
         given = _years_given(item)
         if given is None:
             continue
@@ -90,12 +90,8 @@ def _years_given(item: EvidenceItem) -> tuple[str, tuple[int, ...]] | None:
         return "listed", tuple(item.listed_born_years)
     if item.linked_born_year is not None:
         return "linked", (item.linked_born_year,)
-    # An article linked to a registry entity is said to be about it already; one that is
-    # not adverse is no match for a reviewer to mark.
-    about_an_entity = item.candidate_id or item.about_another_entity
-    if item.age_given is None or not item.found_by_name or about_an_entity:
-        return None
-    if Signal.ADVERSE not in item.signals:
+    # An article linked to a registry entity is said to be about it already.
+    if item.age_given is None or item.candidate_id or item.about_another_entity:
         return None
     years = born_years_at(item.age_given, item.published)
     return ("aged", years) if years else None

@@ -38,7 +38,7 @@ def middle_name_disputes(state: AtlasState) -> dict[str, MiddleNameDispute]:
     the case gives the person screened shares, where one gives a middle name at all."""
     subject = _subject_names(state)
     disputes = {}
-    for item in state.evidence:
+    for item in state.screening_matches():
         listed = middle_names(item.listed_name) if item.listed_name else []
         name = name_screened(state, item) if listed else None
         if name is None:

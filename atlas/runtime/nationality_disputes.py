@@ -50,7 +50,7 @@ def nationality_disputes(state: AtlasState) -> dict[str, NationalityDispute]:
     people = _nationalities_said_of_people(state)
     subject = _subject_nationalities(state)
     disputes = {}
-    for item in state.evidence:
+    for item in state.screening_matches():
         if not item.listed_nationalities:
             continue
         person = person_screened(state, item)
