@@ -52,6 +52,13 @@ from atlas.runtime.directorships import (
     directorship_step,
     directorships,
 )
+from atlas.runtime.document_picks import (
+    DocumentPick,
+    analyst_answered_about_candidates,
+    document_pick,
+    matched_by_words,
+    picked_by_document,
+)
 from atlas.runtime.document_quotes import quoted_lines
 from atlas.runtime.injection import addresses_the_agent
 from atlas.runtime.listed_namesakes import hit_note, register_note
@@ -78,6 +85,7 @@ from atlas.runtime.state import (
     AtlasState,
     Conflict,
     ConflictValue,
+    DocumentRead,
     EntityCandidate,
     EvidenceItem,
     Fact,
@@ -212,6 +220,7 @@ def apply_in_place(
     elif tool == "extract_uploaded_document":
         _apply_document(new, result, step, now)
         _complete(new, f"extract:{args.get('document_id', result.get('document_id'))}")
+    _read_again_once_matched(new)
     _weigh_disputed_directorships(new)
     _weigh_subject_residence(new)
     _weigh_subject_birth_year(new)
@@ -334,11 +343,12 @@ def _candidate_ids(state: AtlasState) -> set[str]:
 def picked_candidate(state: AtlasState) -> EntityCandidate | None:
     """The registry candidate the analyst's latest answer that named one picked, as the
     runtime read it (human_inputs): the model's own reading of an answer is never trusted
-    to choose what the case is about."""
+    to choose what the case is about. Before the analyst answered about the candidates,
+    the one an attached document names by its company number (document_picks)."""
     for answered in reversed(state.answered_questions):
         if entity_id := answered.get("picked_entity_id"):
             return next((c for c in state.entity_candidates if c.entity_id == entity_id), None)
-    return None
+    return picked_by_document(state)
 
 
 def linked_list_entry(candidate: dict[str, Any]) -> str:
@@ -501,12 +511,16 @@ def _apply_resolve(
     # narrowing of the model's own) leaves the list the analyst may be asked to pick from.
     if state.selected_entity is None and resolves_the_subject(state, arguments):
         picked = picked_candidate(state)
+        by_document = document_pick(state)
+        offered = len(state.entity_candidates)
         state.entity_candidates = candidates
         state.other_type_matches = list(result.get("other_type_matches", []))
         state.candidates_registered_elsewhere = int(result.get("excluded_by_jurisdiction") or 0)
         best = _unambiguous_candidate(state, candidates, picked)
         if best is not None and _may_match_the_subject(state, arguments, best, picked):
             state.selected_entity = best
+            if by_document and by_document.candidate.entity_id == best.entity_id:
+                _matched_by_document(state, by_document, offered)
             _reopen_research_by_name(state, picked)
         if state.brief.subject_type == "person":
             state.directorships[BY_NAME] = [
@@ -601,6 +615,16 @@ def _apply_resolve(
                 ),
             )
     _attribute_listings(state)
+
+
+def _matched_by_document(state: AtlasState, pick: DocumentPick, candidates: int) -> None:
+    names = {d.document_id: d.name for d in state.brief.documents}
+    state.selected_entity = state.selected_entity.model_copy(
+        update={
+            "matched_by_document": pick.document_id,
+            "matched_by": matched_by_words(pick, candidates, names.get(pick.document_id, "")),
+        }
+    )
 
 
 def _directed_by_the_match(state: AtlasState, result: dict[str, Any]) -> dict[str, Any]:
@@ -1009,10 +1033,14 @@ def _document_called(state: AtlasState, result: dict[str, Any]) -> str:
     return name
 
 
-def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: datetime) -> None:
-    fp = (
+def _document_fingerprint(result: dict[str, Any]) -> str:
+    return (
         fingerprint_text(result.get("text", "")) or fingerprint({"doc": result["document_id"]})[:20]
     )
+
+
+def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: datetime) -> None:
+    fp = _document_fingerprint(result)
     fields = result.get("fields", {})
     found = ", ".join(fact_words(name) for name in sorted(fields)) or "no structured fields"
     entity = state.selected_entity
@@ -1052,6 +1080,10 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     shown = redacted_opening(result.get("text", ""), 4 * DOCUMENT_OPENING_CHARS)
     opening = clipped(" ".join(shown.split()), DOCUMENT_OPENING_CHARS)
     begins = f" It begins: “{opening}”" if opening else ""
+    if entity is not None and entity.matched_by_document == result["document_id"]:
+        whose += (
+            f" The case was matched to {entity.name} ({entity.jurisdiction}) by its company number."
+        )
     item = EvidenceItem(
         evidence_id=evidence_id_for(fp),
         evidence_class="document",
@@ -1091,6 +1123,8 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         item.birth_year = year_of_birth(fields.get("dates_of_birth") or [], now.year)
     _said_of_its_person(item, fields, about_entity and not names, now.year)
     _add_evidence(state, item)
+    if entity is None and state.brief.subject_type == "company":
+        _keep_for_the_match(state, result, step, now)
     if not someone_elses and not company_form_for_a_person:
         for declared in declaration_evidence(item, fields):
             _add_evidence(state, declared)
@@ -1152,6 +1186,41 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
                 excerpt=quoted_lines(result.get("text", ""), [number], f"Company number: {number}"),
             ),
         )
+
+
+def _keep_for_the_match(
+    state: AtlasState, result: dict[str, Any], step: int, now: datetime
+) -> None:
+    """A company subject's document read before any registry match: which company it is
+    about, and so which of its facts count, is known only once one is matched."""
+    held = {read.result.get("document_id") for read in state.documents_read_before_match}
+    if result.get("document_id") not in held:
+        state.documents_read_before_match.append(
+            DocumentRead(step=step, read_at=now, result=result)
+        )
+
+
+def _read_again_once_matched(state: AtlasState) -> None:
+    """The documents read before the match, read again as about the entity matched: their
+    facts are weighed against its record, or they are found to be another company's. Each
+    keeps its place among the evidence. Once the analyst has said none of the candidates is
+    the subject, nothing is matched and they are dropped."""
+    if not state.documents_read_before_match:
+        return
+    if state.selected_entity is None:
+        if not state.entity_candidates and analyst_answered_about_candidates(state):
+            state.documents_read_before_match = []
+        return
+    reads, state.documents_read_before_match = state.documents_read_before_match, []
+    for read in reads:
+        fp = _document_fingerprint(read.result)
+        first = next((n for n, e in enumerate(state.evidence) if e.fingerprint == fp), None)
+        if first is not None:
+            del state.evidence[first]
+        _apply_document(state, read.result, read.step, read.read_at)
+        again = next(n for n, e in enumerate(state.evidence) if e.fingerprint == fp)
+        if first is not None:
+            state.evidence.insert(first, state.evidence.pop(again))
 
 
 def _another_person_named(state: AtlasState, fields: dict[str, list[str]]) -> str | None:

@@ -180,6 +180,11 @@ class EntityCandidate(_Model):
     details: str = ""
     # A person's year of birth, as the registry or the list's linked entity gives it.
     born_year: int | None = None
+    # For the matched entity: the attached document whose company number singled it out
+    # of the candidates (document_picks), "" when the registry or the analyst did.
+    matched_by_document: str = ""
+    # ... and how, in a sentence for the case's pages.
+    matched_by: str = ""
 
     def label(self) -> str:
         return candidate_label(self.model_dump())
@@ -421,6 +426,16 @@ class InFlightToolCall(_Model):
     reasons: list[str] = Field(default_factory=list)
 
 
+class DocumentRead(_Model):
+    """An attached document's extraction, read while a company subject had no registry
+    match: its facts are about whichever candidate the subject turns out to be, so it is
+    read into the state again once one is matched (reducer)."""
+
+    step: int
+    read_at: datetime
+    result: dict[str, Any]
+
+
 class ObservationNote(_Model):
     """What the model was shown about one observation (the whole data lives in the store)."""
 
@@ -454,6 +469,8 @@ class AtlasState(_Model):
     # find more when this is not 0.
     candidates_registered_elsewhere: int | None = None
     selected_entity: EntityCandidate | None = None
+    # Held only until the subject is matched (then read again and dropped).
+    documents_read_before_match: list[DocumentRead] = Field(default_factory=list)
     # person entity id -> the companies the registry lists them as directing; under "" the
     # companies whose records list a director by a person subject's name, while the subject
     # matches no registry person.

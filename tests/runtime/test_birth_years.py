@@ -321,16 +321,6 @@ def test_forms_that_disagree_tell_the_candidates_apart_by_nothing(
     assert "Candidates: 1." in question
 
 
-def test_a_companys_ambiguous_name_is_asked_about_before_its_documents_are_read(
-    make_runtime, make_state, documents
-):
-    """A company's documents give no date of birth to tell registry companies apart."""
-    doc = attached(documents, "kyc.txt", "Company: Northwind Trading\nDirectors: Jane Roe\n")
-    state = run(make_runtime(), make_state("Northwind Trading", jurisdiction=None, documents=[doc]))
-    assert state.status == "waiting_for_input"
-    assert "extract_uploaded_document" not in [o.name for o in state.observations]
-
-
 @pytest.mark.parametrize(
     ("said", "hint"),
     [

@@ -43,7 +43,7 @@ from atlas.runtime.tools.builtin import STRONG_MATCH
 from atlas.runtime.tools.schemas import other_entity_type
 from atlas.runtime.wording import counted, listed, unresolved_conflict_gap
 from atlas.runtime.world import words_it_lacks
-from atlas.runtime.world.normalize import legal_forms
+from atlas.runtime.world.normalize import legal_forms, normalize_registration_number
 
 # Of what people wrote (an answer, a reviewer's reason), as much as a question quotes: a
 # reason is shown to the playbook as long as this already.
@@ -91,20 +91,19 @@ class Playbook:
             if wider := _resolution_beyond_the_case_country(p, candidates, failures):
                 return wider
             chosen = candidate_from_answer(p, candidates)
-            if chosen is not None:
-                args = _without_none(
-                    name=chosen["name"],
-                    jurisdiction=chosen["jurisdiction"],
-                    entity_type=chosen["entity_type"],
-                )
-                if not _already_tried(p, "resolve_entity", args):
-                    return _call(
-                        "resolve_entity", args, "Resolve the candidate the analyst picked."
-                    )
-            # A date of birth in a person subject's own documents may tell them apart.
-            ambiguous_person = len(candidates) > 1 and case["subject_type"] == "person"
-            if ambiguous_person and (reading := _next_document(p, failures)):
+            if chosen is not None and (
+                resolving := _resolution_of(p, chosen, "the analyst picked")
+            ):
+                return resolving
+            # A date of birth in a person subject's own documents, or a company number in a
+            # company subject's, may tell them apart: all of them are read, as two may differ.
+            if len(candidates) > 1 and (reading := _next_document(p, failures)):
                 return reading
+            if chosen is None and (chosen := _named_by_documents(p, candidates)):
+                number = p["candidate_named_by_documents"]["registration_number"]
+                why = f"whose company number ({number}) an attached document gives"
+                if resolving := _resolution_of(p, chosen, why):
+                    return resolving
             # Asked again after every answer that fits no candidate, until the runtime hands
             # the run to a reviewer (questions.MAX_SAME_QUESTION_ANSWERED); a packet for an
             # unmatched name is refused anyway. An
@@ -130,6 +129,7 @@ class Playbook:
                         + "; ".join(f"{n}. {label}" for n, label in enumerate(labels, start=1))
                         + "."
                         + _born_as_documents_say(p, candidates)
+                        + _numbered_as_documents_say(p, candidates)
                         + " If none of them is, say 'none of them': the research goes on "
                         f"without a registry match. If the subject's {correctable} is wrong, "
                         "correct it with 'Correct the subject' on the case page."
@@ -231,6 +231,25 @@ def _next_document(p: dict[str, Any], failures: dict[str, int]) -> CallTool | No
     return None
 
 
+def _resolution_of(p: dict[str, Any], candidate: dict[str, Any], why: str) -> CallTool | None:
+    """The resolution of a candidate by its name, country and type, unless already run."""
+    args = _without_none(
+        name=candidate["name"],
+        jurisdiction=candidate["jurisdiction"],
+        entity_type=candidate["entity_type"],
+    )
+    if _already_tried(p, "resolve_entity", args):
+        return None
+    return _call("resolve_entity", args, f"Resolve the candidate {why}.")
+
+
+def _named_by_documents(
+    p: dict[str, Any], candidates: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    named = p.get("candidate_named_by_documents") or {}
+    return next((c for c in candidates if c["entity_id"] == named.get("entity_id")), None)
+
+
 def _born_as_documents_say(p: dict[str, Any], candidates: list[dict[str, Any]]) -> str:
     """Which of the numbered `candidates` was born in the year the subject's own documents
     give, when they give one."""
@@ -249,6 +268,30 @@ def _born_as_documents_say(p: dict[str, Any], candidates: list[dict[str, Any]]) 
     else:
         then = f"candidates {listed(born, 'and')} were born that year"
     return f" {given} a date of birth in {year}: {then}."
+
+
+def _numbered_as_documents_say(p: dict[str, Any], candidates: list[dict[str, Any]]) -> str:
+    """Whose of the numbered `candidates` each company number the documents read give is,
+    when no one candidate is named by them (else the run resolved it without asking)."""
+    sentences = []
+    for number, names in (p.get("company_numbers_in_documents") or {}).items():
+        given = "The attached documents give" if len(names) > 1 else "An attached document gives"
+        if len(names) == 1:
+            given = f"The attached document “{_quoted(names[0])}” gives"
+        bare = normalize_registration_number(number)
+        theirs = [
+            str(n)
+            for n, c in enumerate(candidates, start=1)
+            if normalize_registration_number(c.get("registration_number") or "") == bare
+        ]
+        if not theirs:
+            whose = "which is none of theirs"
+        elif len(theirs) == 1:
+            whose = f"that of candidate {theirs[0]}"
+        else:
+            whose = f"that of candidates {listed(theirs, 'and')}"
+        sentences.append(f" {given} company number {_quoted(number)}, {whose}.")
+    return "".join(sentences)
 
 
 def _person_name_search(

@@ -1,0 +1,205 @@
+"""A company's name matches several registry companies; the documents the analyst attached
+to the case are read first, and a company number one of them gives that is exactly one
+candidate's picks it, without a question. Documents read before any match are read again
+once the subject is matched, so their facts are weighed against the right record."""
+
+from __future__ import annotations
+
+from runtime_helpers import answer, run, tool_arguments, types
+from test_document_owners import attached
+
+from atlas.runtime.context import project_state
+from atlas.runtime.document_picks import document_pick
+from atlas.runtime.state import AtlasState, Signal
+
+# Three registry companies are named Northwind Trading: GB 04512398, SG 201534871K (directors
+# Lim Wei Ming, Tan Hui Min) and US DE-7731002.
+CERTIFICATE = (
+    "CERTIFICATE OF INCORPORATION\nCompany: Northwind Trading Pte Ltd\n"
+    "Company number: {number}\nDirectors: {directors}\n"
+)
+SG_DIRECTORS = "Lim Wei Ming, Tan Hui Min"
+QUESTION_NUMBERS = "gives company number"
+
+
+def northwind(make_runtime, make_state, documents, *texts: str):
+    runtime = make_runtime()
+    docs = [attached(documents, f"doc{n}.txt", text) for n, text in enumerate(texts, start=1)]
+    return runtime, run(runtime, make_state("Northwind Trading", jurisdiction=None, documents=docs))
+
+
+def document_item(state: AtlasState, name: str):
+    return next(e for e in state.evidence if e.source_id == f"document:doc-{name}")
+
+
+def test_a_documents_company_number_picks_the_candidate_without_a_question(
+    make_runtime, make_state, documents, store
+):
+    text = CERTIFICATE.format(number="201534871K", directors=SG_DIRECTORS)
+    _, state = northwind(make_runtime, make_state, documents, text)
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert "clarification_requested" not in types(store, state)
+    entity = state.selected_entity
+    assert entity.entity_id == "co-northwind-sg"
+    assert entity.matched_by_document == "doc-doc1.txt"
+    assert entity.matched_by == (
+        "Told apart from 2 other registry candidates by company number 201534871K, which the "
+        "attached document doc1.txt gives."
+    )
+    # Read first, then the candidate it names resolved by its name and country.
+    assert tool_arguments(store, state, "resolve_entity") == [
+        {"name": "Northwind Trading", "entity_type": "company"},
+        {"name": "Northwind Trading Pte Ltd", "jurisdiction": "SG", "entity_type": "company"},
+    ]
+    claim = document_item(state, "doc1.txt").claim
+    assert "The case was matched to Northwind Trading Pte Ltd (SG) by its company number." in claim
+    assert state.conflicts == []
+    assert state.documents_read_before_match == []  # held only until the match
+    numbers = [f for f in state.facts if f.fact == "registration_number"]
+    assert {(f.entity_id, f.source_id) for f in numbers} >= {
+        ("co-northwind-sg", "document:doc-doc1.txt"),
+        ("co-northwind-sg", "registry:co-northwind-sg"),
+    }
+
+
+def test_a_document_read_before_the_match_keeps_its_place_among_the_evidence(
+    make_runtime, make_state, documents
+):
+    text = CERTIFICATE.format(number="201534871K", directors=SG_DIRECTORS)
+    _, state = northwind(make_runtime, make_state, documents, text)
+    steps = [e.step for e in state.evidence]
+    assert steps == sorted(steps)
+    assert document_item(state, "doc1.txt").step == 2
+
+
+def test_the_picked_companys_record_is_weighed_against_the_document(
+    make_runtime, make_state, documents
+):
+    text = CERTIFICATE.format(number="201534871K", directors="Lim Wei Ling, Daniel Tan")
+    _, state = northwind(make_runtime, make_state, documents, text)
+    assert state.selected_entity.entity_id == "co-northwind-sg"
+    (conflict,) = state.conflicts
+    assert conflict.fact == "directors"
+    assert conflict.entity_id == "co-northwind-sg"
+    assert [v.source_id for v in conflict.values] == [
+        "registry:co-northwind-sg",
+        "document:doc-doc1.txt",
+    ]
+
+
+def test_a_number_of_none_of_them_is_said_in_the_question_and_weighed_after_the_answer(
+    make_runtime, make_state, documents
+):
+    text = CERTIFICATE.format(number="99887766", directors="Lim Wei Ling, Daniel Tan")
+    runtime, state = northwind(make_runtime, make_state, documents, text)
+    assert state.status == "waiting_for_input"
+    question = state.pending_question.question
+    assert (
+        "The attached document “doc1.txt” gives company number 99887766, which is none of "
+        "theirs." in question
+    )
+    assert len(state.documents_read_before_match) == 1
+
+    state = answer(runtime, state, "The Singapore one")
+    assert state.selected_entity.entity_id == "co-northwind-sg"
+    assert state.selected_entity.matched_by == ""  # the analyst picked it
+    assert state.documents_read_before_match == []
+    # Read before the match, its facts now count against the record picked.
+    assert {c.fact for c in state.conflicts} == {"directors", "registration_number"}
+    assert all(c.entity_id == "co-northwind-sg" for c in state.conflicts)
+    assert "matched to" not in document_item(state, "doc1.txt").claim
+
+
+def test_held_documents_are_dropped_once_the_analyst_says_none_of_them_is_the_subject(
+    make_runtime, make_state, documents
+):
+    text = CERTIFICATE.format(number="99887766", directors=SG_DIRECTORS)
+    runtime, state = northwind(make_runtime, make_state, documents, text)
+    state = answer(runtime, state, "None of them")
+    assert state.selected_entity is None
+    assert state.status == "awaiting_review"
+    assert state.documents_read_before_match == []
+
+
+def test_documents_naming_different_candidates_pick_none(make_runtime, make_state, documents):
+    sg = CERTIFICATE.format(number="201534871K", directors=SG_DIRECTORS)
+    us = "Company: Northwind Trading LLC\nCompany number: DE-7731002\n"
+    _, state = northwind(make_runtime, make_state, documents, sg, us)
+    assert state.status == "waiting_for_input"
+    question = state.pending_question.question
+    # Candidates 1. GB, 2. SG, 3. US, as the registry ranks them.
+    assert "“doc1.txt” gives company number 201534871K, that of candidate 2." in question
+    assert "“doc2.txt” gives company number DE-7731002, that of candidate 3." in question
+    assert document_pick(state) is None
+
+
+def test_a_candidates_number_under_another_companys_name_picks_none(
+    make_runtime, make_state, documents
+):
+    other = "Company: Harrow Bay Freight Ltd\nCompany number: 201534871K\n"
+    runtime, state = northwind(make_runtime, make_state, documents, other)
+    assert state.status == "waiting_for_input"
+    assert project_state(state)["candidate_named_by_documents"] is None
+
+    state = answer(runtime, state, "the second")
+    assert state.selected_entity.entity_id == "co-northwind-sg"
+    item = document_item(state, "doc1.txt")
+    assert Signal.ANOTHER_COMPANY in item.signals
+    assert "It is about Harrow Bay Freight Ltd, not Northwind Trading Pte Ltd" in item.claim
+    assert not [f for f in state.facts if f.source_id == "document:doc-doc1.txt"]
+
+
+def test_the_analysts_answer_stands_over_a_documents_number(make_runtime, make_state, documents):
+    text = CERTIFICATE.format(number="99887766", directors=SG_DIRECTORS)
+    _, state = northwind(make_runtime, make_state, documents, text)
+    (read,) = state.documents_read_before_match
+    read.result["fields"]["registration_numbers"] = ["201534871K"]
+    assert document_pick(state).candidate.entity_id == "co-northwind-sg"
+    # Once the analyst answered a question listing the candidates, whatever they said.
+    state.answered_questions.append(
+        {"question_id": "q", "question": "Which?", "answer": "none", "candidates": "a; b"}
+    )
+    assert document_pick(state) is None
+
+
+def test_the_model_is_shown_the_numbers_and_the_candidate_they_name(
+    make_runtime, make_state, documents
+):
+    text = CERTIFICATE.format(number="201534871K", directors=SG_DIRECTORS)
+    runtime = make_runtime(
+        turns=[
+            {
+                "kind": "call_tool",
+                "tool_name": "resolve_entity",
+                "arguments": {"name": "Northwind Trading"},
+            },
+            {
+                "kind": "call_tool",
+                "tool_name": "extract_uploaded_document",
+                "arguments": {"document_id": "doc-doc1.txt"},
+            },
+            {"kind": "ask_human", "question": "Which Northwind?", "blocking": True},
+        ]
+    )
+    doc = attached(documents, "doc1.txt", text)
+    state = run(runtime, make_state("Northwind Trading", jurisdiction=None, documents=[doc]))
+    projection = project_state(state)
+    assert projection["company_numbers_in_documents"] == {"201534871K": ["doc1.txt"]}
+    assert projection["candidate_named_by_documents"] == {
+        "entity_id": "co-northwind-sg",
+        "document_id": "doc-doc1.txt",
+        "registration_number": "201534871K",
+    }
+    # The held read survives the state's JSON round trip (a crash between steps).
+    again = AtlasState.model_validate_json(state.model_dump_json())
+    assert again.documents_read_before_match == state.documents_read_before_match
+
+
+def test_a_person_subjects_documents_are_not_held_for_a_match(make_runtime, make_state, documents):
+    doc = attached(documents, "form.txt", "Full name: John Smith\nDate of birth: 1 May 1972\n")
+    runtime = make_runtime()
+    state = run(
+        runtime, make_state("John Smith", subject_type="person", jurisdiction=None, documents=[doc])
+    )
+    assert "extract_uploaded_document" in [o.name for o in state.observations]
+    assert state.documents_read_before_match == []
