@@ -45,7 +45,13 @@ def picked_by_document(state: AtlasState) -> EntityCandidate | None:
 
 
 def matched_by_words(pick: DocumentPick, candidates: int, document_name: str) -> str:
-    """How the matched entity was told apart from its namesakes, for the case's pages."""
+    """How the matched entity was told apart from its namesakes (or, the one candidate,
+    confirmed), for the case's pages."""
+    if candidates == 1:
+        return (
+            f"Confirmed as the subject by company number {pick.number}, which the attached "
+            f"document {document_name} gives."
+        )
     return (
         f"Told apart from {candidates - 1} other registry candidate"
         f"{'' if candidates == 2 else 's'} by company number {pick.number}, which the "

@@ -203,3 +203,35 @@ def test_a_person_subjects_documents_are_not_held_for_a_match(make_runtime, make
     )
     assert "extract_uploaded_document" in [o.name for o in state.observations]
     assert state.documents_read_before_match == []
+
+
+def calder(make_runtime, make_state, documents, number: str):
+    # "Calder" matches one registry company only in part: Calder Print Works Ltd, 11472093.
+    doc = attached(
+        documents, "doc1.txt", f"Company: Calder Print Works Ltd\nCompany number: {number}\n"
+    )
+    runtime = make_runtime()
+    return runtime, run(runtime, make_state("Calder", jurisdiction="GB", documents=[doc]))
+
+
+def test_a_documents_number_confirms_a_companys_one_candidate(
+    make_runtime, make_state, documents, store
+):
+    _, state = calder(make_runtime, make_state, documents, "11472093")
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert "clarification_requested" not in types(store, state)
+    assert state.selected_entity.entity_id == "co-calder-print-works-gb"
+    assert state.selected_entity.matched_by == (
+        "Confirmed as the subject by company number 11472093, which the attached document "
+        "doc1.txt gives."
+    )
+
+
+def test_a_number_not_the_one_candidates_is_said_in_the_question(
+    make_runtime, make_state, documents
+):
+    _, state = calder(make_runtime, make_state, documents, "99999999")
+    assert state.status == "waiting_for_input"
+    assert state.pending_question.question.endswith(
+        "The attached document “doc1.txt” gives company number 99999999, which is not its."
+    )

@@ -96,8 +96,11 @@ class Playbook:
             ):
                 return resolving
             # A date of birth in a person subject's own documents, or a company number in a
-            # company subject's, may tell them apart: all of them are read, as two may differ.
-            if len(candidates) > 1 and (reading := _next_document(p, failures)):
+            # company subject's, may tell them apart (or confirm a company's one candidate):
+            # all of them are read, as two may differ.
+            company = case["subject_type"] == "company"
+            undecided = len(candidates) > 1 or (company and candidates)
+            if undecided and (reading := _next_document(p, failures)):
                 return reading
             if chosen is None and (chosen := _named_by_documents(p, candidates)):
                 number = p["candidate_named_by_documents"]["registration_number"]
@@ -153,7 +156,8 @@ class Playbook:
                         _linked_question(p, candidates[0], linked)
                         if linked
                         else _nearest_question(case, candidates[0], _listed_by_name(p))
-                    ),
+                    )
+                    + _numbered_as_documents_say(p, candidates),
                     blocking=True,
                     candidates=[candidate_label(candidates[0])],
                 )
@@ -284,7 +288,9 @@ def _numbered_as_documents_say(p: dict[str, Any], candidates: list[dict[str, Any
             for n, c in enumerate(candidates, start=1)
             if normalize_registration_number(c.get("registration_number") or "") == bare
         ]
-        if not theirs:
+        if len(candidates) == 1:
+            whose = "which is its" if theirs else "which is not its"
+        elif not theirs:
             whose = "which is none of theirs"
         elif len(theirs) == 1:
             whose = f"that of candidate {theirs[0]}"
