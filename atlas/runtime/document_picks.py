@@ -90,7 +90,7 @@ def _candidates_numbered(
     }
     picks = []
     for candidate in candidates:
-        if candidate.entity_type != "company" or not candidate.registration_number:
+        if not candidate.registration_number:  # a person's, or a company's not on record
             continue
         number = numbers.get(normalize_registration_number(candidate.registration_number))
         if number is None:

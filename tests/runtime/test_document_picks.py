@@ -5,7 +5,7 @@ once the subject is matched, so their facts are weighed against the right record
 
 from __future__ import annotations
 
-from runtime_helpers import answer, run, tool_arguments, types
+from runtime_helpers import answer, call, run, tool_arguments, types
 from test_document_owners import attached
 
 from atlas.runtime.context import project_state
@@ -235,3 +235,51 @@ def test_a_number_not_the_one_candidates_is_said_in_the_question(
     assert state.pending_question.question.endswith(
         "The attached document “doc1.txt” gives company number 99999999, which is not its."
     )
+
+
+def scripted_northwind(make_runtime, make_state, documents, *turns, jurisdiction=None):
+    text = CERTIFICATE.format(number="201534871K", directors=SG_DIRECTORS)
+    doc = attached(documents, "doc1.txt", text)
+    opening = [
+        call("resolve_entity", name="Northwind Trading"),
+        call("extract_uploaded_document", document_id="doc-doc1.txt"),
+    ]
+    runtime = make_runtime(turns=[*opening, *turns])
+    state = make_state("Northwind Trading", jurisdiction=jurisdiction, documents=[doc])
+    return run(runtime, state)
+
+
+def test_evidence_found_between_the_read_and_the_match_stays_after_the_document(
+    make_runtime, make_state, documents
+):
+    state = scripted_northwind(
+        make_runtime,
+        make_state,
+        documents,
+        call("screen_sanctions", name="Northwind Trading"),
+        call("resolve_entity", name="Northwind Trading Pte Ltd", jurisdiction="SG"),
+    )
+    assert state.selected_entity.matched_by_document == "doc-doc1.txt"
+    document = document_item(state, "doc1.txt")
+    screening = next(e for e in state.evidence if e.evidence_class == "sanctions")
+    assert state.evidence.index(document) < state.evidence.index(screening)
+    assert "by its company number" in document.claim
+
+
+def test_a_match_the_model_made_to_another_candidate_is_not_credited_to_the_document(
+    make_runtime, make_state, documents
+):
+    # The case says GB: the model matches the GB company, though the certificate is the
+    # Singapore one's.
+    state = scripted_northwind(
+        make_runtime,
+        make_state,
+        documents,
+        call("resolve_entity", name="Northwind Trading Ltd", jurisdiction="GB"),
+        jurisdiction="GB",
+    )
+    assert state.selected_entity.entity_id == "co-northwind-gb"
+    assert (state.selected_entity.matched_by_document, state.selected_entity.matched_by) == ("", "")
+    document = document_item(state, "doc1.txt")
+    assert Signal.ANOTHER_COMPANY in document.signals
+    assert "by its company number" not in document.claim
