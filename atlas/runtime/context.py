@@ -49,8 +49,9 @@ from atlas.runtime.tools.registry import ToolRegistry
 # beneficial owners to search adverse media on; 13: the businesses a declared source of
 # wealth or funds names, to screen, search and look up in the registry, and who is in one
 # of the tenant's high-risk jurisdictions; 14: the other directors of the companies the
-# subject person directs, to search adverse media on
-PROMPT_VERSION = "atlas-prompt/14"
+# subject person directs, to search adverse media on; 15: the company numbers the
+# documents read before a registry match give, and the one candidate they name
+PROMPT_VERSION = "atlas-prompt/15"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
 MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see
