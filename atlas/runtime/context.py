@@ -29,7 +29,11 @@ from atlas.runtime.directorships import (
     unscreened_directorships,
     unsearched_directorships,
 )
-from atlas.runtime.document_picks import document_pick, numbers_in_documents
+from atlas.runtime.document_picks import (
+    document_pick,
+    documents_about_namesake_companies,
+    numbers_in_documents,
+)
 from atlas.runtime.jurisdiction_risk import in_high_risk_jurisdictions
 from atlas.runtime.owners import documents_with_unread_owners, unscreened_owners, unsearched_owners
 from atlas.runtime.policy import TenantPolicy, tool_allowed_in_state
@@ -50,8 +54,9 @@ from atlas.runtime.tools.registry import ToolRegistry
 # wealth or funds names, to screen, search and look up in the registry, and who is in one
 # of the tenant's high-risk jurisdictions; 14: the other directors of the companies the
 # subject person directs, to search adverse media on; 15: the company numbers the
-# documents read before a registry match give, and the one candidate they name
-PROMPT_VERSION = "atlas-prompt/15"
+# documents read before a registry match give, and the one candidate they name; 16: the
+# documents about another company of the subject's name, to ask the analyst about
+PROMPT_VERSION = "atlas-prompt/16"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
 MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see
@@ -72,6 +77,9 @@ Rules (trusted, from the operator):
 - Resolve the subject to one registry entity; if several candidates fit, read the case's
   documents first: candidate_named_by_documents is the one candidate whose company number
   they give; resolve it by its name and jurisdiction. Otherwise ask the analyst.
+- Before finishing, ask the analyst about each of documents_about_namesake_companies (a
+  document on another company of the subject's name than the one matched), naming that
+  company exactly as given: the client may be it.
   other_type_matches are entities of the other type (a person for a company case): never
   the subject; name them in the packet's open gaps, as the case's type may be wrong.
   The runtime reads each answer: picked_entity_id is the candidate it names (empty when it
@@ -245,6 +253,12 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         # candidate they name by it, if exactly one (document_picks).
         "company_numbers_in_documents": numbers_in_documents(state),
         "candidate_named_by_documents": _named_by_documents(state),
+        # Documents about another company of the subject's name than the one matched, not
+        # yet asked about: the analyst says whether the client is that company.
+        "documents_about_namesake_companies": [
+            {"source_label": redact(item.source_label), "company": redact(item.namesake_company)}
+            for item in documents_about_namesake_companies(state)
+        ],
         "answered_questions": [
             {k: redact(v) for k, v in qa.items()} for qa in state.answered_questions[-3:]
         ],

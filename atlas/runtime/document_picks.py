@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from atlas.runtime.state import AtlasState, EntityCandidate
+from atlas.runtime.state import AtlasState, EntityCandidate, EvidenceItem
 from atlas.runtime.tools.builtin import STRONG_MATCH
 from atlas.runtime.world import name_score
 from atlas.runtime.world.normalize import normalize_registration_number
+
+COMPANY_NUMBER = ", company number "  # in EvidenceItem.namesake_company, after the name
 
 
 class DocumentPick(NamedTuple):
@@ -101,3 +103,23 @@ def _candidates_numbered(
             continue  # the number is this candidate's, the company named is another
         picks.append(DocumentPick(candidate, result.get("document_id", ""), number))
     return picks
+
+
+def namesake_company_answer(state: AtlasState, item: EvidenceItem) -> str | None:
+    """The analyst's answer to the question about a document on another company of the
+    subject's name (the playbook names that company in it), or None before one."""
+    company = item.namesake_company.split(COMPANY_NUMBER)[0].casefold()
+    for answered in reversed(state.answered_questions):
+        if company and company in answered.get("question", "").casefold():
+            return answered.get("answer", "")
+    return None
+
+
+def documents_about_namesake_companies(state: AtlasState) -> list[EvidenceItem]:
+    """Documents about another company of the subject's name than the one matched that the
+    analyst has not been asked about: the client may be that company."""
+    return [
+        item
+        for item in state.evidence
+        if item.namesake_company and namesake_company_answer(state, item) is None
+    ]

@@ -36,6 +36,7 @@ from atlas.runtime.directorships import (
     unscreened_directorships,
     unsearched_directorships,
 )
+from atlas.runtime.document_picks import namesake_company_answer
 from atlas.runtime.jurisdiction_risk import jurisdiction_gaps
 from atlas.runtime.middle_name_disputes import hits_of_other_middle_names, middle_name_disputes
 from atlas.runtime.namesake_disputes import dispute_sentence
@@ -48,7 +49,7 @@ from atlas.runtime.owners import (
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.shares import ownership_by_listed_owners
 from atlas.runtime.source_of_wealth import source_of_wealth_gap
-from atlas.runtime.state import AtlasState, Signal, user_status_for
+from atlas.runtime.state import AtlasState, EvidenceItem, Signal, user_status_for
 from atlas.runtime.wording import listed, unresolved_conflict_gap
 from atlas.runtime.world import SPELLED_AS_ITS_NAME, name_score
 
@@ -293,11 +294,31 @@ def _documents_with_unread_directors(s: AtlasState) -> list[str]:
 def _documents_about_others(s: AtlasState) -> list[str]:
     kinds = ((Signal.ANOTHER_COMPANY, "company"), (Signal.ANOTHER_PERSON, "person"))
     return [
-        f"{item.source_label} is about another {kind}: explain why it was supplied."
+        _namesake_company_gap(s, item)
+        if item.namesake_company and signal is Signal.ANOTHER_COMPANY
+        else f"{item.source_label} is about another {kind}: explain why it was supplied."
         for item in s.evidence
         for signal, kind in kinds
         if signal in item.signals
     ]
+
+
+def _namesake_company_gap(s: AtlasState, item: EvidenceItem) -> str:
+    """The client may be the company of the subject's name that the document is about, not
+    the one the case was matched to: then the case names the wrong one, which its analyst
+    corrects once the packet is sent back to them."""
+    entity = s.selected_entity
+    matched = f"{entity.name} ({entity.jurisdiction})" if entity else "the company matched"
+    said = f"{item.source_label} is about {item.namesake_company}: a company of the subject's "
+    said += f"name, but not {matched}, the one the case was matched to. "
+    answer = namesake_company_answer(s, item)
+    if answer is not None:
+        return said + f"Asked whether the client is that company, the analyst answered: “{answer}”."
+    return said + (
+        "If the client is that company, the case names the wrong one: send the packet back "
+        "for the analyst to correct the subject's name or country; if not, ask why the "
+        "document was supplied."
+    )
 
 
 def _unread_documents(s: AtlasState) -> list[str]:

@@ -53,6 +53,7 @@ from atlas.runtime.directorships import (
     directorships,
 )
 from atlas.runtime.document_picks import (
+    COMPANY_NUMBER,
     DocumentPick,
     analyst_answered_about_candidates,
     document_pick,
@@ -1056,10 +1057,11 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     )
     signals = [Signal.INSTRUCTIONS] if addresses_the_agent(result.get("text", "")) else []
     # Said before the document's opening, which a reader (or a projection) may cut short.
-    whose = ""
+    whose = namesake_company = ""
     if entity is not None and entity.entity_type == "company" and not about_entity:
         signals.append(Signal.ANOTHER_COMPANY)
         whose = f" It is about {other or names[0]}, not {entity.name}: its facts were not used."
+        namesake_company = _namesake_company(state, other or names[0], fields)
     elif someone_else := _another_person_named(state, fields):
         signals.append(Signal.ANOTHER_PERSON)
         whose = f" It is about {someone_else}, not {state.brief.subject}: its facts were not used."
@@ -1099,6 +1101,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         ),
         step=step,
         signals=signals,
+        namesake_company=namesake_company,
         directors_unread=about_entity
         and not fields.get("directors")
         and mentions_directors(result.get("text", "")),
@@ -1186,6 +1189,21 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
                 excerpt=quoted_lines(result.get("text", ""), [number], f"Company number: {number}"),
             ),
         )
+
+
+def _namesake_company(state: AtlasState, company: str, fields: dict[str, list[str]]) -> str:
+    """The other company a document is about, with the number it gives it, when its name is
+    the case's subject's ("Northwind Trading Pte Ltd" for "Northwind Trading"); else "".
+    """
+    if name_score(company, state.brief.subject) < STRONG_MATCH:
+        return ""
+    own = normalize_registration_number(state.selected_entity.registration_number or "")
+    numbers = [
+        number
+        for number in fields.get("registration_numbers") or []
+        if normalize_registration_number(number) != own
+    ]
+    return f"{company}{COMPANY_NUMBER}{numbers[0]}" if numbers else company
 
 
 def _keep_for_the_match(

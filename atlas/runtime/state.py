@@ -266,6 +266,10 @@ class EvidenceItem(_Model):
     # when it is linked only to entities whose names the subject's only partly shares and
     # never names the subject ("Golden Gate Shipping SA (PA)" for "Golden Gate Logistics").
     about_another_entity: str = ""
+    # For a document about another company than the one matched, whose name is the case's
+    # subject's all the same: that company, with the number the document gives it
+    # ("Northwind Trading Pte Ltd, company number 201534871K"); the client may be it.
+    namesake_company: str = ""
     # For a document about the subject company: it speaks of directors, but names none that
     # could be read, so who they are is for a person to check.
     directors_unread: bool = False

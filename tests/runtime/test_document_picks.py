@@ -8,8 +8,10 @@ from __future__ import annotations
 from runtime_helpers import answer, call, run, tool_arguments, types
 from test_document_owners import attached
 
+from atlas.runtime.adapters.playbook import draft_packet
 from atlas.runtime.context import project_state
 from atlas.runtime.document_picks import document_pick
+from atlas.runtime.packets import with_open_issues
 from atlas.runtime.state import AtlasState, Signal
 
 # Three registry companies are named Northwind Trading: GB 04512398, SG 201534871K (directors
@@ -283,3 +285,74 @@ def test_a_match_the_model_made_to_another_candidate_is_not_credited_to_the_docu
     document = document_item(state, "doc1.txt")
     assert Signal.ANOTHER_COMPANY in document.signals
     assert "by its company number" not in document.claim
+
+
+NAMESAKE_COMPANY = (
+    "Uploaded document doc1.txt is about Northwind Trading Pte Ltd, company number "
+    "201534871K: a company of the subject's name, but not Northwind Trading Ltd (GB), the one "
+    "the case was matched to. "
+)
+
+
+def matched_in_gb(make_runtime, make_state, documents):
+    # The case says GB, where one Northwind Trading is registered; the client's certificate
+    # is the Singapore company's.
+    text = CERTIFICATE.format(number="201534871K", directors=SG_DIRECTORS)
+    runtime = make_runtime()
+    doc = attached(documents, "doc1.txt", text)
+    return runtime, run(
+        runtime, make_state("Northwind Trading", jurisdiction="GB", documents=[doc])
+    )
+
+
+def test_a_document_on_another_company_of_the_subjects_name_is_asked_about_before_finishing(
+    make_runtime, make_state, documents, store
+):
+    runtime, state = matched_in_gb(make_runtime, make_state, documents)
+    assert state.selected_entity.entity_id == "co-northwind-gb"
+    assert state.status == "waiting_for_input"
+    assert state.pending_question.question == (
+        "The case was matched to Northwind Trading Ltd (GB, no. 04512398) [co-northwind-gb], "
+        "but the uploaded document doc1.txt is about Northwind Trading Pte Ltd, company number "
+        "201534871K: another company of the subject's name. If the client is that company, "
+        "correct the subject's name or country with 'Correct the subject' on the case page "
+        "(this run is cancelled and a new one researches it). If not, say why the document "
+        "was supplied: your answer goes into the packet."
+    )
+    # Until the analyst answers, the packet's gap asks the reviewer to have it settled.
+    gaps = with_open_issues(state, draft_packet(project_state(state), "x", []))
+    assert (
+        NAMESAKE_COMPANY
+        + (
+            "If the client is that company, the case names the wrong one: send the packet back "
+            "for the analyst to correct the subject's name or country; if not, ask why the "
+            "document was supplied."
+        )
+        in gaps.open_gaps
+    )
+
+    state = answer(runtime, state, "Our client's parent company's certificate, sent by mistake.")
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert types(store, state).count("clarification_requested") == 1  # asked once
+    assert (
+        NAMESAKE_COMPANY
+        + (
+            "Asked whether the client is that company, the analyst answered: “Our client's parent "
+            "company's certificate, sent by mistake.”."
+        )
+        in state.proposed_packet.open_gaps
+    )
+
+
+def test_a_document_on_a_company_of_another_name_is_not_asked_about(
+    make_runtime, make_state, documents
+):
+    doc = attached(documents, "kyc.txt", "Company: Harrow Bay Freight Ltd\nDirectors: Jane Roe\n")
+    runtime = make_runtime()
+    state = run(runtime, make_state("Acme Analytics Ltd", documents=[doc]))
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert document_item(state, "kyc.txt").namesake_company == ""
+    assert (
+        "Uploaded document kyc.txt is about another company: explain why it was supplied."
+        in state.proposed_packet.open_gaps
+    )

@@ -208,6 +208,8 @@ class Playbook:
             return by_name
         if by_name := _by_name(p, CODIRECTOR_STEPS, offered, failures):
             return by_name
+        if p.get("documents_about_namesake_companies") and selected:
+            return AskHuman(question=_namesake_company_question(p, selected), blocking=True)
         reviews = p.get("packet_reviews", [])
         if reviews and not reviews[-1]["reply"]:
             # This question takes an iteration; reading a document and finishing, two more.
@@ -245,6 +247,21 @@ def _resolution_of(p: dict[str, Any], candidate: dict[str, Any], why: str) -> Ca
     if _already_tried(p, "resolve_entity", args):
         return None
     return _call("resolve_entity", args, f"Resolve the candidate {why}.")
+
+
+def _namesake_company_question(p: dict[str, Any], selected: dict[str, Any]) -> str:
+    """Whether the client is the other company of the subject's name that a document is
+    about: only the analyst can correct the case, and only before it is signed off."""
+    document = p["documents_about_namesake_companies"][0]
+    label = _quoted(document["source_label"])
+    return (
+        f"The case was matched to {candidate_label(selected)}, but the "
+        f"{label[:1].lower()}{label[1:]} is about {_quoted(document['company'])}: "
+        "another company of the subject's name. If the client is that company, correct the "
+        "subject's name or country with 'Correct the subject' on the case page (this run is "
+        "cancelled and a new one researches it). If not, say why the document was supplied: "
+        "your answer goes into the packet."
+    )
 
 
 def _named_by_documents(
