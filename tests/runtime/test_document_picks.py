@@ -356,3 +356,13 @@ def test_a_document_on_a_company_of_another_name_is_not_asked_about(
         "Uploaded document kyc.txt is about another company: explain why it was supplied."
         in state.proposed_packet.open_gaps
     )
+
+
+def test_the_matched_companys_own_number_is_not_given_as_the_other_companys(
+    make_runtime, make_state, documents
+):
+    text = "Company: Northwind Trading Pte Ltd\nCompany number: 04512398\n"
+    doc = attached(documents, "doc1.txt", text)
+    state = run(make_runtime(), make_state("Northwind Trading", jurisdiction="GB", documents=[doc]))
+    assert state.selected_entity.entity_id == "co-northwind-gb"
+    assert document_item(state, "doc1.txt").namesake_company == "Northwind Trading Pte Ltd"
