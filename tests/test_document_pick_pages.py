@@ -9,6 +9,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from reviews.models import ReviewItem
+from runs.execution import run_inline
+from runs.models import Run
 from tests.conftest import client_for
 from tests.review_runs import open_item, paused_run
 
@@ -36,3 +38,37 @@ def test_the_pages_say_which_document_told_the_namesakes_apart(client, tenant, a
     item = open_item(run, ReviewItem.Kind.SIGNOFF)
     sign_off = client_for(client, reviewer).get(reverse("reviews-item", args=[item.pk]))
     assert TOLD_APART in sign_off.text
+
+
+def test_a_certificate_of_the_other_company_of_the_name_leads_the_analyst_to_correct_the_case(
+    client, tenant, analyst
+):
+    """The case says GB; the client's certificate is the Singapore company's. The agent asks
+    before finishing, and the analyst corrects the country from the waiting run's page: the
+    new run researches the Singapore company, and reads the certificate as about it."""
+    upload = SimpleUploadedFile("certificate.txt", CERTIFICATE, content_type="text/plain")
+    waiting = paused_run(tenant, analyst, "Northwind Trading", jurisdiction="GB", upload=upload)
+    assert waiting.status == "waiting_for_input"
+    client_for(client, analyst)
+    page = client.get(reverse("runs-case-detail", args=[waiting.case_id])).text
+    assert "is about Northwind Trading Pte Ltd, company number 2015 34871K" in page
+    correct = reverse("runs-case-correct", args=[waiting.case_id])
+    assert f'href="{correct}">Correct the subject</a>' in page
+
+    response = client.post(
+        correct,
+        {
+            "subject_name": "Northwind Trading",
+            "subject_type": "company",
+            "jurisdiction": "SG",
+            "notes": "",
+            "reason": "The client's certificate is the Singapore company's.",
+            "run_again": "1",
+            "cancel_run": str(waiting.pk),
+        },
+    )
+    assert response.status_code == 302
+    rerun = run_inline(Run.objects.filter(case_id=waiting.case_id).latest("id"))
+    assert (rerun.status, rerun.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert rerun.matched_entity == "Northwind Trading Pte Ltd (SG)"
+    assert not rerun.state["proposed_packet"]["open_gaps"]
