@@ -123,3 +123,14 @@ def settle_through_page(client, escalation: ReviewItem, choice: str, note: str):
 def mark_unresolvable(client, escalation: ReviewItem, note: str = "Filing pending."):
     """A reviewer records the escalation's first conflict as unresolvable, through its page."""
     return settle_through_page(client, escalation, "__unresolvable__", note)
+
+
+def corrected_and_run_again(client, waiting: Run, reason: str, **subject: str) -> Run:
+    """The analyst (logged in on `client`) corrects the case's subject from the page of the
+    run `waiting` for their answer, cancelling it; the new run is driven to its pause."""
+    corrected = client.post(
+        reverse("runs-case-correct", args=[waiting.case_id]),
+        {"notes": "", **subject, "reason": reason, "run_again": "1", "cancel_run": str(waiting.pk)},
+    )
+    assert corrected.status_code == 302
+    return run_inline(Run.objects.filter(case_id=waiting.case_id).latest("id"))

@@ -12,10 +12,14 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from reviews.models import ReviewItem
-from runs.execution import run_inline
-from runs.models import Run
 from tests.conftest import client_for
-from tests.review_runs import advance, open_item, paused_run, settle_through_page
+from tests.review_runs import (
+    advance,
+    corrected_and_run_again,
+    open_item,
+    paused_run,
+    settle_through_page,
+)
 
 # The document is read on a tool thread, through a connection of its own.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -130,20 +134,14 @@ def test_a_match_a_reviewer_rules_a_namesake_is_corrected_by_the_analyst(
     assert run.status == "waiting_for_input"
 
     client_for(client, analyst)
-    corrected = client.post(
-        reverse("runs-case-correct", args=[run.case_id]),
-        {
-            "subject_name": "Sergei Markov",
-            "subject_type": "person",
-            "jurisdiction": "GB",
-            "notes": "",
-            "reason": "The client's passport is British; the reviewer ruled the match a namesake.",
-            "run_again": "1",
-            "cancel_run": str(run.pk),
-        },
+    rerun = corrected_and_run_again(
+        client,
+        run,
+        "The client's passport is British; the reviewer ruled the match a namesake.",
+        subject_name="Sergei Markov",
+        subject_type="person",
+        jurisdiction="GB",
     )
-    assert corrected.status_code == 302
-    rerun = run_inline(Run.objects.filter(case_id=run.case_id).latest("id"))
     assert rerun.state["selected_entity"]["entity_id"] == "pe-sergei-markov-gb"
     assert not [c for c in rerun.state["conflicts"] if c["fact"] == "year_of_birth"]
 

@@ -9,10 +9,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from reviews.models import ReviewItem
-from runs.execution import run_inline
-from runs.models import Run
 from tests.conftest import client_for
-from tests.review_runs import open_item, paused_run
+from tests.review_runs import corrected_and_run_again, open_item, paused_run
 
 # The document is read on a tool thread, through a connection of its own.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -20,7 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 CERTIFICATE = b"Company: Northwind Trading Pte Ltd\nCompany number: 2015 34871K\nDirectors: Lim Wei Ming, Tan Hui Min\n"
 TOLD_APART = (
     "Told apart from 2 other registry candidates by company number 2015 34871K, which the "
-    "attached document certificate.txt gives."
+    "uploaded document certificate.txt gives."
 )
 
 
@@ -55,20 +53,14 @@ def test_a_certificate_of_the_other_company_of_the_name_leads_the_analyst_to_cor
     correct = reverse("runs-case-correct", args=[waiting.case_id])
     assert f'href="{correct}">Correct the subject</a>' in page
 
-    response = client.post(
-        correct,
-        {
-            "subject_name": "Northwind Trading",
-            "subject_type": "company",
-            "jurisdiction": "SG",
-            "notes": "",
-            "reason": "The client's certificate is the Singapore company's.",
-            "run_again": "1",
-            "cancel_run": str(waiting.pk),
-        },
+    rerun = corrected_and_run_again(
+        client,
+        waiting,
+        "The client's certificate is the Singapore company's.",
+        subject_name="Northwind Trading",
+        subject_type="company",
+        jurisdiction="SG",
     )
-    assert response.status_code == 302
-    rerun = run_inline(Run.objects.filter(case_id=waiting.case_id).latest("id"))
     assert (rerun.status, rerun.termination_reason) == ("awaiting_review", "finish_proposed")
     assert rerun.matched_entity == "Northwind Trading Pte Ltd (SG)"
     assert not rerun.state["proposed_packet"]["open_gaps"]

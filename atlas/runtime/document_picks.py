@@ -51,13 +51,13 @@ def matched_by_words(pick: DocumentPick, candidates: int, document_name: str) ->
     confirmed), for the case's pages."""
     if candidates == 1:
         return (
-            f"Confirmed as the subject by company number {pick.number}, which the attached "
+            f"Confirmed as the subject by company number {pick.number}, which the uploaded "
             f"document {document_name} gives."
         )
     return (
         f"Told apart from {candidates - 1} other registry candidate"
         f"{'' if candidates == 2 else 's'} by company number {pick.number}, which the "
-        f"attached document {document_name} gives."
+        f"uploaded document {document_name} gives."
     )
 
 
@@ -73,10 +73,11 @@ def numbers_in_documents(state: AtlasState) -> dict[str, list[str]]:
     names = {d.document_id: d.name for d in state.brief.documents}
     numbers: dict[str, list[str]] = {}
     for read in state.documents_read_before_match:
-        document = names.get(read.result.get("document_id", ""), "")
+        document_id = read.result.get("document_id", "")
+        document = names.get(document_id) or f"document {document_id}"
         for number in read.result.get("fields", {}).get("registration_numbers") or []:
             given = numbers.setdefault(number, [])
-            if document and document not in given:
+            if document not in given:
                 given.append(document)
     return numbers
 

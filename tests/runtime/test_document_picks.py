@@ -46,7 +46,7 @@ def test_a_documents_company_number_picks_the_candidate_without_a_question(
     assert entity.matched_by_document == "doc-doc1.txt"
     assert entity.matched_by == (
         "Told apart from 2 other registry candidates by company number 201534871K, which the "
-        "attached document doc1.txt gives."
+        "uploaded document doc1.txt gives."
     )
     # Read first, then the candidate it names resolved by its name and country.
     assert tool_arguments(store, state, "resolve_entity") == [
@@ -97,7 +97,7 @@ def test_a_number_of_none_of_them_is_said_in_the_question_and_weighed_after_the_
     assert state.status == "waiting_for_input"
     question = state.pending_question.question
     assert (
-        "The attached document “doc1.txt” gives company number 99887766, which is none of "
+        "The uploaded document “doc1.txt” gives company number 99887766, which is none of "
         "theirs." in question
     )
     assert len(state.documents_read_before_match) == 1
@@ -224,7 +224,7 @@ def test_a_documents_number_confirms_a_companys_one_candidate(
     assert "clarification_requested" not in types(store, state)
     assert state.selected_entity.entity_id == "co-calder-print-works-gb"
     assert state.selected_entity.matched_by == (
-        "Confirmed as the subject by company number 11472093, which the attached document "
+        "Confirmed as the subject by company number 11472093, which the uploaded document "
         "doc1.txt gives."
     )
 
@@ -235,7 +235,7 @@ def test_a_number_not_the_one_candidates_is_said_in_the_question(
     _, state = calder(make_runtime, make_state, documents, "99999999")
     assert state.status == "waiting_for_input"
     assert state.pending_question.question.endswith(
-        "The attached document “doc1.txt” gives company number 99999999, which is not its."
+        "The uploaded document “doc1.txt” gives company number 99999999, which is not its."
     )
 
 

@@ -271,6 +271,18 @@ def _named_by_documents(
     return next((c for c in candidates if c["entity_id"] == named.get("entity_id")), None)
 
 
+def _given_by(names: list[str], several: str) -> str:
+    """ "The uploaded document “kyc.txt” gives", or `several` when more than one does."""
+    return f"The uploaded document “{_quoted(names[0])}” gives" if len(names) == 1 else several
+
+
+def _of_candidates(numbers: list[str], none: str, one: str, several: str) -> str:
+    """The words for the candidates `numbers` (their places in the question's list)."""
+    if not numbers:
+        return none
+    return one.format(numbers[0]) if len(numbers) == 1 else several.format(listed(numbers, "and"))
+
+
 def _born_as_documents_say(p: dict[str, Any], candidates: list[dict[str, Any]]) -> str:
     """Which of the numbered `candidates` was born in the year the subject's own documents
     give, when they give one."""
@@ -278,16 +290,14 @@ def _born_as_documents_say(p: dict[str, Any], candidates: list[dict[str, Any]]) 
     if len(said) != 1:
         return ""  # none, or they disagree: a conflict once the subject is matched
     ((year, names),) = said.items()
-    given = f"The uploaded document “{_quoted(names[0])}” gives"
-    if len(names) > 1:
-        given = "The subject's own documents give"
+    given = _given_by(names, "The subject's own documents give")
     born = [str(n) for n, c in enumerate(candidates, start=1) if str(c.get("born_year")) == year]
-    if not born:
-        then = "none of them was born that year"
-    elif len(born) == 1:
-        then = f"only candidate {born[0]} was born that year"
-    else:
-        then = f"candidates {listed(born, 'and')} were born that year"
+    then = _of_candidates(
+        born,
+        "none of them was born that year",
+        "only candidate {} was born that year",
+        "candidates {} were born that year",
+    )
     return f" {given} a date of birth in {year}: {then}."
 
 
@@ -296,9 +306,7 @@ def _numbered_as_documents_say(p: dict[str, Any], candidates: list[dict[str, Any
     when no one candidate is named by them (else the run resolved it without asking)."""
     sentences = []
     for number, names in (p.get("company_numbers_in_documents") or {}).items():
-        given = "The attached documents give" if len(names) > 1 else "An attached document gives"
-        if len(names) == 1:
-            given = f"The attached document “{_quoted(names[0])}” gives"
+        given = _given_by(names, "The uploaded documents give")
         bare = normalize_registration_number(number)
         theirs = [
             str(n)
@@ -307,12 +315,10 @@ def _numbered_as_documents_say(p: dict[str, Any], candidates: list[dict[str, Any
         ]
         if len(candidates) == 1:
             whose = "which is its" if theirs else "which is not its"
-        elif not theirs:
-            whose = "which is none of theirs"
-        elif len(theirs) == 1:
-            whose = f"that of candidate {theirs[0]}"
         else:
-            whose = f"that of candidates {listed(theirs, 'and')}"
+            whose = _of_candidates(
+                theirs, "which is none of theirs", "that of candidate {}", "that of candidates {}"
+            )
         sentences.append(f" {given} company number {_quoted(number)}, {whose}.")
     return "".join(sentences)
 
