@@ -70,6 +70,8 @@ def analyst_answered_about_candidates(state: AtlasState) -> bool:
 def numbers_in_documents(state: AtlasState) -> dict[str, list[str]]:
     """Company numbers the documents read before the match give, as written, each with
     the names of the documents giving it."""
+    if not state.documents_read_before_match:
+        return {}
     names = {d.document_id: d.name for d in state.brief.documents}
     numbers: dict[str, list[str]] = {}
     for read in state.documents_read_before_match:
