@@ -62,9 +62,14 @@ def matched_by_words(pick: DocumentPick, candidates: int, document_name: str) ->
 
 
 def analyst_answered_about_candidates(state: AtlasState) -> bool:
-    """Whether the analyst answered a question listing registry candidates, whatever the
-    answer picked (human_inputs records the question's candidates with the answer)."""
-    return any(answered.get("candidates") for answered in state.answered_questions)
+    """Whether the analyst answered a question listing registry candidates by picking one
+    or ruling them out (human_inputs records the question's candidates with the answer,
+    and marks an answer that did neither unclear: "the certificate is attached" leaves the
+    documents to tell)."""
+    return any(
+        answered.get("candidates") and not answered.get("unclear")
+        for answered in state.answered_questions
+    )
 
 
 def numbers_in_documents(state: AtlasState) -> dict[str, list[str]]:
