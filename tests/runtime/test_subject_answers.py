@@ -200,6 +200,16 @@ def test_the_question_of_several_says_how_to_answer_none_of_them(make_runtime, m
     assert "If none of them is, say 'none of them'" in question
     assert "the research goes on without a registry match" in question
     assert "'Correct the subject' on the case page" in question
+    assert (
+        "Or attach a document giving the client's company number (a certificate or a registry "
+        "extract) on the case page and say so here: the number tells them apart." in question
+    )
+
+
+def test_a_person_is_not_asked_for_a_company_number(make_runtime, make_state):
+    state = run(make_runtime(), make_state("John Smith", subject_type="person", jurisdiction=None))
+    assert state.status == "waiting_for_input"
+    assert "company number" not in state.pending_question.question
 
 
 @pytest.mark.parametrize("text", ["none of them", "neither", "none", "not any of these"])
