@@ -9,6 +9,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from reviews.models import ReviewItem
+from runs.execution import run_inline
+from runs.models import Run
 from tests.conftest import client_for
 from tests.review_runs import corrected_and_run_again, open_item, paused_run
 
@@ -64,3 +66,21 @@ def test_a_certificate_of_the_other_company_of_the_name_leads_the_analyst_to_cor
     assert (rerun.status, rerun.termination_reason) == ("awaiting_review", "finish_proposed")
     assert rerun.matched_entity == "Northwind Trading Pte Ltd (SG)"
     assert not rerun.state["proposed_packet"]["open_gaps"]
+
+
+def test_a_certificate_attached_while_the_question_waits_answers_it(client, tenant, analyst):
+    waiting = paused_run(tenant, analyst, "Northwind Trading", jurisdiction="")
+    assert waiting.status == "waiting_for_input"
+    client_for(client, analyst)
+    upload = SimpleUploadedFile("certificate.txt", CERTIFICATE, content_type="text/plain")
+    client.post(reverse("runs-case-attach-document", args=[waiting.case_id]), {"document": upload})
+    answered = client.post(
+        reverse("runs-run-answer", args=[waiting.pk]),
+        {"answer_text": "The client's certificate is attached."},
+    )
+    assert answered.status_code == 302
+    run = run_inline(Run.objects.get(pk=waiting.pk))
+    assert (run.status, run.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert run.matched_entity == "Northwind Trading Pte Ltd (SG)"
+    page = client.get(reverse("runs-case-detail", args=[run.case_id])).text
+    assert TOLD_APART in page
