@@ -133,7 +133,7 @@ class Playbook:
                         + "."
                         + _born_as_documents_say(p, candidates)
                         + _numbered_as_documents_say(p, candidates)
-                        + _attach_a_certificate(case, candidates)
+                        + _attach_a_certificate(candidates)
                         + " If none of them is, say 'none of them': the research goes on "
                         f"without a registry match. If the subject's {correctable} is wrong, "
                         "correct it with 'Correct the subject' on the case page."
@@ -272,11 +272,10 @@ def _named_by_documents(
     return next((c for c in candidates if c["entity_id"] == named.get("entity_id")), None)
 
 
-def _attach_a_certificate(case: dict[str, Any], candidates: list[dict[str, Any]]) -> str:
-    """For a company, how the analyst's own paperwork can answer: its company number."""
-    if case["subject_type"] != "company" or not any(
-        c.get("registration_number") for c in candidates
-    ):
+def _attach_a_certificate(candidates: list[dict[str, Any]]) -> str:
+    """For companies, how the analyst's own paperwork can answer: its company number (a
+    registry person has none)."""
+    if not any(c.get("registration_number") for c in candidates):
         return ""
     return (
         " Or attach a document giving the client's company number (a certificate or a "
