@@ -1034,14 +1034,10 @@ def _document_called(state: AtlasState, result: dict[str, Any]) -> str:
     return name
 
 
-def _document_fingerprint(result: dict[str, Any]) -> str:
-    return (
+def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: datetime) -> None:
+    fp = (
         fingerprint_text(result.get("text", "")) or fingerprint({"doc": result["document_id"]})[:20]
     )
-
-
-def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: datetime) -> None:
-    fp = _document_fingerprint(result)
     fields = result.get("fields", {})
     found = ", ".join(fact_words(name) for name in sorted(fields)) or "no structured fields"
     entity = state.selected_entity
@@ -1231,14 +1227,16 @@ def _read_again_once_matched(state: AtlasState) -> None:
         return
     reads, state.documents_read_before_match = state.documents_read_before_match, []
     for read in reads:
-        fp = _document_fingerprint(read.result)
-        first = next((n for n, e in enumerate(state.evidence) if e.fingerprint == fp), None)
-        if first is not None:
-            del state.evidence[first]
+        # The document's item and those of what it declares: read again, they may be none.
+        source = f"document:{read.result['document_id']}"
+        first = next((n for n, e in enumerate(state.evidence) if e.source_id == source), None)
+        state.evidence = [e for e in state.evidence if e.source_id != source]
+        kept = len(state.evidence)
         _apply_document(state, read.result, read.step, read.read_at)
-        again = next(n for n, e in enumerate(state.evidence) if e.fingerprint == fp)
         if first is not None:
-            state.evidence.insert(first, state.evidence.pop(again))
+            again = state.evidence[kept:]
+            del state.evidence[kept:]
+            state.evidence[first:first] = again
 
 
 def _another_person_named(state: AtlasState, fields: dict[str, list[str]]) -> str | None:

@@ -391,3 +391,21 @@ def test_a_certificate_attached_with_an_answer_that_picks_none_still_picks_the_c
     assert state.selected_entity.entity_id == "co-northwind-sg"
     assert state.selected_entity.matched_by_document == "doc-cert"
     assert types(store, state).count("clarification_requested") == 1
+
+
+def test_what_another_companys_document_declares_is_dropped_once_the_match_shows_it(
+    make_runtime, make_state, documents
+):
+    text = (
+        "Company: Harrow Bay Freight Ltd\nCompany number: 09934127\n"
+        "Source of funds: Sale of shares in Blue Harbor Logistics Inc.\n"
+    )
+    runtime, state = northwind(make_runtime, make_state, documents, text)
+    assert state.status == "waiting_for_input"
+    assert any(e.declares for e in state.evidence)  # read as the unmatched subject's
+
+    state = answer(runtime, state, "the second")
+    assert state.selected_entity.entity_id == "co-northwind-sg"
+    from_it = [e for e in state.evidence if e.source_id == "document:doc-doc1.txt"]
+    assert [Signal.ANOTHER_COMPANY in e.signals for e in from_it] == [True]
+    assert not [e for e in state.evidence if e.declares]
