@@ -12,7 +12,6 @@ from atlas.runtime.adapters.playbook import draft_packet
 from atlas.runtime.context import project_state
 from atlas.runtime.document_picks import document_pick
 from atlas.runtime.packets import with_open_issues
-from atlas.runtime.ports import StoredDocument
 from atlas.runtime.state import AtlasState, Signal
 
 # Three registry companies are named Northwind Trading: GB 04512398, SG 201534871K (directors
@@ -377,19 +376,13 @@ def test_a_certificate_attached_with_an_answer_that_picks_none_still_picks_the_c
     runtime, state = northwind(make_runtime, make_state, documents)
     assert state.status == "waiting_for_input"
     text = CERTIFICATE.format(number="201534871K", directors=SG_DIRECTORS)
-    documents.attach(
-        StoredDocument(
-            document_id="doc-cert",
-            name="cert.txt",
-            content_type="text/plain",
-            content=text.encode(),
-        )
-    )
+    stored = attached(documents, "cert.txt", text)
+    documents.attach(documents.get(stored.document_id))  # on the case page, while it waits
     state = answer(runtime, state, "The client's certificate is attached.")
     assert state.answered_questions[-1].get("unclear") == "yes"
     assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
     assert state.selected_entity.entity_id == "co-northwind-sg"
-    assert state.selected_entity.matched_by_document == "doc-cert"
+    assert state.selected_entity.matched_by_document == "doc-cert.txt"
     assert types(store, state).count("clarification_requested") == 1
 
 
