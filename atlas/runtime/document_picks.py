@@ -98,6 +98,8 @@ def _candidates_numbered(
         normalize_registration_number(number): number
         for number in fields.get("registration_numbers") or []
     }
+    if not company_names and len(numbers) > 1:
+        return []  # a chart of a group's companies, say: which of them is the client?
     picks = []
     for candidate in candidates:
         if not candidate.registration_number:  # a person's, or a company's not on record

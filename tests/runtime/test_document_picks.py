@@ -402,3 +402,38 @@ def test_what_another_companys_document_declares_is_dropped_once_the_match_shows
     from_it = [e for e in state.evidence if e.source_id == "document:doc-doc1.txt"]
     assert [Signal.ANOTHER_COMPANY in e.signals for e in from_it] == [True]
     assert not [e for e in state.evidence if e.declares]
+
+
+GROUP_CHART = "GROUP STRUCTURE\n" + "".join(
+    f"Company number: {n}\n" for n in ("11111111", "22222222", "33333333", "44444444", "DE-7731002")
+)
+
+
+def test_a_document_listing_several_numbers_and_no_company_picks_none(
+    make_runtime, make_state, documents
+):
+    _, state = northwind(make_runtime, make_state, documents, GROUP_CHART)
+    assert state.status == "waiting_for_input"
+    question = state.pending_question.question
+    assert "“doc1.txt” gives company number DE-7731002, that of candidate 3." in question
+    assert (
+        " The uploaded documents also give company numbers 11111111, 22222222, 33333333 and 1 "
+        "more, none of theirs." in question
+    )
+
+
+def test_a_document_naming_the_company_picks_it_among_several_numbers(
+    make_runtime, make_state, documents
+):
+    text = "Company: Northwind Trading LLC\n" + GROUP_CHART
+    _, state = northwind(make_runtime, make_state, documents, text)
+    assert state.selected_entity.entity_id == "co-northwind-us"
+
+
+def test_numbers_of_none_of_them_alone_are_said_together(make_runtime, make_state, documents):
+    chart = "GROUP STRUCTURE\nCompany number: 11111111\nCompany number: 22222222\n"
+    _, state = northwind(make_runtime, make_state, documents, chart)
+    assert (
+        "[co-northwind-us]. The uploaded documents give company numbers 11111111 and 22222222, "
+        "none of theirs." in state.pending_question.question
+    )

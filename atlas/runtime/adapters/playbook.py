@@ -313,25 +313,42 @@ def _born_as_documents_say(p: dict[str, Any], candidates: list[dict[str, Any]]) 
     return f" {given} a date of birth in {year}: {then}."
 
 
+MAX_OTHER_NUMBERS_SAID = 3  # company numbers in documents that are no candidate's
+
+
 def _numbered_as_documents_say(p: dict[str, Any], candidates: list[dict[str, Any]]) -> str:
     """Whose of the numbered `candidates` each company number the documents read give is,
-    when no one candidate is named by them (else the run resolved it without asking)."""
-    sentences = []
+    when no one candidate is named by them (else the run resolved it without asking). A
+    group's chart may list dozens: those that are no candidate's are said together."""
+    none_of_them = "which is not its" if len(candidates) == 1 else "which is none of theirs"
+    sentences, of_none = [], []
     for number, names in (p.get("company_numbers_in_documents") or {}).items():
-        given = _given_by(names, "The uploaded documents give")
         bare = normalize_registration_number(number)
         theirs = [
             str(n)
             for n, c in enumerate(candidates, start=1)
             if normalize_registration_number(c.get("registration_number") or "") == bare
         ]
-        if len(candidates) == 1:
-            whose = "which is its" if theirs else "which is not its"
-        else:
-            whose = _of_candidates(
-                theirs, "which is none of theirs", "that of candidate {}", "that of candidates {}"
-            )
+        if not theirs:
+            of_none.append((number, names))
+            continue
+        whose = "which is its" if len(candidates) == 1 else None
+        whose = whose or _of_candidates(theirs, "", "that of candidate {}", "that of candidates {}")
+        given = _given_by(names, "The uploaded documents give")
         sentences.append(f" {given} company number {_quoted(number)}, {whose}.")
+    if len(of_none) == 1:
+        ((number, names),) = of_none
+        given = _given_by(names, "The uploaded documents give")
+        sentences.append(f" {given} company number {_quoted(number)}, {none_of_them}.")
+    elif of_none:
+        numbers = [_quoted(number) for number, _ in of_none[:MAX_OTHER_NUMBERS_SAID]]
+        if more := len(of_none) - len(numbers):
+            numbers.append(f"{more} more")
+        which = "not its" if len(candidates) == 1 else "none of theirs"
+        also = " also" if sentences else ""
+        sentences.append(
+            f" The uploaded documents{also} give company numbers {listed(numbers, 'and')}, {which}."
+        )
     return "".join(sentences)
 
 
