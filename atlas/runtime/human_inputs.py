@@ -106,6 +106,9 @@ def _rule_out_candidates(s: AtlasState, question: PendingQuestion, answer: str) 
     ruled_out = candidates_ruled_out_by(answer, listed, question.candidates)
     dropped = [c["entity_id"] for c in ruled_out]
     s.entity_candidates = [c for c in s.entity_candidates if c.entity_id not in dropped]
+    if not s.entity_candidates:
+        # Nothing is matched now: documents held for the match are read as they were.
+        s.documents_read_before_match = []
     return dropped
 
 

@@ -55,7 +55,6 @@ from atlas.runtime.directorships import (
 from atlas.runtime.document_picks import (
     COMPANY_NUMBER,
     DocumentPick,
-    analyst_answered_about_candidates,
     document_pick,
     matched_by_words,
     picked_by_document,
@@ -1217,13 +1216,8 @@ def _keep_for_the_match(
 def _read_again_once_matched(state: AtlasState) -> None:
     """The documents read before the match, read again as about the entity matched: their
     facts are weighed against its record, or they are found to be another company's. Each
-    keeps its place among the evidence. Once the analyst has said none of the candidates is
-    the subject, nothing is matched and they are dropped."""
-    if not state.documents_read_before_match:
-        return
-    if state.selected_entity is None:
-        if not state.entity_candidates and analyst_answered_about_candidates(state):
-            state.documents_read_before_match = []
+    keeps its place among the evidence."""
+    if not state.documents_read_before_match or state.selected_entity is None:
         return
     reads, state.documents_read_before_match = state.documents_read_before_match, []
     for read in reads:

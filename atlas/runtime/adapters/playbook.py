@@ -43,7 +43,7 @@ from atlas.runtime.tools.builtin import STRONG_MATCH
 from atlas.runtime.tools.schemas import other_entity_type
 from atlas.runtime.wording import counted, listed, unresolved_conflict_gap
 from atlas.runtime.world import words_it_lacks
-from atlas.runtime.world.normalize import legal_forms, normalize_registration_number
+from atlas.runtime.world.normalize import is_registration_number, legal_forms
 
 # Of what people wrote (an answer, a reviewer's reason), as much as a question quotes: a
 # reason is shown to the playbook as long as this already.
@@ -323,11 +323,10 @@ def _numbered_as_documents_say(p: dict[str, Any], candidates: list[dict[str, Any
     none_of_them = "which is not its" if len(candidates) == 1 else "which is none of theirs"
     sentences, of_none = [], []
     for number, names in (p.get("company_numbers_in_documents") or {}).items():
-        bare = normalize_registration_number(number)
         theirs = [
             str(n)
             for n, c in enumerate(candidates, start=1)
-            if normalize_registration_number(c.get("registration_number") or "") == bare
+            if is_registration_number(number, c.get("registration_number"))
         ]
         if not theirs:
             of_none.append((number, names))
