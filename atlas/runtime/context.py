@@ -34,6 +34,7 @@ from atlas.runtime.document_picks import (
     documents_about_namesake_companies,
     numbers_in_documents,
 )
+from atlas.runtime.documents_about_others import unexplained_documents_about_others
 from atlas.runtime.jurisdiction_risk import in_high_risk_jurisdictions
 from atlas.runtime.owners import documents_with_unread_owners, unscreened_owners, unsearched_owners
 from atlas.runtime.policy import TenantPolicy, tool_allowed_in_state
@@ -56,7 +57,7 @@ from atlas.runtime.tools.registry import ToolRegistry
 # subject person directs, to search adverse media on; 15: the company numbers the
 # documents read before a registry match give, and the one candidate they name; 16: the
 # documents about another company of the subject's name, to ask the analyst about
-PROMPT_VERSION = "atlas-prompt/16"
+PROMPT_VERSION = "atlas-prompt/17"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
 MODEL_VIEW_LIMIT = 3000  # characters of one observation the model may see
@@ -79,7 +80,9 @@ Rules (trusted, from the operator):
   they give; resolve it by its name and jurisdiction. Otherwise ask the analyst.
 - Before finishing, ask the analyst about each of documents_about_namesake_companies (a
   document on another company of the subject's name than the one matched), naming that
-  company exactly as given: the client may be it.
+  company exactly as given: the client may be it. Ask too about each of
+  documents_about_others (a document on another company or person than the subject),
+  naming the document and whom it is about exactly as given: why was it supplied?
   other_type_matches are entities of the other type (a person for a company case): never
   the subject; name them in the packet's open gaps, as the case's type may be wrong.
   The runtime reads each answer: picked_entity_id is the candidate it names (empty when it
@@ -258,6 +261,12 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         "documents_about_namesake_companies": [
             {"source_label": redact(item.source_label), "company": redact(item.namesake_company)}
             for item in documents_about_namesake_companies(state)
+        ],
+        # Documents about another company or person than the subject, not yet asked about:
+        # the analyst says why each was supplied (documents_about_others).
+        "documents_about_others": [
+            {"source_label": redact(item.source_label), "about": redact(item.about_other_subject)}
+            for item in unexplained_documents_about_others(state)
         ],
         "answered_questions": [
             {k: redact(v) for k, v in qa.items()} for qa in state.answered_questions[-3:]

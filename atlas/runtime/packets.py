@@ -37,6 +37,7 @@ from atlas.runtime.directorships import (
     unsearched_directorships,
 )
 from atlas.runtime.document_picks import namesake_company_answer
+from atlas.runtime.documents_about_others import answer_about_document
 from atlas.runtime.jurisdiction_risk import jurisdiction_gaps
 from atlas.runtime.middle_name_disputes import hits_of_other_middle_names, middle_name_disputes
 from atlas.runtime.namesake_disputes import dispute_sentence
@@ -50,7 +51,7 @@ from atlas.runtime.progress import pending_requirements
 from atlas.runtime.shares import ownership_by_listed_owners
 from atlas.runtime.source_of_wealth import source_of_wealth_gap
 from atlas.runtime.state import AtlasState, EvidenceItem, Signal, user_status_for
-from atlas.runtime.wording import listed, unresolved_conflict_gap
+from atlas.runtime.wording import listed, quoted_sentence, unresolved_conflict_gap
 from atlas.runtime.world import SPELLED_AS_ITS_NAME, name_score
 
 # Pending requirements (atlas.runtime.progress) as a reviewer reads them; the others
@@ -296,11 +297,21 @@ def _documents_about_others(s: AtlasState) -> list[str]:
     return [
         _namesake_company_gap(s, item)
         if item.namesake_company and signal is Signal.ANOTHER_COMPANY
-        else f"{item.source_label} is about another {kind}: explain why it was supplied."
+        else _document_about_another_gap(s, item, kind)
         for item in s.evidence
         for signal, kind in kinds
         if signal in item.signals
     ]
+
+
+def _document_about_another_gap(s: AtlasState, item: EvidenceItem, kind: str) -> str:
+    answer = answer_about_document(s, item)
+    if answer is None:
+        return f"{item.source_label} is about another {kind}: explain why it was supplied."
+    return (
+        f"{item.source_label} is about another {kind}, {item.about_other_subject}: its facts "
+        f"were not used. Asked why it was supplied, the analyst answered: {quoted_sentence(answer)}"
+    )
 
 
 def _namesake_company_gap(s: AtlasState, item: EvidenceItem) -> str:
@@ -313,7 +324,8 @@ def _namesake_company_gap(s: AtlasState, item: EvidenceItem) -> str:
     said += f"name, but not {matched}, the one the case was matched to. "
     answer = namesake_company_answer(s, item)
     if answer is not None:
-        return said + f"Asked whether the client is that company, the analyst answered: “{answer}”."
+        answered = quoted_sentence(answer)
+        return said + f"Asked whether the client is that company, the analyst answered: {answered}"
     return said + (
         "If the client is that company, the case names the wrong one: send the packet back "
         "for the analyst to correct the subject's name or country; if not, ask why the "

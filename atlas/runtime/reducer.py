@@ -1052,13 +1052,15 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
     )
     signals = [Signal.INSTRUCTIONS] if addresses_the_agent(result.get("text", "")) else []
     # Said before the document's opening, which a reader (or a projection) may cut short.
-    whose = namesake_company = ""
+    whose = namesake_company = about_other_subject = ""
     if entity is not None and entity.entity_type == "company" and not about_entity:
         signals.append(Signal.ANOTHER_COMPANY)
-        whose = f" It is about {other or names[0]}, not {entity.name}: its facts were not used."
-        namesake_company = _namesake_company(state, other or names[0], fields)
+        about_other_subject = other or names[0]
+        whose = f" It is about {about_other_subject}, not {entity.name}: its facts were not used."
+        namesake_company = _namesake_company(state, about_other_subject, fields)
     elif someone_else := _another_person_named(state, fields):
         signals.append(Signal.ANOTHER_PERSON)
+        about_other_subject = someone_else
         whose = f" It is about {someone_else}, not {state.brief.subject}: its facts were not used."
     elif (
         unnamed
@@ -1097,6 +1099,7 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         step=step,
         signals=signals,
         namesake_company=namesake_company,
+        about_other_subject=about_other_subject,
         directors_unread=about_entity
         and not fields.get("directors")
         and mentions_directors(result.get("text", "")),

@@ -270,6 +270,10 @@ class EvidenceItem(_Model):
     # subject's all the same: that company, with the number the document gives it
     # ("Northwind Trading Pte Ltd, company number 201534871K"); the client may be it.
     namesake_company: str = ""
+    # For a document about another company than the one matched, or a person's form giving
+    # someone else's name: whom it is about, as its lines name them ("Harrow Bay Freight
+    # Ltd"); its facts were not used, and the analyst is asked why it was supplied.
+    about_other_subject: str = ""
     # For a document about the subject company: it speaks of directors, but names none that
     # could be read, so who they are is for a person to check.
     directors_unread: bool = False

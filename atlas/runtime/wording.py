@@ -64,3 +64,10 @@ def exposed_as(relation: str | None) -> str:
     return (
         f"{relation} of a politically exposed person" if relation else "politically exposed person"
     )
+
+
+def quoted_sentence(text: str) -> str:
+    """What someone wrote, quoted as the end of a sentence: “It was sent by mistake.”, and
+    “Yes”. with the full stop outside when they gave none."""
+    text = text.strip()
+    return f"“{text}”" if text.endswith((".", "!", "?")) else f"“{text}”."

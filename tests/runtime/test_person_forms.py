@@ -1,11 +1,11 @@
 """A person subject's form is read as theirs, unless its name line gives someone else's:
-then its declarations and residence are not used, the packet asks why it was supplied, and
-the rating is not low until someone explains it."""
+then its declarations and residence are not used, the analyst is asked why it was supplied
+(the packet gives the answer), and the rating is not low until someone explains it."""
 
 from __future__ import annotations
 
 import pytest
-from runtime_helpers import FnModel, events_of, run
+from runtime_helpers import FnModel, answer, events_of, run
 from test_document_owners import attached
 
 from atlas.runtime.adapters.base import ModelReply
@@ -35,15 +35,25 @@ def test_a_form_giving_another_persons_name_is_not_used(make_runtime, make_state
     state = linden_with(make_runtime, make_state, documents, "Name: Jane Doe")
     (item,) = [e for e in state.evidence if e.evidence_class == "document" and not e.declares]
     assert Signal.ANOTHER_PERSON in item.signals
+    assert item.about_other_subject == "Jane Doe"
     assert "It is about Jane Doe, not Sarah Linden: its facts were not used." in item.claim
     # Neither where Jane Doe lives (Iran) nor her money is taken for the subject's.
     assert item.residences == {}
     assert state.high_risk_residences == []
     assert not [e for e in state.evidence if e.declares]
+    # Before finishing, the analyst who attached it is asked why.
+    assert state.status == "waiting_for_input"
+    assert state.pending_question.question.startswith(
+        "The uploaded document declaration.txt is about Jane Doe, not Sarah Linden (GB) "
+        "[pe-sarah-linden], the person the case was matched to, so none of its facts were used."
+    )
+    state = answer(make_runtime(), state, "Wrong file: Jane Doe is another client")
     packet = state.proposed_packet
     assert packet.risk_rating == "medium"
     assert packet.open_gaps == [
-        "Uploaded document declaration.txt is about another person: explain why it was supplied."
+        "Uploaded document declaration.txt is about another person, Jane Doe: its facts were "
+        "not used. Asked why it was supplied, the analyst answered: “Wrong file: Jane Doe is "
+        "another client”."
     ]
     assert grounds_of(state) == ["a document about another person"]
 
@@ -76,9 +86,10 @@ def test_a_form_with_no_name_line_is_taken_as_the_subjects(make_runtime, make_st
 def test_a_low_rating_is_refused_until_someone_explains_it(
     make_runtime, make_state, documents, store
 ):
-    state = linden_with(
-        make_runtime, make_state, documents, "Name: Jane Doe", model=_rating_low_anyway()
-    )
+    model = _rating_low_anyway()
+    state = linden_with(make_runtime, make_state, documents, "Name: Jane Doe", model=model)
+    # The analyst's reason is for a reviewer to weigh: it does not lift the floor.
+    state = answer(make_runtime(model), state, "It was attached by mistake.")
     (rejected,) = events_of(store, state, "final_rejected")
     assert (
         "An uploaded document gives another person's name than the subject's: that rules out "

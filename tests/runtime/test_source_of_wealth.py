@@ -5,7 +5,7 @@ document declares."""
 from __future__ import annotations
 
 import pytest
-from runtime_helpers import run, signed_off
+from runtime_helpers import answer, run, signed_off
 from test_document_owners import HEAD, attached
 
 from atlas.runtime.result_words import SUSPECT_SOURCE
@@ -137,7 +137,9 @@ def test_a_document_about_another_company_declares_nothing_for_the_subject(
         "other.txt",
         "Company: Northwind Trading Pte Ltd\n" + DECLARED.replace("minister", "trader"),
     )
-    state = run(make_runtime(), make_state("Fjordline Seafood", jurisdiction="NO", documents=[doc]))
+    runtime = make_runtime()
+    state = run(runtime, make_state("Fjordline Seafood", jurisdiction="NO", documents=[doc]))
+    state = answer(runtime, state, "Sent by mistake.")  # why another company's form came
     assert not [item for item in state.evidence if item.declares]
     assert any("Henrik Solberg" in gap for gap in state.proposed_packet.open_gaps)
 

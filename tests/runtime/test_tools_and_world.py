@@ -8,7 +8,7 @@ import time
 from decimal import Decimal
 
 import pytest
-from runtime_helpers import events_of, minimal_pdf, run
+from runtime_helpers import answer, events_of, minimal_pdf, run
 
 from atlas.runtime.context import model_view, project_state
 from atlas.runtime.decisions import (
@@ -676,12 +676,16 @@ def test_a_document_about_another_company_is_named_and_rules_out_low_risk(make_r
 
     text = b"Company: Northwind Trading Pte Ltd\nDirectors: Lim Wei Ming\n"
     state = _researched_with(make_runtime, make_state, text, "kyc.txt", "doc-kyc")
+    assert "is about Northwind Trading Pte Ltd" in state.pending_question.question
+    state = answer(make_runtime(), state, "The client's supplier.")
     packet = state.proposed_packet
     assert state.selected_entity.entity_id == "co-acme-analytics-gb"
     assert packet.risk_rating == "medium"
-    assert "Uploaded document kyc.txt is about another company: explain why it was supplied." in (
-        packet.open_gaps
-    )
+    assert (
+        "Uploaded document kyc.txt is about another company, Northwind Trading Pte Ltd: its "
+        "facts were not used. Asked why it was supplied, the analyst answered: “The client's "
+        "supplier.”"
+    ) in packet.open_gaps
     assert not [c for c in state.conflicts if c.fact == "directors"]  # its facts not used
     (item,) = [e for e in state.evidence if e.document_id == "doc-kyc"]
     assert "It is about Northwind Trading Pte Ltd, not Acme Analytics Ltd" in item.claim

@@ -211,6 +211,9 @@ class Playbook:
             return by_name
         if p.get("documents_about_namesake_companies") and selected:
             return AskHuman(question=_namesake_company_question(p, selected), blocking=True)
+        if p.get("documents_about_others"):
+            question = _document_about_another_question(p, selected, subject_name)
+            return AskHuman(question=question, blocking=True)
         reviews = p.get("packet_reviews", [])
         if reviews and not reviews[-1]["reply"]:
             # This question takes an iteration; reading a document and finishing, two more.
@@ -262,6 +265,29 @@ def _namesake_company_question(p: dict[str, Any], selected: dict[str, Any]) -> s
         "subject's name or country with 'Correct the subject' on the case page (this run is "
         "cancelled and a new one researches it). If not, say why the document was supplied: "
         "your answer goes into the packet."
+    )
+
+
+def _document_about_another_question(
+    p: dict[str, Any], selected: dict[str, Any] | None, subject_name: str
+) -> str:
+    """Why a document about another company or person was supplied: only the analyst who
+    attached it knows (a parent company's, the wrong file), and a reviewer needs the reason
+    to sign off."""
+    document = p["documents_about_others"][0]
+    label = _quoted(document["source_label"])
+    about = _quoted(document["about"])
+    if selected:
+        kind = "person" if selected.get("entity_type") == "person" else "company"
+        whose = f"{candidate_label(selected)}, the {kind} the case was matched to"
+    else:
+        whose = f"{_quoted(subject_name)}, the case's subject"
+    return (
+        f"The {label[:1].lower()}{label[1:]} is about {about}, not {whose}, so none of its "
+        "facts were used. Say why it was supplied (a related company's, say, or the wrong "
+        f"file): your answer goes into the packet. If the client is {about}, correct the "
+        "subject with 'Correct the subject' on the case page instead (this run is cancelled "
+        "and a new one researches it)."
     )
 
 
