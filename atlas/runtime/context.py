@@ -40,6 +40,7 @@ from atlas.runtime.owners import documents_with_unread_owners, unscreened_owners
 from atlas.runtime.policy import TenantPolicy, tool_allowed_in_state
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.redaction import redact, redact_value, redacted_opening
+from atlas.runtime.residences import home_countries_in_documents
 from atlas.runtime.state import AtlasState, HeldDirectorship
 from atlas.runtime.tools.base import ToolSpec
 from atlas.runtime.tools.registry import ToolRegistry
@@ -250,6 +251,12 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         "birth_years_in_documents": {
             year: [redact(name) for name in names]
             for year, names in birth_years_in_documents(state).items()
+        },
+        # Where the subject's own forms say they live, by country code: with the year of
+        # birth, what tells a person's same-name registry candidates apart.
+        "home_countries_in_documents": {
+            code: [redact(name) for name in names]
+            for code, names in home_countries_in_documents(state).items()
         },
         "documents_with_unread_owners": documents_with_unread_owners(state),
         # Company numbers the documents read before a registry match give, and the one

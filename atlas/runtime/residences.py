@@ -121,6 +121,17 @@ def subject_residence_facts(state: AtlasState) -> list[Fact]:
     return list(facts.values())
 
 
+def home_countries_in_documents(state: AtlasState) -> dict[str, list[str]]:
+    """For a person subject, country code -> the names of their own documents that say
+    they live there: before a registry match, what tells same-name candidates apart."""
+    named = {d.document_id: d.name for d in state.brief.documents}
+    countries: dict[str, list[str]] = {}
+    for fact in subject_residence_facts(state):
+        if name := named.get(fact.source_id.removeprefix("document:")):
+            countries.setdefault(fact.value, []).append(name)
+    return countries
+
+
 def subject_residences(state: AtlasState) -> list[Fact]:
     """`subject_residence_facts` as a reviewer settled them: once one settles a conflict
     over where the subject lives, only the country they chose."""

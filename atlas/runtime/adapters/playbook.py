@@ -19,6 +19,7 @@ from atlas.runtime.birth_years import FACT as BIRTH_YEAR_FACT
 from atlas.runtime.budgets import estimate_tokens
 from atlas.runtime.codirectors import AS_CODIRECTOR
 from atlas.runtime.context import ModelContext, clipped
+from atlas.runtime.countries import country_words
 from atlas.runtime.decisions import (
     UNSAFE_CHARACTERS,
     AskHuman,
@@ -132,6 +133,7 @@ class Playbook:
                         + "; ".join(f"{n}. {label}" for n, label in enumerate(labels, start=1))
                         + "."
                         + _born_as_documents_say(p, candidates)
+                        + _living_where_documents_say(p, candidates)
                         + _numbered_as_documents_say(p, candidates)
                         + _attach_a_certificate(candidates)
                         + " If none of them is, say 'none of them': the research goes on "
@@ -337,6 +339,24 @@ def _born_as_documents_say(p: dict[str, Any], candidates: list[dict[str, Any]]) 
         "candidates {} were born that year",
     )
     return f" {given} a date of birth in {year}: {then}."
+
+
+def _living_where_documents_say(p: dict[str, Any], candidates: list[dict[str, Any]]) -> str:
+    """Which of the numbered `candidates` is on record in the country the subject's own
+    documents say they live in, when they give one."""
+    said = p.get("home_countries_in_documents") or {}
+    if len(said) != 1:
+        return ""  # none, or they disagree: a conflict once the subject is matched
+    ((code, names),) = said.items()
+    given = _given_by(names, "The uploaded documents give")
+    there = [str(n) for n, c in enumerate(candidates, start=1) if c.get("jurisdiction") == code]
+    then = _of_candidates(
+        there,
+        "none of them is on record there",
+        "only candidate {} is on record there",
+        "candidates {} are on record there",
+    )
+    return f" {given} the subject's country of residence as {country_words(code)}: {then}."
 
 
 MAX_OTHER_NUMBERS_SAID = 3  # company numbers in documents that are no candidate's
