@@ -41,7 +41,7 @@ from atlas.runtime.policy import TenantPolicy, tool_allowed_in_state
 from atlas.runtime.progress import pending_requirements
 from atlas.runtime.redaction import redact, redact_value, redacted_opening
 from atlas.runtime.residences import home_countries_in_documents
-from atlas.runtime.state import AtlasState, HeldDirectorship
+from atlas.runtime.state import AtlasState, HeldDirectorship, Signal
 from atlas.runtime.tools.base import ToolSpec
 from atlas.runtime.tools.registry import ToolRegistry
 
@@ -272,7 +272,11 @@ def project_state(state: AtlasState) -> dict[str, Any]:
         # Documents about another company or person than the subject, not yet asked about:
         # the analyst says why each was supplied (documents_about_others).
         "documents_about_others": [
-            {"source_label": redact(item.source_label), "about": redact(item.about_other_subject)}
+            {
+                "source_label": redact(item.source_label),
+                "about": redact(item.about_other_subject),
+                "kind": "company" if Signal.ANOTHER_COMPANY in item.signals else "person",
+            }
             for item in unexplained_documents_about_others(state)
         ],
         "answered_questions": [

@@ -1062,6 +1062,13 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         signals.append(Signal.ANOTHER_PERSON)
         about_other_subject = someone_else
         whose = f" It is about {someone_else}, not {state.brief.subject}: its facts were not used."
+    elif company := _company_not_the_persons(state, fields):
+        signals.append(Signal.ANOTHER_COMPANY)
+        about_other_subject = company
+        whose = (
+            f" It is about {company}, which does not name {entity.name} and which they are not "
+            "on record as directing: its facts were not used."
+        )
     elif (
         unnamed
         and about_entity
@@ -1248,6 +1255,28 @@ def _another_person_named(state: AtlasState, fields: dict[str, list[str]]) -> st
     if any(name_score(name, mine) >= STRONG_MATCH for name in given for mine in own):
         return None
     return given[0]
+
+
+def _company_not_the_persons(state: AtlasState, fields: dict[str, list[str]]) -> str | None:
+    """The company a matched person subject's document is about, when it names none of the
+    companies the registry lists them as directing and does not name them either (as a
+    director, an owner or on a name line): another company's paperwork."""
+    person = state.selected_entity
+    companies = fields.get("company_names") or []
+    if person is None or person.entity_type != "person" or not companies:
+        return None
+    held = [company.name for company in directorships(state)]
+    if any(name_score(name, own) >= STRONG_MATCH for name in companies for own in held):
+        return None
+    people = [
+        *fields.get("directors", []),
+        *fields.get("beneficial_owners", []),
+        *fields.get("person_names", []),
+    ]
+    mine = (state.brief.subject, person.name)
+    if any(name_score(name, own) >= STRONG_MATCH for name in people for own in mine):
+        return None
+    return companies[0]
 
 
 def _residences_read(fields: dict[str, list[str]]) -> dict[str, str]:

@@ -4,6 +4,7 @@ supplied; the packet gives their answer for the reviewer."""
 
 from __future__ import annotations
 
+import pytest
 from runtime_helpers import answer, run, types
 from test_document_owners import attached
 
@@ -69,7 +70,11 @@ def test_each_document_about_another_company_is_asked_about_in_turn(
 def test_the_model_is_shown_the_documents_still_to_ask_about(make_runtime, make_state, documents):
     runtime, state = acme_with(make_runtime, make_state, documents, ("kyc.txt", HARROW))
     assert project_state(state)["documents_about_others"] == [
-        {"source_label": "Uploaded document kyc.txt", "about": "Harrow Bay Freight Ltd"}
+        {
+            "source_label": "Uploaded document kyc.txt",
+            "about": "Harrow Bay Freight Ltd",
+            "kind": "company",
+        }
     ]
     state = answer(runtime, state, "Sent by mistake.")
     assert project_state(state)["documents_about_others"] == []
@@ -165,3 +170,50 @@ def test_a_company_named_with_personal_data_is_asked_about_once(
     state = answer(runtime, state, "Sent by mistake.")
     assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
     assert types(store, state).count("clarification_requested") == 1
+
+
+def linden_with(make_runtime, make_state, documents, text: str):
+    runtime = make_runtime()
+    doc = attached(documents, "kyc.txt", text)
+    return runtime, run(runtime, make_state("Sarah Linden", subject_type="person", documents=[doc]))
+
+
+def test_a_persons_document_about_a_company_not_theirs_is_asked_about(
+    make_runtime, make_state, documents
+):
+    runtime, state = linden_with(make_runtime, make_state, documents, HARROW)
+    assert state.pending_question.question.startswith(
+        "The uploaded document kyc.txt is about Harrow Bay Freight Ltd, a company that does "
+        "not name Sarah Linden (GB) [pe-sarah-linden] and that they are not on record as "
+        "directing, so none of its facts were used. Say why it was supplied (a company they "
+        "have a stake in, say, or the wrong file)"
+    )
+    state = answer(runtime, state, "Sent by mistake.")
+    packet = state.proposed_packet
+    assert packet.risk_rating == "medium"
+    assert any("is about another company, Harrow Bay Freight Ltd" in g for g in packet.open_gaps)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A company the registry lists her as directing.
+        "CERTIFICATE\nCompany: Acme Analytics Ltd\nCompany number: 08812345\n",
+        # Another company, but one that names her: a link the registry lacks, not a wrong file.
+        "CERTIFICATE\nCompany: Harrow Bay Freight Ltd\nDirectors: Colin Marsh, Sarah Linden\n",
+        "DECLARATION\nName: Sarah Linden\nCompany: Harrow Bay Freight Ltd\n",
+    ],
+)
+def test_a_persons_document_about_a_company_of_theirs_is_not(
+    make_runtime, make_state, documents, text
+):
+    _, state = linden_with(make_runtime, make_state, documents, text)
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert project_state(state)["documents_about_others"] == []
+
+
+def test_a_companys_own_document_is_not_asked_about(make_runtime, make_state, documents):
+    text = "CERTIFICATE\nCompany: Acme Analytics Ltd\nDirectors: Sarah Linden, Tom Becker\n"
+    _, state = acme_with(make_runtime, make_state, documents, ("kyc.txt", text))
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert project_state(state)["documents_about_others"] == []

@@ -194,9 +194,12 @@ def test_a_declaration_written_as_instructions_is_cited_as_a_suspect_source(
 
 def test_a_company_form_declares_nothing_for_a_person_subject(make_runtime, make_state, documents):
     doc = attached(documents, "company_kyc.txt", HEAD + DECLARED)
+    runtime = make_runtime()
     state = run(
-        make_runtime(),
+        runtime,
         make_state("Amara Okafor", subject_type="person", jurisdiction=None, documents=[doc]),
     )
+    # A company's form that does not name her: the analyst is asked why it was supplied.
+    state = answer(runtime, state, "Sent by mistake.")
     assert not [item for item in state.evidence if item.declares]
     assert NO_DECLARATION in state.proposed_packet.open_gaps

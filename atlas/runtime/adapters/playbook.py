@@ -279,17 +279,24 @@ def _document_about_another_question(
     document = p["documents_about_others"][0]
     label = _quoted(document["source_label"])
     about = _quoted(document["about"])
-    if selected:
-        kind = "person" if selected.get("entity_type") == "person" else "company"
-        whose = f"{candidate_label(selected)}, the {kind} the case was matched to"
+    subject_kind = "person" if selected and selected.get("entity_type") == "person" else "company"
+    if not selected:
+        whose, example = f"not {_quoted(subject_name)}, the case's subject", "a relative's"
+    elif subject_kind == "person" and document["kind"] == "company":
+        whose = (
+            f"a company that does not name {candidate_label(selected)} and that they are not "
+            "on record as directing"
+        )
+        example = "a company they have a stake in"
     else:
-        whose = f"{_quoted(subject_name)}, the case's subject"
+        whose = f"not {candidate_label(selected)}, the {subject_kind} the case was matched to"
+        example = "a related company's" if subject_kind == "company" else "a relative's"
     return (
-        f"The {label[:1].lower()}{label[1:]} is about {about}, not {whose}, so none of its "
-        "facts were used. Say why it was supplied (a related company's, say, or the wrong "
-        f"file): your answer goes into the packet. If the client is {about}, correct the "
-        "subject with 'Correct the subject' on the case page instead (this run is cancelled "
-        "and a new one researches it)."
+        f"The {label[:1].lower()}{label[1:]} is about {about}, {whose}, so none of its facts "
+        f"were used. Say why it was supplied ({example}, say, or the wrong file): your answer "
+        f"goes into the packet. If the client is {about}, correct the subject with 'Correct "
+        "the subject' on the case page instead (this run is cancelled and a new one "
+        "researches it)."
     )
 
 
