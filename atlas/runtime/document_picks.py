@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from atlas.runtime.documents_about_others import answer_naming
 from atlas.runtime.state import AtlasState, EntityCandidate, EvidenceItem
 from atlas.runtime.tools.builtin import STRONG_MATCH
 from atlas.runtime.world import name_score
@@ -118,11 +119,7 @@ def _candidates_numbered(
 def namesake_company_answer(state: AtlasState, item: EvidenceItem) -> str | None:
     """The analyst's answer to the question about a document on another company of the
     subject's name (the playbook names that company in it), or None before one."""
-    company = item.namesake_company.split(COMPANY_NUMBER)[0].casefold()
-    for answered in reversed(state.answered_questions):
-        if company and company in answered.get("question", "").casefold():
-            return answered.get("answer", "")
-    return None
+    return answer_naming(state, item.namesake_company.split(COMPANY_NUMBER)[0])
 
 
 def documents_about_namesake_companies(state: AtlasState) -> list[EvidenceItem]:

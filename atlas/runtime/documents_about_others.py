@@ -10,16 +10,23 @@ from atlas.runtime.state import AtlasState, EvidenceItem
 from atlas.runtime.world.normalize import normalize_text
 
 
-def answer_about_document(state: AtlasState, item: EvidenceItem) -> str | None:
-    """The analyst's answer to the question naming both the document and whom it is about
-    (the playbook names both, as the model is shown them: redacted), or None before one."""
-    label = normalize_text(redact(item.source_label))
-    about = normalize_text(redact(item.about_other_subject))
+def answer_naming(state: AtlasState, *names: str) -> str | None:
+    """The analyst's latest answer to a question naming each of `names` (as the model is
+    shown them: redacted), or None before one."""
+    wanted = [f" {normalize_text(redact(name))} " for name in names]
+    if not all(name.strip() for name in wanted):
+        return None
     for answered in reversed(state.answered_questions):
-        question = normalize_text(answered.get("question", ""))
-        if label and about and f" {label} " in f" {question} " and f" {about} " in f" {question} ":
+        question = f" {normalize_text(answered.get('question', ''))} "
+        if all(name in question for name in wanted):
             return answered.get("answer", "")
     return None
+
+
+def answer_about_document(state: AtlasState, item: EvidenceItem) -> str | None:
+    """The analyst's answer to the question naming both the document and whom it is about
+    (the playbook names both), or None before one."""
+    return answer_naming(state, item.source_label, item.about_other_subject)
 
 
 def unexplained_documents_about_others(state: AtlasState) -> list[EvidenceItem]:
