@@ -75,8 +75,9 @@ def analyst_answered_about_candidates(state: AtlasState) -> bool:
 
 def numbers_in_documents(state: AtlasState) -> dict[str, list[str]]:
     """Company numbers the documents read before the match give, as written, each with
-    the names of the documents giving it."""
-    if not state.documents_read_before_match:
+    the names of the documents giving it: a company subject's (a registry person has no
+    number to tell apart)."""
+    if not state.documents_read_before_match or state.brief.subject_type != "company":
         return {}
     names = {d.document_id: d.name for d in state.brief.documents}
     numbers: dict[str, list[str]] = {}

@@ -1131,7 +1131,9 @@ def _apply_document(state: AtlasState, result: dict[str, Any], step: int, now: d
         item.birth_year = year_of_birth(fields.get("dates_of_birth") or [], now.year)
     _said_of_its_person(item, fields, about_entity and not names, now.year)
     _add_evidence(state, item)
-    if entity is None and state.brief.subject_type == "company":
+    # A person's paperwork of a company is only known to be another company's once the
+    # person is matched, by the companies their record lists them as directing.
+    if entity is None and (state.brief.subject_type == "company" or names):
         _keep_for_the_match(state, result, step, now)
     if not someone_elses and not company_form_for_a_person:
         for declared in declaration_evidence(item, fields):
@@ -1214,8 +1216,9 @@ def _namesake_company(state: AtlasState, company: str, fields: dict[str, list[st
 def _keep_for_the_match(
     state: AtlasState, result: dict[str, Any], step: int, now: datetime
 ) -> None:
-    """A company subject's document read before any registry match: which company it is
-    about, and so which of its facts count, is known only once one is matched."""
+    """A document read before any registry match whose company is known to be the
+    subject's, or another's, only once one is matched (a company subject's, or a company's
+    paperwork on a person's case): which of its facts count is decided then."""
     held = {read.result.get("document_id") for read in state.documents_read_before_match}
     if result.get("document_id") not in held:
         state.documents_read_before_match.append(

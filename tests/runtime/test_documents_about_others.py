@@ -9,7 +9,7 @@ from runtime_helpers import answer, run, types
 from test_document_owners import attached
 
 from atlas.runtime.context import project_state
-from atlas.runtime.state import AtlasState
+from atlas.runtime.state import AtlasState, Signal
 
 HARROW = (
     "OWNERSHIP DECLARATION\nCompany: Harrow Bay Freight Ltd\nCompany number: 09934127\n"
@@ -217,3 +217,40 @@ def test_a_companys_own_document_is_not_asked_about(make_runtime, make_state, do
     _, state = acme_with(make_runtime, make_state, documents, ("kyc.txt", text))
     assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
     assert project_state(state)["documents_about_others"] == []
+
+
+def smith_with(make_runtime, make_state, documents, text: str):
+    runtime = make_runtime()
+    doc = attached(documents, "kyc.txt", text)
+    state = make_state("John Smith", subject_type="person", jurisdiction=None, documents=[doc])
+    return runtime, run(runtime, state)
+
+
+def test_a_persons_company_paperwork_read_before_the_match_is_weighed_once_matched(
+    make_runtime, make_state, documents
+):
+    # Two registry persons are named John Smith: the form is read before the analyst is
+    # asked which one, and found to be another company's once they pick.
+    runtime, state = smith_with(make_runtime, make_state, documents, HARROW)
+    question = state.pending_question.question
+    assert "Which one is the subject?" in question
+    assert "company number" not in question  # a registry person has none to tell apart
+    state = answer(runtime, state, "1")
+    assert state.selected_entity.entity_id == "pe-john-smith-gb"
+    assert state.documents_read_before_match == []
+    assert state.pending_question.question.startswith(
+        "The uploaded document kyc.txt is about Harrow Bay Freight Ltd, a company that does "
+        "not name John Smith (GB) [pe-john-smith-gb]"
+    )
+
+
+def test_a_persons_company_paperwork_naming_them_is_theirs_once_matched(
+    make_runtime, make_state, documents
+):
+    text = "CERTIFICATE\nCompany: Harrow Bay Freight Ltd\nDirectors: Colin Marsh, John Smith\n"
+    runtime, state = smith_with(make_runtime, make_state, documents, text)
+    state = answer(runtime, state, "1")
+    assert (state.status, state.termination_reason) == ("awaiting_review", "finish_proposed")
+    assert project_state(state)["documents_about_others"] == []
+    (item,) = [e for e in state.evidence if e.document_id == "doc-kyc.txt"]
+    assert Signal.ANOTHER_COMPANY not in item.signals
