@@ -57,7 +57,9 @@ from atlas.runtime.tools.registry import ToolRegistry
 # of the tenant's high-risk jurisdictions; 14: the other directors of the companies the
 # subject person directs, to search adverse media on; 15: the company numbers the
 # documents read before a registry match give, and the one candidate they name; 16: the
-# documents about another company of the subject's name, to ask the analyst about
+# documents about another company of the subject's name, to ask the analyst about; 17:
+# the documents about another company or person, to ask why they were supplied, and the
+# countries the subject's own forms say they live in
 PROMPT_VERSION = "atlas-prompt/17"
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA>>>"
