@@ -172,10 +172,16 @@ def test_a_company_named_with_personal_data_is_asked_about_once(
     assert types(store, state).count("clarification_requested") == 1
 
 
-def linden_with(make_runtime, make_state, documents, text: str):
+def person_with(make_runtime, make_state, documents, subject: str, text: str, jurisdiction=None):
+    """A person's case with one document attached, run until it pauses."""
     runtime = make_runtime()
     doc = attached(documents, "kyc.txt", text)
-    return runtime, run(runtime, make_state("Sarah Linden", subject_type="person", documents=[doc]))
+    state = make_state(subject, subject_type="person", jurisdiction=jurisdiction, documents=[doc])
+    return runtime, run(runtime, state)
+
+
+def linden_with(make_runtime, make_state, documents, text: str):
+    return person_with(make_runtime, make_state, documents, "Sarah Linden", text, "GB")
 
 
 def test_a_persons_document_about_a_company_not_theirs_is_asked_about(
@@ -220,10 +226,7 @@ def test_a_companys_own_document_is_not_asked_about(make_runtime, make_state, do
 
 
 def smith_with(make_runtime, make_state, documents, text: str):
-    runtime = make_runtime()
-    doc = attached(documents, "kyc.txt", text)
-    state = make_state("John Smith", subject_type="person", jurisdiction=None, documents=[doc])
-    return runtime, run(runtime, state)
+    return person_with(make_runtime, make_state, documents, "John Smith", text)
 
 
 def test_a_persons_company_paperwork_read_before_the_match_is_weighed_once_matched(
