@@ -91,13 +91,7 @@ def person_birth_year_fact(
 
 def birth_years_in_documents(state: AtlasState) -> dict[str, list[str]]:
     """year -> the names of the subject's own documents that give it."""
-    facts = subject_birth_year_facts(state)
-    names = document_names(state) if facts else {}
-    years: dict[str, list[str]] = {}
-    for fact in facts:
-        if fact.source_id in names:
-            years.setdefault(fact.value, []).append(names[fact.source_id])
-    return years
+    return state.given_by_documents(subject_birth_year_facts(state))
 
 
 def _said(item: EvidenceItem, entity_id: str, year: int, excerpt: str) -> Fact:
@@ -219,4 +213,4 @@ def _born_in(state: AtlasState, years: list[str]) -> list[str]:
 
 def document_names(state: AtlasState) -> dict[str, str]:
     """source id -> name, of the case's documents."""
-    return {f"document:{d.document_id}": d.name for d in state.brief.documents}
+    return {f"document:{key}": name for key, name in state.brief.document_names().items()}

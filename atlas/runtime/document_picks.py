@@ -79,7 +79,7 @@ def numbers_in_documents(state: AtlasState) -> dict[str, list[str]]:
     number to tell apart)."""
     if not state.documents_read_before_match or state.brief.subject_type != "company":
         return {}
-    names = {d.document_id: d.name for d in state.brief.documents}
+    names = state.brief.document_names()
     numbers: dict[str, list[str]] = {}
     for read in state.documents_read_before_match:
         document_id = read.result.get("document_id", "")

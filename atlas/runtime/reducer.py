@@ -618,11 +618,11 @@ def _apply_resolve(
 
 
 def _matched_by_document(state: AtlasState, pick: DocumentPick, candidates: int) -> None:
-    names = {d.document_id: d.name for d in state.brief.documents}
+    name = state.brief.document_names().get(pick.document_id, "")
     state.selected_entity = state.selected_entity.model_copy(
         update={
             "matched_by_document": pick.document_id,
-            "matched_by": matched_by_words(pick, candidates, names.get(pick.document_id, "")),
+            "matched_by": matched_by_words(pick, candidates, name),
         }
     )
 

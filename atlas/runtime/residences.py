@@ -124,12 +124,7 @@ def subject_residence_facts(state: AtlasState) -> list[Fact]:
 def home_countries_in_documents(state: AtlasState) -> dict[str, list[str]]:
     """For a person subject, country code -> the names of their own documents that say
     they live there: before a registry match, what tells same-name candidates apart."""
-    named = {d.document_id: d.name for d in state.brief.documents}
-    countries: dict[str, list[str]] = {}
-    for fact in subject_residence_facts(state):
-        if name := named.get(fact.source_id.removeprefix("document:")):
-            countries.setdefault(fact.value, []).append(name)
-    return countries
+    return state.given_by_documents(subject_residence_facts(state))
 
 
 def subject_residences(state: AtlasState) -> list[Fact]:

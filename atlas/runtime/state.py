@@ -119,6 +119,10 @@ class CaseBrief(_Model):
     notes: str = ""
     documents: list[AttachedDocument] = Field(default_factory=list)
 
+    def document_names(self) -> dict[str, str]:
+        """document id -> name, of the case's documents."""
+        return {d.document_id: d.name for d in self.documents}
+
 
 # Ceilings on what a run can be given, from a scenario, a run_case flag or an extension:
 # generous for real research, and small enough that clock arithmetic and the JSON columns
@@ -589,6 +593,16 @@ class AtlasState(_Model):
 
     def sanctions_hits(self) -> list[EvidenceItem]:
         return [item for item in self.evidence if Signal.SANCTIONS_HIT in item.signals]
+
+    def given_by_documents(self, facts: list[Fact]) -> dict[str, list[str]]:
+        """Of `facts`, each value the case's own documents give -> the names of those
+        documents."""
+        names = self.brief.document_names()
+        given: dict[str, list[str]] = {}
+        for fact in facts:
+            if name := names.get(fact.source_id.removeprefix("document:")):
+                given.setdefault(fact.value, []).append(name)
+        return given
 
     def settled_facts(self, conflict_id: str, facts: list[Fact]) -> list[Fact]:
         """`facts`, or only those giving the value a reviewer chose in the conflict
