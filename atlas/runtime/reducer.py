@@ -1252,12 +1252,7 @@ def _another_person_named(state: AtlasState, fields: dict[str, list[str]]) -> st
     given = fields.get("person_names") or []
     if state.brief.subject_type != "person" or fields.get("company_names") or not given:
         return None
-    own = [state.brief.subject]
-    if state.selected_entity is not None:
-        own.append(state.selected_entity.name)
-    if any(name_score(name, mine) >= STRONG_MATCH for name in given for mine in own):
-        return None
-    return given[0]
+    return None if _names_the_subject(state, given) else given[0]
 
 
 def _company_not_the_persons(state: AtlasState, fields: dict[str, list[str]]) -> str | None:
@@ -1276,10 +1271,14 @@ def _company_not_the_persons(state: AtlasState, fields: dict[str, list[str]]) ->
         *fields.get("beneficial_owners", []),
         *fields.get("person_names", []),
     ]
-    mine = (state.brief.subject, person.name)
-    if any(name_score(name, own) >= STRONG_MATCH for name in people for own in mine):
-        return None
-    return companies[0]
+    return None if _names_the_subject(state, people) else companies[0]
+
+
+def _names_the_subject(state: AtlasState, names: list[str]) -> bool:
+    """Whether one of `names` is the subject's, as the case or the registry gives it."""
+    return _about_the_subject(
+        state, {}, lambda own: any(name_score(name, own) >= STRONG_MATCH for name in names)
+    )
 
 
 def _residences_read(fields: dict[str, list[str]]) -> dict[str, str]:

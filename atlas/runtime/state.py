@@ -439,9 +439,9 @@ class InFlightToolCall(_Model):
 
 
 class DocumentRead(_Model):
-    """An attached document's extraction, read while a company subject had no registry
-    match: its facts are about whichever candidate the subject turns out to be, so it is
-    read into the state again once one is matched (reducer)."""
+    """An attached document's extraction, read before the subject had a registry match (a
+    company subject's, or a company's paperwork on a person's case): whose facts it gives
+    is known only once one is matched, so it is read into the state again then (reducer)."""
 
     step: int
     read_at: datetime
