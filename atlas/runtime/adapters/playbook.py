@@ -333,37 +333,48 @@ def _of_candidates(numbers: list[str], none: str, one: str, several: str) -> str
 def _born_as_documents_say(p: dict[str, Any], candidates: list[dict[str, Any]]) -> str:
     """Which of the numbered `candidates` was born in the year the subject's own documents
     give, when they give one."""
-    said = p.get("birth_years_in_documents") or {}
-    if len(said) != 1:
-        return ""  # none, or they disagree: a conflict once the subject is matched
-    ((year, names),) = said.items()
-    given = _given_by(names, "The subject's own documents give")
-    born = [str(n) for n, c in enumerate(candidates, start=1) if str(c.get("born_year")) == year]
-    then = _of_candidates(
-        born,
-        "none of them was born that year",
-        "only candidate {} was born that year",
-        "candidates {} were born that year",
+    return _as_documents_say(
+        p.get("birth_years_in_documents") or {},
+        candidates,
+        "The subject's own documents give",
+        lambda year: f"a date of birth in {year}",
+        lambda candidate, year: str(candidate.get("born_year")) == year,
+        ("none of them was", "only candidate {} was", "candidates {} were"),
+        "born that year",
     )
-    return f" {given} a date of birth in {year}: {then}."
 
 
 def _living_where_documents_say(p: dict[str, Any], candidates: list[dict[str, Any]]) -> str:
     """Which of the numbered `candidates` is on record in the country the subject's own
     documents say they live in, when they give one."""
-    said = p.get("home_countries_in_documents") or {}
+    return _as_documents_say(
+        p.get("home_countries_in_documents") or {},
+        candidates,
+        "The uploaded documents give",
+        lambda code: f"the subject's country of residence as {country_words(code)}",
+        lambda candidate, code: candidate.get("jurisdiction") == code,
+        ("none of them is", "only candidate {} is", "candidates {} are"),
+        "on record there",
+    )
+
+
+def _as_documents_say(
+    said: dict[str, list[str]],
+    candidates: list[dict[str, Any]],
+    several: str,
+    gives: Callable[[str], str],
+    fits: Callable[[dict[str, Any], str], bool],
+    whom: tuple[str, str, str],
+    what: str,
+) -> str:
+    """A sentence on which of the numbered `candidates` fit the one value the subject's own
+    documents give (`said`: value -> the documents' names), when they agree on one."""
     if len(said) != 1:
         return ""  # none, or they disagree: a conflict once the subject is matched
-    ((code, names),) = said.items()
-    given = _given_by(names, "The uploaded documents give")
-    there = [str(n) for n, c in enumerate(candidates, start=1) if c.get("jurisdiction") == code]
-    then = _of_candidates(
-        there,
-        "none of them is on record there",
-        "only candidate {} is on record there",
-        "candidates {} are on record there",
-    )
-    return f" {given} the subject's country of residence as {country_words(code)}: {then}."
+    ((value, names),) = said.items()
+    fitting = [str(n) for n, c in enumerate(candidates, start=1) if fits(c, value)]
+    then = _of_candidates(fitting, *(f"{words} {what}" for words in whom))
+    return f" {_given_by(names, several)} {gives(value)}: {then}."
 
 
 MAX_OTHER_NUMBERS_SAID = 3  # company numbers in documents that are no candidate's
